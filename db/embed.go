@@ -1,0 +1,35 @@
+// Package db ships awa's database schema as goose migrations.
+//
+// The migrations are generated from sql/ by scripts/gen-migrations.sh
+// (`make generate`); `make verify` checks that applying them through goose
+// yields the same awa catalog as applying sql/ directly with psql.
+package db
+
+import (
+	"database/sql"
+	"embed"
+	"io/fs"
+
+	"github.com/pressly/goose/v3"
+)
+
+// Migrations holds the goose SQL migrations (migrations/*.sql), embedded in the
+// binary. Paths inside it start with "migrations/"; Provider strips that prefix.
+// The same files work with the goose CLI:
+//
+//	goose -dir db/migrations postgres "$DATABASE_URL" up
+//
+//go:embed migrations/*.sql
+var Migrations embed.FS
+
+// Provider returns a goose Provider for the embedded migrations on sqlDB, a
+// PostgreSQL handle (for example opened with the pgx stdlib driver, "pgx").
+// opts are passed through to goose.NewProvider (WithVerbose, WithTableName, ...).
+// Up installs the awa schema; DownTo(0) drops it.
+func Provider(sqlDB *sql.DB, opts ...goose.ProviderOption) (*goose.Provider, error) {
+	fsys, err := fs.Sub(Migrations, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	return goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, opts...)
+}

@@ -1,0 +1,86 @@
+// Command goosemigrate applies the embedded awa migrations (package db) with
+// goose's Provider API. It exists for `make verify`, which compares the catalog
+// it produces with that of scripts/apply-sql.sh.
+//
+//	go run ./internal/tools/goosemigrate -dsn DSN up | down-to N | status
+//
+// -dsn defaults to $AWA_TEST_DSN, then $DATABASE_URL.
+package main
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+
+	"github.com/pressly/goose/v3"
+
+	"github.com/awa-queue/awa/db"
+)
+
+func main() {
+	dsn := flag.String("dsn", firstNonEmpty(os.Getenv("AWA_TEST_DSN"), os.Getenv("DATABASE_URL")), "PostgreSQL connection string")
+	verbose := flag.Bool("v", false, "log each migration")
+	flag.Usage = func() {
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: goosemigrate [-dsn DSN] [-v] up | down-to VERSION | status")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if err := run(*dsn, *verbose, flag.Args()); err != nil {
+		fmt.Fprintln(os.Stderr, "goosemigrate:", err)
+		os.Exit(1)
+	}
+}
+
+func run(dsn string, verbose bool, args []string) error {
+	if dsn == "" {
+		return fmt.Errorf("no DSN: pass -dsn or set AWA_TEST_DSN")
+	}
+	if len(args) == 0 {
+		flag.Usage()
+		return fmt.Errorf("missing command")
+	}
+	sqlDB, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return err
+	}
+	defer sqlDB.Close()
+	p, err := db.Provider(sqlDB, goose.WithVerbose(verbose))
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	switch {
+	case args[0] == "up" && len(args) == 1:
+		_, err = p.Up(ctx)
+	case args[0] == "down-to" && len(args) == 2:
+		var v int64
+		if v, err = strconv.ParseInt(args[1], 10, 64); err == nil {
+			_, err = p.DownTo(ctx, v)
+		}
+	case args[0] == "status" && len(args) == 1:
+		var st []*goose.MigrationStatus
+		if st, err = p.Status(ctx); err == nil {
+			for _, s := range st {
+				fmt.Printf("%-8s %d %s\n", s.State, s.Source.Version, s.Source.Path)
+			}
+		}
+	default:
+		flag.Usage()
+		return fmt.Errorf("unknown command %q", args)
+	}
+	return err
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

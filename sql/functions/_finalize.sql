@@ -1,0 +1,82 @@
+-- awa._finalize(action, outcome, job_ids, run_leases, claim_slots, receipt_ids,
+--               messages, run_ats, now): the body of every guarded finalizer.
+-- Checks the parallel arrays (AW010: NULL array or element, different lengths,
+-- more than 10000 items, snooze without a run_at), closes the still-open
+-- attempts through awa._close_claims (closure outcome = outcome) and routes
+-- them: 'complete' appends compact terminal history (one
+-- receipt_completion_batches row per ready slot and queue); other actions go
+-- through awa._route_closed. Returns an 'applied' row per closed item and a
+-- 'stale' row per other item; stale items change nothing.
+-- Called by the public finalizers, the rescues and awa.cancel_job.
+CREATE FUNCTION awa._finalize(
+    p_action      text,
+    p_outcome     text,
+    p_job_ids     bigint[],
+    p_run_leases  bigint[],
+    p_claim_slots int[],
+    p_receipt_ids bigint[],
+    p_messages    text[],
+    p_run_ats     timestamptz[],
+    p_now         timestamptz
+)
+RETURNS SETOF awa.finalize_result
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_now    timestamptz := coalesce(p_now, now());
+    v_n      int := cardinality(p_job_ids);
+    v_closed awa._closed_claim[];
+BEGIN
+    IF p_job_ids IS NULL OR p_run_leases IS NULL OR p_claim_slots IS NULL OR p_receipt_ids IS NULL THEN
+        RAISE EXCEPTION 'awa: job_ids, run_leases, claim_slots and receipt_ids must not be null'
+            USING ERRCODE = 'AW010';
+    END IF;
+    IF cardinality(p_run_leases) <> v_n OR cardinality(p_claim_slots) <> v_n OR cardinality(p_receipt_ids) <> v_n
+       OR (p_messages IS NOT NULL AND cardinality(p_messages) <> v_n)
+       OR (p_run_ats IS NOT NULL AND cardinality(p_run_ats) <> v_n) THEN
+        RAISE EXCEPTION 'awa: parallel arrays differ in length (job_ids has %)', v_n USING ERRCODE = 'AW010';
+    END IF;
+    IF v_n > 10000 THEN
+        RAISE EXCEPTION 'awa: at most 10000 items per call, got %', v_n USING ERRCODE = 'AW010';
+    END IF;
+    IF array_position(p_job_ids, NULL) IS NOT NULL OR array_position(p_run_leases, NULL) IS NOT NULL
+       OR array_position(p_claim_slots, NULL) IS NOT NULL OR array_position(p_receipt_ids, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'awa: job_ids, run_leases, claim_slots and receipt_ids must not hold nulls'
+            USING ERRCODE = 'AW010';
+    END IF;
+    IF p_action = 'snooze' AND (p_run_ats IS NULL OR array_position(p_run_ats, NULL) IS NOT NULL) THEN
+        RAISE EXCEPTION 'awa: snooze needs a run_at for every job' USING ERRCODE = 'AW010';
+    END IF;
+    IF v_n = 0 THEN
+        RETURN;
+    END IF;
+
+    v_closed := ARRAY(SELECT c FROM awa._close_claims(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
+                                                      p_outcome, v_now) AS c);
+
+    IF p_action = 'complete' THEN
+        INSERT INTO awa.receipt_completion_batches (
+            ready_slot, batch_id, queue, completed_at, job_ids, run_leases, lane_ids, lane_seqs)
+        SELECT g.ready_slot, nextval('awa.completion_batch_id_seq'), g.queue, v_now,
+               g.job_ids, g.run_leases, g.lane_ids, g.lane_seqs
+        FROM (SELECT c.ready_slot, c.queue,
+                     array_agg(c.job_id ORDER BY c.ord) AS job_ids, array_agg(c.run_lease ORDER BY c.ord) AS run_leases,
+                     array_agg(c.lane_id ORDER BY c.ord) AS lane_ids, array_agg(c.lane_seq ORDER BY c.ord) AS lane_seqs
+              FROM unnest(v_closed) AS c
+              GROUP BY c.ready_slot, c.queue) AS g;
+
+        RETURN QUERY
+        SELECT c.job_id, c.run_lease, 'applied'::awa.finalize_outcome, 'completed'::awa.job_state
+        FROM unnest(v_closed) AS c;
+    ELSIF cardinality(v_closed) > 0 THEN
+        RETURN QUERY SELECT * FROM awa._route_closed(v_closed, p_action, p_messages, p_run_ats, v_now);
+    END IF;
+
+    RETURN QUERY
+    SELECT i.job_id, i.run_lease, 'stale'::awa.finalize_outcome, NULL::awa.job_state
+    FROM unnest(p_job_ids, p_run_leases) WITH ORDINALITY AS i (job_id, run_lease, ord)
+    LEFT JOIN unnest(v_closed) AS c ON c.ord = i.ord
+    WHERE c.ord IS NULL
+    ORDER BY i.ord;
+END;
+$$;

@@ -1,0 +1,33 @@
+-- awa._lane(queue, priority): the lane of (queue, priority), created on first
+-- use with its position sequence and its claim head.
+-- Locks: on creation only, an advisory transaction lock per queue name
+-- (1096237316, hashtext(queue)) so concurrent first producers create it once.
+-- Idempotent. Called by awa._append_ready.
+CREATE FUNCTION awa._lane(p_queue text, p_priority smallint)
+RETURNS awa.queue_lanes
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_lane awa.queue_lanes;
+    v_id   int;
+BEGIN
+    SELECT * INTO v_lane FROM awa.queue_lanes WHERE queue = p_queue AND priority = p_priority;
+    IF FOUND THEN
+        RETURN v_lane;
+    END IF;
+
+    PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
+    SELECT * INTO v_lane FROM awa.queue_lanes WHERE queue = p_queue AND priority = p_priority;
+    IF FOUND THEN
+        RETURN v_lane;
+    END IF;
+
+    v_id := nextval('awa.lane_id_seq');
+    EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_seq_' || v_id);
+    INSERT INTO awa.queue_lanes (lane_id, queue, priority, lane_seq)
+    VALUES (v_id, p_queue, p_priority, format('awa.%I', 'lane_seq_' || v_id)::regclass)
+    RETURNING * INTO v_lane;
+    INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+    RETURN v_lane;
+END;
+$$;

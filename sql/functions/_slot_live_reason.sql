@@ -1,0 +1,59 @@
+-- awa._slot_live_reason(ring, slot): why the slot must not be truncated yet, or
+-- NULL when nothing live remains in it. The proof prune takes before and again
+-- after it holds the slot's exclusive locks.
+--   queue: a ready row above its lane's claim cursor that no tombstone spends
+--          (an available job), or an attempt drawn from this ready slot whose
+--          receipt has no closure (a running job)
+--   claim: a receipt in this claim slot without closure evidence
+--   lease: any materialized lease row
+-- Read-only. Called by awa.prune_ring.
+CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int)
+RETURNS text
+LANGUAGE plpgsql
+STABLE
+AS $$
+DECLARE
+    v_detail text;
+BEGIN
+    IF p_ring = 'queue' THEN
+        SELECT format('ready slot %s holds an available job (job %s, lane %s position %s)',
+                      p_slot, r.job_id, r.lane_id, r.lane_seq)
+        INTO v_detail
+        FROM awa.queue_claim_heads h
+        CROSS JOIN LATERAL (
+            SELECT r.job_id, r.lane_id, r.lane_seq FROM awa.ready_entries r
+            WHERE r.ready_slot = p_slot AND r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
+              AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                              WHERE t.ready_slot = p_slot AND t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
+            LIMIT 1) AS r
+        LIMIT 1;
+        IF v_detail IS NOT NULL THEN
+            RETURN v_detail;
+        END IF;
+
+        SELECT format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
+                      p_slot, b.batch_id, b.claim_slot)
+        INTO v_detail
+        FROM awa.lease_claim_batches b
+        WHERE b.ready_slot = p_slot
+          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+        LIMIT 1;
+        RETURN v_detail;
+    ELSIF p_ring = 'claim' THEN
+        SELECT format('claim slot %s has an open claim (batch %s of queue %s claimed at %s)',
+                      p_slot, b.batch_id, b.queue, b.claimed_at)
+        INTO v_detail
+        FROM awa.lease_claim_batches b
+        WHERE b.claim_slot = p_slot
+          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+        LIMIT 1;
+        RETURN v_detail;
+    ELSIF p_ring = 'lease' THEN
+        SELECT format('lease slot %s holds the lease of job %s', p_slot, l.job_id)
+        INTO v_detail
+        FROM awa.leases l WHERE l.lease_slot = p_slot LIMIT 1;
+        RETURN v_detail;
+    END IF;
+    RAISE EXCEPTION 'awa: unknown ring %', quote_literal(p_ring) USING ERRCODE = 'AW010';
+END;
+$$;

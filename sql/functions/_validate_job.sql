@@ -1,0 +1,126 @@
+-- awa._validate_job(kind, args, opts, now): checks one job request and returns
+-- its body with defaults applied. Raises (SQLSTATEs in docs/errors.md):
+--   AW001 kind null, empty or longer than 255 characters
+--   AW002 queue not a string, empty, longer than 50 characters or outside [A-Za-z0-9_.:-]
+--   AW003 args null or not a JSON object
+--   AW004 an unknown key in opts
+--   AW005 opts not an object, or a value of the wrong type (priority, max_attempts,
+--         run_at, metadata, tags)
+--   AW006 priority outside 1..4, max_attempts outside 1..1000
+--   AW007 more than 20 tags, or a tag that is empty or longer than 100 characters
+-- Pure: reads and writes nothing. Called by awa.insert_jobs.
+CREATE FUNCTION awa._validate_job(p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
+RETURNS awa._job_body
+LANGUAGE plpgsql
+STABLE
+AS $$
+DECLARE
+    v_job  awa._job_body;
+    v_key  text;
+    v_val  jsonb;
+    v_tag  jsonb;
+    v_num  numeric;
+BEGIN
+    IF p_kind IS NULL OR length(p_kind) = 0 OR length(p_kind) > 255 THEN
+        RAISE EXCEPTION 'awa: kind must be 1 to 255 characters, got %', coalesce(quote_literal(p_kind), 'null')
+            USING ERRCODE = 'AW001';
+    END IF;
+    IF p_args IS NULL OR jsonb_typeof(p_args) <> 'object' THEN
+        RAISE EXCEPTION 'awa: args must be a JSON object, got %', coalesce(left(p_args::text, 100), 'null')
+            USING ERRCODE = 'AW003';
+    END IF;
+    IF p_opts IS NOT NULL AND jsonb_typeof(p_opts) <> 'object' THEN
+        RAISE EXCEPTION 'awa: opts must be a JSON object, got %', left(p_opts::text, 100)
+            USING ERRCODE = 'AW005';
+    END IF;
+
+    v_job.kind := p_kind;
+    v_job.args := p_args;
+    v_job.queue := 'default';
+    v_job.priority := 2;
+    v_job.max_attempts := 25;
+    v_job.tags := ARRAY[]::text[];
+    v_job.metadata := '{}'::jsonb;
+    v_job.run_at := p_now;
+    v_job.created_at := p_now;
+    v_job.attempt := 0;
+    v_job.run_lease := 0;
+
+    FOR v_key, v_val IN SELECT key, value FROM jsonb_each(coalesce(p_opts, '{}'::jsonb)) LOOP
+        CASE v_key
+        WHEN 'queue' THEN
+            IF jsonb_typeof(v_val) <> 'string' THEN
+                RAISE EXCEPTION 'awa: opts.queue must be a string, got %', v_val USING ERRCODE = 'AW002';
+            END IF;
+            v_job.queue := v_val #>> '{}';
+            IF length(v_job.queue) NOT BETWEEN 1 AND 50 OR v_job.queue !~ '^[A-Za-z0-9_.:-]+$' THEN
+                RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
+                    quote_literal(v_job.queue) USING ERRCODE = 'AW002';
+            END IF;
+        WHEN 'priority', 'max_attempts' THEN
+            IF jsonb_typeof(v_val) <> 'number' THEN
+                RAISE EXCEPTION 'awa: opts.% must be an integer, got %', v_key, v_val USING ERRCODE = 'AW005';
+            END IF;
+            v_num := v_val::numeric;
+            IF v_num <> trunc(v_num) THEN
+                RAISE EXCEPTION 'awa: opts.% must be an integer, got %', v_key, v_val USING ERRCODE = 'AW005';
+            END IF;
+            IF v_key = 'priority' THEN
+                IF v_num NOT BETWEEN 1 AND 4 THEN
+                    RAISE EXCEPTION 'awa: opts.priority must be between 1 and 4, got %', v_val USING ERRCODE = 'AW006';
+                END IF;
+                v_job.priority := v_num;
+            ELSE
+                IF v_num NOT BETWEEN 1 AND 1000 THEN
+                    RAISE EXCEPTION 'awa: opts.max_attempts must be between 1 and 1000, got %', v_val USING ERRCODE = 'AW006';
+                END IF;
+                v_job.max_attempts := v_num;
+            END IF;
+        WHEN 'run_at' THEN
+            IF jsonb_typeof(v_val) = 'null' THEN
+                CONTINUE;
+            END IF;
+            IF jsonb_typeof(v_val) <> 'string'
+               OR (v_val #>> '{}') !~ '^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*(Z|z|[+-]\d{2}(:?\d{2})?)$' THEN
+                RAISE EXCEPTION 'awa: opts.run_at must be an RFC 3339 timestamp with a time zone, got %', v_val
+                    USING ERRCODE = 'AW005';
+            END IF;
+            BEGIN
+                v_job.run_at := (v_val #>> '{}')::timestamptz;
+            EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format THEN
+                RAISE EXCEPTION 'awa: opts.run_at is not a valid timestamp, got %', v_val USING ERRCODE = 'AW005';
+            END;
+        WHEN 'tags' THEN
+            IF jsonb_typeof(v_val) <> 'array' THEN
+                RAISE EXCEPTION 'awa: opts.tags must be an array of strings, got %', v_val USING ERRCODE = 'AW005';
+            END IF;
+            IF jsonb_array_length(v_val) > 20 THEN
+                RAISE EXCEPTION 'awa: opts.tags holds % tags, at most 20 are allowed', jsonb_array_length(v_val)
+                    USING ERRCODE = 'AW007';
+            END IF;
+            FOR v_tag IN SELECT value FROM jsonb_array_elements(v_val) LOOP
+                IF jsonb_typeof(v_tag) <> 'string' THEN
+                    RAISE EXCEPTION 'awa: opts.tags must be an array of strings, got element %', v_tag
+                        USING ERRCODE = 'AW005';
+                END IF;
+                IF length(v_tag #>> '{}') NOT BETWEEN 1 AND 100 THEN
+                    RAISE EXCEPTION 'awa: each tag must be 1 to 100 characters, got %', v_tag USING ERRCODE = 'AW007';
+                END IF;
+                v_job.tags := v_job.tags || (v_tag #>> '{}');
+            END LOOP;
+        WHEN 'metadata' THEN
+            IF jsonb_typeof(v_val) <> 'object' THEN
+                RAISE EXCEPTION 'awa: opts.metadata must be a JSON object, got %', left(v_val::text, 100)
+                    USING ERRCODE = 'AW005';
+            END IF;
+            v_job.metadata := v_val;
+        ELSE
+            RAISE EXCEPTION 'awa: unknown option %', quote_literal(v_key)
+                USING ERRCODE = 'AW004',
+                      HINT = 'known options: queue, priority, run_at, max_attempts, tags, metadata';
+        END CASE;
+    END LOOP;
+
+    RETURN v_job;
+END;
+$$;

@@ -1,0 +1,91 @@
+-- awa.cancel_job(job_id, reason, now): an operator cancels one job by id,
+-- whatever it is doing:
+--   scheduled/retryable -> removed from the backlog, ends cancelled
+--   available           -> a ready tombstone spends its lane position (the ready
+--                          row is not touched), ends cancelled
+--   running             -> its attempt is closed like a worker cancel; the
+--                          worker's later finalizer is stale
+-- Returns one row: applied with state 'cancelled', or stale when the running
+-- attempt was finalized concurrently.
+-- Errors: AW010 job_id NULL; AW020 no such job; AW021 the job is already
+-- completed, cancelled or failed (or in the DLQ: purge it instead).
+-- Locks: the deferred row; or the lane's claim head FOR UPDATE (serializes with
+-- claimers); or the claim-batch lock of awa._close_claims.
+CREATE FUNCTION awa.cancel_job(p_job_id bigint, p_reason text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.finalize_result
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_now    timestamptz := coalesce(p_now, now());
+    v_reason text := coalesce(p_reason, 'cancelled by operator');
+    v_lease  bigint;
+    v_r      awa.ready_entries;
+    v_cursor bigint;
+    v_b      record;
+    v_state  awa.job_state;
+BEGIN
+    IF p_job_id IS NULL THEN
+        RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+
+    WITH d AS (DELETE FROM awa.deferred_jobs WHERE job_id = p_job_id RETURNING *)
+    INSERT INTO awa.done_entries (
+        ready_slot, job_id, run_lease, state, attempt, max_attempts, priority, queue, kind, args,
+        tags, metadata, errors, created_at, run_at, finalized_at)
+    SELECT awa._current_slot('queue'), d.job_id, d.run_lease, 'cancelled', d.attempt, d.max_attempts,
+           d.priority, d.queue, d.kind, d.args, d.tags, d.metadata,
+           coalesce(d.errors, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+               'attempt', d.attempt, 'at', v_now, 'error', v_reason)),
+           d.created_at, d.run_at, v_now
+    FROM d
+    RETURNING run_lease INTO v_lease;
+    IF FOUND THEN
+        RETURN QUERY SELECT p_job_id, v_lease, 'applied'::awa.finalize_outcome, 'cancelled'::awa.job_state;
+        RETURN;
+    END IF;
+
+    SELECT * INTO v_r FROM awa.ready_entries r WHERE r.job_id = p_job_id ORDER BY r.run_lease DESC LIMIT 1;
+    IF FOUND THEN
+        SELECT h.claim_seq INTO v_cursor FROM awa.queue_claim_heads h WHERE h.lane_id = v_r.lane_id FOR UPDATE;
+        IF v_r.lane_seq > v_cursor AND NOT EXISTS (
+               SELECT 1 FROM awa.ready_tombstones t
+               WHERE t.lane_id = v_r.lane_id AND t.lane_seq = v_r.lane_seq AND t.ready_slot = v_r.ready_slot) THEN
+            INSERT INTO awa.ready_tombstones (ready_slot, lane_id, lane_seq, job_id, created_at)
+            VALUES (v_r.ready_slot, v_r.lane_id, v_r.lane_seq, v_r.job_id, v_now);
+            INSERT INTO awa.done_entries (
+                ready_slot, job_id, run_lease, state, attempt, max_attempts, priority, queue, kind, args,
+                tags, metadata, errors, created_at, run_at, finalized_at)
+            VALUES (v_r.ready_slot, v_r.job_id, v_r.run_lease, 'cancelled', v_r.attempt, v_r.max_attempts,
+                    v_r.priority, v_r.queue, v_r.kind, v_r.args, v_r.tags, v_r.metadata,
+                    coalesce(v_r.errors, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+                        'attempt', v_r.attempt, 'at', v_now, 'error', v_reason)),
+                    v_r.created_at, v_r.run_at, v_now);
+            RETURN QUERY SELECT p_job_id, v_r.run_lease, 'applied'::awa.finalize_outcome, 'cancelled'::awa.job_state;
+            RETURN;
+        END IF;
+
+        -- Claimed: find its attempt (the claim of this ready row) if still open.
+        SELECT b.claim_slot, b.batch_id * 1024 + k - 1 AS receipt_id, b.run_leases[k] AS run_lease
+        INTO v_b
+        FROM awa.lease_claim_batches b
+        CROSS JOIN LATERAL generate_subscripts(b.job_ids, 1) AS k
+        WHERE b.ready_slot = v_r.ready_slot AND b.job_ids[k] = p_job_id AND b.lane_seqs[k] = v_r.lane_seq
+          AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
+                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + k - 1))
+        LIMIT 1;
+        IF FOUND THEN
+            RETURN QUERY
+            SELECT * FROM awa._finalize('cancel', 'cancelled', ARRAY[p_job_id], ARRAY[v_b.run_lease],
+                                        ARRAY[v_b.claim_slot], ARRAY[v_b.receipt_id], ARRAY[v_reason],
+                                        NULL, v_now);
+            RETURN;
+        END IF;
+    END IF;
+
+    SELECT j.state INTO v_state FROM awa.jobs j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'awa: job % is already %', p_job_id, v_state USING ERRCODE = 'AW021';
+    END IF;
+    RAISE EXCEPTION 'awa: job % not found', p_job_id USING ERRCODE = 'AW020';
+END;
+$$;

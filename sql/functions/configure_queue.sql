@@ -1,0 +1,62 @@
+-- awa.configure_queue(queue, opts): sets a queue's options and returns them.
+-- opts keys: dlq (boolean: failed jobs go to the DLQ instead of ending failed),
+-- deadline_seconds (positive integer, or null to remove: attempts running
+-- longer are rescued). Keys not given keep their value.
+-- Errors: AW002 bad queue name; AW004 unknown key; AW005 wrong type;
+-- AW006 deadline_seconds not positive.
+CREATE FUNCTION awa.configure_queue(p_queue text, p_opts jsonb)
+RETURNS SETOF awa.queue_meta
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_key  text;
+    v_val  jsonb;
+    v_meta awa.queue_meta;
+BEGIN
+    IF p_queue IS NULL OR length(p_queue) NOT BETWEEN 1 AND 50 OR p_queue !~ '^[A-Za-z0-9_.:-]+$' THEN
+        RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
+            coalesce(quote_literal(p_queue), 'null') USING ERRCODE = 'AW002';
+    END IF;
+    IF p_opts IS NULL OR jsonb_typeof(p_opts) <> 'object' THEN
+        RAISE EXCEPTION 'awa: opts must be a JSON object, got %', coalesce(left(p_opts::text, 100), 'null')
+            USING ERRCODE = 'AW005';
+    END IF;
+
+    SELECT * INTO v_meta FROM awa.queue_meta WHERE queue = p_queue FOR UPDATE;
+    IF NOT FOUND THEN
+        v_meta := ROW(p_queue, false, NULL, now())::awa.queue_meta;
+    END IF;
+
+    FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_opts) LOOP
+        CASE v_key
+        WHEN 'dlq' THEN
+            IF jsonb_typeof(v_val) <> 'boolean' THEN
+                RAISE EXCEPTION 'awa: opts.dlq must be a boolean, got %', v_val USING ERRCODE = 'AW005';
+            END IF;
+            v_meta.dlq_enabled := v_val::boolean;
+        WHEN 'deadline_seconds' THEN
+            IF jsonb_typeof(v_val) = 'null' THEN
+                v_meta.deadline := NULL;
+            ELSIF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
+                RAISE EXCEPTION 'awa: opts.deadline_seconds must be an integer or null, got %', v_val
+                    USING ERRCODE = 'AW005';
+            ELSIF v_val::numeric NOT BETWEEN 1 AND 31536000 THEN
+                RAISE EXCEPTION 'awa: opts.deadline_seconds must be between 1 and 31536000, got %', v_val
+                    USING ERRCODE = 'AW006';
+            ELSE
+                v_meta.deadline := make_interval(secs => v_val::numeric);
+            END IF;
+        ELSE
+            RAISE EXCEPTION 'awa: unknown queue option %', quote_literal(v_key)
+                USING ERRCODE = 'AW004', HINT = 'known options: dlq, deadline_seconds';
+        END CASE;
+    END LOOP;
+
+    RETURN QUERY
+    INSERT INTO awa.queue_meta AS m (queue, dlq_enabled, deadline, updated_at)
+    VALUES (p_queue, v_meta.dlq_enabled, v_meta.deadline, now())
+    ON CONFLICT (queue) DO UPDATE
+        SET dlq_enabled = excluded.dlq_enabled, deadline = excluded.deadline, updated_at = excluded.updated_at
+    RETURNING m.*;
+END;
+$$;

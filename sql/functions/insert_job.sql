@@ -1,0 +1,16 @@
+-- awa.insert_job(kind, args, opts): inserts one job inside the caller's
+-- transaction; commit makes it visible, rollback makes it never have existed.
+-- opts keys: queue (default 'default'), priority 1..4 (default 2), run_at
+-- (RFC 3339; future means scheduled), max_attempts 1..1000 (default 25),
+-- tags (at most 20 strings), metadata (object). Unknown keys and bad values
+-- raise the SQLSTATEs listed in docs/errors.md and write nothing.
+-- Returns the job's id, state ('available' or 'scheduled'), queue, priority,
+-- kind and run_at. Same locks as awa.insert_jobs.
+CREATE FUNCTION awa.insert_job(p_kind text, p_args jsonb DEFAULT '{}', p_opts jsonb DEFAULT '{}')
+RETURNS SETOF awa.inserted_job
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM awa.insert_jobs(ARRAY[p_kind], ARRAY[p_args], ARRAY[p_opts]);
+END;
+$$;

@@ -1,0 +1,59 @@
+-- awa.insert_jobs(kinds, args, opts): inserts many jobs in one call, inside the
+-- caller's transaction. Element i of each array describes job i; args and opts
+-- may be NULL as a whole (every job gets '{}'). Jobs due now become available
+-- (ready rows, FIFO per (queue, priority) in array order); jobs with a future
+-- run_at are scheduled in the deferred backlog and promoted when due.
+-- Returns one row per job, in input order.
+-- Errors: AW010 for arrays of different lengths, an empty or NULL kinds array or
+-- more than 10000 jobs; otherwise those of awa._validate_job. Any error writes
+-- nothing (the call is one statement).
+-- Locks: lane locks as in awa._append_ready, held until the caller commits.
+CREATE FUNCTION awa.insert_jobs(p_kinds text[], p_args jsonb[] DEFAULT NULL, p_opts jsonb[] DEFAULT NULL)
+RETURNS SETOF awa.inserted_job
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_now  timestamptz := now();
+    v_n    int := coalesce(cardinality(p_kinds), 0);
+    v_jobs awa._job_body[] := '{}';
+    v_job  awa._job_body;
+BEGIN
+    IF v_n = 0 OR v_n > 10000 THEN
+        RAISE EXCEPTION 'awa: kinds must hold 1 to 10000 jobs, got %', v_n USING ERRCODE = 'AW010';
+    END IF;
+    IF p_args IS NOT NULL AND cardinality(p_args) <> v_n THEN
+        RAISE EXCEPTION 'awa: args holds % elements for % kinds', cardinality(p_args), v_n USING ERRCODE = 'AW010';
+    END IF;
+    IF p_opts IS NOT NULL AND cardinality(p_opts) <> v_n THEN
+        RAISE EXCEPTION 'awa: opts holds % elements for % kinds', cardinality(p_opts), v_n USING ERRCODE = 'AW010';
+    END IF;
+
+    FOR i IN 1 .. v_n LOOP
+        v_job := awa._validate_job(
+            p_kinds[i],
+            CASE WHEN p_args IS NULL THEN '{}'::jsonb ELSE p_args[i] END,
+            CASE WHEN p_opts IS NULL THEN NULL ELSE p_opts[i] END,
+            v_now);
+        v_job.job_id := nextval('awa.job_id_seq');
+        v_jobs := v_jobs || v_job;
+    END LOOP;
+
+    INSERT INTO awa.deferred_jobs (
+        job_id, state, run_at, run_lease, attempt, max_attempts, priority, queue, kind, args,
+        tags, metadata, errors, created_at)
+    SELECT j.job_id, 'scheduled', j.run_at, j.run_lease, j.attempt, j.max_attempts, j.priority, j.queue,
+           j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at
+    FROM unnest(v_jobs) AS j
+    WHERE j.run_at > v_now;
+
+    IF EXISTS (SELECT 1 FROM unnest(v_jobs) AS j WHERE j.run_at <= v_now) THEN
+        PERFORM awa._append_ready(ARRAY(SELECT j FROM unnest(v_jobs) AS j WHERE j.run_at <= v_now), v_now);
+    END IF;
+
+    RETURN QUERY
+    SELECT j.job_id,
+           (CASE WHEN j.run_at > v_now THEN 'scheduled' ELSE 'available' END)::awa.job_state,
+           j.queue, j.priority, j.kind, j.run_at
+    FROM unnest(v_jobs) AS j;
+END;
+$$;

@@ -1,0 +1,58 @@
+-- awa.install_queue_storage_substrate(queue_slots, claim_slots, lease_slots)
+--
+-- Creates the ring children (one partition per slot of every ring parent) and
+-- starts each append-only rotation ledger at generation 0. Idempotent: a second
+-- call with the same slot counts changes nothing. A ring's slot count is fixed
+-- once installed; asking for another raises AW031.
+-- Locks: a transaction-scoped advisory lock serializes concurrent installers.
+-- Called by the goose migration; safe to call again by hand.
+CREATE FUNCTION awa.install_queue_storage_substrate(
+    p_queue_slots int DEFAULT 16,
+    p_claim_slots int DEFAULT 8,
+    p_lease_slots int DEFAULT 8
+)
+RETURNS SETOF awa.ring_config
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_ring   text;
+    v_slots  int;
+    v_have   int;
+    v_parent text;
+    v_slot   int;
+BEGIN
+    PERFORM pg_advisory_xact_lock(1096237316, 0);
+
+    FOR v_ring, v_slots IN
+        SELECT * FROM (VALUES ('queue', p_queue_slots), ('claim', p_claim_slots), ('lease', p_lease_slots)) v
+    LOOP
+        IF v_slots IS NULL OR v_slots NOT BETWEEN 2 AND 256 THEN
+            RAISE EXCEPTION 'awa: % ring slot count must be between 2 and 256, got %', v_ring, v_slots
+                USING ERRCODE = 'AW010';
+        END IF;
+
+        SELECT slot_count INTO v_have FROM awa.ring_config WHERE ring = v_ring;
+        IF v_have IS NULL THEN
+            INSERT INTO awa.ring_config (ring, slot_count) VALUES (v_ring, v_slots);
+        ELSIF v_have <> v_slots THEN
+            RAISE EXCEPTION 'awa: % ring is installed with % slots, cannot change to %', v_ring, v_have, v_slots
+                USING ERRCODE = 'AW031';
+        END IF;
+
+        INSERT INTO awa.ring_rotations (ring, generation, slot, rotated_at)
+        VALUES (v_ring, 0, 0, now())
+        ON CONFLICT DO NOTHING;
+
+        FOREACH v_parent IN ARRAY awa._ring_tables(v_ring) LOOP
+            FOR v_slot IN 0 .. v_slots - 1 LOOP
+                IF to_regclass(format('awa.%I', v_parent || '_' || v_slot)) IS NULL THEN
+                    EXECUTE format('CREATE TABLE awa.%I PARTITION OF awa.%I FOR VALUES IN (%s)',
+                                   v_parent || '_' || v_slot, v_parent, v_slot);
+                END IF;
+            END LOOP;
+        END LOOP;
+    END LOOP;
+
+    RETURN QUERY SELECT * FROM awa.ring_config ORDER BY ring;
+END;
+$$;

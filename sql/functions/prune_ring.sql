@@ -1,0 +1,86 @@
+-- awa.prune_ring(ring, lock_timeout_ms): reclaims the oldest sealed slot of a
+-- ring by TRUNCATE, only after proving nothing live remains in it.
+-- Steps: (1) take the ring's maintenance try-lock (shared with rotate);
+-- (2) pick the oldest non-current slot that holds rows; (3) prove it holds
+-- nothing live (awa._slot_live_reason); (4) lock its child tables ACCESS
+-- EXCLUSIVE with lock_timeout = lock_timeout_ms; (5) prove it again under the
+-- locks, so rows that committed while we waited are seen; (6) TRUNCATE.
+-- Outcomes: pruned; already_empty (no sealed slot holds rows); skipped_live
+-- (detail says what is live); skipped_blocked (a lock was not granted in time:
+-- a long reader or writer holds the slot; retried on a later tick, never
+-- forced); skipped_locked (another rotate or prune of this ring is running).
+-- Errors: AW010 unknown ring or lock_timeout_ms outside 1..60000.
+-- Called by the maintenance leader on a ticker.
+CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50)
+RETURNS SETOF awa.ring_outcome
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_slots   int;
+    v_gen     bigint;
+    v_current int;
+    v_target  int;
+    v_reason  text;
+    v_parent  text;
+    v_old     text := current_setting('lock_timeout');
+BEGIN
+    SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
+    END IF;
+    IF p_lock_timeout_ms IS NULL OR p_lock_timeout_ms NOT BETWEEN 1 AND 60000 THEN
+        RAISE EXCEPTION 'awa: lock_timeout_ms must be between 1 and 60000, got %', p_lock_timeout_ms
+            USING ERRCODE = 'AW010';
+    END IF;
+    IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
+        RETURN QUERY SELECT p_ring, 'prune', 'skipped_locked', NULL::int, NULL::bigint,
+                            'another rotate or prune of this ring holds its lock';
+        RETURN;
+    END IF;
+
+    SELECT r.generation, r.slot INTO v_gen, v_current
+    FROM awa.ring_rotations r WHERE r.ring = p_ring ORDER BY r.generation DESC LIMIT 1;
+
+    FOR i IN 1 .. v_slots - 1 LOOP
+        IF awa._slot_has_rows(p_ring, (v_current + i) % v_slots) THEN
+            v_target := (v_current + i) % v_slots;
+            EXIT;
+        END IF;
+    END LOOP;
+    IF v_target IS NULL THEN
+        RETURN QUERY SELECT p_ring, 'prune', 'already_empty', NULL::int, v_gen, 'no sealed slot holds rows';
+        RETURN;
+    END IF;
+
+    v_reason := awa._slot_live_reason(p_ring, v_target);
+    IF v_reason IS NOT NULL THEN
+        RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason;
+        RETURN;
+    END IF;
+
+    PERFORM set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
+    BEGIN
+        FOREACH v_parent IN ARRAY awa._ring_tables(p_ring) LOOP
+            EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE', v_parent || '_' || v_target);
+        END LOOP;
+    EXCEPTION WHEN lock_not_available THEN
+        PERFORM set_config('lock_timeout', v_old, true);
+        RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen,
+                            format('awa.%s not locked within %s ms', v_parent || '_' || v_target, p_lock_timeout_ms);
+        RETURN;
+    END;
+    PERFORM set_config('lock_timeout', v_old, true);
+
+    v_reason := awa._slot_live_reason(p_ring, v_target);
+    IF v_reason IS NOT NULL THEN
+        RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason || ' (seen under lock)';
+        RETURN;
+    END IF;
+
+    FOREACH v_parent IN ARRAY awa._ring_tables(p_ring) LOOP
+        EXECUTE format('TRUNCATE awa.%I', v_parent || '_' || v_target);
+    END LOOP;
+
+    RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target);
+END;
+$$;

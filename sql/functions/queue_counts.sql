@@ -1,0 +1,68 @@
+-- awa.queue_counts(queue): jobs per state for one queue (or every queue when
+-- NULL), cheap at any backlog size: available is lane arithmetic (reserved
+-- positions above the claim cursor, minus tombstones), running is receipts
+-- minus closures in the claim ring, completed sums compact batch sizes. None
+-- of them scans the backlog. completed/cancelled/failed count terminal history
+-- still retained by the queue ring. Positions reserved by a producer whose
+-- transaction is still open, or rolled back, count as available until the
+-- next claim of that lane passes them. Read-only.
+CREATE FUNCTION awa.queue_counts(p_queue text DEFAULT NULL)
+RETURNS SETOF awa.queue_count
+LANGUAGE sql
+STABLE
+AS $$
+    WITH available AS (
+        SELECT l.queue,
+               sum(greatest(coalesce(pg_sequence_last_value(l.lane_seq), 0) - h.claim_seq, 0)
+                   - (SELECT count(*) FROM awa.ready_tombstones t
+                      WHERE t.lane_id = l.lane_id AND t.lane_seq > h.claim_seq))::bigint AS n
+        FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
+        WHERE p_queue IS NULL OR l.queue = p_queue
+        GROUP BY l.queue
+    ),
+    running AS (
+        SELECT x.queue, sum(x.n)::bigint AS n
+        FROM (SELECT b.queue, cardinality(b.job_ids)::bigint AS n
+              FROM awa.lease_claim_batches b WHERE p_queue IS NULL OR b.queue = p_queue
+              UNION ALL
+              SELECT c.queue, -(SELECT sum(upper(r) - lower(r)) FROM unnest(c.receipts) AS r)
+              FROM awa.lease_claim_closures c WHERE p_queue IS NULL OR c.queue = p_queue) AS x
+        GROUP BY x.queue
+    ),
+    deferred AS (
+        SELECT d.queue, count(*) FILTER (WHERE d.state = 'scheduled') AS scheduled,
+               count(*) FILTER (WHERE d.state = 'retryable') AS retryable
+        FROM awa.deferred_jobs d WHERE p_queue IS NULL OR d.queue = p_queue
+        GROUP BY d.queue
+    ),
+    completed AS (
+        SELECT cb.queue, sum(cardinality(cb.job_ids))::bigint AS n
+        FROM awa.receipt_completion_batches cb WHERE p_queue IS NULL OR cb.queue = p_queue
+        GROUP BY cb.queue
+    ),
+    done AS (
+        SELECT d.queue, count(*) FILTER (WHERE d.state = 'cancelled') AS cancelled,
+               count(*) FILTER (WHERE d.state = 'failed') AS failed
+        FROM awa.done_entries d WHERE p_queue IS NULL OR d.queue = p_queue
+        GROUP BY d.queue
+    ),
+    dlq AS (
+        SELECT d.queue, count(*) AS n FROM awa.dlq_entries d WHERE p_queue IS NULL OR d.queue = p_queue
+        GROUP BY d.queue
+    ),
+    queues AS (
+        SELECT queue FROM available UNION SELECT queue FROM running UNION SELECT queue FROM deferred
+        UNION SELECT queue FROM completed UNION SELECT queue FROM done UNION SELECT queue FROM dlq
+    )
+    SELECT q.queue,
+           coalesce(a.n, 0), coalesce(r.n, 0), coalesce(d.scheduled, 0), coalesce(d.retryable, 0),
+           coalesce(c.n, 0), coalesce(t.cancelled, 0), coalesce(t.failed, 0), coalesce(x.n, 0)
+    FROM queues q
+    LEFT JOIN available a ON a.queue = q.queue
+    LEFT JOIN running r ON r.queue = q.queue
+    LEFT JOIN deferred d ON d.queue = q.queue
+    LEFT JOIN completed c ON c.queue = q.queue
+    LEFT JOIN done t ON t.queue = q.queue
+    LEFT JOIN dlq x ON x.queue = q.queue
+    ORDER BY q.queue
+$$;

@@ -1,0 +1,45 @@
+-- awa.rescue_expired_deadlines(limit, now): closes open attempts that ran past
+-- their queue's deadline (deadline_at, set at claim time from
+-- awa.queue_meta.deadline) and routes them through the retry path. A late
+-- finalizer from the old worker is then stale.
+-- Locks and races: as awa.rescue_stale_claims.
+-- Errors: AW010 limit outside 1..100000. Called by the maintenance leader.
+CREATE FUNCTION awa.rescue_expired_deadlines(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.finalize_result
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_now  timestamptz := coalesce(p_now, now());
+    v_jobs bigint[];
+    v_lses bigint[];
+    v_slts int[];
+    v_rcts bigint[];
+BEGIN
+    IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
+        RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
+    END IF;
+
+    SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
+    INTO v_jobs, v_lses, v_slts, v_rcts
+    FROM (
+        SELECT b.job_ids[k] AS job_id, b.run_leases[k] AS run_lease, b.claim_slot,
+               b.batch_id * 1024 + k - 1 AS receipt_id
+        FROM awa.lease_claim_batches b
+        CROSS JOIN LATERAL generate_subscripts(b.job_ids, 1) AS k
+        WHERE b.deadline_at IS NOT NULL AND b.deadline_at < v_now
+          AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
+                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + k - 1))
+        ORDER BY b.deadline_at, b.batch_id, k
+        LIMIT p_limit
+    ) AS s;
+
+    IF v_jobs IS NULL THEN
+        RETURN;
+    END IF;
+
+    RETURN QUERY
+    SELECT * FROM awa._finalize('retry', 'deadline_expired', v_jobs, v_lses, v_slts, v_rcts,
+                                array_fill('rescued: deadline exceeded'::text, ARRAY[cardinality(v_jobs)]),
+                                NULL, v_now);
+END;
+$$;

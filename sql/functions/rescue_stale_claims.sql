@@ -1,0 +1,60 @@
+-- awa.rescue_stale_claims(staleness, limit, now): closes open attempts whose
+-- worker stopped heartbeating and routes them through the retry path (the
+-- attempt counts; exhausted jobs fail or go to the DLQ). An attempt is stale
+-- when it was claimed before now - staleness and its instance's heartbeat is
+-- older than that too (or the claim named no instance, or the instance row is
+-- gone). A late finalizer from the old worker is then stale.
+-- Locks and races: the candidates are re-checked under the claim-batch locks
+-- of awa._close_claims, so an attempt finalized meanwhile is left alone.
+-- Errors: AW010 staleness not positive, limit outside 1..100000.
+-- Called by the maintenance leader.
+CREATE FUNCTION awa.rescue_stale_claims(
+    p_staleness interval DEFAULT interval '90 seconds',
+    p_limit     int DEFAULT 1000,
+    p_now       timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.finalize_result
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_now  timestamptz := coalesce(p_now, now());
+    v_cut  timestamptz;
+    v_jobs bigint[];
+    v_lses bigint[];
+    v_slts int[];
+    v_rcts bigint[];
+BEGIN
+    IF p_staleness IS NULL OR p_staleness <= interval '0' THEN
+        RAISE EXCEPTION 'awa: staleness must be positive, got %', p_staleness USING ERRCODE = 'AW010';
+    END IF;
+    IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
+        RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
+    END IF;
+    v_cut := v_now - p_staleness;
+
+    SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
+    INTO v_jobs, v_lses, v_slts, v_rcts
+    FROM (
+        SELECT b.job_ids[k] AS job_id, b.run_leases[k] AS run_lease, b.claim_slot,
+               b.batch_id * 1024 + k - 1 AS receipt_id
+        FROM awa.lease_claim_batches b
+        LEFT JOIN awa.runtime_instances i ON i.instance_id = b.instance_id
+        CROSS JOIN LATERAL generate_subscripts(b.job_ids, 1) AS k
+        WHERE b.claimed_at < v_cut
+          AND (i.instance_id IS NULL OR i.heartbeat_at < v_cut)
+          AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
+                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + k - 1))
+        ORDER BY b.claimed_at, b.batch_id, k
+        LIMIT p_limit
+    ) AS s;
+
+    IF v_jobs IS NULL THEN
+        RETURN;
+    END IF;
+
+    RETURN QUERY
+    SELECT * FROM awa._finalize('retry', 'rescued_stale', v_jobs, v_lses, v_slts, v_rcts,
+                                array_fill('rescued: worker heartbeat went stale'::text, ARRAY[cardinality(v_jobs)]),
+                                NULL, v_now);
+END;
+$$;

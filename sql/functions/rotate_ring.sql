@@ -1,0 +1,60 @@
+-- awa.rotate_ring(ring, now): seals the ring's current slot and makes the next
+-- one current by appending a row to the rotation ledger (never an UPDATE).
+-- Outcomes: rotated; skipped_idle (the current slot is empty: nothing to seal,
+-- the cursor stays); skipped_busy (the incoming slot still holds rows: prune has
+-- not reclaimed it); skipped_locked (another rotate or prune of this ring is
+-- running); skipped_race (another rotator appended this generation first).
+-- Every 2 wraps the ledger is trimmed to its last 2 wraps.
+-- Locks: pg_try_advisory_xact_lock(1096237315, hashtext(ring)), shared with
+-- awa.prune_ring, so a tick skips rather than queues.
+-- Errors: AW010 unknown ring. Called by the maintenance leader on a ticker.
+CREATE FUNCTION awa.rotate_ring(p_ring text, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.ring_outcome
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_slots int;
+    v_gen   bigint;
+    v_slot  int;
+    v_next  int;
+BEGIN
+    SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
+    END IF;
+    IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
+        RETURN QUERY SELECT p_ring, 'rotate', 'skipped_locked', NULL::int, NULL::bigint,
+                            'another rotate or prune of this ring holds its lock';
+        RETURN;
+    END IF;
+
+    SELECT r.generation, r.slot INTO v_gen, v_slot
+    FROM awa.ring_rotations r WHERE r.ring = p_ring ORDER BY r.generation DESC LIMIT 1;
+    v_next := (v_slot + 1) % v_slots;
+
+    IF NOT awa._slot_has_rows(p_ring, v_slot) THEN
+        RETURN QUERY SELECT p_ring, 'rotate', 'skipped_idle', v_slot, v_gen, 'current slot is empty';
+        RETURN;
+    END IF;
+    IF awa._slot_has_rows(p_ring, v_next) THEN
+        RETURN QUERY SELECT p_ring, 'rotate', 'skipped_busy', v_next, v_gen,
+                            format('incoming slot %s still holds rows; prune has not reclaimed it', v_next);
+        RETURN;
+    END IF;
+
+    INSERT INTO awa.ring_rotations (ring, generation, slot, rotated_at)
+    VALUES (p_ring, v_gen + 1, v_next, coalesce(p_now, now()))
+    ON CONFLICT DO NOTHING;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT p_ring, 'rotate', 'skipped_race', v_slot, v_gen,
+                            format('generation %s was appended by another rotator', v_gen + 1);
+        RETURN;
+    END IF;
+
+    IF (v_gen + 1) % (2 * v_slots) = 0 THEN
+        DELETE FROM awa.ring_rotations r WHERE r.ring = p_ring AND r.generation <= v_gen + 1 - 2 * v_slots;
+    END IF;
+
+    RETURN QUERY SELECT p_ring, 'rotate', 'rotated', v_next, v_gen + 1, format('sealed slot %s', v_slot);
+END;
+$$;

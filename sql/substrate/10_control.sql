@@ -1,0 +1,54 @@
+-- Control plane: narrow tables. None of them is updated per job.
+
+-- Slot count of each ring, fixed at install.
+CREATE TABLE awa.ring_config (
+    ring       text PRIMARY KEY CHECK (ring IN ('queue', 'claim', 'lease')),
+    slot_count int  NOT NULL CHECK (slot_count BETWEEN 2 AND 256)
+);
+
+-- Append-only rotation ledger, one row per rotation. The current cursor of a ring
+-- is its max-generation row; slot = generation mod slot_count, genesis (0, 0).
+-- Rotation appends with a compare-and-swap on the primary key.
+CREATE TABLE awa.ring_rotations (
+    ring       text        NOT NULL REFERENCES awa.ring_config (ring),
+    generation bigint      NOT NULL CHECK (generation >= 0),
+    slot       int         NOT NULL CHECK (slot >= 0),
+    rotated_at timestamptz NOT NULL,
+    PRIMARY KEY (ring, generation)
+);
+
+-- Per-queue options. A queue without a row has the defaults.
+CREATE TABLE awa.queue_meta (
+    queue       text        PRIMARY KEY,
+    dlq_enabled boolean     NOT NULL DEFAULT false,
+    deadline    interval    CHECK (deadline IS NULL OR deadline > interval '0'),
+    updated_at  timestamptz NOT NULL DEFAULT now()
+);
+
+-- One lane per (queue, priority): the unit of FIFO order. Each lane owns a
+-- sequence for lane positions; producers take it under a transaction-scoped
+-- advisory lock so a later position never commits before an earlier one.
+CREATE TABLE awa.queue_lanes (
+    lane_id    int PRIMARY KEY DEFAULT nextval('awa.lane_id_seq'),
+    queue      text     NOT NULL,
+    priority   smallint NOT NULL CHECK (priority BETWEEN 1 AND 4),
+    lane_seq   regclass NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    UNIQUE (queue, priority)
+);
+
+-- Claim cursor of each lane: every ready row at or below claim_seq has been
+-- claimed or tombstoned. Advanced once per claim call (not per job); kept small
+-- and with room on the page so the update stays HOT.
+CREATE TABLE awa.queue_claim_heads (
+    lane_id   int    PRIMARY KEY REFERENCES awa.queue_lanes (lane_id),
+    claim_seq bigint NOT NULL DEFAULT 0
+) WITH (fillfactor = 50);
+
+-- Worker processes. Each claim names its process; the process refreshes
+-- heartbeat_at on a ticker, so heartbeat churn is one row per process, not per job.
+CREATE TABLE awa.runtime_instances (
+    instance_id  uuid        PRIMARY KEY,
+    started_at   timestamptz NOT NULL,
+    heartbeat_at timestamptz NOT NULL
+) WITH (fillfactor = 50);

@@ -1,0 +1,54 @@
+-- Read surfaces. Hydrated views over the planes; not write surfaces.
+
+-- Terminal history still retained by the queue ring: compact completion batches
+-- expanded against their ready rows, plus failed/cancelled snapshots.
+CREATE VIEW awa.terminal_jobs AS
+SELECT r.job_id AS id, r.queue, r.priority, r.kind, 'completed'::awa.job_state AS state, r.args,
+       r.attempt + 1 AS attempt, r.max_attempts, cb.run_leases[k] AS run_lease, r.run_at, r.created_at,
+       cb.completed_at AS finalized_at, r.tags, r.metadata, r.errors
+FROM awa.receipt_completion_batches cb
+CROSS JOIN LATERAL generate_subscripts(cb.job_ids, 1) AS k
+JOIN awa.ready_entries r
+  ON r.lane_id = cb.lane_ids[k] AND r.lane_seq = cb.lane_seqs[k] AND r.ready_slot = cb.ready_slot
+UNION ALL
+SELECT d.job_id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
+       d.run_at, d.created_at, d.finalized_at, d.tags, d.metadata, d.errors
+FROM awa.done_entries d;
+
+COMMENT ON VIEW awa.terminal_jobs IS
+    'completed, cancelled and failed jobs still retained by the queue ring (DLQ jobs are in awa.jobs)';
+
+-- Every job in any state, one row per job. A DLQ job shows as failed with
+-- dlq = true. Terminal jobs appear while the queue ring retains them.
+CREATE VIEW awa.jobs AS
+SELECT d.job_id AS id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
+       d.run_at, d.created_at, NULL::timestamptz AS claimed_at, NULL::timestamptz AS finalized_at,
+       d.tags, d.metadata, d.errors, false AS dlq
+FROM awa.deferred_jobs d
+UNION ALL
+SELECT r.job_id, r.queue, r.priority, r.kind, 'available'::awa.job_state, r.args, r.attempt, r.max_attempts,
+       r.run_lease, r.run_at, r.created_at, NULL, NULL, r.tags, r.metadata, r.errors, false
+FROM awa.ready_entries r
+JOIN awa.queue_claim_heads h ON h.lane_id = r.lane_id
+WHERE r.lane_seq > h.claim_seq
+  AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                  WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot)
+UNION ALL
+SELECT r.job_id, r.queue, r.priority, r.kind, 'running'::awa.job_state, r.args, r.attempt + 1, r.max_attempts,
+       b.run_leases[k], r.run_at, r.created_at, b.claimed_at, NULL, r.tags, r.metadata, r.errors, false
+FROM awa.lease_claim_batches b
+CROSS JOIN LATERAL generate_subscripts(b.job_ids, 1) AS k
+JOIN awa.ready_entries r
+  ON r.lane_id = b.lane_ids[k] AND r.lane_seq = b.lane_seqs[k] AND r.ready_slot = b.ready_slot
+WHERE NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
+                  WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + k - 1))
+UNION ALL
+SELECT t.id, t.queue, t.priority, t.kind, t.state, t.args, t.attempt, t.max_attempts, t.run_lease,
+       t.run_at, t.created_at, NULL, t.finalized_at, t.tags, t.metadata, t.errors, false
+FROM awa.terminal_jobs t
+UNION ALL
+SELECT x.job_id, x.queue, x.priority, x.kind, 'failed'::awa.job_state, x.args, x.attempt, x.max_attempts,
+       x.run_lease, x.run_at, x.created_at, NULL, x.failed_at, x.tags, x.metadata, x.errors, true
+FROM awa.dlq_entries x;
+
+COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage planes (read-only)';
