@@ -16,6 +16,9 @@ MIGRATION := db/migrations/00001_awa_substrate.sql
 PGTAP_PKGS := postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
 export AWA_PG_BIN ?= /usr/lib/postgresql/15/bin
 PG_PROVE_FLAGS ?= # extra pg_prove flags, e.g. PG_PROVE_FLAGS=-v
+# sqlc is pinned and built from source into .bin/ (cgo; about 2 minutes the first time).
+SQLC_VERSION := v1.31.1
+SQLC := .bin/sqlc-$(SQLC_VERSION)
 
 # $(call with_db,TARGETS): make TARGETS with AWA_TEST_DSN pointing at a server.
 with_db = $(if $(AWA_TEST_DSN),$(MAKE) $(1),scripts/pg.sh run -- $(MAKE) $(1))
@@ -37,14 +40,21 @@ tools: ## install pgTAP and pg_prove (apt) when missing
 	fi; \
 	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing
 
-generate: ## regenerate db/migrations from sql/ (scripts/gen-migrations.sh)
+generate: $(SQLC) ## regenerate db/migrations from sql/ and driver/dbsqlc from queries/
 	scripts/gen-migrations.sh $(MIGRATION)
+	$(SQLC) generate
+
+$(SQLC):
+	@mkdir -p .bin
+	GOBIN=$(CURDIR)/.bin go install github.com/sqlc-dev/sqlc/cmd/sqlc@$(SQLC_VERSION)
+	mv .bin/sqlc $@
 
 verify: verify/generated verify/go verify/catalog ## all static checks + catalog check
 
-verify/generated: ## fail if db/migrations is not what `make generate` gives
+verify/generated: $(SQLC) ## fail if db/migrations or driver/dbsqlc is not what `make generate` gives
 	@scripts/gen-migrations.sh - | diff -u $(MIGRATION) - \
 	  || { echo "$(MIGRATION) is stale: run make generate" >&2; exit 1; }
+	@$(SQLC) diff || { echo "driver/dbsqlc is stale: run make generate" >&2; exit 1; }
 
 verify/go: ## gofmt and go vet
 	@out=$$(gofmt -l .); [ -z "$$out" ] || { echo "gofmt needed:" >&2; echo "$$out" >&2; exit 1; }

@@ -86,76 +86,94 @@ CREATE TABLE awa.runtime_instances (
     started_at   timestamptz NOT NULL,
     heartbeat_at timestamptz NOT NULL
 ) WITH (fillfactor = 50);
+
+-- Maintenance leadership: one lease row per name. Taking or renewing it is one
+-- conditional statement evaluated on the database clock, so it works through
+-- transaction-mode poolers (no session state) and never compares worker clocks.
+CREATE TABLE awa.leader_leases (
+    name        text        PRIMARY KEY,
+    holder      uuid        NOT NULL,
+    acquired_at timestamptz NOT NULL,
+    expires_at  timestamptz NOT NULL
+) WITH (fillfactor = 50);
 -- +goose StatementEnd
 
 -- source: sql/substrate/15_types.sql
 -- +goose StatementBegin
--- Row types returned by the functions. Functions return SETOF these so that
--- sqlc can type them and callers use SELECT * FROM awa.fn(...).
+-- Result shapes of the public functions. They are declared as tables that can
+-- never hold a row (CHECK (false)) rather than composite types, because sqlc
+-- types `SETOF <table>` but not `SETOF <composite type>` nor OUT parameters;
+-- functions return SETOF these, and callers use SELECT * FROM awa.fn(...).
+-- NOT NULL marks the columns the functions always fill (it types them for sqlc).
 
 -- One inserted (or promoted, or DLQ-retried) job.
-CREATE TYPE awa.inserted_job AS (
-    id       bigint,
-    state    awa.job_state,
-    queue    text,
-    priority smallint,
-    kind     text,
-    run_at   timestamptz
+CREATE TABLE awa.inserted_job (
+    id       bigint NOT NULL,
+    state    awa.job_state NOT NULL,
+    queue    text NOT NULL,
+    priority smallint NOT NULL,
+    kind     text NOT NULL,
+    run_at   timestamptz NOT NULL,
+    CHECK (false)
 );
 
 -- One claimed job: what a worker needs to run it and to finalize it. The
 -- receipt identity (claim_slot, receipt_id) and run_lease must be passed back
 -- to every finalizer.
-CREATE TYPE awa.claimed_job AS (
-    id           bigint,
-    run_lease    bigint,
-    claim_slot   int,
-    receipt_id   bigint,
-    kind         text,
-    queue        text,
-    priority     smallint,
-    args         jsonb,
-    attempt      int,
-    max_attempts int,
-    tags         text[],
-    metadata     jsonb,
+CREATE TABLE awa.claimed_job (
+    id           bigint NOT NULL,
+    run_lease    bigint NOT NULL,
+    claim_slot   int NOT NULL,
+    receipt_id   bigint NOT NULL,
+    kind         text NOT NULL,
+    queue        text NOT NULL,
+    priority     smallint NOT NULL,
+    args         jsonb NOT NULL,
+    attempt      int NOT NULL,
+    max_attempts int NOT NULL,
+    tags         text[] NOT NULL,
+    metadata     jsonb NOT NULL,
     errors       jsonb,
-    created_at   timestamptz,
-    run_at       timestamptz,
-    claimed_at   timestamptz,
-    deadline_at  timestamptz
+    created_at   timestamptz NOT NULL,
+    run_at       timestamptz NOT NULL,
+    claimed_at   timestamptz NOT NULL,
+    deadline_at  timestamptz,
+    CHECK (false)
 );
 
 -- Outcome of a guarded finalizer for one item. state is the job's new state
 -- when applied (null when stale).
-CREATE TYPE awa.finalize_result AS (
-    job_id    bigint,
-    run_lease bigint,
-    outcome   awa.finalize_outcome,
-    state     awa.job_state
+CREATE TABLE awa.finalize_result (
+    job_id    bigint NOT NULL,
+    run_lease bigint NOT NULL,
+    outcome   awa.finalize_outcome NOT NULL,
+    state     awa.job_state,
+    CHECK (false)
 );
 
 -- Outcome of one rotate or prune attempt.
-CREATE TYPE awa.ring_outcome AS (
-    ring       text,
-    action     text,
-    outcome    text,
+CREATE TABLE awa.ring_outcome (
+    ring       text NOT NULL,
+    action     text NOT NULL,
+    outcome    text NOT NULL,
     slot       int,
     generation bigint,
-    detail     text
+    detail     text NOT NULL,
+    CHECK (false)
 );
 
 -- Per-queue counts by state.
-CREATE TYPE awa.queue_count AS (
-    queue     text,
-    available bigint,
-    running   bigint,
-    scheduled bigint,
-    retryable bigint,
-    completed bigint,
-    cancelled bigint,
-    failed    bigint,
-    dlq       bigint
+CREATE TABLE awa.queue_count (
+    queue     text NOT NULL,
+    available bigint NOT NULL,
+    running   bigint NOT NULL,
+    scheduled bigint NOT NULL,
+    retryable bigint NOT NULL,
+    completed bigint NOT NULL,
+    cancelled bigint NOT NULL,
+    failed    bigint NOT NULL,
+    dlq       bigint NOT NULL,
+    CHECK (false)
 );
 
 -- Internal: a validated job body on its way into a ready row or the backlog.
@@ -186,6 +204,16 @@ CREATE TYPE awa._closed_claim AS (
     lane_id    int,
     lane_seq   bigint,
     queue      text
+);
+
+-- Outcome of a leadership attempt: whether p_holder holds the lease now, who
+-- holds it and until when.
+CREATE TABLE awa.leader_outcome (
+    name       text        NOT NULL,
+    holder     uuid        NOT NULL,
+    is_leader  boolean     NOT NULL,
+    expires_at timestamptz NOT NULL,
+    CHECK (false)
 );
 -- +goose StatementEnd
 
@@ -1022,6 +1050,54 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/acquire_leader_lease.sql
+-- +goose StatementBegin
+-- awa.acquire_leader_lease(name, holder, ttl, now): takes the lease `name` for
+-- holder, or renews it when holder already has it, for ttl. Of several callers
+-- racing for a free or expired lease exactly one wins; the others see the
+-- winner. One conditional upsert on the lease row (a row lock, no advisory or
+-- session lock), so it works through transaction-mode poolers.
+-- Returns one row: is_leader, the current holder and its expiry.
+-- Errors: AW010 name or holder NULL, ttl not between 1 second and 1 hour.
+-- Called by every worker process's maintenance elector on a ticker.
+CREATE FUNCTION awa.acquire_leader_lease(
+    p_name   text,
+    p_holder uuid,
+    p_ttl    interval,
+    p_now    timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.leader_outcome
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_now timestamptz := coalesce(p_now, clock_timestamp());
+    v_row awa.leader_leases;
+BEGIN
+    IF p_name IS NULL OR p_holder IS NULL THEN
+        RAISE EXCEPTION 'awa: lease name and holder must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    IF p_ttl IS NULL OR p_ttl < interval '1 second' OR p_ttl > interval '1 hour' THEN
+        RAISE EXCEPTION 'awa: lease ttl must be between 1 second and 1 hour, got %', p_ttl USING ERRCODE = 'AW010';
+    END IF;
+
+    INSERT INTO awa.leader_leases AS l (name, holder, acquired_at, expires_at)
+    VALUES (p_name, p_holder, v_now, v_now + p_ttl)
+    ON CONFLICT (name) DO UPDATE
+        SET holder = excluded.holder,
+            acquired_at = CASE WHEN l.holder = excluded.holder THEN l.acquired_at ELSE excluded.acquired_at END,
+            expires_at = excluded.expires_at
+        WHERE l.holder = excluded.holder OR l.expires_at <= v_now
+    RETURNING l.* INTO v_row;
+
+    IF NOT FOUND THEN
+        SELECT * INTO v_row FROM awa.leader_leases WHERE name = p_name;
+    END IF;
+
+    RETURN QUERY SELECT v_row.name, v_row.holder, v_row.holder = p_holder, v_row.expires_at;
+END;
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/cancel_job.sql
 -- +goose StatementBegin
 -- awa.cancel_job(job_id, reason, now): an operator cancels one job by id,
@@ -1548,6 +1624,32 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/listen_queues.sql
+-- +goose StatementBegin
+-- awa.listen_queues(queues): makes the calling session LISTEN on each queue's
+-- channel ("awa:<queue>"), where inserts and promotions notify when claimable
+-- work appears. Takes effect when the calling transaction commits (at once
+-- in autocommit). Session state: use a dedicated connection, not one shared
+-- through a transaction-mode pooler (polling covers that case).
+-- Errors: AW002 a NULL or invalid queue name.
+CREATE FUNCTION awa.listen_queues(p_queues text[])
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_queue text;
+BEGIN
+    FOREACH v_queue IN ARRAY coalesce(p_queues, ARRAY[]::text[]) LOOP
+        IF v_queue IS NULL OR length(v_queue) NOT BETWEEN 1 AND 50 OR v_queue !~ '^[A-Za-z0-9_.:-]+$' THEN
+            RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
+                coalesce(quote_literal(v_queue), 'null') USING ERRCODE = 'AW002';
+        END IF;
+        EXECUTE format('LISTEN %I', 'awa:' || v_queue);
+    END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/promote_due_jobs.sql
 -- +goose StatementBegin
 -- awa.promote_due_jobs(limit, now): moves up to limit due scheduled/retryable
@@ -1793,6 +1895,25 @@ AS $$
     LEFT JOIN done t ON t.queue = q.queue
     LEFT JOIN dlq x ON x.queue = q.queue
     ORDER BY q.queue
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/release_leader_lease.sql
+-- +goose StatementBegin
+-- awa.release_leader_lease(name, holder): gives the lease up at once (a clean
+-- stop), so another process can lead without waiting for the expiry. Only the
+-- holder can release; returns the released lease row (none when not held).
+-- Errors: AW010 name or holder NULL.
+CREATE FUNCTION awa.release_leader_lease(p_name text, p_holder uuid)
+RETURNS SETOF awa.leader_leases
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF p_name IS NULL OR p_holder IS NULL THEN
+        RAISE EXCEPTION 'awa: lease name and holder must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    RETURN QUERY DELETE FROM awa.leader_leases l WHERE l.name = p_name AND l.holder = p_holder RETURNING l.*;
+END;
 $$;
 -- +goose StatementEnd
 

@@ -52,3 +52,13 @@ CREATE TABLE awa.runtime_instances (
     started_at   timestamptz NOT NULL,
     heartbeat_at timestamptz NOT NULL
 ) WITH (fillfactor = 50);
+
+-- Maintenance leadership: one lease row per name. Taking or renewing it is one
+-- conditional statement evaluated on the database clock, so it works through
+-- transaction-mode poolers (no session state) and never compares worker clocks.
+CREATE TABLE awa.leader_leases (
+    name        text        PRIMARY KEY,
+    holder      uuid        NOT NULL,
+    acquired_at timestamptz NOT NULL,
+    expires_at  timestamptz NOT NULL
+) WITH (fillfactor = 50);

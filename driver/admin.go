@@ -1,0 +1,116 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/awa-queue/awa/driver/dbsqlc"
+)
+
+// QueueCount is the number of jobs of one queue in each state.
+type QueueCount struct {
+	Queue                                               string
+	Available, Running, Scheduled, Retryable, Completed int64
+	Cancelled, Failed, DLQ                              int64
+}
+
+// QueueCounts returns per-state counts of queue, or of every queue when queue is "".
+func (d *Driver) QueueCounts(ctx context.Context, db DBTX, queue string) ([]QueueCount, error) {
+	rows, err := d.q.QueueCounts(ctx, db, pgtype.Text{String: queue, Valid: queue != ""})
+	if err != nil {
+		return nil, fmt.Errorf("queue counts: %w", mapError(err))
+	}
+	out := make([]QueueCount, len(rows))
+	for i, r := range rows {
+		out[i] = QueueCount{Queue: r.Queue, Available: r.Available, Running: r.Running, Scheduled: r.Scheduled,
+			Retryable: r.Retryable, Completed: r.Completed, Cancelled: r.Cancelled, Failed: r.Failed, DLQ: r.Dlq}
+	}
+	return out, nil
+}
+
+// CancelJob cancels one job by id in any unfinished state. The result is
+// Stale when its running attempt was finalized concurrently.
+func (d *Driver) CancelJob(ctx context.Context, db DBTX, jobID int64, reason string) (Result, error) {
+	rows, err := d.q.CancelJob(ctx, db, dbsqlc.CancelJobParams{
+		JobID: jobID, Reason: pgtype.Text{String: reason, Valid: reason != ""},
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("cancel job %d: %w", jobID, mapError(err))
+	}
+	if len(rows) != 1 {
+		return Result{}, fmt.Errorf("cancel job %d: %d results, want 1", jobID, len(rows))
+	}
+	return results(rows)[0], nil
+}
+
+// QueueOptions holds the per-queue options awa.configure_queue sets; nil
+// fields keep their value.
+type QueueOptions struct {
+	// DLQ sends jobs that fail for good to the DLQ instead of ending failed.
+	DLQ *bool
+	// DeadlineSeconds rescues attempts running longer; 0 removes the deadline.
+	DeadlineSeconds *int
+}
+
+// ConfigureQueue sets queue options.
+func (d *Driver) ConfigureQueue(ctx context.Context, db DBTX, queue string, cfg QueueOptions) error {
+	opts := map[string]any{}
+	if cfg.DLQ != nil {
+		opts["dlq"] = *cfg.DLQ
+	}
+	if cfg.DeadlineSeconds != nil {
+		if *cfg.DeadlineSeconds == 0 {
+			opts["deadline_seconds"] = nil
+		} else {
+			opts["deadline_seconds"] = *cfg.DeadlineSeconds
+		}
+	}
+	raw, err := jsonObject(opts)
+	if err != nil {
+		return err
+	}
+	if _, err := d.q.ConfigureQueue(ctx, db, dbsqlc.ConfigureQueueParams{Queue: queue, Opts: raw}); err != nil {
+		return fmt.Errorf("configure queue %q: %w", queue, mapError(err))
+	}
+	return nil
+}
+
+// RetryDLQJob runs a DLQ job again from attempt 0, at runAt (zero: now).
+func (d *Driver) RetryDLQJob(ctx context.Context, db DBTX, jobID int64, runAt time.Time) (InsertedJob, error) {
+	row, err := d.q.RetryDLQJob(ctx, db, dbsqlc.RetryDLQJobParams{JobID: jobID, RunAt: timestamptz(runAt)})
+	if err != nil {
+		return InsertedJob{}, fmt.Errorf("retry dlq job %d: %w", jobID, mapError(err))
+	}
+	return insertedJob(row), nil
+}
+
+// PurgeDLQFilter selects DLQ jobs to delete; empty fields do not filter, and
+// at least one must be set.
+type PurgeDLQFilter struct {
+	Queue        string
+	FailedBefore time.Time
+	JobIDs       []int64
+	Max          int // defaults to 10000
+}
+
+// PurgeDLQ deletes DLQ jobs for good and returns their ids.
+func (d *Driver) PurgeDLQ(ctx context.Context, db DBTX, f PurgeDLQFilter) ([]int64, error) {
+	if f.Max == 0 {
+		f.Max = 10000
+	}
+	rows, err := d.q.PurgeDLQ(ctx, db, dbsqlc.PurgeDLQParams{
+		Queue: pgtype.Text{String: f.Queue, Valid: f.Queue != ""}, FailedBefore: timestamptz(f.FailedBefore),
+		JobIds: f.JobIDs, Max: int32(f.Max),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("purge dlq: %w", mapError(err))
+	}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.JobID
+	}
+	return ids, nil
+}

@@ -1,0 +1,351 @@
+// Package driver is the typed layer over the awa SQL substrate: it calls the
+// sqlc-generated queries (driver/dbsqlc), maps substrate SQLSTATEs to sentinel
+// errors and finalizer results to typed Applied/Stale outcomes.
+//
+// Every method takes the database handle to run on (a pool, a connection or
+// the caller's pgx.Tx), so calls compose with the caller's transaction.
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/awa-queue/awa/driver/dbsqlc"
+)
+
+// DBTX is what every method runs on: *pgxpool.Pool, *pgx.Conn or pgx.Tx.
+type DBTX = dbsqlc.DBTX
+
+// JobState is a job's state as awa.jobs reports it.
+type JobState = dbsqlc.AwaJobState
+
+// Job states.
+const (
+	StateScheduled = dbsqlc.AwaJobStateScheduled
+	StateAvailable = dbsqlc.AwaJobStateAvailable
+	StateRunning   = dbsqlc.AwaJobStateRunning
+	StateRetryable = dbsqlc.AwaJobStateRetryable
+	StateCompleted = dbsqlc.AwaJobStateCompleted
+	StateCancelled = dbsqlc.AwaJobStateCancelled
+	StateFailed    = dbsqlc.AwaJobStateFailed
+)
+
+// Outcome says whether a finalizer changed the job.
+type Outcome = dbsqlc.AwaFinalizeOutcome
+
+// Finalizer outcomes.
+const (
+	// Applied: the attempt was open and is now closed as asked.
+	Applied = dbsqlc.AwaFinalizeOutcomeApplied
+	// Stale: the attempt was already closed (rescued, cancelled, finalized);
+	// nothing changed. Never retry a stale result.
+	Stale = dbsqlc.AwaFinalizeOutcomeStale
+)
+
+// Driver runs the substrate's functions. The zero value is ready to use.
+type Driver struct {
+	q dbsqlc.Queries
+}
+
+// New returns a Driver.
+func New() *Driver { return &Driver{} }
+
+// InsertOpts are the options of one job; zero fields take the substrate's
+// defaults (queue "default", priority 2, run now, 25 attempts).
+type InsertOpts struct {
+	Queue       string          `json:"queue,omitempty"`
+	Priority    int             `json:"priority,omitempty"`
+	RunAt       time.Time       `json:"-"`
+	MaxAttempts int             `json:"max_attempts,omitempty"`
+	Tags        []string        `json:"tags,omitempty"`
+	Metadata    json.RawMessage `json:"metadata,omitempty"`
+}
+
+// MarshalJSON renders the opts object awa.insert_job expects.
+func (o InsertOpts) MarshalJSON() ([]byte, error) {
+	type plain InsertOpts
+	v := struct {
+		plain
+		RunAt string `json:"run_at,omitempty"`
+	}{plain: plain(o)}
+	if !o.RunAt.IsZero() {
+		v.RunAt = o.RunAt.UTC().Format(time.RFC3339Nano)
+	}
+	return json.Marshal(v)
+}
+
+// InsertParams is one job to insert. Args must be a JSON object.
+type InsertParams struct {
+	Kind string
+	Args []byte
+	Opts InsertOpts
+}
+
+// InsertedJob is what the substrate returns for an inserted job.
+type InsertedJob struct {
+	ID       int64
+	State    JobState
+	Queue    string
+	Priority int16
+	Kind     string
+	RunAt    time.Time
+}
+
+func insertedJob(r dbsqlc.AwaInsertedJob) InsertedJob {
+	return InsertedJob{ID: r.ID, State: r.State, Queue: r.Queue, Priority: r.Priority, Kind: r.Kind, RunAt: r.RunAt.Time}
+}
+
+// Insert inserts one job with awa.insert_job; it becomes visible when db's
+// transaction commits.
+func (d *Driver) Insert(ctx context.Context, db DBTX, p InsertParams) (InsertedJob, error) {
+	opts, err := json.Marshal(p.Opts)
+	if err != nil {
+		return InsertedJob{}, fmt.Errorf("encode opts: %w", err)
+	}
+	row, err := d.q.InsertJob(ctx, db, dbsqlc.InsertJobParams{Kind: p.Kind, Args: p.Args, Opts: opts})
+	if err != nil {
+		return InsertedJob{}, fmt.Errorf("insert job %q: %w", p.Kind, mapError(err))
+	}
+	return insertedJob(row), nil
+}
+
+// InsertMany inserts jobs in one awa.insert_jobs call (at most 10000), in order.
+func (d *Driver) InsertMany(ctx context.Context, db DBTX, ps []InsertParams) ([]InsertedJob, error) {
+	arg := dbsqlc.InsertJobsParams{
+		Kinds: make([]string, len(ps)), Args: make([][]byte, len(ps)), Opts: make([][]byte, len(ps)),
+	}
+	for i, p := range ps {
+		opts, err := json.Marshal(p.Opts)
+		if err != nil {
+			return nil, fmt.Errorf("encode opts of job %d: %w", i, err)
+		}
+		arg.Kinds[i], arg.Args[i], arg.Opts[i] = p.Kind, p.Args, opts
+	}
+	rows, err := d.q.InsertJobs(ctx, db, arg)
+	if err != nil {
+		return nil, fmt.Errorf("insert %d jobs: %w", len(ps), mapError(err))
+	}
+	out := make([]InsertedJob, len(rows))
+	for i, r := range rows {
+		out[i] = insertedJob(r)
+	}
+	return out, nil
+}
+
+// Receipt identifies one claimed attempt: every finalizer presents it, and
+// the substrate applies the finalizer only while that attempt is open.
+type Receipt struct {
+	JobID     int64
+	RunLease  int64
+	ClaimSlot int32
+	ReceiptID int64
+}
+
+// ClaimedJob is a job claimed for one attempt.
+type ClaimedJob struct {
+	Receipt
+	Kind        string
+	Queue       string
+	Priority    int16
+	Args        []byte
+	Attempt     int
+	MaxAttempts int
+	Tags        []string
+	Metadata    []byte
+	Errors      []byte
+	CreatedAt   time.Time
+	RunAt       time.Time
+	ClaimedAt   time.Time
+	// DeadlineAt is zero unless the queue has a deadline.
+	DeadlineAt time.Time
+}
+
+// Claim claims up to max (1..1024) jobs of queue for the worker process
+// instanceID (its heartbeat keeps them from stale rescue; a zero UUID claims
+// without a process, rescued on age alone).
+func (d *Driver) Claim(ctx context.Context, db DBTX, queue string, max int, instanceID [16]byte) ([]ClaimedJob, error) {
+	rows, err := d.q.ClaimReadyRuntime(ctx, db, dbsqlc.ClaimReadyRuntimeParams{
+		Queue: queue, Max: int32(max), InstanceID: uuid(instanceID),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim queue %q: %w", queue, mapError(err))
+	}
+	out := make([]ClaimedJob, len(rows))
+	for i, r := range rows {
+		out[i] = ClaimedJob{
+			Receipt:     Receipt{JobID: r.ID, RunLease: r.RunLease, ClaimSlot: r.ClaimSlot, ReceiptID: r.ReceiptID},
+			Kind:        r.Kind,
+			Queue:       r.Queue,
+			Priority:    r.Priority,
+			Args:        r.Args,
+			Attempt:     int(r.Attempt),
+			MaxAttempts: int(r.MaxAttempts),
+			Tags:        r.Tags,
+			Metadata:    r.Metadata,
+			Errors:      r.Errors,
+			CreatedAt:   r.CreatedAt.Time,
+			RunAt:       r.RunAt.Time,
+			ClaimedAt:   r.ClaimedAt.Time,
+			DeadlineAt:  r.DeadlineAt.Time,
+		}
+	}
+	return out, nil
+}
+
+// Result is a finalizer's outcome for one attempt.
+type Result struct {
+	JobID    int64
+	RunLease int64
+	Outcome  Outcome
+	// State is the job's new state when Applied, empty when Stale.
+	State JobState
+}
+
+func results(rows []dbsqlc.AwaFinalizeResult) []Result {
+	out := make([]Result, len(rows))
+	for i, r := range rows {
+		out[i] = Result{JobID: r.JobID, RunLease: r.RunLease, Outcome: r.Outcome, State: r.State.AwaJobState}
+	}
+	return out
+}
+
+type receiptArrays struct {
+	jobIDs, runLeases, receiptIDs []int64
+	claimSlots                    []int32
+}
+
+func splitReceipts(n int, at func(int) Receipt) receiptArrays {
+	a := receiptArrays{make([]int64, n), make([]int64, n), make([]int64, n), make([]int32, n)}
+	for i := 0; i < n; i++ {
+		r := at(i)
+		a.jobIDs[i], a.runLeases[i], a.receiptIDs[i], a.claimSlots[i] = r.JobID, r.RunLease, r.ReceiptID, r.ClaimSlot
+	}
+	return a
+}
+
+// Complete marks attempts completed (one SQL call for all of them).
+func (d *Driver) Complete(ctx context.Context, db DBTX, rs []Receipt) ([]Result, error) {
+	a := splitReceipts(len(rs), func(i int) Receipt { return rs[i] })
+	rows, err := d.q.CompleteJobs(ctx, db, dbsqlc.CompleteJobsParams{
+		JobIds: a.jobIDs, RunLeases: a.runLeases, ClaimSlots: a.claimSlots, ReceiptIds: a.receiptIDs,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("complete %d jobs: %w", len(rs), mapError(err))
+	}
+	return results(rows), nil
+}
+
+// RetryItem is one failed attempt to retry. A zero RetryAt uses the backoff.
+type RetryItem struct {
+	Receipt
+	Error   string
+	RetryAt time.Time
+}
+
+// Retry records failed attempts: retryable at RetryAt or after the backoff,
+// failed (or DLQ) when attempts are exhausted.
+func (d *Driver) Retry(ctx context.Context, db DBTX, items []RetryItem) ([]Result, error) {
+	a := splitReceipts(len(items), func(i int) Receipt { return items[i].Receipt })
+	errs := make([]string, len(items))
+	at := make([]pgtype.Timestamptz, len(items))
+	for i, it := range items {
+		errs[i] = it.Error
+		at[i] = timestamptz(it.RetryAt)
+	}
+	rows, err := d.q.RetryJobs(ctx, db, dbsqlc.RetryJobsParams{
+		JobIds: a.jobIDs, RunLeases: a.runLeases, ClaimSlots: a.claimSlots, ReceiptIds: a.receiptIDs,
+		Errors: errs, RetryAt: at,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("retry %d jobs: %w", len(items), mapError(err))
+	}
+	return results(rows), nil
+}
+
+// SnoozeItem is one attempt to put back until RunAt without counting it.
+type SnoozeItem struct {
+	Receipt
+	RunAt time.Time
+}
+
+// Snooze reschedules attempts without counting them.
+func (d *Driver) Snooze(ctx context.Context, db DBTX, items []SnoozeItem) ([]Result, error) {
+	a := splitReceipts(len(items), func(i int) Receipt { return items[i].Receipt })
+	at := make([]pgtype.Timestamptz, len(items))
+	for i, it := range items {
+		at[i] = timestamptz(it.RunAt)
+	}
+	rows, err := d.q.SnoozeJobs(ctx, db, dbsqlc.SnoozeJobsParams{
+		JobIds: a.jobIDs, RunLeases: a.runLeases, ClaimSlots: a.claimSlots, ReceiptIds: a.receiptIDs, RunAt: at,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("snooze %d jobs: %w", len(items), mapError(err))
+	}
+	return results(rows), nil
+}
+
+// ReasonItem is one attempt to cancel or fail, with its reason or error.
+type ReasonItem struct {
+	Receipt
+	Reason string
+}
+
+// Cancel ends attempts cancelled, recording each reason.
+func (d *Driver) Cancel(ctx context.Context, db DBTX, items []ReasonItem) ([]Result, error) {
+	a, reasons := splitReasons(items)
+	rows, err := d.q.CancelJobs(ctx, db, dbsqlc.CancelJobsParams{
+		JobIds: a.jobIDs, RunLeases: a.runLeases, ClaimSlots: a.claimSlots, ReceiptIds: a.receiptIDs, Reasons: reasons,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cancel %d jobs: %w", len(items), mapError(err))
+	}
+	return results(rows), nil
+}
+
+// Fail ends attempts failed (or in the DLQ) whatever attempts remain.
+func (d *Driver) Fail(ctx context.Context, db DBTX, items []ReasonItem) ([]Result, error) {
+	a, reasons := splitReasons(items)
+	rows, err := d.q.FailJobs(ctx, db, dbsqlc.FailJobsParams{
+		JobIds: a.jobIDs, RunLeases: a.runLeases, ClaimSlots: a.claimSlots, ReceiptIds: a.receiptIDs, Errors: reasons,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fail %d jobs: %w", len(items), mapError(err))
+	}
+	return results(rows), nil
+}
+
+func splitReasons(items []ReasonItem) (receiptArrays, []string) {
+	reasons := make([]string, len(items))
+	for i, it := range items {
+		reasons[i] = it.Reason
+	}
+	return splitReceipts(len(items), func(i int) Receipt { return items[i].Receipt }), reasons
+}
+
+// Heartbeat registers the worker process instanceID or refreshes its heartbeat.
+func (d *Driver) Heartbeat(ctx context.Context, db DBTX, instanceID [16]byte) error {
+	if _, err := d.q.HeartbeatInstance(ctx, db, dbsqlc.HeartbeatInstanceParams{InstanceID: uuid(instanceID)}); err != nil {
+		return fmt.Errorf("heartbeat: %w", mapError(err))
+	}
+	return nil
+}
+
+func uuid(id [16]byte) pgtype.UUID {
+	return pgtype.UUID{Bytes: id, Valid: id != [16]byte{}}
+}
+
+func timestamptz(t time.Time) pgtype.Timestamptz {
+	return pgtype.Timestamptz{Time: t, Valid: !t.IsZero()}
+}
+
+func jsonObject(v map[string]any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode options: %w", err)
+	}
+	return raw, nil
+}

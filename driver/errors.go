@@ -1,0 +1,72 @@
+package driver
+
+import (
+	"errors"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Sentinel errors for the SQLSTATEs the substrate raises (docs/errors.md).
+// Errors returned by this package wrap both the sentinel and the
+// *pgconn.PgError, so errors.Is and errors.As work on either.
+var (
+	// ErrInvalidKind (AW001): the job kind is empty or longer than 255 characters.
+	ErrInvalidKind = errors.New("awa: invalid kind")
+	// ErrInvalidQueue (AW002): the queue name is empty, too long or uses characters outside [A-Za-z0-9_.:-].
+	ErrInvalidQueue = errors.New("awa: invalid queue")
+	// ErrInvalidArgs (AW003): the job args are not a JSON object.
+	ErrInvalidArgs = errors.New("awa: invalid args")
+	// ErrUnknownOption (AW004): an option key the function does not know.
+	ErrUnknownOption = errors.New("awa: unknown option")
+	// ErrInvalidOption (AW005): an option of the wrong type or malformed.
+	ErrInvalidOption = errors.New("awa: invalid option")
+	// ErrOptionOutOfRange (AW006): priority, max_attempts or a deadline outside its range.
+	ErrOptionOutOfRange = errors.New("awa: option out of range")
+	// ErrInvalidTags (AW007): too many tags, or an empty or over-long tag.
+	ErrInvalidTags = errors.New("awa: invalid tags")
+	// ErrInvalidArgument (AW010): a bad function argument (batch size, array lengths, limits, ring name).
+	ErrInvalidArgument = errors.New("awa: invalid argument")
+	// ErrJobNotFound (AW020): no such job, or it is no longer retained.
+	ErrJobNotFound = errors.New("awa: job not found")
+	// ErrInvalidJobState (AW021): the operation does not apply to the job's current state.
+	ErrInvalidJobState = errors.New("awa: invalid job state")
+	// ErrRingConfigConflict (AW031): an installed ring cannot change its slot count.
+	ErrRingConfigConflict = errors.New("awa: ring config conflict")
+)
+
+var sentinelBySQLState = map[string]error{
+	"AW001": ErrInvalidKind,
+	"AW002": ErrInvalidQueue,
+	"AW003": ErrInvalidArgs,
+	"AW004": ErrUnknownOption,
+	"AW005": ErrInvalidOption,
+	"AW006": ErrOptionOutOfRange,
+	"AW007": ErrInvalidTags,
+	"AW010": ErrInvalidArgument,
+	"AW020": ErrJobNotFound,
+	"AW021": ErrInvalidJobState,
+	"AW031": ErrRingConfigConflict,
+}
+
+// SQLError is a substrate error: its SQLSTATE's sentinel plus the server's
+// error, whose message names the offending value.
+type SQLError struct {
+	Sentinel error
+	PgErr    *pgconn.PgError
+}
+
+func (e *SQLError) Error() string { return e.PgErr.Message }
+
+// Unwrap exposes both the sentinel and the *pgconn.PgError.
+func (e *SQLError) Unwrap() []error { return []error{e.Sentinel, e.PgErr} }
+
+// mapError wraps a substrate SQLSTATE in its sentinel; other errors pass through.
+func mapError(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		if sentinel, ok := sentinelBySQLState[pgErr.Code]; ok {
+			return &SQLError{Sentinel: sentinel, PgErr: pgErr}
+		}
+	}
+	return err
+}

@@ -1,0 +1,101 @@
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// JobArgs is a job's typed payload. Kind names the job's worker; the value
+// itself is stored as the job's JSON args.
+type JobArgs interface {
+	Kind() string
+}
+
+// JobRow is what the runtime knows of a claimed job besides its args.
+type JobRow struct {
+	ID          int64
+	Kind        string
+	Queue       string
+	Priority    int
+	Attempt     int // 1 for the first attempt
+	MaxAttempts int
+	Tags        []string
+	Metadata    json.RawMessage
+	// Errors holds the errors of earlier attempts, as a JSON array (nil when none).
+	Errors    json.RawMessage
+	CreatedAt time.Time
+	RunAt     time.Time
+	ClaimedAt time.Time
+	// RunLease numbers this attempt; finalizers of older attempts are stale.
+	RunLease int64
+}
+
+// Job is a claimed job with its decoded args, as a Worker receives it.
+type Job[T JobArgs] struct {
+	*JobRow
+	Args T
+}
+
+// Worker runs jobs of one kind. Work's result decides what happens to the job:
+// nil completes it; JobSnooze, JobCancel and JobFail map to their finalizers;
+// any other error retries it with backoff (failing it when attempts are
+// exhausted). A panic is recovered and retried. ctx is cancelled when the job
+// times out or the client stops hard; Work should return promptly then.
+type Worker[T JobArgs] interface {
+	Work(ctx context.Context, job *Job[T]) error
+}
+
+// WorkerTimeout can be implemented by a Worker to give its jobs their own
+// timeout instead of Config.JobTimeout; a negative value means none.
+type WorkerTimeout[T JobArgs] interface {
+	Timeout(job *Job[T]) time.Duration
+}
+
+// WorkFunc adapts a function to a Worker.
+func WorkFunc[T JobArgs](f func(ctx context.Context, job *Job[T]) error) Worker[T] {
+	return workFunc[T](f)
+}
+
+type workFunc[T JobArgs] func(ctx context.Context, job *Job[T]) error
+
+func (f workFunc[T]) Work(ctx context.Context, job *Job[T]) error { return f(ctx, job) }
+
+// jobControl is a handler's request for something other than retry.
+type jobControl struct {
+	action string // "snooze", "cancel", "fail"
+	after  time.Duration
+	err    error
+}
+
+func (e *jobControl) Error() string {
+	switch e.action {
+	case "snooze":
+		return fmt.Sprintf("job snoozed for %s", e.after)
+	case "cancel":
+		return fmt.Sprintf("job cancelled: %v", e.err)
+	default:
+		return fmt.Sprintf("job failed terminally: %v", e.err)
+	}
+}
+
+func (e *jobControl) Unwrap() error { return e.err }
+
+// JobSnooze returns an error that puts the job back until d from now without
+// counting the attempt.
+func JobSnooze(d time.Duration) error { return &jobControl{action: "snooze", after: d} }
+
+// JobCancel returns an error that ends the job cancelled, recording err.
+func JobCancel(err error) error { return &jobControl{action: "cancel", err: err} }
+
+// JobFail returns an error that fails the job for good (or sends it to the
+// DLQ when its queue has one), whatever attempts remain.
+func JobFail(err error) error { return &jobControl{action: "fail", err: err} }
+
+func asControl(err error) (*jobControl, bool) {
+	var c *jobControl
+	ok := errors.As(err, &c)
+	return c, ok
+}

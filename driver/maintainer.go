@@ -1,0 +1,267 @@
+package driver
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// MaintenanceConfig configures leader election and the maintenance services
+// the leader runs. Zero fields take the defaults of DefaultMaintenance.
+type MaintenanceConfig struct {
+	// LeaderTTL is how long leadership lasts without renewal; a dead leader is
+	// replaced within about this long. Defaults to 5s.
+	LeaderTTL time.Duration
+	// ElectInterval is how often every process tries to take or renew
+	// leadership. Defaults to 1s.
+	ElectInterval time.Duration
+	// ServiceTimeout bounds each maintenance call. Defaults to 10s.
+	ServiceTimeout time.Duration
+	// PromoteInterval: due scheduled/retryable jobs become available. Defaults to 1s.
+	PromoteInterval time.Duration
+	// RescueInterval: stale-heartbeat rescue. Defaults to 5s.
+	RescueInterval time.Duration
+	// RescueStaleAfter: a process whose heartbeat is older than this has its
+	// running jobs rescued. Keep it several HeartbeatIntervals. Defaults to 90s.
+	RescueStaleAfter time.Duration
+	// DeadlineInterval: rescue of attempts past their queue deadline. Defaults to 1s.
+	DeadlineInterval time.Duration
+	// QueueRingInterval, ClaimRingInterval, LeaseRingInterval: one rotate then
+	// one prune per tick. Terminal history stays readable in awa.jobs for about
+	// (queue slots - 1) x QueueRingInterval. Default to 5s, 2s and 5s.
+	QueueRingInterval, ClaimRingInterval, LeaseRingInterval time.Duration
+	// PruneLockTimeout bounds prune's wait for a slot's locks. Defaults to 50ms.
+	PruneLockTimeout time.Duration
+	// DLQRetention: DLQ jobs older than this are purged. Defaults to 30 days;
+	// negative keeps them forever.
+	DLQRetention time.Duration
+	// DLQCleanupInterval. Defaults to 1 minute.
+	DLQCleanupInterval time.Duration
+	// BatchSize caps the jobs one promotion or rescue call moves. Defaults to 1000.
+	BatchSize int
+}
+
+// DefaultMaintenance returns the default maintenance configuration.
+func DefaultMaintenance() *MaintenanceConfig {
+	m := (&MaintenanceConfig{}).withDefaults()
+	return &m
+}
+
+func (m *MaintenanceConfig) withDefaults() MaintenanceConfig {
+	c := *m
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&c.LeaderTTL, 5*time.Second)
+	def(&c.ElectInterval, time.Second)
+	def(&c.ServiceTimeout, 10*time.Second)
+	def(&c.PromoteInterval, time.Second)
+	def(&c.RescueInterval, 5*time.Second)
+	def(&c.RescueStaleAfter, 90*time.Second)
+	def(&c.DeadlineInterval, time.Second)
+	def(&c.QueueRingInterval, 5*time.Second)
+	def(&c.ClaimRingInterval, 2*time.Second)
+	def(&c.LeaseRingInterval, 5*time.Second)
+	def(&c.PruneLockTimeout, 50*time.Millisecond)
+	def(&c.DLQRetention, 30*24*time.Hour)
+	def(&c.DLQCleanupInterval, time.Minute)
+	if c.BatchSize <= 0 {
+		c.BatchSize = 1000
+	}
+	return c
+}
+
+// leaderLeaseName is the lease row every client competes for.
+const leaderLeaseName = "maintenance"
+
+// elector takes part in leader election through the awa.leader_leases row
+// (awa.acquire_leader_lease): no session lock, so it works through
+// transaction-mode poolers. While it leads it runs the maintenance services;
+// when it cannot confirm its lease within half the TTL it stops them.
+type elector struct {
+	pool   *pgxpool.Pool
+	driver *Driver
+	cfg    Config
+	m      MaintenanceConfig
+	log    *slog.Logger
+
+	mu       sync.Mutex
+	leading  bool
+	stopSvcs context.CancelFunc
+	svcWG    sync.WaitGroup
+}
+
+func newElector(pool *pgxpool.Pool, d *Driver, cfg Config, log *slog.Logger) *elector {
+	return &elector{pool: pool, driver: d, cfg: cfg, m: *cfg.Maintenance, log: log}
+}
+
+// IsLeader reports whether this client currently runs maintenance.
+func (c *Client) IsLeader() bool {
+	if c.elector == nil {
+		return false
+	}
+	c.elector.mu.Lock()
+	defer c.elector.mu.Unlock()
+	return c.elector.leading
+}
+
+func (e *elector) run(ctx context.Context) {
+	t := time.NewTicker(e.m.ElectInterval)
+	defer t.Stop()
+	var confirmed time.Time
+	for {
+		actx, cancel := context.WithTimeout(ctx, e.m.ElectInterval)
+		leader, err := e.driver.AcquireLeaderLease(actx, e.pool, leaderLeaseName, e.cfg.InstanceID, e.m.LeaderTTL)
+		cancel()
+		switch {
+		case err != nil:
+			if ctx.Err() != nil {
+				e.stepDown()
+				return
+			}
+			e.log.Warn("awa: Leader election failed", slog.String("error", err.Error()))
+			if time.Since(confirmed) > e.m.LeaderTTL/2 {
+				e.stepDown()
+			}
+		case leader:
+			confirmed = time.Now()
+			e.stepUp(ctx)
+		default:
+			e.stepDown()
+		}
+		select {
+		case <-ctx.Done():
+			e.stepDown()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (e *elector) stepUp(ctx context.Context) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.leading {
+		return
+	}
+	e.leading = true
+	sctx, cancel := context.WithCancel(ctx)
+	e.stopSvcs = cancel
+	for _, s := range e.services() {
+		e.svcWG.Add(1)
+		go func() { defer e.svcWG.Done(); s.run(sctx, e.m.ServiceTimeout, e.log) }()
+	}
+	e.log.Info("awa: Became maintenance leader")
+}
+
+func (e *elector) stepDown() {
+	e.mu.Lock()
+	if !e.leading {
+		e.mu.Unlock()
+		return
+	}
+	e.leading = false
+	e.stopSvcs()
+	e.mu.Unlock()
+	e.svcWG.Wait()
+	e.log.Info("awa: Stopped leading maintenance")
+}
+
+// release gives leadership up at once on a clean stop (after run returned).
+func (e *elector) release() {
+	e.stepDown()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := e.driver.ReleaseLeaderLease(ctx, e.pool, leaderLeaseName, e.cfg.InstanceID); err != nil {
+		e.log.Warn("awa: Releasing leadership failed; it expires by itself", slog.String("error", err.Error()))
+	}
+}
+
+// service is one maintenance concern on its own ticker and timeout.
+type service struct {
+	name     string
+	interval time.Duration
+	tick     func(ctx context.Context) error
+}
+
+func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logger) {
+	t := time.NewTicker(s.interval)
+	defer t.Stop()
+	for {
+		tctx, cancel := context.WithTimeout(ctx, timeout)
+		err := s.tick(tctx)
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			log.Warn("awa: Maintenance service failed", slog.String("service", s.name), slog.String("error", err.Error()))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (e *elector) services() []service {
+	d, db, m, log := e.driver, e.pool, e.m, e.log
+	logResults := func(what string, n int) {
+		if n > 0 {
+			log.Info("awa: "+what, slog.Int("jobs", n))
+		}
+	}
+	ring := func(r Ring, interval time.Duration) service {
+		return service{name: string(r) + "_ring", interval: interval, tick: func(ctx context.Context) error {
+			for _, step := range []func() ([]RingOutcome, error){
+				func() ([]RingOutcome, error) { return d.RotateRing(ctx, db, r) },
+				func() ([]RingOutcome, error) { return d.PruneRing(ctx, db, r, m.PruneLockTimeout) },
+			} {
+				outs, err := step()
+				if err != nil {
+					return err
+				}
+				for _, o := range outs {
+					lvl := slog.LevelDebug
+					if o.Outcome == "skipped_blocked" || o.Outcome == "skipped_busy" {
+						lvl = slog.LevelInfo
+					}
+					log.Log(ctx, lvl, "awa: Ring maintenance", slog.String("ring", o.Ring), slog.String("action", o.Action),
+						slog.String("outcome", o.Outcome), slog.Int("slot", int(o.Slot)), slog.String("detail", o.Detail))
+				}
+			}
+			return nil
+		}}
+	}
+	svcs := []service{
+		{name: "promote", interval: m.PromoteInterval, tick: func(ctx context.Context) error {
+			jobs, err := d.PromoteDueJobs(ctx, db, m.BatchSize)
+			logResults("Promoted due jobs", len(jobs))
+			return err
+		}},
+		{name: "rescue_stale", interval: m.RescueInterval, tick: func(ctx context.Context) error {
+			res, err := d.RescueStaleClaims(ctx, db, m.RescueStaleAfter, m.BatchSize)
+			logResults("Rescued jobs of stale processes", len(res))
+			return err
+		}},
+		{name: "rescue_deadlines", interval: m.DeadlineInterval, tick: func(ctx context.Context) error {
+			res, err := d.RescueExpiredDeadlines(ctx, db, m.BatchSize)
+			logResults("Rescued jobs past their deadline", len(res))
+			return err
+		}},
+		ring(RingQueue, m.QueueRingInterval),
+		ring(RingClaim, m.ClaimRingInterval),
+		ring(RingLease, m.LeaseRingInterval),
+	}
+	if m.DLQRetention > 0 {
+		svcs = append(svcs, service{name: "dlq_retention", interval: m.DLQCleanupInterval, tick: func(ctx context.Context) error {
+			ids, err := d.PurgeDLQ(ctx, db, PurgeDLQFilter{FailedBefore: time.Now().Add(-m.DLQRetention), Max: m.BatchSize})
+			logResults("Purged DLQ jobs past retention", len(ids))
+			return err
+		}})
+	}
+	return svcs
+}

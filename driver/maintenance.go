@@ -1,0 +1,125 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/awa-queue/awa/driver/dbsqlc"
+)
+
+// Ring names the three storage rings.
+type Ring string
+
+// Rings.
+const (
+	RingQueue Ring = "queue"
+	RingClaim Ring = "claim"
+	RingLease Ring = "lease"
+)
+
+// RingOutcome reports one rotate or prune attempt: Outcome is rotated,
+// skipped_idle, skipped_busy, skipped_locked, skipped_race (rotate) or pruned,
+// already_empty, skipped_live, skipped_blocked, skipped_locked (prune); Detail
+// says why.
+type RingOutcome struct {
+	Ring       string
+	Action     string
+	Outcome    string
+	Slot       int32 // -1 when the outcome names no slot
+	Generation int64
+	Detail     string
+}
+
+func ringOutcomes(rows []dbsqlc.AwaRingOutcome) []RingOutcome {
+	out := make([]RingOutcome, len(rows))
+	for i, r := range rows {
+		slot := int32(-1)
+		if r.Slot.Valid {
+			slot = r.Slot.Int32
+		}
+		out[i] = RingOutcome{Ring: r.Ring, Action: r.Action, Outcome: r.Outcome, Slot: slot,
+			Generation: r.Generation.Int64, Detail: r.Detail}
+	}
+	return out
+}
+
+// PromoteDueJobs makes up to max due scheduled/retryable jobs available.
+func (d *Driver) PromoteDueJobs(ctx context.Context, db DBTX, max int) ([]InsertedJob, error) {
+	rows, err := d.q.PromoteDueJobs(ctx, db, dbsqlc.PromoteDueJobsParams{Max: int32(max)})
+	if err != nil {
+		return nil, fmt.Errorf("promote due jobs: %w", mapError(err))
+	}
+	out := make([]InsertedJob, len(rows))
+	for i, r := range rows {
+		out[i] = insertedJob(r)
+	}
+	return out, nil
+}
+
+// RescueStaleClaims closes up to max attempts whose process stopped
+// heartbeating for staleness and routes them through retry.
+func (d *Driver) RescueStaleClaims(ctx context.Context, db DBTX, staleness time.Duration, max int) ([]Result, error) {
+	rows, err := d.q.RescueStaleClaims(ctx, db, dbsqlc.RescueStaleClaimsParams{
+		Staleness: pgtype.Interval{Microseconds: staleness.Microseconds(), Valid: true}, Max: int32(max),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("rescue stale claims: %w", mapError(err))
+	}
+	return results(rows), nil
+}
+
+// RescueExpiredDeadlines closes up to max attempts past their queue deadline
+// and routes them through retry.
+func (d *Driver) RescueExpiredDeadlines(ctx context.Context, db DBTX, max int) ([]Result, error) {
+	rows, err := d.q.RescueExpiredDeadlines(ctx, db, dbsqlc.RescueExpiredDeadlinesParams{Max: int32(max)})
+	if err != nil {
+		return nil, fmt.Errorf("rescue expired deadlines: %w", mapError(err))
+	}
+	return results(rows), nil
+}
+
+// RotateRing tries once to seal the ring's current slot.
+func (d *Driver) RotateRing(ctx context.Context, db DBTX, ring Ring) ([]RingOutcome, error) {
+	rows, err := d.q.RotateRing(ctx, db, dbsqlc.RotateRingParams{Ring: string(ring)})
+	if err != nil {
+		return nil, fmt.Errorf("rotate %s ring: %w", ring, mapError(err))
+	}
+	return ringOutcomes(rows), nil
+}
+
+// PruneRing tries once to truncate the ring's oldest sealed slot, waiting at
+// most lockTimeout for its locks.
+func (d *Driver) PruneRing(ctx context.Context, db DBTX, ring Ring, lockTimeout time.Duration) ([]RingOutcome, error) {
+	ms := lockTimeout.Milliseconds()
+	if ms < 1 {
+		ms = 1
+	}
+	rows, err := d.q.PruneRing(ctx, db, dbsqlc.PruneRingParams{Ring: string(ring), LockTimeoutMs: int32(ms)})
+	if err != nil {
+		return nil, fmt.Errorf("prune %s ring: %w", ring, mapError(err))
+	}
+	return ringOutcomes(rows), nil
+}
+
+// AcquireLeaderLease takes or renews the lease name for holder for ttl and
+// reports whether holder leads.
+func (d *Driver) AcquireLeaderLease(ctx context.Context, db DBTX, name string, holder [16]byte, ttl time.Duration) (bool, error) {
+	row, err := d.q.AcquireLeaderLease(ctx, db, dbsqlc.AcquireLeaderLeaseParams{
+		Name: name, Holder: uuid(holder), Ttl: pgtype.Interval{Microseconds: ttl.Microseconds(), Valid: true},
+	})
+	if err != nil {
+		return false, fmt.Errorf("acquire leader lease %q: %w", name, mapError(err))
+	}
+	return row.IsLeader, nil
+}
+
+// ReleaseLeaderLease gives the lease up if holder has it.
+func (d *Driver) ReleaseLeaderLease(ctx context.Context, db DBTX, name string, holder [16]byte) error {
+	if _, err := d.q.ReleaseLeaderLease(ctx, db, dbsqlc.ReleaseLeaderLeaseParams{Name: name, Holder: uuid(holder)}); err != nil {
+		return fmt.Errorf("release leader lease %q: %w", name, mapError(err))
+	}
+	return nil
+}

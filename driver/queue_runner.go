@@ -1,0 +1,194 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"time"
+)
+
+// queueRunner claims and runs the jobs of one queue. Permits are taken
+// before claiming, so every claimed job has a free slot; a claim asks for as
+// many jobs as there are free permits (up to the batch size).
+type queueRunner struct {
+	c       *Client
+	name    string
+	permits chan struct{} // one token per free slot
+	wake    chan struct{} // notification or freed slot after a full claim
+}
+
+func newQueueRunner(c *Client, name string, qc QueueConfig) *queueRunner {
+	q := &queueRunner{c: c, name: name, permits: make(chan struct{}, qc.MaxWorkers), wake: make(chan struct{}, 1)}
+	for i := 0; i < qc.MaxWorkers; i++ {
+		q.permits <- struct{}{}
+	}
+	return q
+}
+
+// notify wakes the fetch loop (non-blocking; one pending wake is enough).
+func (q *queueRunner) notify() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// fetchCooldown is how long a saturated queue waits for more slots to free
+// up before claiming, so claims stay batched under load.
+const fetchCooldown = 2 * time.Millisecond
+
+func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
+	cfg := q.c.cfg
+	poll := time.NewTicker(cfg.FetchPollInterval)
+	defer poll.Stop()
+	backlog := true // claim at once on start
+	errDelay := 100 * time.Millisecond
+
+	for {
+		if !backlog {
+			select {
+			case <-fetchCtx.Done():
+				return
+			case <-q.wake:
+			case <-poll.C:
+			}
+		}
+
+		// One permit at least, then as many more as are free.
+		select {
+		case <-fetchCtx.Done():
+			return
+		case <-q.permits:
+		}
+		n := 1 + q.takePermits(cfg.FetchBatchSize-1, backlog)
+
+		jobs, err := q.c.driver.Claim(fetchCtx, q.c.pool, q.name, n, cfg.InstanceID)
+		if err != nil {
+			q.releasePermits(n)
+			if fetchCtx.Err() != nil {
+				return
+			}
+			q.c.log.Warn("awa: Claim failed", slog.String("queue", q.name), slog.String("error", err.Error()))
+			select {
+			case <-fetchCtx.Done():
+				return
+			case <-time.After(errDelay):
+			}
+			errDelay = min(errDelay*2, 5*time.Second)
+			backlog = false
+			continue
+		}
+		errDelay = 100 * time.Millisecond
+		q.releasePermits(n - len(jobs))
+		for _, j := range jobs {
+			q.c.jobWG.Add(1)
+			go q.execute(workCtx, j)
+		}
+		backlog = len(jobs) == n
+	}
+}
+
+// takePermits takes up to max more free permits; under backlog it waits up to
+// fetchCooldown for slots that are about to free up.
+func (q *queueRunner) takePermits(max int, backlog bool) int {
+	got := 0
+	var deadline <-chan time.Time
+	if backlog {
+		t := time.NewTimer(fetchCooldown)
+		defer t.Stop()
+		deadline = t.C
+	}
+	for got < max {
+		if deadline == nil {
+			select {
+			case <-q.permits:
+				got++
+				continue
+			default:
+				return got
+			}
+		}
+		select {
+		case <-q.permits:
+			got++
+		case <-deadline:
+			deadline = nil
+		}
+	}
+	return got
+}
+
+func (q *queueRunner) releasePermits(n int) {
+	for i := 0; i < n; i++ {
+		q.permits <- struct{}{}
+	}
+}
+
+// execute runs one claimed job and hands its result to the completer.
+func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob) {
+	defer q.c.jobWG.Done()
+	defer func() { q.permits <- struct{}{} }()
+
+	res := q.runHandler(workCtx, j)
+	q.c.completer.add(res)
+}
+
+func (q *queueRunner) runHandler(workCtx context.Context, j ClaimedJob) finishReq {
+	cfg := q.c.cfg
+	row := &JobRow{
+		ID: j.JobID, Kind: j.Kind, Queue: j.Queue, Priority: int(j.Priority), Attempt: j.Attempt,
+		MaxAttempts: j.MaxAttempts, Tags: j.Tags, Metadata: j.Metadata, Errors: j.Errors,
+		CreatedAt: j.CreatedAt, RunAt: j.RunAt, ClaimedAt: j.ClaimedAt, RunLease: j.RunLease,
+	}
+	unit, ok := cfg.Workers.byKind[j.Kind]
+	if !ok {
+		return finishReq{action: actionFail, r: j.Receipt, msg: fmt.Sprintf("no worker registered for kind %q", j.Kind)}
+	}
+
+	timeout := cfg.JobTimeout
+	if unit.timeout != nil {
+		if d, ok := unit.timeout(row, j.Args); ok && d != 0 {
+			timeout = d
+		}
+	}
+	ctx, cancel := workCtx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		ctx, cancel = context.WithTimeout(workCtx, timeout)
+	}
+	defer cancel()
+
+	err := func() (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+			}
+		}()
+		return unit.run(ctx, row, j.Args)
+	}()
+
+	if err == nil {
+		return finishReq{action: actionComplete, r: j.Receipt}
+	}
+	if c, ok := asControl(err); ok {
+		switch c.action {
+		case "snooze":
+			return finishReq{action: actionSnooze, r: j.Receipt, at: time.Now().Add(c.after)}
+		case "cancel":
+			return finishReq{action: actionCancel, r: j.Receipt, msg: errString(c.err)}
+		default:
+			return finishReq{action: actionFail, r: j.Receipt, msg: errString(c.err)}
+		}
+	}
+	if ctx.Err() != nil && workCtx.Err() == nil {
+		err = fmt.Errorf("job timed out after %s: %w", timeout, err)
+	}
+	return finishReq{action: actionRetry, r: j.Receipt, msg: err.Error()}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

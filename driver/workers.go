@@ -1,0 +1,58 @@
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Workers maps job kinds to the workers that run them.
+type Workers struct {
+	byKind map[string]workUnit
+}
+
+// NewWorkers returns an empty registry.
+func NewWorkers() *Workers { return &Workers{byKind: map[string]workUnit{}} }
+
+// workUnit runs one claimed job of its kind: decode args, call the worker.
+type workUnit struct {
+	run     func(ctx context.Context, row *JobRow, args []byte) error
+	timeout func(row *JobRow, args []byte) (time.Duration, bool)
+}
+
+// AddWorker registers w for the kind of T. It panics when the kind is already
+// registered (a programming error, caught at start-up).
+func AddWorker[T JobArgs](ws *Workers, w Worker[T]) {
+	var zero T
+	kind := zero.Kind()
+	if _, dup := ws.byKind[kind]; dup {
+		panic(fmt.Sprintf("awa: worker for kind %q registered twice", kind))
+	}
+	decode := func(args []byte) (T, error) {
+		var v T
+		if err := json.Unmarshal(args, &v); err != nil {
+			return v, fmt.Errorf("decode args of kind %q: %w", kind, err)
+		}
+		return v, nil
+	}
+	unit := workUnit{
+		run: func(ctx context.Context, row *JobRow, args []byte) error {
+			v, err := decode(args)
+			if err != nil {
+				return JobFail(err)
+			}
+			return w.Work(ctx, &Job[T]{JobRow: row, Args: v})
+		},
+	}
+	if wt, ok := w.(WorkerTimeout[T]); ok {
+		unit.timeout = func(row *JobRow, args []byte) (time.Duration, bool) {
+			v, err := decode(args)
+			if err != nil {
+				return 0, false
+			}
+			return wt.Timeout(&Job[T]{JobRow: row, Args: v}), true
+		}
+	}
+	ws.byKind[kind] = unit
+}

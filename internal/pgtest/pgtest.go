@@ -1,0 +1,258 @@
+// Package pgtest gives Go tests a private, fully migrated awa database on the
+// PostgreSQL server named by AWA_TEST_DSN (`make test` and `make test/go` set it).
+//
+// The first NewDB/NewDBDSN call in a test binary makes sure a template database
+// exists: awa_tmpl_<hash>, where <hash> covers the embedded goose migrations
+// (package db), so a changed migration gets a new template. The template is
+// built once, under a session advisory lock on the server, by whichever test
+// binary gets there first; the others wait for it and reuse it. Every test then
+// gets its own clone (CREATE DATABASE ... TEMPLATE, about a tenth of a second),
+// dropped WITH (FORCE) when the test ends.
+//
+// Templates of older migration contents are left on the server; they are
+// plain databases (ALLOW_CONNECTIONS false, IS_TEMPLATE true) and can be
+// dropped by hand: ALTER DATABASE x IS_TEMPLATE false; DROP DATABASE x.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver for goose
+
+	"github.com/awa-queue/awa/db"
+)
+
+// EnvDSN names the environment variable holding the server DSN. The role must
+// be allowed to create databases (the dev server's postgres superuser is).
+const EnvDSN = "AWA_TEST_DSN"
+
+// templateLockKey is the session advisory lock that serializes template builds
+// across concurrent test binaries on one server.
+const templateLockKey int64 = 0x6177615f746d706c // "awa_tmpl"
+
+// DSN returns AWA_TEST_DSN, or fails the test when it is unset: the database
+// tests are part of the suite, never silently skipped.
+func DSN(t testing.TB) string {
+	t.Helper()
+	dsn := os.Getenv(EnvDSN)
+	if dsn == "" {
+		t.Fatalf("pgtest: %s is not set. Run `make test` (or `make test/go`), which provides a PostgreSQL server, "+
+			"or set %s to a PostgreSQL 15 DSN of a role that can create databases, e.g. "+
+			"postgres://postgres@127.0.0.1:5499/postgres?sslmode=disable", EnvDSN, EnvDSN)
+	}
+	return dsn
+}
+
+// NewDB returns a pool on a fresh database holding the migrated awa schema.
+// The pool is closed and the database dropped when the test ends. The pool has
+// pgxpool's default size; tests that need a fixed set of dedicated connections
+// can open them from pool.Config().ConnConfig.
+func NewDB(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	dsn := NewDBDSN(t)
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		t.Fatalf("pgtest: parse DSN: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatalf("pgtest: open pool: %v", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		t.Fatalf("pgtest: ping %s: %v", cfg.ConnConfig.Database, err)
+	}
+	t.Cleanup(pool.Close) // runs before the drop registered by NewDBDSN
+	return pool
+}
+
+// NewDBDSN creates a fresh migrated database like NewDB and returns its DSN
+// (AWA_TEST_DSN with the database replaced), for tests that hand a DSN to a
+// subprocess or open their own connections. The database is dropped WITH
+// (FORCE) when the test ends, so leftover connections do not block it.
+func NewDBDSN(t testing.TB) string {
+	t.Helper()
+	dsn := DSN(t)
+	tmpl, err := template(dsn)
+	if err != nil {
+		t.Fatalf("pgtest: template database: %v", err)
+	}
+
+	var rnd [4]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("awa_test_%d_%s", os.Getpid(), hex.EncodeToString(rnd[:]))
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatalf("pgtest: connect to %s: %v", EnvDSN, err)
+	}
+	defer admin.Close(context.Background())
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+ident(name)+" TEMPLATE "+ident(tmpl)); err != nil {
+		t.Fatalf("pgtest: create database %s from %s: %v", name, tmpl, err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		admin, err := pgx.Connect(ctx, dsn)
+		if err != nil {
+			t.Errorf("pgtest: drop %s: connect: %v", name, err)
+			return
+		}
+		defer admin.Close(context.Background())
+		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)"); err != nil {
+			t.Errorf("pgtest: drop database %s: %v", name, err)
+		}
+	})
+	return withDatabase(dsn, name)
+}
+
+var (
+	tmplOnce sync.Once
+	tmplName string
+	tmplErr  error
+)
+
+// template returns the name of the migrated template database, building it on
+// first use in this binary (at most once per server and migration content).
+func template(dsn string) (string, error) {
+	tmplOnce.Do(func() { tmplName, tmplErr = ensureTemplate(dsn) })
+	return tmplName, tmplErr
+}
+
+func ensureTemplate(dsn string) (string, error) {
+	sum, err := migrationsHash()
+	if err != nil {
+		return "", err
+	}
+	name := "awa_tmpl_" + sum
+	build := name + "_build"
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return "", fmt.Errorf("connect to %s: %w", EnvDSN, err)
+	}
+	defer admin.Close(context.Background())
+
+	// Session lock: released by the unlock below or when this connection ends,
+	// so a test binary that dies mid-build never wedges the others.
+	if _, err := admin.Exec(ctx, "SELECT pg_advisory_lock($1)", templateLockKey); err != nil {
+		return "", fmt.Errorf("template lock: %w", err)
+	}
+	defer admin.Exec(context.Background(), "SELECT pg_advisory_unlock($1)", templateLockKey)
+
+	var exists bool
+	if err := admin.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).
+		Scan(&exists); err != nil {
+		return "", err
+	}
+	if exists {
+		return name, nil // complete: it only gets its final name after migrating
+	}
+
+	// A build database left by a crashed binary is garbage: start over.
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(build)+" WITH (FORCE)"); err != nil {
+		return "", err
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+ident(build)+" TEMPLATE template0"); err != nil {
+		return "", err
+	}
+	if err := migrate(ctx, withDatabase(dsn, build)); err != nil {
+		return "", fmt.Errorf("migrate %s: %w", build, err)
+	}
+	// Rename needs the build database to have no sessions; the migration's
+	// backend may take a moment to exit after its client closed.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		_, err = admin.Exec(ctx, "ALTER DATABASE "+ident(build)+" RENAME TO "+ident(name))
+		var pgErr *pgconn.PgError
+		if err == nil || !errors.As(err, &pgErr) || pgErr.Code != "55006" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		return "", fmt.Errorf("rename %s: %w", build, err)
+	}
+	// Nobody may connect to the template: a session on it would make every
+	// CREATE DATABASE ... TEMPLATE fail.
+	if _, err := admin.Exec(ctx, "ALTER DATABASE "+ident(name)+" WITH IS_TEMPLATE true ALLOW_CONNECTIONS false"); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// migrate applies the embedded goose migrations (the production path:
+// db.Provider over database/sql with the pgx stdlib driver).
+func migrate(ctx context.Context, dsn string) error {
+	sqlDB, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return err
+	}
+	defer sqlDB.Close()
+	p, err := db.Provider(sqlDB)
+	if err != nil {
+		return err
+	}
+	_, err = p.Up(ctx)
+	return err
+}
+
+// migrationsHash is a short hex digest of the embedded migration files' names
+// and contents.
+func migrationsHash() (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(db.Migrations, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := db.Migrations.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", path, len(body))
+		h.Write(body)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("hash migrations: %w", err)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// withDatabase returns dsn with its database replaced by name. It handles URLs
+// (postgres://...) and keyword/value strings (a later dbname= wins).
+func withDatabase(dsn, name string) string {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		if u, err := url.Parse(dsn); err == nil {
+			u.Path = "/" + name
+			u.RawPath = ""
+			return u.String()
+		}
+	}
+	return dsn + " dbname=" + name
+}
+
+func ident(s string) string { return pgx.Identifier{s}.Sanitize() }

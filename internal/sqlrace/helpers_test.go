@@ -1,0 +1,267 @@
+// Package sqlrace holds concurrency and storage-contract tests of the awa SQL
+// functions: several real connections to a real PostgreSQL database (one fresh
+// database per test, from internal/pgtest), no mocks. Every write goes through
+// the public SQL functions, as a worker or the maintenance leader would issue it.
+package sqlrace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// testCtx is the deadline every test runs under, so a lock-up fails the test
+// with a message instead of hanging the package.
+func testCtx(t *testing.T, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// connect opens a dedicated connection to the pool's database (one backend
+// per simulated process). It is closed when the test ends.
+func connect(t *testing.T, ctx context.Context, pool *pgxpool.Pool) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.ConnectConfig(ctx, pool.Config().ConnConfig.Copy())
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
+// insertBatch inserts n jobs of kind "k" into queue with the given priority via
+// awa.insert_jobs and returns their ids in input order.
+func insertBatch(ctx context.Context, q rowQuerier, queue string, priority, n int) ([]int64, error) {
+	return collectIDs(q.Query(ctx, `
+		SELECT j.id FROM awa.insert_jobs(
+			array_fill('k'::text, ARRAY[$3::int]),
+			NULL,
+			array_fill(jsonb_build_object('queue', $1::text, 'priority', $2::int), ARRAY[$3::int])) AS j`,
+		queue, priority, n))
+}
+
+// insertMixed inserts one job per element of priorities (job i gets
+// priorities[i]) in one awa.insert_jobs call; ids come back in input order.
+func insertMixed(ctx context.Context, q rowQuerier, queue string, priorities []int32) ([]int64, error) {
+	return collectIDs(q.Query(ctx, `
+		SELECT j.id FROM awa.insert_jobs(
+			array_fill('k'::text, ARRAY[cardinality($2::int[])]),
+			NULL,
+			ARRAY(SELECT jsonb_build_object('queue', $1::text, 'priority', p)
+			      FROM unnest($2::int[]) WITH ORDINALITY AS u (p, o) ORDER BY o)) AS j`,
+		queue, priorities))
+}
+
+// insertOne inserts one job through awa.insert_job.
+func insertOne(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, queue string, priority int) (int64, error) {
+	var id int64
+	err := q.QueryRow(ctx, `SELECT j.id FROM awa.insert_job('k', '{}', jsonb_build_object('queue', $1::text, 'priority', $2::int)) AS j`,
+		queue, priority).Scan(&id)
+	return id, err
+}
+
+func collectIDs(rows pgx.Rows, err error) ([]int64, error) {
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
+}
+
+// claimed is the part of awa.claimed_job the tests need.
+type claimed struct {
+	ID        int64
+	RunLease  int64
+	ClaimSlot int32
+	ReceiptID int64
+	Priority  int16
+	Attempt   int32
+}
+
+type rowQuerier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// claim calls awa.claim_ready_runtime(queue, max, instance) and returns the
+// claimed jobs in the order the function returned them.
+func claim(ctx context.Context, q rowQuerier, queue string, max int, instance any) ([]claimed, error) {
+	rows, err := q.Query(ctx, `
+		SELECT c.id, c.run_lease, c.claim_slot, c.receipt_id, c.priority, c.attempt
+		FROM awa.claim_ready_runtime($1, $2, $3::uuid) AS c`, queue, max, instance)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (claimed, error) {
+		var c claimed
+		err := r.Scan(&c.ID, &c.RunLease, &c.ClaimSlot, &c.ReceiptID, &c.Priority, &c.Attempt)
+		return c, err
+	})
+}
+
+// finalized is one awa.finalize_result row.
+type finalized struct {
+	JobID    int64
+	RunLease int64
+	Outcome  string
+	State    *string
+}
+
+func (f finalized) String() string {
+	s := "<null>"
+	if f.State != nil {
+		s = *f.State
+	}
+	return fmt.Sprintf("job %d lease %d %s state %s", f.JobID, f.RunLease, f.Outcome, s)
+}
+
+// complete calls awa.complete_jobs for the given claims (one call).
+func complete(ctx context.Context, q rowQuerier, cs []claimed) ([]finalized, error) {
+	ids, leases, slots, receipts := receiptArrays(cs)
+	return collectFinalized(q.Query(ctx, `
+		SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text
+		FROM awa.complete_jobs($1::bigint[], $2::bigint[], $3::int[], $4::bigint[]) AS f`,
+		ids, leases, slots, receipts))
+}
+
+func receiptArrays(cs []claimed) (ids, leases []int64, slots []int32, receipts []int64) {
+	for _, c := range cs {
+		ids = append(ids, c.ID)
+		leases = append(leases, c.RunLease)
+		slots = append(slots, c.ClaimSlot)
+		receipts = append(receipts, c.ReceiptID)
+	}
+	return
+}
+
+func collectFinalized(rows pgx.Rows, err error) ([]finalized, error) {
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (finalized, error) {
+		var f finalized
+		err := r.Scan(&f.JobID, &f.RunLease, &f.Outcome, &f.State)
+		return f, err
+	})
+}
+
+// ringOutcome is one awa.ring_outcome row.
+type ringOutcome struct {
+	Ring, Action, Outcome string
+	Slot                  *int32
+	Generation            *int64
+	Detail                *string
+}
+
+func (o ringOutcome) String() string {
+	slot, det := "null", ""
+	if o.Slot != nil {
+		slot = fmt.Sprint(*o.Slot)
+	}
+	if o.Detail != nil {
+		det = *o.Detail
+	}
+	return fmt.Sprintf("%s %s %s slot %s (%s)", o.Ring, o.Action, o.Outcome, slot, det)
+}
+
+// ringOp runs awa.rotate_ring(ring) or awa.prune_ring(ring) as one autocommit
+// statement and returns its single outcome row.
+func ringOp(ctx context.Context, conn *pgx.Conn, action, ring string) (ringOutcome, error) {
+	fn := map[string]string{"rotate": "awa.rotate_ring($1)", "prune": "awa.prune_ring($1)"}[action]
+	if fn == "" {
+		return ringOutcome{}, fmt.Errorf("unknown ring action %q", action)
+	}
+	var o ringOutcome
+	err := conn.QueryRow(ctx, "SELECT o.ring, o.action, o.outcome, o.slot, o.generation, o.detail FROM "+fn+" AS o", ring).
+		Scan(&o.Ring, &o.Action, &o.Outcome, &o.Slot, &o.Generation, &o.Detail)
+	return o, err
+}
+
+// queueCount is one awa.queue_counts row.
+type queueCount struct {
+	Available, Running, Scheduled, Retryable, Completed, Cancelled, Failed, DLQ int64
+}
+
+func queueCounts(t *testing.T, ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, queue string) queueCount {
+	t.Helper()
+	var c queueCount
+	err := q.QueryRow(ctx, `
+		SELECT available, running, scheduled, retryable, completed, cancelled, failed, dlq
+		FROM awa.queue_counts($1)`, queue).
+		Scan(&c.Available, &c.Running, &c.Scheduled, &c.Retryable, &c.Completed, &c.Cancelled, &c.Failed, &c.DLQ)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return c
+	}
+	if err != nil {
+		t.Fatalf("awa.queue_counts(%q): %v", queue, err)
+	}
+	return c
+}
+
+// jobStates returns, per state, how many awa.jobs rows of queue are in it.
+func jobStates(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queue string) map[string]int64 {
+	t.Helper()
+	rows, err := pool.Query(ctx, `SELECT state::text, count(*) FROM awa.jobs WHERE queue = $1 GROUP BY 1`, queue)
+	if err != nil {
+		t.Fatalf("awa.jobs: %v", err)
+	}
+	out := map[string]int64{}
+	var s string
+	var n int64
+	_, err = pgx.ForEachRow(rows, []any{&s, &n}, func() error { out[s] = n; return nil })
+	if err != nil {
+		t.Fatalf("awa.jobs: %v", err)
+	}
+	return out
+}
+
+// errOnce collects the first error of many goroutines and cancels the rest.
+type errOnce struct {
+	mu     sync.Mutex
+	err    error
+	cancel context.CancelFunc
+}
+
+func (e *errOnce) set(format string, args ...any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.err == nil {
+		e.err = fmt.Errorf(format, args...)
+		e.cancel()
+	}
+}
+
+func (e *errOnce) get() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
+}
+
+// sortedKeys returns the keys of m in ascending order (stable failure output).
+func sortedKeys[V any](m map[int64]V) []int64 {
+	out := make([]int64, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// firstN formats at most n elements of xs.
+func firstN[T any](xs []T, n int) string {
+	if len(xs) <= n {
+		return fmt.Sprint(xs)
+	}
+	return fmt.Sprintf("%v ... (%d in all)", xs[:n], len(xs))
+}

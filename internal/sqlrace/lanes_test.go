@@ -1,0 +1,240 @@
+package sqlrace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/awa-queue/awa/internal/pgtest"
+)
+
+// Deterministic reproductions of lane-order and lane-lock behaviour that the
+// concurrent tests can only hit by chance.
+
+// TestClaimReturnsPriorityOrderAcrossReadySlots: awa.claim_ready_runtime
+// promises "highest priority (1) first". A claim that draws from two ready
+// slots must still return the priority-1 job before the priority-2 job.
+func TestClaimReturnsPriorityOrderAcrossReadySlots(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	pool := pgtest.NewDB(t)
+	conn := connect(t, ctx, pool)
+
+	low, err := insertOne(ctx, conn, "q", 2) // ready slot 0
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err := ringOp(ctx, conn, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
+		t.Fatalf("rotate_ring(queue): %v, %v", o, err)
+	}
+	high, err := insertOne(ctx, conn, "q", 1) // ready slot 1
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := claim(ctx, conn, "q", 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != high || got[1].ID != low {
+		t.Fatalf("claim_ready_runtime('q', 2) returned %s; want job %d (priority 1) then job %d (priority 2)",
+			describeClaims(got), high, low)
+	}
+}
+
+// TestClaimReturnsLaneOrderAcrossRingWrap: within one lane claims come out in
+// lane (FIFO) order, also when the lane's ready rows sit in the last queue
+// slot and, after the ring wrapped, in slot 0.
+func TestClaimReturnsLaneOrderAcrossRingWrap(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	pool := pgtest.NewDB(t)
+	conn := connect(t, ctx, pool)
+
+	var slots int
+	if err := conn.QueryRow(ctx, `SELECT slot_count FROM awa.ring_config WHERE ring = 'queue'`).Scan(&slots); err != nil {
+		t.Fatal(err)
+	}
+	// Walk the cursor to the last slot: traffic in another queue, rotate, prune.
+	for i := 0; i < slots-1; i++ {
+		if _, err := insertOne(ctx, conn, "filler", 2); err != nil {
+			t.Fatal(err)
+		}
+		got, err := claim(ctx, conn, "filler", 10, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := complete(ctx, conn, got); err != nil {
+			t.Fatal(err)
+		}
+		if o, err := ringOp(ctx, conn, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
+			t.Fatalf("rotate_ring(queue) #%d: %v, %v", i+1, o, err)
+		}
+		if o, err := ringOp(ctx, conn, "prune", "queue"); err != nil || o.Outcome != "pruned" {
+			t.Fatalf("prune_ring(queue) #%d: %v, %v", i+1, o, err)
+		}
+	}
+	first, err := insertOne(ctx, conn, "q", 2) // last slot
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err := ringOp(ctx, conn, "rotate", "queue"); err != nil || o.Outcome != "rotated" || *o.Slot != 0 {
+		t.Fatalf("rotate_ring(queue) to wrap to slot 0: %v, %v", o, err)
+	}
+	second, err := insertOne(ctx, conn, "q", 2) // slot 0
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := claim(ctx, conn, "q", 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != first || got[1].ID != second {
+		t.Fatalf("claim_ready_runtime('q', 2) returned %s; want lane order: job %d (inserted first, ready slot %d) then job %d (ready slot 0)",
+			describeClaims(got), first, slots-1, second)
+	}
+}
+
+// TestProducerTransactionsWithSeveralInsertsDoNotDeadlock: two producer
+// transactions, each enqueuing one job into each of two lanes of a queue
+// (lanes already exist) with separate awa.insert_job calls, in opposite
+// priority order. Both must commit.
+func TestProducerTransactionsWithSeveralInsertsDoNotDeadlock(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	pool := pgtest.NewDB(t)
+	for _, prio := range []int{1, 2} { // create both lanes up front
+		if _, err := insertOne(ctx, pool, "q", prio); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c1, c2 := connect(t, ctx, pool), connect(t, ctx, pool)
+	tx1, err := c1.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx2, err := c2.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := insertOne(ctx, tx1, "q", 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := insertOne(ctx, tx2, "q", 2); err != nil {
+		t.Fatal(err)
+	}
+	err1 := make(chan error, 1)
+	go func() { _, err := insertOne(ctx, tx1, "q", 2); err1 <- err }()
+	waitForLockWait(t, ctx, pool, c1.PgConn().PID())
+	_, err2 := insertOne(ctx, tx2, "q", 1)
+	e1 := <-err1
+	if err2 == nil {
+		err2 = tx2.Commit(ctx)
+	}
+	if e1 == nil {
+		e1 = tx1.Commit(ctx)
+	}
+	if e1 != nil || err2 != nil {
+		t.Fatalf("two producer transactions inserting into lanes (q,1),(q,2) and (q,2),(q,1): tx1 %v; tx2 %v; want both to commit",
+			describeErr(e1), describeErr(err2))
+	}
+}
+
+// TestSingleInsertTransactionsDoNotDeadlockOnLaneCreation: two transactions
+// that each make ONE awa.insert_jobs call (the documented safe way: lanes are
+// locked in (queue, priority) order inside the call) while new lanes are being
+// created. T1 inserts priorities {1 (new lane), 2 (existing)}, T2 inserts
+// {2 (existing), 3 (new lane)}. A third session briefly holds the lane lock of
+// the lane T1 is creating, so T1 is caught holding the queue's lane-creation
+// lock while T2 holds lane 2 and needs the creation lock. Both must commit.
+func TestSingleInsertTransactionsDoNotDeadlockOnLaneCreation(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	pool := pgtest.NewDB(t)
+	if _, err := insertOne(ctx, pool, "q", 2); err != nil { // lane (q, 2) exists
+		t.Fatal(err)
+	}
+	var nextLane int64
+	if err := pool.QueryRow(ctx, `SELECT last_value + 1 FROM awa.lane_id_seq`).Scan(&nextLane); err != nil {
+		t.Fatal(err)
+	}
+	hold := connect(t, ctx, pool)
+	// The lane lock T1 will take right after creating lane (q, 1) (see
+	// awa._append_ready: pg_advisory_xact_lock(1096237313, lane_id)).
+	if _, err := hold.Exec(ctx, `SELECT pg_advisory_lock(1096237313, $1::int)`, nextLane); err != nil {
+		t.Fatal(err)
+	}
+
+	c1, c2 := connect(t, ctx, pool), connect(t, ctx, pool)
+	run := func(c *pgx.Conn, prios []int32) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			tx, err := c.Begin(ctx)
+			if err == nil {
+				_, err = insertMixed(ctx, tx, "q", prios)
+				if err == nil {
+					err = tx.Commit(ctx)
+				} else {
+					tx.Rollback(ctx)
+				}
+			}
+			done <- err
+		}()
+		return done
+	}
+	done1 := run(c1, []int32{1, 2})
+	waitForLockWait(t, ctx, pool, c1.PgConn().PID()) // T1 created lane (q,1), waits for its lane lock
+	done2 := run(c2, []int32{2, 3})
+	waitForLockWait(t, ctx, pool, c2.PgConn().PID()) // T2 holds lane (q,2), waits to create (q,3)
+	if _, err := hold.Exec(ctx, `SELECT pg_advisory_unlock(1096237313, $1::int)`, nextLane); err != nil {
+		t.Fatal(err)
+	}
+	e1, e2 := <-done1, <-done2
+	if e1 != nil || e2 != nil {
+		t.Fatalf("single-call producer transactions during lane creation: T1 (priorities 1 new, 2) %v; T2 (priorities 2, 3 new) %v; want both to commit",
+			describeErr(e1), describeErr(e2))
+	}
+}
+
+// waitForLockWait waits until backend pid is blocked on a lock.
+func waitForLockWait(t *testing.T, ctx context.Context, pool interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, pid uint32) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var waiting bool
+		if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE pid = $1 AND NOT granted)`, int32(pid)).
+			Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("backend %d never blocked on a lock", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func describeErr(err error) string {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return fmt.Sprintf("failed: %s (SQLSTATE %s)", pgErr.Message, pgErr.Code)
+	}
+	if err != nil {
+		return "failed: " + err.Error()
+	}
+	return "committed"
+}
+
+func describeClaims(cs []claimed) string {
+	s := "["
+	for i, c := range cs {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("job %d priority %d", c.ID, c.Priority)
+	}
+	return s + "]"
+}

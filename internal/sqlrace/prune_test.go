@@ -1,0 +1,406 @@
+package sqlrace
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/awa-queue/awa/internal/pgtest"
+)
+
+// TestPruneRacingClaimsNeverRemovesALiveJob: two producers (about one
+// transaction in six rolled back) and three claimers run while a maintenance
+// connection loops rotate_ring/prune_ring over the queue and claim rings as
+// fast as it can, each call its own autocommit statement. Claimers sometimes
+// hold a claimed batch open (claimed, not finalized) for up to ~120 ms, and
+// complete a batch in one or two calls (in either order). Asserts: every
+// committed job is claimed once and completed (applied) exactly once, no
+// completion is stale, no rolled-back job is ever claimed, prune really
+// truncated slots of both rings under load, and at the end awa.queue_counts
+// shows 0 available and 0 running.
+func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
+	const (
+		queue     = "q"
+		producers = 2
+		txPerProd = 80
+		claimers  = 3
+		perClaim  = 20
+	)
+	ctx := testCtx(t, 90*time.Second)
+	pool := pgtest.NewDB(t)
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fail := &errOnce{cancel: cancel}
+
+	var (
+		mu         sync.Mutex
+		committed  = map[int64]bool{}
+		rolledBack = map[int64]bool{}
+		claims     = map[int64][]claimed{}
+		applied    = map[int64]int{}
+		stale      []finalized
+	)
+	var producing, claiming atomic.Int32
+	producing.Store(producers)
+	claiming.Store(claimers)
+	var wg sync.WaitGroup
+
+	for p := 0; p < producers; p++ {
+		conn := connect(t, ctx, pool)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer producing.Add(-1)
+			rng := rand.New(rand.NewPCG(seed, uint64(p)))
+			for n := 0; n < txPerProd && runCtx.Err() == nil; n++ {
+				tx, err := conn.Begin(runCtx)
+				if err != nil {
+					fail.set("producer %d: begin: %v", p, err)
+					return
+				}
+				ids, err := insertBatch(runCtx, tx, queue, 1+rng.IntN(2), 5+rng.IntN(26))
+				if err != nil {
+					fail.set("producer %d: insert_jobs: %v", p, err)
+					return
+				}
+				time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
+				rollback := rng.IntN(6) == 0
+				if rollback {
+					err = tx.Rollback(runCtx)
+				} else {
+					err = tx.Commit(runCtx)
+				}
+				if err != nil {
+					fail.set("producer %d: end transaction: %v", p, err)
+					return
+				}
+				mu.Lock()
+				for _, id := range ids {
+					if rollback {
+						rolledBack[id] = true
+					} else {
+						committed[id] = true
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+
+	for c := 0; c < claimers; c++ {
+		conn := connect(t, ctx, pool)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer claiming.Add(-1)
+			rng := rand.New(rand.NewPCG(seed, 100+uint64(c)))
+			for runCtx.Err() == nil {
+				done := producing.Load() == 0
+				got, err := claim(runCtx, conn, queue, perClaim, nil)
+				if err != nil {
+					fail.set("claimer %d: claim_ready_runtime: %v", c, err)
+					return
+				}
+				if len(got) == 0 {
+					if done {
+						return
+					}
+					time.Sleep(time.Millisecond)
+					continue
+				}
+				mu.Lock()
+				for _, g := range got {
+					claims[g.ID] = append(claims[g.ID], g)
+				}
+				mu.Unlock()
+				if rng.IntN(5) == 0 { // held open across maintenance ticks
+					time.Sleep(time.Duration(30+rng.IntN(90)) * time.Millisecond)
+				}
+				parts := [][]claimed{got}
+				if len(got) > 1 && rng.IntN(2) == 0 {
+					k := 1 + rng.IntN(len(got)-1)
+					parts = [][]claimed{got[k:], got[:k]} // later receipts first
+				}
+				for _, part := range parts {
+					res, err := complete(runCtx, conn, part)
+					if err != nil {
+						fail.set("claimer %d: complete_jobs: %v", c, err)
+						return
+					}
+					mu.Lock()
+					for _, r := range res {
+						if r.Outcome == "applied" {
+							applied[r.JobID]++
+						} else {
+							stale = append(stale, r)
+						}
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+
+	outcomes := map[string]int{}
+	var pruned = map[string]map[int32]int{"queue": {}, "claim": {}}
+	maint := connect(t, ctx, pool)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for runCtx.Err() == nil && claiming.Load() > 0 {
+			for _, step := range [][2]string{{"rotate", "queue"}, {"prune", "queue"}, {"rotate", "claim"}, {"prune", "claim"}} {
+				o, err := ringOp(runCtx, maint, step[0], step[1])
+				if err != nil {
+					fail.set("maintenance: %s_ring(%s): %v", step[0], step[1], err)
+					return
+				}
+				outcomes[o.Ring+" "+o.Action+" "+o.Outcome]++
+				if o.Outcome == "pruned" {
+					pruned[o.Ring][*o.Slot]++
+				}
+			}
+		}
+	}()
+	wg.Wait()
+	if err := fail.get(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("maintenance outcomes: %v", outcomes)
+	t.Logf("pruned slots: %v", pruned)
+
+	// Anything left? (Nothing should be: the claimers stopped on an empty claim
+	// after the producers were done.)
+	drain := connect(t, ctx, pool)
+	if left, err := claim(ctx, drain, queue, 1000, nil); err != nil || len(left) != 0 {
+		t.Errorf("after the run a claim returned %d jobs (err %v), want 0", len(left), err)
+	}
+
+	if len(stale) > 0 {
+		t.Errorf("%d completions were stale (nothing rescues or cancels in this test): %s", len(stale), firstN(stale, 10))
+	}
+	for _, id := range sortedKeys(rolledBack) {
+		if len(claims[id]) > 0 {
+			t.Errorf("rolled-back job %d was claimed: %v", id, claims[id])
+		}
+	}
+	lost := 0
+	for _, id := range sortedKeys(committed) {
+		switch {
+		case len(claims[id]) == 0:
+			lost++
+			if lost <= 20 {
+				t.Errorf("committed job %d was never claimed", id)
+			}
+		case len(claims[id]) > 1:
+			t.Errorf("job %d claimed %d times: %v", id, len(claims[id]), claims[id])
+		}
+		if applied[id] != 1 && len(claims[id]) > 0 {
+			t.Errorf("job %d completed (applied) %d times, want exactly 1", id, applied[id])
+		}
+	}
+	if lost > 0 {
+		t.Errorf("%d of %d committed jobs were never claimed", lost, len(committed))
+	}
+	t.Logf("%d jobs committed, %d rolled back, %d completed", len(committed), len(rolledBack), len(applied))
+	if len(rolledBack) == 0 {
+		t.Errorf("no producer transaction rolled back: the test did not exercise rollbacks")
+	}
+
+	const minPruned = 3
+	for _, ring := range []string{"queue", "claim"} {
+		if n := outcomes[ring+" prune pruned"]; n < minPruned {
+			t.Errorf("%s ring: prune reported 'pruned' %d times, want at least %d (the race did not happen)", ring, n, minPruned)
+		}
+	}
+
+	qc := queueCounts(t, ctx, pool, queue)
+	if qc.Available != 0 || qc.Running != 0 || qc.Scheduled != 0 || qc.Retryable != 0 || qc.Failed != 0 || qc.Cancelled != 0 {
+		t.Errorf("awa.queue_counts(%q) = %+v, want 0 available and 0 running (and nothing scheduled, retryable, failed or cancelled)", queue, qc)
+	}
+	st := jobStates(t, ctx, pool, queue)
+	for s, n := range st {
+		if s != "completed" {
+			t.Errorf("awa.jobs shows %d %s jobs in %q, want only completed ones", n, s, queue)
+		}
+	}
+}
+
+// TestPruneSkipsSlotWithOpenClaim: one job is claimed and left open while other
+// jobs flow and both rings are rotated and pruned many times. Prune must keep
+// reporting skipped_live for the ready slot and the claim slot holding that
+// attempt (never truncate them), the open job must still complete (applied)
+// afterwards, and then those slots are pruned.
+func TestPruneSkipsSlotWithOpenClaim(t *testing.T) {
+	const queue = "q"
+	ctx := testCtx(t, 60*time.Second)
+	pool := pgtest.NewDB(t)
+	conn := connect(t, ctx, pool)
+
+	mustInsert := func(n int) {
+		t.Helper()
+		if _, err := insertBatch(ctx, conn, queue, 2, n); err != nil {
+			t.Fatalf("insert_jobs: %v", err)
+		}
+	}
+	mustInsert(1)
+	open, err := claim(ctx, conn, queue, 1, nil)
+	if err != nil || len(open) != 1 {
+		t.Fatalf("claim of the open job: %v, %v", open, err)
+	}
+	var openReadySlot int32
+	if err := conn.QueryRow(ctx, `SELECT ready_slot FROM awa.ready_entries WHERE job_id = $1`, open[0].ID).
+		Scan(&openReadySlot); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("open job %d: ready slot %d, claim slot %d", open[0].ID, openReadySlot, open[0].ClaimSlot)
+
+	liveSlot := map[string]int32{"queue": openReadySlot, "claim": open[0].ClaimSlot}
+	skippedLive := map[string]int{}
+	outcomes := map[string]int{}
+	tick := func(phase string) {
+		t.Helper()
+		for _, ring := range []string{"queue", "claim"} {
+			for _, action := range []string{"rotate", "prune"} {
+				o, err := ringOp(ctx, conn, action, ring)
+				if err != nil {
+					t.Fatalf("%s: %s_ring(%s): %v", phase, action, ring, err)
+				}
+				outcomes[phase+": "+o.Ring+" "+o.Action+" "+o.Outcome]++
+				if action != "prune" || phase != "open" {
+					continue
+				}
+				if o.Slot != nil && *o.Slot == liveSlot[ring] {
+					if o.Outcome != "skipped_live" {
+						t.Fatalf("%s ring: prune of slot %d holding the open attempt of job %d gave %v, want skipped_live",
+							ring, liveSlot[ring], open[0].ID, o)
+					}
+					skippedLive[ring]++
+				}
+			}
+		}
+	}
+
+	// Many rotations with traffic, enough to wrap both rings (16 and 8 slots).
+	for i := 0; i < 40; i++ {
+		mustInsert(3)
+		got, err := claim(ctx, conn, queue, 10, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := complete(ctx, conn, got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if r.Outcome != "applied" {
+				t.Fatalf("completing traffic job: %v", r)
+			}
+		}
+		tick("open")
+	}
+	for _, ring := range []string{"queue", "claim"} {
+		if skippedLive[ring] < 5 {
+			t.Errorf("%s ring: prune reported skipped_live for slot %d only %d times over 40 ticks", ring, liveSlot[ring], skippedLive[ring])
+		}
+	}
+	var state string
+	if err := conn.QueryRow(ctx, `SELECT state::text FROM awa.jobs WHERE id = $1`, open[0].ID).Scan(&state); err != nil {
+		t.Fatalf("open job %d is gone from awa.jobs: %v", open[0].ID, err)
+	}
+	if state != "running" {
+		t.Errorf("open job %d is %s after the rotations, want running", open[0].ID, state)
+	}
+
+	res, err := complete(ctx, conn, open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || res[0].Outcome != "applied" {
+		t.Fatalf("completing the open job after %d rotations gave %v, want applied", 40, res)
+	}
+
+	// Now everything is closed: the rings drain completely.
+	prunedSlots := map[string]map[int32]bool{"queue": {}, "claim": {}}
+	for i := 0; i < 100; i++ {
+		idle := true
+		for _, ring := range []string{"queue", "claim"} {
+			r, err := ringOp(ctx, conn, "rotate", ring)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := ringOp(ctx, conn, "prune", ring)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch p.Outcome {
+			case "pruned":
+				prunedSlots[ring][*p.Slot] = true
+			case "already_empty":
+			default:
+				t.Fatalf("after completing everything, %v", p)
+			}
+			idle = idle && r.Outcome == "skipped_idle" && p.Outcome == "already_empty"
+		}
+		if idle {
+			break
+		}
+	}
+	for _, ring := range []string{"queue", "claim"} {
+		if !prunedSlots[ring][liveSlot[ring]] {
+			t.Errorf("%s ring: slot %d was never pruned after the open job completed (pruned %v)", ring, liveSlot[ring], prunedSlots[ring])
+		}
+	}
+	if n := ringRows(t, ctx, conn); n != "" {
+		t.Errorf("ring tables still hold rows after draining: %s", n)
+	}
+	t.Logf("outcomes: %v", outcomes)
+}
+
+// ringRows describes the non-empty ring child tables ("" when all are empty).
+func ringRows(t *testing.T, ctx context.Context, conn *pgx.Conn) string {
+	t.Helper()
+	rels := ringChildren(t, ctx, conn)
+	var parts []string
+	for _, rel := range rels {
+		var n int64
+		if err := conn.QueryRow(ctx, "SELECT count(*) FROM awa."+pgx.Identifier{rel}.Sanitize()).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", rel, n))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// ringPattern matches the ring child tables (one per parent and slot).
+const ringPattern = `^(ready_entries|ready_tombstones|done_entries|receipt_completion_batches|lease_claim_batches|lease_claim_closures|leases)_[0-9]+$`
+
+func ringChildren(t *testing.T, ctx context.Context, conn *pgx.Conn) []string {
+	t.Helper()
+	rows, err := conn.Query(ctx, `
+		SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = 'awa' AND c.relkind = 'r' AND c.relname ~ $1
+		ORDER BY c.relname`, ringPattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rels, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rels) != 16*4+8*2+8 {
+		t.Fatalf("found %d ring child tables, want %d (16 queue slots x 4, 8 claim x 2, 8 lease x 1)", len(rels), 16*4+8*2+8)
+	}
+	return rels
+}

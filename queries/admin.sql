@@ -1,0 +1,18 @@
+-- Operator surfaces.
+
+-- name: QueueCounts :many
+SELECT * FROM awa.queue_counts(sqlc.narg(queue)::text);
+
+-- name: CancelJob :many
+SELECT * FROM awa.cancel_job(sqlc.arg(job_id)::bigint, sqlc.narg(reason)::text, sqlc.narg(now)::timestamptz);
+
+-- name: ConfigureQueue :one
+SELECT * FROM awa.configure_queue(sqlc.arg(queue)::text, sqlc.arg(opts)::jsonb);
+
+-- name: RetryDLQJob :one
+SELECT * FROM awa.retry_dlq_job(sqlc.arg(job_id)::bigint, sqlc.narg(run_at)::timestamptz,
+                                sqlc.narg(now)::timestamptz);
+
+-- name: PurgeDLQ :many
+SELECT * FROM awa.purge_dlq(sqlc.narg(queue)::text, sqlc.narg(failed_before)::timestamptz,
+                            sqlc.narg(job_ids)::bigint[], sqlc.arg(max)::int);

@@ -1,0 +1,24 @@
+-- Maintenance: what the elected leader calls on its tickers.
+
+-- name: PromoteDueJobs :many
+SELECT * FROM awa.promote_due_jobs(sqlc.arg(max)::int, sqlc.narg(now)::timestamptz);
+
+-- name: RescueStaleClaims :many
+SELECT * FROM awa.rescue_stale_claims(sqlc.arg(staleness)::interval, sqlc.arg(max)::int,
+                                      sqlc.narg(now)::timestamptz);
+
+-- name: RescueExpiredDeadlines :many
+SELECT * FROM awa.rescue_expired_deadlines(sqlc.arg(max)::int, sqlc.narg(now)::timestamptz);
+
+-- name: RotateRing :many
+SELECT * FROM awa.rotate_ring(sqlc.arg(ring)::text, sqlc.narg(now)::timestamptz);
+
+-- name: PruneRing :many
+SELECT * FROM awa.prune_ring(sqlc.arg(ring)::text, sqlc.arg(lock_timeout_ms)::int);
+
+-- name: AcquireLeaderLease :one
+SELECT * FROM awa.acquire_leader_lease(sqlc.arg(name)::text, sqlc.arg(holder)::uuid, sqlc.arg(ttl)::interval,
+                                       sqlc.narg(now)::timestamptz);
+
+-- name: ReleaseLeaderLease :many
+SELECT * FROM awa.release_leader_lease(sqlc.arg(name)::text, sqlc.arg(holder)::uuid);

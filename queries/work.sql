@@ -1,0 +1,38 @@
+-- Claim and finalize: what a worker calls. Every finalizer takes the attempt's
+-- (job_id, run_lease) and receipt (claim_slot, receipt_id) as parallel arrays.
+
+-- name: ClaimReadyRuntime :many
+SELECT * FROM awa.claim_ready_runtime(sqlc.arg(queue)::text, sqlc.arg(max)::int,
+                                      sqlc.narg(instance_id)::uuid, sqlc.narg(now)::timestamptz);
+
+-- name: CompleteJobs :many
+SELECT * FROM awa.complete_jobs(sqlc.arg(job_ids)::bigint[], sqlc.arg(run_leases)::bigint[],
+                                sqlc.arg(claim_slots)::int[], sqlc.arg(receipt_ids)::bigint[],
+                                sqlc.narg(now)::timestamptz);
+
+-- name: RetryJobs :many
+SELECT * FROM awa.retry_jobs(sqlc.arg(job_ids)::bigint[], sqlc.arg(run_leases)::bigint[],
+                             sqlc.arg(claim_slots)::int[], sqlc.arg(receipt_ids)::bigint[],
+                             sqlc.arg(errors)::text[], sqlc.narg(retry_at)::timestamptz[],
+                             sqlc.narg(now)::timestamptz);
+
+-- name: SnoozeJobs :many
+SELECT * FROM awa.snooze_jobs(sqlc.arg(job_ids)::bigint[], sqlc.arg(run_leases)::bigint[],
+                              sqlc.arg(claim_slots)::int[], sqlc.arg(receipt_ids)::bigint[],
+                              sqlc.arg(run_at)::timestamptz[], sqlc.narg(now)::timestamptz);
+
+-- name: CancelJobs :many
+SELECT * FROM awa.cancel_jobs(sqlc.arg(job_ids)::bigint[], sqlc.arg(run_leases)::bigint[],
+                              sqlc.arg(claim_slots)::int[], sqlc.arg(receipt_ids)::bigint[],
+                              sqlc.narg(reasons)::text[], sqlc.narg(now)::timestamptz);
+
+-- name: FailJobs :many
+SELECT * FROM awa.fail_jobs(sqlc.arg(job_ids)::bigint[], sqlc.arg(run_leases)::bigint[],
+                            sqlc.arg(claim_slots)::int[], sqlc.arg(receipt_ids)::bigint[],
+                            sqlc.arg(errors)::text[], sqlc.narg(now)::timestamptz);
+
+-- name: HeartbeatInstance :one
+SELECT * FROM awa.heartbeat_instance(sqlc.arg(instance_id)::uuid, sqlc.narg(now)::timestamptz);
+
+-- name: ListenQueues :exec
+SELECT awa.listen_queues(sqlc.arg(queues)::text[]);

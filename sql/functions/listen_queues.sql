@@ -1,0 +1,22 @@
+-- awa.listen_queues(queues): makes the calling session LISTEN on each queue's
+-- channel ("awa:<queue>"), where inserts and promotions notify when claimable
+-- work appears. Takes effect when the calling transaction commits (at once
+-- in autocommit). Session state: use a dedicated connection, not one shared
+-- through a transaction-mode pooler (polling covers that case).
+-- Errors: AW002 a NULL or invalid queue name.
+CREATE FUNCTION awa.listen_queues(p_queues text[])
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_queue text;
+BEGIN
+    FOREACH v_queue IN ARRAY coalesce(p_queues, ARRAY[]::text[]) LOOP
+        IF v_queue IS NULL OR length(v_queue) NOT BETWEEN 1 AND 50 OR v_queue !~ '^[A-Za-z0-9_.:-]+$' THEN
+            RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
+                coalesce(quote_literal(v_queue), 'null') USING ERRCODE = 'AW002';
+        END IF;
+        EXECUTE format('LISTEN %I', 'awa:' || v_queue);
+    END LOOP;
+END;
+$$;

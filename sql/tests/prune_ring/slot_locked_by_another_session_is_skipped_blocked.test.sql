@@ -1,0 +1,38 @@
+-- When another session holds a lock on the slot's child table (a long
+-- reader), prune gives up after lock_timeout_ms: skipped_blocked, nothing
+-- truncated, lock_timeout restored; a later prune succeeds. A second session
+-- is opened with dblink.
+begin;
+select plan(7);
+
+create extension if not exists dblink;
+select * from awa.insert_job('prune.k', '{}', '{"queue": "nq"}');
+create temp table c as select * from awa.claim_ready_runtime('nq', 1, null, now());
+select * from awa.complete_jobs(array[(select id from c)], array[(select run_lease from c)],
+                                array[(select claim_slot from c)], array[(select receipt_id from c)], now());
+select * from awa.rotate_ring('queue', now());
+
+select lives_ok(
+  $$select dblink_connect('awa_other', format('host=%s port=%s dbname=%s user=%s',
+        coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
+        current_setting('port'), current_database(), current_user))$$,
+  'a second session connects (fixture)');
+select lives_ok(
+  $$select dblink_exec('awa_other', 'begin; lock table awa.ready_entries_0 in access share mode')$$,
+  'the second session holds a read lock on awa.ready_entries_0 (fixture)');
+
+select results_eq(
+  $$select ring, outcome, slot, generation, detail from awa.prune_ring('queue', 20)$$,
+  $$values ('queue'::text, 'skipped_blocked'::text, 0, 1::bigint, 'awa.ready_entries_0 not locked within 20 ms'::text)$$,
+  'prune reports skipped_blocked naming the table it could not lock');
+select is((select count(*)::int from awa.ready_entries_0), 1, 'nothing was truncated');
+select is(current_setting('lock_timeout'), '0', 'lock_timeout is restored');
+
+select dblink_exec('awa_other', 'rollback');
+select dblink_disconnect('awa_other');
+
+select is((select outcome from awa.prune_ring('queue', 20)), 'pruned', 'once the reader is gone the slot is pruned');
+select is((select count(*)::int from awa.ready_entries_0), 0, 'awa.ready_entries_0 is empty');
+
+select * from finish();
+rollback;
