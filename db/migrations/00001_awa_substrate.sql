@@ -215,6 +215,12 @@ CREATE TABLE awa.leader_outcome (
     expires_at timestamptz NOT NULL,
     CHECK (false)
 );
+
+-- Internal: the claim batch written for one ready slot in a claim call.
+CREATE TYPE awa._slot_batch AS (
+    ready_slot int,
+    batch_id   bigint
+);
 -- +goose StatementEnd
 
 -- source: sql/substrate/20_queue_ring.sql
@@ -469,10 +475,14 @@ COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage p
 -- +goose StatementBegin
 -- awa._append_ready(jobs, now): appends jobs as ready rows in the current queue
 -- slot, in array order within each lane, and notifies each queue's channel.
--- Locks: per lane, in (queue, priority) order, an advisory transaction lock
--- (1096237313, lane_id) held until commit, so a later lane position can never
--- become visible while an earlier one could still commit. Positions come from
--- the lane's sequence, reserved as one range per lane.
+-- Locks: every lane is resolved (created on a queue's first use) before any
+-- lane lock is taken; then per lane, in lane_id order, an advisory transaction
+-- lock (1096237313, lane_id) held until commit, so a later lane position can
+-- never become visible while an earlier one could still commit. Positions come
+-- from the lane's sequence, reserved as one range per lane.
+-- A transaction that inserts into several lanes in separate calls, in an
+-- order that differs from another concurrent transaction's, can deadlock
+-- (40P01): insert into several lanes in one call, or in a fixed order.
 -- Called by awa.insert_jobs, awa.promote_due_jobs and awa.retry_dlq_job.
 CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
 RETURNS void
@@ -481,26 +491,29 @@ AS $$
 DECLARE
     v_slot  int := awa._current_slot('queue');
     v_group record;
-    v_lane  awa.queue_lanes;
+    v_lanes awa.queue_lanes[] := '{}';
     v_first bigint;
 BEGIN
+    FOR v_group IN SELECT DISTINCT j.queue, j.priority FROM unnest(p_jobs) AS j LOOP
+        v_lanes := v_lanes || awa._lane(v_group.queue, v_group.priority);
+    END LOOP;
+
     FOR v_group IN
-        SELECT j.queue, j.priority, count(*) AS n
-        FROM unnest(p_jobs) AS j
-        GROUP BY j.queue, j.priority
-        ORDER BY j.queue, j.priority
+        SELECT l.lane_id, l.lane_seq, l.queue, l.priority,
+               (SELECT count(*) FROM unnest(p_jobs) AS j WHERE j.queue = l.queue AND j.priority = l.priority) AS n
+        FROM unnest(v_lanes) AS l
+        ORDER BY l.lane_id
     LOOP
-        v_lane := awa._lane(v_group.queue, v_group.priority);
-        PERFORM pg_advisory_xact_lock(1096237313, v_lane.lane_id);
-        v_first := nextval(v_lane.lane_seq);
+        PERFORM pg_advisory_xact_lock(1096237313, v_group.lane_id);
+        v_first := nextval(v_group.lane_seq);
         IF v_group.n > 1 THEN
-            PERFORM setval(v_lane.lane_seq, v_first + v_group.n - 1);
+            PERFORM setval(v_group.lane_seq, v_first + v_group.n - 1);
         END IF;
 
         INSERT INTO awa.ready_entries (
             ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
             queue, kind, args, tags, metadata, errors, created_at, run_at)
-        SELECT v_slot, v_lane.lane_id, v_first + row_number() OVER (ORDER BY j.ord) - 1,
+        SELECT v_slot, v_group.lane_id, v_first + row_number() OVER (ORDER BY j.ord) - 1,
                j.job_id, j.run_lease, j.attempt, j.max_attempts, j.priority,
                j.queue, j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at, j.run_at
         FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
@@ -696,10 +709,13 @@ $$;
 
 -- source: sql/functions/_lane.sql
 -- +goose StatementBegin
--- awa._lane(queue, priority): the lane of (queue, priority), created on first
--- use with its position sequence and its claim head.
+-- awa._lane(queue, priority): the lane of (queue, priority). The first use of
+-- a queue creates all four of its lanes (priorities 1..4) at once, each with
+-- its position sequence and claim head, so a queue's lanes are created in one
+-- transaction, once.
 -- Locks: on creation only, an advisory transaction lock per queue name
--- (1096237316, hashtext(queue)) so concurrent first producers create it once.
+-- (1096237316, hashtext(queue)). Callers resolve every lane they need before
+-- taking any lane lock, so waiting here never closes a cycle with lane locks.
 -- Idempotent. Called by awa._append_ready.
 CREATE FUNCTION awa._lane(p_queue text, p_priority smallint)
 RETURNS awa.queue_lanes
@@ -720,12 +736,16 @@ BEGIN
         RETURN v_lane;
     END IF;
 
-    v_id := nextval('awa.lane_id_seq');
-    EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_seq_' || v_id);
-    INSERT INTO awa.queue_lanes (lane_id, queue, priority, lane_seq)
-    VALUES (v_id, p_queue, p_priority, format('awa.%I', 'lane_seq_' || v_id)::regclass)
-    RETURNING * INTO v_lane;
-    INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+    FOR v_priority IN 1 .. 4 LOOP
+        CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes WHERE queue = p_queue AND priority = v_priority);
+        v_id := nextval('awa.lane_id_seq');
+        EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_seq_' || v_id);
+        INSERT INTO awa.queue_lanes (lane_id, queue, priority, lane_seq)
+        VALUES (v_id, p_queue, v_priority, format('awa.%I', 'lane_seq_' || v_id)::regclass);
+        INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+    END LOOP;
+
+    SELECT * INTO v_lane FROM awa.queue_lanes WHERE queue = p_queue AND priority = p_priority;
     RETURN v_lane;
 END;
 $$;
@@ -792,10 +812,15 @@ BEGIN
                    WHEN coalesce(m.dlq_enabled, false) THEN 'dlq'
                    ELSE 'failed'
                END AS dest,
-               coalesce(p_run_ats[c.ord],
-                        p_now + make_interval(secs => least(power(r.attempt + 1, 4), 86400)
-                                                      * (1 + (abs(hashint8(c.job_id + c.run_lease)) % 100) / 1000.0)
-                                                      + 1)) AS next_run_at
+               CASE
+                   WHEN p_run_ats[c.ord] IS NOT NULL THEN p_run_ats[c.ord]
+                   WHEN p_action = 'retry' AND r.attempt + 1 < r.max_attempts THEN
+                       -- backoff: attempt^4 + 1 seconds, plus up to 10% jitter, capped at a day
+                       p_now + make_interval(secs => least(
+                           (power(r.attempt + 1, 4) + 1)
+                               * (1 + ((hashint8(c.job_id + c.run_lease) & 2147483647) % 100) / 1000.0),
+                           86400))
+               END AS next_run_at
         FROM unnest(p_closed) AS c
         JOIN awa.ready_entries r
           ON r.lane_id = c.lane_id AND r.lane_seq = c.lane_seq AND r.ready_slot = c.ready_slot
@@ -1229,8 +1254,9 @@ $$;
 -- Locks: each non-empty lane's claim head row FOR UPDATE, in priority order,
 -- so concurrent claimers of a lane take turns and never share a job. An empty
 -- lane whose sequence is ahead of its cursor (positions reserved by producers
--- that rolled back) is advanced past the gap, but only when the lane's producer
--- lock is free, i.e. no producer can still commit there.
+-- that rolled back, or jobs cancelled while available) is advanced past them,
+-- but only when the lane's producer lock is free, i.e. no producer can still
+-- commit there. Cancelled (tombstoned) jobs are never returned.
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024.
 -- Called by workers (the Go driver) and by any SQL client.
 CREATE FUNCTION awa.claim_ready_runtime(
@@ -1249,11 +1275,9 @@ DECLARE
     v_last        bigint;
     v_got         awa.ready_entries[];
     v_rows        awa.ready_entries[] := '{}';
-    v_spent       bigint[];
     v_claim_slot  int;
     v_deadline_at timestamptz;
-    v_ready_slot  int;
-    v_batch       bigint;
+    v_batches     awa._slot_batch[];
 BEGIN
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
@@ -1268,42 +1292,45 @@ BEGIN
         WHERE l.queue = p_queue
         ORDER BY l.priority
     LOOP
-        -- Unlocked probe: skip empty lanes without touching their head row.
+        -- Unlocked probe: skip lanes with nothing claimable without touching
+        -- their head row.
         IF NOT EXISTS (SELECT 1 FROM awa.ready_entries r
-                       WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq) THEN
+                       WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq
+                         AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                                         WHERE t.ready_slot = r.ready_slot AND t.lane_id = r.lane_id
+                                           AND t.lane_seq = r.lane_seq)) THEN
             v_last := pg_sequence_last_value(v_lane.lane_seq);
             IF v_last > v_lane.claim_seq AND pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
                 -- No producer holds the lane, so every reserved position up to
-                -- v_last is committed or gone; none is visible, so all are gone.
+                -- v_last is committed or gone; none is claimable (rolled back, or
+                -- tombstoned), so the cursor can pass them all.
                 v_last := pg_sequence_last_value(v_lane.lane_seq);
                 UPDATE awa.queue_claim_heads h SET claim_seq = v_last
                 WHERE h.lane_id = v_lane.lane_id AND h.claim_seq < v_last
                   AND NOT EXISTS (SELECT 1 FROM awa.ready_entries r
-                                  WHERE r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq);
+                                  WHERE r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
+                                    AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                                                    WHERE t.ready_slot = r.ready_slot AND t.lane_id = r.lane_id
+                                                      AND t.lane_seq = r.lane_seq));
             END IF;
             CONTINUE;
         END IF;
 
         SELECT h.claim_seq INTO v_cursor FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane.lane_id FOR UPDATE;
 
+        -- Rows cancelled while available (tombstoned) are skipped; the cursor
+        -- moves to the last row taken, past any tombstoned rows before it.
         v_got := ARRAY(
             SELECT r FROM awa.ready_entries r
             WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cursor
+              AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                              WHERE t.ready_slot = r.ready_slot AND t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
             ORDER BY r.lane_seq
             LIMIT p_max - cardinality(v_rows));
         CONTINUE WHEN cardinality(v_got) = 0;
 
         UPDATE awa.queue_claim_heads SET claim_seq = v_got[cardinality(v_got)].lane_seq
         WHERE lane_id = v_lane.lane_id;
-
-        -- Cancelled while available: the cursor passes them, nobody runs them.
-        v_spent := ARRAY(
-            SELECT t.lane_seq FROM awa.ready_tombstones t
-            WHERE t.lane_id = v_lane.lane_id AND t.lane_seq > v_cursor
-              AND t.lane_seq <= v_got[cardinality(v_got)].lane_seq);
-        IF cardinality(v_spent) > 0 THEN
-            v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
-        END IF;
 
         v_rows := v_rows || v_got;
         EXIT WHEN cardinality(v_rows) >= p_max;
@@ -1316,27 +1343,30 @@ BEGIN
     v_claim_slot := awa._current_slot('claim');
     SELECT v_now + m.deadline INTO v_deadline_at FROM awa.queue_meta m WHERE m.queue = p_queue;
 
-    FOR v_ready_slot IN SELECT DISTINCT r.ready_slot FROM unnest(v_rows) AS r ORDER BY 1 LOOP
-        v_batch := nextval('awa.claim_batch_id_seq');
+    -- One compact claim batch per ready slot drawn from; then the jobs in claim
+    -- order (priority, then lane position), each with its batch's receipt.
+    v_batches := ARRAY(
+        SELECT ROW(s.ready_slot, nextval('awa.claim_batch_id_seq'))::awa._slot_batch
+        FROM (SELECT DISTINCT r.ready_slot FROM unnest(v_rows) AS r ORDER BY 1) AS s);
 
-        INSERT INTO awa.lease_claim_batches (
-            claim_slot, batch_id, ready_slot, queue, claimed_at, instance_id, deadline_at,
-            job_ids, run_leases, lane_ids, lane_seqs)
-        SELECT v_claim_slot, v_batch, v_ready_slot, p_queue, v_now, p_instance_id, v_deadline_at,
-               array_agg(r.job_id ORDER BY r.ordinality), array_agg(r.run_lease + 1 ORDER BY r.ordinality),
-               array_agg(r.lane_id ORDER BY r.ordinality), array_agg(r.lane_seq ORDER BY r.ordinality)
-        FROM unnest(v_rows) WITH ORDINALITY AS r
-        WHERE r.ready_slot = v_ready_slot;
+    INSERT INTO awa.lease_claim_batches (
+        claim_slot, batch_id, ready_slot, queue, claimed_at, instance_id, deadline_at,
+        job_ids, run_leases, lane_ids, lane_seqs)
+    SELECT v_claim_slot, b.batch_id, b.ready_slot, p_queue, v_now, p_instance_id, v_deadline_at,
+           array_agg(r.job_id ORDER BY r.ordinality), array_agg(r.run_lease + 1 ORDER BY r.ordinality),
+           array_agg(r.lane_id ORDER BY r.ordinality), array_agg(r.lane_seq ORDER BY r.ordinality)
+    FROM unnest(v_rows) WITH ORDINALITY AS r
+    JOIN unnest(v_batches) AS b ON b.ready_slot = r.ready_slot
+    GROUP BY b.ready_slot, b.batch_id;
 
-        RETURN QUERY
-        SELECT r.job_id, r.run_lease + 1, v_claim_slot,
-               v_batch * 1024 + row_number() OVER (ORDER BY r.ordinality) - 1,
-               r.kind, r.queue, r.priority, r.args, r.attempt + 1, r.max_attempts,
-               r.tags, r.metadata, r.errors, r.created_at, r.run_at, v_now, v_deadline_at
-        FROM unnest(v_rows) WITH ORDINALITY AS r
-        WHERE r.ready_slot = v_ready_slot
-        ORDER BY r.ordinality;
-    END LOOP;
+    RETURN QUERY
+    SELECT r.job_id, r.run_lease + 1, v_claim_slot,
+           b.batch_id * 1024 + row_number() OVER (PARTITION BY r.ready_slot ORDER BY r.ordinality) - 1,
+           r.kind, r.queue, r.priority, r.args, r.attempt + 1, r.max_attempts,
+           r.tags, r.metadata, r.errors, r.created_at, r.run_at, v_now, v_deadline_at
+    FROM unnest(v_rows) WITH ORDINALITY AS r
+    JOIN unnest(v_batches) AS b ON b.ready_slot = r.ready_slot
+    ORDER BY r.ordinality;
 END;
 $$;
 -- +goose StatementEnd
@@ -2087,8 +2117,8 @@ $$;
 -- awa.retry_jobs(job_ids, run_leases, claim_slots, receipt_ids, errors, retry_at, now):
 -- records a failed attempt of each claimed job. The error is appended to the
 -- job's errors; the job becomes retryable at retry_at[i] (or, when retry_at or
--- its element is NULL, after the backoff attempt^4 seconds plus up to 10%
--- jitter, capped at a day) and is promoted when due. A job whose attempts are
+-- its element is NULL, after the backoff of attempt^4 + 1 seconds plus up to
+-- 10% jitter, capped at a day) and is promoted when due. A job whose attempts are
 -- exhausted (attempt >= max_attempts) fails instead, into the DLQ when its
 -- queue has the DLQ on. Stale items are reported and change nothing.
 -- Errors: AW010 (see awa._finalize). Called by workers for handler errors.

@@ -22,7 +22,7 @@ import (
 // deletes a row of a ring child table, so they hold no dead tuples. The figures
 // come from pg_stat_user_tables after the work connections closed (a backend
 // flushes its statistics when it exits) and the counts settled. The control
-// tables' figures are logged. Then rotate+prune of both rings, repeated until
+// tables' figures (queue_claim_heads, ring_rotations, ...) are logged. Then rotate+prune of both rings, repeated until
 // idle, must truncate every slot that held rows, leaving all ring children
 // empty.
 func TestDeadTupleContract(t *testing.T) {
@@ -167,6 +167,9 @@ func TestDeadTupleContract(t *testing.T) {
 	for _, name := range names {
 		s := stats[name]
 		if !ring.MatchString(name) {
+			if s == (tableStats{}) && name != "queue_claim_heads" {
+				continue // untouched (result-shape tables, backlog, DLQ, ...)
+			}
 			t.Logf("control/backlog table %-28s ins %6d upd %6d (hot %6d) del %6d live %6d dead %6d",
 				name, s.ins, s.upd, s.hotUpd, s.del, s.live, s.dead)
 			continue

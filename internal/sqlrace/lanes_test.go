@@ -101,7 +101,13 @@ func TestClaimReturnsLaneOrderAcrossRingWrap(t *testing.T) {
 // transactions, each enqueuing one job into each of two lanes of a queue
 // (lanes already exist) with separate awa.insert_job calls, in opposite
 // priority order. Both must commit.
-func TestProducerTransactionsWithSeveralInsertsDoNotDeadlock(t *testing.T) {
+// Lane locks are held until commit (that is what keeps a later lane position
+// from committing before an earlier one). Two transactions that insert into
+// the same two lanes in opposite orders, in separate calls, therefore
+// deadlock: the documented contract (docs/storage.md, "Known limits") is that
+// PostgreSQL breaks the cycle with 40P01, exactly one transaction fails, the
+// other commits, and the failed one's jobs never existed.
+func TestProducerTransactionsInOppositeLaneOrderDeadlockCleanly(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	pool := pgtest.NewDB(t)
 	for _, prio := range []int{1, 2} { // create both lanes up front
@@ -118,26 +124,65 @@ func TestProducerTransactionsWithSeveralInsertsDoNotDeadlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := insertOne(ctx, tx1, "q", 1); err != nil {
+	a1, err := insertOne(ctx, tx1, "q", 1)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := insertOne(ctx, tx2, "q", 2); err != nil {
+	a2, err := insertOne(ctx, tx2, "q", 2)
+	if err != nil {
 		t.Fatal(err)
 	}
-	err1 := make(chan error, 1)
-	go func() { _, err := insertOne(ctx, tx1, "q", 2); err1 <- err }()
+	type res struct {
+		id  int64
+		err error
+	}
+	r1 := make(chan res, 1)
+	go func() { id, err := insertOne(ctx, tx1, "q", 2); r1 <- res{id, err} }()
 	waitForLockWait(t, ctx, pool, c1.PgConn().PID())
-	_, err2 := insertOne(ctx, tx2, "q", 1)
-	e1 := <-err1
-	if err2 == nil {
-		err2 = tx2.Commit(ctx)
+	b2, err2 := insertOne(ctx, tx2, "q", 1)
+	got1 := <-r1
+	b1, err1 := got1.id, got1.err
+
+	var committed, lost []int64
+	switch {
+	case err1 == nil && err2 != nil:
+		if !isDeadlock(err2) {
+			t.Fatalf("tx2 failed with %v, want 40P01", describeErr(err2))
+		}
+		if err := tx1.Commit(ctx); err != nil {
+			t.Fatalf("the surviving tx1 does not commit: %v", err)
+		}
+		_ = tx2.Rollback(ctx)
+		committed, lost = []int64{a1, b1}, []int64{a2}
+	case err2 == nil && err1 != nil:
+		if !isDeadlock(err1) {
+			t.Fatalf("tx1 failed with %v, want 40P01", describeErr(err1))
+		}
+		if err := tx2.Commit(ctx); err != nil {
+			t.Fatalf("the surviving tx2 does not commit: %v", err)
+		}
+		_ = tx1.Rollback(ctx)
+		committed, lost = []int64{a2, b2}, []int64{a1}
+	default:
+		t.Fatalf("want exactly one transaction to fail with 40P01: tx1 %v; tx2 %v", describeErr(err1), describeErr(err2))
 	}
-	if e1 == nil {
-		e1 = tx1.Commit(ctx)
+	for _, id := range committed {
+		var n int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM awa.jobs WHERE id = $1 AND state = 'available'`, id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 1 {
+			t.Fatalf("committed job %d is not available (%d rows)", id, n)
+		}
 	}
-	if e1 != nil || err2 != nil {
-		t.Fatalf("two producer transactions inserting into lanes (q,1),(q,2) and (q,2),(q,1): tx1 %v; tx2 %v; want both to commit",
-			describeErr(e1), describeErr(err2))
+	for _, id := range lost {
+		var n int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM awa.jobs WHERE id = $1`, id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Fatalf("job %d of the failed transaction exists (%d rows)", id, n)
+		}
 	}
 }
 
@@ -151,27 +196,32 @@ func TestProducerTransactionsWithSeveralInsertsDoNotDeadlock(t *testing.T) {
 func TestSingleInsertTransactionsDoNotDeadlockOnLaneCreation(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	pool := pgtest.NewDB(t)
-	if _, err := insertOne(ctx, pool, "q", 2); err != nil { // lane (q, 2) exists
+	if _, err := insertOne(ctx, pool, "b", 1); err != nil { // queue b and its lanes exist
 		t.Fatal(err)
 	}
-	var nextLane int64
-	if err := pool.QueryRow(ctx, `SELECT last_value + 1 FROM awa.lane_id_seq`).Scan(&nextLane); err != nil {
+	var laneB1 int64
+	if err := pool.QueryRow(ctx, `SELECT lane_id FROM awa.queue_lanes WHERE queue = 'b' AND priority = 1`).Scan(&laneB1); err != nil {
 		t.Fatal(err)
 	}
 	hold := connect(t, ctx, pool)
-	// The lane lock T1 will take right after creating lane (q, 1) (see
-	// awa._append_ready: pg_advisory_xact_lock(1096237313, lane_id)).
-	if _, err := hold.Exec(ctx, `SELECT pg_advisory_lock(1096237313, $1::int)`, nextLane); err != nil {
+	// Hold lane (b, 1)'s producer lock (awa._append_ready takes
+	// pg_advisory_xact_lock(1096237313, lane_id)), so T1 stops there after
+	// creating queue a's lanes, still holding a's creation lock.
+	if _, err := hold.Exec(ctx, `SELECT pg_advisory_lock(1096237313, $1::int)`, laneB1); err != nil {
 		t.Fatal(err)
 	}
 
 	c1, c2 := connect(t, ctx, pool), connect(t, ctx, pool)
-	run := func(c *pgx.Conn, prios []int32) <-chan error {
+	run := func(c *pgx.Conn, queues []string, prios []int32) <-chan error {
 		done := make(chan error, 1)
 		go func() {
 			tx, err := c.Begin(ctx)
 			if err == nil {
-				_, err = insertMixed(ctx, tx, "q", prios)
+				_, err = tx.Exec(ctx, `SELECT * FROM awa.insert_jobs(
+					array_fill('k'::text, ARRAY[cardinality($1::text[])]), NULL,
+					ARRAY(SELECT jsonb_build_object('queue', q, 'priority', p)
+					      FROM unnest($1::text[], $2::int[]) WITH ORDINALITY AS u (q, p, o) ORDER BY o))`,
+					queues, prios)
 				if err == nil {
 					err = tx.Commit(ctx)
 				} else {
@@ -182,17 +232,24 @@ func TestSingleInsertTransactionsDoNotDeadlockOnLaneCreation(t *testing.T) {
 		}()
 		return done
 	}
-	done1 := run(c1, []int32{1, 2})
-	waitForLockWait(t, ctx, pool, c1.PgConn().PID()) // T1 created lane (q,1), waits for its lane lock
-	done2 := run(c2, []int32{2, 3})
-	waitForLockWait(t, ctx, pool, c2.PgConn().PID()) // T2 holds lane (q,2), waits to create (q,3)
-	if _, err := hold.Exec(ctx, `SELECT pg_advisory_unlock(1096237313, $1::int)`, nextLane); err != nil {
+	done1 := run(c1, []string{"a", "b"}, []int32{1, 1})
+	waitForLockWait(t, ctx, pool, c1.PgConn().PID()) // T1 created queue a, waits for lane (b, 1)
+	done2 := run(c2, []string{"b", "a"}, []int32{1, 2})
+	waitForLockWait(t, ctx, pool, c2.PgConn().PID()) // T2 waits for queue a's creation lock, holding no lane lock
+	if _, err := hold.Exec(ctx, `SELECT pg_advisory_unlock(1096237313, $1::int)`, laneB1); err != nil {
 		t.Fatal(err)
 	}
 	e1, e2 := <-done1, <-done2
 	if e1 != nil || e2 != nil {
-		t.Fatalf("single-call producer transactions during lane creation: T1 (priorities 1 new, 2) %v; T2 (priorities 2, 3 new) %v; want both to commit",
+		t.Fatalf("single-call producer transactions during queue creation: T1 (a new, b) %v; T2 (b, a new) %v; want both to commit",
 			describeErr(e1), describeErr(e2))
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM awa.jobs WHERE state = 'available'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 5 {
+		t.Fatalf("%d available jobs, want 5 (1 + 2 + 2)", n)
 	}
 }
 
@@ -237,4 +294,9 @@ func describeClaims(cs []claimed) string {
 		s += fmt.Sprintf("job %d priority %d", c.ID, c.Priority)
 	}
 	return s + "]"
+}
+
+func isDeadlock(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "40P01"
 }

@@ -17,7 +17,9 @@ import (
 // connection, insert into the four priority lanes of one queue in small
 // transactions (one insert_jobs call with mixed priorities, or one insert_job),
 // holding each transaction open a little and rolling back about one in
-// four on purpose, while one claimer claims and completes. Asserts:
+// four on purpose, while one claimer claims and completes. The lanes do not
+// exist at the start, so the first producers also race lane creation (see
+// TestSingleInsertTransactionsDoNotDeadlockOnLaneCreation). Asserts:
 //   - no committed job is lost: each is claimed exactly once;
 //   - no rolled-back job ever appears (in a claim or in awa.jobs);
 //   - lane order: the jobs of one producer in one lane are claimed in the order

@@ -16,7 +16,8 @@ import (
 )
 
 // TestPruneRacingClaimsNeverRemovesALiveJob: two producers (about one
-// transaction in six rolled back) and three claimers run while a maintenance
+// transaction in six rolled back, some held open for 20-60 ms so that other
+// producers wait on the lane lock across a rotation) and three claimers run while a maintenance
 // connection loops rotate_ring/prune_ring over the queue and claim rings as
 // fast as it can, each call its own autocommit statement. Claimers sometimes
 // hold a claimed batch open (claimed, not finalized) for up to ~120 ms, and
@@ -29,7 +30,7 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 	const (
 		queue     = "q"
 		producers = 2
-		txPerProd = 80
+		txPerProd = 150
 		claimers  = 3
 		perClaim  = 20
 	)
@@ -73,7 +74,11 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 					fail.set("producer %d: insert_jobs: %v", p, err)
 					return
 				}
-				time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
+				hold := time.Duration(rng.IntN(2000)) * time.Microsecond
+				if rng.IntN(15) == 0 { // hold the lane locks across rotations
+					hold = time.Duration(20+rng.IntN(40)) * time.Millisecond
+				}
+				time.Sleep(hold)
 				rollback := rng.IntN(6) == 0
 				if rollback {
 					err = tx.Rollback(runCtx)
@@ -152,7 +157,7 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 	}
 
 	outcomes := map[string]int{}
-	var pruned = map[string]map[int32]int{"queue": {}, "claim": {}}
+	pruned := map[string]map[int32]int{"queue": {}, "claim": {}}
 	maint := connect(t, ctx, pool)
 	wg.Add(1)
 	go func() {

@@ -39,10 +39,15 @@ BEGIN
                    WHEN coalesce(m.dlq_enabled, false) THEN 'dlq'
                    ELSE 'failed'
                END AS dest,
-               coalesce(p_run_ats[c.ord],
-                        p_now + make_interval(secs => least(power(r.attempt + 1, 4), 86400)
-                                                      * (1 + (abs(hashint8(c.job_id + c.run_lease)) % 100) / 1000.0)
-                                                      + 1)) AS next_run_at
+               CASE
+                   WHEN p_run_ats[c.ord] IS NOT NULL THEN p_run_ats[c.ord]
+                   WHEN p_action = 'retry' AND r.attempt + 1 < r.max_attempts THEN
+                       -- backoff: attempt^4 + 1 seconds, plus up to 10% jitter, capped at a day
+                       p_now + make_interval(secs => least(
+                           (power(r.attempt + 1, 4) + 1)
+                               * (1 + ((hashint8(c.job_id + c.run_lease) & 2147483647) % 100) / 1000.0),
+                           86400))
+               END AS next_run_at
         FROM unnest(p_closed) AS c
         JOIN awa.ready_entries r
           ON r.lane_id = c.lane_id AND r.lane_seq = c.lane_seq AND r.ready_slot = c.ready_slot

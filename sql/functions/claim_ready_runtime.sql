@@ -9,8 +9,9 @@
 -- Locks: each non-empty lane's claim head row FOR UPDATE, in priority order,
 -- so concurrent claimers of a lane take turns and never share a job. An empty
 -- lane whose sequence is ahead of its cursor (positions reserved by producers
--- that rolled back) is advanced past the gap, but only when the lane's producer
--- lock is free, i.e. no producer can still commit there.
+-- that rolled back, or jobs cancelled while available) is advanced past them,
+-- but only when the lane's producer lock is free, i.e. no producer can still
+-- commit there. Cancelled (tombstoned) jobs are never returned.
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024.
 -- Called by workers (the Go driver) and by any SQL client.
 CREATE FUNCTION awa.claim_ready_runtime(
@@ -29,11 +30,9 @@ DECLARE
     v_last        bigint;
     v_got         awa.ready_entries[];
     v_rows        awa.ready_entries[] := '{}';
-    v_spent       bigint[];
     v_claim_slot  int;
     v_deadline_at timestamptz;
-    v_ready_slot  int;
-    v_batch       bigint;
+    v_batches     awa._slot_batch[];
 BEGIN
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
@@ -48,42 +47,45 @@ BEGIN
         WHERE l.queue = p_queue
         ORDER BY l.priority
     LOOP
-        -- Unlocked probe: skip empty lanes without touching their head row.
+        -- Unlocked probe: skip lanes with nothing claimable without touching
+        -- their head row.
         IF NOT EXISTS (SELECT 1 FROM awa.ready_entries r
-                       WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq) THEN
+                       WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq
+                         AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                                         WHERE t.ready_slot = r.ready_slot AND t.lane_id = r.lane_id
+                                           AND t.lane_seq = r.lane_seq)) THEN
             v_last := pg_sequence_last_value(v_lane.lane_seq);
             IF v_last > v_lane.claim_seq AND pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
                 -- No producer holds the lane, so every reserved position up to
-                -- v_last is committed or gone; none is visible, so all are gone.
+                -- v_last is committed or gone; none is claimable (rolled back, or
+                -- tombstoned), so the cursor can pass them all.
                 v_last := pg_sequence_last_value(v_lane.lane_seq);
                 UPDATE awa.queue_claim_heads h SET claim_seq = v_last
                 WHERE h.lane_id = v_lane.lane_id AND h.claim_seq < v_last
                   AND NOT EXISTS (SELECT 1 FROM awa.ready_entries r
-                                  WHERE r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq);
+                                  WHERE r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
+                                    AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                                                    WHERE t.ready_slot = r.ready_slot AND t.lane_id = r.lane_id
+                                                      AND t.lane_seq = r.lane_seq));
             END IF;
             CONTINUE;
         END IF;
 
         SELECT h.claim_seq INTO v_cursor FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane.lane_id FOR UPDATE;
 
+        -- Rows cancelled while available (tombstoned) are skipped; the cursor
+        -- moves to the last row taken, past any tombstoned rows before it.
         v_got := ARRAY(
             SELECT r FROM awa.ready_entries r
             WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cursor
+              AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                              WHERE t.ready_slot = r.ready_slot AND t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
             ORDER BY r.lane_seq
             LIMIT p_max - cardinality(v_rows));
         CONTINUE WHEN cardinality(v_got) = 0;
 
         UPDATE awa.queue_claim_heads SET claim_seq = v_got[cardinality(v_got)].lane_seq
         WHERE lane_id = v_lane.lane_id;
-
-        -- Cancelled while available: the cursor passes them, nobody runs them.
-        v_spent := ARRAY(
-            SELECT t.lane_seq FROM awa.ready_tombstones t
-            WHERE t.lane_id = v_lane.lane_id AND t.lane_seq > v_cursor
-              AND t.lane_seq <= v_got[cardinality(v_got)].lane_seq);
-        IF cardinality(v_spent) > 0 THEN
-            v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
-        END IF;
 
         v_rows := v_rows || v_got;
         EXIT WHEN cardinality(v_rows) >= p_max;
@@ -96,26 +98,29 @@ BEGIN
     v_claim_slot := awa._current_slot('claim');
     SELECT v_now + m.deadline INTO v_deadline_at FROM awa.queue_meta m WHERE m.queue = p_queue;
 
-    FOR v_ready_slot IN SELECT DISTINCT r.ready_slot FROM unnest(v_rows) AS r ORDER BY 1 LOOP
-        v_batch := nextval('awa.claim_batch_id_seq');
+    -- One compact claim batch per ready slot drawn from; then the jobs in claim
+    -- order (priority, then lane position), each with its batch's receipt.
+    v_batches := ARRAY(
+        SELECT ROW(s.ready_slot, nextval('awa.claim_batch_id_seq'))::awa._slot_batch
+        FROM (SELECT DISTINCT r.ready_slot FROM unnest(v_rows) AS r ORDER BY 1) AS s);
 
-        INSERT INTO awa.lease_claim_batches (
-            claim_slot, batch_id, ready_slot, queue, claimed_at, instance_id, deadline_at,
-            job_ids, run_leases, lane_ids, lane_seqs)
-        SELECT v_claim_slot, v_batch, v_ready_slot, p_queue, v_now, p_instance_id, v_deadline_at,
-               array_agg(r.job_id ORDER BY r.ordinality), array_agg(r.run_lease + 1 ORDER BY r.ordinality),
-               array_agg(r.lane_id ORDER BY r.ordinality), array_agg(r.lane_seq ORDER BY r.ordinality)
-        FROM unnest(v_rows) WITH ORDINALITY AS r
-        WHERE r.ready_slot = v_ready_slot;
+    INSERT INTO awa.lease_claim_batches (
+        claim_slot, batch_id, ready_slot, queue, claimed_at, instance_id, deadline_at,
+        job_ids, run_leases, lane_ids, lane_seqs)
+    SELECT v_claim_slot, b.batch_id, b.ready_slot, p_queue, v_now, p_instance_id, v_deadline_at,
+           array_agg(r.job_id ORDER BY r.ordinality), array_agg(r.run_lease + 1 ORDER BY r.ordinality),
+           array_agg(r.lane_id ORDER BY r.ordinality), array_agg(r.lane_seq ORDER BY r.ordinality)
+    FROM unnest(v_rows) WITH ORDINALITY AS r
+    JOIN unnest(v_batches) AS b ON b.ready_slot = r.ready_slot
+    GROUP BY b.ready_slot, b.batch_id;
 
-        RETURN QUERY
-        SELECT r.job_id, r.run_lease + 1, v_claim_slot,
-               v_batch * 1024 + row_number() OVER (ORDER BY r.ordinality) - 1,
-               r.kind, r.queue, r.priority, r.args, r.attempt + 1, r.max_attempts,
-               r.tags, r.metadata, r.errors, r.created_at, r.run_at, v_now, v_deadline_at
-        FROM unnest(v_rows) WITH ORDINALITY AS r
-        WHERE r.ready_slot = v_ready_slot
-        ORDER BY r.ordinality;
-    END LOOP;
+    RETURN QUERY
+    SELECT r.job_id, r.run_lease + 1, v_claim_slot,
+           b.batch_id * 1024 + row_number() OVER (PARTITION BY r.ready_slot ORDER BY r.ordinality) - 1,
+           r.kind, r.queue, r.priority, r.args, r.attempt + 1, r.max_attempts,
+           r.tags, r.metadata, r.errors, r.created_at, r.run_at, v_now, v_deadline_at
+    FROM unnest(v_rows) WITH ORDINALITY AS r
+    JOIN unnest(v_batches) AS b ON b.ready_slot = r.ready_slot
+    ORDER BY r.ordinality;
 END;
 $$;

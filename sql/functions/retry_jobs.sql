@@ -1,8 +1,8 @@
 -- awa.retry_jobs(job_ids, run_leases, claim_slots, receipt_ids, errors, retry_at, now):
 -- records a failed attempt of each claimed job. The error is appended to the
 -- job's errors; the job becomes retryable at retry_at[i] (or, when retry_at or
--- its element is NULL, after the backoff attempt^4 seconds plus up to 10%
--- jitter, capped at a day) and is promoted when due. A job whose attempts are
+-- its element is NULL, after the backoff of attempt^4 + 1 seconds plus up to
+-- 10% jitter, capped at a day) and is promoted when due. A job whose attempts are
 -- exhausted (attempt >= max_attempts) fails instead, into the DLQ when its
 -- queue has the DLQ on. Stale items are reported and change nothing.
 -- Errors: AW010 (see awa._finalize). Called by workers for handler errors.

@@ -113,3 +113,9 @@ CREATE TABLE awa.leader_outcome (
     expires_at timestamptz NOT NULL,
     CHECK (false)
 );
+
+-- Internal: the claim batch written for one ready slot in a claim call.
+CREATE TYPE awa._slot_batch AS (
+    ready_slot int,
+    batch_id   bigint
+);

@@ -1,31 +1,38 @@
--- While another session holds the ring's maintenance lock, prune_ring skips
--- with skipped_locked instead of waiting. A second session is opened with dblink.
+-- While another session holds the ring's maintenance lock (a concurrent rotate
+-- or prune), prune_ring (and rotate_ring) skip with skipped_locked instead of
+-- waiting; once released, the slot is sealed and pruned. A second session is
+-- opened with dblink; it takes the lock before this session touches the ring
+-- lock (rotate/prune hold it until commit).
 begin;
-select plan(3);
+select plan(6);
 
 create extension if not exists dblink;
+select lives_ok(
+  $$select dblink_connect('awa_other', format('host=%s port=%s dbname=%s user=%s options=''-c lock_timeout=5s -c statement_timeout=10s''',
+        coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
+        current_setting('port'), current_database(), current_user))$$,
+  'a second session connects (fixture)');
+select lives_ok(
+  $$select dblink_exec('awa_other', 'begin; do $x$ begin perform pg_advisory_xact_lock(1096237315, hashtext(''queue'')); end $x$')$$,
+  'the second session takes the queue ring maintenance lock (fixture)');
+
 select * from awa.insert_job('prune.k', '{}', '{"queue": "nq"}');
 create temp table c as select * from awa.claim_ready_runtime('nq', 1, null, now());
 select * from awa.complete_jobs(array[(select id from c)], array[(select run_lease from c)],
                                 array[(select claim_slot from c)], array[(select receipt_id from c)], now());
-select * from awa.rotate_ring('queue', now());
-
-select dblink_connect('awa_other', format('host=%s port=%s dbname=%s user=%s',
-        coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
-        current_setting('port'), current_database(), current_user));
-select dblink_exec('awa_other', 'begin; do $x$ begin perform pg_advisory_xact_lock(1096237315, hashtext(''queue'')); end $x$');
 
 select results_eq(
   $$select ring, action, outcome, slot, generation, detail from awa.prune_ring('queue')$$,
   $$values ('queue'::text, 'prune'::text, 'skipped_locked'::text, null::int, null::bigint,
             'another rotate or prune of this ring holds its lock'::text)$$,
   'prune_ring reports skipped_locked');
-select is((select count(*)::int from awa.ready_entries_0), 1, 'nothing was truncated');
+select is((select outcome from awa.rotate_ring('queue', now())), 'skipped_locked', 'rotate_ring is skipped_locked too');
 
 select dblink_exec('awa_other', 'rollback');
 select dblink_disconnect('awa_other');
 
-select is((select outcome from awa.prune_ring('queue')), 'pruned', 'once the lock is released the slot is pruned');
+select is((select outcome from awa.rotate_ring('queue', now())), 'rotated', 'once the lock is released the ring rotates');
+select is((select outcome from awa.prune_ring('queue')), 'pruned', 'and the sealed slot is pruned');
 
 select * from finish();
 rollback;

@@ -13,7 +13,7 @@ select * from awa.complete_jobs(array[(select id from c)], array[(select run_lea
 select * from awa.rotate_ring('queue', now());
 
 select lives_ok(
-  $$select dblink_connect('awa_other', format('host=%s port=%s dbname=%s user=%s',
+  $$select dblink_connect('awa_other', format('host=%s port=%s dbname=%s user=%s options=''-c lock_timeout=5s -c statement_timeout=10s''',
         coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
         current_setting('port'), current_database(), current_user))$$,
   'a second session connects (fixture)');

@@ -1,6 +1,6 @@
 -- Without retry_at (NULL array or NULL element) the job is retried after the
--- backoff: attempt^4 seconds plus up to 10% jitter after p_now (the function
--- also adds one second), always in the future.
+-- backoff: (attempt^4 + 1) seconds plus up to 10% jitter after p_now, always in
+-- the future.
 begin;
 select plan(5);
 
@@ -17,10 +17,10 @@ select * from awa.retry_jobs(array(select id from c1 where ord = 2), array(selec
 
 select ok((select bool_and(run_at > '2030-01-01 12:00:00+00') from awa.deferred_jobs where queue = 'bo'),
   'the backoff run_at is after p_now');
-select ok((select bool_and(run_at between '2030-01-01 12:00:00+00'::timestamptz + interval '1 second'
-                                     and '2030-01-01 12:00:00+00'::timestamptz + interval '1.1 seconds' + interval '1 second')
+select ok((select bool_and(run_at between '2030-01-01 12:00:00+00'::timestamptz + interval '2 seconds'
+                                     and '2030-01-01 12:00:00+00'::timestamptz + interval '2.2 seconds')
            from awa.deferred_jobs where queue = 'bo' and attempt = 1),
-  'after attempt 1 the backoff is 1 s plus at most 10% jitter (and one second)');
+  'after attempt 1 the backoff is 1^4 + 1 = 2 s plus at most 10% jitter');
 select is((select count(*) from awa.deferred_jobs where queue = 'bo' and state = 'retryable'), 2::bigint,
   'a NULL retry_at array and a NULL element both give a backoff retry');
 
@@ -41,10 +41,10 @@ begin
 end $$;
 select is((select attempt from awa.deferred_jobs where queue = 'bo3'), 3,
   'job c has failed three attempts');
-select ok((select run_at between '2030-01-02 00:00:00+00'::timestamptz + interval '81 seconds'
-                             and '2030-01-02 00:00:00+00'::timestamptz + interval '89.1 seconds' + interval '1 second'
+select ok((select run_at between '2030-01-02 00:00:00+00'::timestamptz + interval '82 seconds'
+                             and '2030-01-02 00:00:00+00'::timestamptz + interval '90.2 seconds'
            from awa.deferred_jobs where queue = 'bo3'),
-  'after attempt 3 the backoff is 81 s plus at most 10% jitter (and one second)');
+  'after attempt 3 the backoff is 3^4 + 1 = 82 s plus at most 10% jitter');
 
 select * from finish();
 rollback;
