@@ -421,12 +421,12 @@ CREATE INDEX dlq_entries_failed_at ON awa.dlq_entries (failed_at);
 -- expanded against their ready rows, plus failed/cancelled snapshots.
 CREATE VIEW awa.terminal_jobs AS
 SELECT r.job_id AS id, r.queue, r.priority, r.kind, 'completed'::awa.job_state AS state, r.args,
-       r.attempt + 1 AS attempt, r.max_attempts, cb.run_leases[k] AS run_lease, r.run_at, r.created_at,
+       r.attempt + 1 AS attempt, r.max_attempts, i.run_lease, r.run_at, r.created_at,
        cb.completed_at AS finalized_at, r.tags, r.metadata, r.errors
 FROM awa.receipt_completion_batches cb
-CROSS JOIN LATERAL generate_subscripts(cb.job_ids, 1) AS k
+CROSS JOIN LATERAL unnest(cb.run_leases, cb.lane_ids, cb.lane_seqs) AS i (run_lease, lane_id, lane_seq)
 JOIN awa.ready_entries r
-  ON r.lane_id = cb.lane_ids[k] AND r.lane_seq = cb.lane_seqs[k] AND r.ready_slot = cb.ready_slot
+  ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = cb.ready_slot
 UNION ALL
 SELECT d.job_id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, d.finalized_at, d.tags, d.metadata, d.errors
@@ -452,13 +452,13 @@ WHERE r.lane_seq > h.claim_seq
                   WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot)
 UNION ALL
 SELECT r.job_id, r.queue, r.priority, r.kind, 'running'::awa.job_state, r.args, r.attempt + 1, r.max_attempts,
-       b.run_leases[k], r.run_at, r.created_at, b.claimed_at, NULL, r.tags, r.metadata, r.errors, false
+       i.run_lease, r.run_at, r.created_at, b.claimed_at, NULL, r.tags, r.metadata, r.errors, false
 FROM awa.lease_claim_batches b
-CROSS JOIN LATERAL generate_subscripts(b.job_ids, 1) AS k
+CROSS JOIN LATERAL unnest(b.run_leases, b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (run_lease, lane_id, lane_seq, k)
 JOIN awa.ready_entries r
-  ON r.lane_id = b.lane_ids[k] AND r.lane_seq = b.lane_seqs[k] AND r.ready_slot = b.ready_slot
+  ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = b.ready_slot
 WHERE NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                  WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + k - 1))
+                  WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
 UNION ALL
 SELECT t.id, t.queue, t.priority, t.kind, t.state, t.args, t.attempt, t.max_attempts, t.run_lease,
        t.run_at, t.created_at, NULL, t.finalized_at, t.tags, t.metadata, t.errors, false
@@ -1102,7 +1102,8 @@ BEGIN
         RAISE EXCEPTION 'awa: lease name and holder must not be null' USING ERRCODE = 'AW010';
     END IF;
     IF p_ttl IS NULL OR p_ttl < interval '1 second' OR p_ttl > interval '1 hour' THEN
-        RAISE EXCEPTION 'awa: lease ttl must be between 1 second and 1 hour, got %', p_ttl USING ERRCODE = 'AW010';
+        RAISE EXCEPTION 'awa: lease ttl must be between 1 second and 1 hour, got %', coalesce(p_ttl::text, 'null')
+            USING ERRCODE = 'AW010';
     END IF;
 
     INSERT INTO awa.leader_leases AS l (name, holder, acquired_at, expires_at)
@@ -1192,13 +1193,13 @@ BEGIN
         END IF;
 
         -- Claimed: find its attempt (the claim of this ready row) if still open.
-        SELECT b.claim_slot, b.batch_id * 1024 + k - 1 AS receipt_id, b.run_leases[k] AS run_lease
+        SELECT b.claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id, i.run_lease
         INTO v_b
         FROM awa.lease_claim_batches b
-        CROSS JOIN LATERAL generate_subscripts(b.job_ids, 1) AS k
-        WHERE b.ready_slot = v_r.ready_slot AND b.job_ids[k] = p_job_id AND b.lane_seqs[k] = v_r.lane_seq
+        CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases, b.lane_seqs) WITH ORDINALITY AS i (job_id, run_lease, lane_seq, k)
+        WHERE b.ready_slot = v_r.ready_slot AND i.job_id = p_job_id AND i.lane_seq = v_r.lane_seq
           AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + k - 1))
+                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
         LIMIT 1;
         IF FOUND THEN
             RETURN QUERY
@@ -1561,15 +1562,59 @@ BEGIN
         RAISE EXCEPTION 'awa: opts holds % elements for % kinds', cardinality(p_opts), v_n USING ERRCODE = 'AW010';
     END IF;
 
-    FOR i IN 1 .. v_n LOOP
-        v_job := awa._validate_job(
-            p_kinds[i],
-            CASE WHEN p_args IS NULL THEN '{}'::jsonb ELSE p_args[i] END,
-            CASE WHEN p_opts IS NULL THEN NULL ELSE p_opts[i] END,
-            v_now);
-        v_job.job_id := nextval('awa.job_id_seq');
-        v_jobs := v_jobs || v_job;
-    END LOOP;
+    -- Fast path: when every job is plainly valid and due now (no run_at), the
+    -- bodies are built in one set-based query. Anything else (a bad value, a
+    -- run_at) goes through awa._validate_job row by row, which raises the
+    -- precise error or accepts the row with the same values.
+    IF NOT EXISTS (
+        SELECT 1
+        FROM unnest(p_kinds, coalesce(p_args, array_fill('{}'::jsonb, ARRAY[v_n])),
+                    coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n]))) AS u (kind, args, opts)
+        WHERE NOT coalesce(
+            length(u.kind) BETWEEN 1 AND 255
+            AND jsonb_typeof(u.args) = 'object'
+            AND (u.opts IS NULL OR (
+                jsonb_typeof(u.opts) = 'object'
+                AND u.opts - ARRAY['queue', 'priority', 'max_attempts', 'tags', 'metadata'] = '{}'::jsonb
+                AND (NOT u.opts ? 'queue' OR (jsonb_typeof(u.opts -> 'queue') = 'string'
+                     AND length(u.opts ->> 'queue') BETWEEN 1 AND 50 AND (u.opts ->> 'queue') ~ '^[A-Za-z0-9_.:-]+$'))
+                AND (NOT u.opts ? 'priority' OR (jsonb_typeof(u.opts -> 'priority') = 'number'
+                     AND (u.opts ->> 'priority') IN ('1', '2', '3', '4')))
+                AND (NOT u.opts ? 'max_attempts' OR (jsonb_typeof(u.opts -> 'max_attempts') = 'number'
+                     AND (u.opts ->> 'max_attempts') ~ '^[0-9]{1,4}$'
+                     AND (u.opts ->> 'max_attempts')::int BETWEEN 1 AND 1000))
+                AND (NOT u.opts ? 'metadata' OR jsonb_typeof(u.opts -> 'metadata') = 'object')
+                AND (NOT u.opts ? 'tags' OR (jsonb_typeof(u.opts -> 'tags') = 'array'
+                     AND jsonb_array_length(u.opts -> 'tags') <= 20
+                     AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(u.opts -> 'tags') AS t (v)
+                                     WHERE jsonb_typeof(t.v) <> 'string' OR length(t.v #>> '{}') NOT BETWEEN 1 AND 100)))
+            )), false)
+    ) THEN
+        v_jobs := ARRAY(
+            SELECT ROW(nextval('awa.job_id_seq'), 0, 0,
+                       coalesce((u.opts ->> 'max_attempts')::int, 25),
+                       coalesce((u.opts ->> 'priority')::smallint, 2),
+                       coalesce(u.opts ->> 'queue', 'default'),
+                       u.kind, u.args,
+                       coalesce(ARRAY(SELECT t.v FROM jsonb_array_elements_text(u.opts -> 'tags') WITH ORDINALITY AS t (v, o)
+                                      ORDER BY t.o), ARRAY[]::text[]),
+                       coalesce(u.opts -> 'metadata', '{}'::jsonb),
+                       NULL, v_now, v_now)::awa._job_body
+            FROM unnest(p_kinds, coalesce(p_args, array_fill('{}'::jsonb, ARRAY[v_n])),
+                        coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n])))
+                 WITH ORDINALITY AS u (kind, args, opts, ord)
+            ORDER BY u.ord);
+    ELSE
+        FOR i IN 1 .. v_n LOOP
+            v_job := awa._validate_job(
+                p_kinds[i],
+                CASE WHEN p_args IS NULL THEN '{}'::jsonb ELSE p_args[i] END,
+                CASE WHEN p_opts IS NULL THEN NULL ELSE p_opts[i] END,
+                v_now);
+            v_job.job_id := nextval('awa.job_id_seq');
+            v_jobs := v_jobs || v_job;
+        END LOOP;
+    END IF;
 
     INSERT INTO awa.deferred_jobs (
         job_id, state, run_at, run_lease, attempt, max_attempts, priority, queue, kind, args,
@@ -1635,9 +1680,11 @@ BEGIN
                 USING ERRCODE = 'AW031';
         END IF;
 
+        -- Genesis (0, 0), once: after the ledger is trimmed the ring still has
+        -- rows, and its cursor must not be reset.
         INSERT INTO awa.ring_rotations (ring, generation, slot, rotated_at)
-        VALUES (v_ring, 0, 0, now())
-        ON CONFLICT DO NOTHING;
+        SELECT v_ring, 0, 0, now()
+        WHERE NOT EXISTS (SELECT 1 FROM awa.ring_rotations r WHERE r.ring = v_ring);
 
         FOREACH v_parent IN ARRAY awa._ring_tables(v_ring) LOOP
             FOR v_slot IN 0 .. v_slots - 1 LOOP
@@ -1973,14 +2020,13 @@ BEGIN
     SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
     INTO v_jobs, v_lses, v_slts, v_rcts
     FROM (
-        SELECT b.job_ids[k] AS job_id, b.run_leases[k] AS run_lease, b.claim_slot,
-               b.batch_id * 1024 + k - 1 AS receipt_id
+        SELECT i.job_id, i.run_lease, b.claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
         FROM awa.lease_claim_batches b
-        CROSS JOIN LATERAL generate_subscripts(b.job_ids, 1) AS k
+        CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
         WHERE b.deadline_at IS NOT NULL AND b.deadline_at < v_now
           AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + k - 1))
-        ORDER BY b.deadline_at, b.batch_id, k
+                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
+        ORDER BY b.deadline_at, b.batch_id, i.k
         LIMIT p_limit
     ) AS s;
 
@@ -2035,16 +2081,15 @@ BEGIN
     SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
     INTO v_jobs, v_lses, v_slts, v_rcts
     FROM (
-        SELECT b.job_ids[k] AS job_id, b.run_leases[k] AS run_lease, b.claim_slot,
-               b.batch_id * 1024 + k - 1 AS receipt_id
+        SELECT i.job_id, i.run_lease, b.claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
         FROM awa.lease_claim_batches b
-        LEFT JOIN awa.runtime_instances i ON i.instance_id = b.instance_id
-        CROSS JOIN LATERAL generate_subscripts(b.job_ids, 1) AS k
+        LEFT JOIN awa.runtime_instances ri ON ri.instance_id = b.instance_id
+        CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
         WHERE b.claimed_at < v_cut
-          AND (i.instance_id IS NULL OR i.heartbeat_at < v_cut)
+          AND (ri.instance_id IS NULL OR ri.heartbeat_at < v_cut)
           AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + k - 1))
-        ORDER BY b.claimed_at, b.batch_id, k
+                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
+        ORDER BY b.claimed_at, b.batch_id, i.k
         LIMIT p_limit
     ) AS s;
 

@@ -179,3 +179,58 @@ func (q *Queries) RetryDLQJob(ctx context.Context, db DBTX, arg RetryDLQJobParam
 	)
 	return i, err
 }
+
+const tableStats = `-- name: TableStats :many
+
+SELECT s.relname::text AS table_name,
+       s.n_tup_ins::bigint AS n_tup_ins, s.n_tup_upd::bigint AS n_tup_upd,
+       s.n_tup_hot_upd::bigint AS n_tup_hot_upd, s.n_tup_del::bigint AS n_tup_del,
+       s.n_live_tup::bigint AS n_live_tup, s.n_dead_tup::bigint AS n_dead_tup,
+       pg_total_relation_size(s.relid)::bigint AS total_bytes
+FROM pg_catalog.pg_stat_user_tables s
+WHERE s.schemaname = 'awa'
+ORDER BY s.relname
+`
+
+type TableStatsRow struct {
+	TableName  string
+	NTupIns    int64
+	NTupUpd    int64
+	NTupHotUpd int64
+	NTupDel    int64
+	NLiveTup   int64
+	NDeadTup   int64
+	TotalBytes int64
+}
+
+// Table statistics: cumulative activity and size of every table in schema awa,
+// from pg_stat_user_tables (ring children, partitioned parents, control and
+// backlog tables). What the demo reports to show where dead tuples come from.
+func (q *Queries) TableStats(ctx context.Context, db DBTX) ([]TableStatsRow, error) {
+	rows, err := db.Query(ctx, tableStats)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []TableStatsRow
+	for rows.Next() {
+		var i TableStatsRow
+		if err := rows.Scan(
+			&i.TableName,
+			&i.NTupIns,
+			&i.NTupUpd,
+			&i.NTupHotUpd,
+			&i.NTupDel,
+			&i.NLiveTup,
+			&i.NDeadTup,
+			&i.TotalBytes,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}

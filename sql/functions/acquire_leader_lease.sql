@@ -23,7 +23,8 @@ BEGIN
         RAISE EXCEPTION 'awa: lease name and holder must not be null' USING ERRCODE = 'AW010';
     END IF;
     IF p_ttl IS NULL OR p_ttl < interval '1 second' OR p_ttl > interval '1 hour' THEN
-        RAISE EXCEPTION 'awa: lease ttl must be between 1 second and 1 hour, got %', p_ttl USING ERRCODE = 'AW010';
+        RAISE EXCEPTION 'awa: lease ttl must be between 1 second and 1 hour, got %', coalesce(p_ttl::text, 'null')
+            USING ERRCODE = 'AW010';
     END IF;
 
     INSERT INTO awa.leader_leases AS l (name, holder, acquired_at, expires_at)

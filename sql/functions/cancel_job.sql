@@ -65,13 +65,13 @@ BEGIN
         END IF;
 
         -- Claimed: find its attempt (the claim of this ready row) if still open.
-        SELECT b.claim_slot, b.batch_id * 1024 + k - 1 AS receipt_id, b.run_leases[k] AS run_lease
+        SELECT b.claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id, i.run_lease
         INTO v_b
         FROM awa.lease_claim_batches b
-        CROSS JOIN LATERAL generate_subscripts(b.job_ids, 1) AS k
-        WHERE b.ready_slot = v_r.ready_slot AND b.job_ids[k] = p_job_id AND b.lane_seqs[k] = v_r.lane_seq
+        CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases, b.lane_seqs) WITH ORDINALITY AS i (job_id, run_lease, lane_seq, k)
+        WHERE b.ready_slot = v_r.ready_slot AND i.job_id = p_job_id AND i.lane_seq = v_r.lane_seq
           AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + k - 1))
+                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
         LIMIT 1;
         IF FOUND THEN
             RETURN QUERY

@@ -28,15 +28,59 @@ BEGIN
         RAISE EXCEPTION 'awa: opts holds % elements for % kinds', cardinality(p_opts), v_n USING ERRCODE = 'AW010';
     END IF;
 
-    FOR i IN 1 .. v_n LOOP
-        v_job := awa._validate_job(
-            p_kinds[i],
-            CASE WHEN p_args IS NULL THEN '{}'::jsonb ELSE p_args[i] END,
-            CASE WHEN p_opts IS NULL THEN NULL ELSE p_opts[i] END,
-            v_now);
-        v_job.job_id := nextval('awa.job_id_seq');
-        v_jobs := v_jobs || v_job;
-    END LOOP;
+    -- Fast path: when every job is plainly valid and due now (no run_at), the
+    -- bodies are built in one set-based query. Anything else (a bad value, a
+    -- run_at) goes through awa._validate_job row by row, which raises the
+    -- precise error or accepts the row with the same values.
+    IF NOT EXISTS (
+        SELECT 1
+        FROM unnest(p_kinds, coalesce(p_args, array_fill('{}'::jsonb, ARRAY[v_n])),
+                    coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n]))) AS u (kind, args, opts)
+        WHERE NOT coalesce(
+            length(u.kind) BETWEEN 1 AND 255
+            AND jsonb_typeof(u.args) = 'object'
+            AND (u.opts IS NULL OR (
+                jsonb_typeof(u.opts) = 'object'
+                AND u.opts - ARRAY['queue', 'priority', 'max_attempts', 'tags', 'metadata'] = '{}'::jsonb
+                AND (NOT u.opts ? 'queue' OR (jsonb_typeof(u.opts -> 'queue') = 'string'
+                     AND length(u.opts ->> 'queue') BETWEEN 1 AND 50 AND (u.opts ->> 'queue') ~ '^[A-Za-z0-9_.:-]+$'))
+                AND (NOT u.opts ? 'priority' OR (jsonb_typeof(u.opts -> 'priority') = 'number'
+                     AND (u.opts ->> 'priority') IN ('1', '2', '3', '4')))
+                AND (NOT u.opts ? 'max_attempts' OR (jsonb_typeof(u.opts -> 'max_attempts') = 'number'
+                     AND (u.opts ->> 'max_attempts') ~ '^[0-9]{1,4}$'
+                     AND (u.opts ->> 'max_attempts')::int BETWEEN 1 AND 1000))
+                AND (NOT u.opts ? 'metadata' OR jsonb_typeof(u.opts -> 'metadata') = 'object')
+                AND (NOT u.opts ? 'tags' OR (jsonb_typeof(u.opts -> 'tags') = 'array'
+                     AND jsonb_array_length(u.opts -> 'tags') <= 20
+                     AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(u.opts -> 'tags') AS t (v)
+                                     WHERE jsonb_typeof(t.v) <> 'string' OR length(t.v #>> '{}') NOT BETWEEN 1 AND 100)))
+            )), false)
+    ) THEN
+        v_jobs := ARRAY(
+            SELECT ROW(nextval('awa.job_id_seq'), 0, 0,
+                       coalesce((u.opts ->> 'max_attempts')::int, 25),
+                       coalesce((u.opts ->> 'priority')::smallint, 2),
+                       coalesce(u.opts ->> 'queue', 'default'),
+                       u.kind, u.args,
+                       coalesce(ARRAY(SELECT t.v FROM jsonb_array_elements_text(u.opts -> 'tags') WITH ORDINALITY AS t (v, o)
+                                      ORDER BY t.o), ARRAY[]::text[]),
+                       coalesce(u.opts -> 'metadata', '{}'::jsonb),
+                       NULL, v_now, v_now)::awa._job_body
+            FROM unnest(p_kinds, coalesce(p_args, array_fill('{}'::jsonb, ARRAY[v_n])),
+                        coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n])))
+                 WITH ORDINALITY AS u (kind, args, opts, ord)
+            ORDER BY u.ord);
+    ELSE
+        FOR i IN 1 .. v_n LOOP
+            v_job := awa._validate_job(
+                p_kinds[i],
+                CASE WHEN p_args IS NULL THEN '{}'::jsonb ELSE p_args[i] END,
+                CASE WHEN p_opts IS NULL THEN NULL ELSE p_opts[i] END,
+                v_now);
+            v_job.job_id := nextval('awa.job_id_seq');
+            v_jobs := v_jobs || v_job;
+        END LOOP;
+    END IF;
 
     INSERT INTO awa.deferred_jobs (
         job_id, state, run_at, run_lease, attempt, max_attempts, priority, queue, kind, args,

@@ -39,9 +39,11 @@ BEGIN
                 USING ERRCODE = 'AW031';
         END IF;
 
+        -- Genesis (0, 0), once: after the ledger is trimmed the ring still has
+        -- rows, and its cursor must not be reset.
         INSERT INTO awa.ring_rotations (ring, generation, slot, rotated_at)
-        VALUES (v_ring, 0, 0, now())
-        ON CONFLICT DO NOTHING;
+        SELECT v_ring, 0, 0, now()
+        WHERE NOT EXISTS (SELECT 1 FROM awa.ring_rotations r WHERE r.ring = v_ring);
 
         FOREACH v_parent IN ARRAY awa._ring_tables(v_ring) LOOP
             FOR v_slot IN 0 .. v_slots - 1 LOOP

@@ -22,14 +22,13 @@ BEGIN
     SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
     INTO v_jobs, v_lses, v_slts, v_rcts
     FROM (
-        SELECT b.job_ids[k] AS job_id, b.run_leases[k] AS run_lease, b.claim_slot,
-               b.batch_id * 1024 + k - 1 AS receipt_id
+        SELECT i.job_id, i.run_lease, b.claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
         FROM awa.lease_claim_batches b
-        CROSS JOIN LATERAL generate_subscripts(b.job_ids, 1) AS k
+        CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
         WHERE b.deadline_at IS NOT NULL AND b.deadline_at < v_now
           AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + k - 1))
-        ORDER BY b.deadline_at, b.batch_id, k
+                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
+        ORDER BY b.deadline_at, b.batch_id, i.k
         LIMIT p_limit
     ) AS s;
 

@@ -4,12 +4,12 @@
 -- expanded against their ready rows, plus failed/cancelled snapshots.
 CREATE VIEW awa.terminal_jobs AS
 SELECT r.job_id AS id, r.queue, r.priority, r.kind, 'completed'::awa.job_state AS state, r.args,
-       r.attempt + 1 AS attempt, r.max_attempts, cb.run_leases[k] AS run_lease, r.run_at, r.created_at,
+       r.attempt + 1 AS attempt, r.max_attempts, i.run_lease, r.run_at, r.created_at,
        cb.completed_at AS finalized_at, r.tags, r.metadata, r.errors
 FROM awa.receipt_completion_batches cb
-CROSS JOIN LATERAL generate_subscripts(cb.job_ids, 1) AS k
+CROSS JOIN LATERAL unnest(cb.run_leases, cb.lane_ids, cb.lane_seqs) AS i (run_lease, lane_id, lane_seq)
 JOIN awa.ready_entries r
-  ON r.lane_id = cb.lane_ids[k] AND r.lane_seq = cb.lane_seqs[k] AND r.ready_slot = cb.ready_slot
+  ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = cb.ready_slot
 UNION ALL
 SELECT d.job_id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, d.finalized_at, d.tags, d.metadata, d.errors
@@ -35,13 +35,13 @@ WHERE r.lane_seq > h.claim_seq
                   WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot)
 UNION ALL
 SELECT r.job_id, r.queue, r.priority, r.kind, 'running'::awa.job_state, r.args, r.attempt + 1, r.max_attempts,
-       b.run_leases[k], r.run_at, r.created_at, b.claimed_at, NULL, r.tags, r.metadata, r.errors, false
+       i.run_lease, r.run_at, r.created_at, b.claimed_at, NULL, r.tags, r.metadata, r.errors, false
 FROM awa.lease_claim_batches b
-CROSS JOIN LATERAL generate_subscripts(b.job_ids, 1) AS k
+CROSS JOIN LATERAL unnest(b.run_leases, b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (run_lease, lane_id, lane_seq, k)
 JOIN awa.ready_entries r
-  ON r.lane_id = b.lane_ids[k] AND r.lane_seq = b.lane_seqs[k] AND r.ready_slot = b.ready_slot
+  ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = b.ready_slot
 WHERE NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                  WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + k - 1))
+                  WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
 UNION ALL
 SELECT t.id, t.queue, t.priority, t.kind, t.state, t.args, t.attempt, t.max_attempts, t.run_lease,
        t.run_at, t.created_at, NULL, t.finalized_at, t.tags, t.metadata, t.errors, false

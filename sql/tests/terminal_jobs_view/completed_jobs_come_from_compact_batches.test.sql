@@ -14,7 +14,8 @@ select is((select count(*)::int from awa.receipt_completion_batches), 1, 'one co
 select is((select cardinality(job_ids) from awa.receipt_completion_batches), 3, 'the batch lists the three jobs');
 select bag_eq(
   $$select id, state, attempt, run_lease, args, finalized_at from awa.terminal_jobs$$,
-  $$select id, 'completed'::awa.job_state, 1, run_lease, args, now() + interval '5 seconds' from c$$,
+  $$select id, 'completed'::awa.job_state as state, 1 as attempt, run_lease, args,
+         now() + interval '5 seconds' as finalized_at from c$$,
   'terminal_jobs expands it to one completed row per job, hydrated from the ready rows');
 
 select * from finish();
