@@ -29,6 +29,11 @@ DECLARE
     v_cursor      bigint;
     v_last        bigint;
     v_got         awa.ready_entries[];
+    v_spent       bigint[];
+    v_pos         bigint;
+    v_first       bigint;
+    v_want        int;
+    v_seen        int;
     v_rows        awa.ready_entries[] := '{}';
     v_claim_slot  int;
     v_deadline_at timestamptz;
@@ -47,47 +52,52 @@ BEGIN
         WHERE l.queue = p_queue
         ORDER BY l.priority
     LOOP
-        -- Unlocked probe: skip lanes with nothing claimable without touching
-        -- their head row.
+        -- Unlocked probe: skip empty lanes without touching their head row.
         IF NOT EXISTS (SELECT 1 FROM awa.ready_entries r
-                       WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq
-                         AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
-                                         WHERE t.ready_slot = r.ready_slot AND t.lane_id = r.lane_id
-                                           AND t.lane_seq = r.lane_seq)) THEN
+                       WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq) THEN
             v_last := pg_sequence_last_value(v_lane.lane_seq);
             IF v_last > v_lane.claim_seq AND pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
                 -- No producer holds the lane, so every reserved position up to
-                -- v_last is committed or gone; none is claimable (rolled back, or
-                -- tombstoned), so the cursor can pass them all.
+                -- v_last is committed or gone; none is visible, so all are gone.
                 v_last := pg_sequence_last_value(v_lane.lane_seq);
                 UPDATE awa.queue_claim_heads h SET claim_seq = v_last
                 WHERE h.lane_id = v_lane.lane_id AND h.claim_seq < v_last
                   AND NOT EXISTS (SELECT 1 FROM awa.ready_entries r
-                                  WHERE r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
-                                    AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
-                                                    WHERE t.ready_slot = r.ready_slot AND t.lane_id = r.lane_id
-                                                      AND t.lane_seq = r.lane_seq));
+                                  WHERE r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq);
             END IF;
             CONTINUE;
         END IF;
 
         SELECT h.claim_seq INTO v_cursor FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane.lane_id FOR UPDATE;
 
-        -- Rows cancelled while available (tombstoned) are skipped; the cursor
-        -- moves to the last row taken, past any tombstoned rows before it.
-        v_got := ARRAY(
-            SELECT r FROM awa.ready_entries r
-            WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cursor
-              AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
-                              WHERE t.ready_slot = r.ready_slot AND t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
-            ORDER BY r.lane_seq
-            LIMIT p_max - cardinality(v_rows));
-        CONTINUE WHEN cardinality(v_got) = 0;
+        -- Take the next rows above the cursor straight off the lane index (a
+        -- LIMIT scan, whatever the backlog), then drop those cancelled while
+        -- available (tombstoned); repeat only if tombstones left us short. The
+        -- cursor moves to the last row examined.
+        v_pos := v_cursor;
+        LOOP
+            v_want := p_max - cardinality(v_rows);
+            v_got := ARRAY(
+                SELECT r FROM awa.ready_entries r
+                WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_pos
+                ORDER BY r.lane_seq
+                LIMIT v_want);
+            EXIT WHEN cardinality(v_got) = 0;
+            v_seen := cardinality(v_got);
+            v_first := v_got[1].lane_seq;
+            v_pos := v_got[v_seen].lane_seq;
+            v_spent := ARRAY(
+                SELECT t.lane_seq FROM awa.ready_tombstones t
+                WHERE t.lane_id = v_lane.lane_id AND t.lane_seq BETWEEN v_first AND v_pos);
+            IF cardinality(v_spent) > 0 THEN
+                v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
+            END IF;
+            v_rows := v_rows || v_got;
+            EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
+        END LOOP;
+        CONTINUE WHEN v_pos = v_cursor;
 
-        UPDATE awa.queue_claim_heads SET claim_seq = v_got[cardinality(v_got)].lane_seq
-        WHERE lane_id = v_lane.lane_id;
-
-        v_rows := v_rows || v_got;
+        UPDATE awa.queue_claim_heads SET claim_seq = v_pos WHERE lane_id = v_lane.lane_id;
         EXIT WHEN cardinality(v_rows) >= p_max;
     END LOOP;
 
