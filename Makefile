@@ -16,6 +16,8 @@ MIGRATION := db/migrations/00001_awa_substrate.sql
 PGTAP_PKGS := postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
 export AWA_PG_BIN ?= /usr/lib/postgresql/15/bin
 PG_PROVE_FLAGS ?= # extra pg_prove flags, e.g. PG_PROVE_FLAGS=-v
+DEMO_DB ?= awa_demo
+DEMO_FLAGS ?= # extra `awa demo` flags, e.g. DEMO_FLAGS="-jobs 100000 -workers 100"
 # sqlc is pinned and built from source into .bin/ (cgo; about 2 minutes the first time).
 SQLC_VERSION := v1.31.1
 SQLC := .bin/sqlc-$(SQLC_VERSION)
@@ -24,7 +26,7 @@ SQLC := .bin/sqlc-$(SQLC_VERSION)
 with_db = $(if $(AWA_TEST_DSN),$(MAKE) $(1),scripts/pg.sh run -- $(MAKE) $(1))
 
 .PHONY: help tools generate verify verify/generated verify/go verify/catalog \
-	test test/sql test/go demo bench _verify/catalog _test/sql _test/go
+	test test/sql test/go demo bench _verify/catalog _test/sql _test/go _demo
 
 help: ## list targets
 	@grep -hE '^[a-zA-Z/_-]+:.*## ' $(MAKEFILE_LIST) \
@@ -72,11 +74,25 @@ test/sql: ## pgTAP suite: pg_prove over sql/tests
 test/go: ## go test -count=1 ./... with AWA_TEST_DSN
 	@$(call with_db,_test/go)
 
-demo: ## (placeholder) the demo arrives with the Go runtime
-	@echo "make demo: the demo arrives with the Go runtime; not available yet" >&2; exit 1
+demo: ## build cmd/awa and run `awa demo` in a fresh database awa_demo (DEMO_FLAGS="-jobs N ...")
+	go build -o .bin/awa ./cmd/awa
+	@$(if $(or $(AWA_TEST_DSN),$(DATABASE_URL)),$(MAKE) _demo,scripts/pg.sh run -- $(MAKE) _demo)
 
-bench: ## (placeholder) benchmarks arrive with the Go runtime
-	@echo "make bench: benchmarks arrive with the Go runtime; not available yet" >&2; exit 1
+# Benchmark (bench/, its own Go module so River stays out of the main module).
+# Without AWA_TEST_DSN it runs in its own private cluster (.pg/bench, port
+# $AWA_PG_PORT or 54339, so it never shares a server with `make test`) with
+# PostgreSQL's durable defaults instead of scripts/pg.sh's fsync = off, and
+# pg_stat_statements loaded for the profile. QUICK=1: short mode (< 3 min).
+BENCH := .bin/awa-bench
+BENCH_PG_OPTS ?= -c fsync=on -c synchronous_commit=on -c full_page_writes=on -c shared_preload_libraries=pg_stat_statements
+BENCH_FLAGS ?= # extra bench flags, e.g. BENCH_FLAGS='-system awa -scenario burndown -repeat 3'
+BENCH_ARGS = $(if $(filter 1 yes true,$(QUICK)),-quick) $(BENCH_FLAGS)
+
+bench: ## awa vs River benchmark (QUICK=1: short run); writes docs/benchmarks.md, bench/results/
+	cd bench && go build -o ../$(BENCH) .
+	@if [ -n "$${AWA_TEST_DSN:-}" ]; then $(BENCH) -dsn "$$AWA_TEST_DSN" $(BENCH_ARGS); \
+	else AWA_PG_DIR=$(CURDIR)/.pg/bench AWA_PG_PORT=$${AWA_PG_PORT:-54339} AWA_PG_OPTS="$(BENCH_PG_OPTS)" \
+	  scripts/pg.sh run -- $(BENCH) $(BENCH_ARGS); fi
 
 # The targets below expect AWA_TEST_DSN; use the public ones above.
 _verify/catalog:
@@ -87,3 +103,12 @@ _test/sql:
 
 _test/go:
 	go test -count=1 ./...
+
+# The demo runs on the server of AWA_TEST_DSN (else DATABASE_URL) in its own
+# database, dropped and created again first so every run starts clean.
+_demo:
+	@dsn=$${AWA_TEST_DSN:-$$DATABASE_URL}; \
+	psql=$(AWA_PG_BIN)/psql; [ -x "$$psql" ] || psql=psql; \
+	PGOPTIONS="-c client_min_messages=warning" "$$psql" -X -q -v ON_ERROR_STOP=1 -d "$$dsn" \
+	  -c 'DROP DATABASE IF EXISTS $(DEMO_DB) WITH (FORCE)' -c 'CREATE DATABASE $(DEMO_DB)'; \
+	.bin/awa demo -dsn "$$(scripts/dsn-db.sh "$$dsn" $(DEMO_DB))" $(DEMO_FLAGS)

@@ -911,6 +911,7 @@ BEGIN
             WHERE r.ready_slot = p_slot AND r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
               AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
                               WHERE t.ready_slot = p_slot AND t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
+            ORDER BY r.lane_seq
             LIMIT 1) AS r
         LIMIT 1;
         IF v_detail IS NOT NULL THEN
@@ -1142,6 +1143,9 @@ $$;
 CREATE FUNCTION awa.cancel_job(p_job_id bigint, p_reason text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves (and hold partition locks while it compiles).
+SET jit = off
 AS $$
 DECLARE
     v_now    timestamptz := coalesce(p_now, now());
@@ -1299,17 +1303,25 @@ BEGIN
         ORDER BY l.priority
     LOOP
         -- Unlocked probe: skip empty lanes without touching their head row.
-        IF NOT EXISTS (SELECT 1 FROM awa.ready_entries r
-                       WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq) THEN
+        -- (A plain query with ORDER BY + LIMIT 1 stays on the lane index in a
+        -- generic plan; inside EXISTS PostgreSQL drops the ORDER BY/LIMIT and
+        -- may scan the whole claimed prefix of a slot.)
+        SELECT r.lane_seq INTO v_pos FROM awa.ready_entries r
+        WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq
+        ORDER BY r.lane_seq LIMIT 1;
+        IF NOT FOUND THEN
             v_last := pg_sequence_last_value(v_lane.lane_seq);
             IF v_last > v_lane.claim_seq AND pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
                 -- No producer holds the lane, so every reserved position up to
-                -- v_last is committed or gone; none is visible, so all are gone.
-                v_last := pg_sequence_last_value(v_lane.lane_seq);
-                UPDATE awa.queue_claim_heads h SET claim_seq = v_last
-                WHERE h.lane_id = v_lane.lane_id AND h.claim_seq < v_last
-                  AND NOT EXISTS (SELECT 1 FROM awa.ready_entries r
-                                  WHERE r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq);
+                -- v_last is committed or gone; if none is visible, all are gone.
+                SELECT r.lane_seq INTO v_pos FROM awa.ready_entries r
+                WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq
+                ORDER BY r.lane_seq LIMIT 1;
+                IF NOT FOUND THEN
+                    v_last := pg_sequence_last_value(v_lane.lane_seq);
+                    UPDATE awa.queue_claim_heads h SET claim_seq = v_last
+                    WHERE h.lane_id = v_lane.lane_id AND h.claim_seq < v_last;
+                END IF;
             END IF;
             CONTINUE;
         END IF;
@@ -1803,6 +1815,9 @@ $$;
 CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves (and hold partition locks while it compiles).
+SET jit = off
 AS $$
 DECLARE
     v_slots   int;
@@ -1926,6 +1941,9 @@ $$;
 CREATE FUNCTION awa.queue_counts(p_queue text DEFAULT NULL)
 RETURNS SETOF awa.queue_count
 LANGUAGE sql
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves (and hold partition locks while it compiles).
+SET jit = off
 STABLE
 AS $$
     WITH available AS (
@@ -2015,6 +2033,9 @@ $$;
 CREATE FUNCTION awa.rescue_expired_deadlines(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves (and hold partition locks while it compiles).
+SET jit = off
 AS $$
 DECLARE
     v_now  timestamptz := coalesce(p_now, now());
@@ -2071,6 +2092,9 @@ CREATE FUNCTION awa.rescue_stale_claims(
 )
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves (and hold partition locks while it compiles).
+SET jit = off
 AS $$
 DECLARE
     v_now  timestamptz := coalesce(p_now, now());
@@ -2127,6 +2151,9 @@ $$;
 CREATE FUNCTION awa.retry_dlq_job(p_job_id bigint, p_run_at timestamptz DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves (and hold partition locks while it compiles).
+SET jit = off
 AS $$
 DECLARE
     v_now   timestamptz := coalesce(p_now, now());

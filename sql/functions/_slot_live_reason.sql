@@ -25,6 +25,7 @@ BEGIN
             WHERE r.ready_slot = p_slot AND r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
               AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
                               WHERE t.ready_slot = p_slot AND t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
+            ORDER BY r.lane_seq
             LIMIT 1) AS r
         LIMIT 1;
         IF v_detail IS NOT NULL THEN

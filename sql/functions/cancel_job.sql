@@ -14,6 +14,9 @@
 CREATE FUNCTION awa.cancel_job(p_job_id bigint, p_reason text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves (and hold partition locks while it compiles).
+SET jit = off
 AS $$
 DECLARE
     v_now    timestamptz := coalesce(p_now, now());

@@ -53,17 +53,25 @@ BEGIN
         ORDER BY l.priority
     LOOP
         -- Unlocked probe: skip empty lanes without touching their head row.
-        IF NOT EXISTS (SELECT 1 FROM awa.ready_entries r
-                       WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq) THEN
+        -- (A plain query with ORDER BY + LIMIT 1 stays on the lane index in a
+        -- generic plan; inside EXISTS PostgreSQL drops the ORDER BY/LIMIT and
+        -- may scan the whole claimed prefix of a slot.)
+        SELECT r.lane_seq INTO v_pos FROM awa.ready_entries r
+        WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq
+        ORDER BY r.lane_seq LIMIT 1;
+        IF NOT FOUND THEN
             v_last := pg_sequence_last_value(v_lane.lane_seq);
             IF v_last > v_lane.claim_seq AND pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
                 -- No producer holds the lane, so every reserved position up to
-                -- v_last is committed or gone; none is visible, so all are gone.
-                v_last := pg_sequence_last_value(v_lane.lane_seq);
-                UPDATE awa.queue_claim_heads h SET claim_seq = v_last
-                WHERE h.lane_id = v_lane.lane_id AND h.claim_seq < v_last
-                  AND NOT EXISTS (SELECT 1 FROM awa.ready_entries r
-                                  WHERE r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq);
+                -- v_last is committed or gone; if none is visible, all are gone.
+                SELECT r.lane_seq INTO v_pos FROM awa.ready_entries r
+                WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq
+                ORDER BY r.lane_seq LIMIT 1;
+                IF NOT FOUND THEN
+                    v_last := pg_sequence_last_value(v_lane.lane_seq);
+                    UPDATE awa.queue_claim_heads h SET claim_seq = v_last
+                    WHERE h.lane_id = v_lane.lane_id AND h.claim_seq < v_last;
+                END IF;
             END IF;
             CONTINUE;
         END IF;

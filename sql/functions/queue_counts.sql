@@ -9,6 +9,9 @@
 CREATE FUNCTION awa.queue_counts(p_queue text DEFAULT NULL)
 RETURNS SETOF awa.queue_count
 LANGUAGE sql
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves (and hold partition locks while it compiles).
+SET jit = off
 STABLE
 AS $$
     WITH available AS (

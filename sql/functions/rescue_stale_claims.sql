@@ -15,6 +15,9 @@ CREATE FUNCTION awa.rescue_stale_claims(
 )
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves (and hold partition locks while it compiles).
+SET jit = off
 AS $$
 DECLARE
     v_now  timestamptz := coalesce(p_now, now());

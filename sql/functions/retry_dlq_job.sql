@@ -8,6 +8,9 @@
 CREATE FUNCTION awa.retry_dlq_job(p_job_id bigint, p_run_at timestamptz DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves (and hold partition locks while it compiles).
+SET jit = off
 AS $$
 DECLARE
     v_now   timestamptz := coalesce(p_now, now());

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/awa-queue/awa/driver"
+	"github.com/awa-queue/awa/internal/pgtest"
+)
+
+// TestDemoAccountsForEveryJob runs `awa demo` end to end, in process, on a
+// fresh database with a small job count: every job must reach the final state
+// its kind asks for exactly once, and the summary must say so.
+func TestDemoAccountsForEveryJob(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewDBDSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	var out, logs bytes.Buffer
+	start := time.Now()
+	rep, err := runDemo(ctx, demoOptions{DSN: dsn, Jobs: 300, Workers: 20, Duration: 30 * time.Second}, &out, &logs)
+	t.Logf("demo took %s; output:\n%s", time.Since(start).Round(time.Millisecond), out.String())
+	if logs.Len() > 0 {
+		t.Logf("logs:\n%s", logs.String())
+	}
+	if err != nil {
+		t.Fatalf("runDemo: %v", err)
+	}
+	if !rep.ok() {
+		t.Fatalf("not every job is accounted for: %q", rep.Problems)
+	}
+	if rep.EndedBy != endedDone {
+		t.Errorf("work phase ended by %s", rep.EndedBy)
+	}
+	// 300 bulk + 2 invalid orders + 5 snoozing + 5 cancelling (InsertMany),
+	// 1 InsertTx, 5 scheduled; from SQL 1 + 14 mail + 5 webhooks + 5 exports.
+	const want = 300 + 2 + 5 + 5 + 1 + 5 + 1 + 14 + 5 + 5
+	if rep.Expected != want || rep.Accounted() != want {
+		t.Errorf("expected %d jobs and accounted for %d, want %d each", rep.Expected, rep.Accounted(), want)
+	}
+	for oc, n := range map[outcome]int64{outcomeCompleted: want - 2 - 5 - 5, outcomeFailed: 2, outcomeCancelled: 5, outcomeDLQ: 5} {
+		if rep.Want[oc] != n || rep.Got[oc] != n {
+			t.Errorf("%s: planned %d, handlers reported %d, want %d", oc, rep.Want[oc], rep.Got[oc], n)
+		}
+	}
+	if rep.DB.DLQ != 5 {
+		t.Errorf("database DLQ count %d, want 5", rep.DB.DLQ)
+	}
+	if rep.Retries != 5+5 || rep.Snoozes != 5 {
+		t.Errorf("retries %d, snoozes %d; want 10 and 5", rep.Retries, rep.Snoozes)
+	}
+	for _, s := range []string{
+		"SELECT * FROM awa.insert_job('send_email'",
+		"client.InsertTx + ROLLBACK",
+		fmt.Sprintf("accounted for: %d of %d jobs ended exactly once", want, want),
+		fmt.Sprintf("OK: every one of the %d jobs is accounted for.", want),
+		"ready_entries (16 slots)",
+	} {
+		if !strings.Contains(out.String(), s) {
+			t.Errorf("output lacks %q", s)
+		}
+	}
+	// The ring tables are append-only: the summary's figures must show it.
+	if !strings.Contains(strings.Join(strings.Fields(out.String()), " "), "not one update or delete") {
+		t.Errorf("summary does not report append-only ring tables")
+	}
+}
+
+// TestDemoRefusesADatabaseWithJobs: the demo accounts for every job, so it
+// refuses a database that already holds some, unless -reset.
+func TestDemoRefusesADatabaseWithJobs(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewDBDSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pool, err := openPool(ctx, dsn, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	client, err := driver.NewClient(pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Insert(ctx, SendEmailArgs{To: "x@example.com"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var out, logs bytes.Buffer
+	if code := run(ctx, []string{"demo", "-dsn", dsn, "-jobs", "10"}, &out, &logs); code != 1 {
+		t.Fatalf("exit %d, want 1; stderr: %s", code, logs.String())
+	}
+	if !strings.Contains(logs.String(), "already holds awa jobs") {
+		t.Errorf("stderr does not explain the refusal: %s", logs.String())
+	}
+}
+
+// TestMigrateDownStatusUp drives `awa migrate` through the command line.
+func TestMigrateDownStatusUp(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewDBDSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	step := func(want string, args ...string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := run(ctx, append([]string{"migrate"}, args...), &out, &errb); code != 0 {
+			t.Fatalf("awa migrate %q: exit %d: %s", args, code, errb.String())
+		}
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("awa migrate %q printed %q, want it to contain %q", args, out.String(), want)
+		}
+	}
+	step("up to date", "up", "-dsn", dsn)
+	step("applied", "-dsn", dsn, "status")
+	step("rolled back", "down", "-dsn", dsn)
+	step("pending", "status", "-dsn", dsn)
+	step("applied", "up", "-dsn", dsn)
+
+	var out, errb bytes.Buffer
+	if code := run(ctx, []string{"migrate", "sideways", "-dsn", dsn}, &out, &errb); code != 2 {
+		t.Errorf("awa migrate sideways: exit %d, want 2", code)
+	}
+}
+
+// TestWorkRunsDemoKinds runs `awa work` until its context ends, while jobs of
+// the demo kinds are enqueued.
+func TestWorkRunsDemoKinds(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewDBDSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	pool, err := openPool(ctx, dsn, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	client, err := driver.NewClient(pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []driver.InsertManyParams
+	for i := 0; i < 20; i++ {
+		jobs = append(jobs, driver.InsertManyParams{Args: SendEmailArgs{To: fmt.Sprintf("u%d@example.com", i)},
+			Opts: &driver.InsertOpts{Queue: queueMail}})
+	}
+	jobs = append(jobs, driver.InsertManyParams{Args: SyncLegacyArgs{AccountID: 1}})
+	if _, err := client.InsertMany(ctx, jobs); err != nil {
+		t.Fatal(err)
+	}
+
+	workCtx, stop := context.WithCancel(ctx)
+	done := make(chan int, 1)
+	var out, errb bytes.Buffer
+	go func() {
+		done <- run(workCtx, []string{"work", "-dsn", dsn, "-queues", "default,mail", "-workers", "5"}, &out, &errb)
+	}()
+	for {
+		c, err := sumCounts(ctx, client.Driver(), pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Completed == 20 && c.Cancelled == 1 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("jobs not worked: %+v; stderr: %s", c, errb.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop()
+	if code := <-done; code != 0 {
+		t.Fatalf("awa work: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "completed 20 ") || !strings.Contains(out.String(), "cancelled 1 ") {
+		t.Errorf("awa work output lacks the final counts: %s", out.String())
+	}
+}

@@ -1,0 +1,137 @@
+// Command awa installs the awa substrate, runs its demo and works jobs.
+//
+//	awa migrate up|down|status [-dsn DSN]
+//	awa demo [-dsn DSN] [-jobs N] [-workers W] [-duration D] [-reset] [-v]
+//	awa work [-dsn DSN] [-queues default,mail] [-workers W] [-v]
+//
+// The DSN defaults to $DATABASE_URL.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+)
+
+const usage = `awa: a Postgres-native job queue
+
+usage:
+  awa migrate up|down|status [-dsn DSN]
+        install the awa schema (embedded goose migrations), remove it (down to
+        version 0), or show the migration status
+  awa demo [-dsn DSN] [-jobs N] [-workers W] [-duration D] [-reset] [-v]
+        install the schema, enqueue a mix of jobs from SQL and from Go, work
+        them with live progress and print a summary
+  awa work [-dsn DSN] [-queues default,mail] [-workers W] [-v]
+        work the built-in demo kinds until SIGINT/SIGTERM (first signal: stop
+        gracefully; second: cancel running jobs)
+
+The DSN defaults to $DATABASE_URL. "awa COMMAND -h" lists a command's flags.
+`
+
+func main() {
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// usageError is a command-line mistake: the exit status is 2. An empty
+// message means the flag package already reported it.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
+
+// run runs the command in args and returns the exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "migrate":
+		err = cmdMigrate(ctx, args[1:], stdout, stderr)
+	case "demo":
+		err = cmdDemo(ctx, args[1:], stdout, stderr)
+	case "work":
+		err = cmdWork(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "awa: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	var usageErr *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &usageErr):
+		if usageErr.msg != "" {
+			fmt.Fprintf(stderr, "awa %s: %v\n", args[0], err)
+		}
+		return 2
+	default:
+		fmt.Fprintf(stderr, "awa %s: %v\n", args[0], err)
+		return 1
+	}
+}
+
+// newFlagSet returns a flag set for a subcommand with the common -dsn flag.
+func newFlagSet(name, synopsis string, stderr io.Writer) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet("awa "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: awa %s %s\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	dsn := fs.String("dsn", "", "PostgreSQL connection string (default $DATABASE_URL)")
+	return fs, dsn
+}
+
+// parseFlags parses args, allowing flags before and after the positional
+// arguments (awa migrate -dsn X up, awa migrate up -dsn X).
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, &usageError{} // the flag package printed the error and the usage
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// resolveDSN fills *dsn from $DATABASE_URL when -dsn was not given.
+func resolveDSN(dsn *string) error {
+	if strings.TrimSpace(*dsn) == "" {
+		*dsn = os.Getenv("DATABASE_URL")
+	}
+	if strings.TrimSpace(*dsn) == "" {
+		return usageErrorf("no database: pass -dsn or set DATABASE_URL")
+	}
+	return nil
+}
+
+// newLogger logs text to w: warnings and errors, or everything from info up
+// when verbose.
+func newLogger(w io.Writer, verbose bool) *slog.Logger {
+	level := slog.LevelWarn
+	if verbose {
+		level = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver goose runs on
+	"github.com/pressly/goose/v3"
+
+	"github.com/awa-queue/awa/db"
+)
+
+func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, dsn := newFlagSet("migrate", "up|down|status [-dsn DSN]", stderr)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fs.Usage()
+		return usageErrorf("want exactly one of up, down, status")
+	}
+	if err := resolveDSN(dsn); err != nil {
+		return err
+	}
+	switch pos[0] {
+	case "up":
+		return migrateUp(ctx, *dsn, stdout)
+	case "down":
+		return migrateDown(ctx, *dsn, stdout)
+	case "status":
+		return withProvider(ctx, *dsn, func(p *goose.Provider) error {
+			st, err := p.Status(ctx)
+			if err != nil {
+				return fmt.Errorf("migrate status: %w", err)
+			}
+			for _, s := range st {
+				at := ""
+				if !s.AppliedAt.IsZero() {
+					at = s.AppliedAt.Local().Format("2006-01-02 15:04:05")
+				}
+				fmt.Fprintf(stdout, "%-8s %05d  %-32s %s\n", s.State, s.Source.Version, s.Source.Path, at)
+			}
+			return nil
+		})
+	default:
+		fs.Usage()
+		return usageErrorf("unknown action %q: want up, down or status", pos[0])
+	}
+}
+
+// migrateUp installs (or upgrades) schema awa; applying it twice is a no-op.
+func migrateUp(ctx context.Context, dsn string, stdout io.Writer) error {
+	return withProvider(ctx, dsn, func(p *goose.Provider) error {
+		res, err := p.Up(ctx)
+		printResults(stdout, "applied", res)
+		if err != nil {
+			return fmt.Errorf("migrate up: %w", err)
+		}
+		if len(res) == 0 {
+			v, err := p.GetDBVersion(ctx)
+			if err != nil {
+				return fmt.Errorf("migrate up: read version: %w", err)
+			}
+			fmt.Fprintf(stdout, "schema awa is up to date (version %d)\n", v)
+		}
+		return nil
+	})
+}
+
+// migrateDown removes schema awa and every job in it (down to version 0).
+func migrateDown(ctx context.Context, dsn string, stdout io.Writer) error {
+	return withProvider(ctx, dsn, func(p *goose.Provider) error {
+		res, err := p.DownTo(ctx, 0)
+		printResults(stdout, "rolled back", res)
+		if err != nil {
+			return fmt.Errorf("migrate down: %w", err)
+		}
+		if len(res) == 0 {
+			fmt.Fprintln(stdout, "nothing to roll back: schema awa is not installed")
+		}
+		return nil
+	})
+}
+
+// withProvider runs f on a goose Provider over the embedded migrations.
+func withProvider(ctx context.Context, dsn string, f func(*goose.Provider) error) error {
+	sqlDB, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	defer sqlDB.Close()
+	if err := sqlDB.PingContext(ctx); err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	p, err := db.Provider(sqlDB)
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	return f(p)
+}
+
+func printResults(w io.Writer, verb string, res []*goose.MigrationResult) {
+	for _, r := range res {
+		if r.Error != nil {
+			fmt.Fprintf(w, "%-11s %s: FAILED after %s\n", verb, r.Source.Path, r.Duration.Round(1e6))
+			continue
+		}
+		fmt.Fprintf(w, "%-11s %s (%s)\n", verb, r.Source.Path, r.Duration.Round(1e6))
+	}
+}

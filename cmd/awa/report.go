@@ -1,0 +1,363 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/awa-queue/awa/driver"
+)
+
+// demoReport is the demo's accounting and summary.
+type demoReport struct {
+	Expected   int64                   // jobs enqueued (and committed)
+	Want       [numOutcomes]int64      // final outcomes the jobs' kinds ask for
+	Got        [numOutcomes]int64      // final outcomes the handlers reported, one per job
+	DB         driver.QueueCount       // awa.queue_counts over every queue after the stop
+	Runs       int64                   // handler runs
+	Retries    int64                   // runs that asked for a retry
+	Snoozes    int64                   // runs that asked for a snooze
+	Missing    int64                   // jobs without a final outcome
+	Duplicate  int64                   // jobs with more than one final outcome
+	Unexpected int64                   // jobs whose final outcome is not the one planned
+	Strangers  int64                   // jobs a handler ran that the demo did not enqueue
+	Problems   []string                // why the demo fails; empty when every job is accounted for
+	EndedBy    string                  // endedDone, endedTimeout or endedInterrupted
+	Enqueue    time.Duration           // time to enqueue
+	Work       time.Duration           // from the workers' start until the last job finished
+	Wall       time.Duration           // the whole demo
+	Rings      map[string]ringActivity // by ring name
+	Stats      []driver.TableStat      // activity during the demo (counters are deltas)
+	plan       *demoPlan
+}
+
+func (r *demoReport) ok() bool { return len(r.Problems) == 0 }
+
+// ringActivity is what the maintenance leader did to one ring.
+type ringActivity struct {
+	Rotations, Prunes int
+	Skipped           []string // e.g. "3 prune skipped_blocked"
+}
+
+// Accounted is how many jobs ended exactly once, with their planned outcome.
+func (r *demoReport) Accounted() int64 { return r.Expected - r.Missing - r.Duplicate - r.Unexpected }
+
+func buildReport(plan *demoPlan, rec *outcomes, db driver.QueueCount, endedBy string, work, wall time.Duration,
+	rings *ringCounter, stats []driver.TableStat) *demoReport {
+	r := &demoReport{Expected: int64(len(plan.expect)), DB: db, EndedBy: endedBy, Enqueue: plan.took, Work: work, Wall: wall,
+		Stats: stats, plan: plan, Rings: map[string]ringActivity{}}
+	r.Runs, r.Retries, r.Snoozes = rec.runs.Load(), rec.count(outcomeRetried), rec.count(outcomeSnoozed)
+	rec.mu.Lock()
+	for id, want := range plan.expect {
+		r.Want[want]++
+		got := rec.final[id]
+		switch {
+		case len(got) == 0:
+			r.Missing++
+		case len(got) > 1:
+			r.Duplicate++
+		case got[0] != want:
+			r.Unexpected++
+		}
+		for _, g := range got {
+			r.Got[g]++
+		}
+	}
+	for id := range rec.seen {
+		if _, ok := plan.expect[id]; !ok {
+			r.Strangers++
+		}
+	}
+	rolledBackRan := rec.seen[plan.rolledBack]
+	rec.mu.Unlock()
+	for _, ring := range []string{"queue", "claim", "lease"} {
+		r.Rings[ring] = ringActivity{Rotations: rings.get(ring, "rotate", "rotated"), Prunes: rings.get(ring, "prune", "pruned"),
+			Skipped: rings.skipped(ring)}
+	}
+
+	fail := func(format string, a ...any) { r.Problems = append(r.Problems, fmt.Sprintf(format, a...)) }
+	if endedBy != endedDone {
+		fail("the work phase ended by %s before every job finished", endedBy)
+	}
+	if r.Missing > 0 {
+		fail("%d jobs never reached a final state in this process", r.Missing)
+	}
+	if r.Duplicate > 0 {
+		fail("%d jobs reached a final state more than once", r.Duplicate)
+	}
+	if r.Unexpected > 0 {
+		fail("%d jobs ended in another state than planned", r.Unexpected)
+	}
+	if r.Strangers > 0 {
+		fail("handlers ran %d jobs the demo did not enqueue", r.Strangers)
+	}
+	if rolledBackRan {
+		fail("job %d, enqueued in a rolled-back transaction, ran", plan.rolledBack)
+	}
+	if active := db.Available + db.Running + db.Scheduled + db.Retryable; active != 0 {
+		fail("the database still shows %d jobs not final (available %d, running %d, scheduled %d, retryable %d)",
+			active, db.Available, db.Running, db.Scheduled, db.Retryable)
+	}
+	if db.DLQ != r.Got[outcomeDLQ] {
+		fail("the database holds %d DLQ jobs, the handlers sent %d there", db.DLQ, r.Got[outcomeDLQ])
+	}
+	return r
+}
+
+func (r *demoReport) print(w io.Writer) {
+	fmt.Fprintln(w, "\n== Summary")
+	fmt.Fprintf(w, "  %-12s %10s %13s %10s\n", "final state", "planned", "this process", "database")
+	row := func(name string, oc outcome, db int64, note string) {
+		fmt.Fprintf(w, "  %-12s %10s %13s %10s  %s\n", name, num(r.Want[oc]), num(r.Got[oc]), num(db), note)
+	}
+	row("completed", outcomeCompleted, r.DB.Completed, "database: completions still retained (ring prune reclaims terminal history)")
+	row("failed", outcomeFailed, r.DB.Failed, "database: retained until their queue-ring slot is pruned")
+	row("cancelled", outcomeCancelled, r.DB.Cancelled, "")
+	row("in DLQ", outcomeDLQ, r.DB.DLQ, "database: the DLQ is kept until retried or purged")
+	fmt.Fprintf(w, "  %-12s %10s %13s %10s  %s\n", "not final", "0", num(r.Missing), num(r.DB.Available+r.DB.Running+r.DB.Scheduled+r.DB.Retryable),
+		"database: available + running + scheduled + retryable")
+	fmt.Fprintf(w, "  accounted for: %s of %s jobs ended exactly once, as planned; job %d (rolled back) never ran\n",
+		num(r.Accounted()), num(r.Expected), r.plan.rolledBack)
+	fmt.Fprintf(w, "  handler runs: %s (%s retries, %s snoozes)\n", num(r.Runs), num(r.Retries), num(r.Snoozes))
+	rate := 0.0
+	if r.Work > 0 {
+		rate = float64(r.Got[outcomeCompleted]+r.Got[outcomeFailed]+r.Got[outcomeCancelled]+r.Got[outcomeDLQ]) / r.Work.Seconds()
+	}
+	until := "until the last job finished"
+	if r.EndedBy != endedDone {
+		until = "until the " + r.EndedBy
+	}
+	fmt.Fprintf(w, "  time: %s wall in all; enqueue %s; work %s %s: %s jobs/s\n",
+		r.Wall.Round(100*time.Millisecond), r.Enqueue.Round(100*time.Millisecond), r.Work.Round(100*time.Millisecond), until, num(int64(rate)))
+	fmt.Fprintln(w, "  ring maintenance (rotate, then prune, every second):")
+	for _, ring := range []string{"queue", "claim", "lease"} {
+		a := r.Rings[ring]
+		skipped := ""
+		if len(a.Skipped) > 0 {
+			skipped = "; skipped: " + strings.Join(a.Skipped, ", ")
+		}
+		fmt.Fprintf(w, "    %s ring: %s, %s (TRUNCATE of a sealed slot)%s\n", ring, plural(a.Rotations, "rotation"),
+			plural(a.Prunes, "prune"), skipped)
+	}
+	r.printStats(w)
+
+	if r.ok() {
+		fmt.Fprintf(w, "\nOK: every one of the %s jobs is accounted for.\n", num(r.Expected))
+		return
+	}
+	fmt.Fprintln(w, "\nFAIL: not every job is accounted for:")
+	for _, p := range r.Problems {
+		fmt.Fprintln(w, "  - "+p)
+	}
+}
+
+// The ring parents (see docs/storage.md) and the other tables the summary lists.
+var (
+	ringParents = []struct{ ring, table string }{
+		{"queue", "ready_entries"}, {"queue", "ready_tombstones"}, {"queue", "done_entries"},
+		{"queue", "receipt_completion_batches"}, {"claim", "lease_claim_batches"},
+		{"claim", "lease_claim_closures"}, {"lease", "leases"},
+	}
+	otherTables = []string{"deferred_jobs", "dlq_entries", "queue_claim_heads", "queue_lanes", "queue_meta",
+		"runtime_instances", "leader_leases", "ring_rotations", "ring_config"}
+	planeOf = map[string]string{"deferred_jobs": "backlog", "dlq_entries": "DLQ", "queue_claim_heads": "control",
+		"queue_lanes": "control", "queue_meta": "control", "runtime_instances": "control", "leader_leases": "control",
+		"ring_rotations": "control", "ring_config": "control"}
+	ringChild = regexp.MustCompile(`^(.+)_([0-9]+)$`)
+)
+
+func (r *demoReport) printStats(w io.Writer) {
+	byParent := map[string]*driver.TableStat{}
+	slots := map[string]int{}
+	isParent := map[string]bool{}
+	for _, p := range ringParents {
+		isParent[p.table] = true
+		byParent[p.table] = &driver.TableStat{Table: p.table}
+	}
+	other := map[string]driver.TableStat{}
+	for _, s := range r.Stats {
+		if m := ringChild.FindStringSubmatch(s.Table); m != nil && isParent[m[1]] {
+			t := byParent[m[1]]
+			t.Inserted += s.Inserted
+			t.Updated += s.Updated
+			t.HOTUpdated += s.HOTUpdated
+			t.Deleted += s.Deleted
+			t.LiveTuples += s.LiveTuples
+			t.DeadTuples += s.DeadTuples
+			t.SizeBytes += s.SizeBytes
+			slots[m[1]]++
+			continue
+		}
+		if !isParent[s.Table] {
+			other[s.Table] = s
+		}
+	}
+	// Any other table with activity is listed too.
+	names := slices.Clone(otherTables)
+	var extra []string
+	for name, s := range other {
+		if !slices.Contains(names, name) && (s.Inserted+s.Updated+s.Deleted+s.DeadTuples+s.LiveTuples) > 0 {
+			extra = append(extra, name)
+		}
+	}
+	sort.Strings(extra)
+	names = append(names, extra...)
+
+	fmt.Fprintln(w, "\n== Hot tables: pg_stat_user_tables, activity during the demo (dead, live and size: now)")
+	const format = "  %-11s %-37s %9s %8s %8s %8s %7s %7s %8s\n"
+	fmt.Fprintf(w, format, "plane", "table", "inserted", "updated", "HOT", "deleted", "dead", "live", "size")
+	line := func(plane, name string, s driver.TableStat) {
+		fmt.Fprintf(w, format, plane, name, num(s.Inserted), num(s.Updated), num(s.HOTUpdated), num(s.Deleted),
+			num(s.DeadTuples), num(s.LiveTuples), bytesStr(s.SizeBytes))
+	}
+	var ring, ctl driver.TableStat
+	for _, p := range ringParents {
+		s := *byParent[p.table]
+		line(p.ring+" ring", fmt.Sprintf("%s (%d slots)", p.table, slots[p.table]), s)
+		ring.Inserted += s.Inserted
+		ring.Updated += s.Updated
+		ring.Deleted += s.Deleted
+		ring.DeadTuples += s.DeadTuples
+	}
+	for _, name := range names {
+		s := other[name]
+		line(planeOf[name], name, s)
+		ctl.Inserted += s.Inserted
+		ctl.Updated += s.Updated
+		ctl.Deleted += s.Deleted
+		ctl.DeadTuples += s.DeadTuples
+	}
+	deferredDel := other["deferred_jobs"].Deleted
+	prunes := r.Rings["queue"].Prunes + r.Rings["claim"].Prunes + r.Rings["lease"].Prunes
+
+	var b strings.Builder
+	if ring.Updated == 0 && ring.Deleted == 0 {
+		reclaimed := plural(prunes, "prune") + " here"
+		if prunes == 0 {
+			reclaimed = "no slot came due in this short run"
+		}
+		fmt.Fprintf(&b, "The ring tables, where enqueue, claim and finalize write, took %s inserts and not one update or delete: "+
+			"the hot path only appends, and whole sealed slots are reclaimed by TRUNCATE (%s), which leaves no dead tuples behind",
+			num(ring.Inserted), reclaimed)
+		if ring.DeadTuples == 1 {
+			b.WriteString(" (the 1 dead tuple there is the row of a rolled-back insert, the demo's ROLLBACK, gone when its slot is truncated)")
+		} else if ring.DeadTuples > 1 {
+			fmt.Fprintf(&b, " (the %d dead there are rows of rolled-back inserts, such as the demo's ROLLBACK, gone when their slot is truncated)",
+				ring.DeadTuples)
+		}
+		b.WriteString(". ")
+	} else {
+		fmt.Fprintf(&b, "The ring tables show %s updates and %s deletes although they are meant to be append-only: that is a bug. ",
+			num(ring.Updated), num(ring.Deleted))
+	}
+	fmt.Fprintf(&b, "Elsewhere, the %s updates and %s deletes (%s dead tuples now, for autovacuum) are the churn of small tables, "+
+		"which follows claim calls and clock ticks rather than jobs: one HOT update of a lane cursor per claim call, one heartbeat row "+
+		"per process, the leader lease, the rotation ledger; plus the deferred backlog, the one plain job table, whose rows "+
+		"(scheduled, retried and snoozed jobs only) are deleted when promoted (%s here).",
+		num(ctl.Updated), num(ctl.Deleted), num(ctl.DeadTuples), num(deferredDel))
+	fmt.Fprintln(w)
+	for _, l := range wrap(b.String(), 100) {
+		fmt.Fprintln(w, "  "+l)
+	}
+}
+
+// diffStats returns end with its counters made relative to base (dead, live
+// and size stay as they are now).
+func diffStats(base, end []driver.TableStat) []driver.TableStat {
+	before := map[string]driver.TableStat{}
+	for _, s := range base {
+		before[s.Table] = s
+	}
+	out := make([]driver.TableStat, len(end))
+	for i, s := range end {
+		b := before[s.Table]
+		s.Inserted -= b.Inserted
+		s.Updated -= b.Updated
+		s.HOTUpdated -= b.HOTUpdated
+		s.Deleted -= b.Deleted
+		out[i] = s
+	}
+	return out
+}
+
+// settledStats reads the table statistics on a new connection once the
+// figures of the closed pool's backends (flushed as they exit) have arrived:
+// when two reads 250ms apart agree, or after 5s.
+func settledStats(ctx context.Context, dsn string, d *driver.Driver) ([]driver.TableStat, error) {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("connect for statistics: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	prev, err := d.TableStats(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(250 * time.Millisecond)
+		cur, err := d.TableStats(ctx, conn)
+		if err != nil {
+			return nil, err
+		}
+		if slices.Equal(withoutSize(prev), withoutSize(cur)) {
+			return cur, nil
+		}
+		prev = cur
+	}
+	return prev, nil
+}
+
+func withoutSize(s []driver.TableStat) []driver.TableStat {
+	out := slices.Clone(s)
+	for i := range out {
+		out[i].SizeBytes = 0
+	}
+	return out
+}
+
+// plural renders "1 prune" or "3 prunes".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func bytesStr(n int64) string {
+	switch {
+	case n >= 10<<20:
+		return strconv.FormatInt(n>>20, 10) + " MB"
+	case n >= 10<<10:
+		return strconv.FormatInt(n>>10, 10) + " kB"
+	default:
+		return strconv.FormatInt(n, 10) + " B"
+	}
+}
+
+// wrap breaks s into lines of at most width characters at spaces.
+func wrap(s string, width int) []string {
+	var lines []string
+	var cur strings.Builder
+	for _, word := range strings.Fields(s) {
+		if cur.Len() > 0 && cur.Len()+1+len(word) > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+		}
+		if cur.Len() > 0 {
+			cur.WriteByte(' ')
+		}
+		cur.WriteString(word)
+	}
+	if cur.Len() > 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
+}
