@@ -38,10 +38,15 @@ type MaintenanceConfig struct {
 	// DLQRetention: DLQ jobs older than this are purged. Defaults to 30 days;
 	// negative keeps them forever.
 	DLQRetention time.Duration
-	// DLQCleanupInterval. Defaults to 1 minute.
+	// DLQCleanupInterval is also the interval of the process-row cleanup.
+	// Defaults to 1 minute.
 	DLQCleanupInterval time.Duration
 	// BatchSize caps the jobs one promotion or rescue call moves. Defaults to 1000.
 	BatchSize int
+	// InstanceRetention: rows of processes silent for longer are deleted
+	// (their claims were rescued long before). Defaults to 1 hour; at least
+	// a minute and well above RescueStaleAfter.
+	InstanceRetention time.Duration
 }
 
 // DefaultMaintenance returns the default maintenance configuration.
@@ -70,6 +75,13 @@ func (m *MaintenanceConfig) withDefaults() MaintenanceConfig {
 	def(&c.PruneLockTimeout, 50*time.Millisecond)
 	def(&c.DLQRetention, 30*24*time.Hour)
 	def(&c.DLQCleanupInterval, time.Minute)
+	def(&c.InstanceRetention, time.Hour)
+	if c.InstanceRetention < 2*c.RescueStaleAfter {
+		c.InstanceRetention = 2 * c.RescueStaleAfter
+	}
+	if c.InstanceRetention < time.Minute {
+		c.InstanceRetention = time.Minute
+	}
 	if c.BatchSize <= 0 {
 		c.BatchSize = 1000
 	}
@@ -256,6 +268,13 @@ func (e *elector) services() []service {
 		ring(RingClaim, m.ClaimRingInterval),
 		ring(RingLease, m.LeaseRingInterval),
 	}
+	svcs = append(svcs, service{name: "instance_cleanup", interval: m.DLQCleanupInterval, tick: func(ctx context.Context) error {
+		n, err := d.CleanupRuntimeInstances(ctx, db, m.InstanceRetention)
+		if n > 0 {
+			log.Info("awa: Removed rows of silent worker processes", slog.Int("processes", n))
+		}
+		return err
+	}})
 	if m.DLQRetention > 0 {
 		svcs = append(svcs, service{name: "dlq_retention", interval: m.DLQCleanupInterval, tick: func(ctx context.Context) error {
 			ids, err := d.PurgeDLQ(ctx, db, PurgeDLQFilter{FailedBefore: time.Now().Add(-m.DLQRetention), Max: m.BatchSize})

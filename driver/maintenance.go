@@ -123,3 +123,15 @@ func (d *Driver) ReleaseLeaderLease(ctx context.Context, db DBTX, name string, h
 	}
 	return nil
 }
+
+// CleanupRuntimeInstances deletes the rows of processes silent for longer
+// than olderThan and returns how many it deleted.
+func (d *Driver) CleanupRuntimeInstances(ctx context.Context, db DBTX, olderThan time.Duration) (int, error) {
+	rows, err := d.q.CleanupRuntimeInstances(ctx, db, dbsqlc.CleanupRuntimeInstancesParams{
+		OlderThan: pgtype.Interval{Microseconds: olderThan.Microseconds(), Valid: true},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("cleanup runtime instances: %w", mapError(err))
+	}
+	return len(rows), nil
+}

@@ -22,3 +22,6 @@ SELECT * FROM awa.acquire_leader_lease(sqlc.arg(name)::text, sqlc.arg(holder)::u
 
 -- name: ReleaseLeaderLease :many
 SELECT * FROM awa.release_leader_lease(sqlc.arg(name)::text, sqlc.arg(holder)::uuid);
+
+-- name: CleanupRuntimeInstances :many
+SELECT * FROM awa.cleanup_runtime_instances(sqlc.arg(older_than)::interval, sqlc.narg(now)::timestamptz);

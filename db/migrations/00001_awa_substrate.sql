@@ -1394,6 +1394,35 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/cleanup_runtime_instances.sql
+-- +goose StatementBegin
+-- awa.cleanup_runtime_instances(older_than, now): deletes the rows of worker
+-- processes whose heartbeat is older than older_than (stopped or crashed
+-- processes) and returns them. Safe at any time: a claim whose process row is
+-- gone is treated as stale by awa.rescue_stale_claims, exactly as a stale
+-- heartbeat, so keep older_than well above the rescue staleness.
+-- Errors: AW010 older_than below one minute.
+-- Called by the maintenance leader.
+CREATE FUNCTION awa.cleanup_runtime_instances(
+    p_older_than interval DEFAULT interval '1 hour',
+    p_now        timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.runtime_instances
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF p_older_than IS NULL OR p_older_than < interval '1 minute' THEN
+        RAISE EXCEPTION 'awa: older_than must be at least one minute, got %', coalesce(p_older_than::text, 'null')
+            USING ERRCODE = 'AW010';
+    END IF;
+    RETURN QUERY
+    DELETE FROM awa.runtime_instances i
+    WHERE i.heartbeat_at < coalesce(p_now, now()) - p_older_than
+    RETURNING i.*;
+END;
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/complete_jobs.sql
 -- +goose StatementBegin
 -- awa.complete_jobs(job_ids, run_leases, claim_slots, receipt_ids, now): marks

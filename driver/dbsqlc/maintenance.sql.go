@@ -40,6 +40,35 @@ func (q *Queries) AcquireLeaderLease(ctx context.Context, db DBTX, arg AcquireLe
 	return i, err
 }
 
+const cleanupRuntimeInstances = `-- name: CleanupRuntimeInstances :many
+SELECT instance_id, started_at, heartbeat_at FROM awa.cleanup_runtime_instances($1::interval, $2::timestamptz)
+`
+
+type CleanupRuntimeInstancesParams struct {
+	OlderThan pgtype.Interval
+	Now       pgtype.Timestamptz
+}
+
+func (q *Queries) CleanupRuntimeInstances(ctx context.Context, db DBTX, arg CleanupRuntimeInstancesParams) ([]AwaRuntimeInstance, error) {
+	rows, err := db.Query(ctx, cleanupRuntimeInstances, arg.OlderThan, arg.Now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaRuntimeInstance
+	for rows.Next() {
+		var i AwaRuntimeInstance
+		if err := rows.Scan(&i.InstanceID, &i.StartedAt, &i.HeartbeatAt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const promoteDueJobs = `-- name: PromoteDueJobs :many
 
 SELECT id, state, queue, priority, kind, run_at FROM awa.promote_due_jobs($1::int, $2::timestamptz)
