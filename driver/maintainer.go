@@ -30,9 +30,15 @@ type MaintenanceConfig struct {
 	// DeadlineInterval: rescue of attempts past their queue deadline. Defaults to 1s.
 	DeadlineInterval time.Duration
 	// QueueRingInterval, ClaimRingInterval, LeaseRingInterval: one rotate then
-	// one prune per tick. Terminal history stays readable in awa.jobs for about
-	// (queue slots - 1) x QueueRingInterval. Default to 5s, 2s and 5s.
+	// one prune per tick. A rotation is skipped when the ring's last rotation
+	// (by any leader) is younger than the interval, so a leader change does
+	// not rotate early. Default to 5s, 2s and 5s.
 	QueueRingInterval, ClaimRingInterval, LeaseRingInterval time.Duration
+	// KeepSealedQueueSlots is how many recently sealed queue-ring slots prune
+	// leaves alone: terminal history stays readable in awa.jobs for about
+	// KeepSealedQueueSlots x QueueRingInterval. Capped by the substrate at
+	// slot count - 2 (14 with the default 16 slots), which is the default.
+	KeepSealedQueueSlots int
 	// PruneLockTimeout bounds prune's wait for a slot's locks. Defaults to 50ms.
 	PruneLockTimeout time.Duration
 	// DLQRetention: DLQ jobs older than this are purged. Defaults to 30 days;
@@ -85,6 +91,17 @@ func (m *MaintenanceConfig) withDefaults() MaintenanceConfig {
 	if c.BatchSize <= 0 {
 		c.BatchSize = 1000
 	}
+	if c.KeepSealedQueueSlots == 0 {
+		c.KeepSealedQueueSlots = 14
+	}
+	if c.KeepSealedQueueSlots < 0 {
+		c.KeepSealedQueueSlots = 0
+	}
+	// Renew well within the TTL: a leader that cannot renew steps down after
+	// TTL/2, before anyone else can take the lease.
+	if c.ElectInterval > c.LeaderTTL/4 {
+		c.ElectInterval = c.LeaderTTL / 4
+	}
 	return c
 }
 
@@ -114,12 +131,15 @@ func newElector(pool *pgxpool.Pool, d *Driver, cfg Config, log *slog.Logger) *el
 
 // IsLeader reports whether this client currently runs maintenance.
 func (c *Client) IsLeader() bool {
-	if c.elector == nil {
+	c.mu.Lock()
+	e := c.elector
+	c.mu.Unlock()
+	if e == nil {
 		return false
 	}
-	c.elector.mu.Lock()
-	defer c.elector.mu.Unlock()
-	return c.elector.leading
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.leading
 }
 
 func (e *elector) run(ctx context.Context) {
@@ -127,7 +147,12 @@ func (e *elector) run(ctx context.Context) {
 	defer t.Stop()
 	var confirmed time.Time
 	for {
-		actx, cancel := context.WithTimeout(ctx, e.m.ElectInterval)
+		// The lease runs from the database's clock at the call, so count the
+		// confirmation from before the call; a leader that has not renewed for
+		// TTL/2 steps down, and a call may take at most TTL/4, so a stepping
+		// down leader stops before its lease can be taken over.
+		start := time.Now()
+		actx, cancel := context.WithTimeout(ctx, e.m.LeaderTTL/4)
 		leader, err := e.driver.AcquireLeaderLease(actx, e.pool, leaderLeaseName, e.cfg.InstanceID, e.m.LeaderTTL)
 		cancel()
 		switch {
@@ -141,7 +166,7 @@ func (e *elector) run(ctx context.Context) {
 				e.stepDown()
 			}
 		case leader:
-			confirmed = time.Now()
+			confirmed = start
 			e.stepUp(ctx)
 		default:
 			e.stepDown()
@@ -226,11 +251,13 @@ func (e *elector) services() []service {
 			log.Info("awa: "+what, slog.Int("jobs", n))
 		}
 	}
-	ring := func(r Ring, interval time.Duration) service {
+	ring := func(r Ring, interval time.Duration, keepSealed int) service {
+		// A little under the interval, so ticker jitter never skips a whole tick.
+		minInterval := interval * 9 / 10
 		return service{name: string(r) + "_ring", interval: interval, tick: func(ctx context.Context) error {
 			for _, step := range []func() ([]RingOutcome, error){
-				func() ([]RingOutcome, error) { return d.RotateRing(ctx, db, r) },
-				func() ([]RingOutcome, error) { return d.PruneRing(ctx, db, r, m.PruneLockTimeout) },
+				func() ([]RingOutcome, error) { return d.RotateRing(ctx, db, r, minInterval) },
+				func() ([]RingOutcome, error) { return d.PruneRing(ctx, db, r, m.PruneLockTimeout, keepSealed) },
 			} {
 				outs, err := step()
 				if err != nil {
@@ -264,9 +291,9 @@ func (e *elector) services() []service {
 			logResults("Rescued jobs past their deadline", len(res))
 			return err
 		}},
-		ring(RingQueue, m.QueueRingInterval),
-		ring(RingClaim, m.ClaimRingInterval),
-		ring(RingLease, m.LeaseRingInterval),
+		ring(RingQueue, m.QueueRingInterval, m.KeepSealedQueueSlots),
+		ring(RingClaim, m.ClaimRingInterval, 0),
+		ring(RingLease, m.LeaseRingInterval, 0),
 	}
 	svcs = append(svcs, service{name: "instance_cleanup", interval: m.DLQCleanupInterval, tick: func(ctx context.Context) error {
 		n, err := d.CleanupRuntimeInstances(ctx, db, m.InstanceRetention)

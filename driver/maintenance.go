@@ -81,9 +81,15 @@ func (d *Driver) RescueExpiredDeadlines(ctx context.Context, db DBTX, max int) (
 	return results(rows), nil
 }
 
-// RotateRing tries once to seal the ring's current slot.
-func (d *Driver) RotateRing(ctx context.Context, db DBTX, ring Ring) ([]RingOutcome, error) {
-	rows, err := d.q.RotateRing(ctx, db, dbsqlc.RotateRingParams{Ring: string(ring)})
+// RotateRing tries once to seal the ring's current slot; it skips
+// (skipped_recent) when the ring's last rotation, whoever made it, is younger
+// than minInterval (0: no minimum).
+func (d *Driver) RotateRing(ctx context.Context, db DBTX, ring Ring, minInterval time.Duration) ([]RingOutcome, error) {
+	arg := dbsqlc.RotateRingParams{Ring: string(ring)}
+	if minInterval > 0 {
+		arg.MinInterval = pgtype.Interval{Microseconds: minInterval.Microseconds(), Valid: true}
+	}
+	rows, err := d.q.RotateRing(ctx, db, arg)
 	if err != nil {
 		return nil, fmt.Errorf("rotate %s ring: %w", ring, mapError(err))
 	}
@@ -91,13 +97,15 @@ func (d *Driver) RotateRing(ctx context.Context, db DBTX, ring Ring) ([]RingOutc
 }
 
 // PruneRing tries once to truncate the ring's oldest sealed slot, waiting at
-// most lockTimeout for its locks.
-func (d *Driver) PruneRing(ctx context.Context, db DBTX, ring Ring, lockTimeout time.Duration) ([]RingOutcome, error) {
+// most lockTimeout for its locks and leaving the keepSealed most recently
+// sealed slots alone (capped at slot count - 2).
+func (d *Driver) PruneRing(ctx context.Context, db DBTX, ring Ring, lockTimeout time.Duration, keepSealed int) ([]RingOutcome, error) {
 	ms := lockTimeout.Milliseconds()
 	if ms < 1 {
 		ms = 1
 	}
-	rows, err := d.q.PruneRing(ctx, db, dbsqlc.PruneRingParams{Ring: string(ring), LockTimeoutMs: int32(ms)})
+	rows, err := d.q.PruneRing(ctx, db, dbsqlc.PruneRingParams{Ring: string(ring), LockTimeoutMs: int32(ms),
+		KeepSealed: int32(keepSealed)})
 	if err != nil {
 		return nil, fmt.Errorf("prune %s ring: %w", ring, mapError(err))
 	}

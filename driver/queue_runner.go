@@ -62,8 +62,18 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 		case <-q.permits:
 		}
 		n := 1 + q.takePermits(cfg.FetchBatchSize-1, backlog)
+		if fetchCtx.Err() != nil {
+			q.releasePermits(n)
+			return
+		}
 
-		jobs, err := q.c.driver.Claim(fetchCtx, q.c.pool, q.name, n, cfg.InstanceID)
+		// The claim must not be cut short by Stop: a claim that committed on
+		// the server but whose reply we dropped would strand its jobs until
+		// stale rescue (and spend an attempt they never made). Every job it
+		// returns is run; Stop waits for them.
+		claimCtx, cancel := context.WithTimeout(context.WithoutCancel(fetchCtx), 30*time.Second)
+		jobs, err := q.c.driver.Claim(claimCtx, q.c.pool, q.name, n, cfg.InstanceID)
+		cancel()
 		if err != nil {
 			q.releasePermits(n)
 			if fetchCtx.Err() != nil {
@@ -157,6 +167,13 @@ func (q *queueRunner) runHandler(workCtx context.Context, j ClaimedJob) finishRe
 		ctx, cancel = context.WithTimeout(workCtx, timeout)
 	}
 	defer cancel()
+	// The queue's deadline: past it the leader rescues the attempt, so the
+	// handler must stop too.
+	if !j.DeadlineAt.IsZero() {
+		var cancelDeadline context.CancelFunc
+		ctx, cancelDeadline = context.WithDeadline(ctx, j.DeadlineAt)
+		defer cancelDeadline()
+	}
 
 	err := func() (err error) {
 		defer func() {
@@ -181,7 +198,11 @@ func (q *queueRunner) runHandler(workCtx context.Context, j ClaimedJob) finishRe
 		}
 	}
 	if ctx.Err() != nil && workCtx.Err() == nil {
-		err = fmt.Errorf("job timed out after %s: %w", timeout, err)
+		if !j.DeadlineAt.IsZero() && !time.Now().Before(j.DeadlineAt) {
+			err = fmt.Errorf("job ran past its queue deadline %s: %w", j.DeadlineAt.Format(time.RFC3339), err)
+		} else {
+			err = fmt.Errorf("job timed out after %s: %w", timeout, err)
+		}
 	}
 	return finishReq{action: actionRetry, r: j.Receipt, msg: err.Error()}
 }

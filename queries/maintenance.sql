@@ -11,10 +11,10 @@ SELECT * FROM awa.rescue_stale_claims(sqlc.arg(staleness)::interval, sqlc.arg(ma
 SELECT * FROM awa.rescue_expired_deadlines(sqlc.arg(max)::int, sqlc.narg(now)::timestamptz);
 
 -- name: RotateRing :many
-SELECT * FROM awa.rotate_ring(sqlc.arg(ring)::text, sqlc.narg(now)::timestamptz);
+SELECT * FROM awa.rotate_ring(sqlc.arg(ring)::text, sqlc.narg(now)::timestamptz, sqlc.narg(min_interval)::interval);
 
 -- name: PruneRing :many
-SELECT * FROM awa.prune_ring(sqlc.arg(ring)::text, sqlc.arg(lock_timeout_ms)::int);
+SELECT * FROM awa.prune_ring(sqlc.arg(ring)::text, sqlc.arg(lock_timeout_ms)::int, sqlc.arg(keep_sealed)::int);
 
 -- name: AcquireLeaderLease :one
 SELECT * FROM awa.acquire_leader_lease(sqlc.arg(name)::text, sqlc.arg(holder)::uuid, sqlc.arg(ttl)::interval,

@@ -134,6 +134,9 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 			QueueRingInterval: time.Second,
 			ClaimRingInterval: time.Second,
 			LeaseRingInterval: time.Second,
+			// Keep two sealed slots of terminal history (instead of 14), so
+			// the short demo shows whole slots being reclaimed.
+			KeepSealedQueueSlots: 2,
 		},
 	})
 	if err != nil {

@@ -1828,10 +1828,14 @@ $$;
 
 -- source: sql/functions/prune_ring.sql
 -- +goose StatementBegin
--- awa.prune_ring(ring, lock_timeout_ms): reclaims the oldest sealed slot of a
--- ring by TRUNCATE, only after proving nothing live remains in it.
+-- awa.prune_ring(ring, lock_timeout_ms, keep_sealed): reclaims the oldest
+-- sealed slot of a ring by TRUNCATE, only after proving nothing live remains in
+-- it. keep_sealed is how many of the most recently sealed slots to leave alone
+-- (terminal history stays readable there); it is capped at slot_count - 2, so
+-- the slot the next rotation needs can always be reclaimed.
 -- Steps: (1) take the ring's maintenance try-lock (shared with rotate);
--- (2) pick the oldest non-current slot that holds rows; (3) prove it holds
+-- (2) pick the oldest sealed slot that holds rows, among all but the
+-- keep_sealed newest; (3) prove it holds
 -- nothing live (awa._slot_live_reason); (4) lock its child tables ACCESS
 -- EXCLUSIVE with lock_timeout = lock_timeout_ms; (5) prove it again under the
 -- locks, so rows that committed while we waited are seen; (6) TRUNCATE.
@@ -1839,9 +1843,9 @@ $$;
 -- (detail says what is live); skipped_blocked (a lock was not granted in time:
 -- a long reader or writer holds the slot; retried on a later tick, never
 -- forced); skipped_locked (another rotate or prune of this ring is running).
--- Errors: AW010 unknown ring or lock_timeout_ms outside 1..60000.
--- Called by the maintenance leader on a ticker.
-CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50)
+-- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
+-- keep_sealed. Called by the maintenance leader on a ticker.
+CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_keep_sealed int DEFAULT 0)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
 -- Short OLTP statements over many partitions: JIT compilation would cost
@@ -1865,6 +1869,10 @@ BEGIN
         RAISE EXCEPTION 'awa: lock_timeout_ms must be between 1 and 60000, got %', p_lock_timeout_ms
             USING ERRCODE = 'AW010';
     END IF;
+    IF p_keep_sealed IS NULL OR p_keep_sealed < 0 THEN
+        RAISE EXCEPTION 'awa: keep_sealed must be zero or more, got %', coalesce(p_keep_sealed::text, 'null')
+            USING ERRCODE = 'AW010';
+    END IF;
     IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_locked', NULL::int, NULL::bigint,
                             'another rotate or prune of this ring holds its lock';
@@ -1874,14 +1882,19 @@ BEGIN
     SELECT r.generation, r.slot INTO v_gen, v_current
     FROM awa.ring_rotations r WHERE r.ring = p_ring ORDER BY r.generation DESC LIMIT 1;
 
-    FOR i IN 1 .. v_slots - 1 LOOP
+    -- Sealed slots from oldest ((current + 1) mod n) to newest ((current - 1)
+    -- mod n); the keep_sealed newest are not candidates.
+    FOR i IN 1 .. v_slots - 1 - least(p_keep_sealed, v_slots - 2) LOOP
         IF awa._slot_has_rows(p_ring, (v_current + i) % v_slots) THEN
             v_target := (v_current + i) % v_slots;
             EXIT;
         END IF;
     END LOOP;
     IF v_target IS NULL THEN
-        RETURN QUERY SELECT p_ring, 'prune', 'already_empty', NULL::int, v_gen, 'no sealed slot holds rows';
+        RETURN QUERY SELECT p_ring, 'prune', 'already_empty', NULL::int, v_gen,
+                            CASE WHEN p_keep_sealed = 0 THEN 'no sealed slot holds rows'
+                                 ELSE format('no sealed slot older than the %s kept holds rows',
+                                             least(p_keep_sealed, v_slots - 2)) END;
         RETURN;
     END IF;
 
@@ -2252,17 +2265,22 @@ $$;
 
 -- source: sql/functions/rotate_ring.sql
 -- +goose StatementBegin
--- awa.rotate_ring(ring, now): seals the ring's current slot and makes the next
--- one current by appending a row to the rotation ledger (never an UPDATE).
--- Outcomes: rotated; skipped_idle (the current slot is empty: nothing to seal,
--- the cursor stays); skipped_busy (the incoming slot still holds rows: prune has
--- not reclaimed it); skipped_locked (another rotate or prune of this ring is
--- running); skipped_race (another rotator appended this generation first).
+-- awa.rotate_ring(ring, now, min_interval): seals the ring's current slot and
+-- makes the next one current by appending a row to the rotation ledger (never
+-- an UPDATE).
+-- Outcomes: rotated; skipped_recent (the last rotation is younger than
+-- min_interval: the cadence lives in the database, so a new maintenance
+-- leader does not rotate early); skipped_idle (the current slot is empty:
+-- nothing to seal, the cursor stays); skipped_busy (the incoming slot still
+-- holds rows: prune has not reclaimed it); skipped_locked (another rotate or
+-- prune of this ring is running); skipped_race (another rotator appended this
+-- generation first).
 -- Every 2 wraps the ledger is trimmed to its last 2 wraps.
 -- Locks: pg_try_advisory_xact_lock(1096237315, hashtext(ring)), shared with
 -- awa.prune_ring, so a tick skips rather than queues.
--- Errors: AW010 unknown ring. Called by the maintenance leader on a ticker.
-CREATE FUNCTION awa.rotate_ring(p_ring text, p_now timestamptz DEFAULT NULL)
+-- Errors: AW010 unknown ring, negative min_interval.
+-- Called by the maintenance leader on a ticker.
+CREATE FUNCTION awa.rotate_ring(p_ring text, p_now timestamptz DEFAULT NULL, p_min_interval interval DEFAULT NULL)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
 AS $$
@@ -2271,10 +2289,15 @@ DECLARE
     v_gen   bigint;
     v_slot  int;
     v_next  int;
+    v_at    timestamptz;
+    v_now   timestamptz := coalesce(p_now, now());
 BEGIN
     SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
+    END IF;
+    IF p_min_interval < interval '0' THEN
+        RAISE EXCEPTION 'awa: min_interval must not be negative, got %', p_min_interval USING ERRCODE = 'AW010';
     END IF;
     IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
         RETURN QUERY SELECT p_ring, 'rotate', 'skipped_locked', NULL::int, NULL::bigint,
@@ -2282,9 +2305,15 @@ BEGIN
         RETURN;
     END IF;
 
-    SELECT r.generation, r.slot INTO v_gen, v_slot
+    SELECT r.generation, r.slot, r.rotated_at INTO v_gen, v_slot, v_at
     FROM awa.ring_rotations r WHERE r.ring = p_ring ORDER BY r.generation DESC LIMIT 1;
     v_next := (v_slot + 1) % v_slots;
+
+    IF p_min_interval IS NOT NULL AND v_at > v_now - p_min_interval THEN
+        RETURN QUERY SELECT p_ring, 'rotate', 'skipped_recent', v_slot, v_gen,
+                            format('last rotation at %s is younger than %s', v_at, p_min_interval);
+        RETURN;
+    END IF;
 
     IF NOT awa._slot_has_rows(p_ring, v_slot) THEN
         RETURN QUERY SELECT p_ring, 'rotate', 'skipped_idle', v_slot, v_gen, 'current slot is empty';
@@ -2297,7 +2326,7 @@ BEGIN
     END IF;
 
     INSERT INTO awa.ring_rotations (ring, generation, slot, rotated_at)
-    VALUES (p_ring, v_gen + 1, v_next, coalesce(p_now, now()))
+    VALUES (p_ring, v_gen + 1, v_next, v_now)
     ON CONFLICT DO NOTHING;
     IF NOT FOUND THEN
         RETURN QUERY SELECT p_ring, 'rotate', 'skipped_race', v_slot, v_gen,

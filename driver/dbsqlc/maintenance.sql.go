@@ -108,16 +108,17 @@ func (q *Queries) PromoteDueJobs(ctx context.Context, db DBTX, arg PromoteDueJob
 }
 
 const pruneRing = `-- name: PruneRing :many
-SELECT ring, action, outcome, slot, generation, detail FROM awa.prune_ring($1::text, $2::int)
+SELECT ring, action, outcome, slot, generation, detail FROM awa.prune_ring($1::text, $2::int, $3::int)
 `
 
 type PruneRingParams struct {
 	Ring          string
 	LockTimeoutMs int32
+	KeepSealed    int32
 }
 
 func (q *Queries) PruneRing(ctx context.Context, db DBTX, arg PruneRingParams) ([]AwaRingOutcome, error) {
-	rows, err := db.Query(ctx, pruneRing, arg.Ring, arg.LockTimeoutMs)
+	rows, err := db.Query(ctx, pruneRing, arg.Ring, arg.LockTimeoutMs, arg.KeepSealed)
 	if err != nil {
 		return nil, err
 	}
@@ -248,16 +249,17 @@ func (q *Queries) RescueStaleClaims(ctx context.Context, db DBTX, arg RescueStal
 }
 
 const rotateRing = `-- name: RotateRing :many
-SELECT ring, action, outcome, slot, generation, detail FROM awa.rotate_ring($1::text, $2::timestamptz)
+SELECT ring, action, outcome, slot, generation, detail FROM awa.rotate_ring($1::text, $2::timestamptz, $3::interval)
 `
 
 type RotateRingParams struct {
-	Ring string
-	Now  pgtype.Timestamptz
+	Ring        string
+	Now         pgtype.Timestamptz
+	MinInterval pgtype.Interval
 }
 
 func (q *Queries) RotateRing(ctx context.Context, db DBTX, arg RotateRingParams) ([]AwaRingOutcome, error) {
-	rows, err := db.Query(ctx, rotateRing, arg.Ring, arg.Now)
+	rows, err := db.Query(ctx, rotateRing, arg.Ring, arg.Now, arg.MinInterval)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,11 @@
--- awa.prune_ring(ring, lock_timeout_ms): reclaims the oldest sealed slot of a
--- ring by TRUNCATE, only after proving nothing live remains in it.
+-- awa.prune_ring(ring, lock_timeout_ms, keep_sealed): reclaims the oldest
+-- sealed slot of a ring by TRUNCATE, only after proving nothing live remains in
+-- it. keep_sealed is how many of the most recently sealed slots to leave alone
+-- (terminal history stays readable there); it is capped at slot_count - 2, so
+-- the slot the next rotation needs can always be reclaimed.
 -- Steps: (1) take the ring's maintenance try-lock (shared with rotate);
--- (2) pick the oldest non-current slot that holds rows; (3) prove it holds
+-- (2) pick the oldest sealed slot that holds rows, among all but the
+-- keep_sealed newest; (3) prove it holds
 -- nothing live (awa._slot_live_reason); (4) lock its child tables ACCESS
 -- EXCLUSIVE with lock_timeout = lock_timeout_ms; (5) prove it again under the
 -- locks, so rows that committed while we waited are seen; (6) TRUNCATE.
@@ -9,9 +13,9 @@
 -- (detail says what is live); skipped_blocked (a lock was not granted in time:
 -- a long reader or writer holds the slot; retried on a later tick, never
 -- forced); skipped_locked (another rotate or prune of this ring is running).
--- Errors: AW010 unknown ring or lock_timeout_ms outside 1..60000.
--- Called by the maintenance leader on a ticker.
-CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50)
+-- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
+-- keep_sealed. Called by the maintenance leader on a ticker.
+CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_keep_sealed int DEFAULT 0)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
 -- Short OLTP statements over many partitions: JIT compilation would cost
@@ -35,6 +39,10 @@ BEGIN
         RAISE EXCEPTION 'awa: lock_timeout_ms must be between 1 and 60000, got %', p_lock_timeout_ms
             USING ERRCODE = 'AW010';
     END IF;
+    IF p_keep_sealed IS NULL OR p_keep_sealed < 0 THEN
+        RAISE EXCEPTION 'awa: keep_sealed must be zero or more, got %', coalesce(p_keep_sealed::text, 'null')
+            USING ERRCODE = 'AW010';
+    END IF;
     IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_locked', NULL::int, NULL::bigint,
                             'another rotate or prune of this ring holds its lock';
@@ -44,14 +52,19 @@ BEGIN
     SELECT r.generation, r.slot INTO v_gen, v_current
     FROM awa.ring_rotations r WHERE r.ring = p_ring ORDER BY r.generation DESC LIMIT 1;
 
-    FOR i IN 1 .. v_slots - 1 LOOP
+    -- Sealed slots from oldest ((current + 1) mod n) to newest ((current - 1)
+    -- mod n); the keep_sealed newest are not candidates.
+    FOR i IN 1 .. v_slots - 1 - least(p_keep_sealed, v_slots - 2) LOOP
         IF awa._slot_has_rows(p_ring, (v_current + i) % v_slots) THEN
             v_target := (v_current + i) % v_slots;
             EXIT;
         END IF;
     END LOOP;
     IF v_target IS NULL THEN
-        RETURN QUERY SELECT p_ring, 'prune', 'already_empty', NULL::int, v_gen, 'no sealed slot holds rows';
+        RETURN QUERY SELECT p_ring, 'prune', 'already_empty', NULL::int, v_gen,
+                            CASE WHEN p_keep_sealed = 0 THEN 'no sealed slot holds rows'
+                                 ELSE format('no sealed slot older than the %s kept holds rows',
+                                             least(p_keep_sealed, v_slots - 2)) END;
         RETURN;
     END IF;
 

@@ -1,14 +1,19 @@
--- awa.rotate_ring(ring, now): seals the ring's current slot and makes the next
--- one current by appending a row to the rotation ledger (never an UPDATE).
--- Outcomes: rotated; skipped_idle (the current slot is empty: nothing to seal,
--- the cursor stays); skipped_busy (the incoming slot still holds rows: prune has
--- not reclaimed it); skipped_locked (another rotate or prune of this ring is
--- running); skipped_race (another rotator appended this generation first).
+-- awa.rotate_ring(ring, now, min_interval): seals the ring's current slot and
+-- makes the next one current by appending a row to the rotation ledger (never
+-- an UPDATE).
+-- Outcomes: rotated; skipped_recent (the last rotation is younger than
+-- min_interval: the cadence lives in the database, so a new maintenance
+-- leader does not rotate early); skipped_idle (the current slot is empty:
+-- nothing to seal, the cursor stays); skipped_busy (the incoming slot still
+-- holds rows: prune has not reclaimed it); skipped_locked (another rotate or
+-- prune of this ring is running); skipped_race (another rotator appended this
+-- generation first).
 -- Every 2 wraps the ledger is trimmed to its last 2 wraps.
 -- Locks: pg_try_advisory_xact_lock(1096237315, hashtext(ring)), shared with
 -- awa.prune_ring, so a tick skips rather than queues.
--- Errors: AW010 unknown ring. Called by the maintenance leader on a ticker.
-CREATE FUNCTION awa.rotate_ring(p_ring text, p_now timestamptz DEFAULT NULL)
+-- Errors: AW010 unknown ring, negative min_interval.
+-- Called by the maintenance leader on a ticker.
+CREATE FUNCTION awa.rotate_ring(p_ring text, p_now timestamptz DEFAULT NULL, p_min_interval interval DEFAULT NULL)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
 AS $$
@@ -17,10 +22,15 @@ DECLARE
     v_gen   bigint;
     v_slot  int;
     v_next  int;
+    v_at    timestamptz;
+    v_now   timestamptz := coalesce(p_now, now());
 BEGIN
     SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
+    END IF;
+    IF p_min_interval < interval '0' THEN
+        RAISE EXCEPTION 'awa: min_interval must not be negative, got %', p_min_interval USING ERRCODE = 'AW010';
     END IF;
     IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
         RETURN QUERY SELECT p_ring, 'rotate', 'skipped_locked', NULL::int, NULL::bigint,
@@ -28,9 +38,15 @@ BEGIN
         RETURN;
     END IF;
 
-    SELECT r.generation, r.slot INTO v_gen, v_slot
+    SELECT r.generation, r.slot, r.rotated_at INTO v_gen, v_slot, v_at
     FROM awa.ring_rotations r WHERE r.ring = p_ring ORDER BY r.generation DESC LIMIT 1;
     v_next := (v_slot + 1) % v_slots;
+
+    IF p_min_interval IS NOT NULL AND v_at > v_now - p_min_interval THEN
+        RETURN QUERY SELECT p_ring, 'rotate', 'skipped_recent', v_slot, v_gen,
+                            format('last rotation at %s is younger than %s', v_at, p_min_interval);
+        RETURN;
+    END IF;
 
     IF NOT awa._slot_has_rows(p_ring, v_slot) THEN
         RETURN QUERY SELECT p_ring, 'rotate', 'skipped_idle', v_slot, v_gen, 'current slot is empty';
@@ -43,7 +59,7 @@ BEGIN
     END IF;
 
     INSERT INTO awa.ring_rotations (ring, generation, slot, rotated_at)
-    VALUES (p_ring, v_gen + 1, v_next, coalesce(p_now, now()))
+    VALUES (p_ring, v_gen + 1, v_next, v_now)
     ON CONFLICT DO NOTHING;
     IF NOT FOUND THEN
         RETURN QUERY SELECT p_ring, 'rotate', 'skipped_race', v_slot, v_gen,
