@@ -25,7 +25,7 @@ SQLC := .bin/sqlc-$(SQLC_VERSION)
 # $(call with_db,TARGETS): make TARGETS with AWA_TEST_DSN pointing at a server.
 with_db = $(if $(AWA_TEST_DSN),$(MAKE) $(1),scripts/pg.sh run -- $(MAKE) $(1))
 
-.PHONY: help tools generate verify verify/generated verify/go verify/catalog \
+.PHONY: help tools generate verify verify/generated verify/go verify/bench verify/catalog \
 	test test/sql test/go demo bench _verify/catalog _test/sql _test/go _demo
 
 help: ## list targets
@@ -51,7 +51,7 @@ $(SQLC):
 	GOBIN=$(CURDIR)/.bin go install github.com/sqlc-dev/sqlc/cmd/sqlc@$(SQLC_VERSION)
 	mv .bin/sqlc $@
 
-verify: verify/generated verify/go verify/catalog ## all static checks + catalog check
+verify: verify/generated verify/go verify/bench verify/catalog ## all static checks + catalog check
 
 verify/generated: $(SQLC) ## fail if db/migrations or driver/dbsqlc is not what `make generate` gives
 	@scripts/gen-migrations.sh - | diff -u $(MIGRATION) - \
@@ -61,6 +61,9 @@ verify/generated: $(SQLC) ## fail if db/migrations or driver/dbsqlc is not what 
 verify/go: ## gofmt and go vet
 	@out=$$(gofmt -l .); [ -z "$$out" ] || { echo "gofmt needed:" >&2; echo "$$out" >&2; exit 1; }
 	go vet ./...
+
+verify/bench: ## the bench module (its own go.mod, River inside) still builds, vets and passes its unit tests
+	cd bench && go vet ./... && go test -count=1 ./...
 
 verify/catalog: ## sql/ via psql and db/migrations via goose give the same awa catalog
 	@$(call with_db,_verify/catalog)
