@@ -60,3 +60,86 @@ BEGIN
   RETURN is(written, '{}'::jsonb, coalesce(p_description, 'writes nothing: ' || p_sql));
 END
 $$;
+
+-- Row type of the fixture's finalize loop (fx columns plus the action).
+CREATE TYPE awa_test.fx_row AS (
+    name text, queue text, id bigint, run_lease bigint, claim_slot int, receipt_id bigint,
+    want awa.job_state, dlq boolean, action text);
+
+-- Shared fixture of the read-surface tests (awa.jobs, awa.terminal_jobs,
+-- awa.queue_counts): two queues with jobs in every state; qa has the DLQ on,
+-- qb not. It fills the temp table fx (name, queue, id, run_lease, claim_slot,
+-- receipt_id, want, dlq): each job's expected state as seen through awa.jobs.
+--   SELECT awa_test.state_fixture();
+CREATE FUNCTION awa_test.state_fixture() RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  r awa_test.fx_row;
+BEGIN
+  PERFORM awa.configure_queue('qa', '{"dlq": true}');
+  CREATE TEMP TABLE fx (
+      name text PRIMARY KEY, queue text, id bigint, run_lease bigint, claim_slot int, receipt_id bigint,
+      want awa.job_state, dlq boolean NOT NULL DEFAULT false);
+
+  -- claimed jobs first, so each claim takes the job just inserted
+  PERFORM awa_test.fx_claimed(c.name, c.queue, c.want::awa.job_state, c.dlq)
+  FROM (VALUES ('qa_running', 'qa', 'running', false), ('qa_retryable', 'qa', 'retryable', false),
+               ('qa_completed', 'qa', 'completed', false), ('qa_dlq', 'qa', 'failed', true),
+               ('qb_running1', 'qb', 'running', false), ('qb_running2', 'qb', 'running', false),
+               ('qb_cancelled_running', 'qb', 'cancelled', false), ('qb_failed', 'qb', 'failed', false),
+               ('qb_completed1', 'qb', 'completed', false), ('qb_completed2', 'qb', 'completed', false))
+       AS c (name, queue, want, dlq);
+  PERFORM awa_test.fx_inserted(i.name, i.queue, i.want::awa.job_state, i.run_at)
+  FROM (VALUES ('qa_available1', 'qa', 'available', NULL::timestamptz),
+               ('qa_available2', 'qa', 'available', NULL),
+               ('qa_cancelled_available', 'qa', 'cancelled', NULL),
+               ('qa_scheduled', 'qa', 'scheduled', now() + interval '1 hour'),
+               ('qb_available', 'qb', 'available', NULL),
+               ('qb_scheduled', 'qb', 'scheduled', now() + interval '1 hour'),
+               ('qb_cancelled_scheduled', 'qb', 'cancelled', now() + interval '1 hour'))
+       AS i (name, queue, want, run_at);
+
+  FOR r IN SELECT f.*, a.action FROM fx f
+           JOIN (VALUES ('qa_retryable', 'retry'), ('qa_completed', 'complete'), ('qa_dlq', 'fail'),
+                        ('qb_cancelled_running', 'cancel'), ('qb_failed', 'fail'), ('qb_completed1', 'complete'),
+                        ('qb_completed2', 'complete'), ('qa_cancelled_available', 'cancel'),
+                        ('qb_cancelled_scheduled', 'cancel')) AS a (name, action) USING (name)
+  LOOP
+    CASE r.action
+    WHEN 'complete' THEN
+      PERFORM awa.complete_jobs(ARRAY[r.id], ARRAY[r.run_lease], ARRAY[r.claim_slot], ARRAY[r.receipt_id], now());
+    WHEN 'retry' THEN
+      PERFORM awa.retry_jobs(ARRAY[r.id], ARRAY[r.run_lease], ARRAY[r.claim_slot], ARRAY[r.receipt_id],
+                             ARRAY['oops'], NULL, now());
+    WHEN 'fail' THEN
+      PERFORM awa.fail_jobs(ARRAY[r.id], ARRAY[r.run_lease], ARRAY[r.claim_slot], ARRAY[r.receipt_id],
+                            ARRAY['fatal'], now());
+    WHEN 'cancel' THEN
+      PERFORM awa.cancel_job(r.id, 'stop', now());
+    END CASE;
+  END LOOP;
+END
+$$;
+
+
+-- Fixture step: insert a job into queue and claim it at once.
+CREATE FUNCTION awa_test.fx_claimed(p_name text, p_queue text, p_want awa.job_state, p_dlq boolean)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM awa.insert_job('mix.k', jsonb_build_object('name', p_name), jsonb_build_object('queue', p_queue));
+  INSERT INTO fx (name, queue, id, run_lease, claim_slot, receipt_id, want, dlq)
+  SELECT p_name, p_queue, c.id, c.run_lease, c.claim_slot, c.receipt_id, p_want, p_dlq
+  FROM awa.claim_ready_runtime(p_queue, 1, NULL, now()) c;
+END
+$$;
+
+-- Fixture step: insert a job (scheduled when run_at is given), not claimed.
+CREATE FUNCTION awa_test.fx_inserted(p_name text, p_queue text, p_want awa.job_state, p_run_at timestamptz)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO fx (name, queue, id, run_lease, want)
+  SELECT p_name, p_queue, j.id, 0, p_want
+  FROM awa.insert_job('mix.k', jsonb_build_object('name', p_name),
+                      jsonb_strip_nulls(jsonb_build_object('queue', p_queue, 'run_at', p_run_at))) j;
+END
+$$;
