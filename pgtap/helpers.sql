@@ -143,3 +143,18 @@ BEGIN
                       jsonb_strip_nulls(jsonb_build_object('queue', p_queue, 'run_at', p_run_at))) j;
 END
 $$;
+
+-- Runs the prepared statement p_stmt and swallows an awa error (SQLSTATE class
+-- AW), so a bad-input test can wrap the failing call in writes_nothing() and
+-- prove the function wrote nothing before it raised (pg_stat_xact_user_tables
+-- still counts writes of a rolled-back subtransaction):
+--   PREPARE bad AS SELECT * FROM awa.insert_job('', '{}');
+--   SELECT awa_test.writes_nothing($$SELECT awa_test.attempt('bad')$$, 'writes nothing');
+CREATE FUNCTION awa_test.attempt(p_stmt text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE 'EXECUTE ' || p_stmt;
+EXCEPTION WHEN SQLSTATE 'AW000' THEN
+  NULL;
+END
+$$;

@@ -5,24 +5,19 @@ select plan(6);
 
 -- Runs a prepared statement and swallows the awa error (class AW) it raises,
 -- so awa_test.writes_nothing sees every tuple it wrote, even rolled back.
-create function pg_temp.attempt(p_stmt text) returns void language plpgsql as $$
-begin
-  execute 'execute ' || p_stmt;
-exception when sqlstate 'AW000' then null;
-end $$;
 select * from awa.acquire_leader_lease('maintenance', '00000000-0000-0000-0000-0000000000a1', '30 seconds', '2030-01-01 12:00:00+00');
 create temp table counts_before as select awa_test.row_counts() as c;
 
 prepare two_hours as
   select * from awa.acquire_leader_lease('maintenance', '00000000-0000-0000-0000-0000000000a1', '2 hours', '2030-01-01 12:00:10+00');
 select throws_ok('two_hours', 'AW010', 'awa: lease ttl must be between 1 second and 1 hour, got 02:00:00', 'a ttl of 2 hours raises AW010');
-select awa_test.writes_nothing($$select pg_temp.attempt('two_hours')$$, 'a ttl of 2 hours writes nothing');
+select awa_test.writes_nothing($$select awa_test.attempt('two_hours')$$, 'a ttl of 2 hours writes nothing');
 
 prepare just_over as
   select * from awa.acquire_leader_lease('other', '00000000-0000-0000-0000-0000000000b1', '1 hour 0.000001 seconds', '2030-01-01 12:00:10+00');
 select throws_ok('just_over', 'AW010', 'awa: lease ttl must be between 1 second and 1 hour, got 01:00:00.000001',
   'a ttl one microsecond over 1 hour raises AW010');
-select awa_test.writes_nothing($$select pg_temp.attempt('just_over')$$, 'a ttl one microsecond over 1 hour writes nothing');
+select awa_test.writes_nothing($$select awa_test.attempt('just_over')$$, 'a ttl one microsecond over 1 hour writes nothing');
 
 select is(awa_test.row_counts(), (select c from counts_before), 'no awa table gained or lost a row');
 select results_eq(

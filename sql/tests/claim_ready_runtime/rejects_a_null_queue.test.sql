@@ -2,18 +2,13 @@
 begin;
 select plan(3);
 
-create function pg_temp.attempt(p_stmt text) returns void language plpgsql as $$
-begin
-  execute 'execute ' || p_stmt;
-exception when sqlstate 'AW000' then null;
-end $$;
 
 select * from awa.insert_job('k');
 create temp table counts_before as select awa_test.row_counts() as c;
 
 prepare queue_null as select * from awa.claim_ready_runtime(null, 1, null, '2030-01-01 12:00:00+00');
 select throws_ok('queue_null', 'AW002', 'awa: queue must not be null', 'a NULL queue raises AW002');
-select awa_test.writes_nothing($$select pg_temp.attempt('queue_null')$$, 'a NULL queue writes nothing');
+select awa_test.writes_nothing($$select awa_test.attempt('queue_null')$$, 'a NULL queue writes nothing');
 select is(awa_test.row_counts(), (select c from counts_before), 'no awa table gained or lost a row');
 
 select * from finish();
