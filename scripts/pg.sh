@@ -8,6 +8,7 @@
 #   AWA_PG_DIR   cluster directory           (default: $PWD/.pg)
 #   AWA_PG_PORT  TCP port on 127.0.0.1       (default: 54329)
 #   AWA_PG_BIN   PostgreSQL binaries         (default: /usr/lib/postgresql/15/bin)
+#   AWA_PG_OPTS  extra server options on start, e.g. "-c fsync=on" (default: none)
 #
 # PostgreSQL refuses to run as root, so when invoked as root the cluster is
 # owned by and run as the `postgres` OS user.
@@ -70,7 +71,7 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 EOF
-  as_pg "$PG_BIN/pg_ctl" -D "$DATA" -l "$LOG" -w -t 60 start >/dev/null \
+  as_pg "$PG_BIN/pg_ctl" -D "$DATA" -l "$LOG" -w -t 60 ${AWA_PG_OPTS:+-o "$AWA_PG_OPTS"} start >/dev/null \
     || { tail -n 30 "$LOG" >&2 || true; die "could not start PostgreSQL on port $PORT (see $LOG; port taken? set AWA_PG_PORT)"; }
 }
 

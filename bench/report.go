@@ -1,0 +1,531 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+// agg is the median view of one (scenario, variant, system) over repeats.
+type agg struct {
+	runs                          []*Run
+	rep                           *Run // the run with the median throughput
+	perSec, walPerJob             float64
+	p50, p95, p99, max            float64
+	achieved, completion, depthMx float64
+	dead, upd, del, ins, size     float64
+}
+
+type key struct{ scenario, variant, system string }
+
+func aggregate(rep *Report) (map[key]*agg, []key) {
+	by := map[key]*agg{}
+	var order []key
+	for _, r := range rep.Runs {
+		if r.Error != "" {
+			continue
+		}
+		k := key{r.Scenario, r.Variant, r.System}
+		a, ok := by[k]
+		if !ok {
+			a = &agg{}
+			by[k] = a
+			order = append(order, k)
+		}
+		a.runs = append(a.runs, r)
+	}
+	for _, a := range by {
+		col := func(f func(r *Run) float64) float64 {
+			xs := make([]float64, len(a.runs))
+			for i, r := range a.runs {
+				xs[i] = f(r)
+			}
+			return median(xs)
+		}
+		a.perSec = col(func(r *Run) float64 { return r.PerSecond })
+		a.walPerJob = col(func(r *Run) float64 { return r.WALPerJob })
+		lat := func(f func(s *Summary) float64) float64 {
+			return col(func(r *Run) float64 {
+				if r.Latency == nil {
+					return 0
+				}
+				return f(r.Latency)
+			})
+		}
+		a.p50 = lat(func(s *Summary) float64 { return s.P50Ms })
+		a.p95 = lat(func(s *Summary) float64 { return s.P95Ms })
+		a.p99 = lat(func(s *Summary) float64 { return s.P99Ms })
+		a.max = lat(func(s *Summary) float64 { return s.MaxMs })
+		a.achieved = col(func(r *Run) float64 { return r.AchievedInsert })
+		a.completion = col(func(r *Run) float64 { return r.CompletionRate })
+		a.depthMx = col(func(r *Run) float64 { return float64(r.DepthMax) })
+		sum := func(f func(t TableFamily) int64) float64 {
+			return col(func(r *Run) float64 {
+				var n int64
+				for _, t := range r.Families {
+					n += f(t)
+				}
+				return float64(n)
+			})
+		}
+		a.dead = sum(func(t TableFamily) int64 { return t.Dead })
+		a.upd = sum(func(t TableFamily) int64 { return t.Upd })
+		a.del = sum(func(t TableFamily) int64 { return t.Del })
+		a.ins = sum(func(t TableFamily) int64 { return t.Ins })
+		a.size = sum(func(t TableFamily) int64 { return t.SizeBytes })
+		runs := append([]*Run(nil), a.runs...)
+		sort.Slice(runs, func(i, j int) bool { return runs[i].PerSecond < runs[j].PerSecond })
+		a.rep = runs[(len(runs)-1)/2]
+	}
+	return by, order
+}
+
+func ratio(a, b float64) string {
+	if a == 0 || b == 0 {
+		return "–"
+	}
+	if a/b < 0.1 {
+		return fmt.Sprintf("%.3f×", a/b)
+	}
+	return fmt.Sprintf("%.2f×", a/b)
+}
+
+// makeCommand is the make invocation that reproduces the run: the bench
+// flags other than -quick, -dsn, -out and -md go to BENCH_FLAGS.
+func makeCommand(rep *Report) string {
+	args := strings.Fields(rep.Command)
+	var extra []string
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		name := strings.TrimLeft(strings.SplitN(a, "=", 2)[0], "-")
+		switch name {
+		case "quick":
+			continue
+		case "dsn", "out", "md":
+			if !strings.Contains(a, "=") {
+				i++
+			}
+			continue
+		}
+		extra = append(extra, a)
+	}
+	cmd := "make bench"
+	if rep.Quick {
+		cmd += " QUICK=1"
+	}
+	if len(extra) > 0 {
+		cmd += " BENCH_FLAGS='" + strings.Join(extra, " ") + "'"
+	}
+	return cmd
+}
+
+func num(v float64) string {
+	switch {
+	case v >= 100:
+		return commas(int64(v + 0.5))
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}
+
+func commas(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func bytesH(v float64) string {
+	switch {
+	case v >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", v/(1<<30))
+	case v >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", v/(1<<20))
+	case v >= 1<<10:
+		return fmt.Sprintf("%.0f KiB", v/(1<<10))
+	default:
+		return fmt.Sprintf("%.0f B", v)
+	}
+}
+
+func unit(scenario string) string {
+	if scenario == "enqueue" {
+		return "inserts/s"
+	}
+	return "jobs/s"
+}
+
+// ---------------------------------------------------------------- terminal
+
+func printHeader(rep *Report) {
+	fmt.Printf("bench: %s on %d CPUs, %s; %s\n", strings.Join(rep.Config.Systems, " vs "), rep.Machine.CPUs,
+		rep.Machine.MemoryGB, strings.SplitN(rep.Postgres.Version, ",", 2)[0])
+	s := rep.Postgres.Settings
+	fmt.Printf("bench: fsync=%s synchronous_commit=%s full_page_writes=%s shared_buffers=%s; workers=%d, pool=%d conns\n",
+		s["fsync"], s["synchronous_commit"], s["full_page_writes"], s["shared_buffers"], rep.Config.Workers, rep.Config.Conns)
+}
+
+func printRun(r *Run) {
+	if r.Error != "" {
+		fmt.Printf("%-6s %-8s %-13s #%d  ERROR %s\n", r.System, r.Scenario, r.Variant, r.Repeat, r.Error)
+		return
+	}
+	var dead int64
+	for _, t := range r.Families {
+		dead += t.Dead
+	}
+	line := fmt.Sprintf("%-6s %-8s %-13s #%d  %10s %-9s WAL/job %7.0f B  dead %d", r.System, r.Scenario, r.Variant,
+		r.Repeat, num(r.PerSecond), unit(r.Scenario), r.WALPerJob, dead)
+	if r.Latency != nil {
+		line += fmt.Sprintf("  ins %.0f/s  p50 %.1f p95 %.1f p99 %.1f max %.1f ms  depth≤%d", r.AchievedInsert,
+			r.Latency.P50Ms, r.Latency.P95Ms, r.Latency.P99Ms, r.Latency.MaxMs, r.DepthMax)
+	}
+	if r.PreInsert != nil {
+		line += fmt.Sprintf("  (pre-insert %s/s)", num(r.PreInsert.PerSecond))
+	}
+	fmt.Println(line)
+}
+
+func printSummary(rep *Report) {
+	by, order := aggregate(rep)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\tvariant\tunit\tawa\triver\tawa/river\tWAL/job awa\tWAL/job river\tawa/river\t")
+	seen := map[key]bool{}
+	for _, k := range order {
+		kk := key{k.scenario, k.variant, ""}
+		if seen[kk] {
+			continue
+		}
+		seen[kk] = true
+		a, r := by[key{k.scenario, k.variant, "awa"}], by[key{k.scenario, k.variant, "river"}]
+		get := func(x *agg, f func(*agg) float64) float64 {
+			if x == nil {
+				return 0
+			}
+			return f(x)
+		}
+		ps := func(x *agg) float64 { return x.perSec }
+		wj := func(x *agg) float64 { return x.walPerJob }
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", k.scenario, k.variant, unit(k.scenario),
+			num(get(a, ps)), num(get(r, ps)), ratio(get(a, ps), get(r, ps)),
+			num(get(a, wj)), num(get(r, wj)), ratio(get(a, wj), get(r, wj)))
+	}
+	tw.Flush()
+	fmt.Println()
+	tw = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rate\tsystem\tinserted/s\tcompleted/s\tp50 ms\tp95 ms\tp99 ms\tmax ms\tdepth max\t")
+	for _, k := range order {
+		if k.scenario != "rate" {
+			continue
+		}
+		a := by[k]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.1f\t%.0f\t\n", k.variant, k.system, num(a.achieved),
+			num(a.completion), a.p50, a.p95, a.p99, a.max, a.depthMx)
+	}
+	tw.Flush()
+	if n := countErrors(rep); n > 0 {
+		fmt.Printf("\n%d run(s) failed; see the JSON file\n", n)
+	}
+}
+
+func countErrors(rep *Report) int {
+	n := 0
+	for _, r := range rep.Runs {
+		if r.Error != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// ---------------------------------------------------------------- markdown
+
+const (
+	analysisBegin = "<!-- analysis:begin -->"
+	analysisEnd   = "<!-- analysis:end -->"
+)
+
+func writeMarkdown(path string, rep *Report) error {
+	analysis := "\n_No analysis written yet. Text between the analysis markers survives `make bench`._\n\n"
+	if old, err := os.ReadFile(path); err == nil {
+		s := string(old)
+		if i, j := strings.Index(s, analysisBegin), strings.Index(s, analysisEnd); i >= 0 && j > i {
+			analysis = s[i+len(analysisBegin) : j]
+		}
+	}
+	by, order := aggregate(rep)
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	get := func(k key) *agg { return by[k] }
+
+	w("# Benchmarks: awa vs River\n\n")
+	w("<!-- Generated by the bench command (bench/, `make bench`): everything but the Analysis section is\n")
+	w("     rewritten on every run. Raw results: bench/results/*.json (not committed). -->\n\n")
+	mode := "full"
+	if rep.Quick {
+		mode = "quick (`QUICK=1`: short runs, indicative only)"
+	}
+	w("Latest run: %s UTC, %s mode, %d run(s) per system and scenario (medians quoted).\n\n",
+		rep.StartedAt.Format("2006-01-02 15:04"), mode, rep.Config.Repeat)
+	w("```sh\n")
+	w("%s\n", makeCommand(rep))
+	w("# which runs, inside a private PostgreSQL cluster (scripts/pg.sh, AWA_PG_OPTS below):\n")
+	w("%s\n```\n\n", rep.Command)
+
+	// ---- setup
+	w("## Setup\n\n")
+	w("| | |\n|---|---|\n")
+	w("| machine | %d CPUs (%s), %s RAM, Linux %s, load average at start %s |\n", rep.Machine.CPUs,
+		rep.Machine.CPUModel, rep.Machine.MemoryGB, rep.Machine.Kernel, rep.Machine.LoadAvg)
+	w("| note | the machine may be shared with other work (see the load average): compare ratios rather than absolute numbers |\n")
+	w("| awa source | %s |\n", rep.Source)
+	river := rep.River
+	if river == "" {
+		river = "v0.51.2"
+	}
+	w("| River | %s (riverpgxv5 driver, schema by rivermigrate) |\n", river)
+	if rep.Config.AwaSQL != "" {
+		w("| **experiment** | awa patched after migration with `%s` (not the committed SQL) |\n", rep.Config.AwaSQL)
+	}
+	w("| PostgreSQL | %s |\n", rep.Postgres.Version)
+	if rep.Postgres.ServerCommandOpts != "" {
+		w("| server options | `%s` (AWA_PG_OPTS of `make bench`, on top of scripts/pg.sh's awa.conf) |\n", rep.Postgres.ServerCommandOpts)
+	}
+	w("| Go | %s; client and server on the same machine, TCP over loopback |\n", rep.Machine.GoVer)
+	w("| workload | no-op handler, args `{\"n\": i}`, one queue (`default`), priority default |\n")
+	w("| workers | %d for both; worker pool max %d connections for both; rate producers: %d goroutines on their own pool |\n",
+		rep.Config.Workers, rep.Config.Conns, rep.Config.Producers)
+	w("| burn-down | %s jobs pre-inserted (bulk path, 100k per transaction), CHECKPOINT, stats reset, then timed until the last job is finalized |\n",
+		commas(int64(rep.Config.Jobs)))
+	w("| rate | %s warm-up + %s window per rate; latency = job row `created_at` (DB clock, the insert statement's start) → handler start (worker clock); so it includes any wait of the insert itself (e.g. awa's lane lock) |\n",
+		rep.Config.RateWarmup, rep.Config.RateDuration)
+	w("| enqueue | %s per variant; single = one job per transaction (awa: `SELECT * FROM awa.insert_job(...)`, River: `Client.Insert`); bulk = %s jobs per transaction (awa: `InsertMany` → `awa.insert_jobs` arrays, River: `InsertManyFast`, COPY) |\n\n",
+		rep.Config.EnqueueDuration, commas(int64(rep.Config.BulkBatch)))
+
+	w("PostgreSQL settings (PostgreSQL 15 defaults except scripts/pg.sh's `max_connections = 200` and the\n")
+	w("server options above):\n\n| setting | value |\n|---|---|\n")
+	var names []string
+	for k := range rep.Postgres.Settings {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		w("| %s | %s |\n", k, rep.Postgres.Settings[k])
+	}
+	w("\nClient settings:\n\n| system | setting | value |\n|---|---|---|\n")
+	for _, sys := range rep.Config.Systems {
+		var ks []string
+		for k := range rep.ClientConfs[sys] {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		for _, k := range ks {
+			w("| %s | %s | %s |\n", sys, k, rep.ClientConfs[sys][k])
+		}
+	}
+	w("\n")
+
+	// ---- results
+	w("## Results\n\n")
+	w("Throughput (burn-down: jobs worked per second; rate: jobs started per second in the window; enqueue: jobs inserted per second)\n")
+	w("and WAL written per job during the measured phase (`pg_current_wal_lsn()` difference / jobs; burn-down excludes the pre-insert):\n\n")
+	w("| scenario | variant | unit | awa | River | awa/River | WAL/job awa | WAL/job River | awa/River |\n")
+	w("|---|---|---|--:|--:|--:|--:|--:|--:|\n")
+	seen := map[key]bool{}
+	for _, k := range order {
+		kk := key{k.scenario, k.variant, ""}
+		if seen[kk] {
+			continue
+		}
+		seen[kk] = true
+		a, r := get(key{k.scenario, k.variant, "awa"}), get(key{k.scenario, k.variant, "river"})
+		f := func(x *agg, g func(*agg) float64) float64 {
+			if x == nil {
+				return 0
+			}
+			return g(x)
+		}
+		ps := func(x *agg) float64 { return x.perSec }
+		wj := func(x *agg) float64 { return x.walPerJob }
+		w("| %s | %s | %s | %s | %s | **%s** | %s B | %s B | **%s** |\n", k.scenario, k.variant, unit(k.scenario),
+			num(f(a, ps)), num(f(r, ps)), ratio(f(a, ps), f(r, ps)), num(f(a, wj)), num(f(r, wj)), ratio(f(a, wj), f(r, wj)))
+	}
+	for _, k := range order {
+		if k.scenario == "burndown" && by[k].rep.PreInsert != nil {
+			p := by[k].rep.PreInsert
+			w("\nPre-insert of the burn-down (%s, not measured above): %s jobs/s, %s B WAL/job.", k.system,
+				num(p.PerSecond), num(float64(p.WALBytes)/float64(max(p.Jobs, 1))))
+		}
+	}
+	w("\n\n")
+
+	w("### Latency at an offered rate\n\n")
+	w("| offered | system | inserted/s | completed/s | p50 ms | p95 ms | p99 ms | max ms | queue depth max | insert call p99 ms |\n")
+	w("|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	for _, k := range order {
+		if k.scenario != "rate" {
+			continue
+		}
+		a := by[k]
+		icp := 0.0
+		if a.rep.InsertCallLatncy != nil {
+			icp = a.rep.InsertCallLatncy.P99Ms
+		}
+		w("| %s | %s | %s | %s | %.2f | %.2f | %.2f | %.1f | %.0f | %.2f |\n", k.variant, k.system, num(a.achieved),
+			num(a.completion), a.p50, a.p95, a.p99, a.max, a.depthMx, icp)
+	}
+	w("\n")
+
+	w("### Table churn and size\n\n")
+	w("Per run, summed over the system's tables (partitions of a table summed), read from `pg_stat_user_tables` after\n")
+	w("the clients stopped and their backends exited; counters cover the measured phase only (reset after the\n")
+	w("burn-down's pre-insert), sizes are `pg_total_relation_size` at the end.\n\n")
+	w("| scenario | variant | system | n_tup_ins | n_tup_upd | n_tup_del | n_dead_tup | size |\n|---|---|---|--:|--:|--:|--:|--:|\n")
+	for _, k := range order {
+		a := by[k]
+		w("| %s | %s | %s | %s | %s | %s | %s | %s |\n", k.scenario, k.variant, k.system, commas(int64(a.ins)),
+			commas(int64(a.upd)), commas(int64(a.del)), commas(int64(a.dead)), bytesH(a.size))
+	}
+	w("\n")
+	for _, k := range order {
+		if k.scenario != "burndown" {
+			continue
+		}
+		r := by[k].rep
+		w("Burn-down, %s, by table (tables with activity or size over 64 KiB):\n\n", k.system)
+		w("| table | rels | n_tup_ins | n_tup_upd | n_tup_hot_upd | n_tup_del | n_live_tup | n_dead_tup | autovacuums | size |\n")
+		w("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+		for _, t := range r.Families {
+			if t.Ins+t.Upd+t.Del+t.Dead == 0 && t.SizeBytes <= 64<<10 {
+				continue
+			}
+			w("| %s | %d | %s | %s | %s | %s | %s | %s | %d | %s |\n", t.Table, t.Partitions, commas(t.Ins), commas(t.Upd),
+				commas(t.HotUpd), commas(t.Del), commas(t.Live), commas(t.Dead), t.Vacuums, bytesH(float64(t.SizeBytes)))
+		}
+		w("\n")
+	}
+
+	// ---- profile
+	w("### Where the time goes\n\n")
+	w("Wait events: `pg_stat_activity` of the run's database sampled every 100 ms (active backends only; `CPU` = no\n")
+	w("wait event); the value is the average number of backends in that state. Commits: `xact_commit` of the run's\n")
+	w("database per job. CPU: machine-wide busy share (100%% = all cores) and the bench process's share (both\n")
+	w("systems' Go client runs in it).\n\n")
+	for _, k := range order {
+		if k.scenario == "enqueue" {
+			continue
+		}
+		r := by[k].rep
+		var evs []string
+		for i, ev := range r.Waits {
+			if i == 8 {
+				break
+			}
+			evs = append(evs, fmt.Sprintf("%s %.2f", ev.Event, ev.AvgBusy))
+		}
+		w("- **%s %s, %s**: commits/job %.3f; CPU machine %.0f%%, bench process %.0f%%; waits: %s\n", k.scenario,
+			k.variant, k.system, float64(r.DB.Commits)/float64(max(r.Jobs, 1)), r.CPU.MachineBusyPct,
+			r.CPU.BenchProcPct, strings.Join(evs, ", "))
+	}
+	w("\n")
+	for _, k := range order {
+		if k.scenario != "burndown" && !(k.scenario == "rate" && strings.HasPrefix(k.variant, "800")) {
+			continue
+		}
+		r := by[k].rep
+		if len(r.Stmts) == 0 {
+			continue
+		}
+		w("pg_stat_statements, %s %s, %s (top statements by total time", k.scenario, k.variant, k.system)
+		if rep.Config.Profile {
+			w("; nested statements tracked")
+		}
+		w("):\n\n| calls | mean ms | total ms | rows/call | statement |\n|--:|--:|--:|--:|---|\n")
+		for i, s := range r.Stmts {
+			if i == 8 {
+				break
+			}
+			q := s.Query
+			if len(q) > 110 {
+				q = q[:110] + "…"
+			}
+			q = strings.ReplaceAll(q, "|", "\\|")
+			w("| %s | %.3f | %s | %.1f | `%s` |\n", commas(s.Calls), s.MeanMs, num(s.TotalMs),
+				float64(s.Rows)/float64(max(s.Calls, 1)), q)
+		}
+		w("\n")
+		if len(r.Funcs) > 0 {
+			w("PL/pgSQL functions (track_functions = pl):\n\n| function | calls | total ms | self ms | mean ms |\n|---|--:|--:|--:|--:|\n")
+			for i, f := range r.Funcs {
+				if i == 12 {
+					break
+				}
+				w("| %s | %s | %s | %s | %.3f |\n", f.Function, commas(f.Calls), num(f.TotalMs), num(f.SelfMs),
+					f.TotalMs/float64(max(f.Calls, 1)))
+			}
+			w("\n")
+		}
+	}
+
+	// ---- targets
+	w("## Targets\n\n")
+	w("| target | measured | status |\n|---|---|---|\n")
+	status := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "**not met**"
+	}
+	bd := fmt.Sprintf("%d jobs", rep.Config.Jobs)
+	if a, r := get(key{"burndown", bd, "awa"}), get(key{"burndown", bd, "river"}); a != nil && r != nil {
+		w("| burn-down ≥ 2× River | awa %s vs River %s jobs/s = %.2f× | %s |\n", num(a.perSec), num(r.perSec),
+			a.perSec/r.perSec, status(a.perSec >= 2*r.perSec))
+		w("| WAL/job ≤ ⅓ of River (burn-down) | awa %s B vs River %s B = %s | %s |\n", num(a.walPerJob),
+			num(r.walPerJob), ratio(a.walPerJob, r.walPerJob), status(a.walPerJob*3 <= r.walPerJob))
+	}
+	if a := get(key{"burndown", bd, "awa"}); a != nil {
+		note := ""
+		if rep.Config.Jobs < 1_000_000 {
+			note = fmt.Sprintf(" (after %s jobs, not 1M)", commas(int64(rep.Config.Jobs)))
+		}
+		w("| < 1,000 dead tuples on awa tables after 1M jobs | %s dead tuples%s | %s |\n", commas(int64(a.dead)), note,
+			status(a.dead < 1000))
+	}
+	for _, k := range order {
+		if k.scenario == "rate" && k.system == "awa" && strings.HasPrefix(k.variant, "800/") {
+			a := by[k]
+			w("| insert→start p99 ≤ 20 ms at 800/s | p99 %.2f ms (p50 %.2f, max %.1f) | %s |\n", a.p99, a.p50, a.max,
+				status(a.p99 <= 20))
+		}
+		if k.scenario == "enqueue" && k.system == "awa" && strings.HasPrefix(k.variant, "bulk") {
+			a := by[k]
+			w("| bulk enqueue ≥ 100k jobs/s | %s jobs/s (%s) | %s |\n", num(a.perSec), k.variant, status(a.perSec >= 100_000))
+		}
+	}
+	w("\n## Analysis\n\n%s%s%s\n", analysisBegin, analysis, analysisEnd)
+	if err := os.MkdirAll(dirOf(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+func dirOf(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return "."
+}

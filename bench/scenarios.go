@@ -1,0 +1,618 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Run is the record of one system running one scenario variant once.
+type Run struct {
+	System   string `json:"system"`
+	Scenario string `json:"scenario"`
+	Variant  string `json:"variant"`
+	Repeat   int    `json:"repeat"`
+	Database string `json:"database"`
+	Workers  int    `json:"workers,omitempty"`
+
+	// Jobs is what the measured phase handled: jobs worked (burndown, rate)
+	// or jobs inserted (enqueue).
+	Jobs      int64   `json:"jobs"`
+	Seconds   float64 `json:"seconds"`
+	PerSecond float64 `json:"per_second"`
+
+	// burndown: the pre-insert, not part of the measured phase.
+	PreInsert *Phase `json:"pre_insert,omitempty"`
+
+	// rate
+	OfferedRate      float64  `json:"offered_rate,omitempty"`
+	AchievedInsert   float64  `json:"achieved_insert_rate,omitempty"`
+	CompletionRate   float64  `json:"completion_rate,omitempty"`
+	DrainSeconds     float64  `json:"drain_seconds,omitempty"`
+	Latency          *Summary `json:"insert_to_start_latency,omitempty"`
+	DepthMax         int64    `json:"queue_depth_max,omitempty"`
+	DepthMean        float64  `json:"queue_depth_mean,omitempty"`
+	DepthSamples     []int64  `json:"queue_depth_samples,omitempty"`
+	InsertCallLatncy *Summary `json:"insert_call_latency,omitempty"`
+
+	WALBytes  int64         `json:"wal_bytes"`
+	WALPerJob float64       `json:"wal_bytes_per_job"`
+	DB        DBStat        `json:"database_stats"`
+	Families  []TableFamily `json:"tables"`
+	Tables    []TableStat   `json:"table_partitions"`
+	Waits     []WaitEvent   `json:"wait_events,omitempty"`
+	Stmts     []Statement   `json:"pg_stat_statements,omitempty"`
+	Funcs     []FuncStat    `json:"function_stats,omitempty"`
+	CPU       CPU           `json:"cpu"`
+	Error     string        `json:"error,omitempty"`
+}
+
+// Phase is an unmeasured setup phase.
+type Phase struct {
+	Jobs      int64   `json:"jobs"`
+	Seconds   float64 `json:"seconds"`
+	PerSecond float64 `json:"per_second"`
+	WALBytes  int64   `json:"wal_bytes"`
+}
+
+type env struct {
+	adminDSN   string
+	statements bool
+	profile    bool
+	keep       bool
+	conns      int
+	workers    int
+	progress   *progress
+	timeout    time.Duration
+}
+
+// harness is one run's database and measurement state.
+type harness struct {
+	e       *env
+	sys     system
+	run     *Run
+	dbname  string
+	dsn     string
+	monitor *pgx.Conn // on the run database
+	lsn0    string
+	waits   *waitSampler
+	cpu     cpuMeter
+	started time.Time
+}
+
+func newHarness(ctx context.Context, e *env, sys system, run *Run) (*harness, error) {
+	h := &harness{e: e, sys: sys, run: run}
+	h.dbname = fmt.Sprintf("bench_%s_%s", sys.Name(), run.Scenario)
+	run.Database = h.dbname
+	var err error
+	if h.dsn, err = dsnFor(e.adminDSN, h.dbname); err != nil {
+		return nil, err
+	}
+	if err := freshDB(ctx, e.adminDSN, h.dbname); err != nil {
+		return nil, fmt.Errorf("create database %s: %w", h.dbname, err)
+	}
+	if err := sys.Migrate(ctx, h.dsn); err != nil {
+		return nil, fmt.Errorf("migrate %s: %w", sys.Name(), err)
+	}
+	if e.profile {
+		admin, err := pgx.Connect(ctx, e.adminDSN)
+		if err != nil {
+			return nil, err
+		}
+		defer admin.Close(context.Background())
+		for _, s := range []string{"track_functions = 'pl'", "pg_stat_statements.track = 'all'"} {
+			if !e.statements && s[0] == 'p' {
+				continue
+			}
+			if _, err := admin.Exec(ctx, "ALTER DATABASE "+ident(h.dbname)+" SET "+s); err != nil {
+				return nil, fmt.Errorf("profile settings: %w", err)
+			}
+		}
+	}
+	if h.monitor, err = pgx.Connect(ctx, h.dsn); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func (h *harness) pool(ctx context.Context, maxConns int) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(h.dsn)
+	if err != nil {
+		return nil, err
+	}
+	cfg.MaxConns = int32(maxConns)
+	return pgxpool.NewWithConfig(ctx, cfg)
+}
+
+// begin starts the measured phase: checkpoint (so both systems start with
+// the same full-page-write state), reset of statistics, WAL position, wait
+// sampling and CPU metering.
+func (h *harness) begin(ctx context.Context) error {
+	if _, err := h.monitor.Exec(ctx, "CHECKPOINT"); err != nil {
+		return err
+	}
+	if err := resetStats(ctx, h.monitor, h.e.adminDSN, h.e.statements); err != nil {
+		return err
+	}
+	var err error
+	if h.lsn0, err = walLSN(ctx, h.monitor); err != nil {
+		return err
+	}
+	if h.waits, err = startWaitSampler(ctx, h.e.adminDSN, h.dbname, 100*time.Millisecond); err != nil {
+		return err
+	}
+	h.cpu = startCPU()
+	h.started = time.Now()
+	return nil
+}
+
+// endWAL closes the measured phase's WAL and CPU accounting.
+func (h *harness) endWAL(ctx context.Context) error {
+	lsn1, err := walLSN(ctx, h.monitor)
+	if err != nil {
+		return err
+	}
+	h.run.WALBytes, err = walDiff(ctx, h.monitor, h.lsn0, lsn1)
+	h.run.CPU = h.cpu.Stop()
+	h.run.Waits = h.waits.Stop()
+	h.waits = nil
+	return err
+}
+
+// collect reads the run's statistics; every pool must be closed by now so
+// the backends have flushed their counters.
+func (h *harness) collect(ctx context.Context) error {
+	if h.run.Jobs > 0 {
+		h.run.WALPerJob = float64(h.run.WALBytes) / float64(h.run.Jobs)
+	}
+	ts, err := tableStats(ctx, h.monitor, h.sys.OwnsTable)
+	if err != nil {
+		return err
+	}
+	h.run.Tables = ts
+	h.run.Families = families(ts)
+	if h.run.DB, err = dbStat(ctx, h.monitor); err != nil {
+		return err
+	}
+	if h.e.statements {
+		admin, err := pgx.Connect(ctx, h.e.adminDSN)
+		if err != nil {
+			return err
+		}
+		h.run.Stmts, err = topStatements(ctx, admin, h.dbname, 20)
+		admin.Close(context.Background())
+		if err != nil {
+			return err
+		}
+	}
+	if h.e.profile {
+		if h.run.Funcs, err = funcStats(ctx, h.monitor); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *harness) close(ctx context.Context) {
+	if h.waits != nil {
+		h.waits.Stop()
+	}
+	if h.monitor != nil {
+		h.monitor.Close(context.Background())
+	}
+	if !h.e.keep {
+		if err := dropDB(ctx, h.e.adminDSN, h.dbname); err != nil {
+			logf("drop %s: %v", h.dbname, err)
+		}
+	}
+}
+
+// pending is the system's count of unfinished jobs, through the monitor
+// connection (the query is tagged so reports can leave it out).
+func (h *harness) pending(ctx context.Context) (int64, int64, error) {
+	return h.sys.Pending(ctx, h.monitor)
+}
+
+func makeArgs(from, n int) []benchArgs {
+	as := make([]benchArgs, n)
+	for i := range as {
+		as[i].N = from + i
+	}
+	return as
+}
+
+// ---------------------------------------------------------------- burn-down
+
+// burndown pre-inserts n jobs, then times w workers working them all.
+func burndown(ctx context.Context, e *env, sys system, n int, run *Run) error {
+	h, err := newHarness(ctx, e, sys, run)
+	if err != nil {
+		return err
+	}
+	defer h.close(ctx)
+	pool, err := h.pool(ctx, e.conns)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+
+	// Pre-insert through the bulk path, 100,000 jobs per transaction.
+	ins, err := sys.Inserter(pool)
+	if err != nil {
+		return err
+	}
+	lsnA, _ := walLSN(ctx, h.monitor)
+	t0 := time.Now()
+	const perTx = 100_000
+	for done := 0; done < n; done += perTx {
+		k := min(perTx, n-done)
+		if err := ins.Bulk(ctx, makeArgs(done, k)); err != nil {
+			return fmt.Errorf("pre-insert: %w", err)
+		}
+		e.progress.set(fmt.Sprintf("%s burndown: pre-inserted %d/%d", sys.Name(), done+k, n))
+	}
+	pre := &Phase{Jobs: int64(n), Seconds: time.Since(t0).Seconds()}
+	pre.PerSecond = float64(n) / pre.Seconds
+	lsnB, _ := walLSN(ctx, h.monitor)
+	pre.WALBytes, _ = walDiff(ctx, h.monitor, lsnA, lsnB)
+	run.PreInsert = pre
+	if avail, _, err := h.pending(ctx); err != nil || avail != int64(n) {
+		return fmt.Errorf("after pre-insert %s reports %d available (want %d): %v", sys.Name(), avail, n, err)
+	}
+
+	if err := h.begin(ctx); err != nil {
+		return err
+	}
+	hd := &handler{}
+	start := time.Now()
+	r, err := sys.Start(ctx, pool, e.workers, hd)
+	if err != nil {
+		return err
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = r.Stop(ctx)
+		}
+	}()
+
+	deadline := start.Add(e.timeout)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var end time.Time
+	lastN, lastT := int64(0), start
+	for end.IsZero() {
+		<-tick.C
+		now := time.Now()
+		got := hd.started.Load()
+		if now.Sub(lastT) >= time.Second {
+			e.progress.set(fmt.Sprintf("%s burndown: %d/%d jobs, %.0f jobs/s now, %.0f jobs/s overall",
+				sys.Name(), got, n, float64(got-lastN)/now.Sub(lastT).Seconds(), float64(got)/now.Sub(start).Seconds()))
+			lastN, lastT = got, now
+		}
+		if got >= int64(n) {
+			avail, running, err := h.pending(ctx)
+			if err != nil {
+				return err
+			}
+			if avail == 0 && running == 0 {
+				end = time.Now()
+			}
+		}
+		if now.After(deadline) {
+			return fmt.Errorf("burn-down timed out after %s with %d/%d jobs started", e.timeout, got, n)
+		}
+	}
+	run.Jobs = int64(n)
+	run.Seconds = end.Sub(start).Seconds()
+	run.PerSecond = float64(n) / run.Seconds
+	if err := h.endWAL(ctx); err != nil {
+		return err
+	}
+	stopped = true
+	if err := r.Stop(ctx); err != nil {
+		return fmt.Errorf("stop: %w", err)
+	}
+	pool.Close()
+	if got := hd.started.Load(); got != int64(n) {
+		logf("%s burndown: handler ran %d times for %d jobs", sys.Name(), got, n)
+	}
+	return h.collect(ctx)
+}
+
+// ---------------------------------------------------------------- offered rate
+
+// producers insert at rate jobs/s in total, split across p goroutines, from
+// start until stop. Each producer credits work by elapsed time: when it falls
+// behind it inserts what it owes in one multi-row insert (up to 1000 jobs)
+// instead of lowering the rate.
+func produce(ctx context.Context, ins inserter, rate float64, p int, start, stop time.Time,
+	inserted *atomic.Int64, callLat *hist, errs chan<- error) *sync.WaitGroup {
+	var wg sync.WaitGroup
+	per := rate / float64(p)
+	for g := 0; g < p; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var sent int64
+			seq := g * 1_000_000_000
+			for {
+				now := time.Now()
+				if !now.Before(stop) || ctx.Err() != nil {
+					return
+				}
+				owed := int64(now.Sub(start).Seconds()*per) - sent
+				if owed <= 0 {
+					next := start.Add(time.Duration(float64(sent+1) / per * float64(time.Second)))
+					if next.After(stop) {
+						next = stop
+					}
+					time.Sleep(time.Until(next))
+					continue
+				}
+				k := min(owed, 1000)
+				t0 := time.Now()
+				var err error
+				if k == 1 {
+					err = ins.One(ctx, benchArgs{N: seq})
+				} else {
+					err = ins.Many(ctx, makeArgs(seq, int(k)))
+				}
+				callLat.Record(time.Since(t0))
+				if err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+					return
+				}
+				seq += int(k)
+				sent += k
+				inserted.Add(k)
+			}
+		}()
+	}
+	return &wg
+}
+
+func rateRun(ctx context.Context, e *env, sys system, rate float64, warmup, dur time.Duration, producers int, run *Run) error {
+	h, err := newHarness(ctx, e, sys, run)
+	if err != nil {
+		return err
+	}
+	defer h.close(ctx)
+	pool, err := h.pool(ctx, e.conns)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	ppool, err := h.pool(ctx, producers+2)
+	if err != nil {
+		return err
+	}
+	defer ppool.Close()
+	ins, err := sys.Inserter(ppool)
+	if err != nil {
+		return err
+	}
+	depthConn, err := pgx.Connect(ctx, h.dsn)
+	if err != nil {
+		return err
+	}
+	defer depthConn.Close(context.Background())
+
+	if err := h.begin(ctx); err != nil {
+		return err
+	}
+	hd := &handler{}
+	r, err := sys.Start(ctx, pool, e.workers, hd)
+	if err != nil {
+		return err
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			_ = r.Stop(ctx)
+		}
+	}()
+
+	start := time.Now()
+	ws, we := start.Add(warmup), start.Add(warmup+dur)
+	hd.windowEnd.Store(we.UnixNano())
+	hd.windowStart.Store(ws.UnixNano())
+	var inserted atomic.Int64
+	var callLat hist
+	errs := make(chan error, 1)
+	wg := produce(ctx, ins, rate, producers, start, we, &inserted, &callLat, errs)
+
+	// Sample the queue depth once a second during the window, and count
+	// inserts and starts at its edges.
+	var depth []int64
+	var insAtWS, startAtWS int64
+	time.Sleep(time.Until(ws))
+	insAtWS, startAtWS = inserted.Load(), hd.started.Load()
+	sec := time.NewTicker(time.Second)
+	for now := time.Now(); now.Before(we); now = time.Now() {
+		select {
+		case err := <-errs:
+			sec.Stop()
+			return fmt.Errorf("producer: %w", err)
+		case <-sec.C:
+		case <-time.After(time.Until(we)):
+			continue
+		}
+		avail, _, err := sys.Pending(ctx, depthConn)
+		if err == nil {
+			depth = append(depth, avail)
+		}
+		e.progress.set(fmt.Sprintf("%s rate %.0f/s: %.0fs/%.0fs, inserted %d, worked %d, depth %d",
+			sys.Name(), rate, time.Since(ws).Seconds(), dur.Seconds(), inserted.Load(), hd.started.Load(), avail))
+	}
+	sec.Stop()
+	insAtWE, startAtWE := inserted.Load(), hd.started.Load()
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return fmt.Errorf("producer: %w", err)
+	default:
+	}
+
+	// Drain: every inserted job starts and is finalized.
+	total := inserted.Load()
+	drainStart := time.Now()
+	for {
+		if hd.started.Load() >= total {
+			avail, running, err := h.pending(ctx)
+			if err != nil {
+				return err
+			}
+			if avail == 0 && running == 0 {
+				break
+			}
+		}
+		if time.Since(drainStart) > 2*time.Minute {
+			return fmt.Errorf("drain timed out: %d of %d jobs started", hd.started.Load(), total)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	run.DrainSeconds = time.Since(drainStart).Seconds()
+	if err := h.endWAL(ctx); err != nil {
+		return err
+	}
+	stopped = true
+	if err := r.Stop(ctx); err != nil {
+		return err
+	}
+	pool.Close()
+	ppool.Close()
+
+	run.OfferedRate = rate
+	run.AchievedInsert = float64(insAtWE-insAtWS) / dur.Seconds()
+	run.CompletionRate = float64(startAtWE-startAtWS) / dur.Seconds()
+	run.Jobs = total
+	run.Seconds = dur.Seconds()
+	run.PerSecond = run.CompletionRate
+	s := hd.latency.Summary()
+	run.Latency = &s
+	cs := callLat.Summary()
+	run.InsertCallLatncy = &cs
+	run.DepthSamples = depth
+	for _, d := range depth {
+		run.DepthMax = max(run.DepthMax, d)
+		run.DepthMean += float64(d)
+	}
+	if len(depth) > 0 {
+		run.DepthMean /= float64(len(depth))
+	}
+	return h.collect(ctx)
+}
+
+// ---------------------------------------------------------------- enqueue
+
+// enqueueRun inserts for dur: "single" with p goroutines each inserting one
+// job per transaction, or "bulk" with one goroutine inserting batch jobs per
+// transaction through the bulk path.
+func enqueueRun(ctx context.Context, e *env, sys system, mode string, p, batch int, dur time.Duration, run *Run) error {
+	h, err := newHarness(ctx, e, sys, run)
+	if err != nil {
+		return err
+	}
+	defer h.close(ctx)
+	pool, err := h.pool(ctx, p+2)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	ins, err := sys.Inserter(pool)
+	if err != nil {
+		return err
+	}
+	// One warm-up insert (connections, lane creation for awa, plans).
+	if err := ins.One(ctx, benchArgs{N: -1}); err != nil {
+		return err
+	}
+	if err := h.begin(ctx); err != nil {
+		return err
+	}
+	var inserted atomic.Int64
+	var callLat hist
+	var firstErr error
+	var errOnce sync.Once
+	start := time.Now()
+	stop := start.Add(dur)
+	var wg sync.WaitGroup
+	for g := 0; g < p; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			seq := g * 1_000_000_000
+			for time.Now().Before(stop) {
+				t0 := time.Now()
+				var err error
+				k := 1
+				if mode == "bulk" {
+					k = batch
+					err = ins.Bulk(ctx, makeArgs(seq, batch))
+				} else {
+					err = ins.One(ctx, benchArgs{N: seq})
+				}
+				callLat.Record(time.Since(t0))
+				if err != nil {
+					errOnce.Do(func() { firstErr = err })
+					return
+				}
+				seq += k
+				inserted.Add(int64(k))
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	t := time.NewTicker(time.Second)
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		case <-t.C:
+			e.progress.set(fmt.Sprintf("%s enqueue %s: %d inserted, %.0f/s", sys.Name(), run.Variant,
+				inserted.Load(), float64(inserted.Load())/time.Since(start).Seconds()))
+		}
+	}
+	t.Stop()
+	elapsed := time.Since(start)
+	if firstErr != nil {
+		return firstErr
+	}
+	if err := h.endWAL(ctx); err != nil {
+		return err
+	}
+	pool.Close()
+	run.Jobs = inserted.Load()
+	run.Seconds = elapsed.Seconds()
+	run.PerSecond = float64(run.Jobs) / run.Seconds
+	cs := callLat.Summary()
+	run.InsertCallLatncy = &cs
+	return h.collect(ctx)
+}
+
+// median of the runs' values.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+var errSkip = errors.New("skipped")
