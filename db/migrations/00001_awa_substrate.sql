@@ -646,6 +646,9 @@ CREATE FUNCTION awa._finalize(
 )
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
+-- Short statements over many partitions: JIT compilation would cost far
+-- more than it saves.
+SET jit = off
 AS $$
 DECLARE
     v_now    timestamptz := coalesce(p_now, now());
@@ -1272,6 +1275,16 @@ CREATE FUNCTION awa.claim_ready_runtime(
 )
 RETURNS SETOF awa.claimed_job
 LANGUAGE plpgsql
+-- The lane reads must walk the lane index in order (Merge Append + LIMIT) so a
+-- claim costs O(max), whatever the backlog. With statistics that misjudge a
+-- lane (a new lane, an analyze taken while the slot was small) the planner
+-- would rather fetch the lane's whole backlog and sort it; with sorts off
+-- that plan loses. (Sorts the function needs still run: they have no
+-- alternative.) The penalty that disabling adds to those plans' cost would
+-- trigger JIT compilation, so JIT is off too (it never pays for these small
+-- statements).
+SET enable_sort = off
+SET jit = off
 AS $$
 DECLARE
     v_now         timestamptz := coalesce(p_now, now());
@@ -1596,6 +1609,9 @@ $$;
 CREATE FUNCTION awa.insert_jobs(p_kinds text[], p_args jsonb[] DEFAULT NULL, p_opts jsonb[] DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+-- Short statements over many partitions: JIT compilation would cost far
+-- more than it saves.
+SET jit = off
 AS $$
 DECLARE
     v_now  timestamptz := now();
@@ -1789,6 +1805,9 @@ $$;
 CREATE FUNCTION awa.promote_due_jobs(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+-- Short statements over many partitions: JIT compilation would cost far
+-- more than it saves.
+SET jit = off
 AS $$
 DECLARE
     v_now  timestamptz := coalesce(p_now, now());

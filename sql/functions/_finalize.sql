@@ -21,6 +21,9 @@ CREATE FUNCTION awa._finalize(
 )
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
+-- Short statements over many partitions: JIT compilation would cost far
+-- more than it saves.
+SET jit = off
 AS $$
 DECLARE
     v_now    timestamptz := coalesce(p_now, now());

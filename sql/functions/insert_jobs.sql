@@ -11,6 +11,9 @@
 CREATE FUNCTION awa.insert_jobs(p_kinds text[], p_args jsonb[] DEFAULT NULL, p_opts jsonb[] DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+-- Short statements over many partitions: JIT compilation would cost far
+-- more than it saves.
+SET jit = off
 AS $$
 DECLARE
     v_now  timestamptz := now();

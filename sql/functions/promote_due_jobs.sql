@@ -7,6 +7,9 @@
 CREATE FUNCTION awa.promote_due_jobs(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+-- Short statements over many partitions: JIT compilation would cost far
+-- more than it saves.
+SET jit = off
 AS $$
 DECLARE
     v_now  timestamptz := coalesce(p_now, now());
