@@ -101,6 +101,8 @@ bench: ## awa vs River benchmark (QUICK=1: short run); writes docs/benchmarks.md
 _verify/catalog:
 	scripts/verify-catalog.sh "$$AWA_TEST_DSN"
 
+# pgtap/run.sh runs `pg_prove --ext .sql -r sql/tests` (without --ext pg_prove finds no
+# test and still exits 0) and fails when sql/tests holds no test at all.
 _test/sql:
 	pgtap/run.sh "$$AWA_TEST_DSN" $(PG_PROVE_FLAGS)
 
