@@ -143,9 +143,6 @@ func NewClient(pool *pgxpool.Pool, config *Config) (*Client, error) {
 	return &Client{pool: pool, cfg: cfg, driver: New(), log: cfg.Logger}, nil
 }
 
-// InsertOptions are per-job insert options; a nil pointer takes the defaults.
-type InsertOptions = InsertOpts
-
 func encodeArgs(args JobArgs) (InsertParams, error) {
 	if args == nil {
 		return InsertParams{}, errors.New("awa: nil job args")
