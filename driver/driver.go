@@ -118,12 +118,39 @@ func (d *Driver) InsertMany(ctx context.Context, db DBTX, ps []InsertParams) ([]
 	arg := dbsqlc.InsertJobsParams{
 		Kinds: make([]string, len(ps)), Args: make([][]byte, len(ps)), Opts: make([][]byte, len(ps)),
 	}
+	// Bulk loads mostly repeat a few options: encode each distinct simple set
+	// once, and send none at all (NULL: the defaults) when every job has none.
+	type simpleOpts struct {
+		queue             string
+		priority, maxAtts int
+		runAt             time.Time
+	}
+	encoded := map[simpleOpts][]byte{}
+	anyOpts := false
 	for i, p := range ps {
-		opts, err := json.Marshal(p.Opts)
+		arg.Kinds[i], arg.Args[i] = p.Kind, p.Args
+		o := p.Opts
+		simple := len(o.Tags) == 0 && len(o.Metadata) == 0
+		key := simpleOpts{o.Queue, o.Priority, o.MaxAttempts, o.RunAt}
+		if simple && key == (simpleOpts{}) {
+			continue // NULL element: the defaults
+		}
+		anyOpts = true
+		if raw, ok := encoded[key]; simple && ok {
+			arg.Opts[i] = raw
+			continue
+		}
+		raw, err := json.Marshal(o)
 		if err != nil {
 			return nil, fmt.Errorf("encode opts of job %d: %w", i, err)
 		}
-		arg.Kinds[i], arg.Args[i], arg.Opts[i] = p.Kind, p.Args, opts
+		if simple {
+			encoded[key] = raw
+		}
+		arg.Opts[i] = raw
+	}
+	if !anyOpts {
+		arg.Opts = nil
 	}
 	rows, err := d.q.InsertJobs(ctx, db, arg)
 	if err != nil {
