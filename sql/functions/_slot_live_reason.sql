@@ -11,6 +11,10 @@ CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int)
 RETURNS text
 LANGUAGE plpgsql
 STABLE
+-- As in awa.claim_ready_runtime: the "first row above the cursor" probes must
+-- walk the lane index in order (O(1) per lane), never fetch and sort a slot.
+SET enable_sort = off
+SET jit = off
 AS $$
 DECLARE
     v_detail text;
