@@ -15,7 +15,7 @@ type queueRunner struct {
 	c       *Client
 	name    string
 	permits chan struct{} // one token per free slot
-	wake    chan struct{} // notification or freed slot after a full claim
+	wake    chan struct{} // a notification that claimable work appeared
 }
 
 func newQueueRunner(c *Client, name string, qc QueueConfig) *queueRunner {
