@@ -63,7 +63,7 @@ func (d *Driver) PromoteDueJobs(ctx context.Context, db DBTX, max int) ([]Insert
 // heartbeating for staleness and routes them through retry.
 func (d *Driver) RescueStaleClaims(ctx context.Context, db DBTX, staleness time.Duration, max int) ([]Result, error) {
 	rows, err := d.q.RescueStaleClaims(ctx, db, dbsqlc.RescueStaleClaimsParams{
-		Staleness: pgtype.Interval{Microseconds: staleness.Microseconds(), Valid: true}, Max: int32(max),
+		Staleness: interval(staleness), Max: int32(max),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("rescue stale claims: %w", mapError(err))
@@ -87,7 +87,7 @@ func (d *Driver) RescueExpiredDeadlines(ctx context.Context, db DBTX, max int) (
 func (d *Driver) RotateRing(ctx context.Context, db DBTX, ring Ring, minInterval time.Duration) ([]RingOutcome, error) {
 	arg := dbsqlc.RotateRingParams{Ring: string(ring)}
 	if minInterval > 0 {
-		arg.MinInterval = pgtype.Interval{Microseconds: minInterval.Microseconds(), Valid: true}
+		arg.MinInterval = interval(minInterval)
 	}
 	rows, err := d.q.RotateRing(ctx, db, arg)
 	if err != nil {
@@ -116,7 +116,7 @@ func (d *Driver) PruneRing(ctx context.Context, db DBTX, ring Ring, lockTimeout 
 // reports whether holder leads.
 func (d *Driver) AcquireLeaderLease(ctx context.Context, db DBTX, name string, holder [16]byte, ttl time.Duration) (bool, error) {
 	row, err := d.q.AcquireLeaderLease(ctx, db, dbsqlc.AcquireLeaderLeaseParams{
-		Name: name, Holder: uuid(holder), Ttl: pgtype.Interval{Microseconds: ttl.Microseconds(), Valid: true},
+		Name: name, Holder: uuid(holder), Ttl: interval(ttl),
 	})
 	if err != nil {
 		return false, fmt.Errorf("acquire leader lease %q: %w", name, mapError(err))
@@ -136,10 +136,14 @@ func (d *Driver) ReleaseLeaderLease(ctx context.Context, db DBTX, name string, h
 // than olderThan and returns how many it deleted.
 func (d *Driver) CleanupRuntimeInstances(ctx context.Context, db DBTX, olderThan time.Duration) (int, error) {
 	rows, err := d.q.CleanupRuntimeInstances(ctx, db, dbsqlc.CleanupRuntimeInstancesParams{
-		OlderThan: pgtype.Interval{Microseconds: olderThan.Microseconds(), Valid: true},
+		OlderThan: interval(olderThan),
 	})
 	if err != nil {
 		return 0, fmt.Errorf("cleanup runtime instances: %w", mapError(err))
 	}
 	return len(rows), nil
+}
+
+func interval(d time.Duration) pgtype.Interval {
+	return pgtype.Interval{Microseconds: d.Microseconds(), Valid: true}
 }

@@ -754,6 +754,21 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/_queue_name_ok.sql
+-- +goose StatementBegin
+-- awa._queue_name_ok(queue): whether queue is a valid queue name: 1 to 50
+-- characters of [A-Za-z0-9_.:-] (it becomes part of the NOTIFY channel
+-- "awa:<queue>"). NULL is not valid. Pure. The one definition of the rule,
+-- used by insert, configure_queue and listen_queues.
+CREATE FUNCTION awa._queue_name_ok(p_queue text)
+RETURNS boolean
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT coalesce(length(p_queue) BETWEEN 1 AND 50 AND p_queue ~ '^[A-Za-z0-9_.:-]+$', false)
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_ring_tables.sql
 -- +goose StatementBegin
 -- awa._ring_tables(ring): the partitioned parents of a ring, in lock order.
@@ -1010,7 +1025,7 @@ BEGIN
                 RAISE EXCEPTION 'awa: opts.queue must be a string, got %', v_val USING ERRCODE = 'AW002';
             END IF;
             v_job.queue := v_val #>> '{}';
-            IF length(v_job.queue) NOT BETWEEN 1 AND 50 OR v_job.queue !~ '^[A-Za-z0-9_.:-]+$' THEN
+            IF NOT awa._queue_name_ok(v_job.queue) THEN
                 RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
                     quote_literal(v_job.queue) USING ERRCODE = 'AW002';
             END IF;
@@ -1482,7 +1497,7 @@ DECLARE
     v_val  jsonb;
     v_meta awa.queue_meta;
 BEGIN
-    IF p_queue IS NULL OR length(p_queue) NOT BETWEEN 1 AND 50 OR p_queue !~ '^[A-Za-z0-9_.:-]+$' THEN
+    IF NOT awa._queue_name_ok(p_queue) THEN
         RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
             coalesce(quote_literal(p_queue), 'null') USING ERRCODE = 'AW002';
     END IF;
@@ -1648,7 +1663,7 @@ BEGIN
                 jsonb_typeof(u.opts) = 'object'
                 AND u.opts - ARRAY['queue', 'priority', 'max_attempts', 'tags', 'metadata'] = '{}'::jsonb
                 AND (NOT u.opts ? 'queue' OR (jsonb_typeof(u.opts -> 'queue') = 'string'
-                     AND length(u.opts ->> 'queue') BETWEEN 1 AND 50 AND (u.opts ->> 'queue') ~ '^[A-Za-z0-9_.:-]+$'))
+                     AND awa._queue_name_ok(u.opts ->> 'queue')))
                 AND (NOT u.opts ? 'priority' OR (jsonb_typeof(u.opts -> 'priority') = 'number'
                      AND (u.opts ->> 'priority') IN ('1', '2', '3', '4')))
                 AND (NOT u.opts ? 'max_attempts' OR (jsonb_typeof(u.opts -> 'max_attempts') = 'number'
@@ -1788,7 +1803,7 @@ DECLARE
     v_queue text;
 BEGIN
     FOREACH v_queue IN ARRAY coalesce(p_queues, ARRAY[]::text[]) LOOP
-        IF v_queue IS NULL OR length(v_queue) NOT BETWEEN 1 AND 50 OR v_queue !~ '^[A-Za-z0-9_.:-]+$' THEN
+        IF NOT awa._queue_name_ok(v_queue) THEN
             RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
                 coalesce(quote_literal(v_queue), 'null') USING ERRCODE = 'AW002';
         END IF;

@@ -53,7 +53,7 @@ BEGIN
                 RAISE EXCEPTION 'awa: opts.queue must be a string, got %', v_val USING ERRCODE = 'AW002';
             END IF;
             v_job.queue := v_val #>> '{}';
-            IF length(v_job.queue) NOT BETWEEN 1 AND 50 OR v_job.queue !~ '^[A-Za-z0-9_.:-]+$' THEN
+            IF NOT awa._queue_name_ok(v_job.queue) THEN
                 RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
                     quote_literal(v_job.queue) USING ERRCODE = 'AW002';
             END IF;

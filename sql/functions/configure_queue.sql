@@ -13,7 +13,7 @@ DECLARE
     v_val  jsonb;
     v_meta awa.queue_meta;
 BEGIN
-    IF p_queue IS NULL OR length(p_queue) NOT BETWEEN 1 AND 50 OR p_queue !~ '^[A-Za-z0-9_.:-]+$' THEN
+    IF NOT awa._queue_name_ok(p_queue) THEN
         RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
             coalesce(quote_literal(p_queue), 'null') USING ERRCODE = 'AW002';
     END IF;

@@ -46,7 +46,7 @@ BEGIN
                 jsonb_typeof(u.opts) = 'object'
                 AND u.opts - ARRAY['queue', 'priority', 'max_attempts', 'tags', 'metadata'] = '{}'::jsonb
                 AND (NOT u.opts ? 'queue' OR (jsonb_typeof(u.opts -> 'queue') = 'string'
-                     AND length(u.opts ->> 'queue') BETWEEN 1 AND 50 AND (u.opts ->> 'queue') ~ '^[A-Za-z0-9_.:-]+$'))
+                     AND awa._queue_name_ok(u.opts ->> 'queue')))
                 AND (NOT u.opts ? 'priority' OR (jsonb_typeof(u.opts -> 'priority') = 'number'
                      AND (u.opts ->> 'priority') IN ('1', '2', '3', '4')))
                 AND (NOT u.opts ? 'max_attempts' OR (jsonb_typeof(u.opts -> 'max_attempts') = 'number'

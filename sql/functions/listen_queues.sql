@@ -12,7 +12,7 @@ DECLARE
     v_queue text;
 BEGIN
     FOREACH v_queue IN ARRAY coalesce(p_queues, ARRAY[]::text[]) LOOP
-        IF v_queue IS NULL OR length(v_queue) NOT BETWEEN 1 AND 50 OR v_queue !~ '^[A-Za-z0-9_.:-]+$' THEN
+        IF NOT awa._queue_name_ok(v_queue) THEN
             RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
                 coalesce(quote_literal(v_queue), 'null') USING ERRCODE = 'AW002';
         END IF;
