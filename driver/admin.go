@@ -53,6 +53,10 @@ type QueueOptions struct {
 	DLQ *bool
 	// DeadlineSeconds rescues attempts running longer; 0 removes the deadline.
 	DeadlineSeconds *int
+	// EnqueueShards (1..64, default 8) is the number of lanes per priority
+	// that concurrent producers spread over. Jobs are FIFO within a lane; 1
+	// makes a priority one FIFO lane, and its producers take turns.
+	EnqueueShards *int
 }
 
 // ConfigureQueue sets queue options.
@@ -67,6 +71,9 @@ func (d *Driver) ConfigureQueue(ctx context.Context, db DBTX, queue string, cfg 
 		} else {
 			opts["deadline_seconds"] = *cfg.DeadlineSeconds
 		}
+	}
+	if cfg.EnqueueShards != nil {
+		opts["enqueue_shards"] = *cfg.EnqueueShards
 	}
 	raw, err := jsonObject(opts)
 	if err != nil {

@@ -319,3 +319,48 @@ func TestInsertInvalidOptionsMapToSentinels(t *testing.T) {
 		t.Fatalf("awa.jobs holds %d rows after only failed inserts, want 0", n)
 	}
 }
+
+// TestConfigureQueueEnqueueShards: EnqueueShards sets the lanes per priority
+// that producers spread over: with 1, jobs inserted from concurrent
+// connections all land in one lane per priority; a value outside 1..64 is
+// ErrOptionOutOfRange and changes nothing.
+func TestConfigureQueueEnqueueShards(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, time.Minute)
+	pool := pgtest.NewDB(t)
+	d := driver.New()
+	one, bad := 1, 65
+	if err := d.ConfigureQueue(ctx, pool, "one", driver.QueueOptions{EnqueueShards: &one}); err != nil {
+		t.Fatalf("ConfigureQueue(EnqueueShards 1): %v", err)
+	}
+	err := d.ConfigureQueue(ctx, pool, "one", driver.QueueOptions{EnqueueShards: &bad})
+	if !errors.Is(err, driver.ErrOptionOutOfRange) {
+		t.Fatalf("ConfigureQueue(EnqueueShards 65) = %v, want ErrOptionOutOfRange", err)
+	}
+	client, err := driver.NewClient(pool, nil) // insert-only
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for i := range 8 {
+		go func() {
+			_, err := client.Insert(ctx, insertArgs{N: i}, &driver.InsertOpts{Queue: "one"})
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatalf("Insert: %v", err)
+		}
+	}
+	var shards, lanes int
+	if err := pool.QueryRow(ctx, `SELECT enqueue_shards FROM awa.queue_meta WHERE queue = 'one'`).Scan(&shards); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(ctx, `SELECT count(DISTINCT lane_id) FROM awa.ready_entries WHERE queue = 'one'`).Scan(&lanes); err != nil {
+		t.Fatal(err)
+	}
+	if shards != 1 || lanes != 1 {
+		t.Fatalf("enqueue_shards %d, jobs in %d lanes; want 1 and 1", shards, lanes)
+	}
+}

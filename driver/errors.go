@@ -20,7 +20,7 @@ var (
 	ErrUnknownOption = errors.New("awa: unknown option")
 	// ErrInvalidOption (AW005): an option of the wrong type or malformed.
 	ErrInvalidOption = errors.New("awa: invalid option")
-	// ErrOptionOutOfRange (AW006): priority, max_attempts or a deadline outside its range.
+	// ErrOptionOutOfRange (AW006): priority, max_attempts, a deadline or enqueue_shards outside its range.
 	ErrOptionOutOfRange = errors.New("awa: option out of range")
 	// ErrInvalidTags (AW007): too many tags, or an empty or over-long tag.
 	ErrInvalidTags = errors.New("awa: invalid tags")

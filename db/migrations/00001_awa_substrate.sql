@@ -56,19 +56,26 @@ CREATE TABLE awa.queue_meta (
     queue       text        PRIMARY KEY,
     dlq_enabled boolean     NOT NULL DEFAULT false,
     deadline    interval    CHECK (deadline IS NULL OR deadline > interval '0'),
+    -- Lanes per priority that producers spread over (see queue_lanes). The
+    -- default, 8, is also what a queue without a row gets (awa._lanes).
+    enqueue_shards smallint NOT NULL DEFAULT 8 CHECK (enqueue_shards BETWEEN 1 AND 64),
     updated_at  timestamptz NOT NULL DEFAULT now()
 );
 
--- One lane per (queue, priority): the unit of FIFO order. Each lane owns a
--- sequence for lane positions; producers take it under a transaction-scoped
--- advisory lock so a later position never commits before an earlier one.
+-- One lane per (queue, priority, shard): the unit of FIFO order. Each lane
+-- owns a sequence for lane positions; producers take it under a
+-- transaction-scoped advisory lock so a later position never commits before an
+-- earlier one. A priority has enqueue_shards lanes so that concurrent producers
+-- (and a long transaction that enqueued) do not queue behind one lock: a
+-- producer takes the first free shard lane, starting from its own.
 CREATE TABLE awa.queue_lanes (
     lane_id    int PRIMARY KEY DEFAULT nextval('awa.lane_id_seq'),
     queue      text     NOT NULL,
     priority   smallint NOT NULL CHECK (priority BETWEEN 1 AND 4),
+    shard      smallint NOT NULL DEFAULT 0 CHECK (shard BETWEEN 0 AND 63),
     lane_seq   regclass NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (queue, priority)
+    UNIQUE (queue, priority, shard)
 );
 
 -- Claim cursor of each lane: every ready row at or below claim_seq has been
@@ -475,14 +482,24 @@ COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage p
 -- +goose StatementBegin
 -- awa._append_ready(jobs, now): appends jobs as ready rows in the current queue
 -- slot, in array order within each lane, and notifies each queue's channel.
+-- Each (queue, priority) of the batch goes to one of its enqueue-shard lanes:
+-- the shard this transaction already used for it, else the first whose
+-- producer lock is free, starting from shard (backend pid mod shards); only
+-- when every shard is held does it wait, on that first shard. So concurrent
+-- producers, and a transaction that enqueued and stays open, do not queue
+-- behind one lock while there are free shards, and one transaction's jobs for
+-- a (queue, priority) stay in one lane, in order.
 -- Locks: every lane is resolved (created on a queue's first use) before any
--- lane lock is taken; then per lane, in lane_id order, an advisory transaction
--- lock (1096237313, lane_id) held until commit, so a later lane position can
--- never become visible while an earlier one could still commit. Positions come
--- from the lane's sequence, reserved as one range per lane.
--- A transaction that inserts into several lanes in separate calls, in an
--- order that differs from another concurrent transaction's, can deadlock
--- (40P01): insert into several lanes in one call, or in a fixed order.
+-- lane lock is taken; then per (queue, priority), in lane_id order, an
+-- advisory transaction lock (1096237313, lane_id) on the chosen lane, held
+-- until commit, so a later lane position can never become visible while an
+-- earlier one could still commit. Positions come from the lane's sequence,
+-- reserved as one range per lane. The chosen shard is remembered for the rest
+-- of the transaction in the setting awa.enqueue_shard_<first lane_id>.
+-- A transaction that inserts into several (queue, priority) pairs in separate
+-- calls, in an order that differs from another concurrent transaction's, can
+-- deadlock (40P01) once every shard is held: insert into several in one call,
+-- or in a fixed order.
 -- Called by awa.insert_jobs, awa.promote_due_jobs and awa.retry_dlq_job.
 CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
 RETURNS void
@@ -492,28 +509,60 @@ DECLARE
     v_slot  int := awa._current_slot('queue');
     v_group record;
     v_lanes awa.queue_lanes[] := '{}';
+    v_k     int;
+    v_home  int;
+    v_pref  int;
+    v_pick  int;
+    v_key   text;
+    v_lane  int;
     v_first bigint;
 BEGIN
     FOR v_group IN SELECT DISTINCT j.queue, j.priority FROM unnest(p_jobs) AS j LOOP
-        v_lanes := v_lanes || awa._lane(v_group.queue, v_group.priority);
+        v_lanes := v_lanes || awa._lanes(v_group.queue, v_group.priority);
     END LOOP;
 
     FOR v_group IN
-        SELECT l.lane_id, l.lane_seq, l.queue, l.priority,
+        SELECT l.queue, l.priority,
+               array_agg(l.lane_id ORDER BY l.shard) AS ids,
+               array_agg(l.lane_seq ORDER BY l.shard) AS seqs,
                (SELECT count(*) FROM unnest(p_jobs) AS j WHERE j.queue = l.queue AND j.priority = l.priority) AS n
         FROM unnest(v_lanes) AS l
-        ORDER BY l.lane_id
+        GROUP BY l.queue, l.priority
+        ORDER BY min(l.lane_id)
     LOOP
-        PERFORM pg_advisory_xact_lock(1096237313, v_group.lane_id);
-        v_first := nextval(v_group.lane_seq);
+        v_k := cardinality(v_group.ids);
+        v_home := pg_backend_pid() % v_k;
+        v_key := 'awa.enqueue_shard_' || v_group.ids[1];
+        v_pref := nullif(current_setting(v_key, true), '')::int;
+        IF v_pref IS NULL OR v_pref >= v_k THEN
+            v_pref := v_home;
+        END IF;
+
+        v_pick := NULL;
+        FOR i IN 0 .. v_k - 1 LOOP
+            IF pg_try_advisory_xact_lock(1096237313, v_group.ids[(v_pref + i) % v_k + 1]) THEN
+                v_pick := (v_pref + i) % v_k;
+                EXIT;
+            END IF;
+        END LOOP;
+        IF v_pick IS NULL THEN
+            v_pick := v_pref;
+            PERFORM pg_advisory_xact_lock(1096237313, v_group.ids[v_pick + 1]);
+        END IF;
+        IF v_pick <> v_pref THEN
+            PERFORM set_config(v_key, v_pick::text, true);
+        END IF;
+
+        v_lane := v_group.ids[v_pick + 1];
+        v_first := nextval(v_group.seqs[v_pick + 1]);
         IF v_group.n > 1 THEN
-            PERFORM setval(v_group.lane_seq, v_first + v_group.n - 1);
+            PERFORM setval(v_group.seqs[v_pick + 1], v_first + v_group.n - 1);
         END IF;
 
         INSERT INTO awa.ready_entries (
             ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
             queue, kind, args, tags, metadata, errors, created_at, run_at)
-        SELECT v_slot, v_group.lane_id, v_first + row_number() OVER (ORDER BY j.ord) - 1,
+        SELECT v_slot, v_lane, v_first + row_number() OVER (ORDER BY j.ord) - 1,
                j.job_id, j.run_lease, j.attempt, j.max_attempts, j.priority,
                j.queue, j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at, j.run_at
         FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
@@ -710,46 +759,50 @@ END;
 $$;
 -- +goose StatementEnd
 
--- source: sql/functions/_lane.sql
+-- source: sql/functions/_lanes.sql
 -- +goose StatementBegin
--- awa._lane(queue, priority): the lane of (queue, priority). The first use of
--- a queue creates all four of its lanes (priorities 1..4) at once, each with
--- its position sequence and claim head, so a queue's lanes are created in one
--- transaction, once.
+-- awa._lanes(queue, priority): the lanes producers of (queue, priority) use,
+-- one per enqueue shard (queue_meta.enqueue_shards, default 8), ordered by
+-- shard, so element s + 1 is shard s. Lanes missing for the configured shard
+-- count are created for every priority of the queue at once, each with its
+-- position sequence and claim head. Lanes of shards beyond a lowered shard
+-- count are kept (claimers drain them) but no longer returned.
 -- Locks: on creation only, an advisory transaction lock per queue name
 -- (1096237316, hashtext(queue)). Callers resolve every lane they need before
 -- taking any lane lock, so waiting here never closes a cycle with lane locks.
 -- Idempotent. Called by awa._append_ready.
-CREATE FUNCTION awa._lane(p_queue text, p_priority smallint)
-RETURNS awa.queue_lanes
+CREATE FUNCTION awa._lanes(p_queue text, p_priority smallint)
+RETURNS awa.queue_lanes[]
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_lane awa.queue_lanes;
-    v_id   int;
+    v_shards int := coalesce((SELECT m.enqueue_shards FROM awa.queue_meta m WHERE m.queue = p_queue), 8);
+    v_lanes  awa.queue_lanes[];
+    v_id     int;
 BEGIN
-    SELECT * INTO v_lane FROM awa.queue_lanes WHERE queue = p_queue AND priority = p_priority;
-    IF FOUND THEN
-        RETURN v_lane;
+    v_lanes := ARRAY(SELECT l FROM awa.queue_lanes l
+                     WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < v_shards
+                     ORDER BY l.shard);
+    IF cardinality(v_lanes) = v_shards THEN
+        RETURN v_lanes;
     END IF;
 
     PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
-    SELECT * INTO v_lane FROM awa.queue_lanes WHERE queue = p_queue AND priority = p_priority;
-    IF FOUND THEN
-        RETURN v_lane;
-    END IF;
-
     FOR v_priority IN 1 .. 4 LOOP
-        CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes WHERE queue = p_queue AND priority = v_priority);
-        v_id := nextval('awa.lane_id_seq');
-        EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_seq_' || v_id);
-        INSERT INTO awa.queue_lanes (lane_id, queue, priority, lane_seq)
-        VALUES (v_id, p_queue, v_priority, format('awa.%I', 'lane_seq_' || v_id)::regclass);
-        INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+        FOR v_shard IN 0 .. v_shards - 1 LOOP
+            CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
+                                  WHERE queue = p_queue AND priority = v_priority AND shard = v_shard);
+            v_id := nextval('awa.lane_id_seq');
+            EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_seq_' || v_id);
+            INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
+            VALUES (v_id, p_queue, v_priority, v_shard, format('awa.%I', 'lane_seq_' || v_id)::regclass);
+            INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+        END LOOP;
     END LOOP;
 
-    SELECT * INTO v_lane FROM awa.queue_lanes WHERE queue = p_queue AND priority = p_priority;
-    RETURN v_lane;
+    RETURN ARRAY(SELECT l FROM awa.queue_lanes l
+                 WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < v_shards
+                 ORDER BY l.shard);
 END;
 $$;
 -- +goose StatementEnd
@@ -1271,14 +1324,17 @@ $$;
 -- source: sql/functions/claim_ready_runtime.sql
 -- +goose StatementBegin
 -- awa.claim_ready_runtime(queue, max, instance_id, now): claims up to max jobs
--- of a queue, highest priority (1) first, FIFO by lane position within a
--- priority. Each claimed job gets run_lease + 1 and a receipt identity
+-- of a queue, highest priority (1) first, FIFO by lane position within a lane.
+-- A priority's enqueue-shard lanes are visited in a rotation that starts at a
+-- random shard, so no shard starves; jobs of different shards have no order
+-- between them. Each claimed job gets run_lease + 1 and a receipt identity
 -- (claim_slot, receipt_id) that every finalizer must present.
 --
 -- Writes: one compact lease_claim_batches row per ready slot drawn from (in the
 -- current claim slot) and one update of each touched lane's claim cursor.
--- Ready rows are never updated or deleted.
--- Locks: each non-empty lane's claim head row FOR UPDATE, in priority order,
+-- Ready rows are never updated or deleted. A lane whose sequence has not moved
+-- past its cursor is empty and costs one sequence read.
+-- Locks: each non-empty lane's claim head row FOR UPDATE, in visiting order,
 -- so concurrent claimers of a lane take turns and never share a job. An empty
 -- lane whose sequence is ahead of its cursor (positions reserved by producers
 -- that rolled back, or jobs cancelled while available) is advanced past them,
@@ -1320,6 +1376,7 @@ DECLARE
     v_claim_slot  int;
     v_deadline_at timestamptz;
     v_batches     awa._slot_batch[];
+    v_spin        float8 := random();
 BEGIN
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
@@ -1332,8 +1389,14 @@ BEGIN
         SELECT l.lane_id, l.lane_seq, h.claim_seq
         FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
         WHERE l.queue = p_queue
-        ORDER BY l.priority
+        ORDER BY l.priority,
+                 l.shard >= floor(v_spin * count(*) OVER (PARTITION BY l.priority)) DESC,
+                 l.shard
     LOOP
+        -- No position reserved past the cursor: nothing to claim or close.
+        v_last := pg_sequence_last_value(v_lane.lane_seq);
+        CONTINUE WHEN v_last IS NULL OR v_last <= v_lane.claim_seq;
+
         -- Unlocked probe: skip empty lanes without touching their head row.
         -- (A plain query with ORDER BY + LIMIT 1 stays on the lane index in a
         -- generic plan; inside EXISTS PostgreSQL drops the ORDER BY/LIMIT and
@@ -1342,8 +1405,7 @@ BEGIN
         WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq
         ORDER BY r.lane_seq LIMIT 1;
         IF NOT FOUND THEN
-            v_last := pg_sequence_last_value(v_lane.lane_seq);
-            IF v_last > v_lane.claim_seq AND pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
+            IF pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
                 -- No producer holds the lane, so every reserved position up to
                 -- v_last is committed or gone; if none is visible, all are gone.
                 SELECT r.lane_seq INTO v_pos FROM awa.ready_entries r
@@ -1485,9 +1547,13 @@ $$;
 -- awa.configure_queue(queue, opts): sets a queue's options and returns them.
 -- opts keys: dlq (boolean: failed jobs go to the DLQ instead of ending failed),
 -- deadline_seconds (positive integer, or null to remove: attempts running
--- longer are rescued). Keys not given keep their value.
+-- longer are rescued), enqueue_shards (1..64, default 8: lanes per priority
+-- that concurrent producers spread over; 1 gives one FIFO order per priority
+-- at the cost of producers of the queue taking turns). Keys not given keep
+-- their value. Raising enqueue_shards creates the new lanes at the next
+-- insert; lowering it keeps the old lanes until claimers have drained them.
 -- Errors: AW002 bad queue name; AW004 unknown key; AW005 wrong type;
--- AW006 deadline_seconds not positive.
+-- AW006 deadline_seconds or enqueue_shards out of range.
 CREATE FUNCTION awa.configure_queue(p_queue text, p_opts jsonb)
 RETURNS SETOF awa.queue_meta
 LANGUAGE plpgsql
@@ -1508,7 +1574,7 @@ BEGIN
 
     SELECT * INTO v_meta FROM awa.queue_meta WHERE queue = p_queue FOR UPDATE;
     IF NOT FOUND THEN
-        v_meta := ROW(p_queue, false, NULL, now())::awa.queue_meta;
+        v_meta := ROW(p_queue, false, NULL, 8, now())::awa.queue_meta;
     END IF;
 
     FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_opts) LOOP
@@ -1530,17 +1596,27 @@ BEGIN
             ELSE
                 v_meta.deadline := make_interval(secs => v_val::numeric);
             END IF;
+        WHEN 'enqueue_shards' THEN
+            IF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
+                RAISE EXCEPTION 'awa: opts.enqueue_shards must be an integer, got %', v_val
+                    USING ERRCODE = 'AW005';
+            ELSIF v_val::numeric NOT BETWEEN 1 AND 64 THEN
+                RAISE EXCEPTION 'awa: opts.enqueue_shards must be between 1 and 64, got %', v_val
+                    USING ERRCODE = 'AW006';
+            END IF;
+            v_meta.enqueue_shards := v_val::int;
         ELSE
             RAISE EXCEPTION 'awa: unknown queue option %', quote_literal(v_key)
-                USING ERRCODE = 'AW004', HINT = 'known options: dlq, deadline_seconds';
+                USING ERRCODE = 'AW004', HINT = 'known options: dlq, deadline_seconds, enqueue_shards';
         END CASE;
     END LOOP;
 
     RETURN QUERY
-    INSERT INTO awa.queue_meta AS m (queue, dlq_enabled, deadline, updated_at)
-    VALUES (p_queue, v_meta.dlq_enabled, v_meta.deadline, now())
+    INSERT INTO awa.queue_meta AS m (queue, dlq_enabled, deadline, enqueue_shards, updated_at)
+    VALUES (p_queue, v_meta.dlq_enabled, v_meta.deadline, v_meta.enqueue_shards, now())
     ON CONFLICT (queue) DO UPDATE
-        SET dlq_enabled = excluded.dlq_enabled, deadline = excluded.deadline, updated_at = excluded.updated_at
+        SET dlq_enabled = excluded.dlq_enabled, deadline = excluded.deadline,
+            enqueue_shards = excluded.enqueue_shards, updated_at = excluded.updated_at
     RETURNING m.*;
 END;
 $$;

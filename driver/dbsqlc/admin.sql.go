@@ -47,7 +47,7 @@ func (q *Queries) CancelJob(ctx context.Context, db DBTX, arg CancelJobParams) (
 }
 
 const configureQueue = `-- name: ConfigureQueue :one
-SELECT queue, dlq_enabled, deadline, updated_at FROM awa.configure_queue($1::text, $2::jsonb)
+SELECT queue, dlq_enabled, deadline, enqueue_shards, updated_at FROM awa.configure_queue($1::text, $2::jsonb)
 `
 
 type ConfigureQueueParams struct {
@@ -62,6 +62,7 @@ func (q *Queries) ConfigureQueue(ctx context.Context, db DBTX, arg ConfigureQueu
 		&i.Queue,
 		&i.DlqEnabled,
 		&i.Deadline,
+		&i.EnqueueShards,
 		&i.UpdatedAt,
 	)
 	return i, err

@@ -319,15 +319,17 @@ type AwaQueueLane struct {
 	LaneID    int32
 	Queue     string
 	Priority  int16
+	Shard     int16
 	LaneSeq   interface{}
 	CreatedAt pgtype.Timestamptz
 }
 
 type AwaQueueMetum struct {
-	Queue      string
-	DlqEnabled bool
-	Deadline   pgtype.Interval
-	UpdatedAt  pgtype.Timestamptz
+	Queue         string
+	DlqEnabled    bool
+	Deadline      pgtype.Interval
+	EnqueueShards int16
+	UpdatedAt     pgtype.Timestamptz
 }
 
 type AwaReadyEntry struct {

@@ -97,19 +97,22 @@ func TestClaimReturnsLaneOrderAcrossRingWrap(t *testing.T) {
 	}
 }
 
-// TestProducerTransactionsWithSeveralInsertsDoNotDeadlock: two producer
-// transactions, each enqueuing one job into each of two lanes of a queue
-// (lanes already exist) with separate awa.insert_job calls, in opposite
-// priority order. Both must commit.
+// TestProducerTransactionsInOppositeLaneOrderDeadlockCleanly: two producer
+// transactions, each enqueuing one job into each of two priorities of a queue
+// with ONE enqueue shard (lanes already exist) with separate awa.insert_job
+// calls, in opposite priority order.
 // Lane locks are held until commit (that is what keeps a later lane position
-// from committing before an earlier one). Two transactions that insert into
-// the same two lanes in opposite orders, in separate calls, therefore
-// deadlock: the documented contract (docs/storage.md, "Known limits") is that
-// PostgreSQL breaks the cycle with 40P01, exactly one transaction fails, the
-// other commits, and the failed one's jobs never existed.
+// from committing before an earlier one). With every shard of both lanes held,
+// two transactions that insert into them in opposite orders, in separate
+// calls, deadlock: the documented contract (docs/storage.md, "Known limits")
+// is that PostgreSQL breaks the cycle with 40P01, exactly one transaction
+// fails, the other commits, and the failed one's jobs never existed.
+// (With free shards the same pattern commits both: see
+// TestShardedProducersInOppositeOrderBothCommit.)
 func TestProducerTransactionsInOppositeLaneOrderDeadlockCleanly(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	pool := pgtest.NewDB(t)
+	configureShards(t, ctx, pool, "q", 1)
 	for _, prio := range []int{1, 2} { // create both lanes up front
 		if _, err := insertOne(ctx, pool, "q", prio); err != nil {
 			t.Fatal(err)
@@ -193,9 +196,11 @@ func TestProducerTransactionsInOppositeLaneOrderDeadlockCleanly(t *testing.T) {
 // {2 (existing), 3 (new lane)}. A third session briefly holds the lane lock of
 // the lane T1 is creating, so T1 is caught holding the queue's lane-creation
 // lock while T2 holds lane 2 and needs the creation lock. Both must commit.
+// Queue b has one enqueue shard, so the held lane lock cannot be avoided.
 func TestSingleInsertTransactionsDoNotDeadlockOnLaneCreation(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	pool := pgtest.NewDB(t)
+	configureShards(t, ctx, pool, "b", 1)
 	if _, err := insertOne(ctx, pool, "b", 1); err != nil { // queue b and its lanes exist
 		t.Fatal(err)
 	}

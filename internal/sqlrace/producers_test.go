@@ -2,6 +2,7 @@ package sqlrace
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -14,21 +15,32 @@ import (
 )
 
 // TestConcurrentProducersKeepLaneOrder: four producers, each on its own
-// connection, insert into the four priority lanes of one queue in small
+// connection, insert into the four priorities of one queue in small
 // transactions (one insert_jobs call with mixed priorities, or one insert_job),
 // holding each transaction open a little and rolling back about one in
 // four on purpose, while one claimer claims and completes. The lanes do not
 // exist at the start, so the first producers also race lane creation (see
-// TestSingleInsertTransactionsDoNotDeadlockOnLaneCreation). Asserts:
+// TestSingleInsertTransactionsDoNotDeadlockOnLaneCreation). It runs with one
+// enqueue shard (one lane per priority: producers take turns) and with eight
+// (producers spread over the shard lanes of a priority). Asserts:
 //   - no committed job is lost: each is claimed exactly once;
 //   - no rolled-back job ever appears (in a claim or in awa.jobs);
 //   - lane order: the jobs of one producer in one lane are claimed in the order
 //     they were inserted, and, lane by lane, the claimer receives lane
 //     positions in increasing order;
+//   - the jobs of one transaction for one priority share one lane;
 //   - rows of one claim call come highest priority first;
 //   - at the end the queue shows nothing available (rolled-back positions were
 //     passed) or running, and every committed job completed.
 func TestConcurrentProducersKeepLaneOrder(t *testing.T) {
+	for _, shards := range []int{1, 8} {
+		t.Run(fmt.Sprintf("enqueue_shards=%d", shards), func(t *testing.T) {
+			concurrentProducersKeepLaneOrder(t, shards)
+		})
+	}
+}
+
+func concurrentProducersKeepLaneOrder(t *testing.T, shards int) {
 	const (
 		queue     = "q"
 		producers = 4
@@ -37,10 +49,15 @@ func TestConcurrentProducersKeepLaneOrder(t *testing.T) {
 	)
 	ctx := testCtx(t, 60*time.Second)
 	pool := pgtest.NewDB(t)
+	if _, err := pool.Exec(ctx, `SELECT awa.configure_queue($1, jsonb_build_object('enqueue_shards', $2::int))`,
+		queue, shards); err != nil {
+		t.Fatal(err)
+	}
 
 	type job struct {
 		id       int64
 		priority int32
+		tx       int // the producer's transaction number
 	}
 	type producer struct {
 		conn       *pgx.Conn
@@ -86,7 +103,7 @@ func TestConcurrentProducersKeepLaneOrder(t *testing.T) {
 						fail.set("producer %d: insert_job: %v", pi, err)
 						return
 					}
-					jobs = append(jobs, job{id, prio})
+					jobs = append(jobs, job{id, prio, n})
 				} else {
 					prios := make([]int32, 1+rng.IntN(8))
 					for i := range prios {
@@ -98,7 +115,7 @@ func TestConcurrentProducersKeepLaneOrder(t *testing.T) {
 						return
 					}
 					for i, id := range ids {
-						jobs = append(jobs, job{id, prios[i]})
+						jobs = append(jobs, job{id, prios[i], n})
 					}
 				}
 				time.Sleep(time.Duration(rng.IntN(1500)) * time.Microsecond) // hold the lane locks
@@ -178,19 +195,10 @@ func TestConcurrentProducersKeepLaneOrder(t *testing.T) {
 				t.Errorf("producer %d: rolled-back job %d was claimed (claim #%d)", pi, id, i)
 			}
 		}
-		last := map[int32]job{} // per lane: previous committed job of this producer
-		lastPos := map[int32]int{}
 		for _, j := range p.committed {
-			i, ok := pos[j.id]
-			if !ok {
+			if _, ok := pos[j.id]; !ok {
 				t.Errorf("producer %d: committed job %d (priority %d) was never claimed", pi, j.id, j.priority)
-				continue
 			}
-			if prev, seen := last[j.priority]; seen && lastPos[j.priority] > i {
-				t.Errorf("producer %d, lane priority %d: job %d inserted before job %d but claimed after it (claims #%d > #%d)",
-					pi, j.priority, prev.id, j.id, lastPos[j.priority], i)
-			}
-			last[j.priority], lastPos[j.priority] = j, i
 		}
 	}
 	if len(claimOrder) != committedTotal {
@@ -242,6 +250,41 @@ func TestConcurrentProducersKeepLaneOrder(t *testing.T) {
 		}
 		lastSeq[lp.lane] = lp.seq
 	}
+	lanesUsed := map[int32]bool{}
+	for pi, p := range prods {
+		last := map[int32]job{} // per lane: previous committed job of this producer
+		type txPrio struct {
+			tx   int
+			prio int32
+		}
+		txLane := map[txPrio]int32{}
+		for _, j := range p.committed {
+			lp, ok := where[j.id]
+			i, claimedOK := pos[j.id]
+			if !ok || !claimedOK {
+				continue // reported above
+			}
+			lanesUsed[lp.lane] = true
+			if l, seen := txLane[txPrio{j.tx, j.priority}]; seen && l != lp.lane {
+				t.Errorf("producer %d, transaction %d: priority-%d jobs in lanes %d and %d, want one lane",
+					pi, j.tx, j.priority, l, lp.lane)
+			}
+			txLane[txPrio{j.tx, j.priority}] = lp.lane
+			if prev, seen := last[lp.lane]; seen && pos[prev.id] > i {
+				t.Errorf("producer %d, lane %d (priority %d): job %d inserted before job %d but claimed after it (claims #%d > #%d)",
+					pi, lp.lane, j.priority, prev.id, j.id, pos[prev.id], i)
+			}
+			last[lp.lane] = j
+		}
+	}
+	var lanes int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM awa.queue_lanes WHERE queue = $1`, queue).Scan(&lanes); err != nil {
+		t.Fatal(err)
+	}
+	if lanes != 4*shards {
+		t.Errorf("queue %q has %d lanes, want %d (4 priorities x %d shards)", queue, lanes, 4*shards, shards)
+	}
+	t.Logf("%d lanes received jobs", len(lanesUsed))
 	for pi, p := range prods {
 		for _, id := range p.rolledBack {
 			if _, ok := where[id]; ok {

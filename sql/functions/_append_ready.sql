@@ -1,13 +1,23 @@
 -- awa._append_ready(jobs, now): appends jobs as ready rows in the current queue
 -- slot, in array order within each lane, and notifies each queue's channel.
+-- Each (queue, priority) of the batch goes to one of its enqueue-shard lanes:
+-- the shard this transaction already used for it, else the first whose
+-- producer lock is free, starting from shard (backend pid mod shards); only
+-- when every shard is held does it wait, on that first shard. So concurrent
+-- producers, and a transaction that enqueued and stays open, do not queue
+-- behind one lock while there are free shards, and one transaction's jobs for
+-- a (queue, priority) stay in one lane, in order.
 -- Locks: every lane is resolved (created on a queue's first use) before any
--- lane lock is taken; then per lane, in lane_id order, an advisory transaction
--- lock (1096237313, lane_id) held until commit, so a later lane position can
--- never become visible while an earlier one could still commit. Positions come
--- from the lane's sequence, reserved as one range per lane.
--- A transaction that inserts into several lanes in separate calls, in an
--- order that differs from another concurrent transaction's, can deadlock
--- (40P01): insert into several lanes in one call, or in a fixed order.
+-- lane lock is taken; then per (queue, priority), in lane_id order, an
+-- advisory transaction lock (1096237313, lane_id) on the chosen lane, held
+-- until commit, so a later lane position can never become visible while an
+-- earlier one could still commit. Positions come from the lane's sequence,
+-- reserved as one range per lane. The chosen shard is remembered for the rest
+-- of the transaction in the setting awa.enqueue_shard_<first lane_id>.
+-- A transaction that inserts into several (queue, priority) pairs in separate
+-- calls, in an order that differs from another concurrent transaction's, can
+-- deadlock (40P01) once every shard is held: insert into several in one call,
+-- or in a fixed order.
 -- Called by awa.insert_jobs, awa.promote_due_jobs and awa.retry_dlq_job.
 CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
 RETURNS void
@@ -17,28 +27,60 @@ DECLARE
     v_slot  int := awa._current_slot('queue');
     v_group record;
     v_lanes awa.queue_lanes[] := '{}';
+    v_k     int;
+    v_home  int;
+    v_pref  int;
+    v_pick  int;
+    v_key   text;
+    v_lane  int;
     v_first bigint;
 BEGIN
     FOR v_group IN SELECT DISTINCT j.queue, j.priority FROM unnest(p_jobs) AS j LOOP
-        v_lanes := v_lanes || awa._lane(v_group.queue, v_group.priority);
+        v_lanes := v_lanes || awa._lanes(v_group.queue, v_group.priority);
     END LOOP;
 
     FOR v_group IN
-        SELECT l.lane_id, l.lane_seq, l.queue, l.priority,
+        SELECT l.queue, l.priority,
+               array_agg(l.lane_id ORDER BY l.shard) AS ids,
+               array_agg(l.lane_seq ORDER BY l.shard) AS seqs,
                (SELECT count(*) FROM unnest(p_jobs) AS j WHERE j.queue = l.queue AND j.priority = l.priority) AS n
         FROM unnest(v_lanes) AS l
-        ORDER BY l.lane_id
+        GROUP BY l.queue, l.priority
+        ORDER BY min(l.lane_id)
     LOOP
-        PERFORM pg_advisory_xact_lock(1096237313, v_group.lane_id);
-        v_first := nextval(v_group.lane_seq);
+        v_k := cardinality(v_group.ids);
+        v_home := pg_backend_pid() % v_k;
+        v_key := 'awa.enqueue_shard_' || v_group.ids[1];
+        v_pref := nullif(current_setting(v_key, true), '')::int;
+        IF v_pref IS NULL OR v_pref >= v_k THEN
+            v_pref := v_home;
+        END IF;
+
+        v_pick := NULL;
+        FOR i IN 0 .. v_k - 1 LOOP
+            IF pg_try_advisory_xact_lock(1096237313, v_group.ids[(v_pref + i) % v_k + 1]) THEN
+                v_pick := (v_pref + i) % v_k;
+                EXIT;
+            END IF;
+        END LOOP;
+        IF v_pick IS NULL THEN
+            v_pick := v_pref;
+            PERFORM pg_advisory_xact_lock(1096237313, v_group.ids[v_pick + 1]);
+        END IF;
+        IF v_pick <> v_pref THEN
+            PERFORM set_config(v_key, v_pick::text, true);
+        END IF;
+
+        v_lane := v_group.ids[v_pick + 1];
+        v_first := nextval(v_group.seqs[v_pick + 1]);
         IF v_group.n > 1 THEN
-            PERFORM setval(v_group.lane_seq, v_first + v_group.n - 1);
+            PERFORM setval(v_group.seqs[v_pick + 1], v_first + v_group.n - 1);
         END IF;
 
         INSERT INTO awa.ready_entries (
             ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
             queue, kind, args, tags, metadata, errors, created_at, run_at)
-        SELECT v_slot, v_group.lane_id, v_first + row_number() OVER (ORDER BY j.ord) - 1,
+        SELECT v_slot, v_lane, v_first + row_number() OVER (ORDER BY j.ord) - 1,
                j.job_id, j.run_lease, j.attempt, j.max_attempts, j.priority,
                j.queue, j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at, j.run_at
         FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,

@@ -1,12 +1,15 @@
 -- awa.claim_ready_runtime(queue, max, instance_id, now): claims up to max jobs
--- of a queue, highest priority (1) first, FIFO by lane position within a
--- priority. Each claimed job gets run_lease + 1 and a receipt identity
+-- of a queue, highest priority (1) first, FIFO by lane position within a lane.
+-- A priority's enqueue-shard lanes are visited in a rotation that starts at a
+-- random shard, so no shard starves; jobs of different shards have no order
+-- between them. Each claimed job gets run_lease + 1 and a receipt identity
 -- (claim_slot, receipt_id) that every finalizer must present.
 --
 -- Writes: one compact lease_claim_batches row per ready slot drawn from (in the
 -- current claim slot) and one update of each touched lane's claim cursor.
--- Ready rows are never updated or deleted.
--- Locks: each non-empty lane's claim head row FOR UPDATE, in priority order,
+-- Ready rows are never updated or deleted. A lane whose sequence has not moved
+-- past its cursor is empty and costs one sequence read.
+-- Locks: each non-empty lane's claim head row FOR UPDATE, in visiting order,
 -- so concurrent claimers of a lane take turns and never share a job. An empty
 -- lane whose sequence is ahead of its cursor (positions reserved by producers
 -- that rolled back, or jobs cancelled while available) is advanced past them,
@@ -48,6 +51,7 @@ DECLARE
     v_claim_slot  int;
     v_deadline_at timestamptz;
     v_batches     awa._slot_batch[];
+    v_spin        float8 := random();
 BEGIN
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
@@ -60,8 +64,14 @@ BEGIN
         SELECT l.lane_id, l.lane_seq, h.claim_seq
         FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
         WHERE l.queue = p_queue
-        ORDER BY l.priority
+        ORDER BY l.priority,
+                 l.shard >= floor(v_spin * count(*) OVER (PARTITION BY l.priority)) DESC,
+                 l.shard
     LOOP
+        -- No position reserved past the cursor: nothing to claim or close.
+        v_last := pg_sequence_last_value(v_lane.lane_seq);
+        CONTINUE WHEN v_last IS NULL OR v_last <= v_lane.claim_seq;
+
         -- Unlocked probe: skip empty lanes without touching their head row.
         -- (A plain query with ORDER BY + LIMIT 1 stays on the lane index in a
         -- generic plan; inside EXISTS PostgreSQL drops the ORDER BY/LIMIT and
@@ -70,8 +80,7 @@ BEGIN
         WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq
         ORDER BY r.lane_seq LIMIT 1;
         IF NOT FOUND THEN
-            v_last := pg_sequence_last_value(v_lane.lane_seq);
-            IF v_last > v_lane.claim_seq AND pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
+            IF pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
                 -- No producer holds the lane, so every reserved position up to
                 -- v_last is committed or gone; if none is visible, all are gone.
                 SELECT r.lane_seq INTO v_pos FROM awa.ready_entries r

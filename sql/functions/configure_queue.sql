@@ -1,9 +1,13 @@
 -- awa.configure_queue(queue, opts): sets a queue's options and returns them.
 -- opts keys: dlq (boolean: failed jobs go to the DLQ instead of ending failed),
 -- deadline_seconds (positive integer, or null to remove: attempts running
--- longer are rescued). Keys not given keep their value.
+-- longer are rescued), enqueue_shards (1..64, default 8: lanes per priority
+-- that concurrent producers spread over; 1 gives one FIFO order per priority
+-- at the cost of producers of the queue taking turns). Keys not given keep
+-- their value. Raising enqueue_shards creates the new lanes at the next
+-- insert; lowering it keeps the old lanes until claimers have drained them.
 -- Errors: AW002 bad queue name; AW004 unknown key; AW005 wrong type;
--- AW006 deadline_seconds not positive.
+-- AW006 deadline_seconds or enqueue_shards out of range.
 CREATE FUNCTION awa.configure_queue(p_queue text, p_opts jsonb)
 RETURNS SETOF awa.queue_meta
 LANGUAGE plpgsql
@@ -24,7 +28,7 @@ BEGIN
 
     SELECT * INTO v_meta FROM awa.queue_meta WHERE queue = p_queue FOR UPDATE;
     IF NOT FOUND THEN
-        v_meta := ROW(p_queue, false, NULL, now())::awa.queue_meta;
+        v_meta := ROW(p_queue, false, NULL, 8, now())::awa.queue_meta;
     END IF;
 
     FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_opts) LOOP
@@ -46,17 +50,27 @@ BEGIN
             ELSE
                 v_meta.deadline := make_interval(secs => v_val::numeric);
             END IF;
+        WHEN 'enqueue_shards' THEN
+            IF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
+                RAISE EXCEPTION 'awa: opts.enqueue_shards must be an integer, got %', v_val
+                    USING ERRCODE = 'AW005';
+            ELSIF v_val::numeric NOT BETWEEN 1 AND 64 THEN
+                RAISE EXCEPTION 'awa: opts.enqueue_shards must be between 1 and 64, got %', v_val
+                    USING ERRCODE = 'AW006';
+            END IF;
+            v_meta.enqueue_shards := v_val::int;
         ELSE
             RAISE EXCEPTION 'awa: unknown queue option %', quote_literal(v_key)
-                USING ERRCODE = 'AW004', HINT = 'known options: dlq, deadline_seconds';
+                USING ERRCODE = 'AW004', HINT = 'known options: dlq, deadline_seconds, enqueue_shards';
         END CASE;
     END LOOP;
 
     RETURN QUERY
-    INSERT INTO awa.queue_meta AS m (queue, dlq_enabled, deadline, updated_at)
-    VALUES (p_queue, v_meta.dlq_enabled, v_meta.deadline, now())
+    INSERT INTO awa.queue_meta AS m (queue, dlq_enabled, deadline, enqueue_shards, updated_at)
+    VALUES (p_queue, v_meta.dlq_enabled, v_meta.deadline, v_meta.enqueue_shards, now())
     ON CONFLICT (queue) DO UPDATE
-        SET dlq_enabled = excluded.dlq_enabled, deadline = excluded.deadline, updated_at = excluded.updated_at
+        SET dlq_enabled = excluded.dlq_enabled, deadline = excluded.deadline,
+            enqueue_shards = excluded.enqueue_shards, updated_at = excluded.updated_at
     RETURNING m.*;
 END;
 $$;

@@ -22,19 +22,26 @@ CREATE TABLE awa.queue_meta (
     queue       text        PRIMARY KEY,
     dlq_enabled boolean     NOT NULL DEFAULT false,
     deadline    interval    CHECK (deadline IS NULL OR deadline > interval '0'),
+    -- Lanes per priority that producers spread over (see queue_lanes). The
+    -- default, 8, is also what a queue without a row gets (awa._lanes).
+    enqueue_shards smallint NOT NULL DEFAULT 8 CHECK (enqueue_shards BETWEEN 1 AND 64),
     updated_at  timestamptz NOT NULL DEFAULT now()
 );
 
--- One lane per (queue, priority): the unit of FIFO order. Each lane owns a
--- sequence for lane positions; producers take it under a transaction-scoped
--- advisory lock so a later position never commits before an earlier one.
+-- One lane per (queue, priority, shard): the unit of FIFO order. Each lane
+-- owns a sequence for lane positions; producers take it under a
+-- transaction-scoped advisory lock so a later position never commits before an
+-- earlier one. A priority has enqueue_shards lanes so that concurrent producers
+-- (and a long transaction that enqueued) do not queue behind one lock: a
+-- producer takes the first free shard lane, starting from its own.
 CREATE TABLE awa.queue_lanes (
     lane_id    int PRIMARY KEY DEFAULT nextval('awa.lane_id_seq'),
     queue      text     NOT NULL,
     priority   smallint NOT NULL CHECK (priority BETWEEN 1 AND 4),
+    shard      smallint NOT NULL DEFAULT 0 CHECK (shard BETWEEN 0 AND 63),
     lane_seq   regclass NOT NULL,
     created_at timestamptz NOT NULL DEFAULT now(),
-    UNIQUE (queue, priority)
+    UNIQUE (queue, priority, shard)
 );
 
 -- Claim cursor of each lane: every ready row at or below claim_seq has been

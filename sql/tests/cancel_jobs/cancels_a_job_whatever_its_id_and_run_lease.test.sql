@@ -4,7 +4,7 @@
 -- -2147483648 for 963809240 (and two other values below 2^32); abs() of that
 -- overflows int4.
 -- Job ids come from a sequence, so the job is planted with id 963809239
--- directly in a fresh lane (the lane and its sequence are created inside this
+-- directly in a fresh lane, shard 0 of priority 2 (the lane and its sequence are created inside this
 -- transaction, so nothing outlives the rollback); its first claim gets
 -- run_lease 1, and 963809239 + 1 = 963809240.
 begin;
@@ -15,7 +15,7 @@ insert into awa.ready_entries (ready_slot, lane_id, lane_seq, job_id, run_lease,
   queue, kind, args, tags, metadata, errors, created_at, run_at)
 select awa._current_slot('queue'), l.lane_id, nextval(l.lane_seq), 963809239, 0, 0, 25, l.priority, l.queue,
        'planted', '{}', '{}', '{}', null, now(), now()
-from awa.queue_lanes l where l.queue = 'jitter_cancel' and l.priority = 2;
+from awa.queue_lanes l where l.queue = 'jitter_cancel' and l.priority = 2 and l.shard = 0;
 
 create temp table claimed as
 select * from awa.claim_ready_runtime('jitter_cancel', 10, null, '2030-01-01 12:00:00+00') where kind = 'planted';

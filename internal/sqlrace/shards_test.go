@@ -1,0 +1,247 @@
+package sqlrace
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/awa-queue/awa/internal/pgtest"
+)
+
+// Enqueue shards: a priority of a queue has enqueue_shards lanes, and a
+// producer takes the first whose lock is free. These tests hold real producer
+// transactions open on several connections.
+
+func configureShards(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queue string, shards int) {
+	t.Helper()
+	if _, err := pool.Exec(ctx, `SELECT awa.configure_queue($1, jsonb_build_object('enqueue_shards', $2::int))`,
+		queue, shards); err != nil {
+		t.Fatalf("configure_queue(%q, enqueue_shards %d): %v", queue, shards, err)
+	}
+}
+
+// laneOf returns the lane a committed job's ready row is in.
+func laneOf(t *testing.T, ctx context.Context, pool *pgxpool.Pool, id int64) int32 {
+	t.Helper()
+	var lane int32
+	if err := pool.QueryRow(ctx, `SELECT lane_id FROM awa.ready_entries WHERE job_id = $1`, id).Scan(&lane); err != nil {
+		t.Fatalf("ready row of job %d: %v", id, err)
+	}
+	return lane
+}
+
+// TestOpenProducerTransactionDoesNotBlockOtherProducers: a transaction that
+// enqueued a job and stays open must not stop other producers of the same
+// (queue, priority), nor the claim of their committed jobs; its own job is
+// claimable once it commits. With one enqueue shard the second producer waits
+// for the first to commit (the price of a single FIFO lane), and the claim
+// then returns both in commit order.
+func TestOpenProducerTransactionDoesNotBlockOtherProducers(t *testing.T) {
+	t.Run("enqueue_shards=8", func(t *testing.T) {
+		ctx := testCtx(t, 30*time.Second)
+		pool := pgtest.NewDB(t)
+		// The queue's lanes exist (a transaction that creates them holds the
+		// queue's lane-creation lock until it ends).
+		if _, err := insertOne(ctx, pool, "q", 2); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := claim(ctx, pool, "q", 10, nil); err != nil || len(got) != 1 {
+			t.Fatalf("claim of the warm-up job: %s, %v", describeClaims(got), err)
+		}
+		open := connect(t, ctx, pool)
+		tx, err := open.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		held, err := insertOne(ctx, tx, "q", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		other := connect(t, ctx, pool)
+		short, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		var later []int64
+		for i := 0; i < 3; i++ { // autocommit producers on a second connection
+			id, err := insertOne(short, other, "q", 2)
+			if err != nil {
+				t.Fatalf("insert while another producer's transaction is open: %v (want no wait)", describeErr(err))
+			}
+			later = append(later, id)
+		}
+		got, err := claim(ctx, pool, "q", 10, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 || got[0].ID != later[0] || got[1].ID != later[1] || got[2].ID != later[2] {
+			t.Fatalf("claim with job %d still uncommitted returned %s; want the committed jobs %v in order",
+				held, describeClaims(got), later)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got, err = claim(ctx, pool, "q", 10, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].ID != held {
+			t.Fatalf("claim after the open transaction committed returned %s; want job %d", describeClaims(got), held)
+		}
+		if laneOf(t, ctx, pool, held) == laneOf(t, ctx, pool, later[0]) {
+			t.Fatalf("jobs %d and %d share a lane although their producers overlapped", held, later[0])
+		}
+	})
+
+	t.Run("enqueue_shards=1", func(t *testing.T) {
+		ctx := testCtx(t, 30*time.Second)
+		pool := pgtest.NewDB(t)
+		configureShards(t, ctx, pool, "q", 1)
+		open := connect(t, ctx, pool)
+		tx, err := open.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		first, err := insertOne(ctx, tx, "q", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := connect(t, ctx, pool)
+		done := make(chan error, 1)
+		var second int64
+		go func() {
+			var err error
+			second, err = insertOne(ctx, other, "q", 2)
+			done <- err
+		}()
+		waitForLockWait(t, ctx, pool, other.PgConn().PID())
+		if got, err := claim(ctx, pool, "q", 10, nil); err != nil || len(got) != 0 {
+			t.Fatalf("claim while the lane's first producer is open: %s, %v; want nothing", describeClaims(got), err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatalf("the waiting producer: %v", describeErr(err))
+		}
+		got, err := claim(ctx, pool, "q", 10, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0].ID != first || got[1].ID != second {
+			t.Fatalf("claim returned %s; want job %d then job %d (lane order)", describeClaims(got), first, second)
+		}
+	})
+}
+
+// TestShardedProducersInOppositeOrderBothCommit: the pattern that deadlocks
+// with one enqueue shard (two transactions inserting into two priorities in
+// opposite orders, in separate calls) commits both when the shards are free:
+// the second transaction to reach a held lane takes another shard.
+func TestShardedProducersInOppositeOrderBothCommit(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	pool := pgtest.NewDB(t)
+	for _, prio := range []int{1, 2} {
+		if _, err := insertOne(ctx, pool, "q", prio); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c1, c2 := connect(t, ctx, pool), connect(t, ctx, pool)
+	short, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	tx1, err := c1.Begin(short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx1.Rollback(ctx)
+	tx2, err := c2.Begin(short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx2.Rollback(ctx)
+	var ids []int64
+	for _, step := range []struct {
+		tx   pgx.Tx
+		prio int
+	}{{tx1, 1}, {tx2, 2}, {tx1, 2}, {tx2, 1}} {
+		id, err := insertOne(short, step.tx, "q", step.prio)
+		if err != nil {
+			t.Fatalf("insert priority %d: %v (want no wait and no deadlock)", step.prio, describeErr(err))
+		}
+		ids = append(ids, id)
+	}
+	if err := tx1.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx2.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM awa.jobs WHERE id = ANY ($1) AND state = 'available'`, ids).
+		Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 4 {
+		t.Fatalf("%d of jobs %v available, want 4", n, ids)
+	}
+}
+
+// TestTransactionKeepsItsShard: a transaction whose own shard was held when it
+// first enqueued takes another shard, and its later jobs for the same
+// (queue, priority) follow it there even once its own shard is free again, so
+// one transaction's jobs keep their order. The next transaction goes back to
+// its own shard.
+func TestTransactionKeepsItsShard(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	pool := pgtest.NewDB(t)
+	if _, err := insertOne(ctx, pool, "q", 2); err != nil { // the lanes exist
+		t.Fatal(err)
+	}
+	c := connect(t, ctx, pool)
+	var home int32
+	if err := pool.QueryRow(ctx, `SELECT lane_id FROM awa.queue_lanes WHERE queue = 'q' AND priority = 2 AND shard = $1 % 8`,
+		int32(c.PgConn().PID())).Scan(&home); err != nil {
+		t.Fatal(err)
+	}
+	hold := connect(t, ctx, pool)
+	if _, err := hold.Exec(ctx, `SELECT pg_advisory_lock(1096237313, $1::int)`, home); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	x, err := insertOne(ctx, tx, "q", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hold.Exec(ctx, `SELECT pg_advisory_unlock(1096237313, $1::int)`, home); err != nil {
+		t.Fatal(err)
+	}
+	y, err := insertOne(ctx, tx, "q", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	lx, ly := laneOf(t, ctx, pool, x), laneOf(t, ctx, pool, y)
+	if lx == home {
+		t.Fatalf("job %d went to lane %d, whose producer lock another session held", x, home)
+	}
+	if ly != lx {
+		t.Fatalf("jobs %d and %d of one transaction went to lanes %d and %d; want one lane", x, y, lx, ly)
+	}
+	z, err := insertOne(ctx, c, "q", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lz := laneOf(t, ctx, pool, z); lz != home {
+		t.Fatalf("the next transaction's job %d went to lane %d; want its own shard's lane %d", z, lz, home)
+	}
+}

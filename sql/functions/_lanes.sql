@@ -1,0 +1,44 @@
+-- awa._lanes(queue, priority): the lanes producers of (queue, priority) use,
+-- one per enqueue shard (queue_meta.enqueue_shards, default 8), ordered by
+-- shard, so element s + 1 is shard s. Lanes missing for the configured shard
+-- count are created for every priority of the queue at once, each with its
+-- position sequence and claim head. Lanes of shards beyond a lowered shard
+-- count are kept (claimers drain them) but no longer returned.
+-- Locks: on creation only, an advisory transaction lock per queue name
+-- (1096237316, hashtext(queue)). Callers resolve every lane they need before
+-- taking any lane lock, so waiting here never closes a cycle with lane locks.
+-- Idempotent. Called by awa._append_ready.
+CREATE FUNCTION awa._lanes(p_queue text, p_priority smallint)
+RETURNS awa.queue_lanes[]
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_shards int := coalesce((SELECT m.enqueue_shards FROM awa.queue_meta m WHERE m.queue = p_queue), 8);
+    v_lanes  awa.queue_lanes[];
+    v_id     int;
+BEGIN
+    v_lanes := ARRAY(SELECT l FROM awa.queue_lanes l
+                     WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < v_shards
+                     ORDER BY l.shard);
+    IF cardinality(v_lanes) = v_shards THEN
+        RETURN v_lanes;
+    END IF;
+
+    PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
+    FOR v_priority IN 1 .. 4 LOOP
+        FOR v_shard IN 0 .. v_shards - 1 LOOP
+            CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
+                                  WHERE queue = p_queue AND priority = v_priority AND shard = v_shard);
+            v_id := nextval('awa.lane_id_seq');
+            EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_seq_' || v_id);
+            INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
+            VALUES (v_id, p_queue, v_priority, v_shard, format('awa.%I', 'lane_seq_' || v_id)::regclass);
+            INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+        END LOOP;
+    END LOOP;
+
+    RETURN ARRAY(SELECT l FROM awa.queue_lanes l
+                 WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < v_shards
+                 ORDER BY l.shard);
+END;
+$$;
