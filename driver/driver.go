@@ -223,6 +223,19 @@ func (d *Driver) Claim(ctx context.Context, db DBTX, queue string, max int, inst
 	return out, nil
 }
 
+// QueuePending reports whether some lane of queue has positions reserved
+// above its claim cursor (unclaimed jobs, or producers that have not
+// committed or whose rollback the next claim will pass). A claimer whose claim
+// came back short polls again soon while this is true: such a producer may
+// commit without a notification (see awa._append_ready).
+func (d *Driver) QueuePending(ctx context.Context, db DBTX, queue string) (bool, error) {
+	p, err := d.q.QueuePending(ctx, db, queue)
+	if err != nil {
+		return false, fmt.Errorf("queue pending %q: %w", queue, mapError(err))
+	}
+	return p.Valid && p.Bool, nil
+}
+
 // Result is a finalizer's outcome for one attempt.
 type Result struct {
 	JobID    int64

@@ -38,20 +38,39 @@ func (q *queueRunner) notify() {
 // up before claiming, so claims stay batched under load.
 const fetchCooldown = 2 * time.Millisecond
 
+// pendingRecheck is the first delay before claiming again after a short
+// claim while awa.queue_pending is true (a producer holds a reserved position
+// and may commit without a notification). It doubles while claims keep
+// coming back empty, up to FetchPollInterval.
+const pendingRecheck = 5 * time.Millisecond
+
 func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 	cfg := q.c.cfg
 	poll := time.NewTicker(cfg.FetchPollInterval)
 	defer poll.Stop()
 	backlog := true // claim at once on start
 	errDelay := 100 * time.Millisecond
+	var recheck time.Duration // > 0: claim again after this long, even without a wake
 
 	for {
 		if !backlog {
+			var again <-chan time.Time
+			var timer *time.Timer
+			if recheck > 0 {
+				timer = time.NewTimer(recheck)
+				again = timer.C
+			}
 			select {
 			case <-fetchCtx.Done():
-				return
 			case <-q.wake:
 			case <-poll.C:
+			case <-again:
+			}
+			if timer != nil {
+				timer.Stop()
+			}
+			if fetchCtx.Err() != nil {
+				return
 			}
 		}
 
@@ -96,6 +115,34 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 			go q.execute(workCtx, j)
 		}
 		backlog = len(jobs) == n
+		recheck = q.nextRecheck(fetchCtx, backlog, len(jobs) > 0, recheck)
+	}
+}
+
+// nextRecheck decides, after a claim, how soon to claim again without a
+// wake: never under backlog (the loop claims at once) or when nothing is
+// pending; pendingRecheck after a claim that found jobs; else twice the last
+// delay, up to FetchPollInterval.
+func (q *queueRunner) nextRecheck(ctx context.Context, backlog, found bool, last time.Duration) time.Duration {
+	if backlog {
+		return 0
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	pending, err := q.c.driver.QueuePending(pctx, q.c.pool, q.name)
+	cancel()
+	if err != nil {
+		if ctx.Err() == nil {
+			q.c.log.Warn("awa: QueuePending failed", slog.String("queue", q.name), slog.String("error", err.Error()))
+		}
+		return 0 // the poll covers it
+	}
+	switch {
+	case !pending:
+		return 0
+	case found || last == 0:
+		return pendingRecheck
+	default:
+		return min(2*last, q.c.cfg.FetchPollInterval)
 	}
 }
 

@@ -36,3 +36,6 @@ SELECT * FROM awa.heartbeat_instance(sqlc.arg(instance_id)::uuid, sqlc.narg(now)
 
 -- name: ListenQueues :exec
 SELECT awa.listen_queues(sqlc.arg(queues)::text[]);
+
+-- name: QueuePending :one
+SELECT * FROM awa.queue_pending(sqlc.arg(queue)::text);

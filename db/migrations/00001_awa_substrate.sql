@@ -481,7 +481,16 @@ COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage p
 -- source: sql/functions/_append_ready.sql
 -- +goose StatementBegin
 -- awa._append_ready(jobs, now): appends jobs as ready rows in the current queue
--- slot, in array order within each lane, and notifies each queue's channel.
+-- slot, in array order within each lane, and notifies a queue's channel when
+-- its claimers may be idle.
+-- Notify rule (a NOTIFY serializes the commits of every notifying transaction
+-- of the database, so it is sent only when needed): per lane, unless a
+-- committed job already waits between the lane's claim cursor and this batch's
+-- first position. Such a job's producer notified in turn (or the same rule
+-- held for it), and a claimer that claims it before this transaction commits
+-- sees this batch's reserved position above its cursor: awa.queue_pending then
+-- tells it to poll again rather than sleep. So a committed job never waits for
+-- the poll interval while its queue's claimers sleep.
 -- Each (queue, priority) of the batch goes to one of its enqueue-shard lanes:
 -- the shard this transaction already used for it, else the first whose
 -- producer lock is free, starting from shard (backend pid mod shards); only
@@ -504,6 +513,10 @@ COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage p
 CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
 RETURNS void
 LANGUAGE plpgsql
+-- The notify probe must walk the lane index in order (see
+-- awa.claim_ready_runtime): with a large backlog a sort would read it all.
+SET enable_sort = off
+SET jit = off
 AS $$
 DECLARE
     v_slot  int := awa._current_slot('queue');
@@ -516,6 +529,9 @@ DECLARE
     v_key   text;
     v_lane  int;
     v_first bigint;
+    v_cur   bigint;
+    v_pos   bigint;
+    v_wake  text[] := '{}';
 BEGIN
     FOR v_group IN SELECT DISTINCT j.queue, j.priority FROM unnest(p_jobs) AS j LOOP
         v_lanes := v_lanes || awa._lanes(v_group.queue, v_group.priority);
@@ -568,10 +584,19 @@ BEGIN
         FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
                                                  kind, args, tags, metadata, errors, created_at, run_at, ord)
         WHERE j.queue = v_group.queue AND j.priority = v_group.priority;
+
+        CONTINUE WHEN v_group.queue = ANY (v_wake);
+        SELECT h.claim_seq INTO v_cur FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane;
+        IF v_cur < v_first - 1 THEN
+            SELECT r.lane_seq INTO v_pos FROM awa.ready_entries r
+            WHERE r.lane_id = v_lane AND r.lane_seq > v_cur
+            ORDER BY r.lane_seq LIMIT 1;
+            CONTINUE WHEN v_pos < v_first;
+        END IF;
+        v_wake := v_wake || v_group.queue;
     END LOOP;
 
-    PERFORM pg_notify('awa:' || q.queue, '')
-    FROM (SELECT DISTINCT j.queue FROM unnest(p_jobs) AS j ORDER BY 1) AS q;
+    PERFORM pg_notify('awa:' || q, '') FROM unnest(v_wake) AS q;
 END;
 $$;
 -- +goose StatementEnd
@@ -2156,6 +2181,32 @@ AS $$
     LEFT JOIN done t ON t.queue = q.queue
     LEFT JOIN dlq x ON x.queue = q.queue
     ORDER BY q.queue
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/queue_pending.sql
+-- +goose StatementBegin
+-- awa.queue_pending(queue): true when some lane of the queue has positions
+-- reserved above its claim cursor: jobs not claimed yet, jobs of a producer
+-- that has not committed yet, or positions of a rolled-back producer that the
+-- next claim will pass. A claimer whose claim came back short asks this before
+-- it sleeps: when true, a producer may still commit without a NOTIFY (see
+-- awa._append_ready), so it polls again soon instead of waiting for one.
+-- Reads one sequence and one claim head per lane; no table scan, no lock.
+-- Errors: AW002 queue NULL.
+CREATE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean)
+LANGUAGE plpgsql
+STABLE
+AS $$
+BEGIN
+    IF p_queue IS NULL THEN
+        RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
+    END IF;
+    pending := EXISTS (
+        SELECT 1
+        FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
+        WHERE l.queue = p_queue AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > h.claim_seq);
+END;
 $$;
 -- +goose StatementEnd
 

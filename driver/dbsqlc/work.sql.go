@@ -233,6 +233,17 @@ func (q *Queries) ListenQueues(ctx context.Context, db DBTX, queues []string) er
 	return err
 }
 
+const queuePending = `-- name: QueuePending :one
+SELECT pending FROM awa.queue_pending($1::text)
+`
+
+func (q *Queries) QueuePending(ctx context.Context, db DBTX, queue string) (pgtype.Bool, error) {
+	row := db.QueryRow(ctx, queuePending, queue)
+	var pending pgtype.Bool
+	err := row.Scan(&pending)
+	return pending, err
+}
+
 const retryJobs = `-- name: RetryJobs :many
 SELECT job_id, run_lease, outcome, state FROM awa.retry_jobs($1::bigint[], $2::bigint[],
                              $3::int[], $4::bigint[],

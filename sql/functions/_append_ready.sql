@@ -1,5 +1,14 @@
 -- awa._append_ready(jobs, now): appends jobs as ready rows in the current queue
--- slot, in array order within each lane, and notifies each queue's channel.
+-- slot, in array order within each lane, and notifies a queue's channel when
+-- its claimers may be idle.
+-- Notify rule (a NOTIFY serializes the commits of every notifying transaction
+-- of the database, so it is sent only when needed): per lane, unless a
+-- committed job already waits between the lane's claim cursor and this batch's
+-- first position. Such a job's producer notified in turn (or the same rule
+-- held for it), and a claimer that claims it before this transaction commits
+-- sees this batch's reserved position above its cursor: awa.queue_pending then
+-- tells it to poll again rather than sleep. So a committed job never waits for
+-- the poll interval while its queue's claimers sleep.
 -- Each (queue, priority) of the batch goes to one of its enqueue-shard lanes:
 -- the shard this transaction already used for it, else the first whose
 -- producer lock is free, starting from shard (backend pid mod shards); only
@@ -22,6 +31,10 @@
 CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
 RETURNS void
 LANGUAGE plpgsql
+-- The notify probe must walk the lane index in order (see
+-- awa.claim_ready_runtime): with a large backlog a sort would read it all.
+SET enable_sort = off
+SET jit = off
 AS $$
 DECLARE
     v_slot  int := awa._current_slot('queue');
@@ -34,6 +47,9 @@ DECLARE
     v_key   text;
     v_lane  int;
     v_first bigint;
+    v_cur   bigint;
+    v_pos   bigint;
+    v_wake  text[] := '{}';
 BEGIN
     FOR v_group IN SELECT DISTINCT j.queue, j.priority FROM unnest(p_jobs) AS j LOOP
         v_lanes := v_lanes || awa._lanes(v_group.queue, v_group.priority);
@@ -86,9 +102,18 @@ BEGIN
         FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
                                                  kind, args, tags, metadata, errors, created_at, run_at, ord)
         WHERE j.queue = v_group.queue AND j.priority = v_group.priority;
+
+        CONTINUE WHEN v_group.queue = ANY (v_wake);
+        SELECT h.claim_seq INTO v_cur FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane;
+        IF v_cur < v_first - 1 THEN
+            SELECT r.lane_seq INTO v_pos FROM awa.ready_entries r
+            WHERE r.lane_id = v_lane AND r.lane_seq > v_cur
+            ORDER BY r.lane_seq LIMIT 1;
+            CONTINUE WHEN v_pos < v_first;
+        END IF;
+        v_wake := v_wake || v_group.queue;
     END LOOP;
 
-    PERFORM pg_notify('awa:' || q.queue, '')
-    FROM (SELECT DISTINCT j.queue FROM unnest(p_jobs) AS j ORDER BY 1) AS q;
+    PERFORM pg_notify('awa:' || q, '') FROM unnest(v_wake) AS q;
 END;
 $$;

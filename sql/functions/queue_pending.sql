@@ -1,0 +1,22 @@
+-- awa.queue_pending(queue): true when some lane of the queue has positions
+-- reserved above its claim cursor: jobs not claimed yet, jobs of a producer
+-- that has not committed yet, or positions of a rolled-back producer that the
+-- next claim will pass. A claimer whose claim came back short asks this before
+-- it sleeps: when true, a producer may still commit without a NOTIFY (see
+-- awa._append_ready), so it polls again soon instead of waiting for one.
+-- Reads one sequence and one claim head per lane; no table scan, no lock.
+-- Errors: AW002 queue NULL.
+CREATE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean)
+LANGUAGE plpgsql
+STABLE
+AS $$
+BEGIN
+    IF p_queue IS NULL THEN
+        RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
+    END IF;
+    pending := EXISTS (
+        SELECT 1
+        FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
+        WHERE l.queue = p_queue AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > h.claim_seq);
+END;
+$$;
