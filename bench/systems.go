@@ -2,207 +2,21 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-	"io"
-	"log/slog"
-	"sync/atomic"
+	"os"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" database/sql driver for goose
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 
-	"github.com/awa-queue/awa/db"
-	"github.com/awa-queue/awa/driver"
+	"github.com/awa-queue/awa/internal/benchkit"
 )
 
-// benchArgs is the job payload of every run, for both systems.
-type benchArgs struct {
-	N int `json:"n"`
-}
-
-func (benchArgs) Kind() string { return "bench" }
-
-// handler is the job body shared by both systems: it does no work, counts the
-// job and, inside the measurement window, records insert→start latency (the
-// job row's created_at, set by the database clock at insert, against the
-// worker's clock at start; both run on this machine).
-type handler struct {
-	started     atomic.Int64
-	windowStart atomic.Int64 // unix ns; 0 = record nothing
-	windowEnd   atomic.Int64
-	latency     hist
-}
-
-func (h *handler) run(createdAt time.Time) {
-	now := time.Now()
-	h.started.Add(1)
-	ws := h.windowStart.Load()
-	if ws == 0 {
-		return
-	}
-	c := createdAt.UnixNano()
-	if c >= ws && c < h.windowEnd.Load() {
-		h.latency.Record(now.Sub(createdAt))
-	}
-}
-
-// runner is a started worker client.
-type runner interface {
-	Stop(ctx context.Context) error
-}
-
-// inserter enqueues jobs through a system's client API.
-type inserter interface {
-	// One inserts a single job in its own transaction (awa:
-	// SELECT * FROM awa.insert_job(...); River: Client.Insert).
-	One(ctx context.Context, a benchArgs) error
-	// Many inserts jobs in one transaction through the regular multi-row path
-	// that returns the inserted rows (awa: awa.insert_jobs; River: InsertMany).
-	Many(ctx context.Context, as []benchArgs) error
-	// Bulk inserts jobs in one transaction through the system's fastest bulk
-	// path (awa: awa.insert_jobs in calls of 10,000; River: InsertManyFast, COPY).
-	Bulk(ctx context.Context, as []benchArgs) error
-}
-
-// system is one queue under test.
-type system interface {
-	Name() string
-	// Migrate installs the system's schema into the database of dsn.
-	Migrate(ctx context.Context, dsn string) error
-	// Start starts a worker client on pool with w workers on the default queue.
-	Start(ctx context.Context, pool *pgxpool.Pool, w int, h *handler) (runner, error)
-	// Inserter returns an insert-only client on pool.
-	Inserter(pool *pgxpool.Pool) (inserter, error)
-	// Pending returns the jobs available and running (not yet finalized).
-	Pending(ctx context.Context, conn *pgx.Conn) (available, running int64, err error)
-	// OwnsTable says whether a table (schema, name) belongs to the system.
-	OwnsTable(schema, name string) bool
-	// Settings describes the client settings used, for the report.
-	Settings(w int) map[string]string
-}
-
-func quietLogger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(io.Discard, nil))
-}
-
-func warnLogger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(errWriter{}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-}
-
-// ---------------------------------------------------------------- awa
-
-// awaSystem runs the awa driver. extraSQL, when set (-awa-sql), runs after
-// the migrations: a way to measure a proposed SQL change without touching
-// sql/ (the report says so).
-type awaSystem struct{ extraSQL string }
-
-func (awaSystem) Name() string { return "awa" }
-
-func (a awaSystem) Migrate(ctx context.Context, dsn string) error {
-	sqlDB, err := sql.Open("pgx", dsn)
-	if err != nil {
-		return err
-	}
-	defer sqlDB.Close()
-	p, err := db.Provider(sqlDB)
-	if err != nil {
-		return err
-	}
-	if _, err = p.Up(ctx); err != nil {
-		return err
-	}
-	if a.extraSQL != "" {
-		if _, err := sqlDB.ExecContext(ctx, a.extraSQL); err != nil {
-			return fmt.Errorf("-awa-sql: %w", err)
-		}
-	}
-	return nil
-}
-
-func (awaSystem) Settings(w int) map[string]string {
-	return map[string]string{
-		"MaxWorkers":             fmt.Sprint(w),
-		"FetchBatchSize":         "100 (default)",
-		"FetchPollInterval":      "1s (default; LISTEN/NOTIFY wakes the fetcher)",
-		"fetch cooldown":         "2ms (built in)",
-		"CompleterBatchSize":     "500 (default)",
-		"CompleterFlushInterval": "2ms (default)",
-		"Maintenance":            "on, defaults (this client is the elected leader: promote 1s, claim ring 2s, queue/lease ring 5s, 14 sealed queue slots kept)",
-	}
-}
-
-func (awaSystem) Start(ctx context.Context, pool *pgxpool.Pool, w int, h *handler) (runner, error) {
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[benchArgs]) error {
-		h.run(j.CreatedAt)
-		return nil
-	}))
-	c, err := driver.NewClient(pool, &driver.Config{
-		Queues:  map[string]driver.QueueConfig{"default": {MaxWorkers: w}},
-		Workers: workers,
-		Logger:  warnLogger(),
-	})
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Start(ctx); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-type awaInserter struct {
-	c    *driver.Client
-	pool *pgxpool.Pool
-}
-
-func (awaSystem) Inserter(pool *pgxpool.Pool) (inserter, error) {
-	c, err := driver.NewClient(pool, &driver.Config{Logger: quietLogger(), DisableMaintenance: true})
-	if err != nil {
-		return nil, err
-	}
-	return &awaInserter{c: c, pool: pool}, nil
-}
-
-func (i *awaInserter) One(ctx context.Context, a benchArgs) error {
-	_, err := i.c.Insert(ctx, a, nil)
-	return err
-}
-
-func awaParams(as []benchArgs) []driver.InsertManyParams {
-	ps := make([]driver.InsertManyParams, len(as))
-	for k, a := range as {
-		ps[k].Args = a
-	}
-	return ps
-}
-
-func (i *awaInserter) Many(ctx context.Context, as []benchArgs) error {
-	_, err := i.c.InsertMany(ctx, awaParams(as))
-	return err
-}
-
-// Bulk: InsertMany splits into awa.insert_jobs calls of at most 10,000.
-func (i *awaInserter) Bulk(ctx context.Context, as []benchArgs) error {
-	return i.Many(ctx, as)
-}
-
-func (awaSystem) Pending(ctx context.Context, conn *pgx.Conn) (int64, int64, error) {
-	var avail, running int64
-	err := conn.QueryRow(ctx, `/*bench*/ SELECT coalesce(sum(available), 0)::bigint, coalesce(sum(running), 0)::bigint
-	                           FROM awa.queue_counts('default')`).Scan(&avail, &running)
-	return avail, running, err
-}
-
-func (awaSystem) OwnsTable(schema, _ string) bool { return schema == "awa" }
-
-// ---------------------------------------------------------------- River
-
+// riverSystem runs River (riverpgxv5 driver) with the throughput settings
+// of River's own benchmark command.
 type riverSystem struct{}
 
 func (riverSystem) Name() string { return "river" }
@@ -213,7 +27,7 @@ func (riverSystem) Migrate(ctx context.Context, dsn string) error {
 		return err
 	}
 	defer pool.Close()
-	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: quietLogger()})
+	m, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Logger: benchkit.QuietLogger()})
 	if err != nil {
 		return err
 	}
@@ -242,10 +56,10 @@ type riverRunner struct{ c *river.Client[pgx.Tx] }
 
 func (r riverRunner) Stop(ctx context.Context) error { return r.c.Stop(ctx) }
 
-func (riverSystem) Start(ctx context.Context, pool *pgxpool.Pool, w int, h *handler) (runner, error) {
+func (riverSystem) Start(ctx context.Context, pool *pgxpool.Pool, w int, h *benchkit.Handler) (benchkit.Stopper, error) {
 	workers := river.NewWorkers()
-	river.AddWorker(workers, river.WorkFunc(func(ctx context.Context, j *river.Job[benchArgs]) error {
-		h.run(j.CreatedAt)
+	river.AddWorker(workers, river.WorkFunc(func(ctx context.Context, j *river.Job[benchkit.JobArgs]) error {
+		h.JobStarted(j.CreatedAt)
 		return nil
 	}))
 	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
@@ -253,7 +67,7 @@ func (riverSystem) Start(ctx context.Context, pool *pgxpool.Pool, w int, h *hand
 		FetchPollInterval: riverFetchPollInterval,
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: w}},
 		Workers:           workers,
-		Logger:            warnLogger(),
+		Logger:            benchkit.WarnLogger(os.Stderr),
 	})
 	if err != nil {
 		return nil, err
@@ -264,25 +78,22 @@ func (riverSystem) Start(ctx context.Context, pool *pgxpool.Pool, w int, h *hand
 	return riverRunner{c}, nil
 }
 
-type riverInserter struct {
-	c    *river.Client[pgx.Tx]
-	pool *pgxpool.Pool
-}
+type riverInserter struct{ c *river.Client[pgx.Tx] }
 
-func (riverSystem) Inserter(pool *pgxpool.Pool) (inserter, error) {
-	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: quietLogger()})
+func (riverSystem) Inserter(pool *pgxpool.Pool) (benchkit.Inserter, error) {
+	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: benchkit.QuietLogger()})
 	if err != nil {
 		return nil, err
 	}
-	return &riverInserter{c: c, pool: pool}, nil
+	return &riverInserter{c: c}, nil
 }
 
-func (i *riverInserter) One(ctx context.Context, a benchArgs) error {
+func (i *riverInserter) One(ctx context.Context, a benchkit.JobArgs) error {
 	_, err := i.c.Insert(ctx, a, nil)
 	return err
 }
 
-func riverParams(as []benchArgs) []river.InsertManyParams {
+func riverParams(as []benchkit.JobArgs) []river.InsertManyParams {
 	ps := make([]river.InsertManyParams, len(as))
 	for k, a := range as {
 		ps[k].Args = a
@@ -290,12 +101,12 @@ func riverParams(as []benchArgs) []river.InsertManyParams {
 	return ps
 }
 
-func (i *riverInserter) Many(ctx context.Context, as []benchArgs) error {
+func (i *riverInserter) Many(ctx context.Context, as []benchkit.JobArgs) error {
 	_, err := i.c.InsertMany(ctx, riverParams(as))
 	return err
 }
 
-func (i *riverInserter) Bulk(ctx context.Context, as []benchArgs) error {
+func (i *riverInserter) Bulk(ctx context.Context, as []benchkit.JobArgs) error {
 	_, err := i.c.InsertManyFast(ctx, riverParams(as))
 	return err
 }

@@ -1,8 +1,10 @@
-// Command awa installs the awa substrate, runs its demo and works jobs.
+// Command awa installs the awa substrate, runs its demo, works jobs and
+// benchmarks awa.
 //
 //	awa migrate up|down|status [-dsn DSN]
 //	awa demo [-dsn DSN] [-jobs N] [-workers W] [-duration D] [-reset] [-v]
 //	awa work [-dsn DSN] [-queues default,mail] [-workers W] [-v]
+//	awa bench [-scenario burndown|rate|enqueue|all] [-jobs N] [-quick] [-out FILE] ... -dsn DSN
 //
 // The DSN defaults to $DATABASE_URL.
 package main
@@ -30,6 +32,13 @@ usage:
   awa work [-dsn DSN] [-queues default,mail] [-workers W] [-v]
         work the built-in demo kinds until SIGINT/SIGTERM (first signal: stop
         gracefully; second: cancel running jobs)
+  awa bench [-scenario burndown|rate|enqueue|all] [-jobs N] [-quick]
+            [-workers N] [-rates 800,5000] [-rate-duration D]
+            [-enqueue-producers 1,8] [-repeat N] [-out FILE] [-keep] -dsn DSN
+        benchmark awa (the scenarios of make bench, without River): burn-down,
+        latency at offered rates, enqueue; every run in a fresh database that
+        the DSN's role creates and drops; prints a line per run and a summary,
+        and the full results as JSON with -out
 
 The DSN defaults to $DATABASE_URL. "awa COMMAND -h" lists a command's flags.
 `
@@ -60,6 +69,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdDemo(ctx, args[1:], stdout, stderr)
 	case "work":
 		err = cmdWork(ctx, args[1:], stdout, stderr)
+	case "bench":
+		err = cmdBench(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

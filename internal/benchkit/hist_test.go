@@ -1,4 +1,4 @@
-package main
+package benchkit
 
 import (
 	"math/rand/v2"
@@ -25,7 +25,7 @@ func TestBucketsCoverEveryValueOnce(t *testing.T) {
 }
 
 func TestQuantilesMatchSortedSample(t *testing.T) {
-	var h hist
+	var h Histogram
 	r := rand.New(rand.NewPCG(1, 2))
 	vals := make([]int64, 100000)
 	for i := range vals {

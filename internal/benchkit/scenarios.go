@@ -1,8 +1,7 @@
-package main
+package benchkit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -62,21 +61,23 @@ type Phase struct {
 	WALBytes  int64   `json:"wal_bytes"`
 }
 
+// env is what every run of an invocation shares.
 type env struct {
 	adminDSN   string
+	dbPrefix   string
 	statements bool
 	profile    bool
 	keep       bool
 	conns      int
 	workers    int
-	progress   *progress
+	con        *Console
 	timeout    time.Duration
 }
 
 // harness is one run's database and measurement state.
 type harness struct {
 	e       *env
-	sys     system
+	sys     System
 	run     *Run
 	dbname  string
 	dsn     string
@@ -87,9 +88,9 @@ type harness struct {
 	started time.Time
 }
 
-func newHarness(ctx context.Context, e *env, sys system, run *Run) (*harness, error) {
+func newHarness(ctx context.Context, e *env, sys System, run *Run) (*harness, error) {
 	h := &harness{e: e, sys: sys, run: run}
-	h.dbname = fmt.Sprintf("bench_%s_%s", sys.Name(), run.Scenario)
+	h.dbname = fmt.Sprintf("%s_%s_%s", e.dbPrefix, sys.Name(), run.Scenario)
 	run.Database = h.dbname
 	var err error
 	if h.dsn, err = dsnFor(e.adminDSN, h.dbname); err != nil {
@@ -209,7 +210,7 @@ func (h *harness) close(ctx context.Context) {
 	}
 	if !h.e.keep {
 		if err := dropDB(ctx, h.e.adminDSN, h.dbname); err != nil {
-			logf("drop %s: %v", h.dbname, err)
+			h.e.con.logf("drop %s: %v", h.dbname, err)
 		}
 	}
 }
@@ -220,8 +221,8 @@ func (h *harness) pending(ctx context.Context) (int64, int64, error) {
 	return h.sys.Pending(ctx, h.monitor)
 }
 
-func makeArgs(from, n int) []benchArgs {
-	as := make([]benchArgs, n)
+func makeArgs(from, n int) []JobArgs {
+	as := make([]JobArgs, n)
 	for i := range as {
 		as[i].N = from + i
 	}
@@ -231,7 +232,7 @@ func makeArgs(from, n int) []benchArgs {
 // ---------------------------------------------------------------- burn-down
 
 // burndown pre-inserts n jobs, then times w workers working them all.
-func burndown(ctx context.Context, e *env, sys system, n int, run *Run) error {
+func burndown(ctx context.Context, e *env, sys System, n int, run *Run) error {
 	h, err := newHarness(ctx, e, sys, run)
 	if err != nil {
 		return err
@@ -256,7 +257,7 @@ func burndown(ctx context.Context, e *env, sys system, n int, run *Run) error {
 		if err := ins.Bulk(ctx, makeArgs(done, k)); err != nil {
 			return fmt.Errorf("pre-insert: %w", err)
 		}
-		e.progress.set(fmt.Sprintf("%s burndown: pre-inserted %d/%d", sys.Name(), done+k, n))
+		e.con.progress(fmt.Sprintf("%s burndown: pre-inserted %d/%d", sys.Name(), done+k, n))
 	}
 	pre := &Phase{Jobs: int64(n), Seconds: time.Since(t0).Seconds()}
 	pre.PerSecond = float64(n) / pre.Seconds
@@ -270,7 +271,7 @@ func burndown(ctx context.Context, e *env, sys system, n int, run *Run) error {
 	if err := h.begin(ctx); err != nil {
 		return err
 	}
-	hd := &handler{}
+	hd := &Handler{}
 	start := time.Now()
 	r, err := sys.Start(ctx, pool, e.workers, hd)
 	if err != nil {
@@ -293,7 +294,7 @@ func burndown(ctx context.Context, e *env, sys system, n int, run *Run) error {
 		now := time.Now()
 		got := hd.started.Load()
 		if now.Sub(lastT) >= time.Second {
-			e.progress.set(fmt.Sprintf("%s burndown: %d/%d jobs, %.0f jobs/s now, %.0f jobs/s overall",
+			e.con.progress(fmt.Sprintf("%s burndown: %d/%d jobs, %.0f jobs/s now, %.0f jobs/s overall",
 				sys.Name(), got, n, float64(got-lastN)/now.Sub(lastT).Seconds(), float64(got)/now.Sub(start).Seconds()))
 			lastN, lastT = got, now
 		}
@@ -322,7 +323,7 @@ func burndown(ctx context.Context, e *env, sys system, n int, run *Run) error {
 	}
 	pool.Close()
 	if got := hd.started.Load(); got != int64(n) {
-		logf("%s burndown: handler ran %d times for %d jobs", sys.Name(), got, n)
+		e.con.logf("%s burndown: handler ran %d times for %d jobs", sys.Name(), got, n)
 	}
 	return h.collect(ctx)
 }
@@ -333,8 +334,8 @@ func burndown(ctx context.Context, e *env, sys system, n int, run *Run) error {
 // start until stop. Each producer credits work by elapsed time: when it falls
 // behind it inserts what it owes in one multi-row insert (up to 1000 jobs)
 // instead of lowering the rate.
-func produce(ctx context.Context, ins inserter, rate float64, p int, start, stop time.Time,
-	inserted *atomic.Int64, callLat *hist, errs chan<- error) *sync.WaitGroup {
+func produce(ctx context.Context, ins Inserter, rate float64, p int, start, stop time.Time,
+	inserted *atomic.Int64, callLat *Histogram, errs chan<- error) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	per := rate / float64(p)
 	for g := 0; g < p; g++ {
@@ -361,7 +362,7 @@ func produce(ctx context.Context, ins inserter, rate float64, p int, start, stop
 				t0 := time.Now()
 				var err error
 				if k == 1 {
-					err = ins.One(ctx, benchArgs{N: seq})
+					err = ins.One(ctx, JobArgs{N: seq})
 				} else {
 					err = ins.Many(ctx, makeArgs(seq, int(k)))
 				}
@@ -382,7 +383,7 @@ func produce(ctx context.Context, ins inserter, rate float64, p int, start, stop
 	return &wg
 }
 
-func rateRun(ctx context.Context, e *env, sys system, rate float64, warmup, dur time.Duration, producers int, run *Run) error {
+func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur time.Duration, producers int, run *Run) error {
 	h, err := newHarness(ctx, e, sys, run)
 	if err != nil {
 		return err
@@ -411,7 +412,7 @@ func rateRun(ctx context.Context, e *env, sys system, rate float64, warmup, dur 
 	if err := h.begin(ctx); err != nil {
 		return err
 	}
-	hd := &handler{}
+	hd := &Handler{}
 	r, err := sys.Start(ctx, pool, e.workers, hd)
 	if err != nil {
 		return err
@@ -428,7 +429,7 @@ func rateRun(ctx context.Context, e *env, sys system, rate float64, warmup, dur 
 	hd.windowEnd.Store(we.UnixNano())
 	hd.windowStart.Store(ws.UnixNano())
 	var inserted atomic.Int64
-	var callLat hist
+	var callLat Histogram
 	errs := make(chan error, 1)
 	wg := produce(ctx, ins, rate, producers, start, we, &inserted, &callLat, errs)
 
@@ -452,7 +453,7 @@ func rateRun(ctx context.Context, e *env, sys system, rate float64, warmup, dur 
 		if err == nil {
 			depth = append(depth, avail)
 		}
-		e.progress.set(fmt.Sprintf("%s rate %.0f/s: %.0fs/%.0fs, inserted %d, worked %d, depth %d",
+		e.con.progress(fmt.Sprintf("%s rate %.0f/s: %.0fs/%.0fs, inserted %d, worked %d, depth %d",
 			sys.Name(), rate, time.Since(ws).Seconds(), dur.Seconds(), inserted.Load(), hd.started.Load(), avail))
 	}
 	sec.Stop()
@@ -519,7 +520,7 @@ func rateRun(ctx context.Context, e *env, sys system, rate float64, warmup, dur 
 // enqueueRun inserts for dur: "single" with p goroutines each inserting one
 // job per transaction, or "bulk" with one goroutine inserting batch jobs per
 // transaction through the bulk path.
-func enqueueRun(ctx context.Context, e *env, sys system, mode string, p, batch int, dur time.Duration, run *Run) error {
+func enqueueRun(ctx context.Context, e *env, sys System, mode string, p, batch int, dur time.Duration, run *Run) error {
 	h, err := newHarness(ctx, e, sys, run)
 	if err != nil {
 		return err
@@ -535,14 +536,14 @@ func enqueueRun(ctx context.Context, e *env, sys system, mode string, p, batch i
 		return err
 	}
 	// One warm-up insert (connections, lane creation for awa, plans).
-	if err := ins.One(ctx, benchArgs{N: -1}); err != nil {
+	if err := ins.One(ctx, JobArgs{N: -1}); err != nil {
 		return err
 	}
 	if err := h.begin(ctx); err != nil {
 		return err
 	}
 	var inserted atomic.Int64
-	var callLat hist
+	var callLat Histogram
 	var firstErr error
 	var errOnce sync.Once
 	start := time.Now()
@@ -561,7 +562,7 @@ func enqueueRun(ctx context.Context, e *env, sys system, mode string, p, batch i
 					k = batch
 					err = ins.Bulk(ctx, makeArgs(seq, batch))
 				} else {
-					err = ins.One(ctx, benchArgs{N: seq})
+					err = ins.One(ctx, JobArgs{N: seq})
 				}
 				callLat.Record(time.Since(t0))
 				if err != nil {
@@ -581,7 +582,7 @@ func enqueueRun(ctx context.Context, e *env, sys system, mode string, p, batch i
 		case <-done:
 			running = false
 		case <-t.C:
-			e.progress.set(fmt.Sprintf("%s enqueue %s: %d inserted, %.0f/s", sys.Name(), run.Variant,
+			e.con.progress(fmt.Sprintf("%s enqueue %s: %d inserted, %.0f/s", sys.Name(), run.Variant,
 				inserted.Load(), float64(inserted.Load())/time.Since(start).Seconds()))
 		}
 	}
@@ -614,5 +615,3 @@ func median(xs []float64) float64 {
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
-
-var errSkip = errors.New("skipped")

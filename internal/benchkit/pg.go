@@ -1,4 +1,4 @@
-package main
+package benchkit
 
 import (
 	"context"
@@ -14,10 +14,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 )
-
-type errWriter struct{}
-
-func (errWriter) Write(p []byte) (int, error) { return os.Stderr.Write(p) }
 
 // dsnFor returns the server DSN with the database replaced.
 func dsnFor(dsn, dbname string) (string, error) {

@@ -1,7 +1,8 @@
-package main
+package benchkit
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -171,17 +172,20 @@ func unit(scenario string) string {
 
 // ---------------------------------------------------------------- terminal
 
-func printHeader(rep *Report) {
-	fmt.Printf("bench: %s on %d CPUs, %s; %s\n", strings.Join(rep.Config.Systems, " vs "), rep.Machine.CPUs,
+// PrintHeader prints the systems, the machine and the server settings that
+// matter, in two lines.
+func PrintHeader(w io.Writer, rep *Report) {
+	fmt.Fprintf(w, "bench: %s on %d CPUs, %s; %s\n", strings.Join(rep.Config.Systems, " vs "), rep.Machine.CPUs,
 		rep.Machine.MemoryGB, strings.SplitN(rep.Postgres.Version, ",", 2)[0])
 	s := rep.Postgres.Settings
-	fmt.Printf("bench: fsync=%s synchronous_commit=%s full_page_writes=%s shared_buffers=%s; workers=%d, pool=%d conns\n",
+	fmt.Fprintf(w, "bench: fsync=%s synchronous_commit=%s full_page_writes=%s shared_buffers=%s; workers=%d, pool=%d conns\n",
 		s["fsync"], s["synchronous_commit"], s["full_page_writes"], s["shared_buffers"], rep.Config.Workers, rep.Config.Conns)
 }
 
-func printRun(r *Run) {
+// PrintRun prints one run on one line.
+func PrintRun(w io.Writer, r *Run) {
 	if r.Error != "" {
-		fmt.Printf("%-6s %-8s %-13s #%d  ERROR %s\n", r.System, r.Scenario, r.Variant, r.Repeat, r.Error)
+		fmt.Fprintf(w, "%-6s %-8s %-13s #%d  ERROR %s\n", r.System, r.Scenario, r.Variant, r.Repeat, r.Error)
 		return
 	}
 	var dead int64
@@ -197,13 +201,37 @@ func printRun(r *Run) {
 	if r.PreInsert != nil {
 		line += fmt.Sprintf("  (pre-insert %s/s)", num(r.PreInsert.PerSecond))
 	}
-	fmt.Println(line)
+	fmt.Fprintln(w, line)
 }
 
-func printSummary(rep *Report) {
+// PrintSummary prints the medians: per scenario and variant, the throughput
+// and WAL per job of each of the systems named (a system without runs shows
+// 0), with their ratio when two are named (none named: the report's
+// systems); then the latency table of the rate runs.
+func PrintSummary(w io.Writer, rep *Report, systems ...string) {
+	if len(systems) == 0 {
+		systems = rep.Config.Systems
+	}
+	if len(systems) == 0 {
+		return
+	}
 	by, order := aggregate(rep)
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tvariant\tunit\tawa\triver\tawa/river\tWAL/job awa\tWAL/job river\tawa/river\t")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	// cols renders one cell per system, then the pair's cell when two are named.
+	cols := func(cell func(s string) string, pairCell func() string) string {
+		var b strings.Builder
+		for _, s := range systems {
+			b.WriteString(cell(s) + "\t")
+		}
+		if len(systems) == 2 {
+			b.WriteString(pairCell() + "\t")
+		}
+		return b.String()
+	}
+	pair := systems[0] + "/" + systems[len(systems)-1]
+	fmt.Fprintln(tw, "scenario\tvariant\tunit\t"+
+		cols(func(s string) string { return s }, func() string { return pair })+
+		cols(func(s string) string { return "WAL/job " + s }, func() string { return pair }))
 	seen := map[key]bool{}
 	for _, k := range order {
 		kk := key{k.scenario, k.variant, ""}
@@ -211,22 +239,22 @@ func printSummary(rep *Report) {
 			continue
 		}
 		seen[kk] = true
-		a, r := by[key{k.scenario, k.variant, "awa"}], by[key{k.scenario, k.variant, "river"}]
-		get := func(x *agg, f func(*agg) float64) float64 {
-			if x == nil {
-				return 0
+		get := func(s string, f func(*agg) float64) float64 {
+			if x := by[key{k.scenario, k.variant, s}]; x != nil {
+				return f(x)
 			}
-			return f(x)
+			return 0
 		}
-		ps := func(x *agg) float64 { return x.perSec }
-		wj := func(x *agg) float64 { return x.walPerJob }
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", k.scenario, k.variant, unit(k.scenario),
-			num(get(a, ps)), num(get(r, ps)), ratio(get(a, ps), get(r, ps)),
-			num(get(a, wj)), num(get(r, wj)), ratio(get(a, wj), get(r, wj)))
+		figures := func(f func(*agg) float64) string {
+			return cols(func(s string) string { return num(get(s, f)) },
+				func() string { return ratio(get(systems[0], f), get(systems[1], f)) })
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s%s\n", k.scenario, k.variant, unit(k.scenario),
+			figures(func(x *agg) float64 { return x.perSec }), figures(func(x *agg) float64 { return x.walPerJob }))
 	}
 	tw.Flush()
-	fmt.Println()
-	tw = tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "rate\tsystem\tinserted/s\tcompleted/s\tp50 ms\tp95 ms\tp99 ms\tmax ms\tdepth max\t")
 	for _, k := range order {
 		if k.scenario != "rate" {
@@ -237,12 +265,13 @@ func printSummary(rep *Report) {
 			num(a.completion), a.p50, a.p95, a.p99, a.max, a.depthMx)
 	}
 	tw.Flush()
-	if n := countErrors(rep); n > 0 {
-		fmt.Printf("\n%d run(s) failed; see the JSON file\n", n)
+	if n := rep.Failures(); n > 0 {
+		fmt.Fprintf(w, "\n%d run(s) failed; see the JSON file\n", n)
 	}
 }
 
-func countErrors(rep *Report) int {
+// Failures counts the runs that failed (Run.Error set).
+func (rep *Report) Failures() int {
 	n := 0
 	for _, r := range rep.Runs {
 		if r.Error != "" {
@@ -259,7 +288,10 @@ const (
 	analysisEnd   = "<!-- analysis:end -->"
 )
 
-func writeMarkdown(path string, rep *Report) error {
+// WriteMarkdown rewrites the awa vs River report (docs/benchmarks.md) at
+// path from rep, keeping the text between the analysis markers of the file
+// there.
+func WriteMarkdown(path string, rep *Report) error {
 	analysis := "\n_No analysis written yet. Text between the analysis markers survives `make bench`._\n\n"
 	if old, err := os.ReadFile(path); err == nil {
 		s := string(old)

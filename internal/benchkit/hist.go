@@ -1,4 +1,4 @@
-package main
+package benchkit
 
 import (
 	"math"
@@ -7,11 +7,11 @@ import (
 	"time"
 )
 
-// hist is a log-linear latency histogram in microseconds, in the spirit of
+// Histogram is a log-linear latency histogram in microseconds, in the spirit of
 // HdrHistogram: values below 2^subBits are counted exactly; above, every
 // power-of-two range is split into 2^subBits equal buckets, so a bucket is at
 // most 1/2^subBits (about 1.6%) of its value wide. Record is lock-free.
-type hist struct {
+type Histogram struct {
 	counts [histBuckets]atomic.Int64
 	n      atomic.Int64
 	sum    atomic.Int64
@@ -51,7 +51,7 @@ func bucketRange(i int) (lo, hi int64) {
 }
 
 // Record adds one duration (negative durations count as 0).
-func (h *hist) Record(d time.Duration) {
+func (h *Histogram) Record(d time.Duration) {
 	v := d.Microseconds()
 	if v < 0 {
 		v = 0
@@ -75,7 +75,7 @@ func (h *hist) Record(d time.Duration) {
 
 // Quantile returns the value at quantile q (0..1): the highest value of the
 // bucket holding the ceil(q*n)-th smallest recording, capped at the maximum.
-func (h *hist) Quantile(q float64) time.Duration {
+func (h *Histogram) Quantile(q float64) time.Duration {
 	n := h.n.Load()
 	if n == 0 {
 		return 0
@@ -110,7 +110,7 @@ type Summary struct {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-func (h *hist) Summary() Summary {
+func (h *Histogram) Summary() Summary {
 	n := h.n.Load()
 	if n == 0 {
 		return Summary{}

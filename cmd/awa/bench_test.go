@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/awa-queue/awa/internal/benchkit"
+	"github.com/awa-queue/awa/internal/pgtest"
+)
+
+// TestBenchWritesEveryRun runs `awa bench` in process with every scenario at
+// a tiny size against the AWA_TEST_DSN server: each run must succeed with
+// figures in the JSON results, and its database must be gone afterwards.
+func TestBenchWritesEveryRun(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var rnd [4]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		t.Fatal(err)
+	}
+	// Databases of its own, so a concurrent `make bench` or test run on the
+	// same server does not collide with this one.
+	prefix := "awa_test_bench_" + hex.EncodeToString(rnd[:])
+	runDBs := []string{prefix + "_awa_burndown", prefix + "_awa_rate", prefix + "_awa_enqueue"}
+	t.Cleanup(func() { dropDatabases(t, dsn, runDBs) })
+	out := filepath.Join(t.TempDir(), "bench.json")
+
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := run(ctx, []string{"bench", "-dsn", dsn, "-db-prefix", prefix, "-scenario", "burndown,rate,enqueue",
+		"-jobs", "2000", "-workers", "10", "-conns", "6",
+		"-rates", "200", "-rate-warmup", "500ms", "-rate-duration", "2s", "-producers", "2",
+		"-enqueue-producers", "1", "-enqueue-duration", "1s", "-bulk-batch", "500", "-out", out}, &stdout, &stderr)
+	t.Logf("awa bench took %s; output:\n%s", time.Since(start).Round(time.Millisecond), stdout.String())
+	if stderr.Len() > 0 {
+		t.Logf("stderr:\n%s", stderr.String())
+	}
+	if code != 0 {
+		t.Fatalf("awa bench: exit %d", code)
+	}
+
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep benchkit.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("%s: %v", out, err)
+	}
+	if got := strings.Join(rep.Config.Systems, ","); got != "awa" {
+		t.Errorf("systems %q, want awa alone", got)
+	}
+	if strings.Contains(rep.Command, dsn) {
+		t.Errorf("the recorded command holds the DSN: %s", rep.Command)
+	}
+	want := []string{"burndown 2000 jobs", "rate 200/s", "enqueue single x1", "enqueue bulk 500"}
+	var got []string
+	for _, r := range rep.Runs {
+		name := r.Scenario + " " + r.Variant
+		got = append(got, name)
+		if r.System != "awa" || r.Error != "" {
+			t.Errorf("%s: system %q, error %q", name, r.System, r.Error)
+		}
+		if r.PerSecond <= 0 || r.Jobs <= 0 || r.WALPerJob <= 0 {
+			t.Errorf("%s: %d jobs, %.1f per second, %.1f WAL bytes per job; want each > 0", name, r.Jobs, r.PerSecond, r.WALPerJob)
+		}
+		if len(r.Families) == 0 {
+			t.Errorf("%s: no awa table statistics", name)
+		}
+		switch r.Scenario {
+		case "burndown":
+			if r.Jobs != 2000 || r.PreInsert == nil || r.PreInsert.Jobs != 2000 {
+				t.Errorf("%s: worked %d jobs, pre-insert %+v; want 2000 each", name, r.Jobs, r.PreInsert)
+			}
+		case "rate":
+			l := r.Latency
+			if l == nil || l.Count == 0 || l.P50Ms <= 0 || l.P99Ms < l.P50Ms || l.MaxMs < l.P99Ms {
+				t.Errorf("%s: insert-to-start latency %+v; want percentiles of the window's jobs", name, l)
+			}
+			if r.OfferedRate != 200 || r.AchievedInsert <= 0 {
+				t.Errorf("%s: offered %g/s, achieved %g/s", name, r.OfferedRate, r.AchievedInsert)
+			}
+		}
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("runs %q, want %q", got, want)
+	}
+
+	// The summary has the awa column alone, without ratios.
+	flat := strings.Join(strings.Fields(stdout.String()), " ")
+	for _, s := range []string{"scenario variant unit awa WAL/job awa", "burndown 2000 jobs jobs/s", "results: " + out} {
+		if !strings.Contains(flat, s) {
+			t.Errorf("output lacks %q", s)
+		}
+	}
+	if strings.Contains(flat, "river") {
+		t.Errorf("output mentions river")
+	}
+
+	// Without -keep every run database is dropped.
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var left []string
+	if err := conn.QueryRow(ctx, "SELECT coalesce(array_agg(datname), '{}') FROM pg_database WHERE datname = ANY($1)",
+		runDBs).Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if len(left) > 0 {
+		t.Errorf("run databases left behind: %q", left)
+	}
+}
+
+// TestBenchRejectsBadFlags: mistakes are usage errors (exit 2), found before
+// any database is touched.
+func TestBenchRejectsBadFlags(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"-scenario", "sprint"},
+		{"-rates", "800,fast"},
+		{"-enqueue-producers", "0"},
+		{"-workers", "0"},
+		{"extra"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), append([]string{"bench", "-dsn", "postgres://nowhere.invalid/x"}, args...),
+			&stdout, &stderr); code != 2 {
+			t.Errorf("awa bench %q: exit %d, want 2; stderr: %s", args, code, stderr.String())
+		}
+	}
+}
+
+func TestBenchCommandLeavesOutTheDSN(t *testing.T) {
+	got := benchCommand([]string{"-jobs", "5", "-dsn", "postgres://u:secret@h/db", "--dsn=x", "-quick"})
+	if got != "awa bench -jobs 5 -quick" {
+		t.Errorf("benchCommand = %q", got)
+	}
+}
+
+// dropDatabases drops what a failed run may have left.
+func dropDatabases(t *testing.T, dsn string, names []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Errorf("drop run databases: %v", err)
+		return
+	}
+	defer conn.Close(context.Background())
+	for _, n := range names {
+		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+pgx.Identifier{n}.Sanitize()+" WITH (FORCE)"); err != nil {
+			t.Errorf("drop %s: %v", n, err)
+		}
+	}
+}

@@ -1,0 +1,144 @@
+package benchkit
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" database/sql driver for goose
+
+	"github.com/awa-queue/awa/db"
+	"github.com/awa-queue/awa/driver"
+)
+
+// AwaSystem runs the awa driver.
+type AwaSystem struct {
+	// ExtraSQL, when set (-awa-sql), runs after the migrations: a way to
+	// measure a proposed SQL change without touching sql/ (the report says so).
+	ExtraSQL string
+	// Logger is the worker client's logger. Defaults to warnings on stderr.
+	Logger *slog.Logger
+}
+
+// NewAwaSystem returns the awa system logging warnings to logs; sqlFile, when
+// not empty, names the -awa-sql file run after the migrations.
+func NewAwaSystem(sqlFile string, logs io.Writer) (AwaSystem, error) {
+	a := AwaSystem{Logger: WarnLogger(logs)}
+	if sqlFile != "" {
+		b, err := os.ReadFile(sqlFile)
+		if err != nil {
+			return a, err
+		}
+		a.ExtraSQL = string(b)
+	}
+	return a, nil
+}
+
+// Name is "awa".
+func (AwaSystem) Name() string { return "awa" }
+
+// Migrate runs awa's embedded goose migrations, then ExtraSQL.
+func (a AwaSystem) Migrate(ctx context.Context, dsn string) error {
+	sqlDB, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return err
+	}
+	defer sqlDB.Close()
+	p, err := db.Provider(sqlDB)
+	if err != nil {
+		return err
+	}
+	if _, err = p.Up(ctx); err != nil {
+		return err
+	}
+	if a.ExtraSQL != "" {
+		if _, err := sqlDB.ExecContext(ctx, a.ExtraSQL); err != nil {
+			return fmt.Errorf("-awa-sql: %w", err)
+		}
+	}
+	return nil
+}
+
+// Settings describes the driver configuration of the worker client.
+func (AwaSystem) Settings(w int) map[string]string {
+	return map[string]string{
+		"MaxWorkers":             fmt.Sprint(w),
+		"FetchBatchSize":         "100 (default)",
+		"FetchPollInterval":      "1s (default; LISTEN/NOTIFY wakes the fetcher)",
+		"fetch cooldown":         "2ms (built in)",
+		"CompleterBatchSize":     "500 (default)",
+		"CompleterFlushInterval": "2ms (default)",
+		"Maintenance":            "on, defaults (this client is the elected leader: promote 1s, claim ring 2s, queue/lease ring 5s, 14 sealed queue slots kept)",
+	}
+}
+
+// Start starts a driver client working the default queue with w workers.
+func (a AwaSystem) Start(ctx context.Context, pool *pgxpool.Pool, w int, h *Handler) (Stopper, error) {
+	workers := driver.NewWorkers()
+	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[JobArgs]) error {
+		h.JobStarted(j.CreatedAt)
+		return nil
+	}))
+	logger := a.Logger
+	if logger == nil {
+		logger = WarnLogger(os.Stderr)
+	}
+	c, err := driver.NewClient(pool, &driver.Config{
+		Queues:  map[string]driver.QueueConfig{"default": {MaxWorkers: w}},
+		Workers: workers,
+		Logger:  logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Start(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+type awaInserter struct{ c *driver.Client }
+
+// Inserter returns an insert-only driver client (no maintenance).
+func (AwaSystem) Inserter(pool *pgxpool.Pool) (Inserter, error) {
+	c, err := driver.NewClient(pool, &driver.Config{Logger: QuietLogger(), DisableMaintenance: true})
+	if err != nil {
+		return nil, err
+	}
+	return &awaInserter{c: c}, nil
+}
+
+func (i *awaInserter) One(ctx context.Context, a JobArgs) error {
+	_, err := i.c.Insert(ctx, a, nil)
+	return err
+}
+
+func (i *awaInserter) Many(ctx context.Context, as []JobArgs) error {
+	ps := make([]driver.InsertManyParams, len(as))
+	for k, a := range as {
+		ps[k].Args = a
+	}
+	_, err := i.c.InsertMany(ctx, ps)
+	return err
+}
+
+// Bulk: InsertMany splits into awa.insert_jobs calls of at most 10,000.
+func (i *awaInserter) Bulk(ctx context.Context, as []JobArgs) error {
+	return i.Many(ctx, as)
+}
+
+// Pending sums awa.queue_counts of the default queue.
+func (AwaSystem) Pending(ctx context.Context, conn *pgx.Conn) (int64, int64, error) {
+	var avail, running int64
+	err := conn.QueryRow(ctx, `/*bench*/ SELECT coalesce(sum(available), 0)::bigint, coalesce(sum(running), 0)::bigint
+	                           FROM awa.queue_counts('default')`).Scan(&avail, &running)
+	return avail, running, err
+}
+
+// OwnsTable: every table of schema awa.
+func (AwaSystem) OwnsTable(schema, _ string) bool { return schema == "awa" }

@@ -1,0 +1,225 @@
+// Package benchkit is the benchmark harness shared by `awa bench` (cmd/awa,
+// awa alone) and the awa vs River comparison (bench/, its own module so River
+// stays out of this one): burn-down throughput, latency at an offered rate and
+// enqueue speed, with WAL, table churn and size, wait events and
+// pg_stat_statements for every run.
+//
+// Every run gets a fresh database (CREATE DATABASE on the server of
+// Options.DSN, the system's schema installed by System.Migrate), the same
+// no-op handler, the same worker count and the same load generator.
+package benchkit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Report is what a bench invocation writes as JSON.
+type Report struct {
+	StartedAt   time.Time                    `json:"started_at"`
+	FinishedAt  time.Time                    `json:"finished_at"`
+	Command     string                       `json:"command"`
+	Quick       bool                         `json:"quick"`
+	Source      string                       `json:"awa_source"`
+	River       string                       `json:"river_version,omitempty"` // set by the comparison (bench/)
+	Config      Config                       `json:"config"`
+	Machine     Machine                      `json:"machine"`
+	Postgres    PGInfo                       `json:"postgres"`
+	ClientConfs map[string]map[string]string `json:"client_settings"`
+	Runs        []*Run                       `json:"runs"`
+}
+
+// Config is the resolved options, as the report records them.
+type Config struct {
+	Systems         []string  `json:"systems"`
+	Scenarios       []string  `json:"scenarios"`
+	Jobs            int       `json:"burndown_jobs"`
+	Workers         int       `json:"workers"`
+	Conns           int       `json:"pool_max_conns"`
+	Rates           []float64 `json:"rates"`
+	RateDuration    string    `json:"rate_duration"`
+	RateWarmup      string    `json:"rate_warmup"`
+	Producers       int       `json:"rate_producers"`
+	EnqueueDuration string    `json:"enqueue_duration"`
+	EnqueueProds    []int     `json:"enqueue_producers"`
+	BulkBatch       int       `json:"bulk_batch"`
+	Repeat          int       `json:"repeat"`
+	Profile         bool      `json:"profile"`
+	AwaSQL          string    `json:"awa_sql,omitempty"`
+}
+
+// Execute runs every scenario of o for every system, printing a header and a
+// line per run to con, and returns the report. A failed run is recorded in its
+// Run.Error and the others go on; an error is returned only when nothing can
+// run (no server) or ctx ends.
+func Execute(ctx context.Context, o Options, systems []System, con *Console) (*Report, error) {
+	if o.DBPrefix == "" {
+		o.DBPrefix = "bench"
+	}
+	rep := &Report{
+		StartedAt: time.Now().UTC(), Command: o.Command,
+		Quick: o.Quick, Machine: machineInfo(), ClientConfs: map[string]map[string]string{},
+		Config: Config{Scenarios: o.Scenarios, Jobs: o.Jobs, Workers: o.Workers, Conns: o.Conns, Rates: o.Rates,
+			RateDuration: o.RateDuration.String(), RateWarmup: o.RateWarmup.String(), Producers: o.Producers,
+			EnqueueDuration: o.EnqueueDuration.String(), EnqueueProds: o.EnqueueProducers, BulkBatch: o.BulkBatch,
+			Repeat: o.Repeat, Profile: o.Profile, AwaSQL: o.AwaSQL},
+	}
+	for _, s := range systems {
+		rep.Config.Systems = append(rep.Config.Systems, s.Name())
+		rep.ClientConfs[s.Name()] = s.Settings(o.Workers)
+	}
+	rep.Source = SourceState()
+	admin, err := pgx.Connect(ctx, o.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %w", o.DSN, err)
+	}
+	rep.Postgres, err = pgInfo(ctx, admin)
+	admin.Close(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	if !rep.Postgres.StatStatements {
+		con.logf("pg_stat_statements is not loaded (shared_preload_libraries): no statement profile")
+	}
+	e := &env{adminDSN: o.DSN, dbPrefix: o.DBPrefix, statements: rep.Postgres.StatStatements, profile: o.Profile,
+		keep: o.Keep, conns: o.Conns, workers: o.Workers, con: con, timeout: o.Timeout}
+
+	PrintHeader(con.Out, rep)
+	// Systems alternate within each scenario and the order flips on every
+	// repeat, so slow drifts of a shared machine hit them alike.
+	type job struct {
+		scenario, variant string
+		do                func(s System, r *Run) error
+	}
+	var jobs []job
+	for _, sc := range o.Scenarios {
+		switch sc {
+		case "burndown":
+			jobs = append(jobs, job{"burndown", fmt.Sprintf("%d jobs", o.Jobs), func(s System, r *Run) error {
+				return burndown(ctx, e, s, o.Jobs, r)
+			}})
+		case "rate":
+			for _, rt := range o.Rates {
+				jobs = append(jobs, job{"rate", fmt.Sprintf("%g/s", rt), func(s System, r *Run) error {
+					return rateRun(ctx, e, s, rt, o.RateWarmup, o.RateDuration, o.Producers, r)
+				}})
+			}
+		case "enqueue":
+			for _, p := range o.EnqueueProducers {
+				jobs = append(jobs, job{"enqueue", fmt.Sprintf("single x%d", p), func(s System, r *Run) error {
+					return enqueueRun(ctx, e, s, "single", p, 1, o.EnqueueDuration, r)
+				}})
+			}
+			jobs = append(jobs, job{"enqueue", fmt.Sprintf("bulk %d", o.BulkBatch), func(s System, r *Run) error {
+				return enqueueRun(ctx, e, s, "bulk", 1, o.BulkBatch, o.EnqueueDuration, r)
+			}})
+		}
+	}
+	for _, j := range jobs {
+		for rp := 0; rp < o.Repeat; rp++ {
+			order := systems
+			if rp%2 == 1 && len(systems) == 2 {
+				order = []System{systems[1], systems[0]}
+			}
+			for _, s := range order {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				r := &Run{System: s.Name(), Scenario: j.scenario, Variant: j.variant, Repeat: rp + 1}
+				if j.scenario != "enqueue" {
+					r.Workers = o.Workers
+				}
+				if err := j.do(s, r); err != nil {
+					r.Error = err.Error()
+					con.logf("%s %s %s: %v", s.Name(), j.scenario, j.variant, err)
+				}
+				con.ClearProgress()
+				PrintRun(con.Out, r)
+				rep.Runs = append(rep.Runs, r)
+			}
+		}
+	}
+	rep.FinishedAt = time.Now().UTC()
+	con.ClearProgress()
+	return rep, nil
+}
+
+// SourceState names the awa source measured: HEAD of the git work tree the
+// command runs in, and whether the tree differs from it.
+func SourceState() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	s := strings.TrimSpace(string(out))
+	if st, err := exec.Command("git", "status", "--porcelain", "--", "sql", "db", "driver").Output(); err == nil && len(st) > 0 {
+		s += " + uncommitted changes in sql/, db/ or driver/"
+	}
+	return s
+}
+
+// WriteJSON writes v, indented, to path, creating its directory.
+func WriteJSON(path string, v any) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// Console is where an invocation writes: the header, run lines and summary
+// to Out; log lines and one status line to Err. The status line is rewritten
+// in place when Err is a terminal, and printed at most every 5 s otherwise.
+type Console struct {
+	Out, Err io.Writer
+	tty      bool
+	last     time.Time
+	shown    bool
+}
+
+// NewConsole returns a console on out and errw.
+func NewConsole(out, errw io.Writer) *Console {
+	c := &Console{Out: out, Err: errw}
+	if f, ok := errw.(*os.File); ok {
+		fi, err := f.Stat()
+		c.tty = err == nil && fi.Mode()&os.ModeCharDevice != 0
+	}
+	return c
+}
+
+func (c *Console) logf(format string, args ...any) {
+	c.ClearProgress()
+	fmt.Fprintf(c.Err, "bench: "+format+"\n", args...)
+}
+
+func (c *Console) progress(line string) {
+	if c.tty {
+		fmt.Fprintf(c.Err, "\r\033[K%s", line)
+		c.shown = true
+		return
+	}
+	if time.Since(c.last) >= 5*time.Second {
+		fmt.Fprintf(c.Err, "  .. %s\n", line)
+		c.last = time.Now()
+	}
+}
+
+// ClearProgress erases the status line, if one is shown.
+func (c *Console) ClearProgress() {
+	if c.tty && c.shown {
+		fmt.Fprint(c.Err, "\r\033[K")
+		c.shown = false
+	}
+}

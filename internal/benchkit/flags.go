@@ -1,0 +1,136 @@
+package benchkit
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Options configure one benchmark invocation (see Execute). RegisterFlags
+// binds most of them to command-line flags.
+type Options struct {
+	// DSN is the server DSN of a role that can create databases: every run
+	// gets a fresh database on that server.
+	DSN string
+	// DBPrefix names the run databases <DBPrefix>_<system>_<scenario>.
+	// Defaults to "bench".
+	DBPrefix string
+	// Command is the command line, recorded in the report.
+	Command string
+
+	Scenarios        []string // burndown, rate, enqueue; in this order of running
+	Quick            bool
+	Jobs             int // burn-down jobs
+	Workers          int
+	Conns            int // max connections of the worker client's pool
+	Rates            []float64
+	RateDuration     time.Duration
+	RateWarmup       time.Duration
+	Producers        int // goroutines of rate runs
+	EnqueueDuration  time.Duration
+	EnqueueProducers []int // goroutines of the single-row enqueue runs
+	BulkBatch        int
+	Repeat           int
+	Profile          bool
+	Keep             bool
+	Timeout          time.Duration // burn-down time limit
+	AwaSQL           string        // file run after awa's migrations
+}
+
+// Flags holds the flags RegisterFlags defined, until Options reads them.
+type Flags struct {
+	fs                              *flag.FlagSet
+	scenario, rates, enqProds       *string
+	jobs, workers, conns, producers *int
+	bulkBatch, repeat               *int
+	quick, profile, keep            *bool
+	rateDur, rateWarm, enqDur       *time.Duration
+	timeout                         *time.Duration
+	awaSQL                          *string
+}
+
+// RegisterFlags defines on fs the flags every bench command shares: the
+// scenarios and their sizes. The server (-dsn) and the outputs are the
+// caller's.
+func RegisterFlags(fs *flag.FlagSet) *Flags {
+	return &Flags{
+		fs:        fs,
+		scenario:  fs.String("scenario", "all", "burndown, rate, enqueue or all (comma-separated list allowed)"),
+		jobs:      fs.Int("jobs", 1_000_000, "burn-down: jobs pre-inserted then worked"),
+		quick:     fs.Bool("quick", false, "short mode: 100k burn-down, short rate and enqueue runs (under 3 minutes)"),
+		workers:   fs.Int("workers", 100, "worker count (MaxWorkers) of each system"),
+		conns:     fs.Int("conns", 20, "max connections of the worker client's pool (each system)"),
+		rates:     fs.String("rates", "800,5000", "offered rates in jobs/s, comma-separated"),
+		rateDur:   fs.Duration("rate-duration", 30*time.Second, "measured window of each rate run"),
+		rateWarm:  fs.Duration("rate-warmup", 5*time.Second, "warm-up before each rate window"),
+		producers: fs.Int("producers", 4, "producer goroutines of rate runs"),
+		enqDur:    fs.Duration("enqueue-duration", 10*time.Second, "duration of each enqueue run"),
+		enqProds:  fs.String("enqueue-producers", "1,8", "producer goroutines of the single-row enqueue runs"),
+		bulkBatch: fs.Int("bulk-batch", 10_000, "jobs per bulk enqueue transaction"),
+		repeat:    fs.Int("repeat", 1, "runs per system and scenario; the report quotes medians"),
+		profile:   fs.Bool("profile", false, "also track nested statements and PL/pgSQL functions (adds overhead to each system)"),
+		keep:      fs.Bool("keep", false, "keep the run databases"),
+		timeout:   fs.Duration("timeout", 30*time.Minute, "burn-down time limit"),
+		awaSQL:    fs.String("awa-sql", "", "experiment: SQL file run after awa's migrations (e.g. a patched function); the report flags it"),
+	}
+}
+
+// Options returns the parsed flags: -quick shortens what was not given
+// explicitly, and the lists are checked. DSN, DBPrefix and Command are left
+// to the caller.
+func (f *Flags) Options() (Options, error) {
+	o := Options{
+		Quick: *f.quick, Jobs: *f.jobs, Workers: *f.workers, Conns: *f.conns,
+		RateDuration: *f.rateDur, RateWarmup: *f.rateWarm, Producers: *f.producers,
+		EnqueueDuration: *f.enqDur, BulkBatch: *f.bulkBatch, Repeat: *f.repeat,
+		Profile: *f.profile, Keep: *f.keep, Timeout: *f.timeout, AwaSQL: *f.awaSQL,
+	}
+	set := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if o.Quick {
+		if !set["jobs"] {
+			o.Jobs = 100_000
+		}
+		if !set["rate-duration"] {
+			o.RateDuration = 8 * time.Second
+		}
+		if !set["rate-warmup"] {
+			o.RateWarmup = 2 * time.Second
+		}
+		if !set["enqueue-duration"] {
+			o.EnqueueDuration = 3 * time.Second
+		}
+	}
+	o.Scenarios = strings.Split(*f.scenario, ",")
+	if *f.scenario == "all" {
+		o.Scenarios = []string{"burndown", "rate", "enqueue"}
+	}
+	for _, s := range o.Scenarios {
+		if s != "burndown" && s != "rate" && s != "enqueue" {
+			return o, fmt.Errorf("-scenario: unknown %q", s)
+		}
+	}
+	var err error
+	if o.Rates, err = positives(*f.rates, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }); err != nil {
+		return o, fmt.Errorf("-rates: %w", err)
+	}
+	if o.EnqueueProducers, err = positives(*f.enqProds, strconv.Atoi); err != nil {
+		return o, fmt.Errorf("-enqueue-producers: %w", err)
+	}
+	return o, nil
+}
+
+// positives parses a comma-separated list of positive numbers.
+func positives[T int | float64](s string, parse func(string) (T, error)) ([]T, error) {
+	var out []T
+	for _, f := range strings.Split(s, ",") {
+		v, err := parse(strings.TrimSpace(f))
+		if err != nil || v <= 0 {
+			return nil, fmt.Errorf("bad value %q", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
