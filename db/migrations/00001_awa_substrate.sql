@@ -484,11 +484,12 @@ COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage p
 -- slot, in array order within each lane, and notifies a queue's channel when
 -- its claimers may be idle.
 -- Notify rule (a NOTIFY serializes the commits of every notifying transaction
--- of the database, so it is sent only when needed): per lane, unless a
--- committed job already waits between the lane's claim cursor and this batch's
--- first position. Such a job's producer notified in turn (or the same rule
--- held for it), and a claimer that claims it before this transaction commits
--- sees this batch's reserved position above its cursor: awa.queue_pending then
+-- of the database, so it is sent only when needed): per lane, unless the
+-- position just before this batch's first one holds a committed job above the
+-- lane's claim cursor (looked up in the current slot only; not found there
+-- means notify). That job's producer notified in turn (or the same rule held
+-- for it), and a claimer that claims it before this transaction commits sees
+-- this batch's reserved position above its cursor: awa.queue_pending then
 -- tells it to poll again rather than sleep. So a committed job never waits for
 -- the poll interval while its queue's claimers sleep.
 -- Each (queue, priority) of the batch goes to one of its enqueue-shard lanes:
@@ -513,10 +514,6 @@ COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage p
 CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
 RETURNS void
 LANGUAGE plpgsql
--- The notify probe must walk the lane index in order (see
--- awa.claim_ready_runtime): with a large backlog a sort would read it all.
-SET enable_sort = off
-SET jit = off
 AS $$
 DECLARE
     v_slot  int := awa._current_slot('queue');
@@ -529,8 +526,6 @@ DECLARE
     v_key   text;
     v_lane  int;
     v_first bigint;
-    v_cur   bigint;
-    v_pos   bigint;
     v_wake  text[] := '{}';
 BEGIN
     FOR v_group IN SELECT DISTINCT j.queue, j.priority FROM unnest(p_jobs) AS j LOOP
@@ -586,13 +581,9 @@ BEGIN
         WHERE j.queue = v_group.queue AND j.priority = v_group.priority;
 
         CONTINUE WHEN v_group.queue = ANY (v_wake);
-        SELECT h.claim_seq INTO v_cur FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane;
-        IF v_cur < v_first - 1 THEN
-            SELECT r.lane_seq INTO v_pos FROM awa.ready_entries r
-            WHERE r.lane_id = v_lane AND r.lane_seq > v_cur
-            ORDER BY r.lane_seq LIMIT 1;
-            CONTINUE WHEN v_pos < v_first;
-        END IF;
+        CONTINUE WHEN (SELECT h.claim_seq FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane) < v_first - 1
+            AND EXISTS (SELECT 1 FROM awa.ready_entries r
+                        WHERE r.ready_slot = v_slot AND r.lane_id = v_lane AND r.lane_seq = v_first - 1);
         v_wake := v_wake || v_group.queue;
     END LOOP;
 
@@ -844,6 +835,65 @@ LANGUAGE sql
 IMMUTABLE
 AS $$
     SELECT coalesce(length(p_queue) BETWEEN 1 AND 50 AND p_queue ~ '^[A-Za-z0-9_.:-]+$', false)
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/_request_body.sql
+-- +goose StatementBegin
+-- awa._request_body(kind, args, opts, now): the body of a job request that
+-- awa._request_plain accepts (defaults applied, a new job id, due now). Only
+-- for requests it accepted: it does not validate. Called by awa.insert_job;
+-- awa.insert_jobs builds the same body inline.
+CREATE FUNCTION awa._request_body(p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
+RETURNS awa._job_body
+LANGUAGE sql
+AS $$
+    SELECT ROW(nextval('awa.job_id_seq'), 0, 0,
+               coalesce((p_opts ->> 'max_attempts')::int, 25),
+               coalesce((p_opts ->> 'priority')::smallint, 2),
+               coalesce(p_opts ->> 'queue', 'default'),
+               p_kind, p_args,
+               coalesce(ARRAY(SELECT t.v FROM jsonb_array_elements_text(p_opts -> 'tags') WITH ORDINALITY AS t (v, o)
+                              ORDER BY t.o), ARRAY[]::text[]),
+               coalesce(p_opts -> 'metadata', '{}'::jsonb),
+               NULL, p_now, p_now)::awa._job_body
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/_request_plain.sql
+-- +goose StatementBegin
+-- awa._request_plain(kind, args, opts): true when a job request is plainly
+-- valid and due now: kind 1..255 characters, args an object, opts NULL or an
+-- object with only queue, priority, max_attempts, tags and metadata, each
+-- valid. False for anything else (a bad value, run_at, NULLs), which the
+-- callers send through awa._validate_job for the precise error or the full
+-- rules. Pure, and one expression without subqueries, so PostgreSQL inlines
+-- it into awa.insert_jobs' set-based check. Called by awa.insert_job and
+-- awa.insert_jobs (fast path).
+CREATE FUNCTION awa._request_plain(p_kind text, p_args jsonb, p_opts jsonb)
+RETURNS boolean
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT coalesce(
+        length(p_kind) BETWEEN 1 AND 255
+        AND jsonb_typeof(p_args) = 'object'
+        AND (p_opts IS NULL OR (
+            jsonb_typeof(p_opts) = 'object'
+            AND p_opts - ARRAY['queue', 'priority', 'max_attempts', 'tags', 'metadata'] = '{}'::jsonb
+            AND (NOT p_opts ? 'queue' OR (jsonb_typeof(p_opts -> 'queue') = 'string'
+                 AND awa._queue_name_ok(p_opts ->> 'queue')))
+            AND (NOT p_opts ? 'priority' OR (jsonb_typeof(p_opts -> 'priority') = 'number'
+                 AND (p_opts ->> 'priority') IN ('1', '2', '3', '4')))
+            AND (NOT p_opts ? 'max_attempts' OR (jsonb_typeof(p_opts -> 'max_attempts') = 'number'
+                 AND (p_opts ->> 'max_attempts') ~ '^[0-9]{1,4}$'
+                 AND (p_opts ->> 'max_attempts')::int BETWEEN 1 AND 1000))
+            AND (NOT p_opts ? 'metadata' OR jsonb_typeof(p_opts -> 'metadata') = 'object')
+            AND (NOT p_opts ? 'tags' OR (jsonb_typeof(p_opts -> 'tags') = 'array'
+                 AND jsonb_array_length(p_opts -> 'tags') <= 20
+                 AND NOT jsonb_path_exists(p_opts -> 'tags',
+                         '$[*] ? (@.type() != "string" || @ == "" || @ like_regex "^.{101}" flag "s")')))
+        )), false)
 $$;
 -- +goose StatementEnd
 
@@ -1707,9 +1757,23 @@ $$;
 CREATE FUNCTION awa.insert_job(p_kind text, p_args jsonb DEFAULT '{}', p_opts jsonb DEFAULT '{}')
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+-- Short statements over many partitions: JIT compilation would cost far
+-- more than it saves.
+SET jit = off
 AS $$
+DECLARE
+    v_now timestamptz := now();
+    v_job awa._job_body;
 BEGIN
-    RETURN QUERY SELECT * FROM awa.insert_jobs(ARRAY[p_kind], ARRAY[p_args], ARRAY[p_opts]);
+    -- The common case (plainly valid, due now) skips the batch machinery;
+    -- anything else takes awa.insert_jobs for its precise errors and rules.
+    IF NOT awa._request_plain(p_kind, p_args, p_opts) THEN
+        RETURN QUERY SELECT * FROM awa.insert_jobs(ARRAY[p_kind], ARRAY[p_args], ARRAY[p_opts]);
+        RETURN;
+    END IF;
+    v_job := awa._request_body(p_kind, p_args, p_opts, v_now);
+    PERFORM awa._append_ready(ARRAY[v_job], v_now);
+    RETURN QUERY SELECT v_job.job_id, 'available'::awa.job_state, v_job.queue, v_job.priority, v_job.kind, v_job.run_at;
 END;
 $$;
 -- +goose StatementEnd
@@ -1757,26 +1821,10 @@ BEGIN
         SELECT 1
         FROM unnest(p_kinds, coalesce(p_args, array_fill('{}'::jsonb, ARRAY[v_n])),
                     coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n]))) AS u (kind, args, opts)
-        WHERE NOT coalesce(
-            length(u.kind) BETWEEN 1 AND 255
-            AND jsonb_typeof(u.args) = 'object'
-            AND (u.opts IS NULL OR (
-                jsonb_typeof(u.opts) = 'object'
-                AND u.opts - ARRAY['queue', 'priority', 'max_attempts', 'tags', 'metadata'] = '{}'::jsonb
-                AND (NOT u.opts ? 'queue' OR (jsonb_typeof(u.opts -> 'queue') = 'string'
-                     AND awa._queue_name_ok(u.opts ->> 'queue')))
-                AND (NOT u.opts ? 'priority' OR (jsonb_typeof(u.opts -> 'priority') = 'number'
-                     AND (u.opts ->> 'priority') IN ('1', '2', '3', '4')))
-                AND (NOT u.opts ? 'max_attempts' OR (jsonb_typeof(u.opts -> 'max_attempts') = 'number'
-                     AND (u.opts ->> 'max_attempts') ~ '^[0-9]{1,4}$'
-                     AND (u.opts ->> 'max_attempts')::int BETWEEN 1 AND 1000))
-                AND (NOT u.opts ? 'metadata' OR jsonb_typeof(u.opts -> 'metadata') = 'object')
-                AND (NOT u.opts ? 'tags' OR (jsonb_typeof(u.opts -> 'tags') = 'array'
-                     AND jsonb_array_length(u.opts -> 'tags') <= 20
-                     AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(u.opts -> 'tags') AS t (v)
-                                     WHERE jsonb_typeof(t.v) <> 'string' OR length(t.v #>> '{}') NOT BETWEEN 1 AND 100)))
-            )), false)
+        WHERE NOT awa._request_plain(u.kind, u.args, u.opts)
     ) THEN
+        -- The same body as awa._request_body, inline (a call per row would
+        -- cost more than the whole batch insert).
         v_jobs := ARRAY(
             SELECT ROW(nextval('awa.job_id_seq'), 0, 0,
                        coalesce((u.opts ->> 'max_attempts')::int, 25),

@@ -2,11 +2,12 @@
 -- slot, in array order within each lane, and notifies a queue's channel when
 -- its claimers may be idle.
 -- Notify rule (a NOTIFY serializes the commits of every notifying transaction
--- of the database, so it is sent only when needed): per lane, unless a
--- committed job already waits between the lane's claim cursor and this batch's
--- first position. Such a job's producer notified in turn (or the same rule
--- held for it), and a claimer that claims it before this transaction commits
--- sees this batch's reserved position above its cursor: awa.queue_pending then
+-- of the database, so it is sent only when needed): per lane, unless the
+-- position just before this batch's first one holds a committed job above the
+-- lane's claim cursor (looked up in the current slot only; not found there
+-- means notify). That job's producer notified in turn (or the same rule held
+-- for it), and a claimer that claims it before this transaction commits sees
+-- this batch's reserved position above its cursor: awa.queue_pending then
 -- tells it to poll again rather than sleep. So a committed job never waits for
 -- the poll interval while its queue's claimers sleep.
 -- Each (queue, priority) of the batch goes to one of its enqueue-shard lanes:
@@ -31,10 +32,6 @@
 CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
 RETURNS void
 LANGUAGE plpgsql
--- The notify probe must walk the lane index in order (see
--- awa.claim_ready_runtime): with a large backlog a sort would read it all.
-SET enable_sort = off
-SET jit = off
 AS $$
 DECLARE
     v_slot  int := awa._current_slot('queue');
@@ -47,8 +44,6 @@ DECLARE
     v_key   text;
     v_lane  int;
     v_first bigint;
-    v_cur   bigint;
-    v_pos   bigint;
     v_wake  text[] := '{}';
 BEGIN
     FOR v_group IN SELECT DISTINCT j.queue, j.priority FROM unnest(p_jobs) AS j LOOP
@@ -104,13 +99,9 @@ BEGIN
         WHERE j.queue = v_group.queue AND j.priority = v_group.priority;
 
         CONTINUE WHEN v_group.queue = ANY (v_wake);
-        SELECT h.claim_seq INTO v_cur FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane;
-        IF v_cur < v_first - 1 THEN
-            SELECT r.lane_seq INTO v_pos FROM awa.ready_entries r
-            WHERE r.lane_id = v_lane AND r.lane_seq > v_cur
-            ORDER BY r.lane_seq LIMIT 1;
-            CONTINUE WHEN v_pos < v_first;
-        END IF;
+        CONTINUE WHEN (SELECT h.claim_seq FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane) < v_first - 1
+            AND EXISTS (SELECT 1 FROM awa.ready_entries r
+                        WHERE r.ready_slot = v_slot AND r.lane_id = v_lane AND r.lane_seq = v_first - 1);
         v_wake := v_wake || v_group.queue;
     END LOOP;
 

@@ -9,8 +9,22 @@
 CREATE FUNCTION awa.insert_job(p_kind text, p_args jsonb DEFAULT '{}', p_opts jsonb DEFAULT '{}')
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+-- Short statements over many partitions: JIT compilation would cost far
+-- more than it saves.
+SET jit = off
 AS $$
+DECLARE
+    v_now timestamptz := now();
+    v_job awa._job_body;
 BEGIN
-    RETURN QUERY SELECT * FROM awa.insert_jobs(ARRAY[p_kind], ARRAY[p_args], ARRAY[p_opts]);
+    -- The common case (plainly valid, due now) skips the batch machinery;
+    -- anything else takes awa.insert_jobs for its precise errors and rules.
+    IF NOT awa._request_plain(p_kind, p_args, p_opts) THEN
+        RETURN QUERY SELECT * FROM awa.insert_jobs(ARRAY[p_kind], ARRAY[p_args], ARRAY[p_opts]);
+        RETURN;
+    END IF;
+    v_job := awa._request_body(p_kind, p_args, p_opts, v_now);
+    PERFORM awa._append_ready(ARRAY[v_job], v_now);
+    RETURN QUERY SELECT v_job.job_id, 'available'::awa.job_state, v_job.queue, v_job.priority, v_job.kind, v_job.run_at;
 END;
 $$;

@@ -39,26 +39,10 @@ BEGIN
         SELECT 1
         FROM unnest(p_kinds, coalesce(p_args, array_fill('{}'::jsonb, ARRAY[v_n])),
                     coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n]))) AS u (kind, args, opts)
-        WHERE NOT coalesce(
-            length(u.kind) BETWEEN 1 AND 255
-            AND jsonb_typeof(u.args) = 'object'
-            AND (u.opts IS NULL OR (
-                jsonb_typeof(u.opts) = 'object'
-                AND u.opts - ARRAY['queue', 'priority', 'max_attempts', 'tags', 'metadata'] = '{}'::jsonb
-                AND (NOT u.opts ? 'queue' OR (jsonb_typeof(u.opts -> 'queue') = 'string'
-                     AND awa._queue_name_ok(u.opts ->> 'queue')))
-                AND (NOT u.opts ? 'priority' OR (jsonb_typeof(u.opts -> 'priority') = 'number'
-                     AND (u.opts ->> 'priority') IN ('1', '2', '3', '4')))
-                AND (NOT u.opts ? 'max_attempts' OR (jsonb_typeof(u.opts -> 'max_attempts') = 'number'
-                     AND (u.opts ->> 'max_attempts') ~ '^[0-9]{1,4}$'
-                     AND (u.opts ->> 'max_attempts')::int BETWEEN 1 AND 1000))
-                AND (NOT u.opts ? 'metadata' OR jsonb_typeof(u.opts -> 'metadata') = 'object')
-                AND (NOT u.opts ? 'tags' OR (jsonb_typeof(u.opts -> 'tags') = 'array'
-                     AND jsonb_array_length(u.opts -> 'tags') <= 20
-                     AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(u.opts -> 'tags') AS t (v)
-                                     WHERE jsonb_typeof(t.v) <> 'string' OR length(t.v #>> '{}') NOT BETWEEN 1 AND 100)))
-            )), false)
+        WHERE NOT awa._request_plain(u.kind, u.args, u.opts)
     ) THEN
+        -- The same body as awa._request_body, inline (a call per row would
+        -- cost more than the whole batch insert).
         v_jobs := ARRAY(
             SELECT ROW(nextval('awa.job_id_seq'), 0, 0,
                        coalesce((u.opts ->> 'max_attempts')::int, 25),
