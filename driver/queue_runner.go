@@ -42,7 +42,7 @@ const fetchCooldown = 2 * time.Millisecond
 // claim while awa.queue_pending is true (a producer holds a reserved position
 // and may commit without a notification). It doubles while claims keep
 // coming back empty, up to FetchPollInterval.
-const pendingRecheck = 5 * time.Millisecond
+const pendingRecheck = time.Millisecond
 
 func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 	cfg := q.c.cfg

@@ -500,7 +500,7 @@ COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage p
 -- behind one lock while there are free shards, and one transaction's jobs for
 -- a (queue, priority) stay in one lane, in order.
 -- Locks: every lane is resolved (created on a queue's first use) before any
--- lane lock is taken; then per (queue, priority), in lane_id order, an
+-- lane lock is taken; then per (queue, priority), in that order, an
 -- advisory transaction lock (1096237313, lane_id) on the chosen lane, held
 -- until commit, so a later lane position can never become visible while an
 -- earlier one could still commit. Positions come from the lane's sequence,
@@ -517,9 +517,17 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     v_slot  int := awa._current_slot('queue');
-    v_group record;
-    v_lanes awa.queue_lanes[] := '{}';
-    v_k     int;
+    -- the batch's (queue, priority) groups, in lock order, with their sizes
+    v_q     text[];
+    v_p     smallint[];
+    v_n     bigint[];
+    -- every group's lanes, flat: group g has v_k[g] lanes from v_at[g] + 1
+    v_ids   int[] := '{}';
+    v_seqs  regclass[] := '{}';
+    v_at    int[] := '{}';
+    v_k     int[] := '{}';
+    v_gids  int[];
+    v_gseqs regclass[];
     v_home  int;
     v_pref  int;
     v_pick  int;
@@ -528,46 +536,52 @@ DECLARE
     v_first bigint;
     v_wake  text[] := '{}';
 BEGIN
-    FOR v_group IN SELECT DISTINCT j.queue, j.priority FROM unnest(p_jobs) AS j LOOP
-        v_lanes := v_lanes || awa._lanes(v_group.queue, v_group.priority);
+    IF cardinality(p_jobs) = 1 THEN
+        v_q := ARRAY[p_jobs[1].queue];
+        v_p := ARRAY[p_jobs[1].priority];
+        v_n := ARRAY[1];
+    ELSE
+        SELECT array_agg(g.queue ORDER BY g.queue, g.priority), array_agg(g.priority ORDER BY g.queue, g.priority),
+               array_agg(g.n ORDER BY g.queue, g.priority)
+        INTO v_q, v_p, v_n
+        FROM (SELECT j.queue, j.priority, count(*) AS n FROM unnest(p_jobs) AS j GROUP BY j.queue, j.priority) AS g;
+    END IF;
+
+    FOR g IN 1 .. cardinality(v_q) LOOP
+        SELECT l.ids, l.seqs INTO v_gids, v_gseqs FROM awa._lanes(v_q[g], v_p[g]) AS l;
+        v_at := v_at || cardinality(v_ids);
+        v_k := v_k || cardinality(v_gids);
+        v_ids := v_ids || v_gids;
+        v_seqs := v_seqs || v_gseqs;
     END LOOP;
 
-    FOR v_group IN
-        SELECT l.queue, l.priority,
-               array_agg(l.lane_id ORDER BY l.shard) AS ids,
-               array_agg(l.lane_seq ORDER BY l.shard) AS seqs,
-               (SELECT count(*) FROM unnest(p_jobs) AS j WHERE j.queue = l.queue AND j.priority = l.priority) AS n
-        FROM unnest(v_lanes) AS l
-        GROUP BY l.queue, l.priority
-        ORDER BY min(l.lane_id)
-    LOOP
-        v_k := cardinality(v_group.ids);
-        v_home := pg_backend_pid() % v_k;
-        v_key := 'awa.enqueue_shard_' || v_group.ids[1];
+    FOR g IN 1 .. cardinality(v_q) LOOP
+        v_home := pg_backend_pid() % v_k[g];
+        v_key := 'awa.enqueue_shard_' || v_ids[v_at[g] + 1];
         v_pref := nullif(current_setting(v_key, true), '')::int;
-        IF v_pref IS NULL OR v_pref >= v_k THEN
+        IF v_pref IS NULL OR v_pref >= v_k[g] THEN
             v_pref := v_home;
         END IF;
 
         v_pick := NULL;
-        FOR i IN 0 .. v_k - 1 LOOP
-            IF pg_try_advisory_xact_lock(1096237313, v_group.ids[(v_pref + i) % v_k + 1]) THEN
-                v_pick := (v_pref + i) % v_k;
+        FOR i IN 0 .. v_k[g] - 1 LOOP
+            IF pg_try_advisory_xact_lock(1096237313, v_ids[v_at[g] + (v_pref + i) % v_k[g] + 1]) THEN
+                v_pick := (v_pref + i) % v_k[g];
                 EXIT;
             END IF;
         END LOOP;
         IF v_pick IS NULL THEN
             v_pick := v_pref;
-            PERFORM pg_advisory_xact_lock(1096237313, v_group.ids[v_pick + 1]);
+            PERFORM pg_advisory_xact_lock(1096237313, v_ids[v_at[g] + v_pick + 1]);
         END IF;
         IF v_pick <> v_pref THEN
             PERFORM set_config(v_key, v_pick::text, true);
         END IF;
 
-        v_lane := v_group.ids[v_pick + 1];
-        v_first := nextval(v_group.seqs[v_pick + 1]);
-        IF v_group.n > 1 THEN
-            PERFORM setval(v_group.seqs[v_pick + 1], v_first + v_group.n - 1);
+        v_lane := v_ids[v_at[g] + v_pick + 1];
+        v_first := nextval(v_seqs[v_at[g] + v_pick + 1]);
+        IF v_n[g] > 1 THEN
+            PERFORM setval(v_seqs[v_at[g] + v_pick + 1], v_first + v_n[g] - 1);
         END IF;
 
         INSERT INTO awa.ready_entries (
@@ -578,13 +592,13 @@ BEGIN
                j.queue, j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at, j.run_at
         FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
                                                  kind, args, tags, metadata, errors, created_at, run_at, ord)
-        WHERE j.queue = v_group.queue AND j.priority = v_group.priority;
+        WHERE j.queue = v_q[g] AND j.priority = v_p[g];
 
-        CONTINUE WHEN v_group.queue = ANY (v_wake);
-        CONTINUE WHEN (SELECT h.claim_seq FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane) < v_first - 1
-            AND EXISTS (SELECT 1 FROM awa.ready_entries r
-                        WHERE r.ready_slot = v_slot AND r.lane_id = v_lane AND r.lane_seq = v_first - 1);
-        v_wake := v_wake || v_group.queue;
+        CONTINUE WHEN v_q[g] = ANY (v_wake)
+            OR EXISTS (SELECT 1 FROM awa.queue_claim_heads h, awa.ready_entries r
+                       WHERE h.lane_id = v_lane AND h.claim_seq < v_first - 1
+                         AND r.ready_slot = v_slot AND r.lane_id = v_lane AND r.lane_seq = v_first - 1);
+        v_wake := v_wake || v_q[g];
     END LOOP;
 
     PERFORM pg_notify('awa:' || q, '') FROM unnest(v_wake) AS q;
@@ -778,29 +792,30 @@ $$;
 -- source: sql/functions/_lanes.sql
 -- +goose StatementBegin
 -- awa._lanes(queue, priority): the lanes producers of (queue, priority) use,
--- one per enqueue shard (queue_meta.enqueue_shards, default 8), ordered by
--- shard, so element s + 1 is shard s. Lanes missing for the configured shard
--- count are created for every priority of the queue at once, each with its
--- position sequence and claim head. Lanes of shards beyond a lowered shard
--- count are kept (claimers drain them) but no longer returned.
+-- one per enqueue shard (queue_meta.enqueue_shards, default 8), as parallel
+-- arrays ordered by shard: element s + 1 is shard s (ids: lane_id, seqs: the
+-- lane's position sequence). Lanes missing for the configured shard count are
+-- created for every priority of the queue at once, each with its position
+-- sequence and claim head. Lanes of shards beyond a lowered shard count are
+-- kept (claimers drain them) but no longer returned.
 -- Locks: on creation only, an advisory transaction lock per queue name
 -- (1096237316, hashtext(queue)). Callers resolve every lane they need before
 -- taking any lane lock, so waiting here never closes a cycle with lane locks.
 -- Idempotent. Called by awa._append_ready.
-CREATE FUNCTION awa._lanes(p_queue text, p_priority smallint)
-RETURNS awa.queue_lanes[]
+CREATE FUNCTION awa._lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[])
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_shards int := coalesce((SELECT m.enqueue_shards FROM awa.queue_meta m WHERE m.queue = p_queue), 8);
-    v_lanes  awa.queue_lanes[];
+    v_shards int;
     v_id     int;
 BEGIN
-    v_lanes := ARRAY(SELECT l FROM awa.queue_lanes l
-                     WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < v_shards
-                     ORDER BY l.shard);
-    IF cardinality(v_lanes) = v_shards THEN
-        RETURN v_lanes;
+    v_shards := coalesce((SELECT m.enqueue_shards FROM awa.queue_meta m WHERE m.queue = p_queue), 8);
+    SELECT array_agg(l.lane_id ORDER BY l.shard), array_agg(l.lane_seq ORDER BY l.shard)
+    INTO ids, seqs
+    FROM awa.queue_lanes l
+    WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < v_shards;
+    IF coalesce(cardinality(ids), 0) = v_shards THEN
+        RETURN;
     END IF;
 
     PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
@@ -816,9 +831,10 @@ BEGIN
         END LOOP;
     END LOOP;
 
-    RETURN ARRAY(SELECT l FROM awa.queue_lanes l
-                 WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < v_shards
-                 ORDER BY l.shard);
+    SELECT array_agg(l.lane_id ORDER BY l.shard), array_agg(l.lane_seq ORDER BY l.shard)
+    INTO ids, seqs
+    FROM awa.queue_lanes l
+    WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < v_shards;
 END;
 $$;
 -- +goose StatementEnd

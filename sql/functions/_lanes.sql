@@ -1,27 +1,28 @@
 -- awa._lanes(queue, priority): the lanes producers of (queue, priority) use,
--- one per enqueue shard (queue_meta.enqueue_shards, default 8), ordered by
--- shard, so element s + 1 is shard s. Lanes missing for the configured shard
--- count are created for every priority of the queue at once, each with its
--- position sequence and claim head. Lanes of shards beyond a lowered shard
--- count are kept (claimers drain them) but no longer returned.
+-- one per enqueue shard (queue_meta.enqueue_shards, default 8), as parallel
+-- arrays ordered by shard: element s + 1 is shard s (ids: lane_id, seqs: the
+-- lane's position sequence). Lanes missing for the configured shard count are
+-- created for every priority of the queue at once, each with its position
+-- sequence and claim head. Lanes of shards beyond a lowered shard count are
+-- kept (claimers drain them) but no longer returned.
 -- Locks: on creation only, an advisory transaction lock per queue name
 -- (1096237316, hashtext(queue)). Callers resolve every lane they need before
 -- taking any lane lock, so waiting here never closes a cycle with lane locks.
 -- Idempotent. Called by awa._append_ready.
-CREATE FUNCTION awa._lanes(p_queue text, p_priority smallint)
-RETURNS awa.queue_lanes[]
+CREATE FUNCTION awa._lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[])
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_shards int := coalesce((SELECT m.enqueue_shards FROM awa.queue_meta m WHERE m.queue = p_queue), 8);
-    v_lanes  awa.queue_lanes[];
+    v_shards int;
     v_id     int;
 BEGIN
-    v_lanes := ARRAY(SELECT l FROM awa.queue_lanes l
-                     WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < v_shards
-                     ORDER BY l.shard);
-    IF cardinality(v_lanes) = v_shards THEN
-        RETURN v_lanes;
+    v_shards := coalesce((SELECT m.enqueue_shards FROM awa.queue_meta m WHERE m.queue = p_queue), 8);
+    SELECT array_agg(l.lane_id ORDER BY l.shard), array_agg(l.lane_seq ORDER BY l.shard)
+    INTO ids, seqs
+    FROM awa.queue_lanes l
+    WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < v_shards;
+    IF coalesce(cardinality(ids), 0) = v_shards THEN
+        RETURN;
     END IF;
 
     PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
@@ -37,8 +38,9 @@ BEGIN
         END LOOP;
     END LOOP;
 
-    RETURN ARRAY(SELECT l FROM awa.queue_lanes l
-                 WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < v_shards
-                 ORDER BY l.shard);
+    SELECT array_agg(l.lane_id ORDER BY l.shard), array_agg(l.lane_seq ORDER BY l.shard)
+    INTO ids, seqs
+    FROM awa.queue_lanes l
+    WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < v_shards;
 END;
 $$;
