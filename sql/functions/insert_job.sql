@@ -9,9 +9,6 @@
 CREATE FUNCTION awa.insert_job(p_kind text, p_args jsonb DEFAULT '{}', p_opts jsonb DEFAULT '{}')
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
--- Short statements over many partitions: JIT compilation would cost far
--- more than it saves.
-SET jit = off
 AS $$
 DECLARE
     v_now timestamptz := now();
