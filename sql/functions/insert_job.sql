@@ -22,6 +22,6 @@ BEGIN
     END IF;
     v_job := awa._request_body(p_kind, p_args, p_opts, v_now);
     PERFORM awa._append_ready(ARRAY[v_job], v_now);
-    RETURN QUERY SELECT v_job.job_id, 'available'::awa.job_state, v_job.queue, v_job.priority, v_job.kind, v_job.run_at;
+    RETURN NEXT ROW(v_job.job_id, 'available', v_job.queue, v_job.priority, v_job.kind, v_job.run_at)::awa.inserted_job;
 END;
 $$;
