@@ -59,8 +59,7 @@ func (r riverRunner) Stop(ctx context.Context) error { return r.c.Stop(ctx) }
 func (riverSystem) Start(ctx context.Context, pool *pgxpool.Pool, w int, h *benchkit.Handler) (benchkit.Stopper, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, river.WorkFunc(func(ctx context.Context, j *river.Job[benchkit.JobArgs]) error {
-		h.JobStarted(j.CreatedAt)
-		return nil
+		return h.Run(ctx, j.CreatedAt)
 	}))
 	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		FetchCooldown:     riverFetchCooldown,

@@ -90,7 +90,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 			return nil, err
 		}
 	}
-	if err := migrateUp(ctx, o.DSN, stdout); err != nil {
+	if _, err := migrateUp(ctx, o.DSN, stdout); err != nil {
 		return nil, err
 	}
 

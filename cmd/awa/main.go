@@ -1,10 +1,11 @@
-// Command awa installs the awa substrate, runs its demo, works jobs and
-// benchmarks awa.
+// Command awa installs the awa substrate, runs its demo, works jobs,
+// benchmarks awa and runs it as an adapter of the long-horizon portable bench.
 //
 //	awa migrate up|down|status [-dsn DSN]
 //	awa demo [-dsn DSN] [-jobs N] [-workers W] [-duration D] [-reset] [-v]
 //	awa work [-dsn DSN] [-queues default,mail] [-workers W] [-v]
 //	awa bench [-scenario burndown|rate|enqueue|all] [-jobs N] [-quick] [-out FILE] ... -dsn DSN
+//	awa bench-adapter [-dsn DSN]   (configured by environment variables)
 //
 // The DSN defaults to $DATABASE_URL.
 package main
@@ -39,6 +40,12 @@ usage:
         latency at offered rates, enqueue; every run in a fresh database that
         the DSN's role creates and drops; prints a line per run and a summary,
         and the full results as JSON with -out
+  awa bench-adapter [-dsn DSN]
+        run as the awa-go adapter of the long-horizon portable bench
+        (hardbyte/postgresql-job-queue-benchmarking) until SIGTERM: configured
+        by DATABASE_URL, SCENARIO, PRODUCER_MODE, PRODUCER_RATE, TARGET_DEPTH,
+        WORKER_COUNT, JOB_PAYLOAD_BYTES, JOB_WORK_MS, SAMPLE_EVERY_S (-h lists
+        them); telemetry as JSON lines on stdout, logs on stderr
 
 The DSN defaults to $DATABASE_URL. "awa COMMAND -h" lists a command's flags.
 `
@@ -71,6 +78,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdWork(ctx, args[1:], stdout, stderr)
 	case "bench":
 		err = cmdBench(ctx, args[1:], stdout, stderr)
+	case "bench-adapter":
+		err = cmdBenchAdapter(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -27,7 +27,8 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	switch pos[0] {
 	case "up":
-		return migrateUp(ctx, *dsn, stdout)
+		_, err := migrateUp(ctx, *dsn, stdout)
+		return err
 	case "down":
 		return migrateDown(ctx, *dsn, stdout)
 	case "status":
@@ -51,23 +52,24 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 }
 
-// migrateUp installs (or upgrades) schema awa; applying it twice is a no-op.
-func migrateUp(ctx context.Context, dsn string, stdout io.Writer) error {
-	return withProvider(ctx, dsn, func(p *goose.Provider) error {
+// migrateUp installs (or upgrades) schema awa and returns its migration
+// version; applying it twice is a no-op.
+func migrateUp(ctx context.Context, dsn string, stdout io.Writer) (version int64, err error) {
+	err = withProvider(ctx, dsn, func(p *goose.Provider) error {
 		res, err := p.Up(ctx)
 		printResults(stdout, "applied", res)
 		if err != nil {
 			return fmt.Errorf("migrate up: %w", err)
 		}
+		if version, err = p.GetDBVersion(ctx); err != nil {
+			return fmt.Errorf("migrate up: read version: %w", err)
+		}
 		if len(res) == 0 {
-			v, err := p.GetDBVersion(ctx)
-			if err != nil {
-				return fmt.Errorf("migrate up: read version: %w", err)
-			}
-			fmt.Fprintf(stdout, "schema awa is up to date (version %d)\n", v)
+			fmt.Fprintf(stdout, "schema awa is up to date (version %d)\n", version)
 		}
 		return nil
 	})
+	return version, err
 }
 
 // migrateDown removes schema awa and every job in it (down to version 0).

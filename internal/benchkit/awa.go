@@ -81,8 +81,7 @@ func (AwaSystem) Settings(w int) map[string]string {
 func (a AwaSystem) Start(ctx context.Context, pool *pgxpool.Pool, w int, h *Handler) (Stopper, error) {
 	workers := driver.NewWorkers()
 	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[JobArgs]) error {
-		h.JobStarted(j.CreatedAt)
-		return nil
+		return h.Run(ctx, j.CreatedAt)
 	}))
 	logger := a.Logger
 	if logger == nil {

@@ -3,6 +3,7 @@ package benchkit
 import (
 	"math"
 	"math/bits"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -76,7 +77,12 @@ func (h *Histogram) Record(d time.Duration) {
 // Quantile returns the value at quantile q (0..1): the highest value of the
 // bucket holding the ceil(q*n)-th smallest recording, capped at the maximum.
 func (h *Histogram) Quantile(q float64) time.Duration {
-	n := h.n.Load()
+	return quantile(q, h.n.Load(), h.max.Load(), func(i int) int64 { return h.counts[i].Load() })
+}
+
+// quantile walks bucket counts (count(i) for bucket i; n recordings in all,
+// the largest maxV µs) to the value at quantile q, as Histogram.Quantile says.
+func quantile(q float64, n, maxV int64, count func(i int) int64) time.Duration {
 	if n == 0 {
 		return 0
 	}
@@ -85,14 +91,107 @@ func (h *Histogram) Quantile(q float64) time.Duration {
 		rank = 1
 	}
 	var seen int64
-	for i := range h.counts {
-		seen += h.counts[i].Load()
+	for i := range histBuckets {
+		seen += count(i)
 		if seen >= rank {
 			_, hi := bucketRange(i)
-			return time.Duration(min(hi, h.max.Load())) * time.Microsecond
+			return time.Duration(min(hi, maxV)) * time.Microsecond
 		}
 	}
-	return time.Duration(h.max.Load()) * time.Microsecond
+	return time.Duration(maxV) * time.Microsecond
+}
+
+// reset empties h. Not safe while another goroutine records into h.
+func (h *Histogram) reset() {
+	for i := range h.counts {
+		h.counts[i].Store(0)
+	}
+	h.n.Store(0)
+	h.sum.Store(0)
+	h.max.Store(0)
+	h.min.Store(0)
+}
+
+// RollingHistogram holds the latencies recorded in the last whole seconds of
+// a window, in bounded memory: a ring of one Histogram per second, a slot
+// emptied when its second comes round again. Recorders of a second share a
+// read lock (Histogram.Record is atomic); the first recording of a new second
+// takes the write lock to empty its slot.
+type RollingHistogram struct {
+	mu    sync.RWMutex
+	slots []rollingSlot
+}
+
+type rollingSlot struct {
+	sec int64 // unix second the slot holds; guarded by mu (written under the write lock)
+	h   Histogram
+}
+
+// NewRollingHistogram returns a histogram over the last window (rounded up to
+// whole seconds, at least one), about 18 KB per second of window.
+func NewRollingHistogram(window time.Duration) *RollingHistogram {
+	n := max(int((window+time.Second-1)/time.Second), 1)
+	r := &RollingHistogram{slots: make([]rollingSlot, n)}
+	for i := range r.slots {
+		r.slots[i].sec = math.MinInt64
+	}
+	return r
+}
+
+func (r *RollingHistogram) slot(sec int64) *rollingSlot {
+	n := int64(len(r.slots))
+	return &r.slots[((sec%n)+n)%n]
+}
+
+// Record adds d, recorded at time at. A recording older than the window is dropped.
+func (r *RollingHistogram) Record(at time.Time, d time.Duration) {
+	sec := at.Unix()
+	r.mu.RLock()
+	if s := r.slot(sec); s.sec == sec {
+		s.h.Record(d)
+		r.mu.RUnlock()
+		return
+	}
+	r.mu.RUnlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.slot(sec)
+	if s.sec > sec {
+		return // its slot already holds a later second
+	}
+	if s.sec < sec {
+		s.h.reset()
+		s.sec = sec
+	}
+	s.h.Record(d)
+}
+
+// Quantiles returns the values at the quantiles qs of what was recorded in the
+// window's seconds up to now's, and how many recordings that is.
+func (r *RollingHistogram) Quantiles(now time.Time, qs ...float64) ([]time.Duration, int64) {
+	newest := now.Unix()
+	oldest := newest - int64(len(r.slots)) + 1
+	var counts [histBuckets]int64
+	var n, maxV int64
+	r.mu.RLock()
+	for i := range r.slots {
+		s := &r.slots[i]
+		if s.sec < oldest || s.sec > newest {
+			continue
+		}
+		for b := range counts {
+			c := s.h.counts[b].Load()
+			counts[b] += c
+			n += c // not s.h.n: a concurrent Record may have counted its bucket and not yet n
+		}
+		maxV = max(maxV, s.h.max.Load())
+	}
+	r.mu.RUnlock()
+	out := make([]time.Duration, len(qs))
+	for i, q := range qs {
+		out[i] = quantile(q, n, maxV, func(b int) int64 { return counts[b] })
+	}
+	return out, n
 }
 
 // Summary is a histogram's digest, in milliseconds.

@@ -14,27 +14,64 @@ import (
 // JobArgs is the job payload of every run, for every system.
 type JobArgs struct {
 	N int `json:"n"`
+	// Pad pads the payload to a size (awa bench-adapter's JOB_PAYLOAD_BYTES);
+	// empty, it is left out.
+	Pad string `json:"pad,omitempty"`
 }
 
 // Kind is the job kind of every run.
 func (JobArgs) Kind() string { return "bench" }
 
-// Handler is the job body shared by the systems: it does no work, counts the
-// job and, inside the measurement window, records insert→start latency (the
-// job row's created_at, set by the database clock at insert, against the
-// worker's clock at start; both run on this machine).
+// Handler is the job body shared by the systems: it counts the job and,
+// inside the measurement window, records insert→start latency (the job row's
+// created_at, set by the database clock at insert, against the worker's clock
+// at start; both run on this machine). It does no work unless Work is set.
 type Handler struct {
+	// Work is synthetic work every job does after it starts: a sleep, cut
+	// short when the job's context ends. Zero, as in the scenarios, does none.
+	Work time.Duration
+	// Recent, when set, also gets every job's insert→start latency at its
+	// start, whatever the measurement window (awa bench-adapter's rolling
+	// percentiles).
+	Recent *RollingHistogram
+
 	started     atomic.Int64
+	finished    atomic.Int64
 	windowStart atomic.Int64 // unix ns; 0 = record nothing
 	windowEnd   atomic.Int64
 	latency     Histogram
 }
 
-// JobStarted is what a system's worker calls first for every job, with the
-// job row's created_at.
-func (h *Handler) JobStarted(createdAt time.Time) {
+// Run is a system worker's job body, given the job row's created_at: it
+// counts the start and records its latency, then does Work. A job whose Work
+// completes counts as finished.
+func (h *Handler) Run(ctx context.Context, createdAt time.Time) error {
+	h.jobStarted(createdAt)
+	if h.Work > 0 {
+		t := time.NewTimer(h.Work)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		}
+	}
+	h.finished.Add(1)
+	return nil
+}
+
+// Started is how many jobs have started.
+func (h *Handler) Started() int64 { return h.started.Load() }
+
+// Finished is how many jobs have returned from Run without an error.
+func (h *Handler) Finished() int64 { return h.finished.Load() }
+
+func (h *Handler) jobStarted(createdAt time.Time) {
 	now := time.Now()
 	h.started.Add(1)
+	if h.Recent != nil {
+		h.Recent.Record(now, now.Sub(createdAt))
+	}
 	ws := h.windowStart.Load()
 	if ws == 0 {
 		return
@@ -69,7 +106,7 @@ type System interface {
 	// Migrate installs the system's schema into the database of dsn.
 	Migrate(ctx context.Context, dsn string) error
 	// Start starts a worker client on pool with w workers on the default
-	// queue; its workers call h.JobStarted for every job.
+	// queue; its workers run h.Run as every job's body.
 	Start(ctx context.Context, pool *pgxpool.Pool, w int, h *Handler) (Stopper, error)
 	// Inserter returns an insert-only client on pool.
 	Inserter(pool *pgxpool.Pool) (Inserter, error)
