@@ -510,6 +510,14 @@ COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage p
 -- calls, in an order that differs from another concurrent transaction's, can
 -- deadlock (40P01) once every shard is held: insert into several in one call,
 -- or in a fixed order.
+-- Lane cache: a session remembers the lanes of each (queue, priority) it
+-- enqueued into for 5 seconds, in the setting
+-- awa.lanes_<schema oid>_<priority>_<hash of queue> (queue name, lane ids and
+-- sequence oids), so most inserts skip the lane lookup. Lanes are never
+-- removed and a reinstalled schema has a new oid, so a cached lane is always a
+-- lane of that (queue, priority); a changed enqueue_shards reaches a session
+-- within 5 seconds. The setting follows the transaction: a rollback forgets
+-- what it cached (lanes it created included).
 -- Called by awa.insert_jobs, awa.promote_due_jobs and awa.retry_dlq_job.
 CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
 RETURNS void
@@ -528,6 +536,8 @@ DECLARE
     v_k     int[] := '{}';
     v_gids  int[];
     v_gseqs regclass[];
+    v_ckey  text;
+    v_cache text[];
     v_home  int;
     v_pref  int;
     v_pick  int;
@@ -548,7 +558,19 @@ BEGIN
     END IF;
 
     FOR g IN 1 .. cardinality(v_q) LOOP
-        SELECT l.ids, l.seqs INTO v_gids, v_gseqs FROM awa._lanes(v_q[g], v_p[g]) AS l;
+        -- The session's lane cache (see the header), else awa._lanes.
+        v_ckey := 'awa.lanes_' || 'awa'::regnamespace::oid || '_' || v_p[g] || '_'
+                  || translate(hashtext(v_q[g])::text, '-', 'n');
+        v_cache := string_to_array(current_setting(v_ckey, true), '|');
+        IF v_cache[2] = v_q[g] AND v_cache[1]::float8 > extract(epoch FROM p_now) THEN
+            v_gids := string_to_array(v_cache[3], ',')::int[];
+            v_gseqs := string_to_array(v_cache[4], ',')::oid[]::regclass[];
+        ELSE
+            SELECT l.ids, l.seqs INTO v_gids, v_gseqs FROM awa._lanes(v_q[g], v_p[g]) AS l;
+            PERFORM set_config(v_ckey, concat_ws('|', extract(epoch FROM p_now) + 5, v_q[g],
+                                                 array_to_string(v_gids, ','), array_to_string(v_gseqs::oid[], ',')),
+                               false);
+        END IF;
         v_at := v_at || cardinality(v_ids);
         v_k := v_k || cardinality(v_gids);
         v_ids := v_ids || v_gids;
@@ -1641,8 +1663,9 @@ $$;
 -- longer are rescued), enqueue_shards (1..64, default 8: lanes per priority
 -- that concurrent producers spread over; 1 gives one FIFO order per priority
 -- at the cost of producers of the queue taking turns). Keys not given keep
--- their value. Raising enqueue_shards creates the new lanes at the next
--- insert; lowering it keeps the old lanes until claimers have drained them.
+-- their value. A new enqueue_shards reaches a producing session within 5
+-- seconds (sessions cache a queue's lanes); raising it creates the new lanes
+-- then, lowering it keeps the old lanes, which claimers still drain.
 -- Errors: AW002 bad queue name; AW004 unknown key; AW005 wrong type;
 -- AW006 deadline_seconds or enqueue_shards out of range.
 CREATE FUNCTION awa.configure_queue(p_queue text, p_opts jsonb)

@@ -2,12 +2,15 @@ package sqlrace
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"github.com/awa-queue/awa/db"
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
@@ -243,5 +246,103 @@ func TestTransactionKeepsItsShard(t *testing.T) {
 	}
 	if lz := laneOf(t, ctx, pool, z); lz != home {
 		t.Fatalf("the next transaction's job %d went to lane %d; want its own shard's lane %d", z, lz, home)
+	}
+}
+
+// laneOfQueue returns the (queue, priority) that owns the lane of a job's
+// ready row, or fails.
+func laneOfQueue(t *testing.T, ctx context.Context, pool *pgxpool.Pool, id int64) (string, int16, int16) {
+	t.Helper()
+	var q string
+	var prio, shard int16
+	if err := pool.QueryRow(ctx, `SELECT l.queue, l.priority, l.shard FROM awa.ready_entries r JOIN awa.queue_lanes l USING (lane_id)
+		WHERE r.job_id = $1`, id).Scan(&q, &prio, &shard); err != nil {
+		t.Fatalf("lane of job %d: %v", id, err)
+	}
+	return q, prio, shard
+}
+
+// TestLaneCacheNeverOutlivesItsSchema: a session caches the lanes of the
+// (queue, priority) it enqueued into (awa._append_ready). When the schema is
+// dropped and installed again (goose down to 0, then up) while the session
+// stays open, lane ids start over and the sequences are new: the session's
+// next insert must use the new lanes, not the cached ones.
+func TestLaneCacheNeverOutlivesItsSchema(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	dsn := pgtest.NewDBDSN(t)
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	session := connect(t, ctx, pool)
+	if _, err := insertOne(ctx, session, "other", 2); err != nil { // lane ids 1..32 go to "other"
+		t.Fatal(err)
+	}
+	if _, err := insertOne(ctx, session, "q", 2); err != nil { // cached: lanes 33..64
+		t.Fatal(err)
+	}
+
+	sqlDB, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sqlDB.Close()
+	p, err := db.Provider(sqlDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.DownTo(ctx, 0); err != nil {
+		t.Fatalf("down-to 0: %v", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatalf("up: %v", err)
+	}
+
+	id, err := insertOne(ctx, session, "q", 2) // "q" is now the first queue: lanes 1..32
+	if err != nil {
+		t.Fatalf("insert from the session that cached the old lanes: %v", describeErr(err))
+	}
+	if q, prio, _ := laneOfQueue(t, ctx, pool, id); q != "q" || prio != 2 {
+		t.Fatalf("job %d went to a lane of (%q, %d), want (q, 2)", id, q, prio)
+	}
+}
+
+// TestLaneCacheFollowsAShardCountChange: a session that cached a queue's 8
+// shard lanes keeps using them for at most 5 seconds after enqueue_shards
+// drops to 1; then its jobs go to shard 0.
+func TestLaneCacheFollowsAShardCountChange(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	pool := pgtest.NewDB(t)
+	var session *pgx.Conn
+	for session == nil { // a session whose own shard is not 0, so the cache shows
+		c := connect(t, ctx, pool)
+		if c.PgConn().PID()%8 != 0 {
+			session = c
+		}
+	}
+	first, err := insertOne(ctx, session, "q", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := int16(session.PgConn().PID() % 8)
+	if _, _, s := laneOfQueue(t, ctx, pool, first); s != home {
+		t.Fatalf("first job in shard %d, want the session's own shard %d", s, home)
+	}
+	configureShards(t, ctx, pool, "q", 1)
+	cached, err := insertOne(ctx, session, "q", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, s := laneOfQueue(t, ctx, pool, cached); s != home {
+		t.Logf("job inserted right after the change went to shard %d (cache already expired)", s)
+	}
+	time.Sleep(5200 * time.Millisecond)
+	later, err := insertOne(ctx, session, "q", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, s := laneOfQueue(t, ctx, pool, later); s != 0 {
+		t.Fatalf("job inserted 5 s after enqueue_shards became 1 went to shard %d, want 0", s)
 	}
 }

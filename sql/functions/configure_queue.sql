@@ -4,8 +4,9 @@
 -- longer are rescued), enqueue_shards (1..64, default 8: lanes per priority
 -- that concurrent producers spread over; 1 gives one FIFO order per priority
 -- at the cost of producers of the queue taking turns). Keys not given keep
--- their value. Raising enqueue_shards creates the new lanes at the next
--- insert; lowering it keeps the old lanes until claimers have drained them.
+-- their value. A new enqueue_shards reaches a producing session within 5
+-- seconds (sessions cache a queue's lanes); raising it creates the new lanes
+-- then, lowering it keeps the old lanes, which claimers still drain.
 -- Errors: AW002 bad queue name; AW004 unknown key; AW005 wrong type;
 -- AW006 deadline_seconds or enqueue_shards out of range.
 CREATE FUNCTION awa.configure_queue(p_queue text, p_opts jsonb)
