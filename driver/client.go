@@ -198,17 +198,9 @@ func (c *Client) InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyP
 	const maxBatch = 10000
 	out := make([]InsertedJob, 0, len(jobs))
 	for start := 0; start < len(jobs); start += maxBatch {
-		end := min(start+maxBatch, len(jobs))
-		ps := make([]InsertParams, 0, end-start)
-		for _, j := range jobs[start:end] {
-			p, err := encodeArgs(j.Args)
-			if err != nil {
-				return nil, err
-			}
-			if j.Opts != nil {
-				p.Opts = *j.Opts
-			}
-			ps = append(ps, p)
+		ps, err := insertParams(jobs[start:min(start+maxBatch, len(jobs))])
+		if err != nil {
+			return nil, err
 		}
 		got, err := c.driver.InsertMany(ctx, tx, ps)
 		if err != nil {
@@ -217,6 +209,44 @@ func (c *Client) InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyP
 		out = append(out, got...)
 	}
 	return out, nil
+}
+
+// InsertManyCopy inserts jobs in one transaction through the COPY path
+// (awa.open_job_stage, COPY, awa.insert_staged_jobs): one round trip for the
+// rows whatever their number. Same results and errors as InsertMany, which is
+// a little faster for batches that fit in memory (docs/benchmarks.md).
+func (c *Client) InsertManyCopy(ctx context.Context, jobs []InsertManyParams) ([]InsertedJob, error) {
+	var out []InsertedJob
+	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+		var err error
+		out, err = c.InsertManyCopyTx(ctx, tx, jobs)
+		return err
+	})
+	return out, err
+}
+
+// InsertManyCopyTx is InsertManyCopy in the caller's transaction.
+func (c *Client) InsertManyCopyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyParams) ([]InsertedJob, error) {
+	ps, err := insertParams(jobs)
+	if err != nil {
+		return nil, err
+	}
+	return c.driver.CopyInsertMany(ctx, tx, ps)
+}
+
+func insertParams(jobs []InsertManyParams) ([]InsertParams, error) {
+	ps := make([]InsertParams, 0, len(jobs))
+	for _, j := range jobs {
+		p, err := encodeArgs(j.Args)
+		if err != nil {
+			return nil, err
+		}
+		if j.Opts != nil {
+			p.Opts = *j.Opts
+		}
+		ps = append(ps, p)
+	}
+	return ps, nil
 }
 
 // Driver returns the typed SQL layer the client uses, for operator calls

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/awa-queue/awa/driver/dbsqlc"
@@ -115,11 +116,61 @@ func (d *Driver) Insert(ctx context.Context, db DBTX, p InsertParams) (InsertedJ
 
 // InsertMany inserts jobs in one awa.insert_jobs call (at most 10000), in order.
 func (d *Driver) InsertMany(ctx context.Context, db DBTX, ps []InsertParams) ([]InsertedJob, error) {
-	arg := dbsqlc.InsertJobsParams{
-		Kinds: make([]string, len(ps)), Args: make([][]byte, len(ps)), Opts: make([][]byte, len(ps)),
+	kinds, args, opts, err := encodeBatch(ps)
+	if err != nil {
+		return nil, err
 	}
-	// Bulk loads mostly repeat a few options: encode each distinct simple set
-	// once, and send none at all (NULL: the defaults) when every job has none.
+	rows, err := d.q.InsertJobs(ctx, db, dbsqlc.InsertJobsParams{Kinds: kinds, Args: args, Opts: opts})
+	if err != nil {
+		return nil, fmt.Errorf("insert %d jobs: %w", len(ps), mapError(err))
+	}
+	return insertedJobs(rows), nil
+}
+
+// CopyInsertMany inserts jobs, any number, through the COPY path: COPY into
+// the session's job stage (awa.open_job_stage), then awa.insert_staged_jobs,
+// which inserts them in order as awa.insert_jobs would. tx must be a
+// transaction (the stage is emptied at commit).
+func (d *Driver) CopyInsertMany(ctx context.Context, tx pgx.Tx, ps []InsertParams) ([]InsertedJob, error) {
+	kinds, args, opts, err := encodeBatch(ps)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.q.OpenJobStage(ctx, tx); err != nil {
+		return nil, fmt.Errorf("open job stage: %w", mapError(err))
+	}
+	_, err = tx.CopyFrom(ctx, pgx.Identifier{"pg_temp", "awa_job_stage"}, []string{"kind", "args", "opts"},
+		pgx.CopyFromSlice(len(ps), func(i int) ([]any, error) {
+			var o any
+			if opts != nil && opts[i] != nil {
+				o = string(opts[i])
+			}
+			return []any{kinds[i], string(args[i]), o}, nil
+		}))
+	if err != nil {
+		return nil, fmt.Errorf("copy %d jobs to the stage: %w", len(ps), mapError(err))
+	}
+	rows, err := d.q.InsertStagedJobs(ctx, tx)
+	if err != nil {
+		return nil, fmt.Errorf("insert %d staged jobs: %w", len(ps), mapError(err))
+	}
+	return insertedJobs(rows), nil
+}
+
+func insertedJobs(rows []dbsqlc.AwaInsertedJob) []InsertedJob {
+	out := make([]InsertedJob, len(rows))
+	for i, r := range rows {
+		out[i] = insertedJob(r)
+	}
+	return out
+}
+
+// encodeBatch encodes jobs as the parallel kinds/args/opts arrays the
+// batch functions take. Bulk loads mostly repeat a few options: each
+// distinct simple set is encoded once, and opts is nil as a whole (NULL: the
+// defaults) when no job has any.
+func encodeBatch(ps []InsertParams) (kinds []string, args, opts [][]byte, err error) {
+	kinds, args, opts = make([]string, len(ps)), make([][]byte, len(ps)), make([][]byte, len(ps))
 	type simpleOpts struct {
 		queue             string
 		priority, maxAtts int
@@ -128,7 +179,7 @@ func (d *Driver) InsertMany(ctx context.Context, db DBTX, ps []InsertParams) ([]
 	encoded := map[simpleOpts][]byte{}
 	anyOpts := false
 	for i, p := range ps {
-		arg.Kinds[i], arg.Args[i] = p.Kind, p.Args
+		kinds[i], args[i] = p.Kind, p.Args
 		o := p.Opts
 		simple := len(o.Tags) == 0 && len(o.Metadata) == 0
 		key := simpleOpts{o.Queue, o.Priority, o.MaxAttempts, o.RunAt}
@@ -137,30 +188,22 @@ func (d *Driver) InsertMany(ctx context.Context, db DBTX, ps []InsertParams) ([]
 		}
 		anyOpts = true
 		if raw, ok := encoded[key]; simple && ok {
-			arg.Opts[i] = raw
+			opts[i] = raw
 			continue
 		}
 		raw, err := json.Marshal(o)
 		if err != nil {
-			return nil, fmt.Errorf("encode opts of job %d: %w", i, err)
+			return nil, nil, nil, fmt.Errorf("encode opts of job %d: %w", i, err)
 		}
 		if simple {
 			encoded[key] = raw
 		}
-		arg.Opts[i] = raw
+		opts[i] = raw
 	}
 	if !anyOpts {
-		arg.Opts = nil
+		opts = nil
 	}
-	rows, err := d.q.InsertJobs(ctx, db, arg)
-	if err != nil {
-		return nil, fmt.Errorf("insert %d jobs: %w", len(ps), mapError(err))
-	}
-	out := make([]InsertedJob, len(rows))
-	for i, r := range rows {
-		out[i] = insertedJob(r)
-	}
-	return out, nil
+	return kinds, args, opts, nil
 }
 
 // Receipt identifies one claimed attempt: every finalizer presents it, and

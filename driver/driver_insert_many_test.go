@@ -2,6 +2,8 @@ package driver_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -53,5 +55,125 @@ func TestInsertManyMixesDefaultAndRepeatedOptions(t *testing.T) {
 	}
 	if len(tags) != 1 || tags[0] != "t" || maxAttempts != 3 || !got[4].RunAt.Equal(runAt) {
 		t.Fatalf("tags %v (want [t]), max_attempts %d (want 3), run_at %s (want %s)", tags, maxAttempts, got[4].RunAt, runAt)
+	}
+}
+
+// The COPY path (awa.open_job_stage, COPY, awa.insert_staged_jobs) gives what
+// InsertMany gives: every job with its own options, in order, also past
+// insert_jobs' 10,000-job batch and twice in one transaction (the stage is
+// emptied between); a bad job fails the call with its sentinel and inserts
+// nothing.
+func TestCopyInsertManyMatchesInsertMany(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.NewDB(t)
+	d := driver.New()
+	runAt := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+	var ps []driver.InsertParams
+	for i := range 12000 {
+		p := driver.InsertParams{Kind: "k", Args: []byte(fmt.Sprintf(`{"i": %d}`, i))}
+		switch i % 4 {
+		case 1:
+			p.Opts = driver.InsertOpts{Queue: "q2", Priority: 3}
+		case 2:
+			p.Opts = driver.InsertOpts{Queue: "q2", Tags: []string{"t"}}
+		case 3:
+			p.Opts = driver.InsertOpts{RunAt: runAt, MaxAttempts: 3}
+		}
+		ps = append(ps, p)
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	got, err := d.CopyInsertMany(ctx, tx, ps)
+	if err != nil {
+		t.Fatalf("CopyInsertMany: %v", err)
+	}
+	again, err := d.CopyInsertMany(ctx, tx, ps[:2])
+	if err != nil || len(again) != 2 {
+		t.Fatalf("second CopyInsertMany in the transaction: %d jobs, %v; want 2", len(again), err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(ps) {
+		t.Fatalf("%d jobs returned, want %d", len(got), len(ps))
+	}
+	for i := range got {
+		if i > 0 && got[i].ID <= got[i-1].ID {
+			t.Fatalf("ids out of order at %d: %d after %d", i, got[i].ID, got[i-1].ID)
+		}
+	}
+	var mismatched int
+	if err := pool.QueryRow(ctx, `
+		SELECT count(*) FROM awa.jobs j JOIN unnest($1::bigint[]) WITH ORDINALITY AS u (id, ord) USING (id)
+		WHERE (j.args ->> 'i')::bigint <> u.ord - 1
+		   OR (u.ord - 1) % 4 = 0 AND (j.queue, j.priority, j.state::text) <> ('default', 2, 'available')
+		   OR (u.ord - 1) % 4 = 1 AND (j.queue, j.priority) <> ('q2', 3)
+		   OR (u.ord - 1) % 4 = 2 AND (j.queue, j.tags) <> ('q2', ARRAY['t'])
+		   OR (u.ord - 1) % 4 = 3 AND (j.state::text, j.max_attempts, j.run_at) <> ('scheduled', 3, $2)`,
+		ids(got), runAt).Scan(&mismatched); err != nil {
+		t.Fatal(err)
+	}
+	if n := countJobs(t, pool, "true"); n != len(ps)+2 || mismatched != 0 {
+		t.Fatalf("%d jobs (want %d), %d with the wrong args or options (want 0)", n, len(ps)+2, mismatched)
+	}
+
+	bad := append([]driver.InsertParams{{Kind: "ok", Args: []byte(`{}`)}}, driver.InsertParams{Kind: "bad", Args: []byte(`[1]`)})
+	tx2, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx2.Rollback(ctx)
+	if _, err := d.CopyInsertMany(ctx, tx2, bad); !errors.Is(err, driver.ErrInvalidArgs) {
+		t.Fatalf("CopyInsertMany with args [1] = %v, want ErrInvalidArgs", err)
+	}
+	tx2.Rollback(ctx)
+	if n := countJobs(t, pool, "kind IN ('ok', 'bad')"); n != 0 {
+		t.Fatalf("%d jobs of the failed call exist, want 0", n)
+	}
+}
+
+func ids(js []driver.InsertedJob) []int64 {
+	out := make([]int64, len(js))
+	for i, j := range js {
+		out[i] = j.ID
+	}
+	return out
+}
+
+// BenchmarkBulkInsert compares the two bulk paths, 10,000 jobs per
+// transaction: go test ./driver -run '^$' -bench BulkInsert (AWA_TEST_DSN).
+func BenchmarkBulkInsert(b *testing.B) {
+	ctx := context.Background()
+	pool := pgtest.NewDB(b)
+	d := driver.New()
+	ps := make([]driver.InsertParams, 10000)
+	for i := range ps {
+		ps[i] = driver.InsertParams{Kind: "bench", Args: []byte(fmt.Sprintf(`{"n": %d}`, i))}
+	}
+	for _, path := range []string{"arrays", "copy"} {
+		b.Run(path, func(b *testing.B) {
+			for b.Loop() {
+				tx, err := pool.Begin(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if path == "arrays" {
+					_, err = d.InsertMany(ctx, tx, ps)
+				} else {
+					_, err = d.CopyInsertMany(ctx, tx, ps)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := tx.Commit(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*len(ps))/b.Elapsed().Seconds(), "jobs/s")
+		})
 	}
 }

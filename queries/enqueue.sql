@@ -5,3 +5,12 @@ SELECT * FROM awa.insert_job(sqlc.arg(kind)::text, sqlc.arg(args)::jsonb, sqlc.a
 
 -- name: InsertJobs :many
 SELECT * FROM awa.insert_jobs(sqlc.arg(kinds)::text[], sqlc.arg(args)::jsonb[], sqlc.arg(opts)::jsonb[]);
+
+-- The COPY path: open the session's stage, COPY into pg_temp.awa_job_stage
+-- (pgx CopyFrom, not sqlc), then insert what was staged.
+
+-- name: OpenJobStage :exec
+SELECT awa.open_job_stage();
+
+-- name: InsertStagedJobs :many
+SELECT * FROM awa.insert_staged_jobs();

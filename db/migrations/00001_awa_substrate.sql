@@ -1908,6 +1908,43 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/insert_staged_jobs.sql
+-- +goose StatementBegin
+-- awa.insert_staged_jobs(): inserts every job of this session's job stage
+-- (see awa.open_job_stage), in stage order, exactly as awa.insert_jobs would
+-- (same validation, defaults, lanes and locks; 10,000 jobs per internal
+-- batch, any number in all), then empties the stage. Returns one row per
+-- job, in stage order; an empty stage inserts nothing. One statement: a bad
+-- job fails the call with insert_jobs' SQLSTATE and nothing is inserted.
+-- Errors: AW010 no stage in this session (awa.open_job_stage not called);
+-- otherwise those of awa.insert_jobs.
+CREATE FUNCTION awa.insert_staged_jobs()
+RETURNS SETOF awa.inserted_job
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_last  bigint := 0;
+    v_kinds text[];
+    v_args  jsonb[];
+    v_opts  jsonb[];
+BEGIN
+    IF to_regclass('pg_temp.awa_job_stage') IS NULL THEN
+        RAISE EXCEPTION 'awa: this session has no job stage: call awa.open_job_stage() first'
+            USING ERRCODE = 'AW010';
+    END IF;
+    LOOP
+        SELECT array_agg(s.kind ORDER BY s.ord), array_agg(s.args ORDER BY s.ord),
+               array_agg(s.opts ORDER BY s.ord), max(s.ord)
+        INTO v_kinds, v_args, v_opts, v_last
+        FROM (SELECT * FROM pg_temp.awa_job_stage WHERE ord > v_last ORDER BY ord LIMIT 10000) AS s;
+        EXIT WHEN v_kinds IS NULL;
+        RETURN QUERY SELECT * FROM awa.insert_jobs(v_kinds, v_args, v_opts);
+    END LOOP;
+    DELETE FROM pg_temp.awa_job_stage;
+END;
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/install_queue_storage_substrate.sql
 -- +goose StatementBegin
 -- awa.install_queue_storage_substrate(queue_slots, claim_slots, lease_slots)
@@ -1994,6 +2031,35 @@ BEGIN
         END IF;
         EXECUTE format('LISTEN %I', 'awa:' || v_queue);
     END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/open_job_stage.sql
+-- +goose StatementBegin
+-- awa.open_job_stage(): makes sure this session has its job stage, the
+-- temporary table pg_temp.awa_job_stage (kind text, args jsonb default '{}',
+-- opts jsonb default NULL, ord: input order), emptied at every commit. Fill
+-- it with COPY (from any language, or psql's \copy), then call
+-- awa.insert_staged_jobs() in the same transaction:
+--   SELECT awa.open_job_stage();
+--   COPY pg_temp.awa_job_stage (kind, args, opts) FROM STDIN;
+--   SELECT * FROM awa.insert_staged_jobs();
+-- Idempotent; the table lives as long as the session (on a connection
+-- shared through a transaction-mode pooler it is simply reused).
+CREATE FUNCTION awa.open_job_stage()
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF to_regclass('pg_temp.awa_job_stage') IS NULL THEN
+        CREATE TEMPORARY TABLE awa_job_stage (
+            kind text,
+            args jsonb DEFAULT '{}',
+            opts jsonb,
+            ord  bigint GENERATED ALWAYS AS IDENTITY
+        ) ON COMMIT DELETE ROWS;
+    END IF;
 END;
 $$;
 -- +goose StatementEnd

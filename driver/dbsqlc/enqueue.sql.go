@@ -71,3 +71,46 @@ func (q *Queries) InsertJobs(ctx context.Context, db DBTX, arg InsertJobsParams)
 	}
 	return items, nil
 }
+
+const insertStagedJobs = `-- name: InsertStagedJobs :many
+SELECT id, state, queue, priority, kind, run_at FROM awa.insert_staged_jobs()
+`
+
+func (q *Queries) InsertStagedJobs(ctx context.Context, db DBTX) ([]AwaInsertedJob, error) {
+	rows, err := db.Query(ctx, insertStagedJobs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaInsertedJob
+	for rows.Next() {
+		var i AwaInsertedJob
+		if err := rows.Scan(
+			&i.ID,
+			&i.State,
+			&i.Queue,
+			&i.Priority,
+			&i.Kind,
+			&i.RunAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const openJobStage = `-- name: OpenJobStage :exec
+
+SELECT awa.open_job_stage()
+`
+
+// The COPY path: open the session's stage, COPY into pg_temp.awa_job_stage
+// (pgx CopyFrom, not sqlc), then insert what was staged.
+func (q *Queries) OpenJobStage(ctx context.Context, db DBTX) error {
+	_, err := db.Exec(ctx, openJobStage)
+	return err
+}
