@@ -18,7 +18,7 @@
 -- behind one lock while there are free shards, and one transaction's jobs for
 -- a (queue, priority) stay in one lane, in order.
 -- Locks: every lane is resolved (created on a queue's first use) before any
--- lane lock is taken; then per (queue, priority), in that order, an
+-- lane lock is taken; then per (queue, priority), in (queue, priority) order, an
 -- advisory transaction lock (1096237313, lane_id) on the chosen lane, held
 -- until commit, so a later lane position can never become visible while an
 -- earlier one could still commit. Positions come from the lane's sequence,
@@ -29,14 +29,16 @@
 -- deadlock (40P01) once every shard is held: insert into several in one call,
 -- or in a fixed order.
 -- Lane cache: a session remembers the lanes of each (queue, priority) it
--- enqueued into for 5 seconds, in the setting
+-- enqueued into for 5 seconds of transaction time (now(), whatever p_now
+-- says), in the setting
 -- awa.lanes_<schema oid>_<priority>_<hash of queue> (queue name, lane ids and
 -- sequence oids), so most inserts skip the lane lookup. Lanes are never
 -- removed and a reinstalled schema has a new oid, so a cached lane is always a
 -- lane of that (queue, priority); a changed enqueue_shards reaches a session
 -- within 5 seconds. The setting follows the transaction: a rollback forgets
 -- what it cached (lanes it created included).
--- Called by awa.insert_jobs, awa.promote_due_jobs and awa.retry_dlq_job.
+-- Called by awa.insert_job, awa.insert_jobs, awa.promote_due_jobs and
+-- awa.retry_dlq_job.
 CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
 RETURNS void
 LANGUAGE plpgsql
@@ -80,12 +82,12 @@ BEGIN
         v_ckey := 'awa.lanes_' || 'awa'::regnamespace::oid || '_' || v_p[g] || '_'
                   || translate(hashtext(v_q[g])::text, '-', 'n');
         v_cache := string_to_array(current_setting(v_ckey, true), '|');
-        IF v_cache[2] = v_q[g] AND v_cache[1]::float8 > extract(epoch FROM p_now) THEN
+        IF v_cache[2] = v_q[g] AND v_cache[1]::float8 > extract(epoch FROM now()) THEN
             v_gids := string_to_array(v_cache[3], ',')::int[];
             v_gseqs := string_to_array(v_cache[4], ',')::oid[]::regclass[];
         ELSE
             SELECT l.ids, l.seqs INTO v_gids, v_gseqs FROM awa._lanes(v_q[g], v_p[g]) AS l;
-            PERFORM set_config(v_ckey, concat_ws('|', extract(epoch FROM p_now) + 5, v_q[g],
+            PERFORM set_config(v_ckey, concat_ws('|', extract(epoch FROM now()) + 5, v_q[g],
                                                  array_to_string(v_gids, ','), array_to_string(v_gseqs::oid[], ',')),
                                false);
         END IF;
