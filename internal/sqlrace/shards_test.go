@@ -26,14 +26,24 @@ func configureShards(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queu
 	}
 }
 
-// laneOf returns the lane a committed job's ready row is in.
-func laneOf(t *testing.T, ctx context.Context, pool *pgxpool.Pool, id int64) int32 {
+// jobLane is where a committed job's ready row is: its lane and the lane's
+// (queue, priority, shard).
+type jobLane struct {
+	id       int32
+	queue    string
+	priority int16
+	shard    int16
+}
+
+func laneOf(t *testing.T, ctx context.Context, pool *pgxpool.Pool, id int64) jobLane {
 	t.Helper()
-	var lane int32
-	if err := pool.QueryRow(ctx, `SELECT lane_id FROM awa.ready_entries WHERE job_id = $1`, id).Scan(&lane); err != nil {
-		t.Fatalf("ready row of job %d: %v", id, err)
+	var l jobLane
+	if err := pool.QueryRow(ctx, `SELECT l.lane_id, l.queue, l.priority, l.shard
+		FROM awa.ready_entries r JOIN awa.queue_lanes l USING (lane_id) WHERE r.job_id = $1`, id).
+		Scan(&l.id, &l.queue, &l.priority, &l.shard); err != nil {
+		t.Fatalf("lane of job %d: %v", id, err)
 	}
-	return lane
+	return l
 }
 
 // TestOpenProducerTransactionDoesNotBlockOtherProducers: a transaction that
@@ -94,7 +104,7 @@ func TestOpenProducerTransactionDoesNotBlockOtherProducers(t *testing.T) {
 		if len(got) != 1 || got[0].ID != held {
 			t.Fatalf("claim after the open transaction committed returned %s; want job %d", describeClaims(got), held)
 		}
-		if laneOf(t, ctx, pool, held) == laneOf(t, ctx, pool, later[0]) {
+		if laneOf(t, ctx, pool, held).id == laneOf(t, ctx, pool, later[0]).id {
 			t.Fatalf("jobs %d and %d share a lane although their producers overlapped", held, later[0])
 		}
 	})
@@ -233,7 +243,7 @@ func TestTransactionKeepsItsShard(t *testing.T) {
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
-	lx, ly := laneOf(t, ctx, pool, x), laneOf(t, ctx, pool, y)
+	lx, ly := laneOf(t, ctx, pool, x).id, laneOf(t, ctx, pool, y).id
 	if lx == home {
 		t.Fatalf("job %d went to lane %d, whose producer lock another session held", x, home)
 	}
@@ -244,22 +254,9 @@ func TestTransactionKeepsItsShard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lz := laneOf(t, ctx, pool, z); lz != home {
+	if lz := laneOf(t, ctx, pool, z).id; lz != home {
 		t.Fatalf("the next transaction's job %d went to lane %d; want its own shard's lane %d", z, lz, home)
 	}
-}
-
-// laneOfQueue returns the (queue, priority) that owns the lane of a job's
-// ready row, or fails.
-func laneOfQueue(t *testing.T, ctx context.Context, pool *pgxpool.Pool, id int64) (string, int16, int16) {
-	t.Helper()
-	var q string
-	var prio, shard int16
-	if err := pool.QueryRow(ctx, `SELECT l.queue, l.priority, l.shard FROM awa.ready_entries r JOIN awa.queue_lanes l USING (lane_id)
-		WHERE r.job_id = $1`, id).Scan(&q, &prio, &shard); err != nil {
-		t.Fatalf("lane of job %d: %v", id, err)
-	}
-	return q, prio, shard
 }
 
 // TestLaneCacheNeverOutlivesItsSchema: a session caches the lanes of the
@@ -303,8 +300,8 @@ func TestLaneCacheNeverOutlivesItsSchema(t *testing.T) {
 	if err != nil {
 		t.Fatalf("insert from the session that cached the old lanes: %v", describeErr(err))
 	}
-	if q, prio, _ := laneOfQueue(t, ctx, pool, id); q != "q" || prio != 2 {
-		t.Fatalf("job %d went to a lane of (%q, %d), want (q, 2)", id, q, prio)
+	if l := laneOf(t, ctx, pool, id); l.queue != "q" || l.priority != 2 {
+		t.Fatalf("job %d went to a lane of (%q, %d), want (q, 2)", id, l.queue, l.priority)
 	}
 }
 
@@ -326,7 +323,7 @@ func TestLaneCacheFollowsAShardCountChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	home := int16(session.PgConn().PID() % 8)
-	if _, _, s := laneOfQueue(t, ctx, pool, first); s != home {
+	if s := laneOf(t, ctx, pool, first).shard; s != home {
 		t.Fatalf("first job in shard %d, want the session's own shard %d", s, home)
 	}
 	configureShards(t, ctx, pool, "q", 1)
@@ -334,7 +331,7 @@ func TestLaneCacheFollowsAShardCountChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, s := laneOfQueue(t, ctx, pool, cached); s != home {
+	if s := laneOf(t, ctx, pool, cached).shard; s != home {
 		t.Logf("job inserted right after the change went to shard %d (cache already expired)", s)
 	}
 	time.Sleep(5200 * time.Millisecond)
@@ -342,7 +339,7 @@ func TestLaneCacheFollowsAShardCountChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, s := laneOfQueue(t, ctx, pool, later); s != 0 {
+	if s := laneOf(t, ctx, pool, later).shard; s != 0 {
 		t.Fatalf("job inserted 5 s after enqueue_shards became 1 went to shard %d, want 0", s)
 	}
 }

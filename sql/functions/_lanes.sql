@@ -17,30 +17,26 @@ DECLARE
     v_id     int;
 BEGIN
     v_shards := coalesce((SELECT m.enqueue_shards FROM awa.queue_meta m WHERE m.queue = p_queue), 8);
-    SELECT array_agg(l.lane_id ORDER BY l.shard), array_agg(l.lane_seq ORDER BY l.shard)
-    INTO ids, seqs
-    FROM awa.queue_lanes l
-    WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < v_shards;
-    IF coalesce(cardinality(ids), 0) = v_shards THEN
-        RETURN;
-    END IF;
+    -- Read the lanes; if some are missing, create them and read again.
+    FOR v_pass IN 1 .. 2 LOOP
+        SELECT array_agg(l.lane_id ORDER BY l.shard), array_agg(l.lane_seq ORDER BY l.shard)
+        INTO ids, seqs
+        FROM awa.queue_lanes l
+        WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < v_shards;
+        EXIT WHEN coalesce(cardinality(ids), 0) = v_shards OR v_pass = 2;
 
-    PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
-    FOR v_priority IN 1 .. 4 LOOP
-        FOR v_shard IN 0 .. v_shards - 1 LOOP
-            CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
-                                  WHERE queue = p_queue AND priority = v_priority AND shard = v_shard);
-            v_id := nextval('awa.lane_id_seq');
-            EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_seq_' || v_id);
-            INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
-            VALUES (v_id, p_queue, v_priority, v_shard, format('awa.%I', 'lane_seq_' || v_id)::regclass);
-            INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+        PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
+        FOR v_priority IN 1 .. 4 LOOP
+            FOR v_shard IN 0 .. v_shards - 1 LOOP
+                CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
+                                      WHERE queue = p_queue AND priority = v_priority AND shard = v_shard);
+                v_id := nextval('awa.lane_id_seq');
+                EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_seq_' || v_id);
+                INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
+                VALUES (v_id, p_queue, v_priority, v_shard, format('awa.%I', 'lane_seq_' || v_id)::regclass);
+                INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+            END LOOP;
         END LOOP;
     END LOOP;
-
-    SELECT array_agg(l.lane_id ORDER BY l.shard), array_agg(l.lane_seq ORDER BY l.shard)
-    INTO ids, seqs
-    FROM awa.queue_lanes l
-    WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < v_shards;
 END;
 $$;
