@@ -227,6 +227,9 @@ func (c *Client) InsertManyCopy(ctx context.Context, jobs []InsertManyParams) ([
 
 // InsertManyCopyTx is InsertManyCopy in the caller's transaction.
 func (c *Client) InsertManyCopyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyParams) ([]InsertedJob, error) {
+	if len(jobs) == 0 {
+		return nil, nil // as InsertManyTx; the substrate raises for an empty stage
+	}
 	ps, err := insertParams(jobs)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/awa-queue/awa/driver"
 	"github.com/awa-queue/awa/internal/pgtest"
 )
@@ -175,5 +178,54 @@ func BenchmarkBulkInsert(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.N*len(ps))/b.Elapsed().Seconds(), "jobs/s")
 		})
+	}
+}
+
+// A COPY into the stage that runs in its own transaction (autocommit) is
+// emptied at its commit; awa.insert_staged_jobs then raises AW010 instead of
+// inserting nothing without a word. Client.InsertManyCopyTx with no jobs is
+// a no-op that never reaches the substrate (as InsertManyTx).
+func TestCopyStageOutsideATransactionIsAnError(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pgtest.NewDB(t)
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT awa.open_job_stage()`); err != nil {
+		t.Fatal(err)
+	}
+	rows := make([][]any, 100)
+	for i := range rows {
+		rows[i] = []any{"k", `{}`}
+	}
+	n, err := conn.CopyFrom(ctx, pgx.Identifier{"pg_temp", "awa_job_stage"}, []string{"kind", "args"}, pgx.CopyFromRows(rows))
+	if err != nil || n != 100 {
+		t.Fatalf("autocommit COPY: %d rows, %v; want 100 rows", n, err)
+	}
+	_, err = conn.Exec(ctx, `SELECT * FROM awa.insert_staged_jobs()`)
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "AW010" {
+		t.Fatalf("insert_staged_jobs after an autocommit COPY: %v; want SQLSTATE AW010", err)
+	}
+	var jobs int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM awa.jobs`).Scan(&jobs); err != nil || jobs != 0 {
+		t.Fatalf("%d jobs (%v), want 0", jobs, err)
+	}
+
+	client, err := driver.NewClient(pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	got, err := client.InsertManyCopyTx(ctx, tx, nil)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("InsertManyCopyTx with no jobs: %d jobs, %v; want none and no error", len(got), err)
 	}
 }

@@ -3,7 +3,7 @@
 -- that order, and empties the stage, so a second call in the same
 -- transaction inserts only what was staged since.
 begin;
-select plan(6);
+select plan(5);
 
 select awa.open_job_stage();
 insert into pg_temp.awa_job_stage (kind, args, opts) values
@@ -27,7 +27,6 @@ select is((select count(*) from pg_temp.awa_job_stage), 0::bigint, 'the stage is
 insert into pg_temp.awa_job_stage (kind) values ('e');
 select results_eq($$select kind from awa.insert_staged_jobs()$$, $$values ('e')$$,
                   'a second call inserts only what was staged since');
-select is((select count(*) from awa.insert_staged_jobs()), 0::bigint, 'an empty stage inserts nothing');
 
 select * from finish();
 rollback;
