@@ -49,6 +49,8 @@ type Config struct {
 	RateDuration    string    `json:"rate_duration"`
 	RateWarmup      string    `json:"rate_warmup"`
 	Producers       int       `json:"rate_producers"`
+	PinnedRate      float64   `json:"pinned_rate,omitempty"`
+	PinnedDuration  string    `json:"pinned_duration,omitempty"`
 	EnqueueDuration string    `json:"enqueue_duration"`
 	EnqueueProds    []int     `json:"enqueue_producers"`
 	BulkBatch       int       `json:"bulk_batch"`
@@ -72,6 +74,11 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 			RateDuration: o.RateDuration.String(), RateWarmup: o.RateWarmup.String(), Producers: o.Producers,
 			EnqueueDuration: o.EnqueueDuration.String(), EnqueueProds: o.EnqueueProducers, BulkBatch: o.BulkBatch,
 			Repeat: o.Repeat, Profile: o.Profile, AwaSQL: o.AwaSQL},
+	}
+	for _, sc := range o.Scenarios {
+		if sc == "pinned" {
+			rep.Config.PinnedRate, rep.Config.PinnedDuration = o.PinnedRate, o.PinnedDuration.String()
+		}
 	}
 	for _, s := range systems {
 		rep.Config.Systems = append(rep.Config.Systems, s.Name())
@@ -110,9 +117,13 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 		case "rate":
 			for _, rt := range o.Rates {
 				jobs = append(jobs, job{"rate", fmt.Sprintf("%g/s", rt), func(s System, r *Run) error {
-					return rateRun(ctx, e, s, rt, o.RateWarmup, o.RateDuration, o.Producers, r)
+					return rateRun(ctx, e, s, rt, o.RateWarmup, o.RateDuration, o.Producers, false, r)
 				}})
 			}
+		case "pinned":
+			jobs = append(jobs, job{"pinned", fmt.Sprintf("%g/s", o.PinnedRate), func(s System, r *Run) error {
+				return rateRun(ctx, e, s, o.PinnedRate, o.RateWarmup, o.PinnedDuration, o.Producers, true, r)
+			}})
 		case "enqueue":
 			for _, p := range o.EnqueueProducers {
 				jobs = append(jobs, job{"enqueue", fmt.Sprintf("single x%d", p), func(s System, r *Run) error {

@@ -1,6 +1,7 @@
 package benchkit
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"strconv"
@@ -20,7 +21,7 @@ type Options struct {
 	// Command is the command line, recorded in the report.
 	Command string
 
-	Scenarios        []string // burndown, rate, enqueue; in this order of running
+	Scenarios        []string // burndown, rate, pinned, enqueue; in this order of running
 	Quick            bool
 	Jobs             int // burn-down jobs
 	Workers          int
@@ -28,7 +29,9 @@ type Options struct {
 	Rates            []float64
 	RateDuration     time.Duration
 	RateWarmup       time.Duration
-	Producers        int // goroutines of rate runs
+	PinnedRate       float64       // offered rate of the pinned-horizon run
+	PinnedDuration   time.Duration // its measured window, all of it under the held snapshot
+	Producers        int           // goroutines of rate runs
 	EnqueueDuration  time.Duration
 	EnqueueProducers []int // goroutines of the single-row enqueue runs
 	BulkBatch        int
@@ -47,6 +50,8 @@ type Flags struct {
 	bulkBatch, repeat               *int
 	quick, profile, keep            *bool
 	rateDur, rateWarm, enqDur       *time.Duration
+	pinnedDur                       *time.Duration
+	pinnedRate                      *float64
 	timeout                         *time.Duration
 	awaSQL                          *string
 }
@@ -57,7 +62,7 @@ type Flags struct {
 func RegisterFlags(fs *flag.FlagSet) *Flags {
 	return &Flags{
 		fs:        fs,
-		scenario:  fs.String("scenario", "all", "burndown, rate, enqueue or all (comma-separated list allowed)"),
+		scenario:  fs.String("scenario", "all", "burndown, rate, pinned, enqueue or all (comma-separated list allowed)"),
 		jobs:      fs.Int("jobs", 1_000_000, "burn-down: jobs pre-inserted then worked"),
 		quick:     fs.Bool("quick", false, "short mode: 100k burn-down, short rate and enqueue runs (under 3 minutes)"),
 		workers:   fs.Int("workers", 100, "worker count (MaxWorkers) of each system"),
@@ -66,6 +71,9 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		rateDur:   fs.Duration("rate-duration", 30*time.Second, "measured window of each rate run"),
 		rateWarm:  fs.Duration("rate-warmup", 5*time.Second, "warm-up before each rate window"),
 		producers: fs.Int("producers", 4, "producer goroutines of rate runs"),
+		pinnedRate: fs.Float64("pinned-rate", 800,
+			"pinned: offered rate in jobs/s while an idle session holds a REPEATABLE READ snapshot"),
+		pinnedDur: fs.Duration("pinned-duration", 10*time.Minute, "pinned: measured window, all of it under the held snapshot"),
 		enqDur:    fs.Duration("enqueue-duration", 10*time.Second, "duration of each enqueue run"),
 		enqProds:  fs.String("enqueue-producers", "1,8", "producer goroutines of the single-row enqueue runs"),
 		bulkBatch: fs.Int("bulk-batch", 10_000, "jobs per bulk enqueue transaction"),
@@ -84,6 +92,7 @@ func (f *Flags) Options() (Options, error) {
 	o := Options{
 		Quick: *f.quick, Jobs: *f.jobs, Workers: *f.workers, Conns: *f.conns,
 		RateDuration: *f.rateDur, RateWarmup: *f.rateWarm, Producers: *f.producers,
+		PinnedRate: *f.pinnedRate, PinnedDuration: *f.pinnedDur,
 		EnqueueDuration: *f.enqDur, BulkBatch: *f.bulkBatch, Repeat: *f.repeat,
 		Profile: *f.profile, Keep: *f.keep, Timeout: *f.timeout, AwaSQL: *f.awaSQL,
 	}
@@ -99,16 +108,19 @@ func (f *Flags) Options() (Options, error) {
 		if !set["rate-warmup"] {
 			o.RateWarmup = 2 * time.Second
 		}
+		if !set["pinned-duration"] {
+			o.PinnedDuration = 30 * time.Second
+		}
 		if !set["enqueue-duration"] {
 			o.EnqueueDuration = 3 * time.Second
 		}
 	}
 	o.Scenarios = strings.Split(*f.scenario, ",")
 	if *f.scenario == "all" {
-		o.Scenarios = []string{"burndown", "rate", "enqueue"}
+		o.Scenarios = []string{"burndown", "rate", "pinned", "enqueue"}
 	}
 	for _, s := range o.Scenarios {
-		if s != "burndown" && s != "rate" && s != "enqueue" {
+		if s != "burndown" && s != "rate" && s != "pinned" && s != "enqueue" {
 			return o, fmt.Errorf("-scenario: unknown %q", s)
 		}
 	}
@@ -118,6 +130,9 @@ func (f *Flags) Options() (Options, error) {
 	}
 	if o.EnqueueProducers, err = positives(*f.enqProds, strconv.Atoi); err != nil {
 		return o, fmt.Errorf("-enqueue-producers: %w", err)
+	}
+	if *f.pinnedRate <= 0 || *f.pinnedDur <= 0 {
+		return o, errors.New("-pinned-rate and -pinned-duration must be positive")
 	}
 	return o, nil
 }

@@ -257,11 +257,11 @@ func PrintSummary(w io.Writer, rep *Report, systems ...string) {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "rate\tsystem\tinserted/s\tcompleted/s\tp50 ms\tp95 ms\tp99 ms\tmax ms\tdepth max\t")
 	for _, k := range order {
-		if k.scenario != "rate" {
+		if !offeredRate(k.scenario) {
 			continue
 		}
 		a := by[k]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.1f\t%.0f\t\n", k.variant, k.system, num(a.achieved),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.1f\t%.0f\t\n", rateLabel(k), k.system, num(a.achieved),
 			num(a.completion), a.p50, a.p95, a.p99, a.max, a.depthMx)
 	}
 	tw.Flush()
@@ -345,6 +345,10 @@ func WriteMarkdown(path string, rep *Report) error {
 		commas(int64(rep.Config.Jobs)))
 	w("| rate | %s warm-up + %s window per rate; latency = job row `created_at` (DB clock, the insert statement's start) → handler start (worker clock); so it includes any wait of the insert itself (e.g. awa's lane lock) |\n",
 		rep.Config.RateWarmup, rep.Config.RateDuration)
+	if rep.Config.PinnedDuration != "" {
+		w("| pinned | a rate run at %g jobs/s, %s warm-up + %s window, while an idle session holds a REPEATABLE READ snapshot (see Pinned MVCC horizon) |\n",
+			rep.Config.PinnedRate, rep.Config.RateWarmup, rep.Config.PinnedDuration)
+	}
 	w("| enqueue | %s per variant; single = one job per transaction (awa: `SELECT * FROM awa.insert_job(...)`, River: `Client.Insert`); bulk = %s jobs per transaction (awa: `InsertMany` → `awa.insert_jobs` arrays, River: `InsertManyFast`, COPY) |\n\n",
 		rep.Config.EnqueueDuration, commas(int64(rep.Config.BulkBatch)))
 
@@ -409,7 +413,7 @@ func WriteMarkdown(path string, rep *Report) error {
 	w("| offered | system | inserted/s | completed/s | p50 ms | p95 ms | p99 ms | max ms | queue depth max | insert call p99 ms |\n")
 	w("|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	for _, k := range order {
-		if k.scenario != "rate" {
+		if !offeredRate(k.scenario) {
 			continue
 		}
 		a := by[k]
@@ -417,10 +421,11 @@ func WriteMarkdown(path string, rep *Report) error {
 		if a.rep.InsertCallLatncy != nil {
 			icp = a.rep.InsertCallLatncy.P99Ms
 		}
-		w("| %s | %s | %s | %s | %.2f | %.2f | %.2f | %.1f | %.0f | %.2f |\n", k.variant, k.system, num(a.achieved),
+		w("| %s | %s | %s | %s | %.2f | %.2f | %.2f | %.1f | %.0f | %.2f |\n", rateLabel(k), k.system, num(a.achieved),
 			num(a.completion), a.p50, a.p95, a.p99, a.max, a.depthMx, icp)
 	}
 	w("\n")
+	writePinned(w, rep, by, order)
 
 	w("### Table churn and size\n\n")
 	w("Per run, summed over the system's tables (partitions of a table summed), read from `pg_stat_user_tables` after\n")
@@ -560,4 +565,50 @@ func dirOf(p string) string {
 		return p[:i]
 	}
 	return "."
+}
+
+// offeredRate tells the scenarios whose runs offer a fixed rate and measure
+// insert-to-start latency.
+func offeredRate(scenario string) bool { return scenario == "rate" || scenario == "pinned" }
+
+// rateLabel names a rate run's row in the latency tables.
+func rateLabel(k key) string {
+	if k.scenario == "pinned" {
+		return k.variant + " pinned"
+	}
+	return k.variant
+}
+
+// writePinned compares each system's pinned-horizon run with its clean run
+// at the same offered rate (when the report has one): latency and the dead
+// tuples its tables hold at the end.
+func writePinned(w func(string, ...any), rep *Report, by map[key]*agg, order []key) {
+	var pinned []key
+	for _, k := range order {
+		if k.scenario == "pinned" {
+			pinned = append(pinned, k)
+		}
+	}
+	if len(pinned) == 0 {
+		return
+	}
+	w("### Pinned MVCC horizon\n\n")
+	w("An idle session holds a REPEATABLE READ snapshot of an unrelated table (`BEGIN ISOLATION LEVEL REPEATABLE READ;\n")
+	w("SELECT count(*) FROM bench_unrelated`, then nothing) for the whole %s window and until the statistics\n", rep.Config.PinnedDuration)
+	w("are read, so no row version deleted or updated meanwhile can be vacuumed. Compared with the clean rate run at\n")
+	w("the same offered rate, when this report has one.\n\n")
+	w("| offered | system | p99 ms pinned | p99 ms clean | pinned/clean | dead tuples pinned | dead tuples clean | size pinned |\n")
+	w("|--:|---|--:|--:|--:|--:|--:|--:|\n")
+	for _, k := range pinned {
+		a := by[k]
+		clean := by[key{"rate", k.variant, k.system}]
+		p99c, deadc := "–", "–"
+		r := "–"
+		if clean != nil {
+			p99c, deadc, r = fmt.Sprintf("%.2f", clean.p99), commas(int64(clean.dead)), ratio(a.p99, clean.p99)
+		}
+		w("| %s | %s | %.2f | %s | %s | %s | %s | %s |\n", k.variant, k.system, a.p99, p99c, r,
+			commas(int64(a.dead)), deadc, bytesH(a.size))
+	}
+	w("\n")
 }

@@ -2,6 +2,7 @@ package benchkit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -383,12 +384,25 @@ func produce(ctx context.Context, ins Inserter, rate float64, p int, start, stop
 	return &wg
 }
 
-func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur time.Duration, producers int, run *Run) error {
+// rateRun offers rate jobs/s for warmup + dur and measures insert-to-start
+// latency in the window. With pinned, an idle session holds a REPEATABLE READ
+// snapshot of an unrelated table from the start of the measured phase until
+// the statistics are read, as an application's forgotten transaction would:
+// no row version deleted or updated meanwhile can be vacuumed away.
+func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur time.Duration, producers int,
+	pinned bool, run *Run) error {
 	h, err := newHarness(ctx, e, sys, run)
 	if err != nil {
 		return err
 	}
 	defer h.close(ctx)
+	var pin *pgx.Conn
+	if pinned {
+		if pin, err = pinHorizon(ctx, h); err != nil {
+			return fmt.Errorf("pin the MVCC horizon: %w", err)
+		}
+		defer pin.Close(context.Background())
+	}
 	pool, err := h.pool(ctx, e.conns)
 	if err != nil {
 		return err
@@ -411,6 +425,11 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 
 	if err := h.begin(ctx); err != nil {
 		return err
+	}
+	if pin != nil {
+		if err := holdSnapshot(ctx, pin); err != nil {
+			return fmt.Errorf("pin the MVCC horizon: %w", err)
+		}
 	}
 	hd := &Handler{}
 	r, err := sys.Start(ctx, pool, e.workers, hd)
@@ -512,7 +531,42 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 	if len(depth) > 0 {
 		run.DepthMean /= float64(len(depth))
 	}
-	return h.collect(ctx)
+	if err := h.collect(ctx); err != nil {
+		return err
+	}
+	if pin != nil {
+		// Still held: the statistics above were read under the pinned horizon.
+		var held bool
+		if err := h.monitor.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE pid = $1 AND state = 'idle in transaction' AND backend_xmin IS NOT NULL)`,
+			pin.PgConn().PID()).Scan(&held); err != nil {
+			return err
+		}
+		if !held {
+			return errors.New("the pinning session lost its snapshot before the end of the run")
+		}
+	}
+	return nil
+}
+
+// pinHorizon creates the unrelated table the pinning session reads and opens
+// that session.
+func pinHorizon(ctx context.Context, h *harness) (*pgx.Conn, error) {
+	if _, err := h.monitor.Exec(ctx, `CREATE TABLE bench_unrelated (id int PRIMARY KEY);
+		INSERT INTO bench_unrelated VALUES (1)`); err != nil {
+		return nil, err
+	}
+	return pgx.Connect(ctx, h.dsn)
+}
+
+// holdSnapshot leaves conn idle in a REPEATABLE READ transaction that has
+// taken its snapshot, which holds back the database's MVCC horizon.
+func holdSnapshot(ctx context.Context, conn *pgx.Conn) error {
+	if _, err := conn.Exec(ctx, "BEGIN ISOLATION LEVEL REPEATABLE READ"); err != nil {
+		return err
+	}
+	_, err := conn.Exec(ctx, "SELECT count(*) FROM bench_unrelated")
+	return err
 }
 
 // ---------------------------------------------------------------- enqueue
