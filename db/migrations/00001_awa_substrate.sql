@@ -78,9 +78,12 @@ CREATE TABLE awa.queue_lanes (
     UNIQUE (queue, priority, shard)
 );
 
--- Claim cursor of each lane: every ready row at or below claim_seq has been
--- claimed or tombstoned. Advanced once per claim call (not per job); kept small
--- and with room on the page so the update stays HOT.
+-- Floor of each lane's claim cursor: every ready row at or below claim_seq has
+-- been claimed or tombstoned. Claims do not update it: they append
+-- awa.ready_claim_marks, and the cursor is greatest(floor, newest mark)
+-- (awa.claim_cursors). Only queue-ring prune raises it, for the lanes whose
+-- newest mark is in the slot it truncates: at most once per idle lane per ring
+-- wrap. Kept small and with room on the page so that update stays HOT.
 CREATE TABLE awa.queue_claim_heads (
     lane_id   int    PRIMARY KEY REFERENCES awa.queue_lanes (lane_id),
     claim_seq bigint NOT NULL DEFAULT 0
@@ -311,6 +314,21 @@ CREATE TABLE awa.receipt_completion_batches (
     lane_seqs    bigint[]    NOT NULL,
     PRIMARY KEY (batch_id, ready_slot)
 ) PARTITION BY LIST (ready_slot);
+
+-- Claim marks: the append-only half of the lanes' claim cursors. A claim
+-- appends, in the current slot, one row per lane it advanced: every ready row
+-- of that lane at or below claim_seq has been claimed or tombstoned. A lane's
+-- cursor is greatest(queue_claim_heads.claim_seq, its newest mark): see
+-- awa.claim_cursors. Marks are never updated or deleted, so a held snapshot
+-- cannot bloat them; prune raises the floor (queue_claim_heads.claim_seq) of a
+-- lane whose newest mark is in the slot it truncates. A lane's marks strictly
+-- increase (claimers of a lane take turns on its claim lock).
+CREATE TABLE awa.ready_claim_marks (
+    ready_slot int    NOT NULL,
+    lane_id    int    NOT NULL,
+    claim_seq  bigint NOT NULL,
+    PRIMARY KEY (lane_id, claim_seq, ready_slot)
+) PARTITION BY LIST (ready_slot);
 -- +goose StatementEnd
 
 -- source: sql/substrate/30_claim_ring.sql
@@ -424,6 +442,23 @@ CREATE INDEX dlq_entries_failed_at ON awa.dlq_entries (failed_at);
 -- +goose StatementBegin
 -- Read surfaces. Hydrated views over the planes; not write surfaces.
 
+-- The claim cursor of each lane, the one definition of the rule: every ready
+-- row of the lane at or below claim_seq has been claimed or tombstoned.
+-- claim_seq = greatest(floor, newest claim mark); floor_seq is the floor
+-- alone, a cheap lower bound. Functions that decide a write on the cursor
+-- (claim, cancel, the notify rule, the prune proof) read this view in a
+-- PL/pgSQL statement of their own, never through a function call: the
+-- statement locks every marks partition before it takes its snapshot, so a
+-- reader that waited for prune's TRUNCATE sees the floor prune raised
+-- (docs/storage.md, "The claim cursor").
+CREATE VIEW awa.claim_cursors AS
+SELECT h.lane_id, h.claim_seq AS floor_seq,
+       greatest(h.claim_seq, (SELECT max(m.claim_seq) FROM awa.ready_claim_marks m WHERE m.lane_id = h.lane_id))
+           AS claim_seq
+FROM awa.queue_claim_heads h;
+
+COMMENT ON VIEW awa.claim_cursors IS 'claim cursor of each lane: greatest(floor, newest claim mark) (read-only)';
+
 -- Terminal history still retained by the queue ring: compact completion batches
 -- expanded against their ready rows, plus failed/cancelled snapshots.
 CREATE VIEW awa.terminal_jobs AS
@@ -453,7 +488,7 @@ UNION ALL
 SELECT r.job_id, r.queue, r.priority, r.kind, 'available'::awa.job_state, r.args, r.attempt, r.max_attempts,
        r.run_lease, r.run_at, r.created_at, NULL, NULL, r.tags, r.metadata, r.errors, false
 FROM awa.ready_entries r
-JOIN awa.queue_claim_heads h ON h.lane_id = r.lane_id
+JOIN awa.claim_cursors h ON h.lane_id = r.lane_id
 WHERE r.lane_seq > h.claim_seq
   AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
                   WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot)
@@ -491,7 +526,8 @@ COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage p
 -- for it), and a claimer that claims it before this transaction commits sees
 -- this batch's reserved position above its cursor: awa.queue_pending then
 -- tells it to poll again rather than sleep. So a committed job never waits for
--- the poll interval while its queue's claimers sleep.
+-- the poll interval while its queue's claimers sleep. The cursor is read from
+-- awa.claim_cursors in that one statement (docs/storage.md, "The claim cursor").
 -- Each (queue, priority) of the batch goes to one of its enqueue-shard lanes:
 -- the shard this transaction already used for it, else the first whose
 -- producer lock is free, starting from shard (backend pid mod shards); only
@@ -619,8 +655,8 @@ BEGIN
         WHERE j.queue = v_q[g] AND j.priority = v_p[g];
 
         CONTINUE WHEN v_q[g] = ANY (v_wake)
-            OR EXISTS (SELECT 1 FROM awa.queue_claim_heads h, awa.ready_entries r
-                       WHERE h.lane_id = v_lane AND h.claim_seq < v_first - 1
+            OR EXISTS (SELECT 1 FROM awa.claim_cursors c, awa.ready_entries r
+                       WHERE c.lane_id = v_lane AND c.claim_seq < v_first - 1
                          AND r.ready_slot = v_slot AND r.lane_id = v_lane AND r.lane_seq = v_first - 1);
         v_wake := v_wake || v_q[g];
     END LOOP;
@@ -943,7 +979,8 @@ LANGUAGE sql
 IMMUTABLE
 AS $$
     SELECT CASE p_ring
-        WHEN 'queue' THEN ARRAY['ready_entries', 'ready_tombstones', 'done_entries', 'receipt_completion_batches']
+        WHEN 'queue' THEN ARRAY['ready_entries', 'ready_tombstones', 'done_entries', 'receipt_completion_batches',
+                                 'ready_claim_marks']
         WHEN 'claim' THEN ARRAY['lease_claim_batches', 'lease_claim_closures']
         WHEN 'lease' THEN ARRAY['leases']
         ELSE ARRAY[]::text[]
@@ -1074,6 +1111,7 @@ $$;
 --          receipt has no closure (a running job)
 --   claim: a receipt in this claim slot without closure evidence
 --   lease: any materialized lease row
+-- The cursor is read from awa.claim_cursors in the proof's own statement.
 -- Read-only. Called by awa.prune_ring.
 CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int)
 RETURNS text
@@ -1091,7 +1129,7 @@ BEGIN
         SELECT format('ready slot %s holds an available job (job %s, lane %s position %s)',
                       p_slot, r.job_id, r.lane_id, r.lane_seq)
         INTO v_detail
-        FROM awa.queue_claim_heads h
+        FROM awa.claim_cursors h
         CROSS JOIN LATERAL (
             SELECT r.job_id, r.lane_id, r.lane_seq FROM awa.ready_entries r
             WHERE r.ready_slot = p_slot AND r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
@@ -1324,8 +1362,11 @@ $$;
 -- attempt was finalized concurrently.
 -- Errors: AW010 job_id NULL; AW020 no such job; AW021 the job is already
 -- completed, cancelled or failed (or in the DLQ: purge it instead).
--- Locks: the deferred row; or the lane's claim head FOR UPDATE (serializes with
--- claimers); or the claim-batch lock of awa._close_claims.
+-- Locks: the deferred row; or the lane's claim lock (1096237317, lane_id),
+-- waited for: claimers only try it, so they skip the lane meanwhile and no
+-- cycle forms; the cursor is then read by a statement of its own
+-- (docs/storage.md, "The claim cursor"); or the claim-batch lock of
+-- awa._close_claims.
 CREATE FUNCTION awa.cancel_job(p_job_id bigint, p_reason text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
@@ -1364,7 +1405,8 @@ BEGIN
 
     SELECT * INTO v_r FROM awa.ready_entries r WHERE r.job_id = p_job_id ORDER BY r.run_lease DESC LIMIT 1;
     IF FOUND THEN
-        SELECT h.claim_seq INTO v_cursor FROM awa.queue_claim_heads h WHERE h.lane_id = v_r.lane_id FOR UPDATE;
+        PERFORM pg_advisory_xact_lock(1096237317, v_r.lane_id);
+        SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_r.lane_id;
         IF v_r.lane_seq > v_cursor AND NOT EXISTS (
                SELECT 1 FROM awa.ready_tombstones t
                WHERE t.lane_id = v_r.lane_id AND t.lane_seq = v_r.lane_seq AND t.ready_slot = v_r.ready_slot) THEN
@@ -1441,15 +1483,23 @@ $$;
 -- between them. Each claimed job gets run_lease + 1 and a receipt identity
 -- (claim_slot, receipt_id) that every finalizer must present.
 --
--- Writes: one compact lease_claim_batches row per ready slot drawn from (in the
--- current claim slot) and one update of each touched lane's claim cursor.
--- Ready rows are never updated or deleted. A lane whose sequence has not moved
--- past its cursor is empty and costs one sequence read.
--- Locks: each non-empty lane's claim head row FOR UPDATE, in visiting order,
--- so concurrent claimers of a lane take turns and never share a job. An empty
--- lane whose sequence is ahead of its cursor (positions reserved by producers
--- that rolled back, or jobs cancelled while available) is advanced past them,
--- but only when the lane's producer lock is free, i.e. no producer can still
+-- Writes only appends: one compact lease_claim_batches row per ready slot
+-- drawn from (in the current claim slot) and one INSERT of claim marks
+-- (awa.ready_claim_marks, current queue slot), one per lane it advanced. Ready
+-- rows and claim heads are never updated.
+-- Locks: per lane it may take from, the lane's claim lock
+-- pg_try_advisory_xact_lock(1096237317, lane_id), in visiting order: a lane
+-- another claimer (or awa.cancel_job) holds is skipped in this call, never
+-- waited for, so claimers never wait on each other and never share a job.
+-- Under the lock the cursor is read by a statement of its own (awa.claim_cursors;
+-- lock-before-snapshot: docs/storage.md, "The claim cursor").
+-- Cheap skip: a lane whose sequence has not moved past a lower bound of its
+-- cursor (the floor, or this session's cache of cursors it saw, the setting
+-- awa.cursors_<schema oid>_<hash of queue>, which a rollback forgets) is empty
+-- and costs one sequence read, no lock and no marks read.
+-- An empty lane whose sequence is ahead of its cursor (positions reserved by
+-- producers that rolled back) is advanced past them by a mark, but only when
+-- the lane's producer lock (1096237313) is free, i.e. no producer can still
 -- commit there. Cancelled (tombstoned) jobs are never returned.
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024.
 -- Called by workers (the Go driver) and by any SQL client.
@@ -1488,6 +1538,14 @@ DECLARE
     v_deadline_at timestamptz;
     v_batches     awa._slot_batch[];
     v_spin        float8 := random();
+    v_ckey        text;
+    v_cache       text[];
+    v_cids        int[] := '{}';
+    v_ccur        bigint[] := '{}';
+    v_i           int;
+    v_dirty       boolean := false;
+    v_mlanes      int[] := '{}';
+    v_mseqs       bigint[] := '{}';
 BEGIN
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
@@ -1496,49 +1554,39 @@ BEGIN
         RAISE EXCEPTION 'awa: max must be between 1 and 1024, got %', p_max USING ERRCODE = 'AW010';
     END IF;
 
+    -- This session's cursor cache for the queue (see the header): lane ids and
+    -- cursors it saw, lower bounds since cursors only grow.
+    v_ckey := 'awa.cursors_' || 'awa'::regnamespace::oid || '_' || translate(hashtext(p_queue)::text, '-', 'n');
+    v_cache := string_to_array(current_setting(v_ckey, true), '|');
+    IF v_cache[1] = p_queue THEN
+        v_cids := string_to_array(v_cache[2], ',')::int[];
+        v_ccur := string_to_array(v_cache[3], ',')::bigint[];
+    END IF;
+
     FOR v_lane IN
-        SELECT l.lane_id, l.lane_seq, h.claim_seq
+        SELECT l.lane_id, l.lane_seq, greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)]) AS low
         FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
         WHERE l.queue = p_queue
         ORDER BY l.priority,
                  l.shard >= floor(v_spin * count(*) OVER (PARTITION BY l.priority)) DESC,
                  l.shard
     LOOP
-        -- No position reserved past the cursor: nothing to claim or close.
+        -- No position reserved past a lower bound of the cursor: empty.
         v_last := pg_sequence_last_value(v_lane.lane_seq);
-        CONTINUE WHEN v_last IS NULL OR v_last <= v_lane.claim_seq;
+        CONTINUE WHEN v_last IS NULL OR v_last <= v_lane.low;
+        -- Held by another claimer (or a cancel): skip it, never wait.
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(1096237317, v_lane.lane_id);
 
-        -- Unlocked probe: skip empty lanes without touching their head row.
-        -- (A plain query with ORDER BY + LIMIT 1 stays on the lane index in a
-        -- generic plan; inside EXISTS PostgreSQL drops the ORDER BY/LIMIT and
-        -- may scan the whole claimed prefix of a slot.)
-        SELECT r.lane_seq INTO v_pos FROM awa.ready_entries r
-        WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq
-        ORDER BY r.lane_seq LIMIT 1;
-        IF NOT FOUND THEN
-            IF pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
-                -- No producer holds the lane, so every reserved position up to
-                -- v_last is committed or gone; if none is visible, all are gone.
-                SELECT r.lane_seq INTO v_pos FROM awa.ready_entries r
-                WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq
-                ORDER BY r.lane_seq LIMIT 1;
-                IF NOT FOUND THEN
-                    v_last := pg_sequence_last_value(v_lane.lane_seq);
-                    UPDATE awa.queue_claim_heads h SET claim_seq = v_last
-                    WHERE h.lane_id = v_lane.lane_id AND h.claim_seq < v_last;
-                END IF;
-            END IF;
-            CONTINUE;
-        END IF;
-
-        SELECT h.claim_seq INTO v_cursor FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane.lane_id FOR UPDATE;
+        -- A statement of its own, after the lock: it sees the previous
+        -- holder's committed mark, and a floor raised by a prune it waited for.
+        SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_lane.lane_id;
 
         -- Take the next rows above the cursor straight off the lane index (a
         -- LIMIT scan, whatever the backlog), then drop those cancelled while
         -- available (tombstoned); repeat only if tombstones left us short. The
         -- cursor moves to the last row examined.
         v_pos := v_cursor;
-        LOOP
+        WHILE v_last > v_pos LOOP
             v_want := p_max - cardinality(v_rows);
             v_got := ARRAY(
                 SELECT r FROM awa.ready_entries r
@@ -1558,11 +1606,46 @@ BEGIN
             v_rows := v_rows || v_got;
             EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
         END LOOP;
-        CONTINUE WHEN v_pos = v_cursor;
 
-        UPDATE awa.queue_claim_heads SET claim_seq = v_pos WHERE lane_id = v_lane.lane_id;
+        -- Positions reserved above the cursor but no row visible: a producer
+        -- is still open, or rolled back. Only when no producer holds the lane
+        -- is every reserved position committed or gone; if none is visible
+        -- (asked again, now), all are gone and the cursor passes them.
+        IF v_pos = v_cursor AND v_last > v_cursor
+           AND pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
+            PERFORM FROM awa.ready_entries r WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cursor
+            ORDER BY r.lane_seq LIMIT 1;
+            IF NOT FOUND THEN
+                v_pos := pg_sequence_last_value(v_lane.lane_seq);
+            END IF;
+        END IF;
+
+        IF v_pos > v_cursor THEN
+            v_mlanes := v_mlanes || v_lane.lane_id;
+            v_mseqs := v_mseqs || v_pos;
+        END IF;
+        IF v_pos > v_lane.low THEN
+            v_i := array_position(v_cids, v_lane.lane_id);
+            IF v_i IS NULL THEN
+                v_cids := v_cids || v_lane.lane_id;
+                v_ccur := v_ccur || v_pos;
+            ELSE
+                v_ccur[v_i] := v_pos;
+            END IF;
+            v_dirty := true;
+        END IF;
         EXIT WHEN cardinality(v_rows) >= p_max;
     END LOOP;
+
+    IF cardinality(v_mlanes) > 0 THEN
+        INSERT INTO awa.ready_claim_marks (ready_slot, lane_id, claim_seq)
+        SELECT s.slot, m.lane_id, m.claim_seq
+        FROM awa._current_slot('queue') AS s (slot), unnest(v_mlanes, v_mseqs) AS m (lane_id, claim_seq);
+    END IF;
+    IF v_dirty THEN
+        PERFORM set_config(v_ckey, concat_ws('|', p_queue, array_to_string(v_cids, ','), array_to_string(v_ccur, ',')),
+                           false);
+    END IF;
 
     IF cardinality(v_rows) = 0 THEN
         RETURN;
@@ -2133,7 +2216,10 @@ $$;
 -- keep_sealed newest; (3) prove it holds
 -- nothing live (awa._slot_live_reason); (4) lock its child tables ACCESS
 -- EXCLUSIVE with lock_timeout = lock_timeout_ms; (5) prove it again under the
--- locks, so rows that committed while we waited are seen; (6) TRUNCATE.
+-- locks, so rows that committed while we waited are seen; (6) queue ring:
+-- raise the cursor floor of each lane whose newest claim mark is in the slot
+-- (one UPDATE of queue_claim_heads), so its cursor survives the marks;
+-- (7) TRUNCATE.
 -- Outcomes: pruned; already_empty (no sealed slot holds rows); skipped_live
 -- (detail says what is live); skipped_blocked (a lock was not granted in time:
 -- a long reader or writer holds the slot; retried on a later tick, never
@@ -2218,6 +2304,19 @@ BEGIN
         RETURN;
     END IF;
 
+    -- The lanes whose newest mark goes with the slot keep their cursor as a
+    -- floor (a busy lane has a newer mark elsewhere and needs none). Under the
+    -- slot's locks, in this transaction: a cursor reader that waited for them
+    -- sees the floor and the truncated marks together.
+    IF p_ring = 'queue' THEN
+        UPDATE awa.queue_claim_heads h SET claim_seq = s.claim_seq
+        FROM (SELECT m.lane_id, max(m.claim_seq) AS claim_seq
+              FROM awa.ready_claim_marks m WHERE m.ready_slot = v_target GROUP BY m.lane_id) AS s
+        WHERE h.lane_id = s.lane_id AND h.claim_seq < s.claim_seq
+          AND NOT EXISTS (SELECT 1 FROM awa.ready_claim_marks o
+                          WHERE o.lane_id = s.lane_id AND o.claim_seq >= s.claim_seq AND o.ready_slot <> v_target);
+    END IF;
+
     FOREACH v_parent IN ARRAY awa._ring_tables(p_ring) LOOP
         EXECUTE format('TRUNCATE awa.%I', v_parent || '_' || v_target);
     END LOOP;
@@ -2269,7 +2368,8 @@ $$;
 -- +goose StatementBegin
 -- awa.queue_counts(queue): jobs per state for one queue (or every queue when
 -- NULL), cheap at any backlog size: available is lane arithmetic (reserved
--- positions above the claim cursor, minus tombstones), running is receipts
+-- positions above the claim cursor of awa.claim_cursors, minus tombstones),
+-- running is receipts
 -- minus closures in the claim ring, completed sums compact batch sizes. None
 -- of them scans the backlog. completed/cancelled/failed count terminal history
 -- still retained by the queue ring. Positions reserved by a producer whose
@@ -2288,7 +2388,7 @@ AS $$
                sum(greatest(coalesce(pg_sequence_last_value(l.lane_seq), 0) - h.claim_seq, 0)
                    - (SELECT count(*) FROM awa.ready_tombstones t
                       WHERE t.lane_id = l.lane_id AND t.lane_seq > h.claim_seq))::bigint AS n
-        FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
+        FROM awa.queue_lanes l JOIN awa.claim_cursors h USING (lane_id)
         WHERE p_queue IS NULL OR l.queue = p_queue
         GROUP BY l.queue
     ),
@@ -2348,7 +2448,8 @@ $$;
 -- next claim will pass. A claimer whose claim came back short asks this before
 -- it sleeps: when true, a producer may still commit without a NOTIFY (see
 -- awa._append_ready), so it polls again soon instead of waiting for one.
--- Reads one sequence and one claim head per lane; no table scan, no lock.
+-- Reads one sequence per lane, and the cursor (awa.claim_cursors) of a lane
+-- whose sequence is past its floor; no table scan, no lock.
 -- Errors: AW002 queue NULL.
 CREATE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean)
 LANGUAGE plpgsql
@@ -2360,8 +2461,9 @@ BEGIN
     END IF;
     pending := EXISTS (
         SELECT 1
-        FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
-        WHERE l.queue = p_queue AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > h.claim_seq);
+        FROM awa.queue_lanes l JOIN awa.claim_cursors c USING (lane_id)
+        WHERE l.queue = p_queue AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > c.floor_seq
+          AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > c.claim_seq);
 END;
 $$;
 -- +goose StatementEnd

@@ -142,6 +142,13 @@ func AllAwaJobStateValues() []AwaJobState {
 	}
 }
 
+// claim cursor of each lane: greatest(floor, newest claim mark) (read-only)
+type AwaClaimCursor struct {
+	LaneID   int32
+	FloorSeq int64
+	ClaimSeq interface{}
+}
+
 type AwaClaimedJob struct {
 	ID          int64
 	RunLease    int64
@@ -330,6 +337,12 @@ type AwaQueueMetum struct {
 	Deadline      pgtype.Interval
 	EnqueueShards int16
 	UpdatedAt     pgtype.Timestamptz
+}
+
+type AwaReadyClaimMark struct {
+	ReadySlot int32
+	LaneID    int32
+	ClaimSeq  int64
 }
 
 type AwaReadyEntry struct {

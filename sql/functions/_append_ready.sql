@@ -9,7 +9,8 @@
 -- for it), and a claimer that claims it before this transaction commits sees
 -- this batch's reserved position above its cursor: awa.queue_pending then
 -- tells it to poll again rather than sleep. So a committed job never waits for
--- the poll interval while its queue's claimers sleep.
+-- the poll interval while its queue's claimers sleep. The cursor is read from
+-- awa.claim_cursors in that one statement (docs/storage.md, "The claim cursor").
 -- Each (queue, priority) of the batch goes to one of its enqueue-shard lanes:
 -- the shard this transaction already used for it, else the first whose
 -- producer lock is free, starting from shard (backend pid mod shards); only
@@ -137,8 +138,8 @@ BEGIN
         WHERE j.queue = v_q[g] AND j.priority = v_p[g];
 
         CONTINUE WHEN v_q[g] = ANY (v_wake)
-            OR EXISTS (SELECT 1 FROM awa.queue_claim_heads h, awa.ready_entries r
-                       WHERE h.lane_id = v_lane AND h.claim_seq < v_first - 1
+            OR EXISTS (SELECT 1 FROM awa.claim_cursors c, awa.ready_entries r
+                       WHERE c.lane_id = v_lane AND c.claim_seq < v_first - 1
                          AND r.ready_slot = v_slot AND r.lane_id = v_lane AND r.lane_seq = v_first - 1);
         v_wake := v_wake || v_q[g];
     END LOOP;

@@ -6,7 +6,8 @@ LANGUAGE sql
 IMMUTABLE
 AS $$
     SELECT CASE p_ring
-        WHEN 'queue' THEN ARRAY['ready_entries', 'ready_tombstones', 'done_entries', 'receipt_completion_batches']
+        WHEN 'queue' THEN ARRAY['ready_entries', 'ready_tombstones', 'done_entries', 'receipt_completion_batches',
+                                 'ready_claim_marks']
         WHEN 'claim' THEN ARRAY['lease_claim_batches', 'lease_claim_closures']
         WHEN 'lease' THEN ARRAY['leases']
         ELSE ARRAY[]::text[]

@@ -6,6 +6,7 @@
 --          receipt has no closure (a running job)
 --   claim: a receipt in this claim slot without closure evidence
 --   lease: any materialized lease row
+-- The cursor is read from awa.claim_cursors in the proof's own statement.
 -- Read-only. Called by awa.prune_ring.
 CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int)
 RETURNS text
@@ -23,7 +24,7 @@ BEGIN
         SELECT format('ready slot %s holds an available job (job %s, lane %s position %s)',
                       p_slot, r.job_id, r.lane_id, r.lane_seq)
         INTO v_detail
-        FROM awa.queue_claim_heads h
+        FROM awa.claim_cursors h
         CROSS JOIN LATERAL (
             SELECT r.job_id, r.lane_id, r.lane_seq FROM awa.ready_entries r
             WHERE r.ready_slot = p_slot AND r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq

@@ -9,8 +9,11 @@
 -- attempt was finalized concurrently.
 -- Errors: AW010 job_id NULL; AW020 no such job; AW021 the job is already
 -- completed, cancelled or failed (or in the DLQ: purge it instead).
--- Locks: the deferred row; or the lane's claim head FOR UPDATE (serializes with
--- claimers); or the claim-batch lock of awa._close_claims.
+-- Locks: the deferred row; or the lane's claim lock (1096237317, lane_id),
+-- waited for: claimers only try it, so they skip the lane meanwhile and no
+-- cycle forms; the cursor is then read by a statement of its own
+-- (docs/storage.md, "The claim cursor"); or the claim-batch lock of
+-- awa._close_claims.
 CREATE FUNCTION awa.cancel_job(p_job_id bigint, p_reason text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
@@ -49,7 +52,8 @@ BEGIN
 
     SELECT * INTO v_r FROM awa.ready_entries r WHERE r.job_id = p_job_id ORDER BY r.run_lease DESC LIMIT 1;
     IF FOUND THEN
-        SELECT h.claim_seq INTO v_cursor FROM awa.queue_claim_heads h WHERE h.lane_id = v_r.lane_id FOR UPDATE;
+        PERFORM pg_advisory_xact_lock(1096237317, v_r.lane_id);
+        SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_r.lane_id;
         IF v_r.lane_seq > v_cursor AND NOT EXISTS (
                SELECT 1 FROM awa.ready_tombstones t
                WHERE t.lane_id = v_r.lane_id AND t.lane_seq = v_r.lane_seq AND t.ready_slot = v_r.ready_slot) THEN

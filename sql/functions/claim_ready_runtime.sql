@@ -5,15 +5,23 @@
 -- between them. Each claimed job gets run_lease + 1 and a receipt identity
 -- (claim_slot, receipt_id) that every finalizer must present.
 --
--- Writes: one compact lease_claim_batches row per ready slot drawn from (in the
--- current claim slot) and one update of each touched lane's claim cursor.
--- Ready rows are never updated or deleted. A lane whose sequence has not moved
--- past its cursor is empty and costs one sequence read.
--- Locks: each non-empty lane's claim head row FOR UPDATE, in visiting order,
--- so concurrent claimers of a lane take turns and never share a job. An empty
--- lane whose sequence is ahead of its cursor (positions reserved by producers
--- that rolled back, or jobs cancelled while available) is advanced past them,
--- but only when the lane's producer lock is free, i.e. no producer can still
+-- Writes only appends: one compact lease_claim_batches row per ready slot
+-- drawn from (in the current claim slot) and one INSERT of claim marks
+-- (awa.ready_claim_marks, current queue slot), one per lane it advanced. Ready
+-- rows and claim heads are never updated.
+-- Locks: per lane it may take from, the lane's claim lock
+-- pg_try_advisory_xact_lock(1096237317, lane_id), in visiting order: a lane
+-- another claimer (or awa.cancel_job) holds is skipped in this call, never
+-- waited for, so claimers never wait on each other and never share a job.
+-- Under the lock the cursor is read by a statement of its own (awa.claim_cursors;
+-- lock-before-snapshot: docs/storage.md, "The claim cursor").
+-- Cheap skip: a lane whose sequence has not moved past a lower bound of its
+-- cursor (the floor, or this session's cache of cursors it saw, the setting
+-- awa.cursors_<schema oid>_<hash of queue>, which a rollback forgets) is empty
+-- and costs one sequence read, no lock and no marks read.
+-- An empty lane whose sequence is ahead of its cursor (positions reserved by
+-- producers that rolled back) is advanced past them by a mark, but only when
+-- the lane's producer lock (1096237313) is free, i.e. no producer can still
 -- commit there. Cancelled (tombstoned) jobs are never returned.
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024.
 -- Called by workers (the Go driver) and by any SQL client.
@@ -52,6 +60,14 @@ DECLARE
     v_deadline_at timestamptz;
     v_batches     awa._slot_batch[];
     v_spin        float8 := random();
+    v_ckey        text;
+    v_cache       text[];
+    v_cids        int[] := '{}';
+    v_ccur        bigint[] := '{}';
+    v_i           int;
+    v_dirty       boolean := false;
+    v_mlanes      int[] := '{}';
+    v_mseqs       bigint[] := '{}';
 BEGIN
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
@@ -60,49 +76,39 @@ BEGIN
         RAISE EXCEPTION 'awa: max must be between 1 and 1024, got %', p_max USING ERRCODE = 'AW010';
     END IF;
 
+    -- This session's cursor cache for the queue (see the header): lane ids and
+    -- cursors it saw, lower bounds since cursors only grow.
+    v_ckey := 'awa.cursors_' || 'awa'::regnamespace::oid || '_' || translate(hashtext(p_queue)::text, '-', 'n');
+    v_cache := string_to_array(current_setting(v_ckey, true), '|');
+    IF v_cache[1] = p_queue THEN
+        v_cids := string_to_array(v_cache[2], ',')::int[];
+        v_ccur := string_to_array(v_cache[3], ',')::bigint[];
+    END IF;
+
     FOR v_lane IN
-        SELECT l.lane_id, l.lane_seq, h.claim_seq
+        SELECT l.lane_id, l.lane_seq, greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)]) AS low
         FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
         WHERE l.queue = p_queue
         ORDER BY l.priority,
                  l.shard >= floor(v_spin * count(*) OVER (PARTITION BY l.priority)) DESC,
                  l.shard
     LOOP
-        -- No position reserved past the cursor: nothing to claim or close.
+        -- No position reserved past a lower bound of the cursor: empty.
         v_last := pg_sequence_last_value(v_lane.lane_seq);
-        CONTINUE WHEN v_last IS NULL OR v_last <= v_lane.claim_seq;
+        CONTINUE WHEN v_last IS NULL OR v_last <= v_lane.low;
+        -- Held by another claimer (or a cancel): skip it, never wait.
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(1096237317, v_lane.lane_id);
 
-        -- Unlocked probe: skip empty lanes without touching their head row.
-        -- (A plain query with ORDER BY + LIMIT 1 stays on the lane index in a
-        -- generic plan; inside EXISTS PostgreSQL drops the ORDER BY/LIMIT and
-        -- may scan the whole claimed prefix of a slot.)
-        SELECT r.lane_seq INTO v_pos FROM awa.ready_entries r
-        WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq
-        ORDER BY r.lane_seq LIMIT 1;
-        IF NOT FOUND THEN
-            IF pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
-                -- No producer holds the lane, so every reserved position up to
-                -- v_last is committed or gone; if none is visible, all are gone.
-                SELECT r.lane_seq INTO v_pos FROM awa.ready_entries r
-                WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq
-                ORDER BY r.lane_seq LIMIT 1;
-                IF NOT FOUND THEN
-                    v_last := pg_sequence_last_value(v_lane.lane_seq);
-                    UPDATE awa.queue_claim_heads h SET claim_seq = v_last
-                    WHERE h.lane_id = v_lane.lane_id AND h.claim_seq < v_last;
-                END IF;
-            END IF;
-            CONTINUE;
-        END IF;
-
-        SELECT h.claim_seq INTO v_cursor FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane.lane_id FOR UPDATE;
+        -- A statement of its own, after the lock: it sees the previous
+        -- holder's committed mark, and a floor raised by a prune it waited for.
+        SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_lane.lane_id;
 
         -- Take the next rows above the cursor straight off the lane index (a
         -- LIMIT scan, whatever the backlog), then drop those cancelled while
         -- available (tombstoned); repeat only if tombstones left us short. The
         -- cursor moves to the last row examined.
         v_pos := v_cursor;
-        LOOP
+        WHILE v_last > v_pos LOOP
             v_want := p_max - cardinality(v_rows);
             v_got := ARRAY(
                 SELECT r FROM awa.ready_entries r
@@ -122,11 +128,46 @@ BEGIN
             v_rows := v_rows || v_got;
             EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
         END LOOP;
-        CONTINUE WHEN v_pos = v_cursor;
 
-        UPDATE awa.queue_claim_heads SET claim_seq = v_pos WHERE lane_id = v_lane.lane_id;
+        -- Positions reserved above the cursor but no row visible: a producer
+        -- is still open, or rolled back. Only when no producer holds the lane
+        -- is every reserved position committed or gone; if none is visible
+        -- (asked again, now), all are gone and the cursor passes them.
+        IF v_pos = v_cursor AND v_last > v_cursor
+           AND pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
+            PERFORM FROM awa.ready_entries r WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cursor
+            ORDER BY r.lane_seq LIMIT 1;
+            IF NOT FOUND THEN
+                v_pos := pg_sequence_last_value(v_lane.lane_seq);
+            END IF;
+        END IF;
+
+        IF v_pos > v_cursor THEN
+            v_mlanes := v_mlanes || v_lane.lane_id;
+            v_mseqs := v_mseqs || v_pos;
+        END IF;
+        IF v_pos > v_lane.low THEN
+            v_i := array_position(v_cids, v_lane.lane_id);
+            IF v_i IS NULL THEN
+                v_cids := v_cids || v_lane.lane_id;
+                v_ccur := v_ccur || v_pos;
+            ELSE
+                v_ccur[v_i] := v_pos;
+            END IF;
+            v_dirty := true;
+        END IF;
         EXIT WHEN cardinality(v_rows) >= p_max;
     END LOOP;
+
+    IF cardinality(v_mlanes) > 0 THEN
+        INSERT INTO awa.ready_claim_marks (ready_slot, lane_id, claim_seq)
+        SELECT s.slot, m.lane_id, m.claim_seq
+        FROM awa._current_slot('queue') AS s (slot), unnest(v_mlanes, v_mseqs) AS m (lane_id, claim_seq);
+    END IF;
+    IF v_dirty THEN
+        PERFORM set_config(v_ckey, concat_ws('|', p_queue, array_to_string(v_cids, ','), array_to_string(v_ccur, ',')),
+                           false);
+    END IF;
 
     IF cardinality(v_rows) = 0 THEN
         RETURN;

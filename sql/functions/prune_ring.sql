@@ -8,7 +8,10 @@
 -- keep_sealed newest; (3) prove it holds
 -- nothing live (awa._slot_live_reason); (4) lock its child tables ACCESS
 -- EXCLUSIVE with lock_timeout = lock_timeout_ms; (5) prove it again under the
--- locks, so rows that committed while we waited are seen; (6) TRUNCATE.
+-- locks, so rows that committed while we waited are seen; (6) queue ring:
+-- raise the cursor floor of each lane whose newest claim mark is in the slot
+-- (one UPDATE of queue_claim_heads), so its cursor survives the marks;
+-- (7) TRUNCATE.
 -- Outcomes: pruned; already_empty (no sealed slot holds rows); skipped_live
 -- (detail says what is live); skipped_blocked (a lock was not granted in time:
 -- a long reader or writer holds the slot; retried on a later tick, never
@@ -91,6 +94,19 @@ BEGIN
     IF v_reason IS NOT NULL THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason || ' (seen under lock)';
         RETURN;
+    END IF;
+
+    -- The lanes whose newest mark goes with the slot keep their cursor as a
+    -- floor (a busy lane has a newer mark elsewhere and needs none). Under the
+    -- slot's locks, in this transaction: a cursor reader that waited for them
+    -- sees the floor and the truncated marks together.
+    IF p_ring = 'queue' THEN
+        UPDATE awa.queue_claim_heads h SET claim_seq = s.claim_seq
+        FROM (SELECT m.lane_id, max(m.claim_seq) AS claim_seq
+              FROM awa.ready_claim_marks m WHERE m.ready_slot = v_target GROUP BY m.lane_id) AS s
+        WHERE h.lane_id = s.lane_id AND h.claim_seq < s.claim_seq
+          AND NOT EXISTS (SELECT 1 FROM awa.ready_claim_marks o
+                          WHERE o.lane_id = s.lane_id AND o.claim_seq >= s.claim_seq AND o.ready_slot <> v_target);
     END IF;
 
     FOREACH v_parent IN ARRAY awa._ring_tables(p_ring) LOOP

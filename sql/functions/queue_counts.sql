@@ -1,6 +1,7 @@
 -- awa.queue_counts(queue): jobs per state for one queue (or every queue when
 -- NULL), cheap at any backlog size: available is lane arithmetic (reserved
--- positions above the claim cursor, minus tombstones), running is receipts
+-- positions above the claim cursor of awa.claim_cursors, minus tombstones),
+-- running is receipts
 -- minus closures in the claim ring, completed sums compact batch sizes. None
 -- of them scans the backlog. completed/cancelled/failed count terminal history
 -- still retained by the queue ring. Positions reserved by a producer whose
@@ -19,7 +20,7 @@ AS $$
                sum(greatest(coalesce(pg_sequence_last_value(l.lane_seq), 0) - h.claim_seq, 0)
                    - (SELECT count(*) FROM awa.ready_tombstones t
                       WHERE t.lane_id = l.lane_id AND t.lane_seq > h.claim_seq))::bigint AS n
-        FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
+        FROM awa.queue_lanes l JOIN awa.claim_cursors h USING (lane_id)
         WHERE p_queue IS NULL OR l.queue = p_queue
         GROUP BY l.queue
     ),

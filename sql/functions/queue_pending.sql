@@ -4,7 +4,8 @@
 -- next claim will pass. A claimer whose claim came back short asks this before
 -- it sleeps: when true, a producer may still commit without a NOTIFY (see
 -- awa._append_ready), so it polls again soon instead of waiting for one.
--- Reads one sequence and one claim head per lane; no table scan, no lock.
+-- Reads one sequence per lane, and the cursor (awa.claim_cursors) of a lane
+-- whose sequence is past its floor; no table scan, no lock.
 -- Errors: AW002 queue NULL.
 CREATE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean)
 LANGUAGE plpgsql
@@ -16,7 +17,8 @@ BEGIN
     END IF;
     pending := EXISTS (
         SELECT 1
-        FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
-        WHERE l.queue = p_queue AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > h.claim_seq);
+        FROM awa.queue_lanes l JOIN awa.claim_cursors c USING (lane_id)
+        WHERE l.queue = p_queue AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > c.floor_seq
+          AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > c.claim_seq);
 END;
 $$;

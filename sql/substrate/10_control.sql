@@ -44,9 +44,12 @@ CREATE TABLE awa.queue_lanes (
     UNIQUE (queue, priority, shard)
 );
 
--- Claim cursor of each lane: every ready row at or below claim_seq has been
--- claimed or tombstoned. Advanced once per claim call (not per job); kept small
--- and with room on the page so the update stays HOT.
+-- Floor of each lane's claim cursor: every ready row at or below claim_seq has
+-- been claimed or tombstoned. Claims do not update it: they append
+-- awa.ready_claim_marks, and the cursor is greatest(floor, newest mark)
+-- (awa.claim_cursors). Only queue-ring prune raises it, for the lanes whose
+-- newest mark is in the slot it truncates: at most once per idle lane per ring
+-- wrap. Kept small and with room on the page so that update stays HOT.
 CREATE TABLE awa.queue_claim_heads (
     lane_id   int    PRIMARY KEY REFERENCES awa.queue_lanes (lane_id),
     claim_seq bigint NOT NULL DEFAULT 0

@@ -1,5 +1,22 @@
 -- Read surfaces. Hydrated views over the planes; not write surfaces.
 
+-- The claim cursor of each lane, the one definition of the rule: every ready
+-- row of the lane at or below claim_seq has been claimed or tombstoned.
+-- claim_seq = greatest(floor, newest claim mark); floor_seq is the floor
+-- alone, a cheap lower bound. Functions that decide a write on the cursor
+-- (claim, cancel, the notify rule, the prune proof) read this view in a
+-- PL/pgSQL statement of their own, never through a function call: the
+-- statement locks every marks partition before it takes its snapshot, so a
+-- reader that waited for prune's TRUNCATE sees the floor prune raised
+-- (docs/storage.md, "The claim cursor").
+CREATE VIEW awa.claim_cursors AS
+SELECT h.lane_id, h.claim_seq AS floor_seq,
+       greatest(h.claim_seq, (SELECT max(m.claim_seq) FROM awa.ready_claim_marks m WHERE m.lane_id = h.lane_id))
+           AS claim_seq
+FROM awa.queue_claim_heads h;
+
+COMMENT ON VIEW awa.claim_cursors IS 'claim cursor of each lane: greatest(floor, newest claim mark) (read-only)';
+
 -- Terminal history still retained by the queue ring: compact completion batches
 -- expanded against their ready rows, plus failed/cancelled snapshots.
 CREATE VIEW awa.terminal_jobs AS
@@ -29,7 +46,7 @@ UNION ALL
 SELECT r.job_id, r.queue, r.priority, r.kind, 'available'::awa.job_state, r.args, r.attempt, r.max_attempts,
        r.run_lease, r.run_at, r.created_at, NULL, NULL, r.tags, r.metadata, r.errors, false
 FROM awa.ready_entries r
-JOIN awa.queue_claim_heads h ON h.lane_id = r.lane_id
+JOIN awa.claim_cursors h ON h.lane_id = r.lane_id
 WHERE r.lane_seq > h.claim_seq
   AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
                   WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot)

@@ -9,7 +9,7 @@ select results_eq(
     from pg_inherits i join pg_class p on p.oid = i.inhparent
     where p.relnamespace = 'awa'::regnamespace and p.relkind = 'p' group by 1 order by 1$$,
   $$values ('awa.done_entries'::text, 16), ('awa.lease_claim_batches', 8), ('awa.lease_claim_closures', 8),
-           ('awa.leases', 8), ('awa.ready_entries', 16), ('awa.ready_tombstones', 16),
+           ('awa.leases', 8), ('awa.ready_claim_marks', 16), ('awa.ready_entries', 16), ('awa.ready_tombstones', 16),
            ('awa.receipt_completion_batches', 16)$$,
   'every ring parent has one child per slot (16/8/8)');
 
