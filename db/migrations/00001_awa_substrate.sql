@@ -452,9 +452,14 @@ CREATE INDEX dlq_entries_failed_at ON awa.dlq_entries (failed_at);
 -- reader that waited for prune's TRUNCATE sees the floor prune raised
 -- (docs/storage.md, "The claim cursor").
 CREATE VIEW awa.claim_cursors AS
+-- The newest mark is read as ORDER BY ... DESC LIMIT 1, not max(): with
+-- statistics that underestimate a lane's marks the planner would aggregate
+-- all of them; this form walks each slot's index backwards for one entry
+-- (a Merge Append; callers that can set enable_sort = off, so that a sort of
+-- the lane's marks never wins on a misestimate).
 SELECT h.lane_id, h.claim_seq AS floor_seq,
-       greatest(h.claim_seq, (SELECT max(m.claim_seq) FROM awa.ready_claim_marks m WHERE m.lane_id = h.lane_id))
-           AS claim_seq
+       greatest(h.claim_seq, (SELECT m.claim_seq FROM awa.ready_claim_marks m WHERE m.lane_id = h.lane_id
+                              ORDER BY m.claim_seq DESC LIMIT 1)) AS claim_seq
 FROM awa.queue_claim_heads h;
 
 COMMENT ON VIEW awa.claim_cursors IS 'claim cursor of each lane: greatest(floor, newest claim mark) (read-only)';
@@ -1371,8 +1376,10 @@ CREATE FUNCTION awa.cancel_job(p_job_id bigint, p_reason text DEFAULT NULL, p_no
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
 -- Short OLTP statements over many partitions: JIT compilation would cost
--- far more than it saves (and hold partition locks while it compiles).
+-- far more than it saves (and hold partition locks while it compiles). The
+-- cursor read walks each marks index backwards, never sorts a lane's marks.
 SET jit = off
+SET enable_sort = off
 AS $$
 DECLARE
     v_now    timestamptz := coalesce(p_now, now());
@@ -2379,8 +2386,10 @@ CREATE FUNCTION awa.queue_counts(p_queue text DEFAULT NULL)
 RETURNS SETOF awa.queue_count
 LANGUAGE sql
 -- Short OLTP statements over many partitions: JIT compilation would cost
--- far more than it saves (and hold partition locks while it compiles).
+-- far more than it saves (and hold partition locks while it compiles). The
+-- cursor reads walk each marks index backwards, never sort a lane's marks.
 SET jit = off
+SET enable_sort = off
 STABLE
 AS $$
     WITH available AS (
@@ -2454,6 +2463,8 @@ $$;
 CREATE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean)
 LANGUAGE plpgsql
 STABLE
+-- The cursor read walks each marks index backwards, never sorts a lane's marks.
+SET enable_sort = off
 AS $$
 BEGIN
     IF p_queue IS NULL THEN

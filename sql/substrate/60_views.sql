@@ -10,9 +10,14 @@
 -- reader that waited for prune's TRUNCATE sees the floor prune raised
 -- (docs/storage.md, "The claim cursor").
 CREATE VIEW awa.claim_cursors AS
+-- The newest mark is read as ORDER BY ... DESC LIMIT 1, not max(): with
+-- statistics that underestimate a lane's marks the planner would aggregate
+-- all of them; this form walks each slot's index backwards for one entry
+-- (a Merge Append; callers that can set enable_sort = off, so that a sort of
+-- the lane's marks never wins on a misestimate).
 SELECT h.lane_id, h.claim_seq AS floor_seq,
-       greatest(h.claim_seq, (SELECT max(m.claim_seq) FROM awa.ready_claim_marks m WHERE m.lane_id = h.lane_id))
-           AS claim_seq
+       greatest(h.claim_seq, (SELECT m.claim_seq FROM awa.ready_claim_marks m WHERE m.lane_id = h.lane_id
+                              ORDER BY m.claim_seq DESC LIMIT 1)) AS claim_seq
 FROM awa.queue_claim_heads h;
 
 COMMENT ON VIEW awa.claim_cursors IS 'claim cursor of each lane: greatest(floor, newest claim mark) (read-only)';
