@@ -216,7 +216,7 @@ func harnessEventTables() []string {
 		slots   int
 		parents []string
 	}{
-		{16, []string{"ready_entries", "receipt_completion_batches"}},
+		{16, []string{"ready_entries", "receipt_completion_batches", "ready_claim_marks"}},
 		{8, []string{"lease_claim_batches", "lease_claim_closures"}},
 	} {
 		for _, parent := range ring.parents {

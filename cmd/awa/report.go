@@ -163,7 +163,7 @@ func (r *demoReport) print(w io.Writer) {
 var (
 	ringParents = []struct{ ring, table string }{
 		{"queue", "ready_entries"}, {"queue", "ready_tombstones"}, {"queue", "done_entries"},
-		{"queue", "receipt_completion_batches"}, {"claim", "lease_claim_batches"},
+		{"queue", "receipt_completion_batches"}, {"queue", "ready_claim_marks"}, {"claim", "lease_claim_batches"},
 		{"claim", "lease_claim_closures"}, {"lease", "leases"},
 	}
 	otherTables = []string{"deferred_jobs", "dlq_entries", "queue_claim_heads", "queue_lanes", "queue_meta",

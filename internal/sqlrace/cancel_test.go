@@ -49,7 +49,14 @@ func TestCancelRacingClaimsEndsEachJobOnce(t *testing.T) {
 					return
 				}
 				if len(cs) == 0 {
-					return
+					if d, err := drained(ctx, conn, "c"); err != nil || d {
+						if err != nil {
+							errs <- err
+						}
+						return
+					}
+					time.Sleep(time.Millisecond) // another claimer, or a cancel, holds the lane
+					continue
 				}
 				time.Sleep(time.Millisecond) // hold the attempts open a moment: cancels land on running jobs
 				fs, err := complete(ctx, conn, cs)

@@ -265,3 +265,14 @@ func firstN[T any](xs []T, n int) string {
 	}
 	return fmt.Sprintf("%v ... (%d in all)", xs[:n], len(xs))
 }
+
+// drained reports whether queue has nothing left to claim (awa.queue_pending
+// is false). An empty claim alone does not say so: a claim skips a lane that
+// another claimer holds instead of waiting for it.
+func drained(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, queue string) (bool, error) {
+	var pending bool
+	err := q.QueryRow(ctx, `SELECT pending FROM awa.queue_pending($1)`, queue).Scan(&pending)
+	return !pending, err
+}

@@ -118,7 +118,12 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 				}
 				if len(got) == 0 {
 					if done {
-						return
+						if d, err := drained(runCtx, conn, queue); err != nil || d {
+							if err != nil {
+								fail.set("claimer %d: queue_pending: %v", c, err)
+							}
+							return
+						}
 					}
 					time.Sleep(time.Millisecond)
 					continue
@@ -389,7 +394,7 @@ func ringRows(t *testing.T, ctx context.Context, conn *pgx.Conn) string {
 }
 
 // ringPattern matches the ring child tables (one per parent and slot).
-const ringPattern = `^(ready_entries|ready_tombstones|done_entries|receipt_completion_batches|lease_claim_batches|lease_claim_closures|leases)_[0-9]+$`
+const ringPattern = `^(ready_entries|ready_tombstones|done_entries|receipt_completion_batches|ready_claim_marks|lease_claim_batches|lease_claim_closures|leases)_[0-9]+$`
 
 func ringChildren(t *testing.T, ctx context.Context, conn *pgx.Conn) []string {
 	t.Helper()
@@ -404,8 +409,8 @@ func ringChildren(t *testing.T, ctx context.Context, conn *pgx.Conn) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rels) != 16*4+8*2+8 {
-		t.Fatalf("found %d ring child tables, want %d (16 queue slots x 4, 8 claim x 2, 8 lease x 1)", len(rels), 16*4+8*2+8)
+	if len(rels) != 16*5+8*2+8 {
+		t.Fatalf("found %d ring child tables, want %d (16 queue slots x 5, 8 claim x 2, 8 lease x 1)", len(rels), 16*5+8*2+8)
 	}
 	return rels
 }
