@@ -456,11 +456,13 @@ CREATE VIEW awa.claim_cursors AS
 -- statistics that underestimate a lane's marks the planner would aggregate
 -- all of them; this form walks each slot's index backwards for one entry
 -- (a Merge Append; callers that can set enable_sort = off, so that a sort of
--- the lane's marks never wins on a misestimate).
-SELECT h.lane_id, h.claim_seq AS floor_seq,
-       greatest(h.claim_seq, (SELECT m.claim_seq FROM awa.ready_claim_marks m WHERE m.lane_id = h.lane_id
-                              ORDER BY m.claim_seq DESC LIMIT 1)) AS claim_seq
-FROM awa.queue_claim_heads h;
+-- the lane's marks never wins on a misestimate). A LATERAL join, not a
+-- scalar subquery, so a join with ready rows (awa.jobs) reads it once per
+-- lane, not once per row.
+SELECT h.lane_id, h.claim_seq AS floor_seq, greatest(h.claim_seq, m.claim_seq) AS claim_seq
+FROM awa.queue_claim_heads h
+LEFT JOIN LATERAL (SELECT m.claim_seq FROM awa.ready_claim_marks m WHERE m.lane_id = h.lane_id
+                   ORDER BY m.claim_seq DESC LIMIT 1) AS m ON true;
 
 COMMENT ON VIEW awa.claim_cursors IS 'claim cursor of each lane: greatest(floor, newest claim mark) (read-only)';
 
@@ -2472,9 +2474,10 @@ BEGIN
     END IF;
     pending := EXISTS (
         SELECT 1
-        FROM awa.queue_lanes l JOIN awa.claim_cursors c USING (lane_id)
-        WHERE l.queue = p_queue AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > c.floor_seq
-          AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > c.claim_seq);
+        FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
+        WHERE l.queue = p_queue AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > h.claim_seq
+          AND coalesce(pg_sequence_last_value(l.lane_seq), 0)
+              > (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = l.lane_id));
 END;
 $$;
 -- +goose StatementEnd

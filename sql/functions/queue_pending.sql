@@ -19,8 +19,9 @@ BEGIN
     END IF;
     pending := EXISTS (
         SELECT 1
-        FROM awa.queue_lanes l JOIN awa.claim_cursors c USING (lane_id)
-        WHERE l.queue = p_queue AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > c.floor_seq
-          AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > c.claim_seq);
+        FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
+        WHERE l.queue = p_queue AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > h.claim_seq
+          AND coalesce(pg_sequence_last_value(l.lane_seq), 0)
+              > (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = l.lane_id));
 END;
 $$;

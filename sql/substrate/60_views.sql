@@ -14,11 +14,13 @@ CREATE VIEW awa.claim_cursors AS
 -- statistics that underestimate a lane's marks the planner would aggregate
 -- all of them; this form walks each slot's index backwards for one entry
 -- (a Merge Append; callers that can set enable_sort = off, so that a sort of
--- the lane's marks never wins on a misestimate).
-SELECT h.lane_id, h.claim_seq AS floor_seq,
-       greatest(h.claim_seq, (SELECT m.claim_seq FROM awa.ready_claim_marks m WHERE m.lane_id = h.lane_id
-                              ORDER BY m.claim_seq DESC LIMIT 1)) AS claim_seq
-FROM awa.queue_claim_heads h;
+-- the lane's marks never wins on a misestimate). A LATERAL join, not a
+-- scalar subquery, so a join with ready rows (awa.jobs) reads it once per
+-- lane, not once per row.
+SELECT h.lane_id, h.claim_seq AS floor_seq, greatest(h.claim_seq, m.claim_seq) AS claim_seq
+FROM awa.queue_claim_heads h
+LEFT JOIN LATERAL (SELECT m.claim_seq FROM awa.ready_claim_marks m WHERE m.lane_id = h.lane_id
+                   ORDER BY m.claim_seq DESC LIMIT 1) AS m ON true;
 
 COMMENT ON VIEW awa.claim_cursors IS 'claim cursor of each lane: greatest(floor, newest claim mark) (read-only)';
 
