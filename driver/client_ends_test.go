@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -197,6 +198,9 @@ func TestAbandonedHandlerKeepsItsSlot(t *testing.T) {
 		JobTimeoutGrace:   200 * time.Millisecond,
 		Maintenance:       fastMaintenance(),
 	})
+	var releaseOnce sync.Once
+	releaseHandler := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(releaseHandler) // runs before the client's clean-up stop
 	job, err := client.Insert(ctx, stuckArgs{}, &driver.InsertOpts{Queue: "slot", MaxAttempts: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -207,7 +211,7 @@ func TestAbandonedHandlerKeepsItsSlot(t *testing.T) {
 	if rows := jobRows(t, pool, job.ID); len(rows) != 1 || rows[0].State != "available" || secondRuns.Load() != 0 {
 		t.Fatalf("job %v ran again (%d runs) while the abandoned handler still held the only slot", rows, secondRuns.Load())
 	}
-	close(release)
+	releaseHandler()
 	waitJobState(t, pool, job.ID, "completed", 20*time.Second)
 	if secondRuns.Load() != 1 || secondStartedEarly.Load() {
 		t.Fatalf("attempt 2 ran %d times (started before the abandoned handler returned: %v), want once, after",
