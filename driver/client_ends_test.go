@@ -374,3 +374,174 @@ func TestConfigRescueStuckAfterMustExceedJobTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestStopAndCancelAbandonsAHandlerIgnoringItsContext: StopAndCancel ends
+// every handler's context; one that ignores it is abandoned JobTimeoutGrace
+// later, so Stop returns (instead of waiting for ever) and the attempt is
+// retried, not left running.
+func TestStopAndCancelAbandonsAHandlerIgnoringItsContext(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, time.Minute)
+	pool := pgtest.NewDB(t)
+	release := make(chan struct{})
+	defer close(release)
+	started := make(chan struct{}, 1)
+	workers := driver.NewWorkers()
+	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[stuckArgs]) error {
+		started <- struct{}{}
+		<-release
+		return nil
+	}))
+	const grace = 500 * time.Millisecond
+	log, rec := testLogger(t, "client")
+	client := startClient(t, pool, &driver.Config{
+		Queues:            map[string]driver.QueueConfig{"hard": {MaxWorkers: 1}},
+		Workers:           workers,
+		Logger:            log,
+		FetchPollInterval: 50 * time.Millisecond,
+		JobTimeoutGrace:   grace,
+		Maintenance:       fastMaintenance(),
+	})
+	job, err := client.Insert(ctx, stuckArgs{}, &driver.InsertOpts{Queue: "hard", MaxAttempts: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the job never started")
+	}
+	t0 := time.Now()
+	if err := stopWithin(t, 20*time.Second, "StopAndCancel", func() error { return client.StopAndCancel(ctx) }); err != nil {
+		t.Fatalf("StopAndCancel: %v", err)
+	}
+	if took := time.Since(t0); took < grace || took > grace+5*time.Second {
+		t.Fatalf("StopAndCancel took %s, want about JobTimeoutGrace (%s)", took, grace)
+	}
+	rows := jobRows(t, pool, job.ID)
+	if len(rows) != 1 || rows[0].State != "retryable" || !errorsContain(rows[0].Errors, "after the client stopped and cancelled it") {
+		t.Fatalf("after StopAndCancel job is %v, want retryable, abandoned after the stop", rows)
+	}
+	if len(rec.find("Handler did not return within its timeout", nil)) != 1 {
+		t.Fatal("the abandonment was not logged")
+	}
+}
+
+// TestOnePoisonResultDoesNotBlockTheOthers: two results share a failing
+// complete call; only one of them makes calls fail (a trigger rejects the
+// closure of that job's receipt). After the fast retries the completer tries
+// them one per call: the other job completes, the poison one stays running
+// (retried, until its deadline or until calls work), and completes once the
+// failure is gone.
+func TestOnePoisonResultDoesNotBlockTheOthers(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, 2*time.Minute)
+	pool := pgtest.NewDB(t)
+	if _, err := pool.Exec(ctx, `
+		CREATE TABLE public.poison (job_id bigint);
+		CREATE FUNCTION public.test_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN
+		  IF EXISTS (SELECT 1 FROM awa.lease_claim_batches b,
+		                  unnest(b.job_ids) WITH ORDINALITY AS u (job_id, k)
+		             WHERE b.claim_slot = NEW.claim_slot AND u.job_id IN (SELECT job_id FROM public.poison)
+		               AND NEW.receipts @> (b.batch_id * 1024 + u.k - 1)) THEN
+		    RAISE EXCEPTION 'test: poison result' USING ERRCODE = 'XX000';
+		  END IF;
+		  RETURN NEW;
+		END $$;
+		CREATE TRIGGER test_poison BEFORE INSERT ON awa.lease_claim_closures
+		FOR EACH ROW WHEN (NEW.outcome = 'completed') EXECUTE FUNCTION public.test_poison();`); err != nil {
+		t.Fatalf("install the poison trigger: %v", err)
+	}
+	gate := make(chan struct{})
+	var started atomic.Int64
+	workers := driver.NewWorkers()
+	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[stuckArgs]) error {
+		started.Add(1)
+		<-gate // both finish together, so they share a complete call
+		return nil
+	}))
+	log, rec := testLogger(t, "client")
+	client := startClient(t, pool, &driver.Config{
+		Queues:                 map[string]driver.QueueConfig{"poison": {MaxWorkers: 2}},
+		Workers:                workers,
+		Logger:                 log,
+		FetchPollInterval:      50 * time.Millisecond,
+		CompleterFlushInterval: 200 * time.Millisecond,
+		CompleterRetryInterval: 300 * time.Millisecond,
+		Maintenance:            fastMaintenance(),
+	})
+	jobs, err := client.InsertMany(ctx, []driver.InsertManyParams{
+		{Args: stuckArgs{}, Opts: &driver.InsertOpts{Queue: "poison"}},
+		{Args: stuckArgs{}, Opts: &driver.InsertOpts{Queue: "poison"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, good := jobs[0].ID, jobs[1].ID
+	if _, err := pool.Exec(ctx, `INSERT INTO public.poison VALUES ($1)`, bad); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 20*time.Second, "both jobs to start", func() (bool, string) {
+		return started.Load() == 2, fmt.Sprintf("%d started", started.Load())
+	})
+	close(gate)
+	waitFor(t, 30*time.Second, "the shared call to fail past its fast retries", func() (bool, string) {
+		keeps := rec.find("Finalizer call keeps failing", func(e logEntry) bool { return e.Attrs["jobs"] == int64(2) })
+		return len(keeps) == 1, fmt.Sprintf("%d failed calls", len(rec.find("Finalizer call failed", nil)))
+	})
+	waitJobState(t, pool, good, "completed", 10*time.Second)
+	time.Sleep(time.Second) // several slow rounds
+	if rows := jobRows(t, pool, bad); len(rows) != 1 || rows[0].State != "running" {
+		t.Fatalf("poison job is %v, want still running (its completion keeps failing)", rows)
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM public.poison`); err != nil {
+		t.Fatal(err)
+	}
+	final := waitJobState(t, pool, bad, "completed", 10*time.Second)
+	if final.Attempt != 1 || started.Load() != 2 || completions(t, pool, bad) != 1 || completions(t, pool, good) != 1 {
+		t.Fatalf("poison job %v after %d runs, want each job completed once by attempt 1", final, started.Load())
+	}
+}
+
+// TestStopLeavesResultsItCannotFinalizeToRescue: a graceful Stop while
+// completions fail makes one last attempt, logs the results it leaves and
+// returns; the attempt stays open for rescue (the process's heartbeat stops).
+func TestStopLeavesResultsItCannotFinalizeToRescue(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, time.Minute)
+	pool := pgtest.NewDB(t)
+	failCompletions(t, pool)
+	workers := driver.NewWorkers()
+	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[stuckArgs]) error { return nil }))
+	log, rec := testLogger(t, "client")
+	client := startClient(t, pool, &driver.Config{
+		Queues:                 map[string]driver.QueueConfig{"last": {MaxWorkers: 1}},
+		Workers:                workers,
+		Logger:                 log,
+		FetchPollInterval:      50 * time.Millisecond,
+		CompleterRetryInterval: 300 * time.Millisecond,
+		Maintenance:            fastMaintenance(),
+	})
+	job, err := client.Insert(ctx, stuckArgs{}, &driver.InsertOpts{Queue: "last"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "the fast retries to be exhausted", func() (bool, string) {
+		return len(rec.find("Finalizer call keeps failing", nil)) > 0, "not yet"
+	})
+	before := len(rec.find("Finalizer retries still failing", nil))
+	if err := stopWithin(t, 20*time.Second, "Stop", func() error { return client.Stop(ctx) }); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if len(rec.find("Finalizer retries still failing", nil)) <= before {
+		t.Fatal("Stop made no last attempt")
+	}
+	left := rec.find("Stopping with results that could not be finalized", nil)
+	if len(left) != 1 || fmt.Sprint(left[0].Attrs["job_ids"]) != fmt.Sprint([]int64{job.ID}) {
+		t.Fatalf("Stop logged %+v, want one record naming job %d", left, job.ID)
+	}
+	if rows := jobRows(t, pool, job.ID); len(rows) != 1 || rows[0].State != "running" {
+		t.Fatalf("after Stop the job is %v, want running (left to rescue)", rows)
+	}
+}
