@@ -224,8 +224,8 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob) {
 	}
 	defer cancel()
 	// The attempt's deadline: past it the leader rescues the attempt, so the
-	// handler must stop too.
-	if !j.DeadlineAt.IsZero() {
+	// handler must stop too (a context only when it comes before the timeout).
+	if d, ok := ctx.Deadline(); !j.DeadlineAt.IsZero() && (!ok || j.DeadlineAt.Before(d)) {
 		var cancelDeadline context.CancelFunc
 		ctx, cancelDeadline = context.WithDeadline(ctx, j.DeadlineAt)
 		defer cancelDeadline()
