@@ -36,7 +36,8 @@ type Config struct {
 	// transaction-mode pooler). Defaults to 1s.
 	FetchPollInterval time.Duration
 	// JobTimeout bounds each job's run through its context; a Worker can
-	// override it with WorkerTimeout. Negative means no timeout. Defaults to 1 minute.
+	// override it with WorkerTimeout. Negative means no timeout of its own
+	// (RescueStuckAfter still bounds every attempt). Defaults to 1 minute.
 	JobTimeout time.Duration
 	// JobTimeoutGrace is how long a handler may keep running after its
 	// context ended (its timeout, its attempt deadline or StopAndCancel)
