@@ -36,13 +36,34 @@ type Config struct {
 	// transaction-mode pooler). Defaults to 1s.
 	FetchPollInterval time.Duration
 	// JobTimeout bounds each job's run through its context; a Worker can
-	// override it with WorkerTimeout. Negative means no timeout. Defaults to 1 minute.
+	// override it with WorkerTimeout. Negative means no timeout of its own
+	// (RescueStuckAfter still bounds every attempt). Defaults to 1 minute.
 	JobTimeout time.Duration
+	// JobTimeoutGrace is how long a handler may keep running after its
+	// context ended (its timeout, its attempt deadline or StopAndCancel)
+	// before the runtime abandons it: the attempt is then retried at once
+	// ("did not return within its timeout"), the handler's slot stays taken
+	// until it really returns, and its late result is dropped. Must not be
+	// negative. Defaults to 10s.
+	JobTimeoutGrace time.Duration
+	// RescueStuckAfter is how long after its claim an attempt is closed (and
+	// retried) by the maintenance leader even though its process still
+	// heartbeats: the bound for an attempt whose result cannot be finalized
+	// or whose handler never returns. Every claim carries it as its attempt
+	// deadline (a queue's shorter deadline_seconds wins), and the handler's
+	// context ends there too, so a job whose WorkerTimeout exceeds it is
+	// still cut at RescueStuckAfter: long jobs raise it. Must exceed
+	// JobTimeout. Defaults to 1 hour.
+	RescueStuckAfter time.Duration
 	// CompleterBatchSize caps the jobs finalized in one SQL call. Defaults to 500.
 	CompleterBatchSize int
 	// CompleterFlushInterval is how long a finished job may wait for others
 	// to share its finalizer call. Defaults to 2ms.
 	CompleterFlushInterval time.Duration
+	// CompleterRetryInterval is how often results whose finalizer calls kept
+	// failing through the fast retries (about 5s) are tried again, one
+	// result per call, until applied or stale. Defaults to 5s.
+	CompleterRetryInterval time.Duration
 	// HeartbeatInterval is how often the process refreshes its heartbeat,
 	// which keeps its running jobs from stale rescue. Defaults to 5s.
 	HeartbeatInterval time.Duration
@@ -83,6 +104,15 @@ func (c *Config) withDefaults() Config {
 	}
 	if cfg.CompleterFlushInterval <= 0 {
 		cfg.CompleterFlushInterval = 2 * time.Millisecond
+	}
+	if cfg.CompleterRetryInterval <= 0 {
+		cfg.CompleterRetryInterval = 5 * time.Second
+	}
+	if cfg.JobTimeoutGrace == 0 {
+		cfg.JobTimeoutGrace = 10 * time.Second
+	}
+	if cfg.RescueStuckAfter == 0 {
+		cfg.RescueStuckAfter = time.Hour
 	}
 	if cfg.HeartbeatInterval <= 0 {
 		cfg.HeartbeatInterval = 5 * time.Second
@@ -134,6 +164,15 @@ func NewClient(pool *pgxpool.Pool, config *Config) (*Client, error) {
 	cfg := config.withDefaults()
 	if len(cfg.Queues) > 0 && cfg.Workers == nil {
 		return nil, errors.New("awa: Config.Workers is required to work queues")
+	}
+	if cfg.JobTimeoutGrace < 0 {
+		return nil, fmt.Errorf("awa: Config.JobTimeoutGrace must not be negative, got %s", cfg.JobTimeoutGrace)
+	}
+	if cfg.RescueStuckAfter < 0 {
+		return nil, fmt.Errorf("awa: Config.RescueStuckAfter must be positive, got %s", cfg.RescueStuckAfter)
+	}
+	if cfg.JobTimeout > 0 && cfg.RescueStuckAfter <= cfg.JobTimeout {
+		return nil, fmt.Errorf("awa: Config.RescueStuckAfter (%s) must exceed JobTimeout (%s)", cfg.RescueStuckAfter, cfg.JobTimeout)
 	}
 	for name, q := range cfg.Queues {
 		if q.MaxWorkers < 1 {

@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -32,9 +33,13 @@ type finishReq struct {
 
 // completer batches finished attempts into one finalizer call per action:
 // results wait at most CompleterFlushInterval (or until CompleterBatchSize
-// pile up). Stale outcomes are logged and dropped, never retried; a failed
-// call is retried with backoff, and if it keeps failing the attempts stay
-// open for stale rescue to route (at-least-once).
+// pile up). Stale outcomes are logged and dropped. It never gives a result up
+// while the process lives: a failed call is retried at once with backoff
+// (fastRetries calls, about 5s); results still failing then are kept and
+// tried again every CompleterRetryInterval, one result per call (one poison
+// result cannot block the others), until applied or stale. On Stop it makes a
+// last attempt and leaves what still fails to rescue (the process's heartbeat
+// stops with it, and every attempt has a deadline).
 type completer struct {
 	pool   *pgxpool.Pool
 	driver *Driver
@@ -42,14 +47,34 @@ type completer struct {
 	log    *slog.Logger
 	in     chan finishReq
 	drains chan chan struct{}
+	// failed holds results whose fast retries all failed, oldest first.
+	failed []finishReq
 }
+
+// fastRetries is how many times a batch's finalizer call is tried before its
+// results move to the slow retry list.
+const fastRetries = 8
+
+// slowRoundFailures ends a slow retry round after this many calls in a row
+// failed (the database is likely down; the next round tries again).
+const slowRoundFailures = 3
 
 func newCompleter(pool *pgxpool.Pool, d *Driver, cfg Config, log *slog.Logger) *completer {
 	return &completer{pool: pool, driver: d, cfg: cfg, log: log,
 		in: make(chan finishReq, 4*cfg.CompleterBatchSize), drains: make(chan chan struct{})}
 }
 
-func (c *completer) add(r finishReq) { c.in <- r }
+func (c *completer) add(r finishReq) {
+	r.msg = cleanText(r.msg)
+	c.in <- r
+}
+
+// cleanText makes a message storable as PostgreSQL text (no NUL byte, valid
+// UTF-8), so a handler's error can never make its finalizer call fail.
+func cleanText(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.ReplaceAll(s, "\x00", "\uFFFD")
+}
 
 // drain flushes everything added so far; the caller must have stopped adding.
 func (c *completer) drain() {
@@ -61,12 +86,15 @@ func (c *completer) drain() {
 func (c *completer) run(ctx context.Context) {
 	var pending []finishReq
 	var flushAt <-chan time.Time
+	retry := time.NewTicker(c.cfg.CompleterRetryInterval)
+	defer retry.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			if len(pending) > 0 {
 				c.flush(context.WithoutCancel(ctx), pending)
 			}
+			c.lastAttempt(context.WithoutCancel(ctx))
 			return
 		case done := <-c.drains:
 		collect:
@@ -80,6 +108,7 @@ func (c *completer) run(ctx context.Context) {
 			}
 			c.flush(context.WithoutCancel(ctx), pending)
 			pending, flushAt = nil, nil
+			c.lastAttempt(context.WithoutCancel(ctx))
 			close(done)
 		case r := <-c.in:
 			pending = append(pending, r)
@@ -92,6 +121,10 @@ func (c *completer) run(ctx context.Context) {
 		case <-flushAt:
 			c.flush(ctx, pending)
 			pending, flushAt = nil, nil
+		case <-retry.C:
+			if len(c.failed) > 0 {
+				c.retryFailed(ctx)
+			}
 		}
 	}
 }
@@ -114,18 +147,14 @@ func (c *completer) flushAction(ctx context.Context, action finishAction, rs []f
 	for attempt := 1; ; attempt++ {
 		results, err := c.call(ctx, action, rs)
 		if err == nil {
-			for _, res := range results {
-				if res.Outcome == Stale {
-					c.log.Warn("awa: Stale result dropped (the attempt was rescued, cancelled or already finalized)",
-						slog.Int64("job_id", res.JobID), slog.Int64("run_lease", res.RunLease),
-						slog.String("action", action.String()))
-				}
-			}
+			c.logStale(action, results)
 			return
 		}
-		if attempt >= 8 || ctx.Err() != nil {
-			c.log.Error("awa: Finalizer call failed; the attempts stay open until rescue",
-				slog.String("action", action.String()), slog.Int("jobs", len(rs)), slog.String("error", err.Error()))
+		if attempt >= fastRetries || ctx.Err() != nil {
+			c.failed = append(c.failed, rs...)
+			c.log.Error("awa: Finalizer call keeps failing; its results are kept and retried one by one",
+				slog.String("action", action.String()), slog.Int("jobs", len(rs)), slog.Int("failing_jobs", len(c.failed)),
+				slog.Duration("retry_interval", c.cfg.CompleterRetryInterval), slog.String("error", err.Error()))
 			return
 		}
 		c.log.Warn("awa: Finalizer call failed, retrying", slog.String("action", action.String()),
@@ -135,6 +164,68 @@ func (c *completer) flushAction(ctx context.Context, action finishAction, rs []f
 		case <-time.After(delay):
 		}
 		delay = min(delay*2, 2*time.Second)
+	}
+}
+
+func (c *completer) logStale(action finishAction, results []Result) {
+	for _, res := range results {
+		if res.Outcome == Stale {
+			c.log.Warn("awa: Stale result dropped (the attempt was rescued, cancelled or already finalized)",
+				slog.Int64("job_id", res.JobID), slog.Int64("run_lease", res.RunLease),
+				slog.String("action", action.String()))
+		}
+	}
+}
+
+// retryFailed makes one slow round over the failed results, one finalizer
+// call each, until slowRoundFailures calls in a row fail. Results that fail
+// again go to the back, so the next round starts with others.
+func (c *completer) retryFailed(ctx context.Context) {
+	var again []finishReq
+	var lastErr error
+	done, inARow := 0, 0
+	i := 0
+	for ; i < len(c.failed) && inARow < slowRoundFailures && ctx.Err() == nil; i++ {
+		r := c.failed[i]
+		results, err := c.call(ctx, r.action, []finishReq{r})
+		if err != nil {
+			again = append(again, r)
+			lastErr = err
+			inARow++
+			continue
+		}
+		inARow = 0
+		done++
+		c.logStale(r.action, results)
+		for _, res := range results {
+			if res.Outcome == Applied {
+				c.log.Info("awa: Finalized a result after failed calls", slog.Int64("job_id", res.JobID),
+					slog.Int64("run_lease", res.RunLease), slog.String("action", r.action.String()))
+			}
+		}
+	}
+	c.failed = append(append([]finishReq(nil), c.failed[i:]...), again...)
+	if lastErr != nil {
+		c.log.Warn("awa: Finalizer retries still failing", slog.Int("failing_jobs", len(c.failed)),
+			slog.Int("finalized", done), slog.String("error", lastErr.Error()))
+	}
+}
+
+// lastAttempt is the stop-time round over the failed results; whatever still
+// fails is left to rescue.
+func (c *completer) lastAttempt(ctx context.Context) {
+	if len(c.failed) == 0 {
+		return
+	}
+	c.retryFailed(ctx)
+	if n := len(c.failed); n > 0 {
+		ids := make([]int64, n)
+		for i, r := range c.failed {
+			ids[i] = r.r.JobID
+		}
+		c.log.Error("awa: Stopping with results that could not be finalized; their attempts are left to rescue",
+			slog.Int("jobs", n), slog.Any("job_ids", ids))
+		c.failed = nil
 	}
 }
 

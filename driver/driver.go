@@ -230,17 +230,24 @@ type ClaimedJob struct {
 	CreatedAt   time.Time
 	RunAt       time.Time
 	ClaimedAt   time.Time
-	// DeadlineAt is zero unless the queue has a deadline.
+	// DeadlineAt is when the maintenance leader closes the attempt if it is
+	// still open: claim time plus the smaller of the queue's deadline and the
+	// claim's attempt deadline; zero when neither is set.
 	DeadlineAt time.Time
 }
 
 // Claim claims up to max (1..1024) jobs of queue for the worker process
 // instanceID (its heartbeat keeps them from stale rescue; a zero UUID claims
-// without a process, rescued on age alone).
-func (d *Driver) Claim(ctx context.Context, db DBTX, queue string, max int, instanceID [16]byte) ([]ClaimedJob, error) {
-	rows, err := d.q.ClaimReadyRuntime(ctx, db, dbsqlc.ClaimReadyRuntimeParams{
-		Queue: queue, Max: int32(max), InstanceID: uuid(instanceID),
-	})
+// without a process, rescued on age alone). attemptDeadline > 0 bounds each
+// attempt: past claim time + attemptDeadline (or the queue's deadline, if
+// shorter) the maintenance leader closes it whatever the heartbeat; 0 leaves
+// only the queue's deadline.
+func (d *Driver) Claim(ctx context.Context, db DBTX, queue string, max int, instanceID [16]byte, attemptDeadline time.Duration) ([]ClaimedJob, error) {
+	arg := dbsqlc.ClaimReadyRuntimeParams{Queue: queue, Max: int32(max), InstanceID: uuid(instanceID)}
+	if attemptDeadline != 0 {
+		arg.AttemptDeadline = interval(attemptDeadline)
+	}
+	rows, err := d.q.ClaimReadyRuntime(ctx, db, arg)
 	if err != nil {
 		return nil, fmt.Errorf("claim queue %q: %w", queue, mapError(err))
 	}

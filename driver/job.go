@@ -49,7 +49,9 @@ type Worker[T JobArgs] interface {
 }
 
 // WorkerTimeout can be implemented by a Worker to give its jobs their own
-// timeout instead of Config.JobTimeout; a negative value means none.
+// timeout instead of Config.JobTimeout; a negative value means none. Either
+// way Config.RescueStuckAfter (or a shorter queue deadline) still ends the
+// attempt: jobs that run longer need a larger RescueStuckAfter.
 type WorkerTimeout[T JobArgs] interface {
 	Timeout(job *Job[T]) time.Duration
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 )
 
@@ -91,7 +92,7 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 		// stale rescue (and spend an attempt they never made). Every job it
 		// returns is run; Stop waits for them.
 		claimCtx, cancel := context.WithTimeout(context.WithoutCancel(fetchCtx), 30*time.Second)
-		jobs, err := q.c.driver.Claim(claimCtx, q.c.pool, q.name, n, cfg.InstanceID)
+		jobs, err := q.c.driver.Claim(claimCtx, q.c.pool, q.name, n, cfg.InstanceID, cfg.RescueStuckAfter)
 		cancel()
 		if err != nil {
 			q.releasePermits(n)
@@ -182,16 +183,22 @@ func (q *queueRunner) releasePermits(n int) {
 	}
 }
 
-// execute runs one claimed job and hands its result to the completer.
+// Watchdog states of one attempt: whoever moves it out of running hands the
+// attempt's result to the completer and marks the job done for Stop.
+const (
+	attemptRunning int32 = iota
+	attemptReturned
+	attemptAbandoned
+)
+
+// execute runs one claimed job and hands its result to the completer. A
+// handler still running JobTimeoutGrace after its context ended is abandoned:
+// the attempt is retried at once and Stop no longer waits for it, but the
+// permit stays taken until the handler really returns (so a handler that
+// ignores its context costs a slot, never an unbounded number of
+// goroutines), and its late result is dropped without a finalizer call.
 func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob) {
-	defer q.c.jobWG.Done()
 	defer func() { q.permits <- struct{}{} }()
-
-	res := q.runHandler(workCtx, j)
-	q.c.completer.add(res)
-}
-
-func (q *queueRunner) runHandler(workCtx context.Context, j ClaimedJob) finishReq {
 	cfg := q.c.cfg
 	row := &JobRow{
 		ID: j.JobID, Kind: j.Kind, Queue: j.Queue, Priority: int(j.Priority), Attempt: j.Attempt,
@@ -200,7 +207,9 @@ func (q *queueRunner) runHandler(workCtx context.Context, j ClaimedJob) finishRe
 	}
 	unit, ok := cfg.Workers.byKind[j.Kind]
 	if !ok {
-		return finishReq{action: actionFail, r: j.Receipt, msg: fmt.Sprintf("no worker registered for kind %q", j.Kind)}
+		q.c.completer.add(finishReq{action: actionFail, r: j.Receipt, msg: fmt.Sprintf("no worker registered for kind %q", j.Kind)})
+		q.c.jobWG.Done()
+		return
 	}
 
 	timeout := cfg.JobTimeout
@@ -214,14 +223,60 @@ func (q *queueRunner) runHandler(workCtx context.Context, j ClaimedJob) finishRe
 		ctx, cancel = context.WithTimeout(workCtx, timeout)
 	}
 	defer cancel()
-	// The queue's deadline: past it the leader rescues the attempt, so the
-	// handler must stop too.
-	if !j.DeadlineAt.IsZero() {
+	// The attempt's deadline: past it the leader rescues the attempt, so the
+	// handler must stop too (a context only when it comes before the timeout).
+	if d, ok := ctx.Deadline(); !j.DeadlineAt.IsZero() && (!ok || j.DeadlineAt.Before(d)) {
 		var cancelDeadline context.CancelFunc
 		ctx, cancelDeadline = context.WithDeadline(ctx, j.DeadlineAt)
 		defer cancelDeadline()
 	}
 
+	// The watchdog costs nothing until the handler's context ends: then one
+	// timer for JobTimeoutGrace.
+	var state atomic.Int32
+	grace := cfg.JobTimeoutGrace
+	stopWatch := context.AfterFunc(ctx, func() {
+		time.AfterFunc(grace, func() {
+			if !state.CompareAndSwap(attemptRunning, attemptAbandoned) {
+				return
+			}
+			why := q.overstay(workCtx, j, timeout)
+			q.c.log.Error("awa: Handler did not return within its timeout; the attempt is retried and the handler abandoned "+
+				"(its slot stays taken until it returns)", slog.String("queue", q.name), slog.Int64("job_id", j.JobID),
+				slog.Int64("run_lease", j.RunLease), slog.String("kind", j.Kind), slog.String("reason", why))
+			q.c.completer.add(finishReq{action: actionRetry, r: j.Receipt,
+				msg: fmt.Sprintf("handler did not return within its timeout: %s; abandoned by the runtime", why)})
+			q.c.jobWG.Done()
+		})
+	})
+
+	res := q.runHandler(ctx, workCtx, unit, row, j, timeout)
+	stopWatch()
+	if state.CompareAndSwap(attemptRunning, attemptReturned) {
+		q.c.completer.add(res)
+		q.c.jobWG.Done()
+		return
+	}
+	q.c.log.Warn("awa: Abandoned handler returned; its result is dropped (the attempt was already retried)",
+		slog.String("queue", q.name), slog.Int64("job_id", j.JobID), slog.Int64("run_lease", j.RunLease),
+		slog.String("kind", j.Kind), slog.String("action", res.action.String()))
+}
+
+// overstay says which limit an abandoned handler overstayed, and by how much grace.
+func (q *queueRunner) overstay(workCtx context.Context, j ClaimedJob, timeout time.Duration) string {
+	grace := q.c.cfg.JobTimeoutGrace
+	switch {
+	case workCtx.Err() != nil:
+		return fmt.Sprintf("still running %s after the client stopped and cancelled it", grace)
+	case !j.DeadlineAt.IsZero() && (timeout <= 0 || j.DeadlineAt.Before(j.ClaimedAt.Add(timeout))):
+		return fmt.Sprintf("still running %s after its attempt deadline %s", grace, j.DeadlineAt.Format(time.RFC3339))
+	default:
+		return fmt.Sprintf("still running %s after its timeout of %s", grace, timeout)
+	}
+}
+
+// runHandler runs the handler under ctx and maps its return to a finalizer request.
+func (q *queueRunner) runHandler(ctx, workCtx context.Context, unit workUnit, row *JobRow, j ClaimedJob, timeout time.Duration) finishReq {
 	err := func() (err error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -246,7 +301,7 @@ func (q *queueRunner) runHandler(workCtx context.Context, j ClaimedJob) finishRe
 	}
 	if ctx.Err() != nil && workCtx.Err() == nil {
 		if !j.DeadlineAt.IsZero() && !time.Now().Before(j.DeadlineAt) {
-			err = fmt.Errorf("job ran past its queue deadline %s: %w", j.DeadlineAt.Format(time.RFC3339), err)
+			err = fmt.Errorf("job ran past its attempt deadline %s: %w", j.DeadlineAt.Format(time.RFC3339), err)
 		} else {
 			err = fmt.Errorf("job timed out after %s: %w", timeout, err)
 		}

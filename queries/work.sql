@@ -3,7 +3,8 @@
 
 -- name: ClaimReadyRuntime :many
 SELECT * FROM awa.claim_ready_runtime(sqlc.arg(queue)::text, sqlc.arg(max)::int,
-                                      sqlc.narg(instance_id)::uuid, sqlc.narg(now)::timestamptz);
+                                      sqlc.narg(instance_id)::uuid, sqlc.narg(now)::timestamptz,
+                                      sqlc.narg(attempt_deadline)::interval);
 
 -- name: CompleteJobs :many
 SELECT * FROM awa.complete_jobs(sqlc.arg(job_ids)::bigint[], sqlc.arg(run_leases)::bigint[],

@@ -678,7 +678,8 @@ $$;
 -- awa._batch_closed(claim_slot, batch_id, size): whether every receipt of a
 -- claim batch is covered by closure evidence in its claim slot. Exact: the
 -- batch's receipt range must lie inside the union of the closures that
--- overlap it (GiST-indexed). Read-only. Called by the prune proofs.
+-- overlap it (GiST-indexed). Read-only. Called by the prune proofs and
+-- awa.rescue_expired_deadlines.
 CREATE FUNCTION awa._batch_closed(p_claim_slot int, p_batch_id bigint, p_size int)
 RETURNS boolean
 LANGUAGE sql
@@ -1485,12 +1486,16 @@ $$;
 
 -- source: sql/functions/claim_ready_runtime.sql
 -- +goose StatementBegin
--- awa.claim_ready_runtime(queue, max, instance_id, now): claims up to max jobs
--- of a queue, highest priority (1) first, FIFO by lane position within a lane.
+-- awa.claim_ready_runtime(queue, max, instance_id, now, attempt_deadline):
+-- claims up to max jobs of a queue, highest priority (1) first, FIFO by lane
+-- position within a lane.
 -- A priority's enqueue-shard lanes are visited in a rotation that starts at a
 -- random shard, so no shard starves; jobs of different shards have no order
 -- between them. Each claimed job gets run_lease + 1 and a receipt identity
--- (claim_slot, receipt_id) that every finalizer must present.
+-- (claim_slot, receipt_id) that every finalizer must present. The batch's
+-- deadline_at (past it awa.rescue_expired_deadlines closes the attempts) is
+-- the claim time plus the smaller of the queue's deadline and
+-- attempt_deadline; NULL only when neither is set.
 --
 -- Writes only appends: one compact lease_claim_batches row per ready slot
 -- drawn from (in the current claim slot) and one INSERT of claim marks
@@ -1510,13 +1515,15 @@ $$;
 -- producers that rolled back) is advanced past them by a mark, but only when
 -- the lane's producer lock (1096237313) is free, i.e. no producer can still
 -- commit there. Cancelled (tombstoned) jobs are never returned.
--- Errors: AW002 queue NULL; AW010 max outside 1..1024.
+-- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
+-- positive.
 -- Called by workers (the Go driver) and by any SQL client.
 CREATE FUNCTION awa.claim_ready_runtime(
     p_queue       text,
     p_max         int DEFAULT 1,
     p_instance_id uuid DEFAULT NULL,
-    p_now         timestamptz DEFAULT NULL
+    p_now         timestamptz DEFAULT NULL,
+    p_attempt_deadline interval DEFAULT NULL
 )
 RETURNS SETOF awa.claimed_job
 LANGUAGE plpgsql
@@ -1561,6 +1568,9 @@ BEGIN
     END IF;
     IF p_max IS NULL OR p_max NOT BETWEEN 1 AND 1024 THEN
         RAISE EXCEPTION 'awa: max must be between 1 and 1024, got %', p_max USING ERRCODE = 'AW010';
+    END IF;
+    IF p_attempt_deadline <= interval '0' THEN
+        RAISE EXCEPTION 'awa: attempt_deadline must be positive, got %', p_attempt_deadline USING ERRCODE = 'AW010';
     END IF;
 
     -- This session's cursor cache for the queue (see the header): lane ids and
@@ -1661,7 +1671,9 @@ BEGIN
     END IF;
 
     v_claim_slot := awa._current_slot('claim');
-    SELECT v_now + m.deadline INTO v_deadline_at FROM awa.queue_meta m WHERE m.queue = p_queue;
+    -- least() ignores NULLs: either bound alone applies.
+    SELECT v_now + least(m.deadline, p_attempt_deadline) INTO v_deadline_at
+    FROM (SELECT) AS one LEFT JOIN awa.queue_meta m ON m.queue = p_queue;
 
     -- One compact claim batch per ready slot drawn from; then the jobs in claim
     -- order (priority, then lane position), each with its batch's receipt.
@@ -2504,9 +2516,10 @@ $$;
 -- source: sql/functions/rescue_expired_deadlines.sql
 -- +goose StatementBegin
 -- awa.rescue_expired_deadlines(limit, now): closes open attempts that ran past
--- their queue's deadline (deadline_at, set at claim time from
--- awa.queue_meta.deadline) and routes them through the retry path. A late
--- finalizer from the old worker is then stale.
+-- their deadline (deadline_at, set at claim time from the queue's deadline and
+-- the claimer's attempt_deadline) and routes them through the retry path. A
+-- late finalizer from the old worker is then stale. Cost: one closure probe
+-- per expired batch still in the claim ring (docs/storage.md).
 -- Locks and races: as awa.rescue_stale_claims.
 -- Errors: AW010 limit outside 1..100000. Called by the maintenance leader.
 CREATE FUNCTION awa.rescue_expired_deadlines(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
@@ -2527,15 +2540,21 @@ BEGIN
         RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
     END IF;
 
+    -- Per expired batch one closure probe (awa._batch_closed); only the items of
+    -- a batch still open are probed one by one. Both probes are per-row
+    -- subplans on the closures' GiST index: as a join, the planner would hash
+    -- the whole slot's closures and test every item against every closure.
     SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
     INTO v_jobs, v_lses, v_slts, v_rcts
     FROM (
         SELECT i.job_id, i.run_lease, b.claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
         FROM awa.lease_claim_batches b
         CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
-        WHERE b.deadline_at IS NOT NULL AND b.deadline_at < v_now
-          AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
+        WHERE b.deadline_at < v_now
+          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+          AND (SELECT true FROM awa.lease_claim_closures c
+               WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1)
+               LIMIT 1) IS NULL
         ORDER BY b.deadline_at, b.batch_id, i.k
         LIMIT p_limit
     ) AS s;

@@ -61,14 +61,16 @@ func (q *Queries) CancelJobs(ctx context.Context, db DBTX, arg CancelJobsParams)
 const claimReadyRuntime = `-- name: ClaimReadyRuntime :many
 
 SELECT id, run_lease, claim_slot, receipt_id, kind, queue, priority, args, attempt, max_attempts, tags, metadata, errors, created_at, run_at, claimed_at, deadline_at FROM awa.claim_ready_runtime($1::text, $2::int,
-                                      $3::uuid, $4::timestamptz)
+                                      $3::uuid, $4::timestamptz,
+                                      $5::interval)
 `
 
 type ClaimReadyRuntimeParams struct {
-	Queue      string
-	Max        int32
-	InstanceID pgtype.UUID
-	Now        pgtype.Timestamptz
+	Queue           string
+	Max             int32
+	InstanceID      pgtype.UUID
+	Now             pgtype.Timestamptz
+	AttemptDeadline pgtype.Interval
 }
 
 // Claim and finalize: what a worker calls. Every finalizer takes the attempt's
@@ -79,6 +81,7 @@ func (q *Queries) ClaimReadyRuntime(ctx context.Context, db DBTX, arg ClaimReady
 		arg.Max,
 		arg.InstanceID,
 		arg.Now,
+		arg.AttemptDeadline,
 	)
 	if err != nil {
 		return nil, err

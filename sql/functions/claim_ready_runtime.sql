@@ -1,9 +1,13 @@
--- awa.claim_ready_runtime(queue, max, instance_id, now): claims up to max jobs
--- of a queue, highest priority (1) first, FIFO by lane position within a lane.
+-- awa.claim_ready_runtime(queue, max, instance_id, now, attempt_deadline):
+-- claims up to max jobs of a queue, highest priority (1) first, FIFO by lane
+-- position within a lane.
 -- A priority's enqueue-shard lanes are visited in a rotation that starts at a
 -- random shard, so no shard starves; jobs of different shards have no order
 -- between them. Each claimed job gets run_lease + 1 and a receipt identity
--- (claim_slot, receipt_id) that every finalizer must present.
+-- (claim_slot, receipt_id) that every finalizer must present. The batch's
+-- deadline_at (past it awa.rescue_expired_deadlines closes the attempts) is
+-- the claim time plus the smaller of the queue's deadline and
+-- attempt_deadline; NULL only when neither is set.
 --
 -- Writes only appends: one compact lease_claim_batches row per ready slot
 -- drawn from (in the current claim slot) and one INSERT of claim marks
@@ -23,13 +27,15 @@
 -- producers that rolled back) is advanced past them by a mark, but only when
 -- the lane's producer lock (1096237313) is free, i.e. no producer can still
 -- commit there. Cancelled (tombstoned) jobs are never returned.
--- Errors: AW002 queue NULL; AW010 max outside 1..1024.
+-- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
+-- positive.
 -- Called by workers (the Go driver) and by any SQL client.
 CREATE FUNCTION awa.claim_ready_runtime(
     p_queue       text,
     p_max         int DEFAULT 1,
     p_instance_id uuid DEFAULT NULL,
-    p_now         timestamptz DEFAULT NULL
+    p_now         timestamptz DEFAULT NULL,
+    p_attempt_deadline interval DEFAULT NULL
 )
 RETURNS SETOF awa.claimed_job
 LANGUAGE plpgsql
@@ -74,6 +80,9 @@ BEGIN
     END IF;
     IF p_max IS NULL OR p_max NOT BETWEEN 1 AND 1024 THEN
         RAISE EXCEPTION 'awa: max must be between 1 and 1024, got %', p_max USING ERRCODE = 'AW010';
+    END IF;
+    IF p_attempt_deadline <= interval '0' THEN
+        RAISE EXCEPTION 'awa: attempt_deadline must be positive, got %', p_attempt_deadline USING ERRCODE = 'AW010';
     END IF;
 
     -- This session's cursor cache for the queue (see the header): lane ids and
@@ -174,7 +183,9 @@ BEGIN
     END IF;
 
     v_claim_slot := awa._current_slot('claim');
-    SELECT v_now + m.deadline INTO v_deadline_at FROM awa.queue_meta m WHERE m.queue = p_queue;
+    -- least() ignores NULLs: either bound alone applies.
+    SELECT v_now + least(m.deadline, p_attempt_deadline) INTO v_deadline_at
+    FROM (SELECT) AS one LEFT JOIN awa.queue_meta m ON m.queue = p_queue;
 
     -- One compact claim batch per ready slot drawn from; then the jobs in claim
     -- order (priority, then lane position), each with its batch's receipt.

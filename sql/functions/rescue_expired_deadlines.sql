@@ -1,7 +1,8 @@
 -- awa.rescue_expired_deadlines(limit, now): closes open attempts that ran past
--- their queue's deadline (deadline_at, set at claim time from
--- awa.queue_meta.deadline) and routes them through the retry path. A late
--- finalizer from the old worker is then stale.
+-- their deadline (deadline_at, set at claim time from the queue's deadline and
+-- the claimer's attempt_deadline) and routes them through the retry path. A
+-- late finalizer from the old worker is then stale. Cost: one closure probe
+-- per expired batch still in the claim ring (docs/storage.md).
 -- Locks and races: as awa.rescue_stale_claims.
 -- Errors: AW010 limit outside 1..100000. Called by the maintenance leader.
 CREATE FUNCTION awa.rescue_expired_deadlines(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
@@ -22,15 +23,21 @@ BEGIN
         RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
     END IF;
 
+    -- Per expired batch one closure probe (awa._batch_closed); only the items of
+    -- a batch still open are probed one by one. Both probes are per-row
+    -- subplans on the closures' GiST index: as a join, the planner would hash
+    -- the whole slot's closures and test every item against every closure.
     SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
     INTO v_jobs, v_lses, v_slts, v_rcts
     FROM (
         SELECT i.job_id, i.run_lease, b.claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
         FROM awa.lease_claim_batches b
         CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
-        WHERE b.deadline_at IS NOT NULL AND b.deadline_at < v_now
-          AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
+        WHERE b.deadline_at < v_now
+          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+          AND (SELECT true FROM awa.lease_claim_closures c
+               WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1)
+               LIMIT 1) IS NULL
         ORDER BY b.deadline_at, b.batch_id, i.k
         LIMIT p_limit
     ) AS s;
