@@ -768,6 +768,22 @@ AS $$
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/_cursor_cache_key.sql
+-- +goose StatementBegin
+-- awa._cursor_cache_key(queue): the name of the session setting that caches
+-- lower bounds of a queue's claim cursors (value: queue|lane ids|cursors, as
+-- written by awa.claim_ready_runtime). Keyed by the schema's oid, so a
+-- reinstalled schema never reads a stale entry. Read-only.
+-- Called by awa.claim_ready_runtime and awa.queue_pending.
+CREATE FUNCTION awa._cursor_cache_key(p_queue text)
+RETURNS text
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT 'awa.cursors_' || 'awa'::regnamespace::oid || '_' || translate(hashtext(p_queue)::text, '-', 'n')
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_finalize.sql
 -- +goose StatementBegin
 -- awa._finalize(action, outcome, job_ids, run_leases, claim_slots, receipt_ids,
@@ -1511,7 +1527,7 @@ $$;
 -- lock-before-snapshot: docs/storage.md, "The claim cursor").
 -- Cheap skip: a lane whose sequence has not moved past a lower bound of its
 -- cursor (the floor, or this session's cache of cursors it saw, the setting
--- awa.cursors_<schema oid>_<hash of queue>, which a rollback forgets) is empty
+-- named by awa._cursor_cache_key, which a rollback forgets) is empty
 -- and costs one sequence read, no lock and no marks read.
 -- An empty lane whose sequence is ahead of its cursor (positions reserved by
 -- producers that rolled back) is advanced past them by a mark, but only when
@@ -1577,7 +1593,7 @@ BEGIN
 
     -- This session's cursor cache for the queue (see the header): lane ids and
     -- cursors it saw, lower bounds since cursors only grow.
-    v_ckey := 'awa.cursors_' || 'awa'::regnamespace::oid || '_' || translate(hashtext(p_queue)::text, '-', 'n');
+    v_ckey := awa._cursor_cache_key(p_queue);
     v_cache := string_to_array(current_setting(v_ckey, true), '|');
     IF v_cache[1] = p_queue THEN
         v_cids := string_to_array(v_cache[2], ',')::int[];
@@ -2473,8 +2489,9 @@ $$;
 -- next claim will pass. A claimer whose claim came back short asks this before
 -- it sleeps: when true, a producer may still commit without a NOTIFY (see
 -- awa._append_ready), so it polls again soon instead of waiting for one.
--- Reads one sequence per lane, and the cursor (awa.claim_cursors) of a lane
--- whose sequence is past its floor; no table scan, no lock.
+-- Reads one sequence per lane, and the cursor (awa.claim_cursors) only of a
+-- lane whose sequence is past a lower bound of it (its floor, or this
+-- session's cache of cursors, awa._cursor_cache_key); no table scan, no lock.
 -- Errors: AW002 queue NULL.
 CREATE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean)
 LANGUAGE plpgsql
@@ -2482,14 +2499,24 @@ STABLE
 -- The cursor read walks each marks index backwards, never sorts a lane's marks.
 SET enable_sort = off
 AS $$
+DECLARE
+    v_cache text[];
+    v_cids  int[] := '{}';
+    v_ccur  bigint[] := '{}';
 BEGIN
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
     END IF;
+    v_cache := string_to_array(current_setting(awa._cursor_cache_key(p_queue), true), '|');
+    IF v_cache[1] = p_queue THEN
+        v_cids := string_to_array(v_cache[2], ',')::int[];
+        v_ccur := string_to_array(v_cache[3], ',')::bigint[];
+    END IF;
     pending := EXISTS (
         SELECT 1
         FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
-        WHERE l.queue = p_queue AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > h.claim_seq
+        WHERE l.queue = p_queue
+          AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)])
           AND coalesce(pg_sequence_last_value(l.lane_seq), 0)
               > (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = l.lane_id));
 END;

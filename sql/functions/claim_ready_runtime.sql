@@ -21,7 +21,7 @@
 -- lock-before-snapshot: docs/storage.md, "The claim cursor").
 -- Cheap skip: a lane whose sequence has not moved past a lower bound of its
 -- cursor (the floor, or this session's cache of cursors it saw, the setting
--- awa.cursors_<schema oid>_<hash of queue>, which a rollback forgets) is empty
+-- named by awa._cursor_cache_key, which a rollback forgets) is empty
 -- and costs one sequence read, no lock and no marks read.
 -- An empty lane whose sequence is ahead of its cursor (positions reserved by
 -- producers that rolled back) is advanced past them by a mark, but only when
@@ -87,7 +87,7 @@ BEGIN
 
     -- This session's cursor cache for the queue (see the header): lane ids and
     -- cursors it saw, lower bounds since cursors only grow.
-    v_ckey := 'awa.cursors_' || 'awa'::regnamespace::oid || '_' || translate(hashtext(p_queue)::text, '-', 'n');
+    v_ckey := awa._cursor_cache_key(p_queue);
     v_cache := string_to_array(current_setting(v_ckey, true), '|');
     IF v_cache[1] = p_queue THEN
         v_cids := string_to_array(v_cache[2], ',')::int[];

@@ -12,8 +12,7 @@ select * from awa.insert_jobs(array['a', 'b', 'c'], null, array_fill('{"queue": 
 
 savepoint claimer;
 select is((select count(*)::int from awa.claim_ready_runtime('rb', 10, null, now())), 3, 'a claim takes all three jobs');
-select ok(current_setting('awa.cursors_' || 'awa'::regnamespace::oid || '_'
-                          || translate(hashtext('rb')::text, '-', 'n'), true) like 'rb|%|3',
+select ok(current_setting(awa._cursor_cache_key('rb'), true) like 'rb|%|3',
           'and caches the lane''s cursor at 3 for the session');
 rollback to savepoint claimer;
 
