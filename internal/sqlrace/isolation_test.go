@@ -372,3 +372,91 @@ func TestMaintenanceAndCancelWithAnOlderSnapshotAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// The unguarded writers and readers stay correct with a snapshot older than
+// another session's commit: a write that races it gets 40001 (never a second
+// leader, a heartbeat moved backwards or a lost queue option), and
+// queue_pending errs only towards true (a claimer polls once more).
+func TestUnguardedCallsWithAnOlderSnapshotStayCorrect(t *testing.T) {
+	const h1, h2, inst = "00000000-0000-0000-0000-0000000000a1", "00000000-0000-0000-0000-0000000000a2",
+		"00000000-0000-0000-0000-0000000000b1"
+	serializationFailureOr := func(t *testing.T, what string, err error, ok bool) {
+		t.Helper()
+		if err != nil && sqlState(err) != "40001" {
+			t.Fatalf("%s: %v; want success or 40001", what, err)
+		}
+		if err == nil && !ok {
+			t.Fatalf("%s succeeded with a wrong result", what)
+		}
+	}
+	for _, level := range isoLevels {
+		t.Run(levelName(level), func(t *testing.T) {
+			ctx := testCtx(t, 30*time.Second)
+			pool := pgtest.NewDB(t)
+			conn := connect(t, ctx, pool)
+
+			// Leader lease: another holder takes it after the snapshot.
+			tx := beginAt(t, ctx, conn, level)
+			var leader bool
+			if err := pool.QueryRow(ctx, `SELECT is_leader FROM awa.acquire_leader_lease('l', $1, '1 minute')`, h2).Scan(&leader); err != nil || !leader {
+				t.Fatalf("first acquire: %v %v", leader, err)
+			}
+			err := tx.QueryRow(ctx, `SELECT is_leader FROM awa.acquire_leader_lease('l', $1, '1 minute')`, h1).Scan(&leader)
+			serializationFailureOr(t, "second acquire", err, !leader)
+			_ = tx.Commit(ctx)
+			var holder string
+			if err := pool.QueryRow(ctx, `SELECT holder::text FROM awa.leader_leases WHERE name = 'l'`).Scan(&holder); err != nil || holder != h2 {
+				t.Fatalf("lease holder %s, %v; want %s", holder, err, h2)
+			}
+
+			// Heartbeat: a newer beat commits after the snapshot; an older one follows.
+			if _, err := pool.Exec(ctx, `SELECT awa.heartbeat_instance($1, now() - interval '1 hour')`, inst); err != nil {
+				t.Fatal(err)
+			}
+			tx = beginAt(t, ctx, conn, level)
+			var newest time.Time
+			if err := pool.QueryRow(ctx, `SELECT heartbeat_at FROM awa.heartbeat_instance($1)`, inst).Scan(&newest); err != nil {
+				t.Fatal(err)
+			}
+			var got time.Time
+			err = tx.QueryRow(ctx, `SELECT heartbeat_at FROM awa.heartbeat_instance($1, now() - interval '30 minutes')`, inst).Scan(&got)
+			serializationFailureOr(t, "older heartbeat", err, got.Equal(newest))
+			_ = tx.Commit(ctx)
+			if err := pool.QueryRow(ctx, `SELECT heartbeat_at FROM awa.runtime_instances WHERE instance_id = $1`, inst).Scan(&got); err != nil || !got.Equal(newest) {
+				t.Fatalf("heartbeat %v, %v; want %v (never backwards)", got, err, newest)
+			}
+
+			// configure_queue: another option set after the snapshot is kept.
+			tx = beginAt(t, ctx, conn, level)
+			if _, err := pool.Exec(ctx, `SELECT awa.configure_queue('c', '{"dlq": true}')`); err != nil {
+				t.Fatal(err)
+			}
+			var dlq bool
+			err = tx.QueryRow(ctx, `SELECT dlq_enabled FROM awa.configure_queue('c', '{"deadline_seconds": 60}')`).Scan(&dlq)
+			serializationFailureOr(t, "configure_queue", err, dlq)
+			_ = tx.Commit(ctx)
+			if err := pool.QueryRow(ctx, `SELECT dlq_enabled FROM awa.queue_meta WHERE queue = 'c'`).Scan(&dlq); err != nil || !dlq {
+				t.Fatalf("dlq option lost: %v, %v", dlq, err)
+			}
+
+			// queue_pending: true for a job committed after the snapshot, and
+			// still true (conservative) once a claimer took it.
+			warmQueue(t, ctx, pool, "p")
+			tx = beginAt(t, ctx, conn, level)
+			if _, err := insertOne(ctx, pool, "p", 2); err != nil {
+				t.Fatal(err)
+			}
+			var pending bool
+			if err := tx.QueryRow(ctx, `SELECT pending FROM awa.queue_pending('p')`).Scan(&pending); err != nil || !pending {
+				t.Fatalf("queue_pending with a job committed after the snapshot: %v, %v; want true", pending, err)
+			}
+			if cs, err := claim(ctx, pool, "p", 10, nil); err != nil || len(cs) != 1 {
+				t.Fatalf("claim: %v %v", cs, err)
+			}
+			if err := tx.QueryRow(ctx, `SELECT pending FROM awa.queue_pending('p')`).Scan(&pending); err != nil || pending != (level != pgx.ReadCommitted) {
+				t.Fatalf("queue_pending after the claim at %s: %v, %v", levelName(level), pending, err)
+			}
+			_ = tx.Rollback(ctx)
+		})
+	}
+}
