@@ -738,6 +738,9 @@ $$;
 -- receipt_completion_batches row per ready slot and queue); other actions go
 -- through awa._route_closed. Returns an 'applied' row per closed item and a
 -- 'stale' row per other item; stale items change nothing.
+-- Isolation: first calls awa._require_read_committed('awa.<action>_jobs'),
+-- the guard of the public finalizers (the rescues and cancel_job have
+-- already passed their own).
 -- Called by the public finalizers, the rescues and awa.cancel_job.
 CREATE FUNCTION awa._finalize(
     p_action      text,
@@ -761,6 +764,7 @@ DECLARE
     v_n      int := cardinality(p_job_ids);
     v_closed awa._closed_claim[];
 BEGIN
+    PERFORM awa._require_read_committed('awa.' || p_action || '_jobs');
     IF p_job_ids IS NULL OR p_run_leases IS NULL OR p_claim_slots IS NULL OR p_receipt_ids IS NULL THEN
         RAISE EXCEPTION 'awa: job_ids, run_leases, claim_slots and receipt_ids must not be null'
             USING ERRCODE = 'AW010';
@@ -956,9 +960,9 @@ $$;
 -- call they would decide on stale state (see docs/storage.md, "Isolation
 -- levels"). One setting read; no lock, no write.
 -- Errors: AW040 transaction not at READ COMMITTED.
--- Called first by claim_ready_runtime, the finalizers, cancel_job, the rescues,
--- promote_due_jobs, rotate_ring, prune_ring, retry_dlq_job, purge_dlq and
--- cleanup_runtime_instances.
+-- Called first by claim_ready_runtime, the finalizers (through awa._finalize),
+-- cancel_job, the rescues, promote_due_jobs, rotate_ring, prune_ring,
+-- retry_dlq_job, purge_dlq and cleanup_runtime_instances.
 CREATE FUNCTION awa._require_read_committed(p_function text)
 RETURNS void
 LANGUAGE plpgsql
@@ -1459,7 +1463,8 @@ $$;
 -- with reasons[i] (when not NULL) appended to its errors. Stale items are
 -- reported and change nothing. To cancel a job by id in any state, an operator
 -- uses awa.cancel_job. Errors: AW010 (see awa._finalize).
--- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this stays one inlinable SELECT).
 CREATE FUNCTION awa.cancel_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -1471,7 +1476,6 @@ CREATE FUNCTION awa.cancel_jobs(
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
 AS $$
-    SELECT awa._require_read_committed('awa.cancel_jobs');
     SELECT * FROM awa._finalize('cancel', 'cancelled', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 p_reasons, NULL, p_now)
 $$;
@@ -1687,7 +1691,8 @@ $$;
 -- attempt was already closed (rescued, cancelled, finalized) are reported
 -- 'stale' and change nothing. Errors: AW010 (see awa._finalize).
 -- Locks: see awa._close_claims. Called by workers after successful handlers.
--- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this stays one inlinable SELECT).
 CREATE FUNCTION awa.complete_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -1698,7 +1703,6 @@ CREATE FUNCTION awa.complete_jobs(
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
 AS $$
-    SELECT awa._require_read_committed('awa.complete_jobs');
     SELECT * FROM awa._finalize('complete', 'completed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 NULL, NULL, p_now)
 $$;
@@ -1792,7 +1796,8 @@ $$;
 -- terminal error, an unknown kind). The error is appended; the job goes to the
 -- DLQ when its queue has the DLQ on, else it ends failed. Stale items are
 -- reported and change nothing. Errors: AW010 (see awa._finalize).
--- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this stays one inlinable SELECT).
 CREATE FUNCTION awa.fail_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -1804,7 +1809,6 @@ CREATE FUNCTION awa.fail_jobs(
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
 AS $$
-    SELECT awa._require_read_committed('awa.fail_jobs');
     SELECT * FROM awa._finalize('fail', 'failed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 p_errors, NULL, p_now)
 $$;
@@ -2632,7 +2636,8 @@ $$;
 -- exhausted (attempt >= max_attempts) fails instead, into the DLQ when its
 -- queue has the DLQ on. Stale items are reported and change nothing.
 -- Errors: AW010 (see awa._finalize). Called by workers for handler errors.
--- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this stays one inlinable SELECT).
 CREATE FUNCTION awa.retry_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -2645,7 +2650,6 @@ CREATE FUNCTION awa.retry_jobs(
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
 AS $$
-    SELECT awa._require_read_committed('awa.retry_jobs');
     SELECT * FROM awa._finalize('retry', 'retried', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 p_errors, p_retry_at, p_now)
 $$;
@@ -2740,7 +2744,8 @@ $$;
 -- attempt (attempt stays, run_lease keeps its new value so the snoozed attempt
 -- cannot finalize again). Stale items are reported and change nothing.
 -- Errors: AW010 (see awa._finalize; every run_at is required).
--- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this stays one inlinable SELECT).
 CREATE FUNCTION awa.snooze_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -2752,7 +2757,6 @@ CREATE FUNCTION awa.snooze_jobs(
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
 AS $$
-    SELECT awa._require_read_committed('awa.snooze_jobs');
     SELECT * FROM awa._finalize('snooze', 'snoozed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 NULL, p_run_at, p_now)
 $$;

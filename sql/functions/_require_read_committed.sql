@@ -5,9 +5,9 @@
 -- call they would decide on stale state (see docs/storage.md, "Isolation
 -- levels"). One setting read; no lock, no write.
 -- Errors: AW040 transaction not at READ COMMITTED.
--- Called first by claim_ready_runtime, the finalizers, cancel_job, the rescues,
--- promote_due_jobs, rotate_ring, prune_ring, retry_dlq_job, purge_dlq and
--- cleanup_runtime_instances.
+-- Called first by claim_ready_runtime, the finalizers (through awa._finalize),
+-- cancel_job, the rescues, promote_due_jobs, rotate_ring, prune_ring,
+-- retry_dlq_job, purge_dlq and cleanup_runtime_instances.
 CREATE FUNCTION awa._require_read_committed(p_function text)
 RETURNS void
 LANGUAGE plpgsql

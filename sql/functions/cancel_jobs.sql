@@ -3,7 +3,8 @@
 -- with reasons[i] (when not NULL) appended to its errors. Stale items are
 -- reported and change nothing. To cancel a job by id in any state, an operator
 -- uses awa.cancel_job. Errors: AW010 (see awa._finalize).
--- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this stays one inlinable SELECT).
 CREATE FUNCTION awa.cancel_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -15,7 +16,6 @@ CREATE FUNCTION awa.cancel_jobs(
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
 AS $$
-    SELECT awa._require_read_committed('awa.cancel_jobs');
     SELECT * FROM awa._finalize('cancel', 'cancelled', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 p_reasons, NULL, p_now)
 $$;

@@ -6,7 +6,8 @@
 -- attempt was already closed (rescued, cancelled, finalized) are reported
 -- 'stale' and change nothing. Errors: AW010 (see awa._finalize).
 -- Locks: see awa._close_claims. Called by workers after successful handlers.
--- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this stays one inlinable SELECT).
 CREATE FUNCTION awa.complete_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -17,7 +18,6 @@ CREATE FUNCTION awa.complete_jobs(
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
 AS $$
-    SELECT awa._require_read_committed('awa.complete_jobs');
     SELECT * FROM awa._finalize('complete', 'completed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 NULL, NULL, p_now)
 $$;

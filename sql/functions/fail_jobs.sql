@@ -3,7 +3,8 @@
 -- terminal error, an unknown kind). The error is appended; the job goes to the
 -- DLQ when its queue has the DLQ on, else it ends failed. Stale items are
 -- reported and change nothing. Errors: AW010 (see awa._finalize).
--- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this stays one inlinable SELECT).
 CREATE FUNCTION awa.fail_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -15,7 +16,6 @@ CREATE FUNCTION awa.fail_jobs(
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
 AS $$
-    SELECT awa._require_read_committed('awa.fail_jobs');
     SELECT * FROM awa._finalize('fail', 'failed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 p_errors, NULL, p_now)
 $$;

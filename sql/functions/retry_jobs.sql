@@ -6,7 +6,8 @@
 -- exhausted (attempt >= max_attempts) fails instead, into the DLQ when its
 -- queue has the DLQ on. Stale items are reported and change nothing.
 -- Errors: AW010 (see awa._finalize). Called by workers for handler errors.
--- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this stays one inlinable SELECT).
 CREATE FUNCTION awa.retry_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -19,7 +20,6 @@ CREATE FUNCTION awa.retry_jobs(
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
 AS $$
-    SELECT awa._require_read_committed('awa.retry_jobs');
     SELECT * FROM awa._finalize('retry', 'retried', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 p_errors, p_retry_at, p_now)
 $$;

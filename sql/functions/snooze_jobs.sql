@@ -3,7 +3,8 @@
 -- attempt (attempt stays, run_lease keeps its new value so the snoozed attempt
 -- cannot finalize again). Stale items are reported and change nothing.
 -- Errors: AW010 (see awa._finalize; every run_at is required).
--- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this stays one inlinable SELECT).
 CREATE FUNCTION awa.snooze_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -15,7 +16,6 @@ CREATE FUNCTION awa.snooze_jobs(
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
 AS $$
-    SELECT awa._require_read_committed('awa.snooze_jobs');
     SELECT * FROM awa._finalize('snooze', 'snoozed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 NULL, p_run_at, p_now)
 $$;
