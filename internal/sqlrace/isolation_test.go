@@ -272,9 +272,9 @@ func TestMaintenanceAndCancelWithAnOlderSnapshotAreRefused(t *testing.T) {
 	type step struct {
 		name  string
 		setup func(t *testing.T, ctx context.Context, pool *pgxpool.Pool, other *pgx.Conn) int64 // runs before the snapshot; returns a job id
-		race  func(t *testing.T, ctx context.Context, other *pgx.Conn, id int64)                // commits after the snapshot
-		call  string                                                                          // $1: the job id
-		want  int                                                                             // rows the call returns at read committed
+		race  func(t *testing.T, ctx context.Context, other *pgx.Conn, id int64)                 // commits after the snapshot
+		call  string                                                                             // $1: the job id
+		want  int                                                                                // rows the call returns at read committed
 	}
 	iid := "00000000-0000-0000-0000-0000000000aa"
 	exec := func(t *testing.T, ctx context.Context, q interface {
