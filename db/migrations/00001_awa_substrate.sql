@@ -1464,7 +1464,7 @@ $$;
 -- reported and change nothing. To cancel a job by id in any state, an operator
 -- uses awa.cancel_job. Errors: AW010 (see awa._finalize).
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
--- awa._finalize checks first, so this stays one inlinable SELECT).
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.cancel_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -1692,7 +1692,7 @@ $$;
 -- 'stale' and change nothing. Errors: AW010 (see awa._finalize).
 -- Locks: see awa._close_claims. Called by workers after successful handlers.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
--- awa._finalize checks first, so this stays one inlinable SELECT).
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.complete_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -1797,7 +1797,7 @@ $$;
 -- DLQ when its queue has the DLQ on, else it ends failed. Stale items are
 -- reported and change nothing. Errors: AW010 (see awa._finalize).
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
--- awa._finalize checks first, so this stays one inlinable SELECT).
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.fail_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -2637,7 +2637,7 @@ $$;
 -- queue has the DLQ on. Stale items are reported and change nothing.
 -- Errors: AW010 (see awa._finalize). Called by workers for handler errors.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
--- awa._finalize checks first, so this stays one inlinable SELECT).
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.retry_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -2745,7 +2745,7 @@ $$;
 -- cannot finalize again). Stale items are reported and change nothing.
 -- Errors: AW010 (see awa._finalize; every run_at is required).
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
--- awa._finalize checks first, so this stays one inlinable SELECT).
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.snooze_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],

@@ -4,7 +4,7 @@
 -- reported and change nothing. To cancel a job by id in any state, an operator
 -- uses awa.cancel_job. Errors: AW010 (see awa._finalize).
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
--- awa._finalize checks first, so this stays one inlinable SELECT).
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.cancel_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],

@@ -4,7 +4,7 @@
 -- DLQ when its queue has the DLQ on, else it ends failed. Stale items are
 -- reported and change nothing. Errors: AW010 (see awa._finalize).
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
--- awa._finalize checks first, so this stays one inlinable SELECT).
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.fail_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
