@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // MaintenanceConfig configures leader election and the maintenance services
@@ -113,7 +111,7 @@ const leaderLeaseName = "maintenance"
 // transaction-mode poolers. While it leads it runs the maintenance services;
 // when it cannot confirm its lease within half the TTL it stops them.
 type elector struct {
-	pool   *pgxpool.Pool
+	db     DBTX // the pool, or its READ COMMITTED wrapper (see Client.Start)
 	driver *Driver
 	cfg    Config
 	m      MaintenanceConfig
@@ -125,8 +123,8 @@ type elector struct {
 	svcWG    sync.WaitGroup
 }
 
-func newElector(pool *pgxpool.Pool, d *Driver, cfg Config, log *slog.Logger) *elector {
-	return &elector{pool: pool, driver: d, cfg: cfg, m: *cfg.Maintenance, log: log}
+func newElector(db DBTX, d *Driver, cfg Config, log *slog.Logger) *elector {
+	return &elector{db: db, driver: d, cfg: cfg, m: *cfg.Maintenance, log: log}
 }
 
 // IsLeader reports whether this client currently runs maintenance.
@@ -153,7 +151,7 @@ func (e *elector) run(ctx context.Context) {
 		// down leader stops before its lease can be taken over.
 		start := time.Now()
 		actx, cancel := context.WithTimeout(ctx, e.m.LeaderTTL/4)
-		leader, err := e.driver.AcquireLeaderLease(actx, e.pool, leaderLeaseName, e.cfg.InstanceID, e.m.LeaderTTL)
+		leader, err := e.driver.AcquireLeaderLease(actx, e.db, leaderLeaseName, e.cfg.InstanceID, e.m.LeaderTTL)
 		cancel()
 		switch {
 		case err != nil:
@@ -214,7 +212,7 @@ func (e *elector) release() {
 	e.stepDown()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := e.driver.ReleaseLeaderLease(ctx, e.pool, leaderLeaseName, e.cfg.InstanceID); err != nil {
+	if err := e.driver.ReleaseLeaderLease(ctx, e.db, leaderLeaseName, e.cfg.InstanceID); err != nil {
 		e.log.Warn("awa: Releasing leadership failed; it expires by itself", slog.String("error", err.Error()))
 	}
 }
@@ -245,7 +243,7 @@ func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logge
 }
 
 func (e *elector) services() []service {
-	d, db, m, log := e.driver, e.pool, e.m, e.log
+	d, db, m, log := e.driver, e.db, e.m, e.log
 	logResults := func(what string, n int) {
 		if n > 0 {
 			log.Info("awa: "+what, slog.Int("jobs", n))

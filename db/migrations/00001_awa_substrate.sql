@@ -491,7 +491,9 @@ COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage p
 -- for it), and a claimer that claims it before this transaction commits sees
 -- this batch's reserved position above its cursor: awa.queue_pending then
 -- tells it to poll again rather than sleep. So a committed job never waits for
--- the poll interval while its queue's claimers sleep.
+-- the poll interval while its queue's claimers sleep. Outside READ COMMITTED
+-- the rule is skipped and every lane notifies: a snapshot older than the call
+-- may miss the committed job (or see a stale cursor) the rule relies on.
 -- Each (queue, priority) of the batch goes to one of its enqueue-shard lanes:
 -- the shard this transaction already used for it, else the first whose
 -- producer lock is free, starting from shard (backend pid mod shards); only
@@ -547,6 +549,7 @@ DECLARE
     v_lane  int;
     v_first bigint;
     v_wake  text[] := '{}';
+    v_rc    boolean := current_setting('transaction_isolation') = 'read committed';
 BEGIN
     IF cardinality(p_jobs) = 1 THEN
         v_q := ARRAY[p_jobs[1].queue];
@@ -619,9 +622,9 @@ BEGIN
         WHERE j.queue = v_q[g] AND j.priority = v_p[g];
 
         CONTINUE WHEN v_q[g] = ANY (v_wake)
-            OR EXISTS (SELECT 1 FROM awa.queue_claim_heads h, awa.ready_entries r
-                       WHERE h.lane_id = v_lane AND h.claim_seq < v_first - 1
-                         AND r.ready_slot = v_slot AND r.lane_id = v_lane AND r.lane_seq = v_first - 1);
+            OR (v_rc AND EXISTS (SELECT 1 FROM awa.queue_claim_heads h, awa.ready_entries r
+                                 WHERE h.lane_id = v_lane AND h.claim_seq < v_first - 1
+                                   AND r.ready_slot = v_slot AND r.lane_id = v_lane AND r.lane_seq = v_first - 1));
         v_wake := v_wake || v_q[g];
     END LOOP;
 
@@ -736,6 +739,9 @@ $$;
 -- receipt_completion_batches row per ready slot and queue); other actions go
 -- through awa._route_closed. Returns an 'applied' row per closed item and a
 -- 'stale' row per other item; stale items change nothing.
+-- Isolation: first calls awa._require_read_committed('awa.<action>_jobs'),
+-- the guard of the public finalizers (the rescues and cancel_job have
+-- already passed their own).
 -- Called by the public finalizers, the rescues and awa.cancel_job.
 CREATE FUNCTION awa._finalize(
     p_action      text,
@@ -759,6 +765,7 @@ DECLARE
     v_n      int := cardinality(p_job_ids);
     v_closed awa._closed_claim[];
 BEGIN
+    PERFORM awa._require_read_committed('awa.' || p_action || '_jobs');
     IF p_job_ids IS NULL OR p_run_leases IS NULL OR p_claim_slots IS NULL OR p_receipt_ids IS NULL THEN
         RAISE EXCEPTION 'awa: job_ids, run_leases, claim_slots and receipt_ids must not be null'
             USING ERRCODE = 'AW010';
@@ -826,6 +833,10 @@ $$;
 -- Locks: on creation only, an advisory transaction lock per queue name
 -- (1096237316, hashtext(queue)). Callers resolve every lane they need before
 -- taking any lane lock, so waiting here never closes a cycle with lane locks.
+-- Outside READ COMMITTED, lanes that a transaction created and committed after
+-- this transaction's snapshot are invisible to it: creating them again would
+-- collide, so that case raises 40001 (serialization_failure; retry the
+-- transaction: its new snapshot sees the lanes). See docs/storage.md.
 -- Idempotent. Called by awa._append_ready.
 CREATE FUNCTION awa._lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[])
 LANGUAGE plpgsql
@@ -844,17 +855,24 @@ BEGIN
         EXIT WHEN coalesce(cardinality(ids), 0) = v_shards OR v_pass = 2;
 
         PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
-        FOR v_priority IN 1 .. 4 LOOP
-            FOR v_shard IN 0 .. v_shards - 1 LOOP
-                CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
-                                      WHERE queue = p_queue AND priority = v_priority AND shard = v_shard);
-                v_id := nextval('awa.lane_id_seq');
-                EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_seq_' || v_id);
-                INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
-                VALUES (v_id, p_queue, v_priority, v_shard, format('awa.%I', 'lane_seq_' || v_id)::regclass);
-                INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+        BEGIN
+            FOR v_priority IN 1 .. 4 LOOP
+                FOR v_shard IN 0 .. v_shards - 1 LOOP
+                    CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
+                                          WHERE queue = p_queue AND priority = v_priority AND shard = v_shard);
+                    v_id := nextval('awa.lane_id_seq');
+                    EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_seq_' || v_id);
+                    INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
+                    VALUES (v_id, p_queue, v_priority, v_shard, format('awa.%I', 'lane_seq_' || v_id)::regclass);
+                    INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+                END LOOP;
             END LOOP;
-        END LOOP;
+        EXCEPTION WHEN unique_violation THEN
+            -- Under the lock, only lanes committed after this snapshot collide.
+            RAISE EXCEPTION 'awa: the lanes of queue % were created by a transaction that committed after this % transaction took its snapshot: retry the transaction',
+                quote_literal(p_queue), current_setting('transaction_isolation')
+                USING ERRCODE = '40001';
+        END;
     END LOOP;
 END;
 $$;
@@ -931,6 +949,33 @@ AS $$
                  AND NOT jsonb_path_exists(p_opts -> 'tags',
                          '$[*] ? (@.type() != "string" || @ == "" || @ like_regex "^.{101}" flag "s")')))
         )), false)
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/_require_read_committed.sql
+-- +goose StatementBegin
+-- awa._require_read_committed(function): returns when the current transaction
+-- runs at READ COMMITTED; otherwise raises AW040 naming the function and the
+-- transaction's level. Functions that read queue state to decide a write call
+-- it first: with a REPEATABLE READ or SERIALIZABLE snapshot taken before the
+-- call they would decide on stale state (see docs/storage.md, "Isolation
+-- levels"). One setting read; no lock, no write.
+-- Errors: AW040 transaction not at READ COMMITTED.
+-- Called first by claim_ready_runtime, the finalizers (through awa._finalize),
+-- cancel_job, the rescues, promote_due_jobs, rotate_ring, prune_ring,
+-- retry_dlq_job, purge_dlq and cleanup_runtime_instances.
+CREATE FUNCTION awa._require_read_committed(p_function text)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'awa: % needs a read committed transaction, this one is %: run the call in its own read committed transaction',
+            p_function, current_setting('transaction_isolation')
+            USING ERRCODE = 'AW040',
+                  HINT = 'BEGIN ISOLATION LEVEL READ COMMITTED; SELECT ...; COMMIT; (or SET default_transaction_isolation for the session)';
+    END IF;
+END;
 $$;
 -- +goose StatementEnd
 
@@ -1327,6 +1372,7 @@ $$;
 -- completed, cancelled or failed (or in the DLQ: purge it instead).
 -- Locks: the deferred row; or the lane's claim head FOR UPDATE (serializes with
 -- claimers); or the claim-batch lock of awa._close_claims.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.cancel_job(p_job_id bigint, p_reason text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
@@ -1343,6 +1389,7 @@ DECLARE
     v_b      record;
     v_state  awa.job_state;
 BEGIN
+    PERFORM awa._require_read_committed('awa.cancel_job');
     IF p_job_id IS NULL THEN
         RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
     END IF;
@@ -1417,6 +1464,8 @@ $$;
 -- with reasons[i] (when not NULL) appended to its errors. Stale items are
 -- reported and change nothing. To cancel a job by id in any state, an operator
 -- uses awa.cancel_job. Errors: AW010 (see awa._finalize).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.cancel_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -1459,6 +1508,7 @@ $$;
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
 -- positive.
 -- Called by workers (the Go driver) and by any SQL client.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.claim_ready_runtime(
     p_queue       text,
     p_max         int DEFAULT 1,
@@ -1496,6 +1546,7 @@ DECLARE
     v_batches     awa._slot_batch[];
     v_spin        float8 := random();
 BEGIN
+    PERFORM awa._require_read_committed('awa.claim_ready_runtime');
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
     END IF;
@@ -1620,6 +1671,7 @@ $$;
 -- heartbeat, so keep older_than well above the rescue staleness.
 -- Errors: AW010 older_than below one minute.
 -- Called by the maintenance leader.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.cleanup_runtime_instances(
     p_older_than interval DEFAULT interval '1 hour',
     p_now        timestamptz DEFAULT NULL
@@ -1628,6 +1680,7 @@ RETURNS SETOF awa.runtime_instances
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    PERFORM awa._require_read_committed('awa.cleanup_runtime_instances');
     IF p_older_than IS NULL OR p_older_than < interval '1 minute' THEN
         RAISE EXCEPTION 'awa: older_than must be at least one minute, got %', coalesce(p_older_than::text, 'null')
             USING ERRCODE = 'AW010';
@@ -1650,6 +1703,8 @@ $$;
 -- attempt was already closed (rescued, cancelled, finalized) are reported
 -- 'stale' and change nothing. Errors: AW010 (see awa._finalize).
 -- Locks: see awa._close_claims. Called by workers after successful handlers.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.complete_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -1753,6 +1808,8 @@ $$;
 -- terminal error, an unknown kind). The error is appended; the job goes to the
 -- DLQ when its queue has the DLQ on, else it ends failed. Stale items are
 -- reported and change nothing. Errors: AW010 (see awa._finalize).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.fail_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -2090,6 +2147,7 @@ $$;
 -- Locks: deferred rows FOR UPDATE SKIP LOCKED (two promoters never take the same
 -- job; a job being cancelled is skipped), then lane locks as awa._append_ready.
 -- Errors: AW010 limit outside 1..100000. Called by the maintenance leader.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.promote_due_jobs(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
@@ -2101,6 +2159,7 @@ DECLARE
     v_now  timestamptz := coalesce(p_now, now());
     v_jobs awa._job_body[];
 BEGIN
+    PERFORM awa._require_read_committed('awa.promote_due_jobs');
     IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
         RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
     END IF;
@@ -2152,6 +2211,7 @@ $$;
 -- forced); skipped_locked (another rotate or prune of this ring is running).
 -- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
 -- keep_sealed. Called by the maintenance leader on a ticker.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_keep_sealed int DEFAULT 0)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
@@ -2168,6 +2228,7 @@ DECLARE
     v_parent  text;
     v_old     text := current_setting('lock_timeout');
 BEGIN
+    PERFORM awa._require_read_committed('awa.prune_ring');
     SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
@@ -2246,6 +2307,7 @@ $$;
 -- so a bare call cannot empty the whole DLQ by accident. Also the DLQ
 -- retention cleanup (failed_before = now - retention).
 -- Errors: AW010 no filter given, or limit outside 1..100000.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.purge_dlq(
     p_queue         text DEFAULT NULL,
     p_failed_before timestamptz DEFAULT NULL,
@@ -2256,6 +2318,7 @@ RETURNS SETOF awa.dlq_entries
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    PERFORM awa._require_read_committed('awa.purge_dlq');
     IF p_queue IS NULL AND p_failed_before IS NULL AND p_job_ids IS NULL THEN
         RAISE EXCEPTION 'awa: purge_dlq needs a queue, failed_before or job_ids filter' USING ERRCODE = 'AW010';
     END IF;
@@ -2406,6 +2469,7 @@ $$;
 -- per expired batch still in the claim ring (docs/storage.md).
 -- Locks and races: as awa.rescue_stale_claims.
 -- Errors: AW010 limit outside 1..100000. Called by the maintenance leader.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.rescue_expired_deadlines(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
@@ -2420,6 +2484,7 @@ DECLARE
     v_slts int[];
     v_rcts bigint[];
 BEGIN
+    PERFORM awa._require_read_committed('awa.rescue_expired_deadlines');
     IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
         RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
     END IF;
@@ -2467,6 +2532,7 @@ $$;
 -- of awa._close_claims, so an attempt finalized meanwhile is left alone.
 -- Errors: AW010 staleness not positive, limit outside 1..100000.
 -- Called by the maintenance leader.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.rescue_stale_claims(
     p_staleness interval DEFAULT interval '90 seconds',
     p_limit     int DEFAULT 1000,
@@ -2486,6 +2552,7 @@ DECLARE
     v_slts int[];
     v_rcts bigint[];
 BEGIN
+    PERFORM awa._require_read_committed('awa.rescue_stale_claims');
     IF p_staleness IS NULL OR p_staleness <= interval '0' THEN
         RAISE EXCEPTION 'awa: staleness must be positive, got %', p_staleness USING ERRCODE = 'AW010';
     END IF;
@@ -2530,6 +2597,7 @@ $$;
 -- Errors: AW010 job_id NULL; AW020 not in the DLQ (and no such job); AW021 the
 -- job exists but is not in the DLQ.
 -- Locks: the DLQ row (DELETE), then lane locks as awa._append_ready.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.retry_dlq_job(p_job_id bigint, p_run_at timestamptz DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
@@ -2543,6 +2611,7 @@ DECLARE
     v_job   awa._job_body;
     v_state awa.job_state;
 BEGIN
+    PERFORM awa._require_read_committed('awa.retry_dlq_job');
     IF p_job_id IS NULL THEN
         RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
     END IF;
@@ -2586,6 +2655,8 @@ $$;
 -- exhausted (attempt >= max_attempts) fails instead, into the DLQ when its
 -- queue has the DLQ on. Stale items are reported and change nothing.
 -- Errors: AW010 (see awa._finalize). Called by workers for handler errors.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.retry_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -2620,6 +2691,7 @@ $$;
 -- awa.prune_ring, so a tick skips rather than queues.
 -- Errors: AW010 unknown ring, negative min_interval.
 -- Called by the maintenance leader on a ticker.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.rotate_ring(p_ring text, p_now timestamptz DEFAULT NULL, p_min_interval interval DEFAULT NULL)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
@@ -2632,6 +2704,7 @@ DECLARE
     v_at    timestamptz;
     v_now   timestamptz := coalesce(p_now, now());
 BEGIN
+    PERFORM awa._require_read_committed('awa.rotate_ring');
     SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
@@ -2690,6 +2763,8 @@ $$;
 -- attempt (attempt stays, run_lease keeps its new value so the snoozed attempt
 -- cannot finalize again). Stale items are reported and change nothing.
 -- Errors: AW010 (see awa._finalize; every run_at is required).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.snooze_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],

@@ -22,6 +22,7 @@
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
 -- positive.
 -- Called by workers (the Go driver) and by any SQL client.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.claim_ready_runtime(
     p_queue       text,
     p_max         int DEFAULT 1,
@@ -59,6 +60,7 @@ DECLARE
     v_batches     awa._slot_batch[];
     v_spin        float8 := random();
 BEGIN
+    PERFORM awa._require_read_committed('awa.claim_ready_runtime');
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
     END IF;

@@ -15,6 +15,7 @@
 -- forced); skipped_locked (another rotate or prune of this ring is running).
 -- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
 -- keep_sealed. Called by the maintenance leader on a ticker.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_keep_sealed int DEFAULT 0)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
@@ -31,6 +32,7 @@ DECLARE
     v_parent  text;
     v_old     text := current_setting('lock_timeout');
 BEGIN
+    PERFORM awa._require_read_committed('awa.prune_ring');
     SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';

@@ -8,6 +8,7 @@
 -- of awa._close_claims, so an attempt finalized meanwhile is left alone.
 -- Errors: AW010 staleness not positive, limit outside 1..100000.
 -- Called by the maintenance leader.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.rescue_stale_claims(
     p_staleness interval DEFAULT interval '90 seconds',
     p_limit     int DEFAULT 1000,
@@ -27,6 +28,7 @@ DECLARE
     v_slts int[];
     v_rcts bigint[];
 BEGIN
+    PERFORM awa._require_read_committed('awa.rescue_stale_claims');
     IF p_staleness IS NULL OR p_staleness <= interval '0' THEN
         RAISE EXCEPTION 'awa: staleness must be positive, got %', p_staleness USING ERRCODE = 'AW010';
     END IF;
