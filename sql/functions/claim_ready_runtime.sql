@@ -10,17 +10,13 @@
 -- Ready rows are never updated or deleted. A lane whose sequence has not moved
 -- past its cursor is empty and costs one sequence read.
 -- Locks: each non-empty lane's claim head row FOR UPDATE SKIP LOCKED, in
--- visiting order: a lane whose head another transaction holds (a concurrent
--- claim, awa.cancel_job) is skipped in this call, never waited for, so
--- claimers never deadlock and concurrent claimers of a lane never share a
--- job. A claim that comes back short while a skipped lane still holds jobs
--- leaves them above the committed cursor, where awa.queue_pending sees them.
--- An empty lane whose sequence is ahead of its cursor (positions reserved by
--- producers that rolled back, or jobs cancelled while available) is advanced
--- past them, but only when the lane's producer lock (1096237313, try-lock)
--- and its head (SKIP LOCKED) are both free, i.e. no producer can still commit
--- there. Cancelled (tombstoned) jobs are never returned. Lock order and keys:
--- docs/storage.md, "Locks".
+-- visiting order: a head another transaction holds (a claim, cancel_job) is
+-- skipped in this call, never waited for, so claimers never deadlock and
+-- never share a job; the skipped jobs stay above the committed cursor, where
+-- awa.queue_pending sees them. An empty lane whose sequence is ahead of its
+-- cursor (rolled-back or cancelled positions) is advanced past them only when
+-- its producer lock (try) and head (SKIP LOCKED) are both free. Cancelled
+-- jobs are never returned. Lock order: docs/storage.md, "Locks".
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024.
 -- Called by workers (the Go driver) and by any SQL client.
 CREATE FUNCTION awa.claim_ready_runtime(

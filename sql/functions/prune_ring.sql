@@ -102,7 +102,10 @@ BEGIN
         -- or closed a cycle with our wait, goes on.
         PERFORM set_config('lock_timeout', v_old, true);
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen,
-                            format('awa.%s not locked within %s ms', v_parent || '_' || v_target, p_lock_timeout_ms);
+                            CASE WHEN SQLSTATE = '40P01'
+                                 THEN format('awa.%s not locked: the wait closed a lock cycle', v_parent || '_' || v_target)
+                                 ELSE format('awa.%s not locked within %s ms', v_parent || '_' || v_target, p_lock_timeout_ms)
+                            END;
         RETURN;
     END;
     PERFORM set_config('lock_timeout', v_old, true);
