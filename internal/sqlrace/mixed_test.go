@@ -64,6 +64,7 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 	m := &mixedLedger{inserted: map[int64]bool{}, ended: map[int64][]string{}}
 	var seen40P01 atomic.Int64
 	var draining atomic.Bool
+	pruned := map[string]*atomic.Int64{"queue": {}, "claim": {}}
 	failCtx, failCancel := context.WithCancel(ctx)
 	defer failCancel()
 	fail := &errOnce{cancel: failCancel}
@@ -228,8 +229,11 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 				for _, ring := range []string{"queue", "claim"} {
 					_, err := conn.Exec(drainCtx, `SELECT count(*) FROM awa.rotate_ring($1)`, ring)
 					check(drainCtx, "rotate_ring("+ring+")", err)
-					_, err = conn.Exec(drainCtx, `SELECT count(*) FROM awa.prune_ring($1, 50, 0)`, ring)
-					check(drainCtx, "prune_ring("+ring+")", err)
+					var outcome string
+					err = conn.QueryRow(drainCtx, `SELECT outcome FROM awa.prune_ring($1, 50, 0)`, ring).Scan(&outcome)
+					if check(drainCtx, "prune_ring("+ring+")", err) && outcome == "pruned" {
+						pruned[ring].Add(1)
+					}
 				}
 			}
 		}()
@@ -268,6 +272,11 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 	t.Logf("%d jobs committed over %v, every one ended once; outcomes: %v", inserted, run, m.byOutcome())
 	if len(twice) > 0 {
 		t.Fatalf("%d jobs ended more than once, e.g. %v", len(twice), firstN(twice, 10))
+	}
+	t.Logf("slots pruned: queue ring %d, claim ring %d", pruned["queue"].Load(), pruned["claim"].Load())
+	if pruned["queue"].Load() == 0 || pruned["claim"].Load() == 0 {
+		t.Fatalf("maintenance never pruned a slot of both rings (queue %d, claim %d): it took no exclusive lock",
+			pruned["queue"].Load(), pruned["claim"].Load())
 	}
 	if n := seen40P01.Load(); n > 0 {
 		t.Fatalf("sessions saw %d deadlocks (40P01)", n)
