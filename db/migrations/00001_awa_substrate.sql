@@ -1086,6 +1086,58 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/_slot_fingerprint.sql
+-- +goose StatementBegin
+-- awa._slot_fingerprint(ring, slot): what prune compares before and under the
+-- slot's exclusive locks: if it is unchanged, nothing that could make the slot
+-- live committed in between, and the proof taken before the locks still holds
+-- (docs/storage.md, "Rotation and prune").
+--   queue: each lane's highest position in the ready slot, as (lane_id,
+--          lane_seq) pairs: a producer's positions lie above every position
+--          of its lane visible before it commits (lane lock), so a new ready
+--          row moves its lane's tip. One index probe per lane in the slot.
+--   claim: the number of claim batches in the slot (rows only ever appear
+--          until the slot is truncated).
+--   lease: the number of leases in the slot.
+-- Read-only. Called by awa.prune_ring.
+CREATE FUNCTION awa._slot_fingerprint(p_ring text, p_slot int)
+RETURNS int8[]
+LANGUAGE plpgsql
+STABLE
+SET enable_sort = off
+SET jit = off
+AS $$
+DECLARE
+    v_print int8[];
+BEGIN
+    IF p_ring = 'queue' THEN
+        EXECUTE format($q$
+            WITH RECURSIVE tips AS (
+                (SELECT r.lane_id, r.lane_seq FROM awa.%1$I r
+                 ORDER BY r.lane_id DESC, r.lane_seq DESC LIMIT 1)
+                UNION ALL
+                SELECT n.lane_id, n.lane_seq
+                FROM tips t
+                CROSS JOIN LATERAL (SELECT r.lane_id, r.lane_seq FROM awa.%1$I r
+                                    WHERE r.lane_id < t.lane_id
+                                    ORDER BY r.lane_id DESC, r.lane_seq DESC LIMIT 1) AS n
+            )
+            SELECT coalesce(array_agg(v ORDER BY t.lane_id, u.k), '{}')
+            FROM tips t CROSS JOIN LATERAL unnest(ARRAY[t.lane_id::int8, t.lane_seq]) WITH ORDINALITY AS u (v, k)$q$,
+            'ready_entries_' || p_slot)
+        INTO v_print;
+    ELSIF p_ring = 'claim' THEN
+        EXECUTE format('SELECT ARRAY[count(*)] FROM awa.%I', 'lease_claim_batches_' || p_slot) INTO v_print;
+    ELSIF p_ring = 'lease' THEN
+        EXECUTE format('SELECT ARRAY[count(*)] FROM awa.%I', 'leases_' || p_slot) INTO v_print;
+    ELSE
+        RAISE EXCEPTION 'awa: unknown ring %', quote_literal(p_ring) USING ERRCODE = 'AW010';
+    END IF;
+    RETURN v_print;
+END;
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_slot_has_rows.sql
 -- +goose StatementBegin
 -- awa._slot_has_rows(ring, slot): whether any child table of the ring's slot
@@ -1113,8 +1165,8 @@ $$;
 -- source: sql/functions/_slot_live_reason.sql
 -- +goose StatementBegin
 -- awa._slot_live_reason(ring, slot): why the slot must not be truncated yet, or
--- NULL when nothing live remains in it. The proof prune takes before and again
--- after it holds the slot's exclusive locks.
+-- NULL when nothing live remains in it. The proof prune takes before it locks
+-- the slot (under the locks, awa._slot_fingerprint shows nothing new came).
 --   queue: a ready row above its lane's claim cursor that no tombstone spends
 --          (an available job), or an attempt drawn from this ready slot whose
 --          receipt has no closure (a running job)
@@ -1499,12 +1551,14 @@ $$;
 -- current claim slot) and one update of each touched lane's claim cursor.
 -- Ready rows are never updated or deleted. A lane whose sequence has not moved
 -- past its cursor is empty and costs one sequence read.
--- Locks: each non-empty lane's claim head row FOR UPDATE, in visiting order,
--- so concurrent claimers of a lane take turns and never share a job. An empty
--- lane whose sequence is ahead of its cursor (positions reserved by producers
--- that rolled back, or jobs cancelled while available) is advanced past them,
--- but only when the lane's producer lock is free, i.e. no producer can still
--- commit there. Cancelled (tombstoned) jobs are never returned.
+-- Locks: each non-empty lane's claim head row FOR UPDATE SKIP LOCKED, in
+-- visiting order: a head another transaction holds (a claim, cancel_job) is
+-- skipped in this call, never waited for, so claimers never deadlock and
+-- never share a job; the skipped jobs stay above the committed cursor, where
+-- awa.queue_pending sees them. An empty lane whose sequence is ahead of its
+-- cursor (rolled-back or cancelled positions) is advanced past them only when
+-- its producer lock (try) and head (SKIP LOCKED) are both free. Cancelled
+-- jobs are never returned. Lock order: docs/storage.md, "Locks".
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
 -- positive.
 -- Called by workers (the Go driver) and by any SQL client.
@@ -1584,15 +1638,25 @@ BEGIN
                 WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq
                 ORDER BY r.lane_seq LIMIT 1;
                 IF NOT FOUND THEN
-                    v_last := pg_sequence_last_value(v_lane.lane_seq);
-                    UPDATE awa.queue_claim_heads h SET claim_seq = v_last
-                    WHERE h.lane_id = v_lane.lane_id AND h.claim_seq < v_last;
+                    -- Never wait for the head: a claimer holding it skips us
+                    -- in turn, and the next claim advances the lane.
+                    PERFORM FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane.lane_id
+                    FOR UPDATE SKIP LOCKED;
+                    IF FOUND THEN
+                        v_last := pg_sequence_last_value(v_lane.lane_seq);
+                        UPDATE awa.queue_claim_heads h SET claim_seq = v_last
+                        WHERE h.lane_id = v_lane.lane_id AND h.claim_seq < v_last;
+                    END IF;
                 END IF;
             END IF;
             CONTINUE;
         END IF;
 
-        SELECT h.claim_seq INTO v_cursor FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane.lane_id FOR UPDATE;
+        -- A head another transaction holds is skipped, never waited for (no
+        -- lock cycle between claimers); its jobs wait for the next claim.
+        SELECT h.claim_seq INTO v_cursor FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane.lane_id
+        FOR UPDATE SKIP LOCKED;
+        CONTINUE WHEN NOT FOUND;
 
         -- Take the next rows above the cursor straight off the lane index (a
         -- LIMIT scan, whatever the backlog), then drop those cancelled while
@@ -2201,14 +2265,19 @@ $$;
 -- the slot the next rotation needs can always be reclaimed.
 -- Steps: (1) take the ring's maintenance try-lock (shared with rotate);
 -- (2) pick the oldest sealed slot that holds rows, among all but the
--- keep_sealed newest; (3) prove it holds
--- nothing live (awa._slot_live_reason); (4) lock its child tables ACCESS
--- EXCLUSIVE with lock_timeout = lock_timeout_ms; (5) prove it again under the
--- locks, so rows that committed while we waited are seen; (6) TRUNCATE.
+-- keep_sealed newest; (3) prove it holds nothing live
+-- (awa._slot_live_reason) and take its fingerprint (awa._slot_fingerprint)
+-- in the same snapshot; (4) lock its child tables ACCESS EXCLUSIVE, in
+-- awa._ring_tables order, all within ONE lock_timeout_ms budget; (5) under
+-- the locks, compare the fingerprint: if it changed, rows committed while we
+-- waited (skipped_live); (6) TRUNCATE. The locks are held only for (5) and (6),
+-- whose cost does not grow with the slot's claims, so the hot path (every
+-- claim reads every ready_entries child) waits at most about lock_timeout_ms.
 -- Outcomes: pruned; already_empty (no sealed slot holds rows); skipped_live
--- (detail says what is live); skipped_blocked (a lock was not granted in time:
--- a long reader or writer holds the slot; retried on a later tick, never
--- forced); skipped_locked (another rotate or prune of this ring is running).
+-- (detail says what is live); skipped_blocked (the locks were not granted
+-- within the budget, or the lock wait closed a deadlock: a long reader or
+-- writer holds the slot; retried on a later tick, never forced);
+-- skipped_locked (another rotate or prune of this ring is running).
 -- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
 -- keep_sealed. Called by the maintenance leader on a ticker.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
@@ -2226,6 +2295,9 @@ DECLARE
     v_target  int;
     v_reason  text;
     v_parent  text;
+    v_print   int8[];
+    v_until   timestamptz;
+    v_left    int;
     v_old     text := current_setting('lock_timeout');
 BEGIN
     PERFORM awa._require_read_committed('awa.prune_ring');
@@ -2266,28 +2338,43 @@ BEGIN
         RETURN;
     END IF;
 
-    v_reason := awa._slot_live_reason(p_ring, v_target);
+    -- One statement, one snapshot: the fingerprint describes what the proof saw.
+    SELECT awa._slot_live_reason(p_ring, v_target), awa._slot_fingerprint(p_ring, v_target)
+    INTO v_reason, v_print;
     IF v_reason IS NOT NULL THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason;
         RETURN;
     END IF;
 
-    PERFORM set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
+    -- One budget for all the slot's children: while a lock request waits,
+    -- every claim queues behind it, so the waits must not add up.
+    v_until := clock_timestamp() + make_interval(secs => p_lock_timeout_ms / 1000.0);
     BEGIN
         FOREACH v_parent IN ARRAY awa._ring_tables(p_ring) LOOP
-            EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE', v_parent || '_' || v_target);
+            v_left := ceil(extract(epoch FROM v_until - clock_timestamp()) * 1000)::int;
+            IF v_left >= 1 THEN
+                PERFORM set_config('lock_timeout', v_left || 'ms', true);
+                EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE', v_parent || '_' || v_target);
+            ELSE
+                EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE NOWAIT', v_parent || '_' || v_target);
+            END IF;
         END LOOP;
-    EXCEPTION WHEN lock_not_available THEN
+    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+        -- The subtransaction's locks are released: whoever waited for them,
+        -- or closed a cycle with our wait, goes on.
         PERFORM set_config('lock_timeout', v_old, true);
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen,
-                            format('awa.%s not locked within %s ms', v_parent || '_' || v_target, p_lock_timeout_ms);
+                            CASE WHEN SQLSTATE = '40P01'
+                                 THEN format('awa.%s not locked: the wait closed a lock cycle', v_parent || '_' || v_target)
+                                 ELSE format('awa.%s not locked within %s ms', v_parent || '_' || v_target, p_lock_timeout_ms)
+                            END;
         RETURN;
     END;
     PERFORM set_config('lock_timeout', v_old, true);
 
-    v_reason := awa._slot_live_reason(p_ring, v_target);
-    IF v_reason IS NOT NULL THEN
-        RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason || ' (seen under lock)';
+    IF awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print THEN
+        RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
+                            format('slot %s gained rows while prune waited for its locks (seen under lock)', v_target);
         RETURN;
     END IF;
 

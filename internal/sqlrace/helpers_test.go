@@ -86,6 +86,7 @@ type claimed struct {
 	ReceiptID int64
 	Priority  int16
 	Attempt   int32
+	Queue     string // set by callers that need it; claim leaves it empty
 }
 
 type rowQuerier interface {

@@ -1,6 +1,6 @@
 -- awa._slot_live_reason(ring, slot): why the slot must not be truncated yet, or
--- NULL when nothing live remains in it. The proof prune takes before and again
--- after it holds the slot's exclusive locks.
+-- NULL when nothing live remains in it. The proof prune takes before it locks
+-- the slot (under the locks, awa._slot_fingerprint shows nothing new came).
 --   queue: a ready row above its lane's claim cursor that no tombstone spends
 --          (an available job), or an attempt drawn from this ready slot whose
 --          receipt has no closure (a running job)

@@ -13,12 +13,14 @@
 -- current claim slot) and one update of each touched lane's claim cursor.
 -- Ready rows are never updated or deleted. A lane whose sequence has not moved
 -- past its cursor is empty and costs one sequence read.
--- Locks: each non-empty lane's claim head row FOR UPDATE, in visiting order,
--- so concurrent claimers of a lane take turns and never share a job. An empty
--- lane whose sequence is ahead of its cursor (positions reserved by producers
--- that rolled back, or jobs cancelled while available) is advanced past them,
--- but only when the lane's producer lock is free, i.e. no producer can still
--- commit there. Cancelled (tombstoned) jobs are never returned.
+-- Locks: each non-empty lane's claim head row FOR UPDATE SKIP LOCKED, in
+-- visiting order: a head another transaction holds (a claim, cancel_job) is
+-- skipped in this call, never waited for, so claimers never deadlock and
+-- never share a job; the skipped jobs stay above the committed cursor, where
+-- awa.queue_pending sees them. An empty lane whose sequence is ahead of its
+-- cursor (rolled-back or cancelled positions) is advanced past them only when
+-- its producer lock (try) and head (SKIP LOCKED) are both free. Cancelled
+-- jobs are never returned. Lock order: docs/storage.md, "Locks".
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
 -- positive.
 -- Called by workers (the Go driver) and by any SQL client.
@@ -98,15 +100,25 @@ BEGIN
                 WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_lane.claim_seq
                 ORDER BY r.lane_seq LIMIT 1;
                 IF NOT FOUND THEN
-                    v_last := pg_sequence_last_value(v_lane.lane_seq);
-                    UPDATE awa.queue_claim_heads h SET claim_seq = v_last
-                    WHERE h.lane_id = v_lane.lane_id AND h.claim_seq < v_last;
+                    -- Never wait for the head: a claimer holding it skips us
+                    -- in turn, and the next claim advances the lane.
+                    PERFORM FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane.lane_id
+                    FOR UPDATE SKIP LOCKED;
+                    IF FOUND THEN
+                        v_last := pg_sequence_last_value(v_lane.lane_seq);
+                        UPDATE awa.queue_claim_heads h SET claim_seq = v_last
+                        WHERE h.lane_id = v_lane.lane_id AND h.claim_seq < v_last;
+                    END IF;
                 END IF;
             END IF;
             CONTINUE;
         END IF;
 
-        SELECT h.claim_seq INTO v_cursor FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane.lane_id FOR UPDATE;
+        -- A head another transaction holds is skipped, never waited for (no
+        -- lock cycle between claimers); its jobs wait for the next claim.
+        SELECT h.claim_seq INTO v_cursor FROM awa.queue_claim_heads h WHERE h.lane_id = v_lane.lane_id
+        FOR UPDATE SKIP LOCKED;
+        CONTINUE WHEN NOT FOUND;
 
         -- Take the next rows above the cursor straight off the lane index (a
         -- LIMIT scan, whatever the backlog), then drop those cancelled while

@@ -5,14 +5,19 @@
 -- the slot the next rotation needs can always be reclaimed.
 -- Steps: (1) take the ring's maintenance try-lock (shared with rotate);
 -- (2) pick the oldest sealed slot that holds rows, among all but the
--- keep_sealed newest; (3) prove it holds
--- nothing live (awa._slot_live_reason); (4) lock its child tables ACCESS
--- EXCLUSIVE with lock_timeout = lock_timeout_ms; (5) prove it again under the
--- locks, so rows that committed while we waited are seen; (6) TRUNCATE.
+-- keep_sealed newest; (3) prove it holds nothing live
+-- (awa._slot_live_reason) and take its fingerprint (awa._slot_fingerprint)
+-- in the same snapshot; (4) lock its child tables ACCESS EXCLUSIVE, in
+-- awa._ring_tables order, all within ONE lock_timeout_ms budget; (5) under
+-- the locks, compare the fingerprint: if it changed, rows committed while we
+-- waited (skipped_live); (6) TRUNCATE. The locks are held only for (5) and (6),
+-- whose cost does not grow with the slot's claims, so the hot path (every
+-- claim reads every ready_entries child) waits at most about lock_timeout_ms.
 -- Outcomes: pruned; already_empty (no sealed slot holds rows); skipped_live
--- (detail says what is live); skipped_blocked (a lock was not granted in time:
--- a long reader or writer holds the slot; retried on a later tick, never
--- forced); skipped_locked (another rotate or prune of this ring is running).
+-- (detail says what is live); skipped_blocked (the locks were not granted
+-- within the budget, or the lock wait closed a deadlock: a long reader or
+-- writer holds the slot; retried on a later tick, never forced);
+-- skipped_locked (another rotate or prune of this ring is running).
 -- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
 -- keep_sealed. Called by the maintenance leader on a ticker.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
@@ -30,6 +35,9 @@ DECLARE
     v_target  int;
     v_reason  text;
     v_parent  text;
+    v_print   int8[];
+    v_until   timestamptz;
+    v_left    int;
     v_old     text := current_setting('lock_timeout');
 BEGIN
     PERFORM awa._require_read_committed('awa.prune_ring');
@@ -70,28 +78,43 @@ BEGIN
         RETURN;
     END IF;
 
-    v_reason := awa._slot_live_reason(p_ring, v_target);
+    -- One statement, one snapshot: the fingerprint describes what the proof saw.
+    SELECT awa._slot_live_reason(p_ring, v_target), awa._slot_fingerprint(p_ring, v_target)
+    INTO v_reason, v_print;
     IF v_reason IS NOT NULL THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason;
         RETURN;
     END IF;
 
-    PERFORM set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
+    -- One budget for all the slot's children: while a lock request waits,
+    -- every claim queues behind it, so the waits must not add up.
+    v_until := clock_timestamp() + make_interval(secs => p_lock_timeout_ms / 1000.0);
     BEGIN
         FOREACH v_parent IN ARRAY awa._ring_tables(p_ring) LOOP
-            EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE', v_parent || '_' || v_target);
+            v_left := ceil(extract(epoch FROM v_until - clock_timestamp()) * 1000)::int;
+            IF v_left >= 1 THEN
+                PERFORM set_config('lock_timeout', v_left || 'ms', true);
+                EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE', v_parent || '_' || v_target);
+            ELSE
+                EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE NOWAIT', v_parent || '_' || v_target);
+            END IF;
         END LOOP;
-    EXCEPTION WHEN lock_not_available THEN
+    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+        -- The subtransaction's locks are released: whoever waited for them,
+        -- or closed a cycle with our wait, goes on.
         PERFORM set_config('lock_timeout', v_old, true);
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen,
-                            format('awa.%s not locked within %s ms', v_parent || '_' || v_target, p_lock_timeout_ms);
+                            CASE WHEN SQLSTATE = '40P01'
+                                 THEN format('awa.%s not locked: the wait closed a lock cycle', v_parent || '_' || v_target)
+                                 ELSE format('awa.%s not locked within %s ms', v_parent || '_' || v_target, p_lock_timeout_ms)
+                            END;
         RETURN;
     END;
     PERFORM set_config('lock_timeout', v_old, true);
 
-    v_reason := awa._slot_live_reason(p_ring, v_target);
-    IF v_reason IS NOT NULL THEN
-        RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason || ' (seen under lock)';
+    IF awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print THEN
+        RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
+                            format('slot %s gained rows while prune waited for its locks (seen under lock)', v_target);
         RETURN;
     END IF;
 
