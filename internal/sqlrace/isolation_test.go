@@ -81,18 +81,6 @@ func warmQueue(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queue stri
 	}
 }
 
-// finalizeAs calls awa.<action>_jobs for the claims (retry/fail with an
-// error, snooze to now).
-func finalizeAs(ctx context.Context, q rowQuerier, action string, cs []claimed) ([]finalized, error) {
-	extra := map[string]string{"complete": "", "cancel": "", "retry": ", array_fill('boom'::text, ARRAY[cardinality($1)])",
-		"fail": ", array_fill('boom'::text, ARRAY[cardinality($1)])", "snooze": ", array_fill(now(), ARRAY[cardinality($1)])"}[action]
-	ids, leases, slots, receipts := receiptArrays(cs)
-	return collectFinalized(q.Query(ctx, fmt.Sprintf(`
-		SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text
-		FROM awa.%s_jobs($1::bigint[], $2::bigint[], $3::int[], $4::bigint[]%s) AS f`, action, extra),
-		ids, leases, slots, receipts))
-}
-
 var finalizerActions = []string{"complete", "retry", "snooze", "cancel", "fail"}
 
 // Observation 1: a claimer's snapshot predates a producer's commit. It used

@@ -382,28 +382,6 @@ func splitByAction(js []claimed, rng *rand.Rand) map[string][]claimed {
 	return out
 }
 
-// finalizeAs finishes js with one call of the action's finalizer.
-func finalizeAs(ctx context.Context, q rowQuerier, action string, js []claimed) ([]finalized, error) {
-	ids, leases, slots, receipts := receiptArrays(js)
-	var call string
-	switch action {
-	case "complete":
-		return complete(ctx, q, js)
-	case "retry":
-		call = `awa.retry_jobs($1::bigint[], $2::bigint[], $3::int[], $4::bigint[],
-			array_fill('boom'::text, ARRAY[cardinality($1::bigint[])]), array_fill(now(), ARRAY[cardinality($1::bigint[])]))`
-	case "fail":
-		call = `awa.fail_jobs($1::bigint[], $2::bigint[], $3::int[], $4::bigint[],
-			array_fill('fatal'::text, ARRAY[cardinality($1::bigint[])]))`
-	case "cancel":
-		call = `awa.cancel_jobs($1::bigint[], $2::bigint[], $3::int[], $4::bigint[])`
-	default:
-		return nil, fmt.Errorf("unknown action %q", action)
-	}
-	return collectFinalized(q.Query(ctx, `SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM `+call+` AS f`,
-		ids, leases, slots, receipts))
-}
-
 // mixedLedger records, per committed job, every terminal outcome reported
 // for it by an applied finalizer, cancel or rescue row.
 type mixedLedger struct {
