@@ -651,6 +651,69 @@ AS $$
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/_carry_ready.sql
+-- +goose StatementBegin
+-- awa._carry_ready(from_slot, to_slot, limit): moves up to limit available
+-- jobs (ready rows above their lane's claim cursor that no tombstone spends)
+-- out of queue slot from_slot into slot to_slot, lowest lane positions first.
+-- Every column is kept but ready_slot, so lane order and claim cursors are
+-- unaffected. Returns how many moved and how many available jobs remain in
+-- from_slot (counted up to limit: 0 means none). See docs/storage.md,
+-- "Rotation and prune".
+-- Writes: INSERT into to_slot, DELETE of the moved rows in from_slot (their
+-- dead tuples go with from_slot's TRUNCATE).
+-- Locks: none of its own. The caller holds ACCESS EXCLUSIVE on from_slot's
+-- children (so no claim, cancel or producer reads or writes it meanwhile) and
+-- has proved no open claim was drawn from it; it also holds the ring try-lock,
+-- so to_slot stays the current slot. Called by awa.prune_ring only.
+CREATE FUNCTION awa._carry_ready(p_from int, p_to int, p_limit int, OUT moved int, OUT remaining int)
+LANGUAGE plpgsql
+-- As in awa._slot_live_reason: walk each lane's index from its cursor.
+SET enable_sort = off
+SET jit = off
+AS $$
+BEGIN
+    WITH pick AS (
+        SELECT a.lane_id, a.lane_seq
+        FROM awa.queue_claim_heads h
+        CROSS JOIN LATERAL (
+            SELECT r.lane_id, r.lane_seq FROM awa.ready_entries r
+            WHERE r.ready_slot = p_from AND r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
+              AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                              WHERE t.ready_slot = p_from AND t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
+            ORDER BY r.lane_seq
+            LIMIT p_limit) AS a
+        LIMIT p_limit
+    ), gone AS (
+        DELETE FROM awa.ready_entries r USING pick p
+        WHERE r.ready_slot = p_from AND r.lane_id = p.lane_id AND r.lane_seq = p.lane_seq
+        RETURNING r.*
+    )
+    INSERT INTO awa.ready_entries (
+        ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+        queue, kind, args, tags, metadata, errors, created_at, run_at)
+    SELECT p_to, g.lane_id, g.lane_seq, g.job_id, g.run_lease, g.attempt, g.max_attempts, g.priority,
+           g.queue, g.kind, g.args, g.tags, g.metadata, g.errors, g.created_at, g.run_at
+    FROM gone g;
+    GET DIAGNOSTICS moved = ROW_COUNT;
+
+    remaining := 0;
+    IF moved = p_limit THEN
+        SELECT count(*) INTO remaining
+        FROM (SELECT 1
+              FROM awa.queue_claim_heads h
+              CROSS JOIN LATERAL (
+                  SELECT 1 FROM awa.ready_entries r
+                  WHERE r.ready_slot = p_from AND r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
+                    AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                                    WHERE t.ready_slot = p_from AND t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
+                  LIMIT p_limit) AS a
+              LIMIT p_limit) AS x;
+    END IF;
+END;
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_close_claims.sql
 -- +goose StatementBegin
 -- awa._close_claims(job_ids, run_leases, claim_slots, receipt_ids, outcome, now):
@@ -1066,16 +1129,17 @@ $$;
 
 -- source: sql/functions/_slot_live_reason.sql
 -- +goose StatementBegin
--- awa._slot_live_reason(ring, slot): why the slot must not be truncated yet, or
--- NULL when nothing live remains in it. The proof prune takes before and again
--- after it holds the slot's exclusive locks.
+-- awa._slot_live_reason(ring, slot, carry): why the slot must not be truncated
+-- yet, or NULL when nothing live remains in it. The proof prune takes before
+-- and again after it holds the slot's exclusive locks.
 --   queue: a ready row above its lane's claim cursor that no tombstone spends
---          (an available job), or an attempt drawn from this ready slot whose
---          receipt has no closure (a running job)
+--          (an available job; not counted when carry is true, because prune
+--          moves those out with awa._carry_ready), or an attempt drawn from
+--          this ready slot whose receipt has no closure (a running job)
 --   claim: a receipt in this claim slot without closure evidence
 --   lease: any materialized lease row
 -- Read-only. Called by awa.prune_ring.
-CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int)
+CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int, p_carry boolean DEFAULT false)
 RETURNS text
 LANGUAGE plpgsql
 STABLE
@@ -1087,7 +1151,7 @@ AS $$
 DECLARE
     v_detail text;
 BEGIN
-    IF p_ring = 'queue' THEN
+    IF p_ring = 'queue' AND p_carry IS NOT TRUE THEN
         SELECT format('ready slot %s holds an available job (job %s, lane %s position %s)',
                       p_slot, r.job_id, r.lane_id, r.lane_seq)
         INTO v_detail
@@ -1103,7 +1167,8 @@ BEGIN
         IF v_detail IS NOT NULL THEN
             RETURN v_detail;
         END IF;
-
+    END IF;
+    IF p_ring = 'queue' THEN
         SELECT format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
                       p_slot, b.batch_id, b.claim_slot)
         INTO v_detail
@@ -2123,7 +2188,7 @@ $$;
 
 -- source: sql/functions/prune_ring.sql
 -- +goose StatementBegin
--- awa.prune_ring(ring, lock_timeout_ms, keep_sealed): reclaims the oldest
+-- awa.prune_ring(ring, lock_timeout_ms, keep_sealed, carry_limit): reclaims the oldest
 -- sealed slot of a ring by TRUNCATE, only after proving nothing live remains in
 -- it. keep_sealed is how many of the most recently sealed slots to leave alone
 -- (terminal history stays readable there); it is capped at slot_count - 2, so
@@ -2133,14 +2198,20 @@ $$;
 -- keep_sealed newest; (3) prove it holds
 -- nothing live (awa._slot_live_reason); (4) lock its child tables ACCESS
 -- EXCLUSIVE with lock_timeout = lock_timeout_ms; (5) prove it again under the
--- locks, so rows that committed while we waited are seen; (6) TRUNCATE.
--- Outcomes: pruned; already_empty (no sealed slot holds rows); skipped_live
+-- locks, so rows that committed while we waited are seen; (6) queue ring:
+-- move up to carry_limit available jobs out to the current slot
+-- (awa._carry_ready), since they do not pin the slot; (7) TRUNCATE, once no
+-- available job is left (else outcome carried: a later call goes on).
+-- Outcomes: pruned; carried (detail: how many moved, how many remain);
+-- already_empty (no sealed slot holds rows); skipped_live
 -- (detail says what is live); skipped_blocked (a lock was not granted in time:
 -- a long reader or writer holds the slot; retried on a later tick, never
 -- forced); skipped_locked (another rotate or prune of this ring is running).
 -- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
--- keep_sealed. Called by the maintenance leader on a ticker.
-CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_keep_sealed int DEFAULT 0)
+-- keep_sealed, carry_limit outside 1..100000. Called by the maintenance leader
+-- on a ticker.
+CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_keep_sealed int DEFAULT 0,
+                                p_carry_limit int DEFAULT 1000)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
 -- Short OLTP statements over many partitions: JIT compilation would cost
@@ -2155,6 +2226,8 @@ DECLARE
     v_reason  text;
     v_parent  text;
     v_old     text := current_setting('lock_timeout');
+    v_moved   int := 0;
+    v_left    int;
 BEGIN
     SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
     IF NOT FOUND THEN
@@ -2166,6 +2239,10 @@ BEGIN
     END IF;
     IF p_keep_sealed IS NULL OR p_keep_sealed < 0 THEN
         RAISE EXCEPTION 'awa: keep_sealed must be zero or more, got %', coalesce(p_keep_sealed::text, 'null')
+            USING ERRCODE = 'AW010';
+    END IF;
+    IF p_carry_limit IS NULL OR p_carry_limit NOT BETWEEN 1 AND 100000 THEN
+        RAISE EXCEPTION 'awa: carry_limit must be between 1 and 100000, got %', coalesce(p_carry_limit::text, 'null')
             USING ERRCODE = 'AW010';
     END IF;
     IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
@@ -2193,7 +2270,7 @@ BEGIN
         RETURN;
     END IF;
 
-    v_reason := awa._slot_live_reason(p_ring, v_target);
+    v_reason := awa._slot_live_reason(p_ring, v_target, true);
     IF v_reason IS NOT NULL THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason;
         RETURN;
@@ -2212,17 +2289,28 @@ BEGIN
     END;
     PERFORM set_config('lock_timeout', v_old, true);
 
-    v_reason := awa._slot_live_reason(p_ring, v_target);
+    v_reason := awa._slot_live_reason(p_ring, v_target, true);
     IF v_reason IS NOT NULL THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason || ' (seen under lock)';
         RETURN;
+    END IF;
+
+    IF p_ring = 'queue' THEN
+        SELECT c.moved, c.remaining INTO v_moved, v_left FROM awa._carry_ready(v_target, v_current, p_carry_limit) AS c;
+        IF v_left > 0 THEN
+            RETURN QUERY SELECT p_ring, 'prune', 'carried', v_target, v_gen,
+                                format('moved %s available jobs to slot %s, %s%s remain', v_moved, v_current,
+                                       CASE WHEN v_left = p_carry_limit THEN 'at least ' ELSE '' END, v_left);
+            RETURN;
+        END IF;
     END IF;
 
     FOREACH v_parent IN ARRAY awa._ring_tables(p_ring) LOOP
         EXECUTE format('TRUNCATE awa.%I', v_parent || '_' || v_target);
     END LOOP;
 
-    RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target);
+    RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target)
+        || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END;
 END;
 $$;
 -- +goose StatementEnd
