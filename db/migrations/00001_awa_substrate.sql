@@ -234,8 +234,9 @@ CREATE TYPE awa._slot_batch AS (
 -- +goose StatementBegin
 -- Queue ring: partitioned by ready_slot (children ready_entries_0 .. _N-1 and so
 -- on, created by awa.install_queue_storage_substrate). Rows here are never
--- updated or deleted; a whole slot is reclaimed by TRUNCATE once prune has
--- proved nothing in it is live.
+-- updated; a whole slot is reclaimed by TRUNCATE once prune has proved nothing
+-- in it is live. The only DELETE is prune's, of the available jobs it moves
+-- out of that slot first (awa._carry_ready).
 
 -- Immutable runnable rows. A job has one ready row per time it becomes runnable
 -- (insert, promotion of a retry or snooze, DLQ retry). The claim that consumes
@@ -668,8 +669,12 @@ $$;
 -- so to_slot stays the current slot. Called by awa.prune_ring only.
 CREATE FUNCTION awa._carry_ready(p_from int, p_to int, p_limit int, OUT moved int, OUT remaining int)
 LANGUAGE plpgsql
--- As in awa._slot_live_reason: walk each lane's index from its cursor.
+-- As in awa._slot_live_reason: walk each lane's index from its cursor. And
+-- delete the picked rows by index probes: a hash or merge join would read the
+-- whole slot on every call.
 SET enable_sort = off
+SET enable_hashjoin = off
+SET enable_mergejoin = off
 SET jit = off
 AS $$
 BEGIN

@@ -13,8 +13,12 @@
 -- so to_slot stays the current slot. Called by awa.prune_ring only.
 CREATE FUNCTION awa._carry_ready(p_from int, p_to int, p_limit int, OUT moved int, OUT remaining int)
 LANGUAGE plpgsql
--- As in awa._slot_live_reason: walk each lane's index from its cursor.
+-- As in awa._slot_live_reason: walk each lane's index from its cursor. And
+-- delete the picked rows by index probes: a hash or merge join would read the
+-- whole slot on every call.
 SET enable_sort = off
+SET enable_hashjoin = off
+SET enable_mergejoin = off
 SET jit = off
 AS $$
 BEGIN
