@@ -30,7 +30,9 @@ type MaintenanceConfig struct {
 	// QueueRingInterval, ClaimRingInterval, LeaseRingInterval: one rotate then
 	// one prune per tick. A rotation is skipped when the ring's last rotation
 	// (by any leader) is younger than the interval, so a leader change does
-	// not rotate early. Default to 5s, 2s and 5s.
+	// not rotate early. A prune that carried available jobs out of a slot
+	// (up to BatchSize per call) is repeated in the same tick, for at most a
+	// quarter of the interval. Default to 5s, 2s and 5s.
 	QueueRingInterval, ClaimRingInterval, LeaseRingInterval time.Duration
 	// KeepSealedQueueSlots is how many recently sealed queue-ring slots prune
 	// leaves alone: terminal history stays readable in awa.jobs for about
@@ -45,7 +47,8 @@ type MaintenanceConfig struct {
 	// DLQCleanupInterval is also the interval of the process-row cleanup.
 	// Defaults to 1 minute.
 	DLQCleanupInterval time.Duration
-	// BatchSize caps the jobs one promotion or rescue call moves. Defaults to 1000.
+	// BatchSize caps the jobs one promotion, rescue or prune call moves (a
+	// prune call at most 100000). Defaults to 1000.
 	BatchSize int
 	// InstanceRetention: rows of processes silent for longer are deleted
 	// (their claims were rescued long before). Defaults to 1 hour; at least
@@ -252,25 +255,39 @@ func (e *elector) services() []service {
 	ring := func(r Ring, interval time.Duration, keepSealed int) service {
 		// A little under the interval, so ticker jitter never skips a whole tick.
 		minInterval := interval * 9 / 10
+		// A prune that carried available jobs out of a slot (an unworked
+		// backlog) goes on in the same tick, each call its own short
+		// transaction, so a large backlog leaves the slot within a few ticks.
+		carryBudget := interval / 4
+		carryLimit := min(m.BatchSize, 100000)
+		logOutcomes := func(ctx context.Context, outs []RingOutcome) (carried bool) {
+			for _, o := range outs {
+				lvl := slog.LevelDebug
+				if o.Outcome == "skipped_blocked" || o.Outcome == "skipped_busy" {
+					lvl = slog.LevelInfo
+				}
+				log.Log(ctx, lvl, "awa: Ring maintenance", slog.String("ring", o.Ring), slog.String("action", o.Action),
+					slog.String("outcome", o.Outcome), slog.Int("slot", int(o.Slot)), slog.String("detail", o.Detail))
+				carried = carried || o.Outcome == "carried"
+			}
+			return carried
+		}
 		return service{name: string(r) + "_ring", interval: interval, tick: func(ctx context.Context) error {
-			for _, step := range []func() ([]RingOutcome, error){
-				func() ([]RingOutcome, error) { return d.RotateRing(ctx, db, r, minInterval) },
-				func() ([]RingOutcome, error) { return d.PruneRing(ctx, db, r, m.PruneLockTimeout, keepSealed) },
-			} {
-				outs, err := step()
+			outs, err := d.RotateRing(ctx, db, r, minInterval)
+			if err != nil {
+				return err
+			}
+			logOutcomes(ctx, outs)
+			until := time.Now().Add(carryBudget)
+			for {
+				outs, err := d.PruneRing(ctx, db, r, m.PruneLockTimeout, keepSealed, carryLimit)
 				if err != nil {
 					return err
 				}
-				for _, o := range outs {
-					lvl := slog.LevelDebug
-					if o.Outcome == "skipped_blocked" || o.Outcome == "skipped_busy" {
-						lvl = slog.LevelInfo
-					}
-					log.Log(ctx, lvl, "awa: Ring maintenance", slog.String("ring", o.Ring), slog.String("action", o.Action),
-						slog.String("outcome", o.Outcome), slog.Int("slot", int(o.Slot)), slog.String("detail", o.Detail))
+				if !logOutcomes(ctx, outs) || time.Now().After(until) {
+					return nil
 				}
 			}
-			return nil
 		}}
 	}
 	svcs := []service{

@@ -234,8 +234,9 @@ CREATE TYPE awa._slot_batch AS (
 -- +goose StatementBegin
 -- Queue ring: partitioned by ready_slot (children ready_entries_0 .. _N-1 and so
 -- on, created by awa.install_queue_storage_substrate). Rows here are never
--- updated or deleted; a whole slot is reclaimed by TRUNCATE once prune has
--- proved nothing in it is live.
+-- updated; a whole slot is reclaimed by TRUNCATE once prune has proved nothing
+-- in it is live. The only DELETE is prune's, of the available jobs it moves
+-- out of that slot first (awa._carry_ready).
 
 -- Immutable runnable rows. A job has one ready row per time it becomes runnable
 -- (insert, promotion of a retry or snooze, DLQ retry). The claim that consumes
@@ -652,6 +653,73 @@ AS $$
     FROM awa.lease_claim_closures c
     WHERE c.claim_slot = p_claim_slot
       AND c.receipts && int8range(p_batch_id * 1024, p_batch_id * 1024 + p_size)
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/_carry_ready.sql
+-- +goose StatementBegin
+-- awa._carry_ready(from_slot, to_slot, limit): moves up to limit available
+-- jobs (ready rows above their lane's claim cursor that no tombstone spends)
+-- out of queue slot from_slot into slot to_slot, lowest lane positions first.
+-- Every column is kept but ready_slot, so lane order and claim cursors are
+-- unaffected. Returns how many moved and how many available jobs remain in
+-- from_slot (counted up to limit: 0 means none). See docs/storage.md,
+-- "Rotation and prune".
+-- Writes: INSERT into to_slot, DELETE of the moved rows in from_slot (their
+-- dead tuples go with from_slot's TRUNCATE).
+-- Locks: none of its own. The caller holds ACCESS EXCLUSIVE on from_slot's
+-- children (so no claim, cancel or producer reads or writes it meanwhile) and
+-- has proved no open claim was drawn from it; it also holds the ring try-lock,
+-- so to_slot stays the current slot. Called by awa.prune_ring only.
+CREATE FUNCTION awa._carry_ready(p_from int, p_to int, p_limit int, OUT moved int, OUT remaining int)
+LANGUAGE plpgsql
+-- As in awa._slot_live_reason: walk each lane's index from its cursor. And
+-- delete the picked rows by index probes: a hash or merge join would read the
+-- whole slot on every call.
+SET enable_sort = off
+SET enable_hashjoin = off
+SET enable_mergejoin = off
+SET jit = off
+AS $$
+BEGIN
+    WITH pick AS (
+        SELECT a.lane_id, a.lane_seq
+        FROM awa.queue_claim_heads h
+        CROSS JOIN LATERAL (
+            SELECT r.lane_id, r.lane_seq FROM awa.ready_entries r
+            WHERE r.ready_slot = p_from AND r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
+              AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                              WHERE t.ready_slot = p_from AND t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
+            ORDER BY r.lane_seq
+            LIMIT p_limit) AS a
+        LIMIT p_limit
+    ), gone AS (
+        DELETE FROM awa.ready_entries r USING pick p
+        WHERE r.ready_slot = p_from AND r.lane_id = p.lane_id AND r.lane_seq = p.lane_seq
+        RETURNING r.*
+    )
+    INSERT INTO awa.ready_entries (
+        ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+        queue, kind, args, tags, metadata, errors, created_at, run_at)
+    SELECT p_to, g.lane_id, g.lane_seq, g.job_id, g.run_lease, g.attempt, g.max_attempts, g.priority,
+           g.queue, g.kind, g.args, g.tags, g.metadata, g.errors, g.created_at, g.run_at
+    FROM gone g;
+    GET DIAGNOSTICS moved = ROW_COUNT;
+
+    remaining := 0;
+    IF moved = p_limit THEN
+        SELECT count(*) INTO remaining
+        FROM (SELECT 1
+              FROM awa.queue_claim_heads h
+              CROSS JOIN LATERAL (
+                  SELECT 1 FROM awa.ready_entries r
+                  WHERE r.ready_slot = p_from AND r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
+                    AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                                    WHERE t.ready_slot = p_from AND t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
+                  LIMIT p_limit) AS a
+              LIMIT p_limit) AS x;
+    END IF;
+END;
 $$;
 -- +goose StatementEnd
 
@@ -1092,10 +1160,15 @@ $$;
 -- slot's exclusive locks: if it is unchanged, nothing that could make the slot
 -- live committed in between, and the proof taken before the locks still holds
 -- (docs/storage.md, "Rotation and prune").
---   queue: each lane's highest position in the ready slot, as (lane_id,
---          lane_seq) pairs: a producer's positions lie above every position
---          of its lane visible before it commits (lane lock), so a new ready
---          row moves its lane's tip. One index probe per lane in the slot.
+--   queue: for each lane with rows in the ready slot, (lane_id, its highest
+--          position there, its first position there above the lane's claim
+--          cursor or -1). A producer's positions lie above every position of
+--          its lane visible before it commits (lane lock), so a new ready row
+--          moves its lane's tip. The proof lets available jobs stay (prune
+--          carries them), so a claim may take one of them while prune waits:
+--          that moves the lane's first open position (claims take a lane in
+--          order; a claim of carried rows, which sit below, does not). Two
+--          index probes per lane in the slot.
 --   claim: the number of claim batches in the slot (rows only ever appear
 --          until the slot is truncated).
 --   lease: the number of leases in the slot.
@@ -1123,7 +1196,13 @@ BEGIN
                                     ORDER BY r.lane_id DESC, r.lane_seq DESC LIMIT 1) AS n
             )
             SELECT coalesce(array_agg(v ORDER BY t.lane_id, u.k), '{}')
-            FROM tips t CROSS JOIN LATERAL unnest(ARRAY[t.lane_id::int8, t.lane_seq]) WITH ORDINALITY AS u (v, k)$q$,
+            FROM tips t
+            LEFT JOIN awa.queue_claim_heads h ON h.lane_id = t.lane_id
+            LEFT JOIN LATERAL (SELECT r.lane_seq FROM awa.%1$I r
+                               WHERE r.lane_id = t.lane_id AND r.lane_seq > coalesce(h.claim_seq, 0)
+                               ORDER BY r.lane_seq LIMIT 1) AS o (first_open) ON true
+            CROSS JOIN LATERAL unnest(ARRAY[t.lane_id::int8, t.lane_seq, coalesce(o.first_open, -1)])
+                WITH ORDINALITY AS u (v, k)$q$,
             'ready_entries_' || p_slot)
         INTO v_print;
     ELSIF p_ring = 'claim' THEN
@@ -1164,16 +1243,18 @@ $$;
 
 -- source: sql/functions/_slot_live_reason.sql
 -- +goose StatementBegin
--- awa._slot_live_reason(ring, slot): why the slot must not be truncated yet, or
--- NULL when nothing live remains in it. The proof prune takes before it locks
--- the slot (under the locks, awa._slot_fingerprint shows nothing new came).
+-- awa._slot_live_reason(ring, slot, carry): why the slot must not be truncated
+-- yet, or NULL when nothing live remains in it. The proof prune takes before it
+-- locks the slot (under the locks, awa._slot_fingerprint shows nothing that
+-- would change it came).
 --   queue: a ready row above its lane's claim cursor that no tombstone spends
---          (an available job), or an attempt drawn from this ready slot whose
---          receipt has no closure (a running job)
+--          (an available job; not counted when carry is true, because prune
+--          moves those out with awa._carry_ready), or an attempt drawn from
+--          this ready slot whose receipt has no closure (a running job)
 --   claim: a receipt in this claim slot without closure evidence
 --   lease: any materialized lease row
 -- Read-only. Called by awa.prune_ring.
-CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int)
+CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int, p_carry boolean DEFAULT false)
 RETURNS text
 LANGUAGE plpgsql
 STABLE
@@ -1185,7 +1266,7 @@ AS $$
 DECLARE
     v_detail text;
 BEGIN
-    IF p_ring = 'queue' THEN
+    IF p_ring = 'queue' AND p_carry IS NOT TRUE THEN
         SELECT format('ready slot %s holds an available job (job %s, lane %s position %s)',
                       p_slot, r.job_id, r.lane_id, r.lane_seq)
         INTO v_detail
@@ -1201,7 +1282,8 @@ BEGIN
         IF v_detail IS NOT NULL THEN
             RETURN v_detail;
         END IF;
-
+    END IF;
+    IF p_ring = 'queue' THEN
         SELECT format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
                       p_slot, b.batch_id, b.claim_slot)
         INTO v_detail
@@ -2258,7 +2340,7 @@ $$;
 
 -- source: sql/functions/prune_ring.sql
 -- +goose StatementBegin
--- awa.prune_ring(ring, lock_timeout_ms, keep_sealed): reclaims the oldest
+-- awa.prune_ring(ring, lock_timeout_ms, keep_sealed, carry_limit): reclaims the oldest
 -- sealed slot of a ring by TRUNCATE, only after proving nothing live remains in
 -- it. keep_sealed is how many of the most recently sealed slots to leave alone
 -- (terminal history stays readable there); it is capped at slot_count - 2, so
@@ -2266,22 +2348,29 @@ $$;
 -- Steps: (1) take the ring's maintenance try-lock (shared with rotate);
 -- (2) pick the oldest sealed slot that holds rows, among all but the
 -- keep_sealed newest; (3) prove it holds nothing live
--- (awa._slot_live_reason) and take its fingerprint (awa._slot_fingerprint)
--- in the same snapshot; (4) lock its child tables ACCESS EXCLUSIVE, in
--- awa._ring_tables order, all within ONE lock_timeout_ms budget; (5) under
--- the locks, compare the fingerprint: if it changed, rows committed while we
--- waited (skipped_live); (6) TRUNCATE. The locks are held only for (5) and (6),
--- whose cost does not grow with the slot's claims, so the hot path (every
--- claim reads every ready_entries child) waits at most about lock_timeout_ms.
--- Outcomes: pruned; already_empty (no sealed slot holds rows); skipped_live
--- (detail says what is live); skipped_blocked (the locks were not granted
--- within the budget, or the lock wait closed a deadlock: a long reader or
--- writer holds the slot; retried on a later tick, never forced);
--- skipped_locked (another rotate or prune of this ring is running).
+-- (awa._slot_live_reason; in the queue ring, available jobs do not count: they
+-- are carried) and take its fingerprint (awa._slot_fingerprint) in the same
+-- snapshot; (4) lock its child tables ACCESS EXCLUSIVE, in awa._ring_tables
+-- order, all within ONE lock_timeout_ms budget; (5) under the locks, compare
+-- the fingerprint: if it changed, something committed while we waited
+-- (skipped_live); (6) queue ring: move up to carry_limit available jobs to the
+-- current slot (awa._carry_ready); if some remain, outcome carried and a later
+-- call goes on; (7) TRUNCATE. The locks are held only for (5) to (7), whose
+-- cost does not grow with the slot's claims, so the hot path (every claim
+-- reads every ready_entries child) waits at most about lock_timeout_ms plus
+-- one carry of carry_limit rows.
+-- Outcomes: pruned; carried (detail: how many moved, how many remain);
+-- already_empty (no sealed slot holds rows); skipped_live (detail says what
+-- is live); skipped_blocked (the locks were not granted within the budget, or
+-- the lock wait closed a deadlock: a long reader or writer holds the slot;
+-- retried on a later tick, never forced); skipped_locked (another rotate or
+-- prune of this ring is running).
 -- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
--- keep_sealed. Called by the maintenance leader on a ticker.
+-- keep_sealed, carry_limit outside 1..100000. Called by the maintenance leader
+-- on a ticker.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
-CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_keep_sealed int DEFAULT 0)
+CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_keep_sealed int DEFAULT 0,
+                               p_carry_limit int DEFAULT 1000)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
 -- Short OLTP statements over many partitions: JIT compilation would cost
@@ -2299,6 +2388,8 @@ DECLARE
     v_until   timestamptz;
     v_left    int;
     v_old     text := current_setting('lock_timeout');
+    v_moved   int := 0;
+    v_rest    int;
 BEGIN
     PERFORM awa._require_read_committed('awa.prune_ring');
     SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
@@ -2311,6 +2402,10 @@ BEGIN
     END IF;
     IF p_keep_sealed IS NULL OR p_keep_sealed < 0 THEN
         RAISE EXCEPTION 'awa: keep_sealed must be zero or more, got %', coalesce(p_keep_sealed::text, 'null')
+            USING ERRCODE = 'AW010';
+    END IF;
+    IF p_carry_limit IS NULL OR p_carry_limit NOT BETWEEN 1 AND 100000 THEN
+        RAISE EXCEPTION 'awa: carry_limit must be between 1 and 100000, got %', coalesce(p_carry_limit::text, 'null')
             USING ERRCODE = 'AW010';
     END IF;
     IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
@@ -2339,7 +2434,7 @@ BEGIN
     END IF;
 
     -- One statement, one snapshot: the fingerprint describes what the proof saw.
-    SELECT awa._slot_live_reason(p_ring, v_target), awa._slot_fingerprint(p_ring, v_target)
+    SELECT awa._slot_live_reason(p_ring, v_target, true), awa._slot_fingerprint(p_ring, v_target)
     INTO v_reason, v_print;
     IF v_reason IS NOT NULL THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason;
@@ -2374,15 +2469,26 @@ BEGIN
 
     IF awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
-                            format('slot %s gained rows while prune waited for its locks (seen under lock)', v_target);
+                            format('slot %s changed while prune waited for its locks (seen under lock)', v_target);
         RETURN;
+    END IF;
+
+    IF p_ring = 'queue' THEN
+        SELECT c.moved, c.remaining INTO v_moved, v_rest FROM awa._carry_ready(v_target, v_current, p_carry_limit) AS c;
+        IF v_rest > 0 THEN
+            RETURN QUERY SELECT p_ring, 'prune', 'carried', v_target, v_gen,
+                                format('moved %s available jobs to slot %s, %s%s remain', v_moved, v_current,
+                                       CASE WHEN v_rest = p_carry_limit THEN 'at least ' ELSE '' END, v_rest);
+            RETURN;
+        END IF;
     END IF;
 
     FOREACH v_parent IN ARRAY awa._ring_tables(p_ring) LOOP
         EXECUTE format('TRUNCATE awa.%I', v_parent || '_' || v_target);
     END LOOP;
 
-    RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target);
+    RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target)
+        || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END;
 END;
 $$;
 -- +goose StatementEnd

@@ -2,10 +2,15 @@
 -- slot's exclusive locks: if it is unchanged, nothing that could make the slot
 -- live committed in between, and the proof taken before the locks still holds
 -- (docs/storage.md, "Rotation and prune").
---   queue: each lane's highest position in the ready slot, as (lane_id,
---          lane_seq) pairs: a producer's positions lie above every position
---          of its lane visible before it commits (lane lock), so a new ready
---          row moves its lane's tip. One index probe per lane in the slot.
+--   queue: for each lane with rows in the ready slot, (lane_id, its highest
+--          position there, its first position there above the lane's claim
+--          cursor or -1). A producer's positions lie above every position of
+--          its lane visible before it commits (lane lock), so a new ready row
+--          moves its lane's tip. The proof lets available jobs stay (prune
+--          carries them), so a claim may take one of them while prune waits:
+--          that moves the lane's first open position (claims take a lane in
+--          order; a claim of carried rows, which sit below, does not). Two
+--          index probes per lane in the slot.
 --   claim: the number of claim batches in the slot (rows only ever appear
 --          until the slot is truncated).
 --   lease: the number of leases in the slot.
@@ -33,7 +38,13 @@ BEGIN
                                     ORDER BY r.lane_id DESC, r.lane_seq DESC LIMIT 1) AS n
             )
             SELECT coalesce(array_agg(v ORDER BY t.lane_id, u.k), '{}')
-            FROM tips t CROSS JOIN LATERAL unnest(ARRAY[t.lane_id::int8, t.lane_seq]) WITH ORDINALITY AS u (v, k)$q$,
+            FROM tips t
+            LEFT JOIN awa.queue_claim_heads h ON h.lane_id = t.lane_id
+            LEFT JOIN LATERAL (SELECT r.lane_seq FROM awa.%1$I r
+                               WHERE r.lane_id = t.lane_id AND r.lane_seq > coalesce(h.claim_seq, 0)
+                               ORDER BY r.lane_seq LIMIT 1) AS o (first_open) ON true
+            CROSS JOIN LATERAL unnest(ARRAY[t.lane_id::int8, t.lane_seq, coalesce(o.first_open, -1)])
+                WITH ORDINALITY AS u (v, k)$q$,
             'ready_entries_' || p_slot)
         INTO v_print;
     ELSIF p_ring = 'claim' THEN

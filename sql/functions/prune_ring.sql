@@ -1,4 +1,4 @@
--- awa.prune_ring(ring, lock_timeout_ms, keep_sealed): reclaims the oldest
+-- awa.prune_ring(ring, lock_timeout_ms, keep_sealed, carry_limit): reclaims the oldest
 -- sealed slot of a ring by TRUNCATE, only after proving nothing live remains in
 -- it. keep_sealed is how many of the most recently sealed slots to leave alone
 -- (terminal history stays readable there); it is capped at slot_count - 2, so
@@ -6,22 +6,29 @@
 -- Steps: (1) take the ring's maintenance try-lock (shared with rotate);
 -- (2) pick the oldest sealed slot that holds rows, among all but the
 -- keep_sealed newest; (3) prove it holds nothing live
--- (awa._slot_live_reason) and take its fingerprint (awa._slot_fingerprint)
--- in the same snapshot; (4) lock its child tables ACCESS EXCLUSIVE, in
--- awa._ring_tables order, all within ONE lock_timeout_ms budget; (5) under
--- the locks, compare the fingerprint: if it changed, rows committed while we
--- waited (skipped_live); (6) TRUNCATE. The locks are held only for (5) and (6),
--- whose cost does not grow with the slot's claims, so the hot path (every
--- claim reads every ready_entries child) waits at most about lock_timeout_ms.
--- Outcomes: pruned; already_empty (no sealed slot holds rows); skipped_live
--- (detail says what is live); skipped_blocked (the locks were not granted
--- within the budget, or the lock wait closed a deadlock: a long reader or
--- writer holds the slot; retried on a later tick, never forced);
--- skipped_locked (another rotate or prune of this ring is running).
+-- (awa._slot_live_reason; in the queue ring, available jobs do not count: they
+-- are carried) and take its fingerprint (awa._slot_fingerprint) in the same
+-- snapshot; (4) lock its child tables ACCESS EXCLUSIVE, in awa._ring_tables
+-- order, all within ONE lock_timeout_ms budget; (5) under the locks, compare
+-- the fingerprint: if it changed, something committed while we waited
+-- (skipped_live); (6) queue ring: move up to carry_limit available jobs to the
+-- current slot (awa._carry_ready); if some remain, outcome carried and a later
+-- call goes on; (7) TRUNCATE. The locks are held only for (5) to (7), whose
+-- cost does not grow with the slot's claims, so the hot path (every claim
+-- reads every ready_entries child) waits at most about lock_timeout_ms plus
+-- one carry of carry_limit rows.
+-- Outcomes: pruned; carried (detail: how many moved, how many remain);
+-- already_empty (no sealed slot holds rows); skipped_live (detail says what
+-- is live); skipped_blocked (the locks were not granted within the budget, or
+-- the lock wait closed a deadlock: a long reader or writer holds the slot;
+-- retried on a later tick, never forced); skipped_locked (another rotate or
+-- prune of this ring is running).
 -- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
--- keep_sealed. Called by the maintenance leader on a ticker.
+-- keep_sealed, carry_limit outside 1..100000. Called by the maintenance leader
+-- on a ticker.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
-CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_keep_sealed int DEFAULT 0)
+CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_keep_sealed int DEFAULT 0,
+                               p_carry_limit int DEFAULT 1000)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
 -- Short OLTP statements over many partitions: JIT compilation would cost
@@ -39,6 +46,8 @@ DECLARE
     v_until   timestamptz;
     v_left    int;
     v_old     text := current_setting('lock_timeout');
+    v_moved   int := 0;
+    v_rest    int;
 BEGIN
     PERFORM awa._require_read_committed('awa.prune_ring');
     SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
@@ -51,6 +60,10 @@ BEGIN
     END IF;
     IF p_keep_sealed IS NULL OR p_keep_sealed < 0 THEN
         RAISE EXCEPTION 'awa: keep_sealed must be zero or more, got %', coalesce(p_keep_sealed::text, 'null')
+            USING ERRCODE = 'AW010';
+    END IF;
+    IF p_carry_limit IS NULL OR p_carry_limit NOT BETWEEN 1 AND 100000 THEN
+        RAISE EXCEPTION 'awa: carry_limit must be between 1 and 100000, got %', coalesce(p_carry_limit::text, 'null')
             USING ERRCODE = 'AW010';
     END IF;
     IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
@@ -79,7 +92,7 @@ BEGIN
     END IF;
 
     -- One statement, one snapshot: the fingerprint describes what the proof saw.
-    SELECT awa._slot_live_reason(p_ring, v_target), awa._slot_fingerprint(p_ring, v_target)
+    SELECT awa._slot_live_reason(p_ring, v_target, true), awa._slot_fingerprint(p_ring, v_target)
     INTO v_reason, v_print;
     IF v_reason IS NOT NULL THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason;
@@ -114,14 +127,25 @@ BEGIN
 
     IF awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
-                            format('slot %s gained rows while prune waited for its locks (seen under lock)', v_target);
+                            format('slot %s changed while prune waited for its locks (seen under lock)', v_target);
         RETURN;
+    END IF;
+
+    IF p_ring = 'queue' THEN
+        SELECT c.moved, c.remaining INTO v_moved, v_rest FROM awa._carry_ready(v_target, v_current, p_carry_limit) AS c;
+        IF v_rest > 0 THEN
+            RETURN QUERY SELECT p_ring, 'prune', 'carried', v_target, v_gen,
+                                format('moved %s available jobs to slot %s, %s%s remain', v_moved, v_current,
+                                       CASE WHEN v_rest = p_carry_limit THEN 'at least ' ELSE '' END, v_rest);
+            RETURN;
+        END IF;
     END IF;
 
     FOREACH v_parent IN ARRAY awa._ring_tables(p_ring) LOOP
         EXECUTE format('TRUNCATE awa.%I', v_parent || '_' || v_target);
     END LOOP;
 
-    RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target);
+    RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target)
+        || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END;
 END;
 $$;
