@@ -410,3 +410,96 @@ loop:
 	}
 	return res
 }
+
+// TestPruneSeesAClaimThatCommittedWhileItWaited: ten available jobs sit in
+// the sealed queue slot 0. A claim takes the first three in a transaction it
+// keeps open (it holds slot 0's tables). Prune proves the slot (the claim is
+// not committed, so all ten look available and no claim is open), takes its
+// fingerprint and waits for its locks; then the claim commits. Under the
+// locks prune must see that a claim took jobs of the slot (the lane's first
+// open position there moved) and skip: carrying the seven still available
+// and truncating would take the three running jobs' ready rows with it, and a
+// retry of one of them needs its ready row. Afterwards every job ends exactly
+// once.
+func TestPruneSeesAClaimThatCommittedWhileItWaited(t *testing.T) {
+	const queue = "q"
+	ctx := testCtx(t, 60*time.Second)
+	pool := pgtest.NewDB(t)
+	setup := connect(t, ctx, pool)
+	ids, err := insertBatch(ctx, setup, queue, 2, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err := ringOp(ctx, setup, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
+		t.Fatalf("rotate: %v, %v", o, err)
+	}
+
+	claimer := connect(t, ctx, pool)
+	tx, err := claimer.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.Background())
+	running, err := claim(ctx, tx, queue, 3, nil)
+	if err != nil || len(running) != 3 {
+		t.Fatalf("claim: %v, %v; want 3 jobs", running, err)
+	}
+
+	pruner := connect(t, ctx, pool)
+	pruned := make(chan ringOutcome, 1)
+	pruneErr := make(chan error, 1)
+	go func() {
+		o, err := pruneOp(ctx, pruner, "queue", 10000, 0, 100000)
+		pruned <- o
+		pruneErr <- err
+	}()
+	waitForLockWait(t, ctx, setup, pruner.PgConn().PID())
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	o := <-pruned
+	if err := <-pruneErr; err != nil {
+		t.Fatal(err)
+	}
+	if o.Outcome != "skipped_live" || o.Slot == nil || *o.Slot != 0 {
+		t.Fatalf("prune while a claim of the slot committed: %v; want skipped_live of slot 0", o)
+	}
+
+	var readyRows int
+	if err := setup.QueryRow(ctx, `SELECT count(*) FROM awa.ready_entries WHERE ready_slot = 0`).Scan(&readyRows); err != nil || readyRows != 10 {
+		t.Fatalf("slot 0 holds %d ready rows (err %v), want all 10", readyRows, err)
+	}
+	retried, err := finalizeAs(ctx, setup, "retry", running[:1])
+	if err != nil || len(retried) != 1 || retried[0].Outcome != "applied" {
+		t.Fatalf("retry of a running job of slot 0: %v, %v; want applied", retried, err)
+	}
+	if done, err := complete(ctx, setup, running[1:]); err != nil || len(done) != 2 || done[0].Outcome != "applied" || done[1].Outcome != "applied" {
+		t.Fatalf("completion of the other two: %v, %v; want applied", done, err)
+	}
+
+	// Drain: promote the retry, claim and complete everything; each job ends
+	// completed exactly once.
+	for range 20 {
+		if _, err := setup.Exec(ctx, `SELECT * FROM awa.promote_due_jobs(1000, now() + interval '1 hour')`); err != nil {
+			t.Fatal(err)
+		}
+		got, err := claim(ctx, setup, queue, 100, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 {
+			break
+		}
+		if _, err := complete(ctx, setup, got); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var completed, distinct int
+	if err := setup.QueryRow(ctx, `SELECT count(*), count(DISTINCT id) FROM awa.terminal_jobs
+		WHERE queue = $1 AND state = 'completed'`, queue).Scan(&completed, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if completed != len(ids) || distinct != len(ids) {
+		t.Fatalf("%d completed records for %d distinct jobs, want %d each", completed, distinct, len(ids))
+	}
+}
