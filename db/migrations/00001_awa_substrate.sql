@@ -639,8 +639,8 @@ $$;
 -- awa._batch_closed(claim_slot, batch_id, size): whether every receipt of a
 -- claim batch is covered by closure evidence in its claim slot. Exact: the
 -- batch's receipt range must lie inside the union of the closures that
--- overlap it (GiST-indexed). Read-only. Called by the prune proofs and
--- awa.rescue_expired_deadlines.
+-- overlap it (GiST-indexed). Read-only. Called by the prune proofs and both
+-- rescues (awa.rescue_expired_deadlines, awa.rescue_stale_claims).
 CREATE FUNCTION awa._batch_closed(p_claim_slot int, p_batch_id bigint, p_size int)
 RETURNS boolean
 LANGUAGE sql
@@ -2754,6 +2754,10 @@ BEGIN
     END IF;
     v_cut := v_now - p_staleness;
 
+    -- Per candidate batch one closure probe (awa._batch_closed); only the
+    -- items of a batch still open are probed one by one (as in
+    -- awa.rescue_expired_deadlines: as a join, the planner would test every
+    -- item against every closure of the slot).
     SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
     INTO v_jobs, v_lses, v_slts, v_rcts
     FROM (
@@ -2763,8 +2767,10 @@ BEGIN
         CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
         WHERE b.claimed_at < v_cut
           AND (ri.instance_id IS NULL OR ri.heartbeat_at < v_cut)
-          AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
+          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+          AND (SELECT true FROM awa.lease_claim_closures c
+               WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1)
+               LIMIT 1) IS NULL
         ORDER BY b.claimed_at, b.batch_id, i.k
         LIMIT p_limit
     ) AS s;
