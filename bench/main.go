@@ -86,6 +86,7 @@ func run(con *benchkit.Console) error {
 	if err != nil {
 		return err
 	}
+	awa.Maintenance = opts.AwaMaintenance
 	var systems []benchkit.System
 	switch *systemF {
 	case "awa":

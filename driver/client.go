@@ -137,6 +137,10 @@ type Client struct {
 	cfg    Config
 	driver *Driver
 	log    *slog.Logger
+	// rt runs the runtime calls (claim, finalizers, heartbeat, queue_pending,
+	// maintenance): the pool, or readCommitted over it when the database's
+	// default isolation is not READ COMMITTED. Set by Start.
+	rt DBTX
 
 	mu       sync.Mutex
 	started  bool
@@ -292,7 +296,9 @@ func insertParams(jobs []InsertManyParams) ([]InsertParams, error) {
 }
 
 // Driver returns the typed SQL layer the client uses, for operator calls
-// (queue counts, cancel, DLQ) on the client's pool or a transaction.
+// (queue counts, cancel, DLQ) on the client's pool or a transaction. Cancel
+// and DLQ retry/purge need a READ COMMITTED transaction
+// (ErrReadCommittedRequired otherwise).
 func (c *Client) Driver() *Driver { return c.driver }
 
 // InstanceID returns the id this process claims and heartbeats under.
@@ -307,7 +313,19 @@ func (c *Client) Start(ctx context.Context) error {
 	if c.started {
 		return errors.New("awa: client already started")
 	}
-	if err := c.driver.Heartbeat(ctx, c.pool, c.cfg.InstanceID); err != nil {
+	// The runtime functions refuse a transaction that is not READ COMMITTED
+	// (AW040). With another database default, run them in explicit READ
+	// COMMITTED transactions; with READ COMMITTED, straight on the pool.
+	level, err := c.driver.TransactionIsolation(ctx, c.pool)
+	if err != nil {
+		return fmt.Errorf("awa: %w", err)
+	}
+	c.rt = c.pool
+	if level != "read committed" {
+		c.rt = readCommitted{pool: c.pool}
+		c.log.InfoContext(ctx, "awa: Runtime calls run in READ COMMITTED transactions", slog.String("default_isolation", level))
+	}
+	if err := c.driver.Heartbeat(ctx, c.rt, c.cfg.InstanceID); err != nil {
 		return fmt.Errorf("awa: register process: %w", err)
 	}
 
@@ -316,7 +334,7 @@ func (c *Client) Start(ctx context.Context) error {
 	bgCtx, bgCancel := context.WithCancel(context.WithoutCancel(ctx))
 	c.workCancel, c.fetchCancel, c.bgCancel = workCancel, fetchCancel, bgCancel
 
-	c.completer = newCompleter(c.pool, c.driver, c.cfg, c.log)
+	c.completer = newCompleter(c.rt, c.driver, c.cfg, c.log)
 	c.bgWG.Add(1)
 	go func() { defer c.bgWG.Done(); c.completer.run(bgCtx) }()
 
@@ -338,7 +356,7 @@ func (c *Client) Start(ctx context.Context) error {
 	}
 
 	if !c.cfg.DisableMaintenance {
-		c.elector = newElector(c.pool, c.driver, c.cfg, c.log)
+		c.elector = newElector(c.rt, c.driver, c.cfg, c.log)
 		c.bgWG.Add(1)
 		go func() { defer c.bgWG.Done(); c.elector.run(bgCtx) }()
 	}
@@ -414,7 +432,7 @@ func (c *Client) heartbeatLoop(ctx context.Context) {
 			return
 		case <-t.C:
 			hctx, cancel := context.WithTimeout(ctx, c.cfg.HeartbeatInterval)
-			err := c.driver.Heartbeat(hctx, c.pool, c.cfg.InstanceID)
+			err := c.driver.Heartbeat(hctx, c.rt, c.cfg.InstanceID)
 			cancel()
 			if err != nil && ctx.Err() == nil {
 				c.log.Warn("awa: Heartbeat failed", slog.String("error", err.Error()))

@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"strings"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 type finishAction int
@@ -41,7 +39,7 @@ type finishReq struct {
 // last attempt and leaves what still fails to rescue (the process's heartbeat
 // stops with it, and every attempt has a deadline).
 type completer struct {
-	pool   *pgxpool.Pool
+	db     DBTX // the pool, or its READ COMMITTED wrapper (see Client.Start)
 	driver *Driver
 	cfg    Config
 	log    *slog.Logger
@@ -59,8 +57,8 @@ const fastRetries = 8
 // failed (the database is likely down; the next round tries again).
 const slowRoundFailures = 3
 
-func newCompleter(pool *pgxpool.Pool, d *Driver, cfg Config, log *slog.Logger) *completer {
-	return &completer{pool: pool, driver: d, cfg: cfg, log: log,
+func newCompleter(db DBTX, d *Driver, cfg Config, log *slog.Logger) *completer {
+	return &completer{db: db, driver: d, cfg: cfg, log: log,
 		in: make(chan finishReq, 4*cfg.CompleterBatchSize), drains: make(chan chan struct{})}
 }
 
@@ -238,27 +236,27 @@ func (c *completer) call(ctx context.Context, action finishAction, rs []finishRe
 		for i, r := range rs {
 			receipts[i] = r.r
 		}
-		return c.driver.Complete(ctx, c.pool, receipts)
+		return c.driver.Complete(ctx, c.db, receipts)
 	case actionRetry:
 		items := make([]RetryItem, len(rs))
 		for i, r := range rs {
 			items[i] = RetryItem{Receipt: r.r, Error: r.msg}
 		}
-		return c.driver.Retry(ctx, c.pool, items)
+		return c.driver.Retry(ctx, c.db, items)
 	case actionSnooze:
 		items := make([]SnoozeItem, len(rs))
 		for i, r := range rs {
 			items[i] = SnoozeItem{Receipt: r.r, RunAt: r.at}
 		}
-		return c.driver.Snooze(ctx, c.pool, items)
+		return c.driver.Snooze(ctx, c.db, items)
 	default:
 		items := make([]ReasonItem, len(rs))
 		for i, r := range rs {
 			items[i] = ReasonItem{Receipt: r.r, Reason: r.msg}
 		}
 		if action == actionCancel {
-			return c.driver.Cancel(ctx, c.pool, items)
+			return c.driver.Cancel(ctx, c.db, items)
 		}
-		return c.driver.Fail(ctx, c.pool, items)
+		return c.driver.Fail(ctx, c.db, items)
 	}
 }

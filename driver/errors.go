@@ -32,6 +32,11 @@ var (
 	ErrInvalidJobState = errors.New("awa: invalid job state")
 	// ErrRingConfigConflict (AW031): an installed ring cannot change its slot count.
 	ErrRingConfigConflict = errors.New("awa: ring config conflict")
+	// ErrReadCommittedRequired (AW040): a claim, finalizer, cancel, rescue or
+	// maintenance call ran in a transaction that is not READ COMMITTED. Run
+	// it in its own READ COMMITTED transaction. (The Client does so by itself
+	// when the database's default isolation is another level.)
+	ErrReadCommittedRequired = errors.New("awa: read committed required")
 )
 
 var sentinelBySQLState = map[string]error{
@@ -46,6 +51,7 @@ var sentinelBySQLState = map[string]error{
 	"AW020": ErrJobNotFound,
 	"AW021": ErrInvalidJobState,
 	"AW031": ErrRingConfigConflict,
+	"AW040": ErrReadCommittedRequired,
 }
 
 // SQLError is a substrate error: its SQLSTATE's sentinel plus the server's

@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // MaintenanceConfig configures leader election and the maintenance services
@@ -32,7 +30,9 @@ type MaintenanceConfig struct {
 	// QueueRingInterval, ClaimRingInterval, LeaseRingInterval: one rotate then
 	// one prune per tick. A rotation is skipped when the ring's last rotation
 	// (by any leader) is younger than the interval, so a leader change does
-	// not rotate early. Default to 5s, 2s and 5s.
+	// not rotate early. A prune that carried available jobs out of a slot
+	// (up to BatchSize per call) is repeated in the same tick, for at most a
+	// quarter of the interval. Default to 5s, 2s and 5s.
 	QueueRingInterval, ClaimRingInterval, LeaseRingInterval time.Duration
 	// KeepSealedQueueSlots is how many recently sealed queue-ring slots prune
 	// leaves alone: terminal history stays readable in awa.jobs for about
@@ -47,7 +47,8 @@ type MaintenanceConfig struct {
 	// DLQCleanupInterval is also the interval of the process-row cleanup.
 	// Defaults to 1 minute.
 	DLQCleanupInterval time.Duration
-	// BatchSize caps the jobs one promotion or rescue call moves. Defaults to 1000.
+	// BatchSize caps the jobs one promotion, rescue or prune call moves (a
+	// prune call at most 100000). Defaults to 1000.
 	BatchSize int
 	// InstanceRetention: rows of processes silent for longer are deleted
 	// (their claims were rescued long before). Defaults to 1 hour; at least
@@ -113,7 +114,7 @@ const leaderLeaseName = "maintenance"
 // transaction-mode poolers. While it leads it runs the maintenance services;
 // when it cannot confirm its lease within half the TTL it stops them.
 type elector struct {
-	pool   *pgxpool.Pool
+	db     DBTX // the pool, or its READ COMMITTED wrapper (see Client.Start)
 	driver *Driver
 	cfg    Config
 	m      MaintenanceConfig
@@ -125,8 +126,8 @@ type elector struct {
 	svcWG    sync.WaitGroup
 }
 
-func newElector(pool *pgxpool.Pool, d *Driver, cfg Config, log *slog.Logger) *elector {
-	return &elector{pool: pool, driver: d, cfg: cfg, m: *cfg.Maintenance, log: log}
+func newElector(db DBTX, d *Driver, cfg Config, log *slog.Logger) *elector {
+	return &elector{db: db, driver: d, cfg: cfg, m: *cfg.Maintenance, log: log}
 }
 
 // IsLeader reports whether this client currently runs maintenance.
@@ -153,7 +154,7 @@ func (e *elector) run(ctx context.Context) {
 		// down leader stops before its lease can be taken over.
 		start := time.Now()
 		actx, cancel := context.WithTimeout(ctx, e.m.LeaderTTL/4)
-		leader, err := e.driver.AcquireLeaderLease(actx, e.pool, leaderLeaseName, e.cfg.InstanceID, e.m.LeaderTTL)
+		leader, err := e.driver.AcquireLeaderLease(actx, e.db, leaderLeaseName, e.cfg.InstanceID, e.m.LeaderTTL)
 		cancel()
 		switch {
 		case err != nil:
@@ -214,7 +215,7 @@ func (e *elector) release() {
 	e.stepDown()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	if err := e.driver.ReleaseLeaderLease(ctx, e.pool, leaderLeaseName, e.cfg.InstanceID); err != nil {
+	if err := e.driver.ReleaseLeaderLease(ctx, e.db, leaderLeaseName, e.cfg.InstanceID); err != nil {
 		e.log.Warn("awa: Releasing leadership failed; it expires by itself", slog.String("error", err.Error()))
 	}
 }
@@ -245,7 +246,7 @@ func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logge
 }
 
 func (e *elector) services() []service {
-	d, db, m, log := e.driver, e.pool, e.m, e.log
+	d, db, m, log := e.driver, e.db, e.m, e.log
 	logResults := func(what string, n int) {
 		if n > 0 {
 			log.Info("awa: "+what, slog.Int("jobs", n))
@@ -254,25 +255,39 @@ func (e *elector) services() []service {
 	ring := func(r Ring, interval time.Duration, keepSealed int) service {
 		// A little under the interval, so ticker jitter never skips a whole tick.
 		minInterval := interval * 9 / 10
+		// A prune that carried available jobs out of a slot (an unworked
+		// backlog) goes on in the same tick, each call its own short
+		// transaction, so a large backlog leaves the slot within a few ticks.
+		carryBudget := interval / 4
+		carryLimit := min(m.BatchSize, 100000)
+		logOutcomes := func(ctx context.Context, outs []RingOutcome) (carried bool) {
+			for _, o := range outs {
+				lvl := slog.LevelDebug
+				if o.Outcome == "skipped_blocked" || o.Outcome == "skipped_busy" {
+					lvl = slog.LevelInfo
+				}
+				log.Log(ctx, lvl, "awa: Ring maintenance", slog.String("ring", o.Ring), slog.String("action", o.Action),
+					slog.String("outcome", o.Outcome), slog.Int("slot", int(o.Slot)), slog.String("detail", o.Detail))
+				carried = carried || o.Outcome == "carried"
+			}
+			return carried
+		}
 		return service{name: string(r) + "_ring", interval: interval, tick: func(ctx context.Context) error {
-			for _, step := range []func() ([]RingOutcome, error){
-				func() ([]RingOutcome, error) { return d.RotateRing(ctx, db, r, minInterval) },
-				func() ([]RingOutcome, error) { return d.PruneRing(ctx, db, r, m.PruneLockTimeout, keepSealed) },
-			} {
-				outs, err := step()
+			outs, err := d.RotateRing(ctx, db, r, minInterval)
+			if err != nil {
+				return err
+			}
+			logOutcomes(ctx, outs)
+			until := time.Now().Add(carryBudget)
+			for {
+				outs, err := d.PruneRing(ctx, db, r, m.PruneLockTimeout, keepSealed, carryLimit)
 				if err != nil {
 					return err
 				}
-				for _, o := range outs {
-					lvl := slog.LevelDebug
-					if o.Outcome == "skipped_blocked" || o.Outcome == "skipped_busy" {
-						lvl = slog.LevelInfo
-					}
-					log.Log(ctx, lvl, "awa: Ring maintenance", slog.String("ring", o.Ring), slog.String("action", o.Action),
-						slog.String("outcome", o.Outcome), slog.Int("slot", int(o.Slot)), slog.String("detail", o.Detail))
+				if !logOutcomes(ctx, outs) || time.Now().After(until) {
+					return nil
 				}
 			}
-			return nil
 		}}
 	}
 	svcs := []service{

@@ -22,8 +22,8 @@ const (
 
 // RingOutcome reports one rotate or prune attempt: Outcome is rotated,
 // skipped_idle, skipped_busy, skipped_locked, skipped_race (rotate) or pruned,
-// already_empty, skipped_live, skipped_blocked, skipped_locked (prune); Detail
-// says why.
+// carried, already_empty, skipped_live, skipped_blocked, skipped_locked
+// (prune); Detail says why.
 type RingOutcome struct {
 	Ring       string
 	Action     string
@@ -98,14 +98,16 @@ func (d *Driver) RotateRing(ctx context.Context, db DBTX, ring Ring, minInterval
 
 // PruneRing tries once to truncate the ring's oldest sealed slot, waiting at
 // most lockTimeout for its locks and leaving the keepSealed most recently
-// sealed slots alone (capped at slot count - 2).
-func (d *Driver) PruneRing(ctx context.Context, db DBTX, ring Ring, lockTimeout time.Duration, keepSealed int) ([]RingOutcome, error) {
+// sealed slots alone (capped at slot count - 2). Available jobs in a queue
+// slot are first moved to the current slot, at most carryLimit (1..100000)
+// per call; while some remain the outcome is carried and the slot is kept.
+func (d *Driver) PruneRing(ctx context.Context, db DBTX, ring Ring, lockTimeout time.Duration, keepSealed, carryLimit int) ([]RingOutcome, error) {
 	ms := lockTimeout.Milliseconds()
 	if ms < 1 {
 		ms = 1
 	}
 	rows, err := d.q.PruneRing(ctx, db, dbsqlc.PruneRingParams{Ring: string(ring), LockTimeoutMs: int32(ms),
-		KeepSealed: int32(keepSealed)})
+		KeepSealed: int32(keepSealed), CarryLimit: int32(carryLimit)})
 	if err != nil {
 		return nil, fmt.Errorf("prune %s ring: %w", ring, mapError(err))
 	}

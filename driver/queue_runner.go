@@ -92,7 +92,7 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 		// stale rescue (and spend an attempt they never made). Every job it
 		// returns is run; Stop waits for them.
 		claimCtx, cancel := context.WithTimeout(context.WithoutCancel(fetchCtx), 30*time.Second)
-		jobs, err := q.c.driver.Claim(claimCtx, q.c.pool, q.name, n, cfg.InstanceID, cfg.RescueStuckAfter)
+		jobs, err := q.c.driver.Claim(claimCtx, q.c.rt, q.name, n, cfg.InstanceID, cfg.RescueStuckAfter)
 		cancel()
 		if err != nil {
 			q.releasePermits(n)
@@ -129,7 +129,7 @@ func (q *queueRunner) nextRecheck(ctx context.Context, backlog, found bool, last
 		return 0
 	}
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	pending, err := q.c.driver.QueuePending(pctx, q.c.pool, q.name)
+	pending, err := q.c.driver.QueuePending(pctx, q.c.rt, q.name)
 	cancel()
 	if err != nil {
 		if ctx.Err() == nil {

@@ -158,3 +158,74 @@ EXCEPTION WHEN SQLSTATE 'AW000' THEN
   NULL;
 END
 $$;
+
+-- Isolation tests (sql/tests/*/refuses_*_outside_read_committed*): a
+-- transaction's level cannot change once it has run a query, so such a test
+-- runs its call in a REPEATABLE READ and in a SERIALIZABLE transaction, keeps
+-- awa_test.outcome()'s report in a psql variable (\gset) across their
+-- rollbacks, and asserts on it in the usual final transaction.
+
+-- Runs p_sql (a SELECT), catching any error, and reports {"level",
+-- "sqlstate", "message", "result", "written"}: sqlstate NULL when it
+-- succeeded; result is its first row as JSON; written holds the
+-- tuples it inserted, updated or deleted per awa table, including those its
+-- error rolled back (so '{}' means it wrote nothing before raising).
+CREATE FUNCTION awa_test.outcome(p_sql text) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  before  jsonb := awa_test.write_counts();
+  v_state text;
+  v_msg   text;
+  v_res   jsonb;
+  written jsonb;
+BEGIN
+  BEGIN
+    EXECUTE format('SELECT to_jsonb(r) FROM (%s) AS r LIMIT 1', p_sql) INTO v_res;
+  EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS v_state = RETURNED_SQLSTATE, v_msg = MESSAGE_TEXT;
+  END;
+  SELECT coalesce(jsonb_object_agg(a.key, a.value::bigint - coalesce((before ->> a.key)::bigint, 0)), '{}')
+    INTO written
+  FROM jsonb_each_text(awa_test.write_counts()) a
+  WHERE a.value::bigint <> coalesce((before ->> a.key)::bigint, 0);
+  RETURN jsonb_build_object('level', current_setting('transaction_isolation'),
+                            'sqlstate', v_state, 'message', v_msg,
+                            'result', v_res, 'written', written);
+END
+$$;
+
+-- Test setup only: switches the isolation guard (awa._require_read_committed)
+-- off or back on inside the current transaction (DDL, undone by its
+-- rollback), so a REPEATABLE READ test can build the state (a claim, a DLQ
+-- entry) that the refused call would act on.
+CREATE FUNCTION awa_test.isolation_guard(p_on boolean) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF p_on THEN
+    EXECUTE current_setting('awa_test.guard_def');
+  ELSE
+    PERFORM set_config('awa_test.guard_def',
+                       pg_get_functiondef('awa._require_read_committed(text)'::regprocedure), true);
+    CREATE OR REPLACE FUNCTION awa._require_read_committed(p_function text) RETURNS void
+    LANGUAGE plpgsql AS 'BEGIN END';
+  END IF;
+END
+$$;
+
+-- pgTAP: 6 assertions that p_function refused both reports (repeatable read,
+-- serializable; from awa_test.outcome) with AW040, naming itself and the
+-- level, and wrote nothing.
+CREATE FUNCTION awa_test.refused_outside_read_committed(p_function text, p_rr jsonb, p_sr jsonb)
+RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  r jsonb;
+BEGIN
+  FOREACH r IN ARRAY ARRAY[p_rr, p_sr] LOOP
+    RETURN NEXT is(r ->> 'sqlstate', 'AW040', format('%s refuses %s with AW040', p_function, r ->> 'level'));
+    RETURN NEXT ok(strpos(r ->> 'message', p_function) > 0 AND strpos(r ->> 'message', 'this one is ' || (r ->> 'level')) > 0,
+                   format('the message names %s and %s: %s', p_function, r ->> 'level', r ->> 'message'));
+    RETURN NEXT is(r -> 'written', '{}'::jsonb, format('%s at %s writes nothing', p_function, r ->> 'level'));
+  END LOOP;
+END
+$$;

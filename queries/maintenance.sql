@@ -14,7 +14,8 @@ SELECT * FROM awa.rescue_expired_deadlines(sqlc.arg(max)::int, sqlc.narg(now)::t
 SELECT * FROM awa.rotate_ring(sqlc.arg(ring)::text, sqlc.narg(now)::timestamptz, sqlc.narg(min_interval)::interval);
 
 -- name: PruneRing :many
-SELECT * FROM awa.prune_ring(sqlc.arg(ring)::text, sqlc.arg(lock_timeout_ms)::int, sqlc.arg(keep_sealed)::int);
+SELECT * FROM awa.prune_ring(sqlc.arg(ring)::text, sqlc.arg(lock_timeout_ms)::int, sqlc.arg(keep_sealed)::int,
+                              sqlc.arg(carry_limit)::int);
 
 -- name: AcquireLeaderLease :one
 SELECT * FROM awa.acquire_leader_lease(sqlc.arg(name)::text, sqlc.arg(holder)::uuid, sqlc.arg(ttl)::interval,

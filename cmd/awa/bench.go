@@ -13,7 +13,7 @@ import (
 )
 
 const benchSynopsis = "[-scenario burndown|rate|enqueue|all] [-jobs N] [-quick] [-workers N] [-rates 800,5000] " +
-	"[-rate-duration D] [-enqueue-producers 1,8] [-repeat N] [-out FILE] [-keep] -dsn DSN"
+	"[-rate-duration D] [-enqueue-producers 1,8] [-repeat N] [-awa-maintenance default|off|1s] [-out FILE] [-keep] -dsn DSN"
 
 // cmdBench runs the benchmark scenarios of bench/ (the awa vs River
 // comparison) for awa alone, through the same harness (internal/benchkit).
@@ -52,6 +52,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	awa.Maintenance = opts.AwaMaintenance
 
 	ctx, cancel := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer cancel()

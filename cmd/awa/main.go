@@ -35,7 +35,8 @@ usage:
         gracefully; second: cancel running jobs)
   awa bench [-scenario burndown|rate|enqueue|all] [-jobs N] [-quick]
             [-workers N] [-rates 800,5000] [-rate-duration D]
-            [-enqueue-producers 1,8] [-repeat N] [-out FILE] [-keep] -dsn DSN
+            [-enqueue-producers 1,8] [-repeat N]
+            [-awa-maintenance default|off|1s] [-out FILE] [-keep] -dsn DSN
         benchmark awa (the scenarios of make bench, without River): burn-down,
         latency at offered rates, enqueue; every run in a fresh database that
         the DSN's role creates and drops; prints a line per run and a summary,

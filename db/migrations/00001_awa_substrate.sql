@@ -237,8 +237,9 @@ CREATE TYPE awa._slot_batch AS (
 -- +goose StatementBegin
 -- Queue ring: partitioned by ready_slot (children ready_entries_0 .. _N-1 and so
 -- on, created by awa.install_queue_storage_substrate). Rows here are never
--- updated or deleted; a whole slot is reclaimed by TRUNCATE once prune has
--- proved nothing in it is live.
+-- updated; a whole slot is reclaimed by TRUNCATE once prune has proved nothing
+-- in it is live. The only DELETE is prune's, of the available jobs it moves
+-- out of that slot first (awa._carry_ready).
 
 -- Immutable runnable rows. A job has one ready row per time it becomes runnable
 -- (insert, promotion of a retry or snooze, DLQ retry). The claim that consumes
@@ -535,6 +536,9 @@ COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage p
 -- tells it to poll again rather than sleep. So a committed job never waits for
 -- the poll interval while its queue's claimers sleep. The cursor is read from
 -- awa.claim_cursors in that one statement (docs/storage.md, "The claim cursor").
+-- Outside READ COMMITTED the rule is skipped and every lane notifies: a
+-- snapshot older than the call may miss the committed job (or see a stale
+-- cursor) the rule relies on.
 -- Each (queue, priority) of the batch goes to one of its enqueue-shard lanes:
 -- the shard this transaction already used for it, else the first whose
 -- producer lock is free, starting from shard (backend pid mod shards); only
@@ -590,6 +594,7 @@ DECLARE
     v_lane  int;
     v_first bigint;
     v_wake  text[] := '{}';
+    v_rc    boolean := current_setting('transaction_isolation') = 'read committed';
 BEGIN
     IF cardinality(p_jobs) = 1 THEN
         v_q := ARRAY[p_jobs[1].queue];
@@ -662,9 +667,9 @@ BEGIN
         WHERE j.queue = v_q[g] AND j.priority = v_p[g];
 
         CONTINUE WHEN v_q[g] = ANY (v_wake)
-            OR EXISTS (SELECT 1 FROM awa.claim_cursors c, awa.ready_entries r
-                       WHERE c.lane_id = v_lane AND c.claim_seq < v_first - 1
-                         AND r.ready_slot = v_slot AND r.lane_id = v_lane AND r.lane_seq = v_first - 1);
+            OR (v_rc AND EXISTS (SELECT 1 FROM awa.claim_cursors c, awa.ready_entries r
+                                 WHERE c.lane_id = v_lane AND c.claim_seq < v_first - 1
+                                   AND r.ready_slot = v_slot AND r.lane_id = v_lane AND r.lane_seq = v_first - 1));
         v_wake := v_wake || v_q[g];
     END LOOP;
 
@@ -678,8 +683,8 @@ $$;
 -- awa._batch_closed(claim_slot, batch_id, size): whether every receipt of a
 -- claim batch is covered by closure evidence in its claim slot. Exact: the
 -- batch's receipt range must lie inside the union of the closures that
--- overlap it (GiST-indexed). Read-only. Called by the prune proofs and
--- awa.rescue_expired_deadlines.
+-- overlap it (GiST-indexed). Read-only. Called by the prune proofs and both
+-- rescues (awa.rescue_expired_deadlines, awa.rescue_stale_claims).
 CREATE FUNCTION awa._batch_closed(p_claim_slot int, p_batch_id bigint, p_size int)
 RETURNS boolean
 LANGUAGE sql
@@ -692,6 +697,74 @@ AS $$
     FROM awa.lease_claim_closures c
     WHERE c.claim_slot = p_claim_slot
       AND c.receipts && int8range(p_batch_id * 1024, p_batch_id * 1024 + p_size)
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/_carry_ready.sql
+-- +goose StatementBegin
+-- awa._carry_ready(from_slot, to_slot, limit): moves up to limit available
+-- jobs (ready rows above their lane's claim cursor, awa.claim_cursors, that no
+-- tombstone spends)
+-- out of queue slot from_slot into slot to_slot, lowest lane positions first.
+-- Every column is kept but ready_slot, so lane order and claim cursors are
+-- unaffected. Returns how many moved and how many available jobs remain in
+-- from_slot (counted up to limit: 0 means none). See docs/storage.md,
+-- "Rotation and prune".
+-- Writes: INSERT into to_slot, DELETE of the moved rows in from_slot (their
+-- dead tuples go with from_slot's TRUNCATE).
+-- Locks: none of its own. The caller holds ACCESS EXCLUSIVE on from_slot's
+-- children (so no claim, cancel or producer reads or writes it meanwhile) and
+-- has proved no open claim was drawn from it; it also holds the ring try-lock,
+-- so to_slot stays the current slot. Called by awa.prune_ring only.
+CREATE FUNCTION awa._carry_ready(p_from int, p_to int, p_limit int, OUT moved int, OUT remaining int)
+LANGUAGE plpgsql
+-- As in awa._slot_live_reason: walk each lane's index from its cursor. And
+-- delete the picked rows by index probes: a hash or merge join would read the
+-- whole slot on every call.
+SET enable_sort = off
+SET enable_hashjoin = off
+SET enable_mergejoin = off
+SET jit = off
+AS $$
+BEGIN
+    WITH pick AS (
+        SELECT a.lane_id, a.lane_seq
+        FROM awa.claim_cursors h
+        CROSS JOIN LATERAL (
+            SELECT r.lane_id, r.lane_seq FROM awa.ready_entries r
+            WHERE r.ready_slot = p_from AND r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
+              AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                              WHERE t.ready_slot = p_from AND t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
+            ORDER BY r.lane_seq
+            LIMIT p_limit) AS a
+        LIMIT p_limit
+    ), gone AS (
+        DELETE FROM awa.ready_entries r USING pick p
+        WHERE r.ready_slot = p_from AND r.lane_id = p.lane_id AND r.lane_seq = p.lane_seq
+        RETURNING r.*
+    )
+    INSERT INTO awa.ready_entries (
+        ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+        queue, kind, args, tags, metadata, errors, created_at, run_at)
+    SELECT p_to, g.lane_id, g.lane_seq, g.job_id, g.run_lease, g.attempt, g.max_attempts, g.priority,
+           g.queue, g.kind, g.args, g.tags, g.metadata, g.errors, g.created_at, g.run_at
+    FROM gone g;
+    GET DIAGNOSTICS moved = ROW_COUNT;
+
+    remaining := 0;
+    IF moved = p_limit THEN
+        SELECT count(*) INTO remaining
+        FROM (SELECT 1
+              FROM awa.claim_cursors h
+              CROSS JOIN LATERAL (
+                  SELECT 1 FROM awa.ready_entries r
+                  WHERE r.ready_slot = p_from AND r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
+                    AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                                    WHERE t.ready_slot = p_from AND t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
+                  LIMIT p_limit) AS a
+              LIMIT p_limit) AS x;
+    END IF;
+END;
 $$;
 -- +goose StatementEnd
 
@@ -795,6 +868,9 @@ $$;
 -- receipt_completion_batches row per ready slot and queue); other actions go
 -- through awa._route_closed. Returns an 'applied' row per closed item and a
 -- 'stale' row per other item; stale items change nothing.
+-- Isolation: first calls awa._require_read_committed('awa.<action>_jobs'),
+-- the guard of the public finalizers (the rescues and cancel_job have
+-- already passed their own).
 -- Called by the public finalizers, the rescues and awa.cancel_job.
 CREATE FUNCTION awa._finalize(
     p_action      text,
@@ -818,6 +894,7 @@ DECLARE
     v_n      int := cardinality(p_job_ids);
     v_closed awa._closed_claim[];
 BEGIN
+    PERFORM awa._require_read_committed('awa.' || p_action || '_jobs');
     IF p_job_ids IS NULL OR p_run_leases IS NULL OR p_claim_slots IS NULL OR p_receipt_ids IS NULL THEN
         RAISE EXCEPTION 'awa: job_ids, run_leases, claim_slots and receipt_ids must not be null'
             USING ERRCODE = 'AW010';
@@ -885,6 +962,10 @@ $$;
 -- Locks: on creation only, an advisory transaction lock per queue name
 -- (1096237316, hashtext(queue)). Callers resolve every lane they need before
 -- taking any lane lock, so waiting here never closes a cycle with lane locks.
+-- Outside READ COMMITTED, lanes that a transaction created and committed after
+-- this transaction's snapshot are invisible to it: creating them again would
+-- collide, so that case raises 40001 (serialization_failure; retry the
+-- transaction: its new snapshot sees the lanes). See docs/storage.md.
 -- Idempotent. Called by awa._append_ready.
 CREATE FUNCTION awa._lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[])
 LANGUAGE plpgsql
@@ -903,17 +984,24 @@ BEGIN
         EXIT WHEN coalesce(cardinality(ids), 0) = v_shards OR v_pass = 2;
 
         PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
-        FOR v_priority IN 1 .. 4 LOOP
-            FOR v_shard IN 0 .. v_shards - 1 LOOP
-                CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
-                                      WHERE queue = p_queue AND priority = v_priority AND shard = v_shard);
-                v_id := nextval('awa.lane_id_seq');
-                EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_seq_' || v_id);
-                INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
-                VALUES (v_id, p_queue, v_priority, v_shard, format('awa.%I', 'lane_seq_' || v_id)::regclass);
-                INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+        BEGIN
+            FOR v_priority IN 1 .. 4 LOOP
+                FOR v_shard IN 0 .. v_shards - 1 LOOP
+                    CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
+                                          WHERE queue = p_queue AND priority = v_priority AND shard = v_shard);
+                    v_id := nextval('awa.lane_id_seq');
+                    EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_seq_' || v_id);
+                    INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
+                    VALUES (v_id, p_queue, v_priority, v_shard, format('awa.%I', 'lane_seq_' || v_id)::regclass);
+                    INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+                END LOOP;
             END LOOP;
-        END LOOP;
+        EXCEPTION WHEN unique_violation THEN
+            -- Under the lock, only lanes committed after this snapshot collide.
+            RAISE EXCEPTION 'awa: the lanes of queue % were created by a transaction that committed after this % transaction took its snapshot: retry the transaction',
+                quote_literal(p_queue), current_setting('transaction_isolation')
+                USING ERRCODE = '40001';
+        END;
     END LOOP;
 END;
 $$;
@@ -990,6 +1078,33 @@ AS $$
                  AND NOT jsonb_path_exists(p_opts -> 'tags',
                          '$[*] ? (@.type() != "string" || @ == "" || @ like_regex "^.{101}" flag "s")')))
         )), false)
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/_require_read_committed.sql
+-- +goose StatementBegin
+-- awa._require_read_committed(function): returns when the current transaction
+-- runs at READ COMMITTED; otherwise raises AW040 naming the function and the
+-- transaction's level. Functions that read queue state to decide a write call
+-- it first: with a REPEATABLE READ or SERIALIZABLE snapshot taken before the
+-- call they would decide on stale state (see docs/storage.md, "Isolation
+-- levels"). One setting read; no lock, no write.
+-- Errors: AW040 transaction not at READ COMMITTED.
+-- Called first by claim_ready_runtime, the finalizers (through awa._finalize),
+-- cancel_job, the rescues, promote_due_jobs, rotate_ring, prune_ring,
+-- retry_dlq_job, purge_dlq and cleanup_runtime_instances.
+CREATE FUNCTION awa._require_read_committed(p_function text)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        RAISE EXCEPTION 'awa: % needs a read committed transaction, this one is %: run the call in its own read committed transaction',
+            p_function, current_setting('transaction_isolation')
+            USING ERRCODE = 'AW040',
+                  HINT = 'BEGIN ISOLATION LEVEL READ COMMITTED; SELECT ...; COMMIT; (or SET default_transaction_isolation for the session)';
+    END IF;
+END;
 $$;
 -- +goose StatementEnd
 
@@ -1103,6 +1218,69 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/_slot_fingerprint.sql
+-- +goose StatementBegin
+-- awa._slot_fingerprint(ring, slot): what prune compares before and under the
+-- slot's exclusive locks: if it is unchanged, nothing that could make the slot
+-- live committed in between, and the proof taken before the locks still holds
+-- (docs/storage.md, "Rotation and prune").
+--   queue: for each lane with rows in the ready slot, (lane_id, its highest
+--          position there, its first position there above the lane's claim
+--          cursor or -1). A producer's positions lie above every position of
+--          its lane visible before it commits (lane lock), so a new ready row
+--          moves its lane's tip. The proof lets available jobs stay (prune
+--          carries them), so a claim may take one of them while prune waits:
+--          that moves the lane's first open position (claims take a lane in
+--          order; a claim of carried rows, which sit below, does not). Two
+--          index probes per lane in the slot.
+--   claim: the number of claim batches in the slot (rows only ever appear
+--          until the slot is truncated).
+--   lease: the number of leases in the slot.
+-- Read-only. Called by awa.prune_ring.
+CREATE FUNCTION awa._slot_fingerprint(p_ring text, p_slot int)
+RETURNS int8[]
+LANGUAGE plpgsql
+STABLE
+SET enable_sort = off
+SET jit = off
+AS $$
+DECLARE
+    v_print int8[];
+BEGIN
+    IF p_ring = 'queue' THEN
+        EXECUTE format($q$
+            WITH RECURSIVE tips AS (
+                (SELECT r.lane_id, r.lane_seq FROM awa.%1$I r
+                 ORDER BY r.lane_id DESC, r.lane_seq DESC LIMIT 1)
+                UNION ALL
+                SELECT n.lane_id, n.lane_seq
+                FROM tips t
+                CROSS JOIN LATERAL (SELECT r.lane_id, r.lane_seq FROM awa.%1$I r
+                                    WHERE r.lane_id < t.lane_id
+                                    ORDER BY r.lane_id DESC, r.lane_seq DESC LIMIT 1) AS n
+            )
+            SELECT coalesce(array_agg(v ORDER BY t.lane_id, u.k), '{}')
+            FROM tips t
+            LEFT JOIN awa.claim_cursors h ON h.lane_id = t.lane_id
+            LEFT JOIN LATERAL (SELECT r.lane_seq FROM awa.%1$I r
+                               WHERE r.lane_id = t.lane_id AND r.lane_seq > coalesce(h.claim_seq, 0)
+                               ORDER BY r.lane_seq LIMIT 1) AS o (first_open) ON true
+            CROSS JOIN LATERAL unnest(ARRAY[t.lane_id::int8, t.lane_seq, coalesce(o.first_open, -1)])
+                WITH ORDINALITY AS u (v, k)$q$,
+            'ready_entries_' || p_slot)
+        INTO v_print;
+    ELSIF p_ring = 'claim' THEN
+        EXECUTE format('SELECT ARRAY[count(*)] FROM awa.%I', 'lease_claim_batches_' || p_slot) INTO v_print;
+    ELSIF p_ring = 'lease' THEN
+        EXECUTE format('SELECT ARRAY[count(*)] FROM awa.%I', 'leases_' || p_slot) INTO v_print;
+    ELSE
+        RAISE EXCEPTION 'awa: unknown ring %', quote_literal(p_ring) USING ERRCODE = 'AW010';
+    END IF;
+    RETURN v_print;
+END;
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_slot_has_rows.sql
 -- +goose StatementBegin
 -- awa._slot_has_rows(ring, slot): whether any child table of the ring's slot
@@ -1129,17 +1307,19 @@ $$;
 
 -- source: sql/functions/_slot_live_reason.sql
 -- +goose StatementBegin
--- awa._slot_live_reason(ring, slot): why the slot must not be truncated yet, or
--- NULL when nothing live remains in it. The proof prune takes before and again
--- after it holds the slot's exclusive locks.
+-- awa._slot_live_reason(ring, slot, carry): why the slot must not be truncated
+-- yet, or NULL when nothing live remains in it. The proof prune takes before it
+-- locks the slot (under the locks, awa._slot_fingerprint shows nothing that
+-- would change it came).
 --   queue: a ready row above its lane's claim cursor that no tombstone spends
---          (an available job), or an attempt drawn from this ready slot whose
---          receipt has no closure (a running job)
+--          (an available job; not counted when carry is true, because prune
+--          moves those out with awa._carry_ready), or an attempt drawn from
+--          this ready slot whose receipt has no closure (a running job)
 --   claim: a receipt in this claim slot without closure evidence
 --   lease: any materialized lease row
 -- The cursor is read from awa.claim_cursors in the proof's own statement.
 -- Read-only. Called by awa.prune_ring.
-CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int)
+CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int, p_carry boolean DEFAULT false)
 RETURNS text
 LANGUAGE plpgsql
 STABLE
@@ -1151,7 +1331,7 @@ AS $$
 DECLARE
     v_detail text;
 BEGIN
-    IF p_ring = 'queue' THEN
+    IF p_ring = 'queue' AND p_carry IS NOT TRUE THEN
         SELECT format('ready slot %s holds an available job (job %s, lane %s position %s)',
                       p_slot, r.job_id, r.lane_id, r.lane_seq)
         INTO v_detail
@@ -1167,7 +1347,8 @@ BEGIN
         IF v_detail IS NOT NULL THEN
             RETURN v_detail;
         END IF;
-
+    END IF;
+    IF p_ring = 'queue' THEN
         SELECT format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
                       p_slot, b.batch_id, b.claim_slot)
         INTO v_detail
@@ -1393,6 +1574,7 @@ $$;
 -- cycle forms; the cursor is then read by a statement of its own
 -- (docs/storage.md, "The claim cursor"); or the claim-batch lock of
 -- awa._close_claims.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.cancel_job(p_job_id bigint, p_reason text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
@@ -1411,6 +1593,7 @@ DECLARE
     v_b      record;
     v_state  awa.job_state;
 BEGIN
+    PERFORM awa._require_read_committed('awa.cancel_job');
     IF p_job_id IS NULL THEN
         RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
     END IF;
@@ -1486,6 +1669,8 @@ $$;
 -- with reasons[i] (when not NULL) appended to its errors. Stale items are
 -- reported and change nothing. To cancel a job by id in any state, an operator
 -- uses awa.cancel_job. Errors: AW010 (see awa._finalize).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.cancel_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -1532,10 +1717,12 @@ $$;
 -- An empty lane whose sequence is ahead of its cursor (positions reserved by
 -- producers that rolled back) is advanced past them by a mark, but only when
 -- the lane's producer lock (1096237313) is free, i.e. no producer can still
--- commit there. Cancelled (tombstoned) jobs are never returned.
+-- commit there. Cancelled (tombstoned) jobs are never returned. Lock order:
+-- docs/storage.md, "Locks".
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
 -- positive.
 -- Called by workers (the Go driver) and by any SQL client.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.claim_ready_runtime(
     p_queue       text,
     p_max         int DEFAULT 1,
@@ -1581,6 +1768,7 @@ DECLARE
     v_mlanes      int[] := '{}';
     v_mseqs       bigint[] := '{}';
 BEGIN
+    PERFORM awa._require_read_committed('awa.claim_ready_runtime');
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
     END IF;
@@ -1730,6 +1918,7 @@ $$;
 -- heartbeat, so keep older_than well above the rescue staleness.
 -- Errors: AW010 older_than below one minute.
 -- Called by the maintenance leader.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.cleanup_runtime_instances(
     p_older_than interval DEFAULT interval '1 hour',
     p_now        timestamptz DEFAULT NULL
@@ -1738,6 +1927,7 @@ RETURNS SETOF awa.runtime_instances
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    PERFORM awa._require_read_committed('awa.cleanup_runtime_instances');
     IF p_older_than IS NULL OR p_older_than < interval '1 minute' THEN
         RAISE EXCEPTION 'awa: older_than must be at least one minute, got %', coalesce(p_older_than::text, 'null')
             USING ERRCODE = 'AW010';
@@ -1760,6 +1950,8 @@ $$;
 -- attempt was already closed (rescued, cancelled, finalized) are reported
 -- 'stale' and change nothing. Errors: AW010 (see awa._finalize).
 -- Locks: see awa._close_claims. Called by workers after successful handlers.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.complete_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -1863,6 +2055,8 @@ $$;
 -- terminal error, an unknown kind). The error is appended; the job goes to the
 -- DLQ when its queue has the DLQ on, else it ends failed. Stale items are
 -- reported and change nothing. Errors: AW010 (see awa._finalize).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.fail_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -2200,6 +2394,7 @@ $$;
 -- Locks: deferred rows FOR UPDATE SKIP LOCKED (two promoters never take the same
 -- job; a job being cancelled is skipped), then lane locks as awa._append_ready.
 -- Errors: AW010 limit outside 1..100000. Called by the maintenance leader.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.promote_due_jobs(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
@@ -2211,6 +2406,7 @@ DECLARE
     v_now  timestamptz := coalesce(p_now, now());
     v_jobs awa._job_body[];
 BEGIN
+    PERFORM awa._require_read_committed('awa.promote_due_jobs');
     IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
         RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
     END IF;
@@ -2245,27 +2441,39 @@ $$;
 
 -- source: sql/functions/prune_ring.sql
 -- +goose StatementBegin
--- awa.prune_ring(ring, lock_timeout_ms, keep_sealed): reclaims the oldest
+-- awa.prune_ring(ring, lock_timeout_ms, keep_sealed, carry_limit): reclaims the oldest
 -- sealed slot of a ring by TRUNCATE, only after proving nothing live remains in
 -- it. keep_sealed is how many of the most recently sealed slots to leave alone
 -- (terminal history stays readable there); it is capped at slot_count - 2, so
 -- the slot the next rotation needs can always be reclaimed.
 -- Steps: (1) take the ring's maintenance try-lock (shared with rotate);
 -- (2) pick the oldest sealed slot that holds rows, among all but the
--- keep_sealed newest; (3) prove it holds
--- nothing live (awa._slot_live_reason); (4) lock its child tables ACCESS
--- EXCLUSIVE with lock_timeout = lock_timeout_ms; (5) prove it again under the
--- locks, so rows that committed while we waited are seen; (6) queue ring:
--- raise the cursor floor of each lane whose newest claim mark is in the slot
--- (one UPDATE of queue_claim_heads), so its cursor survives the marks;
--- (7) TRUNCATE.
--- Outcomes: pruned; already_empty (no sealed slot holds rows); skipped_live
--- (detail says what is live); skipped_blocked (a lock was not granted in time:
--- a long reader or writer holds the slot; retried on a later tick, never
--- forced); skipped_locked (another rotate or prune of this ring is running).
+-- keep_sealed newest; (3) prove it holds nothing live
+-- (awa._slot_live_reason; in the queue ring, available jobs do not count: they
+-- are carried) and take its fingerprint (awa._slot_fingerprint) in the same
+-- snapshot; (4) lock its child tables ACCESS EXCLUSIVE, in awa._ring_tables
+-- order, all within ONE lock_timeout_ms budget; (5) under the locks, compare
+-- the fingerprint: if it changed, something committed while we waited
+-- (skipped_live); (6) queue ring: move up to carry_limit available jobs to the
+-- current slot (awa._carry_ready); if some remain, outcome carried and a later
+-- call goes on; (7) queue ring: raise the cursor floor of each lane whose
+-- newest claim mark is in the slot (one UPDATE of queue_claim_heads), so its
+-- cursor survives its marks; (8) TRUNCATE. The locks are held only for (5) to
+-- (8), whose cost does not grow with the slot's claims, so the hot path (every
+-- claim reads every ready_entries child) waits at most about lock_timeout_ms
+-- plus one carry of carry_limit rows.
+-- Outcomes: pruned; carried (detail: how many moved, how many remain);
+-- already_empty (no sealed slot holds rows); skipped_live (detail says what
+-- is live); skipped_blocked (the locks were not granted within the budget, or
+-- the lock wait closed a deadlock: a long reader or writer holds the slot;
+-- retried on a later tick, never forced); skipped_locked (another rotate or
+-- prune of this ring is running).
 -- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
--- keep_sealed. Called by the maintenance leader on a ticker.
-CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_keep_sealed int DEFAULT 0)
+-- keep_sealed, carry_limit outside 1..100000. Called by the maintenance leader
+-- on a ticker.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_keep_sealed int DEFAULT 0,
+                               p_carry_limit int DEFAULT 1000)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
 -- Short OLTP statements over many partitions: JIT compilation would cost
@@ -2279,8 +2487,14 @@ DECLARE
     v_target  int;
     v_reason  text;
     v_parent  text;
+    v_print   int8[];
+    v_until   timestamptz;
+    v_left    int;
     v_old     text := current_setting('lock_timeout');
+    v_moved   int := 0;
+    v_rest    int;
 BEGIN
+    PERFORM awa._require_read_committed('awa.prune_ring');
     SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
@@ -2291,6 +2505,10 @@ BEGIN
     END IF;
     IF p_keep_sealed IS NULL OR p_keep_sealed < 0 THEN
         RAISE EXCEPTION 'awa: keep_sealed must be zero or more, got %', coalesce(p_keep_sealed::text, 'null')
+            USING ERRCODE = 'AW010';
+    END IF;
+    IF p_carry_limit IS NULL OR p_carry_limit NOT BETWEEN 1 AND 100000 THEN
+        RAISE EXCEPTION 'awa: carry_limit must be between 1 and 100000, got %', coalesce(p_carry_limit::text, 'null')
             USING ERRCODE = 'AW010';
     END IF;
     IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
@@ -2318,29 +2536,54 @@ BEGIN
         RETURN;
     END IF;
 
-    v_reason := awa._slot_live_reason(p_ring, v_target);
+    -- One statement, one snapshot: the fingerprint describes what the proof saw.
+    SELECT awa._slot_live_reason(p_ring, v_target, true), awa._slot_fingerprint(p_ring, v_target)
+    INTO v_reason, v_print;
     IF v_reason IS NOT NULL THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason;
         RETURN;
     END IF;
 
-    PERFORM set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
+    -- One budget for all the slot's children: while a lock request waits,
+    -- every claim queues behind it, so the waits must not add up.
+    v_until := clock_timestamp() + make_interval(secs => p_lock_timeout_ms / 1000.0);
     BEGIN
         FOREACH v_parent IN ARRAY awa._ring_tables(p_ring) LOOP
-            EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE', v_parent || '_' || v_target);
+            v_left := ceil(extract(epoch FROM v_until - clock_timestamp()) * 1000)::int;
+            IF v_left >= 1 THEN
+                PERFORM set_config('lock_timeout', v_left || 'ms', true);
+                EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE', v_parent || '_' || v_target);
+            ELSE
+                EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE NOWAIT', v_parent || '_' || v_target);
+            END IF;
         END LOOP;
-    EXCEPTION WHEN lock_not_available THEN
+    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+        -- The subtransaction's locks are released: whoever waited for them,
+        -- or closed a cycle with our wait, goes on.
         PERFORM set_config('lock_timeout', v_old, true);
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen,
-                            format('awa.%s not locked within %s ms', v_parent || '_' || v_target, p_lock_timeout_ms);
+                            CASE WHEN SQLSTATE = '40P01'
+                                 THEN format('awa.%s not locked: the wait closed a lock cycle', v_parent || '_' || v_target)
+                                 ELSE format('awa.%s not locked within %s ms', v_parent || '_' || v_target, p_lock_timeout_ms)
+                            END;
         RETURN;
     END;
     PERFORM set_config('lock_timeout', v_old, true);
 
-    v_reason := awa._slot_live_reason(p_ring, v_target);
-    IF v_reason IS NOT NULL THEN
-        RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason || ' (seen under lock)';
+    IF awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print THEN
+        RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
+                            format('slot %s changed while prune waited for its locks (seen under lock)', v_target);
         RETURN;
+    END IF;
+
+    IF p_ring = 'queue' THEN
+        SELECT c.moved, c.remaining INTO v_moved, v_rest FROM awa._carry_ready(v_target, v_current, p_carry_limit) AS c;
+        IF v_rest > 0 THEN
+            RETURN QUERY SELECT p_ring, 'prune', 'carried', v_target, v_gen,
+                                format('moved %s available jobs to slot %s, %s%s remain', v_moved, v_current,
+                                       CASE WHEN v_rest = p_carry_limit THEN 'at least ' ELSE '' END, v_rest);
+            RETURN;
+        END IF;
     END IF;
 
     -- The lanes whose newest mark goes with the slot keep their cursor as a
@@ -2360,7 +2603,8 @@ BEGIN
         EXECUTE format('TRUNCATE awa.%I', v_parent || '_' || v_target);
     END LOOP;
 
-    RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target);
+    RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target)
+        || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END;
 END;
 $$;
 -- +goose StatementEnd
@@ -2372,6 +2616,7 @@ $$;
 -- so a bare call cannot empty the whole DLQ by accident. Also the DLQ
 -- retention cleanup (failed_before = now - retention).
 -- Errors: AW010 no filter given, or limit outside 1..100000.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.purge_dlq(
     p_queue         text DEFAULT NULL,
     p_failed_before timestamptz DEFAULT NULL,
@@ -2382,6 +2627,7 @@ RETURNS SETOF awa.dlq_entries
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    PERFORM awa._require_read_committed('awa.purge_dlq');
     IF p_queue IS NULL AND p_failed_before IS NULL AND p_job_ids IS NULL THEN
         RAISE EXCEPTION 'awa: purge_dlq needs a queue, failed_before or job_ids filter' USING ERRCODE = 'AW010';
     END IF;
@@ -2551,6 +2797,7 @@ $$;
 -- per expired batch still in the claim ring (docs/storage.md).
 -- Locks and races: as awa.rescue_stale_claims.
 -- Errors: AW010 limit outside 1..100000. Called by the maintenance leader.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.rescue_expired_deadlines(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
@@ -2565,6 +2812,7 @@ DECLARE
     v_slts int[];
     v_rcts bigint[];
 BEGIN
+    PERFORM awa._require_read_committed('awa.rescue_expired_deadlines');
     IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
         RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
     END IF;
@@ -2612,6 +2860,7 @@ $$;
 -- of awa._close_claims, so an attempt finalized meanwhile is left alone.
 -- Errors: AW010 staleness not positive, limit outside 1..100000.
 -- Called by the maintenance leader.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.rescue_stale_claims(
     p_staleness interval DEFAULT interval '90 seconds',
     p_limit     int DEFAULT 1000,
@@ -2631,6 +2880,7 @@ DECLARE
     v_slts int[];
     v_rcts bigint[];
 BEGIN
+    PERFORM awa._require_read_committed('awa.rescue_stale_claims');
     IF p_staleness IS NULL OR p_staleness <= interval '0' THEN
         RAISE EXCEPTION 'awa: staleness must be positive, got %', p_staleness USING ERRCODE = 'AW010';
     END IF;
@@ -2639,6 +2889,10 @@ BEGIN
     END IF;
     v_cut := v_now - p_staleness;
 
+    -- Per candidate batch one closure probe (awa._batch_closed); only the
+    -- items of a batch still open are probed one by one (as in
+    -- awa.rescue_expired_deadlines: as a join, the planner would test every
+    -- item against every closure of the slot).
     SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
     INTO v_jobs, v_lses, v_slts, v_rcts
     FROM (
@@ -2648,8 +2902,10 @@ BEGIN
         CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
         WHERE b.claimed_at < v_cut
           AND (ri.instance_id IS NULL OR ri.heartbeat_at < v_cut)
-          AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
+          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+          AND (SELECT true FROM awa.lease_claim_closures c
+               WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1)
+               LIMIT 1) IS NULL
         ORDER BY b.claimed_at, b.batch_id, i.k
         LIMIT p_limit
     ) AS s;
@@ -2675,6 +2931,7 @@ $$;
 -- Errors: AW010 job_id NULL; AW020 not in the DLQ (and no such job); AW021 the
 -- job exists but is not in the DLQ.
 -- Locks: the DLQ row (DELETE), then lane locks as awa._append_ready.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.retry_dlq_job(p_job_id bigint, p_run_at timestamptz DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
@@ -2688,6 +2945,7 @@ DECLARE
     v_job   awa._job_body;
     v_state awa.job_state;
 BEGIN
+    PERFORM awa._require_read_committed('awa.retry_dlq_job');
     IF p_job_id IS NULL THEN
         RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
     END IF;
@@ -2731,6 +2989,8 @@ $$;
 -- exhausted (attempt >= max_attempts) fails instead, into the DLQ when its
 -- queue has the DLQ on. Stale items are reported and change nothing.
 -- Errors: AW010 (see awa._finalize). Called by workers for handler errors.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.retry_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],
@@ -2765,6 +3025,7 @@ $$;
 -- awa.prune_ring, so a tick skips rather than queues.
 -- Errors: AW010 unknown ring, negative min_interval.
 -- Called by the maintenance leader on a ticker.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.rotate_ring(p_ring text, p_now timestamptz DEFAULT NULL, p_min_interval interval DEFAULT NULL)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
@@ -2777,6 +3038,7 @@ DECLARE
     v_at    timestamptz;
     v_now   timestamptz := coalesce(p_now, now());
 BEGIN
+    PERFORM awa._require_read_committed('awa.rotate_ring');
     SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
@@ -2835,6 +3097,8 @@ $$;
 -- attempt (attempt stays, run_lease keeps its new value so the snoozed attempt
 -- cannot finalize again). Stale items are reported and change nothing.
 -- Errors: AW010 (see awa._finalize; every run_at is required).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.snooze_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],

@@ -108,17 +108,24 @@ func (q *Queries) PromoteDueJobs(ctx context.Context, db DBTX, arg PromoteDueJob
 }
 
 const pruneRing = `-- name: PruneRing :many
-SELECT ring, action, outcome, slot, generation, detail FROM awa.prune_ring($1::text, $2::int, $3::int)
+SELECT ring, action, outcome, slot, generation, detail FROM awa.prune_ring($1::text, $2::int, $3::int,
+                              $4::int)
 `
 
 type PruneRingParams struct {
 	Ring          string
 	LockTimeoutMs int32
 	KeepSealed    int32
+	CarryLimit    int32
 }
 
 func (q *Queries) PruneRing(ctx context.Context, db DBTX, arg PruneRingParams) ([]AwaRingOutcome, error) {
-	rows, err := db.Query(ctx, pruneRing, arg.Ring, arg.LockTimeoutMs, arg.KeepSealed)
+	rows, err := db.Query(ctx, pruneRing,
+		arg.Ring,
+		arg.LockTimeoutMs,
+		arg.KeepSealed,
+		arg.CarryLimit,
+	)
 	if err != nil {
 		return nil, err
 	}

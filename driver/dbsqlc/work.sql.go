@@ -343,3 +343,16 @@ func (q *Queries) SnoozeJobs(ctx context.Context, db DBTX, arg SnoozeJobsParams)
 	}
 	return items, nil
 }
+
+const transactionIsolation = `-- name: TransactionIsolation :one
+SELECT current_setting('transaction_isolation')::text AS level
+`
+
+// The isolation level a statement on this connection runs at by default (the
+// database's or role's default_transaction_isolation).
+func (q *Queries) TransactionIsolation(ctx context.Context, db DBTX) (string, error) {
+	row := db.QueryRow(ctx, transactionIsolation)
+	var level string
+	err := row.Scan(&level)
+	return level, err
+}

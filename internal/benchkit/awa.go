@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -23,6 +24,27 @@ type AwaSystem struct {
 	ExtraSQL string
 	// Logger is the worker client's logger. Defaults to warnings on stderr.
 	Logger *slog.Logger
+	// Maintenance is the worker client's maintenance: "" or "default", "off",
+	// or an interval every maintenance service runs at (-awa-maintenance).
+	Maintenance string
+}
+
+// maintenance turns Maintenance into the driver's settings.
+func (a AwaSystem) maintenance() (cfg *driver.MaintenanceConfig, disable bool, err error) {
+	switch a.Maintenance {
+	case "", "default":
+		return nil, false, nil
+	case "off":
+		return nil, true, nil
+	}
+	d, err := time.ParseDuration(a.Maintenance)
+	if err != nil || d <= 0 {
+		return nil, false, fmt.Errorf("-awa-maintenance %q: want default, off or a positive interval", a.Maintenance)
+	}
+	// No sealed queue slot kept: a prune can run on every tick, even in a
+	// short run (the hot path's worst case).
+	return &driver.MaintenanceConfig{PromoteInterval: d, RescueInterval: d, DeadlineInterval: d,
+		QueueRingInterval: d, ClaimRingInterval: d, LeaseRingInterval: d, KeepSealedQueueSlots: -1}, false, nil
 }
 
 // NewAwaSystem returns the awa system logging warnings to logs; sqlFile, when
@@ -65,7 +87,7 @@ func (a AwaSystem) Migrate(ctx context.Context, dsn string) error {
 }
 
 // Settings describes the driver configuration of the worker client.
-func (AwaSystem) Settings(w int) map[string]string {
+func (a AwaSystem) Settings(w int) map[string]string {
 	return map[string]string{
 		"MaxWorkers":             fmt.Sprint(w),
 		"FetchBatchSize":         "100 (default)",
@@ -73,8 +95,19 @@ func (AwaSystem) Settings(w int) map[string]string {
 		"fetch cooldown":         "2ms (built in)",
 		"CompleterBatchSize":     "500 (default)",
 		"CompleterFlushInterval": "2ms (default)",
-		"Maintenance":            "on, defaults (this client is the elected leader: promote 1s, claim ring 2s, queue/lease ring 5s, 14 sealed queue slots kept)",
+		"Maintenance":            a.maintenanceSetting(),
 	}
+}
+
+func (a AwaSystem) maintenanceSetting() string {
+	switch a.Maintenance {
+	case "", "default":
+		return "on, defaults (this client is the elected leader: promote 1s, claim ring 2s, queue/lease ring 5s, 14 sealed queue slots kept)"
+	case "off":
+		return "off (-awa-maintenance off: no promotion, rescue, rotation or prune)"
+	}
+	return "on, every service (promotion, rescues, each ring's rotate+prune) every " + a.Maintenance +
+		", no sealed queue slot kept (-awa-maintenance)"
 }
 
 // Start starts a driver client working the default queue with w workers.
@@ -87,10 +120,16 @@ func (a AwaSystem) Start(ctx context.Context, pool *pgxpool.Pool, w int, h *Hand
 	if logger == nil {
 		logger = WarnLogger(os.Stderr)
 	}
+	maint, noMaint, err := a.maintenance()
+	if err != nil {
+		return nil, err
+	}
 	c, err := driver.NewClient(pool, &driver.Config{
-		Queues:  map[string]driver.QueueConfig{"default": {MaxWorkers: w}},
-		Workers: workers,
-		Logger:  logger,
+		Queues:             map[string]driver.QueueConfig{"default": {MaxWorkers: w}},
+		Workers:            workers,
+		Logger:             logger,
+		Maintenance:        maint,
+		DisableMaintenance: noMaint,
 	})
 	if err != nil {
 		return nil, err

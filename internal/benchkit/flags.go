@@ -40,6 +40,9 @@ type Options struct {
 	Keep             bool
 	Timeout          time.Duration // burn-down time limit
 	AwaSQL           string        // file run after awa's migrations
+	// AwaMaintenance is the worker client's maintenance: "default", "off",
+	// or a duration every maintenance service runs at (-awa-maintenance).
+	AwaMaintenance string
 }
 
 // Flags holds the flags RegisterFlags defined, until Options reads them.
@@ -53,7 +56,7 @@ type Flags struct {
 	pinnedDur                       *time.Duration
 	pinnedRate                      *float64
 	timeout                         *time.Duration
-	awaSQL                          *string
+	awaSQL, awaMaint                *string
 }
 
 // RegisterFlags defines on fs the flags every bench command shares: the
@@ -82,6 +85,8 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		keep:      fs.Bool("keep", false, "keep the run databases"),
 		timeout:   fs.Duration("timeout", 30*time.Minute, "burn-down time limit"),
 		awaSQL:    fs.String("awa-sql", "", "experiment: SQL file run after awa's migrations (e.g. a patched function); the report flags it"),
+		awaMaint: fs.String("awa-maintenance", "default", "awa's maintenance: default, off, or an interval (e.g. 1s) "+
+			"every maintenance service (promotion, rescues, ring rotate+prune) runs at, keeping no sealed queue slot"),
 	}
 }
 
@@ -95,6 +100,7 @@ func (f *Flags) Options() (Options, error) {
 		PinnedRate: *f.pinnedRate, PinnedDuration: *f.pinnedDur,
 		EnqueueDuration: *f.enqDur, BulkBatch: *f.bulkBatch, Repeat: *f.repeat,
 		Profile: *f.profile, Keep: *f.keep, Timeout: *f.timeout, AwaSQL: *f.awaSQL,
+		AwaMaintenance: *f.awaMaint,
 	}
 	set := map[string]bool{}
 	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })

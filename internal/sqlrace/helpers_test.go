@@ -86,6 +86,7 @@ type claimed struct {
 	ReceiptID int64
 	Priority  int16
 	Attempt   int32
+	Queue     string // set by callers that need it; claim leaves it empty
 }
 
 type rowQuerier interface {
@@ -275,4 +276,24 @@ func drained(ctx context.Context, q interface {
 	var pending bool
 	err := q.QueryRow(ctx, `SELECT pending FROM awa.queue_pending($1)`, queue).Scan(&pending)
 	return !pending, err
+}
+
+// finalizeAs calls awa.<action>_jobs once for the claims: retry and fail
+// with an error, retry and snooze due now (so a run's retried jobs come back
+// at the next promotion).
+func finalizeAs(ctx context.Context, q rowQuerier, action string, cs []claimed) ([]finalized, error) {
+	extra, ok := map[string]string{
+		"complete": "", "cancel": "",
+		"retry":  ", array_fill('boom'::text, ARRAY[cardinality($1)]), array_fill(now(), ARRAY[cardinality($1)])",
+		"fail":   ", array_fill('boom'::text, ARRAY[cardinality($1)])",
+		"snooze": ", array_fill(now(), ARRAY[cardinality($1)])",
+	}[action]
+	if !ok {
+		return nil, fmt.Errorf("unknown action %q", action)
+	}
+	ids, leases, slots, receipts := receiptArrays(cs)
+	return collectFinalized(q.Query(ctx, fmt.Sprintf(`
+		SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text
+		FROM awa.%s_jobs($1::bigint[], $2::bigint[], $3::int[], $4::bigint[]%s) AS f`, action, extra),
+		ids, leases, slots, receipts))
 }

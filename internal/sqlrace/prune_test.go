@@ -24,7 +24,8 @@ import (
 // complete a batch in one or two calls (in either order). Asserts: every
 // committed job is claimed once and completed (applied) exactly once, no
 // completion is stale, no rolled-back job is ever claimed, prune really
-// truncated slots of both rings under load, and at the end awa.queue_counts
+// truncated slots of both rings under load (and carried available jobs out
+// of sealed queue slots while claimers raced), and at the end awa.queue_counts
 // shows 0 available and 0 running.
 func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 	const (
@@ -163,6 +164,7 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 
 	outcomes := map[string]int{}
 	pruned := map[string]map[int32]int{"queue": {}, "claim": {}}
+	carries := 0
 	maint := connect(t, ctx, pool)
 	wg.Add(1)
 	go func() {
@@ -178,6 +180,9 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 				if o.Outcome == "pruned" {
 					pruned[o.Ring][*o.Slot]++
 				}
+				if o.Detail != nil && strings.Contains(*o.Detail, "after moving") {
+					carries++ // the slot still held available jobs: prune carried them forward
+				}
 			}
 		}
 	}()
@@ -187,6 +192,7 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 	}
 	t.Logf("maintenance outcomes: %v", outcomes)
 	t.Logf("pruned slots: %v", pruned)
+	t.Logf("prunes that carried available jobs forward first: %d", carries)
 
 	// Anything left? (Nothing should be: the claimers stopped on an empty claim
 	// after the producers were done.)
@@ -226,6 +232,9 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 		t.Errorf("no producer transaction rolled back: the test did not exercise rollbacks")
 	}
 
+	if carries == 0 {
+		t.Errorf("no prune carried available jobs forward: the race of carry with claims did not happen")
+	}
 	const minPruned = 3
 	for _, ring := range []string{"queue", "claim"} {
 		if n := outcomes[ring+" prune pruned"]; n < minPruned {

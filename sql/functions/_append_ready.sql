@@ -11,6 +11,9 @@
 -- tells it to poll again rather than sleep. So a committed job never waits for
 -- the poll interval while its queue's claimers sleep. The cursor is read from
 -- awa.claim_cursors in that one statement (docs/storage.md, "The claim cursor").
+-- Outside READ COMMITTED the rule is skipped and every lane notifies: a
+-- snapshot older than the call may miss the committed job (or see a stale
+-- cursor) the rule relies on.
 -- Each (queue, priority) of the batch goes to one of its enqueue-shard lanes:
 -- the shard this transaction already used for it, else the first whose
 -- producer lock is free, starting from shard (backend pid mod shards); only
@@ -66,6 +69,7 @@ DECLARE
     v_lane  int;
     v_first bigint;
     v_wake  text[] := '{}';
+    v_rc    boolean := current_setting('transaction_isolation') = 'read committed';
 BEGIN
     IF cardinality(p_jobs) = 1 THEN
         v_q := ARRAY[p_jobs[1].queue];
@@ -138,9 +142,9 @@ BEGIN
         WHERE j.queue = v_q[g] AND j.priority = v_p[g];
 
         CONTINUE WHEN v_q[g] = ANY (v_wake)
-            OR EXISTS (SELECT 1 FROM awa.claim_cursors c, awa.ready_entries r
-                       WHERE c.lane_id = v_lane AND c.claim_seq < v_first - 1
-                         AND r.ready_slot = v_slot AND r.lane_id = v_lane AND r.lane_seq = v_first - 1);
+            OR (v_rc AND EXISTS (SELECT 1 FROM awa.claim_cursors c, awa.ready_entries r
+                                 WHERE c.lane_id = v_lane AND c.claim_seq < v_first - 1
+                                   AND r.ready_slot = v_slot AND r.lane_id = v_lane AND r.lane_seq = v_first - 1));
         v_wake := v_wake || v_q[g];
     END LOOP;
 

@@ -7,6 +7,9 @@
 -- receipt_completion_batches row per ready slot and queue); other actions go
 -- through awa._route_closed. Returns an 'applied' row per closed item and a
 -- 'stale' row per other item; stale items change nothing.
+-- Isolation: first calls awa._require_read_committed('awa.<action>_jobs'),
+-- the guard of the public finalizers (the rescues and cancel_job have
+-- already passed their own).
 -- Called by the public finalizers, the rescues and awa.cancel_job.
 CREATE FUNCTION awa._finalize(
     p_action      text,
@@ -30,6 +33,7 @@ DECLARE
     v_n      int := cardinality(p_job_ids);
     v_closed awa._closed_claim[];
 BEGIN
+    PERFORM awa._require_read_committed('awa.' || p_action || '_jobs');
     IF p_job_ids IS NULL OR p_run_leases IS NULL OR p_claim_slots IS NULL OR p_receipt_ids IS NULL THEN
         RAISE EXCEPTION 'awa: job_ids, run_leases, claim_slots and receipt_ids must not be null'
             USING ERRCODE = 'AW010';

@@ -8,6 +8,10 @@
 -- Locks: on creation only, an advisory transaction lock per queue name
 -- (1096237316, hashtext(queue)). Callers resolve every lane they need before
 -- taking any lane lock, so waiting here never closes a cycle with lane locks.
+-- Outside READ COMMITTED, lanes that a transaction created and committed after
+-- this transaction's snapshot are invisible to it: creating them again would
+-- collide, so that case raises 40001 (serialization_failure; retry the
+-- transaction: its new snapshot sees the lanes). See docs/storage.md.
 -- Idempotent. Called by awa._append_ready.
 CREATE FUNCTION awa._lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[])
 LANGUAGE plpgsql
@@ -26,17 +30,24 @@ BEGIN
         EXIT WHEN coalesce(cardinality(ids), 0) = v_shards OR v_pass = 2;
 
         PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
-        FOR v_priority IN 1 .. 4 LOOP
-            FOR v_shard IN 0 .. v_shards - 1 LOOP
-                CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
-                                      WHERE queue = p_queue AND priority = v_priority AND shard = v_shard);
-                v_id := nextval('awa.lane_id_seq');
-                EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_seq_' || v_id);
-                INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
-                VALUES (v_id, p_queue, v_priority, v_shard, format('awa.%I', 'lane_seq_' || v_id)::regclass);
-                INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+        BEGIN
+            FOR v_priority IN 1 .. 4 LOOP
+                FOR v_shard IN 0 .. v_shards - 1 LOOP
+                    CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
+                                          WHERE queue = p_queue AND priority = v_priority AND shard = v_shard);
+                    v_id := nextval('awa.lane_id_seq');
+                    EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_seq_' || v_id);
+                    INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
+                    VALUES (v_id, p_queue, v_priority, v_shard, format('awa.%I', 'lane_seq_' || v_id)::regclass);
+                    INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+                END LOOP;
             END LOOP;
-        END LOOP;
+        EXCEPTION WHEN unique_violation THEN
+            -- Under the lock, only lanes committed after this snapshot collide.
+            RAISE EXCEPTION 'awa: the lanes of queue % were created by a transaction that committed after this % transaction took its snapshot: retry the transaction',
+                quote_literal(p_queue), current_setting('transaction_isolation')
+                USING ERRCODE = '40001';
+        END;
     END LOOP;
 END;
 $$;

@@ -1,14 +1,16 @@
--- awa._slot_live_reason(ring, slot): why the slot must not be truncated yet, or
--- NULL when nothing live remains in it. The proof prune takes before and again
--- after it holds the slot's exclusive locks.
+-- awa._slot_live_reason(ring, slot, carry): why the slot must not be truncated
+-- yet, or NULL when nothing live remains in it. The proof prune takes before it
+-- locks the slot (under the locks, awa._slot_fingerprint shows nothing that
+-- would change it came).
 --   queue: a ready row above its lane's claim cursor that no tombstone spends
---          (an available job), or an attempt drawn from this ready slot whose
---          receipt has no closure (a running job)
+--          (an available job; not counted when carry is true, because prune
+--          moves those out with awa._carry_ready), or an attempt drawn from
+--          this ready slot whose receipt has no closure (a running job)
 --   claim: a receipt in this claim slot without closure evidence
 --   lease: any materialized lease row
 -- The cursor is read from awa.claim_cursors in the proof's own statement.
 -- Read-only. Called by awa.prune_ring.
-CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int)
+CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int, p_carry boolean DEFAULT false)
 RETURNS text
 LANGUAGE plpgsql
 STABLE
@@ -20,7 +22,7 @@ AS $$
 DECLARE
     v_detail text;
 BEGIN
-    IF p_ring = 'queue' THEN
+    IF p_ring = 'queue' AND p_carry IS NOT TRUE THEN
         SELECT format('ready slot %s holds an available job (job %s, lane %s position %s)',
                       p_slot, r.job_id, r.lane_id, r.lane_seq)
         INTO v_detail
@@ -36,7 +38,8 @@ BEGIN
         IF v_detail IS NOT NULL THEN
             RETURN v_detail;
         END IF;
-
+    END IF;
+    IF p_ring = 'queue' THEN
         SELECT format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
                       p_slot, b.batch_id, b.claim_slot)
         INTO v_detail

@@ -14,6 +14,7 @@
 -- cycle forms; the cursor is then read by a statement of its own
 -- (docs/storage.md, "The claim cursor"); or the claim-batch lock of
 -- awa._close_claims.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.cancel_job(p_job_id bigint, p_reason text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
@@ -32,6 +33,7 @@ DECLARE
     v_b      record;
     v_state  awa.job_state;
 BEGIN
+    PERFORM awa._require_read_committed('awa.cancel_job');
     IF p_job_id IS NULL THEN
         RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
     END IF;

@@ -3,6 +3,8 @@
 -- with reasons[i] (when not NULL) appended to its errors. Stale items are
 -- reported and change nothing. To cancel a job by id in any state, an operator
 -- uses awa.cancel_job. Errors: AW010 (see awa._finalize).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.cancel_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],

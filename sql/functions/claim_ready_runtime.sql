@@ -26,10 +26,12 @@
 -- An empty lane whose sequence is ahead of its cursor (positions reserved by
 -- producers that rolled back) is advanced past them by a mark, but only when
 -- the lane's producer lock (1096237313) is free, i.e. no producer can still
--- commit there. Cancelled (tombstoned) jobs are never returned.
+-- commit there. Cancelled (tombstoned) jobs are never returned. Lock order:
+-- docs/storage.md, "Locks".
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
 -- positive.
 -- Called by workers (the Go driver) and by any SQL client.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.claim_ready_runtime(
     p_queue       text,
     p_max         int DEFAULT 1,
@@ -75,6 +77,7 @@ DECLARE
     v_mlanes      int[] := '{}';
     v_mseqs       bigint[] := '{}';
 BEGIN
+    PERFORM awa._require_read_committed('awa.claim_ready_runtime');
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
     END IF;

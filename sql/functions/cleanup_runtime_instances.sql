@@ -5,6 +5,7 @@
 -- heartbeat, so keep older_than well above the rescue staleness.
 -- Errors: AW010 older_than below one minute.
 -- Called by the maintenance leader.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.cleanup_runtime_instances(
     p_older_than interval DEFAULT interval '1 hour',
     p_now        timestamptz DEFAULT NULL
@@ -13,6 +14,7 @@ RETURNS SETOF awa.runtime_instances
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    PERFORM awa._require_read_committed('awa.cleanup_runtime_instances');
     IF p_older_than IS NULL OR p_older_than < interval '1 minute' THEN
         RAISE EXCEPTION 'awa: older_than must be at least one minute, got %', coalesce(p_older_than::text, 'null')
             USING ERRCODE = 'AW010';

@@ -6,6 +6,8 @@
 -- attempt was already closed (rescued, cancelled, finalized) are reported
 -- 'stale' and change nothing. Errors: AW010 (see awa._finalize).
 -- Locks: see awa._close_claims. Called by workers after successful handlers.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.complete_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],

@@ -3,6 +3,8 @@
 -- terminal error, an unknown kind). The error is appended; the job goes to the
 -- DLQ when its queue has the DLQ on, else it ends failed. Stale items are
 -- reported and change nothing. Errors: AW010 (see awa._finalize).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.fail_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],

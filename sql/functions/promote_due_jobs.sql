@@ -4,6 +4,7 @@
 -- Locks: deferred rows FOR UPDATE SKIP LOCKED (two promoters never take the same
 -- job; a job being cancelled is skipped), then lane locks as awa._append_ready.
 -- Errors: AW010 limit outside 1..100000. Called by the maintenance leader.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.promote_due_jobs(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
@@ -15,6 +16,7 @@ DECLARE
     v_now  timestamptz := coalesce(p_now, now());
     v_jobs awa._job_body[];
 BEGIN
+    PERFORM awa._require_read_committed('awa.promote_due_jobs');
     IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
         RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
     END IF;

@@ -1,24 +1,36 @@
--- awa.prune_ring(ring, lock_timeout_ms, keep_sealed): reclaims the oldest
+-- awa.prune_ring(ring, lock_timeout_ms, keep_sealed, carry_limit): reclaims the oldest
 -- sealed slot of a ring by TRUNCATE, only after proving nothing live remains in
 -- it. keep_sealed is how many of the most recently sealed slots to leave alone
 -- (terminal history stays readable there); it is capped at slot_count - 2, so
 -- the slot the next rotation needs can always be reclaimed.
 -- Steps: (1) take the ring's maintenance try-lock (shared with rotate);
 -- (2) pick the oldest sealed slot that holds rows, among all but the
--- keep_sealed newest; (3) prove it holds
--- nothing live (awa._slot_live_reason); (4) lock its child tables ACCESS
--- EXCLUSIVE with lock_timeout = lock_timeout_ms; (5) prove it again under the
--- locks, so rows that committed while we waited are seen; (6) queue ring:
--- raise the cursor floor of each lane whose newest claim mark is in the slot
--- (one UPDATE of queue_claim_heads), so its cursor survives the marks;
--- (7) TRUNCATE.
--- Outcomes: pruned; already_empty (no sealed slot holds rows); skipped_live
--- (detail says what is live); skipped_blocked (a lock was not granted in time:
--- a long reader or writer holds the slot; retried on a later tick, never
--- forced); skipped_locked (another rotate or prune of this ring is running).
+-- keep_sealed newest; (3) prove it holds nothing live
+-- (awa._slot_live_reason; in the queue ring, available jobs do not count: they
+-- are carried) and take its fingerprint (awa._slot_fingerprint) in the same
+-- snapshot; (4) lock its child tables ACCESS EXCLUSIVE, in awa._ring_tables
+-- order, all within ONE lock_timeout_ms budget; (5) under the locks, compare
+-- the fingerprint: if it changed, something committed while we waited
+-- (skipped_live); (6) queue ring: move up to carry_limit available jobs to the
+-- current slot (awa._carry_ready); if some remain, outcome carried and a later
+-- call goes on; (7) queue ring: raise the cursor floor of each lane whose
+-- newest claim mark is in the slot (one UPDATE of queue_claim_heads), so its
+-- cursor survives its marks; (8) TRUNCATE. The locks are held only for (5) to
+-- (8), whose cost does not grow with the slot's claims, so the hot path (every
+-- claim reads every ready_entries child) waits at most about lock_timeout_ms
+-- plus one carry of carry_limit rows.
+-- Outcomes: pruned; carried (detail: how many moved, how many remain);
+-- already_empty (no sealed slot holds rows); skipped_live (detail says what
+-- is live); skipped_blocked (the locks were not granted within the budget, or
+-- the lock wait closed a deadlock: a long reader or writer holds the slot;
+-- retried on a later tick, never forced); skipped_locked (another rotate or
+-- prune of this ring is running).
 -- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
--- keep_sealed. Called by the maintenance leader on a ticker.
-CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_keep_sealed int DEFAULT 0)
+-- keep_sealed, carry_limit outside 1..100000. Called by the maintenance leader
+-- on a ticker.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_keep_sealed int DEFAULT 0,
+                               p_carry_limit int DEFAULT 1000)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
 -- Short OLTP statements over many partitions: JIT compilation would cost
@@ -32,8 +44,14 @@ DECLARE
     v_target  int;
     v_reason  text;
     v_parent  text;
+    v_print   int8[];
+    v_until   timestamptz;
+    v_left    int;
     v_old     text := current_setting('lock_timeout');
+    v_moved   int := 0;
+    v_rest    int;
 BEGIN
+    PERFORM awa._require_read_committed('awa.prune_ring');
     SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
@@ -44,6 +62,10 @@ BEGIN
     END IF;
     IF p_keep_sealed IS NULL OR p_keep_sealed < 0 THEN
         RAISE EXCEPTION 'awa: keep_sealed must be zero or more, got %', coalesce(p_keep_sealed::text, 'null')
+            USING ERRCODE = 'AW010';
+    END IF;
+    IF p_carry_limit IS NULL OR p_carry_limit NOT BETWEEN 1 AND 100000 THEN
+        RAISE EXCEPTION 'awa: carry_limit must be between 1 and 100000, got %', coalesce(p_carry_limit::text, 'null')
             USING ERRCODE = 'AW010';
     END IF;
     IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
@@ -71,29 +93,54 @@ BEGIN
         RETURN;
     END IF;
 
-    v_reason := awa._slot_live_reason(p_ring, v_target);
+    -- One statement, one snapshot: the fingerprint describes what the proof saw.
+    SELECT awa._slot_live_reason(p_ring, v_target, true), awa._slot_fingerprint(p_ring, v_target)
+    INTO v_reason, v_print;
     IF v_reason IS NOT NULL THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason;
         RETURN;
     END IF;
 
-    PERFORM set_config('lock_timeout', p_lock_timeout_ms || 'ms', true);
+    -- One budget for all the slot's children: while a lock request waits,
+    -- every claim queues behind it, so the waits must not add up.
+    v_until := clock_timestamp() + make_interval(secs => p_lock_timeout_ms / 1000.0);
     BEGIN
         FOREACH v_parent IN ARRAY awa._ring_tables(p_ring) LOOP
-            EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE', v_parent || '_' || v_target);
+            v_left := ceil(extract(epoch FROM v_until - clock_timestamp()) * 1000)::int;
+            IF v_left >= 1 THEN
+                PERFORM set_config('lock_timeout', v_left || 'ms', true);
+                EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE', v_parent || '_' || v_target);
+            ELSE
+                EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE NOWAIT', v_parent || '_' || v_target);
+            END IF;
         END LOOP;
-    EXCEPTION WHEN lock_not_available THEN
+    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+        -- The subtransaction's locks are released: whoever waited for them,
+        -- or closed a cycle with our wait, goes on.
         PERFORM set_config('lock_timeout', v_old, true);
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen,
-                            format('awa.%s not locked within %s ms', v_parent || '_' || v_target, p_lock_timeout_ms);
+                            CASE WHEN SQLSTATE = '40P01'
+                                 THEN format('awa.%s not locked: the wait closed a lock cycle', v_parent || '_' || v_target)
+                                 ELSE format('awa.%s not locked within %s ms', v_parent || '_' || v_target, p_lock_timeout_ms)
+                            END;
         RETURN;
     END;
     PERFORM set_config('lock_timeout', v_old, true);
 
-    v_reason := awa._slot_live_reason(p_ring, v_target);
-    IF v_reason IS NOT NULL THEN
-        RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason || ' (seen under lock)';
+    IF awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print THEN
+        RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
+                            format('slot %s changed while prune waited for its locks (seen under lock)', v_target);
         RETURN;
+    END IF;
+
+    IF p_ring = 'queue' THEN
+        SELECT c.moved, c.remaining INTO v_moved, v_rest FROM awa._carry_ready(v_target, v_current, p_carry_limit) AS c;
+        IF v_rest > 0 THEN
+            RETURN QUERY SELECT p_ring, 'prune', 'carried', v_target, v_gen,
+                                format('moved %s available jobs to slot %s, %s%s remain', v_moved, v_current,
+                                       CASE WHEN v_rest = p_carry_limit THEN 'at least ' ELSE '' END, v_rest);
+            RETURN;
+        END IF;
     END IF;
 
     -- The lanes whose newest mark goes with the slot keep their cursor as a
@@ -113,6 +160,7 @@ BEGIN
         EXECUTE format('TRUNCATE awa.%I', v_parent || '_' || v_target);
     END LOOP;
 
-    RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target);
+    RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target)
+        || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END;
 END;
 $$;

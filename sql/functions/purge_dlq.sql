@@ -3,6 +3,7 @@
 -- so a bare call cannot empty the whole DLQ by accident. Also the DLQ
 -- retention cleanup (failed_before = now - retention).
 -- Errors: AW010 no filter given, or limit outside 1..100000.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.purge_dlq(
     p_queue         text DEFAULT NULL,
     p_failed_before timestamptz DEFAULT NULL,
@@ -13,6 +14,7 @@ RETURNS SETOF awa.dlq_entries
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    PERFORM awa._require_read_committed('awa.purge_dlq');
     IF p_queue IS NULL AND p_failed_before IS NULL AND p_job_ids IS NULL THEN
         RAISE EXCEPTION 'awa: purge_dlq needs a queue, failed_before or job_ids filter' USING ERRCODE = 'AW010';
     END IF;

@@ -5,6 +5,7 @@
 -- per expired batch still in the claim ring (docs/storage.md).
 -- Locks and races: as awa.rescue_stale_claims.
 -- Errors: AW010 limit outside 1..100000. Called by the maintenance leader.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.rescue_expired_deadlines(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
@@ -19,6 +20,7 @@ DECLARE
     v_slts int[];
     v_rcts bigint[];
 BEGIN
+    PERFORM awa._require_read_committed('awa.rescue_expired_deadlines');
     IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
         RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
     END IF;

@@ -8,6 +8,7 @@
 -- of awa._close_claims, so an attempt finalized meanwhile is left alone.
 -- Errors: AW010 staleness not positive, limit outside 1..100000.
 -- Called by the maintenance leader.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.rescue_stale_claims(
     p_staleness interval DEFAULT interval '90 seconds',
     p_limit     int DEFAULT 1000,
@@ -27,6 +28,7 @@ DECLARE
     v_slts int[];
     v_rcts bigint[];
 BEGIN
+    PERFORM awa._require_read_committed('awa.rescue_stale_claims');
     IF p_staleness IS NULL OR p_staleness <= interval '0' THEN
         RAISE EXCEPTION 'awa: staleness must be positive, got %', p_staleness USING ERRCODE = 'AW010';
     END IF;
@@ -35,6 +37,10 @@ BEGIN
     END IF;
     v_cut := v_now - p_staleness;
 
+    -- Per candidate batch one closure probe (awa._batch_closed); only the
+    -- items of a batch still open are probed one by one (as in
+    -- awa.rescue_expired_deadlines: as a join, the planner would test every
+    -- item against every closure of the slot).
     SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
     INTO v_jobs, v_lses, v_slts, v_rcts
     FROM (
@@ -44,8 +50,10 @@ BEGIN
         CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
         WHERE b.claimed_at < v_cut
           AND (ri.instance_id IS NULL OR ri.heartbeat_at < v_cut)
-          AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
+          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+          AND (SELECT true FROM awa.lease_claim_closures c
+               WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1)
+               LIMIT 1) IS NULL
         ORDER BY b.claimed_at, b.batch_id, i.k
         LIMIT p_limit
     ) AS s;

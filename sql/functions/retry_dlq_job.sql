@@ -5,6 +5,7 @@
 -- Errors: AW010 job_id NULL; AW020 not in the DLQ (and no such job); AW021 the
 -- job exists but is not in the DLQ.
 -- Locks: the DLQ row (DELETE), then lane locks as awa._append_ready.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.retry_dlq_job(p_job_id bigint, p_run_at timestamptz DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
@@ -18,6 +19,7 @@ DECLARE
     v_job   awa._job_body;
     v_state awa.job_state;
 BEGIN
+    PERFORM awa._require_read_committed('awa.retry_dlq_job');
     IF p_job_id IS NULL THEN
         RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
     END IF;

@@ -6,6 +6,8 @@
 -- exhausted (attempt >= max_attempts) fails instead, into the DLQ when its
 -- queue has the DLQ on. Stale items are reported and change nothing.
 -- Errors: AW010 (see awa._finalize). Called by workers for handler errors.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.retry_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],

@@ -13,6 +13,7 @@
 -- awa.prune_ring, so a tick skips rather than queues.
 -- Errors: AW010 unknown ring, negative min_interval.
 -- Called by the maintenance leader on a ticker.
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.rotate_ring(p_ring text, p_now timestamptz DEFAULT NULL, p_min_interval interval DEFAULT NULL)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
@@ -25,6 +26,7 @@ DECLARE
     v_at    timestamptz;
     v_now   timestamptz := coalesce(p_now, now());
 BEGIN
+    PERFORM awa._require_read_committed('awa.rotate_ring');
     SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';

@@ -3,6 +3,8 @@
 -- attempt (attempt stays, run_lease keeps its new value so the snoozed attempt
 -- cannot finalize again). Stale items are reported and change nothing.
 -- Errors: AW010 (see awa._finalize; every run_at is required).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
+-- awa._finalize checks first, so this body stays one SELECT).
 CREATE FUNCTION awa.snooze_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],

@@ -1,7 +1,8 @@
 -- Queue ring: partitioned by ready_slot (children ready_entries_0 .. _N-1 and so
 -- on, created by awa.install_queue_storage_substrate). Rows here are never
--- updated or deleted; a whole slot is reclaimed by TRUNCATE once prune has
--- proved nothing in it is live.
+-- updated; a whole slot is reclaimed by TRUNCATE once prune has proved nothing
+-- in it is live. The only DELETE is prune's, of the available jobs it moves
+-- out of that slot first (awa._carry_ready).
 
 -- Immutable runnable rows. A job has one ready row per time it becomes runnable
 -- (insert, promotion of a retry or snooze, DLQ retry). The claim that consumes

@@ -1,0 +1,79 @@
+package driver_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/awa-queue/awa/driver"
+	"github.com/awa-queue/awa/internal/pgtest"
+)
+
+// TestMaintenanceCarriesAnUnworkedBacklogInOneTick: 5,000 jobs wait in a queue
+// nobody works, in a sealed queue slot. With BatchSize 500, one prune call
+// moves at most 500 of them to the current slot (outcome carried), so the
+// leader must call prune again in the same tick until the slot is empty and
+// truncated: every carried and the final pruned outcome are logged after one
+// rotate, with no rotate (the next tick) between them. The jobs stay
+// available, each once.
+func TestMaintenanceCarriesAnUnworkedBacklogInOneTick(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, time.Minute)
+	pool := pgtest.NewDB(t)
+	if _, err := pool.Exec(ctx, `SELECT * FROM awa.insert_jobs(array_fill('k'::text, ARRAY[5000]), NULL,
+		array_fill('{"queue": "unworked"}'::jsonb, ARRAY[5000]))`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `SELECT * FROM awa.rotate_ring('queue')`); err != nil {
+		t.Fatal(err)
+	}
+
+	maint := fastMaintenance()
+	maint.QueueRingInterval = 40 * time.Second // carry budget: 10s a tick (ample on a loaded machine)
+	maint.KeepSealedQueueSlots = -1            // prune slot 0 at once
+	maint.BatchSize = 500
+	log, rec := testLogger(t, "leader")
+	c := startClient(t, pool, &driver.Config{Logger: log, Maintenance: maint})
+	waitFor(t, 30*time.Second, "slot 0 to be pruned (within the first tick)", func() (bool, string) {
+		return len(rec.find("Ring maintenance", func(e logEntry) bool {
+			return e.Attrs["ring"] == "queue" && e.Attrs["outcome"] == "pruned"
+		})) > 0, ""
+	})
+	if !c.IsLeader() {
+		t.Fatal("the client does not lead")
+	}
+
+	var seq []string
+	for _, e := range rec.find("Ring maintenance", func(e logEntry) bool { return e.Attrs["ring"] == "queue" }) {
+		seq = append(seq, e.Attrs["action"].(string)+" "+e.Attrs["outcome"].(string))
+	}
+	seq = seq[:slices.Index(seq, "prune pruned")+1]
+	carried, rotates := 0, 0
+	for _, s := range seq {
+		switch {
+		case s == "prune carried":
+			carried++
+		case strings.HasPrefix(s, "rotate "):
+			rotates++
+		case s != "prune pruned":
+			t.Fatalf("unexpected queue-ring outcome %q in %v", s, seq)
+		}
+	}
+	if carried != 9 || rotates != 1 || !strings.HasPrefix(seq[0], "rotate ") {
+		t.Fatalf("queue-ring outcomes %v: want one rotate, then 9 carried and 1 pruned in the same tick", seq)
+	}
+	var avail, rows int64
+	if err := pool.QueryRow(ctx, `SELECT (SELECT available FROM awa.queue_counts('unworked')),
+		(SELECT count(DISTINCT id) FROM awa.jobs WHERE queue = 'unworked' AND state = 'available')`).Scan(&avail, &rows); err != nil {
+		t.Fatal(err)
+	}
+	var inSlot0 int64
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM awa.ready_entries_0`).Scan(&inSlot0); err != nil {
+		t.Fatal(err)
+	}
+	if avail != 5000 || rows != 5000 || inSlot0 != 0 {
+		t.Fatalf("after the carry: %d available (queue_counts), %d distinct available jobs (awa.jobs), %d rows in slot 0; want 5000, 5000, 0",
+			avail, rows, inSlot0)
+	}
+}

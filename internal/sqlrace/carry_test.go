@@ -1,0 +1,505 @@
+package sqlrace
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/awa-queue/awa/internal/pgtest"
+)
+
+// pruneOp runs awa.prune_ring(ring, lock_timeout_ms, keep_sealed, carry_limit)
+// on q (a connection or an open transaction) and returns its outcome row.
+func pruneOp(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, ring string, lockTimeoutMs, keepSealed, carryLimit int) (ringOutcome, error) {
+	var o ringOutcome
+	err := q.QueryRow(ctx, `SELECT o.ring, o.action, o.outcome, o.slot, o.generation, o.detail
+		FROM awa.prune_ring($1, $2, $3, $4) AS o`, ring, lockTimeoutMs, keepSealed, carryLimit).
+		Scan(&o.Ring, &o.Action, &o.Outcome, &o.Slot, &o.Generation, &o.Detail)
+	return o, err
+}
+
+// TestCarryUnderAWaitingClaimAndCancel: 1,000 available jobs sit in the sealed
+// queue slot 0 and 100 newer ones of the same lane in the current slot 1. A
+// prune moves the sealed slot's jobs (all of them, or 300 of them) to slot 1
+// in a transaction it keeps open, so it holds the slot's ACCESS EXCLUSIVE
+// locks. A claimer (max 50) and an operator cancel of a moved job, each on its
+// own connection, block behind it. After the prune commits, the claim returns
+// the lane's first 50 jobs, the cancel applies, and draining the queue claims
+// every other job exactly once, in lane order (never a job in both slots),
+// and completes each once. Slot 0 ends empty (truncated by the first prune,
+// or by the one after the drain).
+func TestCarryUnderAWaitingClaimAndCancel(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		limit       int
+		wantOutcome string
+		wantFinal   string // the prune after the queue drained
+	}{
+		{"whole slot carried and truncated", 100000, "pruned", "already_empty"},
+		{"part of the slot carried", 300, "carried", "pruned"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const queue = "q"
+			ctx := testCtx(t, 60*time.Second)
+			pool := pgtest.NewDB(t)
+			setup := connect(t, ctx, pool)
+
+			// One connection, so every job lands in the same shard lane: lane
+			// order is id order.
+			older, err := insertBatch(ctx, setup, queue, 2, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o, err := ringOp(ctx, setup, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
+				t.Fatalf("rotate: %v, %v", o, err)
+			}
+			newer, err := insertBatch(ctx, setup, queue, 2, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := append(slices.Clone(older), newer...)
+			var lanes int
+			if err := setup.QueryRow(ctx, `SELECT count(DISTINCT lane_id) FROM awa.ready_entries`).Scan(&lanes); err != nil || lanes != 1 {
+				t.Fatalf("setup: the jobs are in %d lanes (err %v), want 1", lanes, err)
+			}
+			victim := older[200] // moved in both cases, beyond the first claim
+
+			pruner := connect(t, ctx, pool)
+			tx, err := pruner.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback(context.Background())
+			o, err := pruneOp(ctx, tx, "queue", 5000, 0, tc.limit)
+			if err != nil || o.Outcome != tc.wantOutcome || o.Slot == nil || *o.Slot != 0 {
+				t.Fatalf("prune with carry_limit %d: %v, %v; want %s of slot 0", tc.limit, o, err, tc.wantOutcome)
+			}
+			t.Logf("prune (open transaction): %v", o)
+
+			claimer, canceller := connect(t, ctx, pool), connect(t, ctx, pool)
+			type claimResult struct {
+				got []claimed
+				err error
+			}
+			claimDone := make(chan claimResult, 1)
+			go func() {
+				got, err := claim(ctx, claimer, queue, 50, nil)
+				claimDone <- claimResult{got, err}
+			}()
+			cancelDone := make(chan error, 1)
+			go func() {
+				var outcome, state string
+				err := canceller.QueryRow(ctx, `SELECT outcome::text, state::text FROM awa.cancel_job($1, 'operator')`, victim).
+					Scan(&outcome, &state)
+				if err == nil && (outcome != "applied" || state != "cancelled") {
+					err = fmt.Errorf("cancel_job(%d) gave %s %s, want applied cancelled", victim, outcome, state)
+				}
+				cancelDone <- err
+			}()
+			waitForLockWait(t, ctx, setup, claimer.PgConn().PID())
+			waitForLockWait(t, ctx, setup, canceller.PgConn().PID())
+			time.Sleep(50 * time.Millisecond)
+			select {
+			case r := <-claimDone:
+				t.Fatalf("the claim returned while the prune held slot 0: %v, %v", r.got, r.err)
+			default:
+			}
+			if err := tx.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+
+			first := <-claimDone
+			if first.err != nil {
+				t.Fatalf("claim after the prune: %v", first.err)
+			}
+			if err := <-cancelDone; err != nil {
+				t.Fatalf("cancel after the prune: %v", err)
+			}
+			if got := ids(first.got); !slices.Equal(got, all[:50]) {
+				t.Fatalf("the claim that waited for the prune returned %v, want the lane's first 50 jobs %v", firstN(got, 60), firstN(all[:50], 60))
+			}
+
+			// Drain: every job but the cancelled one, once, in lane order.
+			claims := first.got
+			for {
+				got, err := claim(ctx, setup, queue, 1024, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) == 0 {
+					break
+				}
+				claims = append(claims, got...)
+			}
+			want := slices.DeleteFunc(slices.Clone(all), func(id int64) bool { return id == victim })
+			if got := ids(claims); !slices.Equal(got, want) {
+				t.Fatalf("claimed %d jobs %v, want %d jobs (all but the cancelled %d, each once, in lane order)",
+					len(got), firstN(got, 20), len(want), victim)
+			}
+			res, err := complete(ctx, setup, claims)
+			if err != nil {
+				t.Fatal(err)
+			}
+			applied := 0
+			for _, r := range res {
+				if r.Outcome == "applied" {
+					applied++
+				}
+			}
+			if applied != len(want) {
+				t.Fatalf("%d of %d completions applied", applied, len(want))
+			}
+			st := jobStates(t, ctx, pool, queue)
+			if st["completed"] != int64(len(want)) || st["cancelled"] != 1 || len(st) != 2 {
+				t.Fatalf("awa.jobs states %v, want %d completed and 1 cancelled", st, len(want))
+			}
+			var rows int64
+			if err := setup.QueryRow(ctx, `SELECT count(*) FROM awa.jobs WHERE queue = $1`, queue).Scan(&rows); err != nil ||
+				rows != int64(len(all)) {
+				t.Fatalf("awa.jobs has %d rows for %d jobs (err %v): a job shows twice", rows, len(all), err)
+			}
+			if o, err := pruneOp(ctx, setup, "queue", 5000, 0, tc.limit); err != nil || o.Outcome != tc.wantFinal {
+				t.Fatalf("prune after the queue drained: %v, %v; want %s", o, err, tc.wantFinal)
+			}
+			var left int64
+			if err := setup.QueryRow(ctx, `SELECT count(*) FROM awa.ready_entries_0`).Scan(&left); err != nil || left != 0 {
+				t.Fatalf("slot 0 still holds %d ready rows (err %v), want 0", left, err)
+			}
+		})
+	}
+}
+
+func ids(cs []claimed) []int64 {
+	out := make([]int64, len(cs))
+	for i, c := range cs {
+		out[i] = c.ID
+	}
+	return out
+}
+
+// envInt reads an integer setting of a long test from the environment: def
+// when unset, at least least.
+func envInt(t *testing.T, name string, def, least int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < least {
+		t.Fatalf("%s=%q: want an integer of at least %d", name, s, least)
+	}
+	return n
+}
+
+// TestOrphanJobDoesNotStopReclamation is issue 7's storage-liveness test: N
+// jobs (AWA_ORPHAN_JOBS, default 200,000) go through queue "work" at a steady
+// rate (AWA_ORPHAN_RATE jobs/s, default 8,000: 2 producers inserting batches
+// of 500, 2 claimers claiming and completing batches of up to 500, each on its
+// own connection) while a maintenance connection rotates and prunes both rings
+// every 200 ms, as the Go leader does (14 sealed queue slots kept, a prune
+// that carried repeated), so the queue ring wraps every 3.2 s. The run is made twice: once with one job in queue
+// "orphan", which nobody works, inserted first; once without. The ring
+// tables' size (pg_total_relation_size of every queue- and claim-ring child,
+// sampled every tick) must stay within 2x the orphan-free run's, and the
+// orphan must be claimable afterwards, claimed once and completed once.
+func TestOrphanJobDoesNotStopReclamation(t *testing.T) {
+	n := envInt(t, "AWA_ORPHAN_JOBS", 200_000, 10_000)
+	rate := envInt(t, "AWA_ORPHAN_RATE", 8_000, 1_000)
+	without := orphanRun(t, n, rate, false)
+	with := orphanRun(t, n, rate, true)
+	t.Logf("N=%d without orphan: %v", n, without)
+	t.Logf("N=%d with orphan:    %v", n, with)
+	if with.maxBytes > 2*without.maxBytes {
+		t.Errorf("with one orphan job the ring tables reached %d bytes, more than 2x the %d bytes of the run without it",
+			with.maxBytes, without.maxBytes)
+	}
+	if with.endBytes > 2*without.maxBytes {
+		t.Errorf("with one orphan job the ring tables end at %d bytes, more than 2x the %d bytes the run without it reached",
+			with.endBytes, without.maxBytes)
+	}
+}
+
+type orphanResult struct {
+	jobs               int
+	maxBytes, endBytes int64
+	elapsed            time.Duration
+	outcomes           map[string]int
+}
+
+func (r orphanResult) String() string {
+	return fmt.Sprintf("ring tables max %.1f MB, end %.1f MB, %.1fs (%.0f jobs/s), outcomes %v",
+		float64(r.maxBytes)/1e6, float64(r.endBytes)/1e6, r.elapsed.Seconds(), float64(r.jobs)/r.elapsed.Seconds(), r.outcomes)
+}
+
+func orphanRun(t *testing.T, n, rate int, orphan bool) orphanResult {
+	t.Helper()
+	const (
+		queue     = "work"
+		producers = 2
+		claimers  = 2
+		batch     = 500
+		tick      = 200 * time.Millisecond
+		keep      = 14
+	)
+	ctx := testCtx(t, 10*time.Minute)
+	pool := pgtest.NewDB(t)
+	check := connect(t, ctx, pool)
+
+	var orphanID int64
+	if orphan {
+		var err error
+		if orphanID, err = insertOne(ctx, check, "orphan", 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fail := &errOnce{cancel: cancel}
+	var batches, completed atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for p := 0; p < producers; p++ {
+		conn := connect(t, ctx, pool)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for runCtx.Err() == nil {
+				i := batches.Add(1) - 1
+				if i*batch >= int64(n) {
+					return
+				}
+				// Batch i is due at start + i*batch/rate.
+				time.Sleep(time.Until(start.Add(time.Duration(i * batch * int64(time.Second) / int64(rate)))))
+				if _, err := insertBatch(runCtx, conn, queue, 2, batch); err != nil {
+					fail.set("producer %d: insert_jobs: %v", p, err)
+					return
+				}
+			}
+		}()
+	}
+	for c := 0; c < claimers; c++ {
+		conn := connect(t, ctx, pool)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for runCtx.Err() == nil && completed.Load() < int64(n) {
+				got, err := claim(runCtx, conn, queue, batch, nil)
+				if err != nil {
+					fail.set("claimer %d: claim_ready_runtime: %v", c, err)
+					return
+				}
+				if len(got) == 0 {
+					time.Sleep(time.Millisecond)
+					continue
+				}
+				res, err := complete(runCtx, conn, got)
+				if err != nil {
+					fail.set("claimer %d: complete_jobs: %v", c, err)
+					return
+				}
+				for _, r := range res {
+					if r.Outcome != "applied" {
+						fail.set("claimer %d: complete_jobs gave %v", c, r)
+						return
+					}
+				}
+				completed.Add(int64(len(res)))
+			}
+		}()
+	}
+
+	res := orphanResult{jobs: n, outcomes: map[string]int{}}
+	maint := connect(t, ctx, pool)
+	sample := func() int64 {
+		var b int64
+		if err := maint.QueryRow(ctx, `
+			SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint
+			FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+			WHERE s.nspname = 'awa' AND c.relkind = 'r'
+			  AND c.relname ~ '^(ready_entries|ready_tombstones|done_entries|receipt_completion_batches|lease_claim_batches|lease_claim_closures)_[0-9]+$'`).
+			Scan(&b); err != nil {
+			fail.set("ring size: %v", err)
+		}
+		return b
+	}
+	maintTick := func() error {
+		for _, ring := range []string{"queue", "claim"} {
+			o, err := ringOp(runCtx, maint, "rotate", ring)
+			if err != nil {
+				return fmt.Errorf("rotate_ring(%s): %w", ring, err)
+			}
+			res.outcomes[o.Ring+" rotate "+o.Outcome]++
+			k := 0
+			if ring == "queue" {
+				k = keep
+			}
+			for until := time.Now().Add(tick / 4); ; {
+				o, err := pruneOp(runCtx, maint, ring, 50, k, 1000)
+				if err != nil {
+					return fmt.Errorf("prune_ring(%s): %w", ring, err)
+				}
+				res.outcomes[o.Ring+" prune "+o.Outcome]++
+				if o.Outcome != "carried" || time.Now().After(until) {
+					break
+				}
+			}
+		}
+		return nil
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	ticker := time.NewTicker(tick)
+	defer ticker.Stop()
+loop:
+	for {
+		select {
+		case <-done:
+			break loop
+		case <-ticker.C:
+			if err := maintTick(); err != nil {
+				if runCtx.Err() == nil {
+					fail.set("maintenance: %v", err)
+				}
+				break loop
+			}
+			res.maxBytes = max(res.maxBytes, sample())
+		}
+	}
+	<-done
+	if err := fail.get(); err != nil {
+		t.Fatal(err)
+	}
+	res.elapsed = time.Since(start)
+	if c := completed.Load(); c != int64(n) {
+		t.Fatalf("completed %d jobs, want %d", c, n)
+	}
+	res.endBytes = sample()
+	res.maxBytes = max(res.maxBytes, res.endBytes)
+
+	if orphan {
+		got, err := claim(ctx, check, "orphan", 10, nil)
+		if err != nil || len(got) != 1 || got[0].ID != orphanID {
+			t.Fatalf("claim of queue orphan after the run: %v, %v; want exactly the orphan job %d", got, err, orphanID)
+		}
+		fin, err := complete(ctx, check, got)
+		if err != nil || len(fin) != 1 || fin[0].Outcome != "applied" {
+			t.Fatalf("completing the orphan: %v, %v", fin, err)
+		}
+		if again, err := claim(ctx, check, "orphan", 10, nil); err != nil || len(again) != 0 {
+			t.Fatalf("a second claim of queue orphan returned %v, %v; want nothing", again, err)
+		}
+		var states []string
+		rows, err := check.Query(ctx, `SELECT state::text FROM awa.jobs WHERE id = $1`, orphanID)
+		if err == nil {
+			states, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		}
+		if err != nil || !slices.Equal(states, []string{"completed"}) {
+			t.Fatalf("awa.jobs shows the orphan as %v (err %v), want completed once", states, err)
+		}
+	}
+	return res
+}
+
+// TestPruneSeesAClaimThatCommittedWhileItWaited: ten available jobs sit in
+// the sealed queue slot 0. A claim takes the first three in a transaction it
+// keeps open (it holds slot 0's tables). Prune proves the slot (the claim is
+// not committed, so all ten look available and no claim is open), takes its
+// fingerprint and waits for its locks; then the claim commits. Under the
+// locks prune must see that a claim took jobs of the slot (the lane's first
+// open position there moved) and skip: carrying the seven still available
+// and truncating would take the three running jobs' ready rows with it, and a
+// retry of one of them needs its ready row. Afterwards every job ends exactly
+// once.
+func TestPruneSeesAClaimThatCommittedWhileItWaited(t *testing.T) {
+	const queue = "q"
+	ctx := testCtx(t, 60*time.Second)
+	pool := pgtest.NewDB(t)
+	setup := connect(t, ctx, pool)
+	ids, err := insertBatch(ctx, setup, queue, 2, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err := ringOp(ctx, setup, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
+		t.Fatalf("rotate: %v, %v", o, err)
+	}
+
+	claimer := connect(t, ctx, pool)
+	tx, err := claimer.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(context.Background())
+	running, err := claim(ctx, tx, queue, 3, nil)
+	if err != nil || len(running) != 3 {
+		t.Fatalf("claim: %v, %v; want 3 jobs", running, err)
+	}
+
+	pruner := connect(t, ctx, pool)
+	pruned := make(chan ringOutcome, 1)
+	pruneErr := make(chan error, 1)
+	go func() {
+		o, err := pruneOp(ctx, pruner, "queue", 10000, 0, 100000)
+		pruned <- o
+		pruneErr <- err
+	}()
+	waitForLockWait(t, ctx, setup, pruner.PgConn().PID())
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	o := <-pruned
+	if err := <-pruneErr; err != nil {
+		t.Fatal(err)
+	}
+	if o.Outcome != "skipped_live" || o.Slot == nil || *o.Slot != 0 {
+		t.Fatalf("prune while a claim of the slot committed: %v; want skipped_live of slot 0", o)
+	}
+
+	var readyRows int
+	if err := setup.QueryRow(ctx, `SELECT count(*) FROM awa.ready_entries WHERE ready_slot = 0`).Scan(&readyRows); err != nil || readyRows != 10 {
+		t.Fatalf("slot 0 holds %d ready rows (err %v), want all 10", readyRows, err)
+	}
+	retried, err := finalizeAs(ctx, setup, "retry", running[:1])
+	if err != nil || len(retried) != 1 || retried[0].Outcome != "applied" {
+		t.Fatalf("retry of a running job of slot 0: %v, %v; want applied", retried, err)
+	}
+	if done, err := complete(ctx, setup, running[1:]); err != nil || len(done) != 2 || done[0].Outcome != "applied" || done[1].Outcome != "applied" {
+		t.Fatalf("completion of the other two: %v, %v; want applied", done, err)
+	}
+
+	// Drain: promote the retry, claim and complete everything; each job ends
+	// completed exactly once.
+	for range 20 {
+		if _, err := setup.Exec(ctx, `SELECT * FROM awa.promote_due_jobs(1000, now() + interval '1 hour')`); err != nil {
+			t.Fatal(err)
+		}
+		got, err := claim(ctx, setup, queue, 100, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 {
+			break
+		}
+		if _, err := complete(ctx, setup, got); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var completed, distinct int
+	if err := setup.QueryRow(ctx, `SELECT count(*), count(DISTINCT id) FROM awa.terminal_jobs
+		WHERE queue = $1 AND state = 'completed'`, queue).Scan(&completed, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if completed != len(ids) || distinct != len(ids) {
+		t.Fatalf("%d completed records for %d distinct jobs, want %d each", completed, distinct, len(ids))
+	}
+}

@@ -1,0 +1,59 @@
+-- awa._slot_fingerprint(ring, slot): what prune compares before and under the
+-- slot's exclusive locks: if it is unchanged, nothing that could make the slot
+-- live committed in between, and the proof taken before the locks still holds
+-- (docs/storage.md, "Rotation and prune").
+--   queue: for each lane with rows in the ready slot, (lane_id, its highest
+--          position there, its first position there above the lane's claim
+--          cursor or -1). A producer's positions lie above every position of
+--          its lane visible before it commits (lane lock), so a new ready row
+--          moves its lane's tip. The proof lets available jobs stay (prune
+--          carries them), so a claim may take one of them while prune waits:
+--          that moves the lane's first open position (claims take a lane in
+--          order; a claim of carried rows, which sit below, does not). Two
+--          index probes per lane in the slot.
+--   claim: the number of claim batches in the slot (rows only ever appear
+--          until the slot is truncated).
+--   lease: the number of leases in the slot.
+-- Read-only. Called by awa.prune_ring.
+CREATE FUNCTION awa._slot_fingerprint(p_ring text, p_slot int)
+RETURNS int8[]
+LANGUAGE plpgsql
+STABLE
+SET enable_sort = off
+SET jit = off
+AS $$
+DECLARE
+    v_print int8[];
+BEGIN
+    IF p_ring = 'queue' THEN
+        EXECUTE format($q$
+            WITH RECURSIVE tips AS (
+                (SELECT r.lane_id, r.lane_seq FROM awa.%1$I r
+                 ORDER BY r.lane_id DESC, r.lane_seq DESC LIMIT 1)
+                UNION ALL
+                SELECT n.lane_id, n.lane_seq
+                FROM tips t
+                CROSS JOIN LATERAL (SELECT r.lane_id, r.lane_seq FROM awa.%1$I r
+                                    WHERE r.lane_id < t.lane_id
+                                    ORDER BY r.lane_id DESC, r.lane_seq DESC LIMIT 1) AS n
+            )
+            SELECT coalesce(array_agg(v ORDER BY t.lane_id, u.k), '{}')
+            FROM tips t
+            LEFT JOIN awa.claim_cursors h ON h.lane_id = t.lane_id
+            LEFT JOIN LATERAL (SELECT r.lane_seq FROM awa.%1$I r
+                               WHERE r.lane_id = t.lane_id AND r.lane_seq > coalesce(h.claim_seq, 0)
+                               ORDER BY r.lane_seq LIMIT 1) AS o (first_open) ON true
+            CROSS JOIN LATERAL unnest(ARRAY[t.lane_id::int8, t.lane_seq, coalesce(o.first_open, -1)])
+                WITH ORDINALITY AS u (v, k)$q$,
+            'ready_entries_' || p_slot)
+        INTO v_print;
+    ELSIF p_ring = 'claim' THEN
+        EXECUTE format('SELECT ARRAY[count(*)] FROM awa.%I', 'lease_claim_batches_' || p_slot) INTO v_print;
+    ELSIF p_ring = 'lease' THEN
+        EXECUTE format('SELECT ARRAY[count(*)] FROM awa.%I', 'leases_' || p_slot) INTO v_print;
+    ELSE
+        RAISE EXCEPTION 'awa: unknown ring %', quote_literal(p_ring) USING ERRCODE = 'AW010';
+    END IF;
+    RETURN v_print;
+END;
+$$;
