@@ -22,7 +22,8 @@ import (
 // fast as it can, each call its own autocommit statement. Claimers sometimes
 // hold a claimed batch open (claimed, not finalized) for up to ~120 ms, and
 // complete a batch in one or two calls (in either order). Asserts: every
-// committed job is claimed once and completed (applied) exactly once, no
+// committed job is claimed once and completed (applied) exactly once, the
+// jobs of an unworked queue are carried and still claimable once, no
 // completion is stale, no rolled-back job is ever claimed, prune really
 // truncated slots of both rings under load (and carried available jobs out
 // of sealed queue slots while claimers raced), and at the end awa.queue_counts
@@ -39,6 +40,15 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 	pool := pgtest.NewDB(t)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
+
+	// A few jobs of a queue nobody works sit in the ring from the start: the
+	// slot they are in never empties by itself, so prune must carry them (and
+	// whatever of queue q is still available there) while the claimers race.
+	setup := connect(t, ctx, pool)
+	idle, err := insertBatch(ctx, setup, "idle", 2, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -234,6 +244,15 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 
 	if carries == 0 {
 		t.Errorf("no prune carried available jobs forward: the race of carry with claims did not happen")
+	}
+	if got, err := claim(ctx, drain, "idle", 100, nil); err != nil || len(got) != len(idle) {
+		t.Errorf("the unworked queue's jobs after the run: %s, %v; want its %d jobs, each once", describeClaims(got), err, len(idle))
+	} else {
+		for i, g := range got {
+			if g.ID != idle[i] {
+				t.Errorf("the unworked queue's job %d came back as %d (lane order %v)", idle[i], g.ID, idle)
+			}
+		}
 	}
 	const minPruned = 3
 	for _, ring := range []string{"queue", "claim"} {
