@@ -8,6 +8,9 @@
 -- "Rotation and prune".
 -- Writes: INSERT into to_slot, DELETE of the moved rows in from_slot (their
 -- dead tuples go with from_slot's TRUNCATE).
+-- Cost: it visits only the lanes that have rows in from_slot (a skip scan
+-- of the slot's lane index), never every lane of the database: it runs
+-- under the slot's exclusive locks, where every claim waits for it.
 -- Locks: none of its own. The caller holds ACCESS EXCLUSIVE on from_slot's
 -- children (so no claim, cancel or producer reads or writes it meanwhile) and
 -- has proved no open claim was drawn from it; it also holds the ring try-lock,
@@ -22,43 +25,51 @@ SET enable_hashjoin = off
 SET enable_mergejoin = off
 SET jit = off
 AS $$
+DECLARE
+    -- The available rows of from_slot, lane by lane, lowest positions first:
+    -- %1$I is the slot's ready_entries child, %2$I its ready_tombstones child.
+    v_open text := $q$
+        WITH RECURSIVE lanes AS (
+            (SELECT r.lane_id FROM awa.%1$I r ORDER BY r.lane_id LIMIT 1)
+            UNION ALL
+            SELECT n.lane_id
+            FROM lanes l
+            CROSS JOIN LATERAL (SELECT r.lane_id FROM awa.%1$I r
+                                WHERE r.lane_id > l.lane_id
+                                ORDER BY r.lane_id LIMIT 1) AS n
+        ), open AS (
+            SELECT a.lane_id, a.lane_seq
+            FROM lanes l
+            JOIN awa.claim_cursors h ON h.lane_id = l.lane_id
+            CROSS JOIN LATERAL (
+                SELECT r.lane_id, r.lane_seq FROM awa.%1$I r
+                WHERE r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
+                  AND NOT EXISTS (SELECT 1 FROM awa.%2$I t
+                                  WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
+                ORDER BY r.lane_seq
+                LIMIT $1) AS a
+            LIMIT $1
+        )$q$;
 BEGIN
-    WITH pick AS (
-        SELECT a.lane_id, a.lane_seq
-        FROM awa.claim_cursors h
-        CROSS JOIN LATERAL (
-            SELECT r.lane_id, r.lane_seq FROM awa.ready_entries r
-            WHERE r.ready_slot = p_from AND r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
-              AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
-                              WHERE t.ready_slot = p_from AND t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
-            ORDER BY r.lane_seq
-            LIMIT p_limit) AS a
-        LIMIT p_limit
-    ), gone AS (
-        DELETE FROM awa.ready_entries r USING pick p
-        WHERE r.ready_slot = p_from AND r.lane_id = p.lane_id AND r.lane_seq = p.lane_seq
-        RETURNING r.*
-    )
-    INSERT INTO awa.ready_entries (
-        ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
-        queue, kind, args, tags, metadata, errors, created_at, run_at)
-    SELECT p_to, g.lane_id, g.lane_seq, g.job_id, g.run_lease, g.attempt, g.max_attempts, g.priority,
-           g.queue, g.kind, g.args, g.tags, g.metadata, g.errors, g.created_at, g.run_at
-    FROM gone g;
+    EXECUTE format(v_open || $q$, gone AS (
+            DELETE FROM awa.%1$I r USING open p
+            WHERE r.lane_id = p.lane_id AND r.lane_seq = p.lane_seq
+            RETURNING r.*
+        )
+        INSERT INTO awa.ready_entries (
+            ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+            queue, kind, args, tags, metadata, errors, created_at, run_at)
+        SELECT $2, g.lane_id, g.lane_seq, g.job_id, g.run_lease, g.attempt, g.max_attempts, g.priority,
+               g.queue, g.kind, g.args, g.tags, g.metadata, g.errors, g.created_at, g.run_at
+        FROM gone g$q$, 'ready_entries_' || p_from, 'ready_tombstones_' || p_from)
+    USING p_limit, p_to;
     GET DIAGNOSTICS moved = ROW_COUNT;
 
     remaining := 0;
     IF moved = p_limit THEN
-        SELECT count(*) INTO remaining
-        FROM (SELECT 1
-              FROM awa.claim_cursors h
-              CROSS JOIN LATERAL (
-                  SELECT 1 FROM awa.ready_entries r
-                  WHERE r.ready_slot = p_from AND r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
-                    AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
-                                    WHERE t.ready_slot = p_from AND t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
-                  LIMIT p_limit) AS a
-              LIMIT p_limit) AS x;
+        EXECUTE format(v_open || ' SELECT count(*) FROM open', 'ready_entries_' || p_from, 'ready_tombstones_' || p_from)
+        INTO remaining
+        USING p_limit;
     END IF;
 END;
 $$;

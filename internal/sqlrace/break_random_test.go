@@ -1,0 +1,263 @@
+package sqlrace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/awa-queue/awa/internal/pgtest"
+)
+
+// TestAdversarialRunWithStaleProducersAndPartialCarries: for 12 s, on one
+// queue with a single lane per priority (enqueue_shards 1, so producers queue
+// on the lane lock and pick their ring slot before waiting):
+//   - READ COMMITTED producers that sometimes keep their transaction open
+//     (holding the lane) for up to 60 ms before committing, across rotations;
+//   - REPEATABLE READ producers whose snapshot is taken (by reading
+//     awa.jobs) up to 60 ms before they insert, so they may write into a slot
+//     sealed, pruned or carried since;
+//   - claimers, slower than the producers (a backlog builds up), that
+//     complete, fail, retry or cancel what they claim, some late;
+//   - an operator cancelling recent jobs (available or running);
+//   - maintenance every 20 ms: rotate both rings, rescue stale claims after
+//     300 ms (so rescue races slow finalizers), rescue expired deadlines,
+//     promote, and prune the queue ring with carry_limit 7 (mostly partial
+//     carries) and lock budgets of 5 to 50 ms.
+//
+// Then it drains. Every committed job must end exactly once (one terminal
+// outcome among completed, cancelled, failed), none may be left, nothing
+// may stay running, and the queue ring must have been pruned and carried
+// while jobs raced.
+func TestAdversarialRunWithStaleProducersAndPartialCarries(t *testing.T) {
+	const queue = "adv"
+	run := 12 * time.Second
+	ctx := testCtx(t, 4*time.Minute)
+	pool := pgtest.NewDB(t)
+	if _, err := pool.Exec(ctx, `SELECT awa.configure_queue($1, '{"enqueue_shards": 1}')`, queue); err != nil {
+		t.Fatal(err)
+	}
+	m := &mixedLedger{inserted: map[int64]bool{}, ended: map[int64][]string{}}
+	failCtx, failCancel := context.WithCancel(ctx)
+	defer failCancel()
+	fail := &errOnce{cancel: failCancel}
+	check := func(ctx context.Context, who string, err error, expected ...string) bool {
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) {
+			for _, code := range expected {
+				if pgErr.Code == code {
+					return false
+				}
+			}
+		}
+		fail.set("%s: %v", who, err)
+		return false
+	}
+	var outcomes sync.Map // "ring outcome" -> *atomic.Int64
+	count := func(k string) {
+		v, _ := outcomes.LoadOrStore(k, new(atomic.Int64))
+		v.(*atomic.Int64).Add(1)
+	}
+
+	var stopProducing atomic.Bool
+	var producers, others sync.WaitGroup
+	for p := 0; p < 4; p++ {
+		conn := connect(t, ctx, pool)
+		rng := rand.New(rand.NewPCG(uint64(p), 11))
+		level := pgx.ReadCommitted
+		if p%2 == 1 {
+			level = pgx.RepeatableRead
+		}
+		producers.Add(1)
+		go func() {
+			defer producers.Done()
+			for failCtx.Err() == nil && !stopProducing.Load() {
+				ids, err := advProduce(failCtx, conn, rng, queue, level)
+				// 40001: a REPEATABLE READ insert racing lane creation
+				// (documented); the transaction rolled back.
+				if check(failCtx, fmt.Sprintf("producer %d (%s)", p, level), err, "40001") {
+					m.insert(ids)
+				}
+				time.Sleep(time.Duration(rng.IntN(5)) * time.Millisecond)
+			}
+		}()
+	}
+
+	drainCtx, stopOthers := context.WithCancel(failCtx)
+	defer stopOthers()
+	var late sync.WaitGroup
+	for c := 0; c < 2; c++ {
+		conn := connect(t, ctx, pool)
+		rng := rand.New(rand.NewPCG(uint64(c), 12))
+		others.Add(1)
+		go func() {
+			defer others.Done()
+			for drainCtx.Err() == nil {
+				// Slower than the producers while they run, so sealed
+				// slots hold available jobs that prune must carry.
+				if !stopProducing.Load() {
+					time.Sleep(time.Duration(10+rng.IntN(10)) * time.Millisecond)
+				}
+				got, err := claim(drainCtx, conn, queue, 1+rng.IntN(2+8*boolInt(stopProducing.Load())), nil)
+				if !check(drainCtx, fmt.Sprintf("claimer %d", c), err) || len(got) == 0 {
+					time.Sleep(2 * time.Millisecond)
+					continue
+				}
+				var now []claimed
+				for _, j := range got {
+					if rng.IntN(20) == 0 { // finalized after the stale-claim rescue may have run
+						late.Add(1)
+						time.AfterFunc(time.Duration(200+rng.IntN(400))*time.Millisecond, func() {
+							defer late.Done()
+							res, err := complete(drainCtx, pool, []claimed{j})
+							if check(drainCtx, "late complete", err) {
+								m.end("late complete", res)
+							}
+						})
+						continue
+					}
+					now = append(now, j)
+				}
+				for action, js := range splitByAction(now, rng) {
+					res, err := finalizeAs(drainCtx, conn, action, js)
+					if check(drainCtx, fmt.Sprintf("claimer %d (%s)", c, action), err) {
+						m.end(action, res)
+					}
+				}
+			}
+		}()
+	}
+	{
+		conn := connect(t, ctx, pool)
+		rng := rand.New(rand.NewPCG(5, 13))
+		others.Add(1)
+		go func() {
+			defer others.Done()
+			for drainCtx.Err() == nil {
+				time.Sleep(10 * time.Millisecond)
+				id, ok := m.recent(rng)
+				if !ok {
+					continue
+				}
+				res, err := collectFinalized(conn.Query(drainCtx, `
+					SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.cancel_job($1) AS f`, id))
+				if check(drainCtx, "cancel_job", err, "AW020", "AW021") {
+					m.end("cancel_job", res)
+				}
+			}
+		}()
+	}
+	{
+		conn := connect(t, ctx, pool)
+		rng := rand.New(rand.NewPCG(6, 14))
+		others.Add(1)
+		go func() {
+			defer others.Done()
+			for drainCtx.Err() == nil {
+				time.Sleep(20 * time.Millisecond)
+				_, err := conn.Exec(drainCtx, `SELECT count(*) FROM awa.promote_due_jobs(1000, now() + interval '1 day')`)
+				check(drainCtx, "promote_due_jobs", err)
+				res, err := collectFinalized(conn.Query(drainCtx, `
+					SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.rescue_stale_claims('300 milliseconds', 1000) AS f`))
+				if check(drainCtx, "rescue_stale_claims", err) {
+					m.end("rescue_stale", res)
+				}
+				res, err = collectFinalized(conn.Query(drainCtx, `
+					SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.rescue_expired_deadlines(1000) AS f`))
+				if check(drainCtx, "rescue_expired_deadlines", err) {
+					m.end("rescue_deadline", res)
+				}
+				for _, ring := range []string{"queue", "claim"} {
+					o, err := ringOp(drainCtx, conn, "rotate", ring)
+					if check(drainCtx, "rotate "+ring, err) {
+						count(ring + " " + o.Outcome)
+					}
+					o, err = pruneOp(drainCtx, conn, ring, 5+rng.IntN(46), 0, 7)
+					if check(drainCtx, "prune "+ring, err) {
+						count(ring + " " + o.Outcome)
+					}
+				}
+			}
+		}()
+	}
+
+	select {
+	case <-time.After(run):
+	case <-failCtx.Done():
+	}
+	stopProducing.Store(true)
+	producers.Wait()
+	for best, since := -1, time.Now(); failCtx.Err() == nil; time.Sleep(200 * time.Millisecond) {
+		open := m.open()
+		if len(open) == 0 {
+			break
+		}
+		if best < 0 || len(open) < best {
+			best, since = len(open), time.Now()
+		} else if time.Since(since) > 20*time.Second {
+			fail.set("%d committed jobs never ended (no progress for 20 s), e.g. %v; awa.jobs has them as %s", len(open),
+				firstN(open, 10), describeJobs(ctx, pool, open[:min(10, len(open))]))
+		}
+	}
+	stopOthers()
+	others.Wait()
+	late.Wait()
+	if err := fail.get(); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	outcomes.Range(func(k, v any) bool { got[k.(string)] = v.(*atomic.Int64).Load(); return true })
+	inserted, twice := m.summary()
+	t.Logf("%d jobs committed, every one ended; outcomes %v; ring ops %v", inserted, m.byOutcome(), got)
+	if len(twice) > 0 {
+		t.Fatalf("%d jobs ended more than once, e.g. %v", len(twice), firstN(twice, 10))
+	}
+	if got["queue pruned"] == 0 || got["queue carried"] == 0 {
+		t.Fatalf("the queue ring was never pruned or never carried while jobs raced: %v", got)
+	}
+	if c := queueCounts(t, ctx, pool, queue); c.Running != 0 || c.Available != 0 {
+		t.Fatalf("after the drain: %+v; want nothing running or available", c)
+	}
+}
+
+// advProduce inserts 1..5 jobs (one insert_jobs call) in one transaction at
+// level; the snapshot is sometimes taken well before the insert, and the
+// transaction sometimes stays open after it.
+func advProduce(ctx context.Context, conn *pgx.Conn, rng *rand.Rand, queue string, level pgx.TxIsoLevel) ([]int64, error) {
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: level})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	if rng.IntN(2) == 0 {
+		if _, err := tx.Exec(ctx, `SELECT count(*) FROM awa.ready_entries WHERE false`); err != nil {
+			return nil, err
+		}
+		time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond)
+	}
+	prios := make([]int32, 1+rng.IntN(5))
+	for i := range prios {
+		prios[i] = int32(1 + rng.IntN(2))
+	}
+	ids, err := insertMixed(ctx, tx, queue, prios)
+	if err != nil {
+		return nil, err
+	}
+	if rng.IntN(3) == 0 {
+		time.Sleep(time.Duration(rng.IntN(60)) * time.Millisecond)
+	}
+	return ids, tx.Commit(ctx)
+}
