@@ -92,6 +92,7 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 		// stale rescue (and spend an attempt they never made). Every job it
 		// returns is run; Stop waits for them.
 		claimCtx, cancel := context.WithTimeout(context.WithoutCancel(fetchCtx), 30*time.Second)
+		claimStart := time.Now()
 		jobs, err := q.c.driver.Claim(claimCtx, q.c.rt, q.name, n, cfg.InstanceID, cfg.RescueStuckAfter)
 		cancel()
 		if err != nil {
@@ -113,7 +114,7 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 		q.releasePermits(n - len(jobs))
 		for _, j := range jobs {
 			q.c.jobWG.Add(1)
-			go q.execute(workCtx, j)
+			go q.execute(workCtx, j, localDeadline(j, claimStart))
 		}
 		backlog = len(jobs) == n
 		recheck = q.nextRecheck(fetchCtx, backlog, len(jobs) > 0, recheck)
@@ -197,7 +198,19 @@ const (
 // permit stays taken until the handler really returns (so a handler that
 // ignores its context costs a slot, never an unbounded number of
 // goroutines), and its late result is dropped without a finalizer call.
-func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob) {
+// localDeadline is the attempt's deadline on this process's clock (zero when
+// it has none). DeadlineAt is the database's clock: read against a local clock
+// that runs behind, the handler would outlive the rescue of its attempt. The
+// deadline is claimed_at (the claim transaction's start, after claimStart)
+// plus a fixed interval, so claimStart plus that interval comes no later.
+func localDeadline(j ClaimedJob, claimStart time.Time) time.Time {
+	if j.DeadlineAt.IsZero() {
+		return time.Time{}
+	}
+	return claimStart.Add(j.DeadlineAt.Sub(j.ClaimedAt))
+}
+
+func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, deadline time.Time) {
 	defer func() { q.permits <- struct{}{} }()
 	cfg := q.c.cfg
 	row := &JobRow{
@@ -225,9 +238,9 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob) {
 	defer cancel()
 	// The attempt's deadline: past it the leader rescues the attempt, so the
 	// handler must stop too (a context only when it comes before the timeout).
-	if d, ok := ctx.Deadline(); !j.DeadlineAt.IsZero() && (!ok || j.DeadlineAt.Before(d)) {
+	if d, ok := ctx.Deadline(); !deadline.IsZero() && (!ok || deadline.Before(d)) {
 		var cancelDeadline context.CancelFunc
-		ctx, cancelDeadline = context.WithDeadline(ctx, j.DeadlineAt)
+		ctx, cancelDeadline = context.WithDeadline(ctx, deadline)
 		defer cancelDeadline()
 	}
 
@@ -240,7 +253,7 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob) {
 			if !state.CompareAndSwap(attemptRunning, attemptAbandoned) {
 				return
 			}
-			why := q.overstay(workCtx, j, timeout)
+			why := q.overstay(workCtx, j, deadline, timeout)
 			q.c.log.Error("awa: Handler did not return within its timeout; the attempt is retried and the handler abandoned "+
 				"(its slot stays taken until it returns)", slog.String("queue", q.name), slog.Int64("job_id", j.JobID),
 				slog.Int64("run_lease", j.RunLease), slog.String("kind", j.Kind), slog.String("reason", why))
@@ -250,7 +263,7 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob) {
 		})
 	})
 
-	res := q.runHandler(ctx, workCtx, unit, row, j, timeout)
+	res := q.runHandler(ctx, workCtx, unit, row, j, deadline, timeout)
 	stopWatch()
 	if state.CompareAndSwap(attemptRunning, attemptReturned) {
 		q.c.completer.add(res)
@@ -263,12 +276,12 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob) {
 }
 
 // overstay says which limit an abandoned handler overstayed, and by how much grace.
-func (q *queueRunner) overstay(workCtx context.Context, j ClaimedJob, timeout time.Duration) string {
+func (q *queueRunner) overstay(workCtx context.Context, j ClaimedJob, deadline time.Time, timeout time.Duration) string {
 	grace := q.c.cfg.JobTimeoutGrace
 	switch {
 	case workCtx.Err() != nil:
 		return fmt.Sprintf("still running %s after the client stopped and cancelled it", grace)
-	case !j.DeadlineAt.IsZero() && (timeout <= 0 || j.DeadlineAt.Before(j.ClaimedAt.Add(timeout))):
+	case !deadline.IsZero() && (timeout <= 0 || j.DeadlineAt.Before(j.ClaimedAt.Add(timeout))):
 		return fmt.Sprintf("still running %s after its attempt deadline %s", grace, j.DeadlineAt.Format(time.RFC3339))
 	default:
 		return fmt.Sprintf("still running %s after its timeout of %s", grace, timeout)
@@ -276,7 +289,8 @@ func (q *queueRunner) overstay(workCtx context.Context, j ClaimedJob, timeout ti
 }
 
 // runHandler runs the handler under ctx and maps its return to a finalizer request.
-func (q *queueRunner) runHandler(ctx, workCtx context.Context, unit workUnit, row *JobRow, j ClaimedJob, timeout time.Duration) finishReq {
+func (q *queueRunner) runHandler(ctx, workCtx context.Context, unit workUnit, row *JobRow, j ClaimedJob,
+	deadline time.Time, timeout time.Duration) finishReq {
 	err := func() (err error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -300,7 +314,7 @@ func (q *queueRunner) runHandler(ctx, workCtx context.Context, unit workUnit, ro
 		}
 	}
 	if ctx.Err() != nil && workCtx.Err() == nil {
-		if !j.DeadlineAt.IsZero() && !time.Now().Before(j.DeadlineAt) {
+		if !deadline.IsZero() && !time.Now().Before(deadline) {
 			err = fmt.Errorf("job ran past its attempt deadline %s: %w", j.DeadlineAt.Format(time.RFC3339), err)
 		} else {
 			err = fmt.Errorf("job timed out after %s: %w", timeout, err)
