@@ -212,6 +212,21 @@ BEGIN
 END
 $$;
 
+-- Test setup and call in one: in the current transaction (any level), enqueues
+-- one job of queue 'iso', claims it with the isolation guard off into temp
+-- table c (claimed_at 2030-01-01, no process), then returns
+-- awa_test.outcome(p_sql): p_sql may read c for the attempt's receipt.
+CREATE FUNCTION awa_test.outcome_after_claim(p_sql text) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
+  PERFORM awa_test.isolation_guard(false);
+  CREATE TEMP TABLE c AS SELECT * FROM awa.claim_ready_runtime('iso', 1, NULL, '2030-01-01 00:00:00+00');
+  PERFORM awa_test.isolation_guard(true);
+  RETURN awa_test.outcome(p_sql);
+END
+$$;
+
 -- pgTAP: 6 assertions that p_function refused both reports (repeatable read,
 -- serializable; from awa_test.outcome) with AW040, naming itself and the
 -- level, and wrote nothing.

@@ -3,25 +3,13 @@
 -- at READ COMMITTED the same call goes through. Each level needs its own
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
 begin isolation level repeatable read;
-select * from awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
-select awa_test.isolation_guard(false);
-create temp table c as select * from awa.claim_ready_runtime('iso', 1, null, '2030-01-01 00:00:00+00');
-select awa_test.isolation_guard(true);
-select awa_test.outcome($$select * from awa.rescue_stale_claims('1 minute', 100, '2030-01-01 01:00:00+00')$$) as rr \gset
+select awa_test.outcome_after_claim($$select * from awa.rescue_stale_claims('1 minute', 100, '2030-01-01 01:00:00+00')$$) as rr \gset
 rollback;
 begin isolation level serializable;
-select * from awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
-select awa_test.isolation_guard(false);
-create temp table c as select * from awa.claim_ready_runtime('iso', 1, null, '2030-01-01 00:00:00+00');
-select awa_test.isolation_guard(true);
-select awa_test.outcome($$select * from awa.rescue_stale_claims('1 minute', 100, '2030-01-01 01:00:00+00')$$) as sr \gset
+select awa_test.outcome_after_claim($$select * from awa.rescue_stale_claims('1 minute', 100, '2030-01-01 01:00:00+00')$$) as sr \gset
 rollback;
 begin isolation level read committed;
-select * from awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
-select awa_test.isolation_guard(false);
-create temp table c as select * from awa.claim_ready_runtime('iso', 1, null, '2030-01-01 00:00:00+00');
-select awa_test.isolation_guard(true);
-select awa_test.outcome($$select * from awa.rescue_stale_claims('1 minute', 100, '2030-01-01 01:00:00+00')$$) as rc \gset
+select awa_test.outcome_after_claim($$select * from awa.rescue_stale_claims('1 minute', 100, '2030-01-01 01:00:00+00')$$) as rc \gset
 rollback;
 
 begin;
