@@ -227,6 +227,23 @@ BEGIN
 END
 $$;
 
+-- As awa_test.outcome_after_claim, for the DLQ: queue 'iso' gets the DLQ on,
+-- its one job (temp table j) is claimed and failed into the DLQ with the
+-- isolation guard off, then returns awa_test.outcome(p_sql).
+CREATE FUNCTION awa_test.outcome_after_dlq(p_sql text) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM awa.configure_queue('iso', '{"dlq": true}');
+  CREATE TEMP TABLE j AS SELECT * FROM awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
+  PERFORM awa_test.isolation_guard(false);
+  CREATE TEMP TABLE c AS SELECT * FROM awa.claim_ready_runtime('iso', 1);
+  PERFORM awa.fail_jobs(array(SELECT id FROM c), array(SELECT run_lease FROM c), array(SELECT claim_slot FROM c),
+                        array(SELECT receipt_id FROM c), array['boom']);
+  PERFORM awa_test.isolation_guard(true);
+  RETURN awa_test.outcome(p_sql);
+END
+$$;
+
 -- pgTAP: 6 assertions that p_function refused both reports (repeatable read,
 -- serializable; from awa_test.outcome) with AW040, naming itself and the
 -- level, and wrote nothing.

@@ -3,31 +3,13 @@
 -- at READ COMMITTED the same call goes through. Each level needs its own
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
 begin isolation level repeatable read;
-select * from awa.configure_queue('iso', '{"dlq": true}');
-create temp table j as select * from awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
-select awa_test.isolation_guard(false);
-create temp table c as select * from awa.claim_ready_runtime('iso', 1);
-select * from awa.fail_jobs(array(select id from c), array(select run_lease from c), array(select claim_slot from c), array(select receipt_id from c), array['boom']);
-select awa_test.isolation_guard(true);
-select awa_test.outcome($$select * from awa.retry_dlq_job((select id from j))$$) as rr \gset
+select awa_test.outcome_after_dlq($$select * from awa.retry_dlq_job((select id from j))$$) as rr \gset
 rollback;
 begin isolation level serializable;
-select * from awa.configure_queue('iso', '{"dlq": true}');
-create temp table j as select * from awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
-select awa_test.isolation_guard(false);
-create temp table c as select * from awa.claim_ready_runtime('iso', 1);
-select * from awa.fail_jobs(array(select id from c), array(select run_lease from c), array(select claim_slot from c), array(select receipt_id from c), array['boom']);
-select awa_test.isolation_guard(true);
-select awa_test.outcome($$select * from awa.retry_dlq_job((select id from j))$$) as sr \gset
+select awa_test.outcome_after_dlq($$select * from awa.retry_dlq_job((select id from j))$$) as sr \gset
 rollback;
 begin isolation level read committed;
-select * from awa.configure_queue('iso', '{"dlq": true}');
-create temp table j as select * from awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
-select awa_test.isolation_guard(false);
-create temp table c as select * from awa.claim_ready_runtime('iso', 1);
-select * from awa.fail_jobs(array(select id from c), array(select run_lease from c), array(select claim_slot from c), array(select receipt_id from c), array['boom']);
-select awa_test.isolation_guard(true);
-select awa_test.outcome($$select * from awa.retry_dlq_job((select id from j))$$) as rc \gset
+select awa_test.outcome_after_dlq($$select * from awa.retry_dlq_job((select id from j))$$) as rc \gset
 rollback;
 
 begin;
