@@ -528,7 +528,7 @@ COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage p
 -- its claimers may be idle.
 -- Notify rule (a NOTIFY serializes the commits of every notifying transaction
 -- of the database, so it is sent only when needed): per lane, unless the
--- position just before this batch's first one holds a committed job above the
+-- lane's highest row below this batch's first position holds a job above the
 -- lane's claim cursor (looked up in the current slot only; not found there
 -- means notify). That job's producer notified in turn (or the same rule held
 -- for it), and a claimer that claims it before this transaction commits sees
@@ -550,8 +550,10 @@ COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage p
 -- lane lock is taken; then per (queue, priority), in (queue, priority) order, an
 -- advisory transaction lock (1096237313, lane_id) on the chosen lane, held
 -- until commit, so a later lane position can never become visible while an
--- earlier one could still commit. Positions come from the lane's sequence,
--- reserved as one range per lane. The chosen shard is remembered for the rest
+-- earlier one could still commit. Positions come from the lane's pool
+-- sequence in blocks of 1024 (one nextval per 1024 rows; row k of block b is
+-- b * 1024 + k, see awa._lane_tip): they grow within the lane, with gaps. The
+-- chosen shard is remembered for the rest
 -- of the transaction in the setting awa.enqueue_shard_<first lane_id>.
 -- A transaction that inserts into several (queue, priority) pairs in separate
 -- calls, in an order that differs from another concurrent transaction's, can
@@ -593,6 +595,7 @@ DECLARE
     v_key   text;
     v_lane  int;
     v_first bigint;
+    v_block bigint[];
     v_wake  text[] := '{}';
     v_rc    boolean := current_setting('transaction_isolation') = 'read committed';
 BEGIN
@@ -651,25 +654,34 @@ BEGIN
         END IF;
 
         v_lane := v_ids[v_at[g] + v_pick + 1];
-        v_first := nextval(v_seqs[v_at[g] + v_pick + 1]);
-        IF v_n[g] > 1 THEN
-            PERFORM setval(v_seqs[v_at[g] + v_pick + 1], v_first + v_n[g] - 1);
+        -- One block per 1024 rows; the pool sequence is shared, so blocks of
+        -- one call need not be adjacent.
+        IF v_n[g] <= 1024 THEN
+            v_block := ARRAY[nextval(v_seqs[v_at[g] + v_pick + 1])];
+        ELSE
+            v_block := ARRAY(SELECT nextval(v_seqs[v_at[g] + v_pick + 1])
+                             FROM generate_series(1, (v_n[g] + 1023) / 1024));
         END IF;
+        v_first := v_block[1] * 1024;
 
         INSERT INTO awa.ready_entries (
             ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
             queue, kind, args, tags, metadata, errors, created_at, run_at)
-        SELECT v_slot, v_lane, v_first + row_number() OVER (ORDER BY j.ord) - 1,
+        SELECT v_slot, v_lane, v_block[(j.k - 1) / 1024 + 1] * 1024 + (j.k - 1) % 1024,
                j.job_id, j.run_lease, j.attempt, j.max_attempts, j.priority,
                j.queue, j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at, j.run_at
-        FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
-                                                 kind, args, tags, metadata, errors, created_at, run_at, ord)
-        WHERE j.queue = v_q[g] AND j.priority = v_p[g];
+        FROM (SELECT j.*, row_number() OVER (ORDER BY j.ord) AS k
+              FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
+                                                       kind, args, tags, metadata, errors, created_at, run_at, ord)
+              WHERE j.queue = v_q[g] AND j.priority = v_p[g]) AS j;
 
         CONTINUE WHEN v_q[g] = ANY (v_wake)
-            OR (v_rc AND EXISTS (SELECT 1 FROM awa.claim_cursors c, awa.ready_entries r
-                                 WHERE c.lane_id = v_lane AND c.claim_seq < v_first - 1
-                                   AND r.ready_slot = v_slot AND r.lane_id = v_lane AND r.lane_seq = v_first - 1));
+            OR (v_rc AND EXISTS (SELECT 1 FROM awa.claim_cursors c
+                                 WHERE c.lane_id = v_lane
+                                   AND c.claim_seq < (SELECT r.lane_seq FROM awa.ready_entries r
+                                                      WHERE r.ready_slot = v_slot AND r.lane_id = v_lane
+                                                        AND r.lane_seq < v_first
+                                                      ORDER BY r.lane_seq DESC LIMIT 1)));
         v_wake := v_wake || v_q[g];
     END LOOP;
 
@@ -961,15 +973,55 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/_lane_positions.sql
+-- +goose StatementBegin
+-- awa._lane_positions(lane_id): the sequence of the fixed pool that a lane
+-- draws its position blocks from: awa.lane_positions_<lane_id mod 256>. The
+-- pool is created once by awa.install_queue_storage_substrate; lanes are rows
+-- only. Lanes that share a sequence stay correct (a lane's positions still
+-- grow, because its producers take turns on its lane lock); a lane whose
+-- sequence a busy lane also draws from only loses the claim's cheap empty
+-- check (docs/storage.md, "Lanes and positions"). Read-only.
+-- Called by awa._lanes.
+CREATE FUNCTION awa._lane_positions(p_lane_id int)
+RETURNS regclass
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT format('awa.%I', 'lane_positions_' || (p_lane_id % 256))::regclass
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/_lane_tip.sql
+-- +goose StatementBegin
+-- awa._lane_tip(seq): the highest lane position that a lane drawing from the
+-- position sequence seq can have reserved so far, or NULL when the sequence
+-- was never used. Producers reserve positions in blocks of 1024: a call takes
+-- one nextval per 1024 rows and gives row k of a block the position
+-- block * 1024 + k (awa._append_ready). Non-transactional (a sequence read, no
+-- lock), so it also covers producers that are still open or rolled back.
+-- Called by awa.claim_ready_runtime and awa.queue_pending.
+CREATE FUNCTION awa._lane_tip(p_seq regclass)
+RETURNS bigint
+LANGUAGE sql
+VOLATILE
+AS $$
+    SELECT pg_sequence_last_value(p_seq) * 1024 + 1023
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_lanes.sql
 -- +goose StatementBegin
 -- awa._lanes(queue, priority): the lanes producers of (queue, priority) use,
 -- one per enqueue shard (queue_meta.enqueue_shards, default 8), as parallel
 -- arrays ordered by shard: element s + 1 is shard s (ids: lane_id, seqs: the
--- lane's position sequence). Lanes missing for the configured shard count are
--- created for every priority of the queue at once, each with its position
--- sequence and claim head. Lanes of shards beyond a lowered shard count are
--- kept (claimers drain them) but no longer returned.
+-- position sequence the lane draws from). Lanes missing for the configured
+-- shard count are created for this (queue, priority) only: a queue_lanes row
+-- and a claim head per lane, no database object. A lane draws its positions
+-- from one sequence of the fixed pool that the install creates
+-- (awa.lane_positions_<lane_id mod pool size>, see awa._lane_positions), so a
+-- new queue needs no CREATE privilege. Lanes of shards beyond a lowered shard
+-- count are kept (claimers drain them) but no longer returned.
 -- Locks: on creation only, an advisory transaction lock per queue name
 -- (1096237316, hashtext(queue)). Callers resolve every lane they need before
 -- taking any lane lock, so waiting here never closes a cycle with lane locks.
@@ -996,16 +1048,13 @@ BEGIN
 
         PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
         BEGIN
-            FOR v_priority IN 1 .. 4 LOOP
-                FOR v_shard IN 0 .. v_shards - 1 LOOP
-                    CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
-                                          WHERE queue = p_queue AND priority = v_priority AND shard = v_shard);
-                    v_id := nextval('awa.lane_id_seq');
-                    EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_seq_' || v_id);
-                    INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
-                    VALUES (v_id, p_queue, v_priority, v_shard, format('awa.%I', 'lane_seq_' || v_id)::regclass);
-                    INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
-                END LOOP;
+            FOR v_shard IN 0 .. v_shards - 1 LOOP
+                CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
+                                      WHERE queue = p_queue AND priority = p_priority AND shard = v_shard);
+                v_id := nextval('awa.lane_id_seq');
+                INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
+                VALUES (v_id, p_queue, p_priority, v_shard, awa._lane_positions(v_id));
+                INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
             END LOOP;
         EXCEPTION WHEN unique_violation THEN
             -- Under the lock, only lanes committed after this snapshot collide.
@@ -1721,14 +1770,15 @@ $$;
 -- waited for, so claimers never wait on each other and never share a job.
 -- Under the lock the cursor is read by a statement of its own (awa.claim_cursors;
 -- lock-before-snapshot: docs/storage.md, "The claim cursor").
--- Cheap skip: a lane whose sequence has not moved past a lower bound of its
--- cursor (the floor, or this session's cache of cursors it saw, the setting
--- named by awa._cursor_cache_key, which a rollback forgets) is empty
--- and costs one sequence read, no lock and no marks read.
--- An empty lane whose sequence is ahead of its cursor (positions reserved by
--- producers that rolled back) is advanced past them by a mark, but only when
--- the lane's producer lock (1096237313) is free, i.e. no producer can still
--- commit there. Cancelled (tombstoned) jobs are never returned. Lock order:
+-- Cheap skip: a lane whose tip (awa._lane_tip: the highest position its pool
+-- sequence allows) is not past a lower bound of its cursor (the floor, or this
+-- session's cache of cursors it saw, the setting named by
+-- awa._cursor_cache_key, which a rollback forgets) is empty and costs one
+-- sequence read, no lock and no marks read.
+-- An empty lane whose tip is ahead of its cursor (positions reserved by
+-- producers that rolled back, or drawn by another lane sharing the pool
+-- sequence) is advanced to its tip by a mark, but only when the lane's
+-- producer lock (1096237313) is free, i.e. no producer can still commit there. Cancelled (tombstoned) jobs are never returned. Lock order:
 -- docs/storage.md, "Locks".
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
 -- positive.
@@ -1808,7 +1858,7 @@ BEGIN
                  l.shard
     LOOP
         -- No position reserved past a lower bound of the cursor: empty.
-        v_last := pg_sequence_last_value(v_lane.lane_seq);
+        v_last := awa._lane_tip(v_lane.lane_seq);
         CONTINUE WHEN v_last IS NULL OR v_last <= v_lane.low;
         -- Held by another claimer (or a cancel): skip it, never wait.
         CONTINUE WHEN NOT pg_try_advisory_xact_lock(1096237317, v_lane.lane_id);
@@ -1844,15 +1894,17 @@ BEGIN
         END LOOP;
 
         -- Positions reserved above the cursor but no row visible: a producer
-        -- is still open, or rolled back. Only when no producer holds the lane
-        -- is every reserved position committed or gone; if none is visible
-        -- (asked again, now), all are gone and the cursor passes them.
+        -- is still open, or rolled back, or the positions were another lane's
+        -- (a shared pool sequence). Only when no producer holds the lane is
+        -- every position it reserved committed or gone; if none is visible
+        -- (asked again, now), the cursor passes the tip: a later producer of
+        -- the lane takes its lock after this claim and draws above it.
         IF v_pos = v_cursor AND v_last > v_cursor
            AND pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
             PERFORM FROM awa.ready_entries r WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cursor
             ORDER BY r.lane_seq LIMIT 1;
             IF NOT FOUND THEN
-                v_pos := pg_sequence_last_value(v_lane.lane_seq);
+                v_pos := awa._lane_tip(v_lane.lane_seq);
             END IF;
         END IF;
 
@@ -2282,8 +2334,11 @@ $$;
 -- +goose StatementBegin
 -- awa.install_queue_storage_substrate(queue_slots, claim_slots, lease_slots)
 --
--- Creates the ring children (one partition per slot of every ring parent) and
--- starts each append-only rotation ledger at generation 0. Idempotent: a second
+-- Creates the ring children (one partition per slot of every ring parent),
+-- starts each append-only rotation ledger at generation 0, and creates the
+-- fixed pool of 256 lane position sequences (awa.lane_positions_0 .. _255,
+-- see awa._lane_positions): the only objects lanes use, so a new queue
+-- creates none. Idempotent: a second
 -- call with the same slot counts changes nothing. A ring's slot count is fixed
 -- once installed; asking for another raises AW031.
 -- Locks: a transaction-scoped advisory lock serializes concurrent installers.
@@ -2335,6 +2390,12 @@ BEGIN
                 END IF;
             END LOOP;
         END LOOP;
+    END LOOP;
+
+    FOR v_slot IN 0 .. 255 LOOP
+        IF to_regclass(format('awa.%I', 'lane_positions_' || v_slot)) IS NULL THEN
+            EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_positions_' || v_slot);
+        END IF;
     END LOOP;
 
     RETURN QUERY SELECT * FROM awa.ring_config ORDER BY ring;
@@ -2663,14 +2724,13 @@ $$;
 -- source: sql/functions/queue_counts.sql
 -- +goose StatementBegin
 -- awa.queue_counts(queue): jobs per state for one queue (or every queue when
--- NULL), cheap at any backlog size: available is lane arithmetic (reserved
--- positions above the claim cursor of awa.claim_cursors, minus tombstones),
--- running is receipts
--- minus closures in the claim ring, completed sums compact batch sizes. None
--- of them scans the backlog. completed/cancelled/failed count terminal history
--- still retained by the queue ring. Positions reserved by a producer whose
--- transaction is still open, or rolled back, count as available until the
--- next claim of that lane passes them. Read-only.
+-- NULL). available counts the untombstoned ready rows above their lane's claim
+-- cursor (awa.claim_cursors), walking the lane index from the cursor (an
+-- index-only scan over the backlog: about 1 s per 10 million available jobs
+-- here); running is receipts minus closures in the claim ring; completed sums
+-- compact batch sizes. completed/cancelled/failed count terminal history still
+-- retained by the queue ring. Jobs of producers that have not committed are
+-- not counted. Read-only.
 CREATE FUNCTION awa.queue_counts(p_queue text DEFAULT NULL)
 RETURNS SETOF awa.queue_count
 LANGUAGE sql
@@ -2683,7 +2743,8 @@ STABLE
 AS $$
     WITH available AS (
         SELECT l.queue,
-               sum(greatest(coalesce(pg_sequence_last_value(l.lane_seq), 0) - h.claim_seq, 0)
+               sum((SELECT count(*) FROM awa.ready_entries r
+                    WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq)
                    - (SELECT count(*) FROM awa.ready_tombstones t
                       WHERE t.lane_id = l.lane_id AND t.lane_seq > h.claim_seq))::bigint AS n
         FROM awa.queue_lanes l JOIN awa.claim_cursors h USING (lane_id)
@@ -2740,19 +2801,25 @@ $$;
 
 -- source: sql/functions/queue_pending.sql
 -- +goose StatementBegin
--- awa.queue_pending(queue): true when some lane of the queue has positions
--- reserved above its claim cursor: jobs not claimed yet, jobs of a producer
--- that has not committed yet, or positions of a rolled-back producer that the
--- next claim will pass. A claimer whose claim came back short asks this before
--- it sleeps: when true, a producer may still commit without a NOTIFY (see
--- awa._append_ready), so it polls again soon instead of waiting for one.
--- Reads one sequence per lane, and the cursor (awa.claim_cursors) only of a
--- lane whose sequence is past a lower bound of it (its floor, or this
--- session's cache of cursors, awa._cursor_cache_key); no table scan, no lock.
+-- awa.queue_pending(queue): true when some lane of the queue may still hold
+-- work above its claim cursor: a committed job not claimed yet, or a producer
+-- that holds the lane and may still commit. A claimer whose claim came back
+-- short asks this before it sleeps: when true, a producer may still commit
+-- without a NOTIFY (see awa._append_ready), so it polls again soon instead of
+-- waiting for one.
+-- Per lane: one sequence read (awa._lane_tip); only a lane whose tip is past a
+-- lower bound of its cursor (its floor, or this session's cache of cursors,
+-- awa._cursor_cache_key) goes further. It is pending when its producer lock
+-- (1096237313, lane_id) is held: a session-level try-lock, released at once.
+-- Otherwise every producer that reserved a position has ended, and the lane is
+-- pending when a row lies above its cursor (awa.claim_cursors), both read
+-- after the lock test. So positions of a rolled-back producer, or of another
+-- lane sharing the pool sequence, do not count. Outside READ COMMITTED the
+-- snapshot may predate a commit, so a tip past the cursor counts as pending.
+-- Writes nothing; holds no lock past the call.
 -- Errors: AW002 queue NULL.
 CREATE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean)
 LANGUAGE plpgsql
-STABLE
 -- The cursor read walks each marks index backwards, never sorts a lane's marks.
 SET enable_sort = off
 AS $$
@@ -2760,6 +2827,9 @@ DECLARE
     v_cache text[];
     v_cids  int[] := '{}';
     v_ccur  bigint[] := '{}';
+    v_lane  record;
+    v_cur   bigint;
+    v_rc    boolean := current_setting('transaction_isolation') = 'read committed';
 BEGIN
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
@@ -2769,13 +2839,30 @@ BEGIN
         v_cids := string_to_array(v_cache[2], ',')::int[];
         v_ccur := string_to_array(v_cache[3], ',')::bigint[];
     END IF;
-    pending := EXISTS (
-        SELECT 1
+    pending := false;
+    FOR v_lane IN
+        SELECT l.lane_id, l.lane_seq
         FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
         WHERE l.queue = p_queue
-          AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)])
-          AND coalesce(pg_sequence_last_value(l.lane_seq), 0)
-              > (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = l.lane_id));
+          AND awa._lane_tip(l.lane_seq) > greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)])
+    LOOP
+        IF v_rc THEN
+            IF NOT pg_try_advisory_lock(1096237313, v_lane.lane_id) THEN
+                pending := true;
+                RETURN;
+            END IF;
+            PERFORM pg_advisory_unlock(1096237313, v_lane.lane_id);
+        END IF;
+        -- Statements of their own, after the lock test: they see every row
+        -- of the producers that held the lane before it.
+        SELECT c.claim_seq INTO v_cur FROM awa.claim_cursors c WHERE c.lane_id = v_lane.lane_id;
+        CONTINUE WHEN awa._lane_tip(v_lane.lane_seq) <= v_cur;
+        IF NOT v_rc OR EXISTS (SELECT 1 FROM awa.ready_entries r
+                               WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur) THEN
+            pending := true;
+            RETURN;
+        END IF;
+    END LOOP;
 END;
 $$;
 -- +goose StatementEnd

@@ -217,11 +217,12 @@ func TestProducerWaitingForItsLaneAcrossARotationAndPruneKeepsItsJob(t *testing.
 }
 
 // TestClaimBehindACarryingPruneWaitsForTheSlotsLanesOnly: many lanes exist
-// (96 queues with 64 enqueue shards: 24,576 lanes), one job each in 96 of
-// them, in the sealed queue slot 0. A prune that will carry those 96 jobs
+// (96 queues with 64 enqueue shards, used at all 4 priorities: 24,576 lanes),
+// one job each in 384 of them, in the sealed queue slot 0. A prune that will
+// carry those 384 jobs
 // waits for the slot's locks behind a reader; a claim queues behind the
 // prune. When the reader commits, the prune carries and truncates under its
-// exclusive locks while the claim waits: that must cost about the 96 jobs
+// exclusive locks while the claim waits: that must cost about the 384 jobs
 // carried, not a probe of every lane in the database (the carry used to walk
 // every claim head: 0.1 to 0.5 s here, against a 50 ms lock budget).
 func TestClaimBehindACarryingPruneWaitsForTheSlotsLanesOnly(t *testing.T) {
@@ -234,8 +235,10 @@ func TestClaimBehindACarryingPruneWaitsForTheSlotsLanesOnly(t *testing.T) {
 		if _, err := setup.Exec(ctx, `SELECT awa.configure_queue($1, '{"enqueue_shards": 64}')`, q); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := insertOne(ctx, setup, q, 2); err != nil {
-			t.Fatal(err)
+		for prio := 1; prio <= 4; prio++ {
+			if _, err := insertOne(ctx, setup, q, prio); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	var lanes int
@@ -292,8 +295,8 @@ func TestClaimBehindACarryingPruneWaitsForTheSlotsLanesOnly(t *testing.T) {
 	}
 	c := <-claimedCh
 	p := <-pruned
-	if p.err != nil || p.o.Outcome != "pruned" || p.o.Detail == nil || !strings.Contains(*p.o.Detail, fmt.Sprintf("moving %d available jobs", queues)) {
-		t.Fatalf("prune: %v, %v; want slot 0 pruned after moving %d jobs", p.o, p.err, queues)
+	if p.err != nil || p.o.Outcome != "pruned" || p.o.Detail == nil || !strings.Contains(*p.o.Detail, fmt.Sprintf("moving %d available jobs", 4*queues)) {
+		t.Fatalf("prune: %v, %v; want slot 0 pruned after moving %d jobs", p.o, p.err, 4*queues)
 	}
 	if c.err != nil || len(c.got) != 1 {
 		t.Fatalf("claim: %v, %v; want the carried job of wide_0", c.got, c.err)
@@ -301,6 +304,6 @@ func TestClaimBehindACarryingPruneWaitsForTheSlotsLanesOnly(t *testing.T) {
 	wait := c.at.Sub(released)
 	t.Logf("the claim returned %v after the reader released the slot (prune: %v)", wait, p.o)
 	if wait > bound {
-		t.Fatalf("the claim waited %v behind the carrying prune's exclusive locks; want under %v for %d carried jobs", wait, bound, queues)
+		t.Fatalf("the claim waited %v behind the carrying prune's exclusive locks; want under %v for %d carried jobs", wait, bound, 4*queues)
 	}
 }

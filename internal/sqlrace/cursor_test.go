@@ -206,11 +206,19 @@ func TestClaimBlockedBehindQueuePruneSeesTheRaisedFloor(t *testing.T) {
 	if res, err := complete(ctx, conn, got); err != nil || len(res) != 5 {
 		t.Fatalf("complete_jobs: %v, %v", res, err)
 	}
+	var fifth int64
+	if err := conn.QueryRow(ctx, `SELECT max(lane_seq) FROM awa.ready_entries WHERE queue = $1`, queue).Scan(&fifth); err != nil {
+		t.Fatal(err)
+	}
 	if o, err := ringOp(ctx, conn, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
 		t.Fatalf("rotate_ring(queue): %v, %v", o, err)
 	}
 	above, err := insertOne(ctx, conn, queue, 2)
 	if err != nil {
+		t.Fatal(err)
+	}
+	var abovePos int64
+	if err := conn.QueryRow(ctx, `SELECT lane_seq FROM awa.ready_entries WHERE job_id = $1`, above).Scan(&abovePos); err != nil {
 		t.Fatal(err)
 	}
 	var markSlot int32
@@ -265,9 +273,9 @@ func TestClaimBlockedBehindQueuePruneSeesTheRaisedFloor(t *testing.T) {
 		FROM awa.claim_cursors c WHERE c.lane_id = $1`, lane).Scan(&floor, &cursor, &marks); err != nil {
 		t.Fatal(err)
 	}
-	if floor != 5 || cursor != 6 || len(marks) != 1 || marks[0] != 6 {
-		t.Fatalf("lane %d: floor %d, cursor %d, marks %v; want floor 5 (raised by prune), cursor 6, one mark at 6",
-			lane, floor, cursor, marks)
+	if floor != fifth || cursor != abovePos || len(marks) != 1 || marks[0] != abovePos {
+		t.Fatalf("lane %d: floor %d, cursor %d, marks %v; want floor %d (the fifth job's position, raised by prune), cursor %d, one mark there",
+			lane, floor, cursor, marks, fifth, abovePos)
 	}
 	if again, err := claim(ctx, claimer, queue, 10, nil); err != nil || len(again) != 0 {
 		t.Fatalf("claim after that: %v, %v; want nothing", again, err)

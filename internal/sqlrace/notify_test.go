@@ -102,3 +102,85 @@ func TestInsertNotifiesOnlyWhenNoCommittedJobWaitsAhead(t *testing.T) {
 	}
 	notified("a batch that reaches an empty lane", true)
 }
+
+// TestQueuePendingSeesOpenProducersButNotAnotherLanesPositions: lanes share
+// pool sequences, so a lane's tip can pass its cursor without any job of its
+// own. queue_pending must still be true while a producer of the lane is open
+// (its job may commit without a NOTIFY), true while a committed job waits,
+// and false for positions another lane drew from the shared sequence or a
+// producer rolled back.
+func TestQueuePendingSeesOpenProducersButNotAnotherLanesPositions(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	pool := pgtest.NewDB(t)
+	configureShards(t, ctx, pool, "pa", 1)
+	configureShards(t, ctx, pool, "pb", 1)
+	if _, err := insertOne(ctx, pool, "pa", 2); err != nil {
+		t.Fatal(err)
+	}
+	// The next lane id is pa's + 256: pb's lane shares pa's pool sequence.
+	if _, err := pool.Exec(ctx, `SELECT setval('awa.lane_id_seq', (SELECT lane_id FROM awa.queue_lanes WHERE queue = 'pa') + 255)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := insertOne(ctx, pool, "pb", 2); err != nil {
+		t.Fatal(err)
+	}
+	var shared bool
+	if err := pool.QueryRow(ctx, `SELECT count(DISTINCT lane_seq) = 1 FROM awa.queue_lanes WHERE queue IN ('pa', 'pb')`).Scan(&shared); err != nil || !shared {
+		t.Fatalf("setup: lanes of pa and pb share a pool sequence: %v, %v", shared, err)
+	}
+	if got, err := claim(ctx, pool, "pa", 10, nil); err != nil || len(got) != 1 {
+		t.Fatalf("claim of pa: %v, %v", got, err)
+	}
+	if queuePending(t, ctx, pool, "pa") {
+		t.Fatal("pa is pending after its only job was claimed")
+	}
+
+	// Another lane moves the shared sequence: pa's tip passes its cursor.
+	if _, err := insertOne(ctx, pool, "pb", 2); err != nil {
+		t.Fatal(err)
+	}
+	if queuePending(t, ctx, pool, "pa") {
+		t.Fatal("pa is pending because pb drew positions from the shared sequence")
+	}
+	if !queuePending(t, ctx, pool, "pb") {
+		t.Fatal("pb is not pending with two committed jobs")
+	}
+
+	// An open producer of pa: pending, from another session, before it commits.
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	id, err := insertOne(ctx, tx, "pa", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !queuePending(t, ctx, pool, "pa") {
+		t.Fatal("pa is not pending while its producer is open")
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !queuePending(t, ctx, pool, "pa") {
+		t.Fatal("pa is not pending with a committed job")
+	}
+	if got, err := claim(ctx, pool, "pa", 10, nil); err != nil || len(got) != 1 || got[0].ID != id {
+		t.Fatalf("claim of pa: %v, %v; want job %d", got, err, id)
+	}
+
+	// A producer that rolls back leaves nothing pending.
+	rb, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := insertOne(ctx, rb, "pa", 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := rb.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if queuePending(t, ctx, pool, "pa") {
+		t.Fatal("pa is pending after its producer rolled back")
+	}
+}

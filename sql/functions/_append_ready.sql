@@ -3,7 +3,7 @@
 -- its claimers may be idle.
 -- Notify rule (a NOTIFY serializes the commits of every notifying transaction
 -- of the database, so it is sent only when needed): per lane, unless the
--- position just before this batch's first one holds a committed job above the
+-- lane's highest row below this batch's first position holds a job above the
 -- lane's claim cursor (looked up in the current slot only; not found there
 -- means notify). That job's producer notified in turn (or the same rule held
 -- for it), and a claimer that claims it before this transaction commits sees
@@ -25,8 +25,10 @@
 -- lane lock is taken; then per (queue, priority), in (queue, priority) order, an
 -- advisory transaction lock (1096237313, lane_id) on the chosen lane, held
 -- until commit, so a later lane position can never become visible while an
--- earlier one could still commit. Positions come from the lane's sequence,
--- reserved as one range per lane. The chosen shard is remembered for the rest
+-- earlier one could still commit. Positions come from the lane's pool
+-- sequence in blocks of 1024 (one nextval per 1024 rows; row k of block b is
+-- b * 1024 + k, see awa._lane_tip): they grow within the lane, with gaps. The
+-- chosen shard is remembered for the rest
 -- of the transaction in the setting awa.enqueue_shard_<first lane_id>.
 -- A transaction that inserts into several (queue, priority) pairs in separate
 -- calls, in an order that differs from another concurrent transaction's, can
@@ -68,6 +70,7 @@ DECLARE
     v_key   text;
     v_lane  int;
     v_first bigint;
+    v_block bigint[];
     v_wake  text[] := '{}';
     v_rc    boolean := current_setting('transaction_isolation') = 'read committed';
 BEGIN
@@ -126,25 +129,34 @@ BEGIN
         END IF;
 
         v_lane := v_ids[v_at[g] + v_pick + 1];
-        v_first := nextval(v_seqs[v_at[g] + v_pick + 1]);
-        IF v_n[g] > 1 THEN
-            PERFORM setval(v_seqs[v_at[g] + v_pick + 1], v_first + v_n[g] - 1);
+        -- One block per 1024 rows; the pool sequence is shared, so blocks of
+        -- one call need not be adjacent.
+        IF v_n[g] <= 1024 THEN
+            v_block := ARRAY[nextval(v_seqs[v_at[g] + v_pick + 1])];
+        ELSE
+            v_block := ARRAY(SELECT nextval(v_seqs[v_at[g] + v_pick + 1])
+                             FROM generate_series(1, (v_n[g] + 1023) / 1024));
         END IF;
+        v_first := v_block[1] * 1024;
 
         INSERT INTO awa.ready_entries (
             ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
             queue, kind, args, tags, metadata, errors, created_at, run_at)
-        SELECT v_slot, v_lane, v_first + row_number() OVER (ORDER BY j.ord) - 1,
+        SELECT v_slot, v_lane, v_block[(j.k - 1) / 1024 + 1] * 1024 + (j.k - 1) % 1024,
                j.job_id, j.run_lease, j.attempt, j.max_attempts, j.priority,
                j.queue, j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at, j.run_at
-        FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
-                                                 kind, args, tags, metadata, errors, created_at, run_at, ord)
-        WHERE j.queue = v_q[g] AND j.priority = v_p[g];
+        FROM (SELECT j.*, row_number() OVER (ORDER BY j.ord) AS k
+              FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
+                                                       kind, args, tags, metadata, errors, created_at, run_at, ord)
+              WHERE j.queue = v_q[g] AND j.priority = v_p[g]) AS j;
 
         CONTINUE WHEN v_q[g] = ANY (v_wake)
-            OR (v_rc AND EXISTS (SELECT 1 FROM awa.claim_cursors c, awa.ready_entries r
-                                 WHERE c.lane_id = v_lane AND c.claim_seq < v_first - 1
-                                   AND r.ready_slot = v_slot AND r.lane_id = v_lane AND r.lane_seq = v_first - 1));
+            OR (v_rc AND EXISTS (SELECT 1 FROM awa.claim_cursors c
+                                 WHERE c.lane_id = v_lane
+                                   AND c.claim_seq < (SELECT r.lane_seq FROM awa.ready_entries r
+                                                      WHERE r.ready_slot = v_slot AND r.lane_id = v_lane
+                                                        AND r.lane_seq < v_first
+                                                      ORDER BY r.lane_seq DESC LIMIT 1)));
         v_wake := v_wake || v_q[g];
     END LOOP;
 

@@ -1,10 +1,13 @@
 -- awa._lanes(queue, priority): the lanes producers of (queue, priority) use,
 -- one per enqueue shard (queue_meta.enqueue_shards, default 8), as parallel
 -- arrays ordered by shard: element s + 1 is shard s (ids: lane_id, seqs: the
--- lane's position sequence). Lanes missing for the configured shard count are
--- created for every priority of the queue at once, each with its position
--- sequence and claim head. Lanes of shards beyond a lowered shard count are
--- kept (claimers drain them) but no longer returned.
+-- position sequence the lane draws from). Lanes missing for the configured
+-- shard count are created for this (queue, priority) only: a queue_lanes row
+-- and a claim head per lane, no database object. A lane draws its positions
+-- from one sequence of the fixed pool that the install creates
+-- (awa.lane_positions_<lane_id mod pool size>, see awa._lane_positions), so a
+-- new queue needs no CREATE privilege. Lanes of shards beyond a lowered shard
+-- count are kept (claimers drain them) but no longer returned.
 -- Locks: on creation only, an advisory transaction lock per queue name
 -- (1096237316, hashtext(queue)). Callers resolve every lane they need before
 -- taking any lane lock, so waiting here never closes a cycle with lane locks.
@@ -31,16 +34,13 @@ BEGIN
 
         PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
         BEGIN
-            FOR v_priority IN 1 .. 4 LOOP
-                FOR v_shard IN 0 .. v_shards - 1 LOOP
-                    CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
-                                          WHERE queue = p_queue AND priority = v_priority AND shard = v_shard);
-                    v_id := nextval('awa.lane_id_seq');
-                    EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_seq_' || v_id);
-                    INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
-                    VALUES (v_id, p_queue, v_priority, v_shard, format('awa.%I', 'lane_seq_' || v_id)::regclass);
-                    INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
-                END LOOP;
+            FOR v_shard IN 0 .. v_shards - 1 LOOP
+                CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
+                                      WHERE queue = p_queue AND priority = p_priority AND shard = v_shard);
+                v_id := nextval('awa.lane_id_seq');
+                INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
+                VALUES (v_id, p_queue, p_priority, v_shard, awa._lane_positions(v_id));
+                INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
             END LOOP;
         EXCEPTION WHEN unique_violation THEN
             -- Under the lock, only lanes committed after this snapshot collide.

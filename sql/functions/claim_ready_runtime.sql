@@ -19,14 +19,15 @@
 -- waited for, so claimers never wait on each other and never share a job.
 -- Under the lock the cursor is read by a statement of its own (awa.claim_cursors;
 -- lock-before-snapshot: docs/storage.md, "The claim cursor").
--- Cheap skip: a lane whose sequence has not moved past a lower bound of its
--- cursor (the floor, or this session's cache of cursors it saw, the setting
--- named by awa._cursor_cache_key, which a rollback forgets) is empty
--- and costs one sequence read, no lock and no marks read.
--- An empty lane whose sequence is ahead of its cursor (positions reserved by
--- producers that rolled back) is advanced past them by a mark, but only when
--- the lane's producer lock (1096237313) is free, i.e. no producer can still
--- commit there. Cancelled (tombstoned) jobs are never returned. Lock order:
+-- Cheap skip: a lane whose tip (awa._lane_tip: the highest position its pool
+-- sequence allows) is not past a lower bound of its cursor (the floor, or this
+-- session's cache of cursors it saw, the setting named by
+-- awa._cursor_cache_key, which a rollback forgets) is empty and costs one
+-- sequence read, no lock and no marks read.
+-- An empty lane whose tip is ahead of its cursor (positions reserved by
+-- producers that rolled back, or drawn by another lane sharing the pool
+-- sequence) is advanced to its tip by a mark, but only when the lane's
+-- producer lock (1096237313) is free, i.e. no producer can still commit there. Cancelled (tombstoned) jobs are never returned. Lock order:
 -- docs/storage.md, "Locks".
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
 -- positive.
@@ -106,7 +107,7 @@ BEGIN
                  l.shard
     LOOP
         -- No position reserved past a lower bound of the cursor: empty.
-        v_last := pg_sequence_last_value(v_lane.lane_seq);
+        v_last := awa._lane_tip(v_lane.lane_seq);
         CONTINUE WHEN v_last IS NULL OR v_last <= v_lane.low;
         -- Held by another claimer (or a cancel): skip it, never wait.
         CONTINUE WHEN NOT pg_try_advisory_xact_lock(1096237317, v_lane.lane_id);
@@ -142,15 +143,17 @@ BEGIN
         END LOOP;
 
         -- Positions reserved above the cursor but no row visible: a producer
-        -- is still open, or rolled back. Only when no producer holds the lane
-        -- is every reserved position committed or gone; if none is visible
-        -- (asked again, now), all are gone and the cursor passes them.
+        -- is still open, or rolled back, or the positions were another lane's
+        -- (a shared pool sequence). Only when no producer holds the lane is
+        -- every position it reserved committed or gone; if none is visible
+        -- (asked again, now), the cursor passes the tip: a later producer of
+        -- the lane takes its lock after this claim and draws above it.
         IF v_pos = v_cursor AND v_last > v_cursor
            AND pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
             PERFORM FROM awa.ready_entries r WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cursor
             ORDER BY r.lane_seq LIMIT 1;
             IF NOT FOUND THEN
-                v_pos := pg_sequence_last_value(v_lane.lane_seq);
+                v_pos := awa._lane_tip(v_lane.lane_seq);
             END IF;
         END IF;
 

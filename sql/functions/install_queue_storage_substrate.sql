@@ -1,7 +1,10 @@
 -- awa.install_queue_storage_substrate(queue_slots, claim_slots, lease_slots)
 --
--- Creates the ring children (one partition per slot of every ring parent) and
--- starts each append-only rotation ledger at generation 0. Idempotent: a second
+-- Creates the ring children (one partition per slot of every ring parent),
+-- starts each append-only rotation ledger at generation 0, and creates the
+-- fixed pool of 256 lane position sequences (awa.lane_positions_0 .. _255,
+-- see awa._lane_positions): the only objects lanes use, so a new queue
+-- creates none. Idempotent: a second
 -- call with the same slot counts changes nothing. A ring's slot count is fixed
 -- once installed; asking for another raises AW031.
 -- Locks: a transaction-scoped advisory lock serializes concurrent installers.
@@ -53,6 +56,12 @@ BEGIN
                 END IF;
             END LOOP;
         END LOOP;
+    END LOOP;
+
+    FOR v_slot IN 0 .. 255 LOOP
+        IF to_regclass(format('awa.%I', 'lane_positions_' || v_slot)) IS NULL THEN
+            EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_positions_' || v_slot);
+        END IF;
     END LOOP;
 
     RETURN QUERY SELECT * FROM awa.ring_config ORDER BY ring;

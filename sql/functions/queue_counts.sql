@@ -1,12 +1,11 @@
 -- awa.queue_counts(queue): jobs per state for one queue (or every queue when
--- NULL), cheap at any backlog size: available is lane arithmetic (reserved
--- positions above the claim cursor of awa.claim_cursors, minus tombstones),
--- running is receipts
--- minus closures in the claim ring, completed sums compact batch sizes. None
--- of them scans the backlog. completed/cancelled/failed count terminal history
--- still retained by the queue ring. Positions reserved by a producer whose
--- transaction is still open, or rolled back, count as available until the
--- next claim of that lane passes them. Read-only.
+-- NULL). available counts the untombstoned ready rows above their lane's claim
+-- cursor (awa.claim_cursors), walking the lane index from the cursor (an
+-- index-only scan over the backlog: about 1 s per 10 million available jobs
+-- here); running is receipts minus closures in the claim ring; completed sums
+-- compact batch sizes. completed/cancelled/failed count terminal history still
+-- retained by the queue ring. Jobs of producers that have not committed are
+-- not counted. Read-only.
 CREATE FUNCTION awa.queue_counts(p_queue text DEFAULT NULL)
 RETURNS SETOF awa.queue_count
 LANGUAGE sql
@@ -19,7 +18,8 @@ STABLE
 AS $$
     WITH available AS (
         SELECT l.queue,
-               sum(greatest(coalesce(pg_sequence_last_value(l.lane_seq), 0) - h.claim_seq, 0)
+               sum((SELECT count(*) FROM awa.ready_entries r
+                    WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq)
                    - (SELECT count(*) FROM awa.ready_tombstones t
                       WHERE t.lane_id = l.lane_id AND t.lane_seq > h.claim_seq))::bigint AS n
         FROM awa.queue_lanes l JOIN awa.claim_cursors h USING (lane_id)

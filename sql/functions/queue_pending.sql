@@ -1,16 +1,22 @@
--- awa.queue_pending(queue): true when some lane of the queue has positions
--- reserved above its claim cursor: jobs not claimed yet, jobs of a producer
--- that has not committed yet, or positions of a rolled-back producer that the
--- next claim will pass. A claimer whose claim came back short asks this before
--- it sleeps: when true, a producer may still commit without a NOTIFY (see
--- awa._append_ready), so it polls again soon instead of waiting for one.
--- Reads one sequence per lane, and the cursor (awa.claim_cursors) only of a
--- lane whose sequence is past a lower bound of it (its floor, or this
--- session's cache of cursors, awa._cursor_cache_key); no table scan, no lock.
+-- awa.queue_pending(queue): true when some lane of the queue may still hold
+-- work above its claim cursor: a committed job not claimed yet, or a producer
+-- that holds the lane and may still commit. A claimer whose claim came back
+-- short asks this before it sleeps: when true, a producer may still commit
+-- without a NOTIFY (see awa._append_ready), so it polls again soon instead of
+-- waiting for one.
+-- Per lane: one sequence read (awa._lane_tip); only a lane whose tip is past a
+-- lower bound of its cursor (its floor, or this session's cache of cursors,
+-- awa._cursor_cache_key) goes further. It is pending when its producer lock
+-- (1096237313, lane_id) is held: a session-level try-lock, released at once.
+-- Otherwise every producer that reserved a position has ended, and the lane is
+-- pending when a row lies above its cursor (awa.claim_cursors), both read
+-- after the lock test. So positions of a rolled-back producer, or of another
+-- lane sharing the pool sequence, do not count. Outside READ COMMITTED the
+-- snapshot may predate a commit, so a tip past the cursor counts as pending.
+-- Writes nothing; holds no lock past the call.
 -- Errors: AW002 queue NULL.
 CREATE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean)
 LANGUAGE plpgsql
-STABLE
 -- The cursor read walks each marks index backwards, never sorts a lane's marks.
 SET enable_sort = off
 AS $$
@@ -18,6 +24,9 @@ DECLARE
     v_cache text[];
     v_cids  int[] := '{}';
     v_ccur  bigint[] := '{}';
+    v_lane  record;
+    v_cur   bigint;
+    v_rc    boolean := current_setting('transaction_isolation') = 'read committed';
 BEGIN
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
@@ -27,12 +36,29 @@ BEGIN
         v_cids := string_to_array(v_cache[2], ',')::int[];
         v_ccur := string_to_array(v_cache[3], ',')::bigint[];
     END IF;
-    pending := EXISTS (
-        SELECT 1
+    pending := false;
+    FOR v_lane IN
+        SELECT l.lane_id, l.lane_seq
         FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
         WHERE l.queue = p_queue
-          AND coalesce(pg_sequence_last_value(l.lane_seq), 0) > greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)])
-          AND coalesce(pg_sequence_last_value(l.lane_seq), 0)
-              > (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = l.lane_id));
+          AND awa._lane_tip(l.lane_seq) > greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)])
+    LOOP
+        IF v_rc THEN
+            IF NOT pg_try_advisory_lock(1096237313, v_lane.lane_id) THEN
+                pending := true;
+                RETURN;
+            END IF;
+            PERFORM pg_advisory_unlock(1096237313, v_lane.lane_id);
+        END IF;
+        -- Statements of their own, after the lock test: they see every row
+        -- of the producers that held the lane before it.
+        SELECT c.claim_seq INTO v_cur FROM awa.claim_cursors c WHERE c.lane_id = v_lane.lane_id;
+        CONTINUE WHEN awa._lane_tip(v_lane.lane_seq) <= v_cur;
+        IF NOT v_rc OR EXISTS (SELECT 1 FROM awa.ready_entries r
+                               WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur) THEN
+            pending := true;
+            RETURN;
+        END IF;
+    END LOOP;
 END;
 $$;

@@ -31,12 +31,12 @@ select results_eq(
 select results_eq(
   $$select l.priority::int, m.claim_seq from awa.ready_claim_marks m join awa.queue_lanes l using (lane_id)
     where l.queue = 'hot' order by 1$$,
-  $$values (1, 2::bigint), (2, 1::bigint)$$,
-  'priority 1''s mark is at its second job, priority 2''s at its first');
+  $$select priority::int, lane_seq from awa.ready_entries where kind in ('b', 'c') order by 1$$,
+  'priority 1''s mark is at its second job''s position, priority 2''s at its first''s');
 select results_eq(
   $$select l.priority::int, c.claim_seq from awa.claim_cursors c join awa.queue_lanes l using (lane_id)
     where l.queue = 'hot' and c.claim_seq > 0 order by 1$$,
-  $$values (1, 2::bigint), (2, 1::bigint)$$,
+  $$select priority::int, lane_seq from awa.ready_entries where kind in ('b', 'c') order by 1$$,
   'the lanes'' cursors (awa.claim_cursors) are their marks');
 
 select * from finish();

@@ -1,0 +1,42 @@
+-- Two lanes whose ids are equal modulo the pool size draw positions from one
+-- pool sequence. Each still claims its own jobs in insertion order; an idle
+-- lane whose sequence the other lane moved is not pending, a claim advances it
+-- to its tip with a mark, and a job inserted after that is still claimed.
+begin;
+select plan(9);
+
+select * from awa.configure_queue('share_a', '{"enqueue_shards": 1}');
+select * from awa.configure_queue('share_b', '{"enqueue_shards": 1}');
+select * from awa.insert_job('a1', '{}', '{"queue": "share_a"}');
+-- The next lane id is the first lane's + 256: the same pool sequence.
+select setval('awa.lane_id_seq', (select lane_id from awa.queue_lanes where queue = 'share_a') + 255);
+select * from awa.insert_job('b1', '{}', '{"queue": "share_b"}');
+select * from awa.insert_job('a2', '{}', '{"queue": "share_a"}');
+select * from awa.insert_jobs(array['b2', 'b3'], null, array_fill('{"queue": "share_b"}'::jsonb, array[2]));
+select * from awa.insert_job('a3', '{}', '{"queue": "share_a"}');
+
+select is((select count(distinct lane_seq) from awa.queue_lanes where queue in ('share_a', 'share_b')), 1::bigint,
+          'the two lanes share one pool sequence (fixture)');
+select results_eq($$select kind from awa.claim_ready_runtime('share_a', 10)$$, $$values ('a1'), ('a2'), ('a3')$$,
+                  'the first lane''s jobs are claimed in insertion order');
+select results_eq($$select kind from awa.claim_ready_runtime('share_b', 10)$$, $$values ('b1'), ('b2'), ('b3')$$,
+                  'and the second''s');
+
+select * from awa.insert_jobs(array['b4', 'b5'], null, array_fill('{"queue": "share_b"}'::jsonb, array[2]));
+select ok((select awa._lane_tip(lane_seq) from awa.queue_lanes where queue = 'share_a')
+          > (select claim_seq from awa.claim_cursors c join awa.queue_lanes l using (lane_id) where l.queue = 'share_a'),
+          'the other lane moved the idle lane''s tip past its cursor');
+select is((select pending from awa.queue_pending('share_a')), false, 'the idle lane is not pending');
+select is_empty($$select * from awa.claim_ready_runtime('share_a', 10)$$, 'a claim of it finds nothing');
+select is((select claim_seq from awa.claim_cursors c join awa.queue_lanes l using (lane_id) where l.queue = 'share_a'),
+          (select awa._lane_tip(lane_seq) from awa.queue_lanes where queue = 'share_a'),
+          'and advances its cursor to its tip');
+
+select * from awa.insert_job('a4', '{}', '{"queue": "share_a"}');
+select results_eq($$select kind from awa.claim_ready_runtime('share_a', 10)$$, $$values ('a4')$$,
+                  'a job inserted after the advance is claimed');
+select results_eq($$select kind from awa.claim_ready_runtime('share_b', 10)$$, $$values ('b4'), ('b5')$$,
+                  'and the other lane loses nothing');
+
+select * from finish();
+rollback;
