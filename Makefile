@@ -5,6 +5,12 @@
 # use that server; otherwise they run inside a private throwaway cluster from
 # scripts/pg.sh (.pg/, port $AWA_PG_PORT or 54329), started and stopped around
 # the target. AWA_SQL_DIR (default sql) points the SQL targets at another tree.
+#
+# The Go tests also need a second server with PostgreSQL's stock lock-table
+# settings (max_connections 100, max_locks_per_transaction 64), for the
+# 10,000-queue test (internal/scale): AWA_STOCK_DSN if set, otherwise a
+# throwaway stock cluster (scripts/pg.sh with AWA_PG_STOCK=1: .pg/stock/, port
+# $AWA_STOCK_PORT or 54330), started and stopped around the Go tests.
 
 SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
@@ -24,6 +30,10 @@ SQLC := .bin/sqlc-$(SQLC_VERSION)
 
 # $(call with_db,TARGETS): make TARGETS with AWA_TEST_DSN pointing at a server.
 with_db = $(if $(AWA_TEST_DSN),$(MAKE) $(1),scripts/pg.sh run -- $(MAKE) $(1))
+# $(call with_stock,CMD): run CMD with AWA_STOCK_DSN pointing at a stock server.
+with_stock = $(if $(AWA_STOCK_DSN),$(1),AWA_PG_STOCK=1 scripts/pg.sh run -- $(1))
+# Stock mode is chosen by with_stock alone, never inherited by with_db's cluster.
+unexport AWA_PG_STOCK
 
 .PHONY: help tools generate verify verify/generated verify/go verify/bench verify/catalog \
 	test test/sql test/go demo bench _verify/catalog _test/sql _test/go _demo
@@ -68,13 +78,13 @@ verify/bench: ## the bench module (its own go.mod, River inside) still builds, v
 verify/catalog: ## sql/ via psql and db/migrations via goose give the same awa catalog
 	@$(call with_db,_verify/catalog)
 
-test: tools ## everything (verify, pgTAP, go test) in ONE database server
+test: tools ## everything (verify, pgTAP, go test) in ONE database server (and a stock one for go test)
 	@$(call with_db,-k verify _test/sql _test/go)
 
 test/sql: ## pgTAP suite: pg_prove over sql/tests
 	@$(call with_db,_test/sql)
 
-test/go: ## go test -count=1 ./... with AWA_TEST_DSN
+test/go: ## go test -count=1 ./... with AWA_TEST_DSN and AWA_STOCK_DSN
 	@$(call with_db,_test/go)
 
 demo: ## build cmd/awa and run `awa demo` in a fresh database awa_demo (DEMO_FLAGS="-jobs N ...")
@@ -107,7 +117,7 @@ _test/sql:
 	pgtap/run.sh "$$AWA_TEST_DSN" $(PG_PROVE_FLAGS)
 
 _test/go:
-	go test -count=1 ./...
+	$(call with_stock,go test -count=1 ./...)
 
 # The demo runs on the server of AWA_TEST_DSN (else DATABASE_URL) in its own
 # database, dropped and created again first so every run starts clean.
