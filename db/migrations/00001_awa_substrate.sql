@@ -337,12 +337,18 @@ CREATE TABLE awa.ready_claim_marks (
 -- Claim (receipt) ring: partitioned by claim_slot. A claim call appends one
 -- compact batch row per ready slot it drew from; every finalizer, rescue and
 -- cancel appends closure evidence. An attempt is open while its receipt is in a
--- claim batch and in no closure. Nothing here is updated or deleted; a slot is
--- truncated once every receipt in it is closed.
+-- claim batch and in no closure. A slot is truncated once every receipt in it
+-- is closed or carried: prune copies a batch with open receipts, and the
+-- closures of its other receipts, into the current slot first. The only
+-- UPDATE: queue-ring prune repoints ready_slot of a batch whose running jobs'
+-- ready rows it carries (docs/storage.md, "Long attempts").
 
 CREATE TABLE awa.lease_claim_batches (
     claim_slot  int         NOT NULL,
     batch_id    bigint      NOT NULL,
+    -- The claim slot the receipts were issued in: a receipt is
+    -- (issued_slot, receipt_id), whichever slot the batch has moved to since.
+    issued_slot int         NOT NULL,
     ready_slot  int         NOT NULL,
     queue       text        NOT NULL,
     claimed_at  timestamptz NOT NULL,
@@ -795,12 +801,16 @@ $$;
 -- +goose StatementBegin
 -- awa._close_claims(job_ids, run_leases, claim_slots, receipt_ids, outcome, now):
 -- the stale-writer guard shared by every finalizer, rescue and cancel.
--- An item is applied when its receipt (claim_slot, receipt_id) names a claim
--- batch item holding exactly (job_id, run_lease) and no closure covers the
--- receipt yet; applied items get closure evidence (one lease_claim_closures row
--- per claim slot and queue) and are returned with the location of their ready
--- row. Other items are stale: nothing is written for them. A receipt repeated
--- in one call is applied once (its first occurrence).
+-- An item is applied when its receipt names a claim batch item holding
+-- exactly (job_id, run_lease) and no closure covers the receipt yet; applied
+-- items get closure evidence (one lease_claim_closures row per claim slot and
+-- queue) and are returned with the location of their ready row. Other items
+-- are stale: nothing is written for them. A receipt repeated in one call is
+-- applied once (its first occurrence).
+-- The batch is found by its id (receipt_id >> 10) and the slot its receipts
+-- were issued in (issued_slot), in whatever claim slot it is now: prune
+-- carries the batches of open attempts forward into the current slot
+-- (docs/storage.md, "Long attempts"). Closures go to the batch's slot.
 -- Locks: an advisory transaction lock per claim batch (1096237314, batch_id),
 -- taken in batch order before the check, so two closers of one attempt
 -- serialize and the second sees the first's closure.
@@ -826,18 +836,17 @@ BEGIN
     -- A new statement, so a new snapshot: closures committed by whoever held
     -- the locks before us are visible here.
     v_closed := ARRAY(
-        SELECT ROW(i.ord, i.job_id, i.run_lease, i.claim_slot, i.receipt_id,
+        SELECT ROW(i.ord, i.job_id, i.run_lease, b.claim_slot, i.receipt_id,
                    b.ready_slot, b.lane_ids[i.k], b.lane_seqs[i.k], b.queue)::awa._closed_claim
         FROM (SELECT DISTINCT ON (u.receipt_id) u.*, (u.receipt_id & 1023)::int + 1 AS k
               FROM unnest(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids)
                    WITH ORDINALITY AS u (job_id, run_lease, claim_slot, receipt_id, ord)
               ORDER BY u.receipt_id, u.ord) AS i
-        JOIN awa.lease_claim_batches b
-          ON b.claim_slot = i.claim_slot AND b.batch_id = i.receipt_id >> 10
+        JOIN awa.lease_claim_batches b ON b.batch_id = i.receipt_id >> 10 AND b.issued_slot = i.claim_slot
         WHERE b.job_ids[i.k] = i.job_id
           AND b.run_leases[i.k] = i.run_lease
           AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                          WHERE c.claim_slot = i.claim_slot AND c.receipts @> i.receipt_id)
+                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> i.receipt_id)
         ORDER BY i.ord);
 
     INSERT INTO awa.lease_claim_closures (claim_slot, queue, outcome, closed_at, receipts)
@@ -1696,7 +1705,7 @@ BEGIN
         END IF;
 
         -- Claimed: find its attempt (the claim of this ready row) if still open.
-        SELECT b.claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id, i.run_lease
+        SELECT b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id, i.run_lease
         INTO v_b
         FROM awa.lease_claim_batches b
         CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases, b.lane_seqs) WITH ORDINALITY AS i (job_id, run_lease, lane_seq, k)
@@ -1951,9 +1960,9 @@ BEGIN
         FROM (SELECT DISTINCT r.ready_slot FROM unnest(v_rows) AS r ORDER BY 1) AS s);
 
     INSERT INTO awa.lease_claim_batches (
-        claim_slot, batch_id, ready_slot, queue, claimed_at, instance_id, deadline_at,
+        claim_slot, batch_id, issued_slot, ready_slot, queue, claimed_at, instance_id, deadline_at,
         job_ids, run_leases, lane_ids, lane_seqs)
-    SELECT v_claim_slot, b.batch_id, b.ready_slot, p_queue, v_now, p_instance_id, v_deadline_at,
+    SELECT v_claim_slot, b.batch_id, v_claim_slot, b.ready_slot, p_queue, v_now, p_instance_id, v_deadline_at,
            array_agg(r.job_id ORDER BY r.ordinality), array_agg(r.run_lease + 1 ORDER BY r.ordinality),
            array_agg(r.lane_id ORDER BY r.ordinality), array_agg(r.lane_seq ORDER BY r.ordinality)
     FROM unnest(v_rows) WITH ORDINALITY AS r
@@ -2922,7 +2931,7 @@ BEGIN
     SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
     INTO v_jobs, v_lses, v_slts, v_rcts
     FROM (
-        SELECT i.job_id, i.run_lease, b.claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
+        SELECT i.job_id, i.run_lease, b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
         FROM awa.lease_claim_batches b
         CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
         WHERE b.deadline_at < v_now
@@ -2994,7 +3003,7 @@ BEGIN
     SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
     INTO v_jobs, v_lses, v_slts, v_rcts
     FROM (
-        SELECT i.job_id, i.run_lease, b.claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
+        SELECT i.job_id, i.run_lease, b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
         FROM awa.lease_claim_batches b
         LEFT JOIN awa.runtime_instances ri ON ri.instance_id = b.instance_id
         CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)

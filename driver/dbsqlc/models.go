@@ -286,6 +286,7 @@ type AwaLease struct {
 type AwaLeaseClaimBatch struct {
 	ClaimSlot  int32
 	BatchID    int64
+	IssuedSlot int32
 	ReadySlot  int32
 	Queue      string
 	ClaimedAt  pgtype.Timestamptz

@@ -1,11 +1,15 @@
 -- awa._close_claims(job_ids, run_leases, claim_slots, receipt_ids, outcome, now):
 -- the stale-writer guard shared by every finalizer, rescue and cancel.
--- An item is applied when its receipt (claim_slot, receipt_id) names a claim
--- batch item holding exactly (job_id, run_lease) and no closure covers the
--- receipt yet; applied items get closure evidence (one lease_claim_closures row
--- per claim slot and queue) and are returned with the location of their ready
--- row. Other items are stale: nothing is written for them. A receipt repeated
--- in one call is applied once (its first occurrence).
+-- An item is applied when its receipt names a claim batch item holding
+-- exactly (job_id, run_lease) and no closure covers the receipt yet; applied
+-- items get closure evidence (one lease_claim_closures row per claim slot and
+-- queue) and are returned with the location of their ready row. Other items
+-- are stale: nothing is written for them. A receipt repeated in one call is
+-- applied once (its first occurrence).
+-- The batch is found by its id (receipt_id >> 10) and the slot its receipts
+-- were issued in (issued_slot), in whatever claim slot it is now: prune
+-- carries the batches of open attempts forward into the current slot
+-- (docs/storage.md, "Long attempts"). Closures go to the batch's slot.
 -- Locks: an advisory transaction lock per claim batch (1096237314, batch_id),
 -- taken in batch order before the check, so two closers of one attempt
 -- serialize and the second sees the first's closure.
@@ -31,18 +35,17 @@ BEGIN
     -- A new statement, so a new snapshot: closures committed by whoever held
     -- the locks before us are visible here.
     v_closed := ARRAY(
-        SELECT ROW(i.ord, i.job_id, i.run_lease, i.claim_slot, i.receipt_id,
+        SELECT ROW(i.ord, i.job_id, i.run_lease, b.claim_slot, i.receipt_id,
                    b.ready_slot, b.lane_ids[i.k], b.lane_seqs[i.k], b.queue)::awa._closed_claim
         FROM (SELECT DISTINCT ON (u.receipt_id) u.*, (u.receipt_id & 1023)::int + 1 AS k
               FROM unnest(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids)
                    WITH ORDINALITY AS u (job_id, run_lease, claim_slot, receipt_id, ord)
               ORDER BY u.receipt_id, u.ord) AS i
-        JOIN awa.lease_claim_batches b
-          ON b.claim_slot = i.claim_slot AND b.batch_id = i.receipt_id >> 10
+        JOIN awa.lease_claim_batches b ON b.batch_id = i.receipt_id >> 10 AND b.issued_slot = i.claim_slot
         WHERE b.job_ids[i.k] = i.job_id
           AND b.run_leases[i.k] = i.run_lease
           AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                          WHERE c.claim_slot = i.claim_slot AND c.receipts @> i.receipt_id)
+                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> i.receipt_id)
         ORDER BY i.ord);
 
     INSERT INTO awa.lease_claim_closures (claim_slot, queue, outcome, closed_at, receipts)

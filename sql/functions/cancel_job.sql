@@ -76,7 +76,7 @@ BEGIN
         END IF;
 
         -- Claimed: find its attempt (the claim of this ready row) if still open.
-        SELECT b.claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id, i.run_lease
+        SELECT b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id, i.run_lease
         INTO v_b
         FROM awa.lease_claim_batches b
         CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases, b.lane_seqs) WITH ORDINALITY AS i (job_id, run_lease, lane_seq, k)

@@ -200,9 +200,9 @@ BEGIN
         FROM (SELECT DISTINCT r.ready_slot FROM unnest(v_rows) AS r ORDER BY 1) AS s);
 
     INSERT INTO awa.lease_claim_batches (
-        claim_slot, batch_id, ready_slot, queue, claimed_at, instance_id, deadline_at,
+        claim_slot, batch_id, issued_slot, ready_slot, queue, claimed_at, instance_id, deadline_at,
         job_ids, run_leases, lane_ids, lane_seqs)
-    SELECT v_claim_slot, b.batch_id, b.ready_slot, p_queue, v_now, p_instance_id, v_deadline_at,
+    SELECT v_claim_slot, b.batch_id, v_claim_slot, b.ready_slot, p_queue, v_now, p_instance_id, v_deadline_at,
            array_agg(r.job_id ORDER BY r.ordinality), array_agg(r.run_lease + 1 ORDER BY r.ordinality),
            array_agg(r.lane_id ORDER BY r.ordinality), array_agg(r.lane_seq ORDER BY r.ordinality)
     FROM unnest(v_rows) WITH ORDINALITY AS r

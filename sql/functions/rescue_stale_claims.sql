@@ -44,7 +44,7 @@ BEGIN
     SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
     INTO v_jobs, v_lses, v_slts, v_rcts
     FROM (
-        SELECT i.job_id, i.run_lease, b.claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
+        SELECT i.job_id, i.run_lease, b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
         FROM awa.lease_claim_batches b
         LEFT JOIN awa.runtime_instances ri ON ri.instance_id = b.instance_id
         CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)

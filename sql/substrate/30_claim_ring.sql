@@ -1,12 +1,18 @@
 -- Claim (receipt) ring: partitioned by claim_slot. A claim call appends one
 -- compact batch row per ready slot it drew from; every finalizer, rescue and
 -- cancel appends closure evidence. An attempt is open while its receipt is in a
--- claim batch and in no closure. Nothing here is updated or deleted; a slot is
--- truncated once every receipt in it is closed.
+-- claim batch and in no closure. A slot is truncated once every receipt in it
+-- is closed or carried: prune copies a batch with open receipts, and the
+-- closures of its other receipts, into the current slot first. The only
+-- UPDATE: queue-ring prune repoints ready_slot of a batch whose running jobs'
+-- ready rows it carries (docs/storage.md, "Long attempts").
 
 CREATE TABLE awa.lease_claim_batches (
     claim_slot  int         NOT NULL,
     batch_id    bigint      NOT NULL,
+    -- The claim slot the receipts were issued in: a receipt is
+    -- (issued_slot, receipt_id), whichever slot the batch has moved to since.
+    issued_slot int         NOT NULL,
     ready_slot  int         NOT NULL,
     queue       text        NOT NULL,
     claimed_at  timestamptz NOT NULL,
