@@ -17,7 +17,7 @@ create temp table upd_before as
 select coalesce(sum(n_tup_upd + n_tup_del), 0) as n from pg_stat_xact_user_tables where schemaname = 'awa';
 select is_empty($$select * from awa.claim_ready_runtime('gm', 10)$$, 'a claim finds no job');
 select results_eq(
-  $$select m.claim_seq from awa.ready_claim_marks m join awa.queue_lanes l using (lane_id)
+  $$select m.claim_seq from awa.cursor_marks m join awa.queue_lanes l using (lane_id)
     where l.queue = 'gm' order by 1$$,
   $$values (1::bigint), (3::bigint)$$,
   'and appends a mark past the two rolled-back positions (after the claim''s mark at 1)');
