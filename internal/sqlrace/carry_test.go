@@ -342,7 +342,7 @@ func orphanRun(t *testing.T, n, rate int, orphan bool) orphanResult {
 		return b
 	}
 	maintTick := func() error {
-		for _, ring := range []string{"queue", "claim"} {
+		for _, ring := range []string{"queue", "claim", "cursor"} {
 			o, err := ringOp(runCtx, maint, "rotate", ring)
 			if err != nil {
 				return fmt.Errorf("rotate_ring(%s): %w", ring, err)
