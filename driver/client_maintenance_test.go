@@ -426,3 +426,66 @@ func TestIsLeaderDuringStartStop(t *testing.T) {
 	close(stop)
 	<-done
 }
+
+type cursorArgs struct{}
+
+func (cursorArgs) Kind() string { return "cursor" }
+
+// TestLeaderPrunesThenRotatesTheCursorRing: with CursorRingInterval 200ms and
+// jobs claimed all along, the leader prunes the cursor ring's sealed slot and
+// then rotates into it on each tick, so the ring keeps turning (never
+// skipped_busy) and holds marks of at most about two intervals; every job
+// still runs once.
+func TestLeaderPrunesThenRotatesTheCursorRing(t *testing.T) {
+	t.Parallel()
+	ctx := testCtx(t, time.Minute)
+	pool := pgtest.NewDB(t)
+	var runs atomic.Int64
+	workers := driver.NewWorkers()
+	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[cursorArgs]) error {
+		runs.Add(1)
+		return nil
+	}))
+	log, rec := testLogger(t, "cursor")
+	m := fastMaintenance()
+	m.CursorRingInterval = 200 * time.Millisecond
+	c := startClient(t, pool, &driver.Config{
+		Queues:            map[string]driver.QueueConfig{"cur": {MaxWorkers: 4}},
+		Workers:           workers,
+		Logger:            log,
+		FetchPollInterval: 20 * time.Millisecond,
+		Maintenance:       m,
+	})
+	waitFor(t, 15*time.Second, "the client to lead", func() (bool, string) { return c.IsLeader(), "" })
+	const n = 60
+	for i := 0; i < n; i++ {
+		if _, err := c.Insert(ctx, cursorArgs{}, &driver.InsertOpts{Queue: "cur"}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(40 * time.Millisecond) // 2.4 s of claims: about 12 ticks
+	}
+	waitFor(t, 15*time.Second, "every job to run", func() (bool, string) {
+		return runs.Load() == n, fmt.Sprintf("%d runs", runs.Load())
+	})
+	count := func(action, outcome string) int {
+		return len(rec.find("Ring maintenance", func(e logEntry) bool {
+			return e.Attrs["ring"] == "cursor" && e.Attrs["action"] == action && e.Attrs["outcome"] == outcome
+		}))
+	}
+	if p, r := count("prune", "pruned"), count("rotate", "rotated"); p < 3 || r < 3 {
+		t.Fatalf("cursor ring: %d prunes and %d rotations logged, want at least 3 each", p, r)
+	}
+	if b := count("rotate", "skipped_busy"); b > 0 {
+		t.Errorf("cursor ring: %d rotations skipped_busy; prune runs first, so the incoming slot should be empty", b)
+	}
+	var gen int64
+	if err := pool.QueryRow(ctx, `SELECT max(generation) FROM awa.ring_rotations WHERE ring = 'cursor'`).Scan(&gen); err != nil {
+		t.Fatal(err)
+	}
+	if gen < 3 {
+		t.Errorf("cursor ring at generation %d, want at least 3", gen)
+	}
+	if got := runs.Load(); got != n {
+		t.Fatalf("%d handler runs, want %d", got, n)
+	}
+}

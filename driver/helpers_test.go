@@ -131,14 +131,15 @@ func fastMaintenance() *driver.MaintenanceConfig {
 	return &driver.MaintenanceConfig{
 		// The elector's calls time out after ElectInterval: too short an
 		// interval loses elections on a loaded machine.
-		LeaderTTL:         2 * time.Second,
-		ElectInterval:     250 * time.Millisecond,
-		PromoteInterval:   50 * time.Millisecond,
-		RescueInterval:    200 * time.Millisecond,
-		DeadlineInterval:  200 * time.Millisecond,
-		QueueRingInterval: time.Hour,
-		ClaimRingInterval: time.Hour,
-		LeaseRingInterval: time.Hour,
+		LeaderTTL:          2 * time.Second,
+		ElectInterval:      250 * time.Millisecond,
+		PromoteInterval:    50 * time.Millisecond,
+		RescueInterval:     200 * time.Millisecond,
+		DeadlineInterval:   200 * time.Millisecond,
+		QueueRingInterval:  time.Hour,
+		ClaimRingInterval:  time.Hour,
+		LeaseRingInterval:  time.Hour,
+		CursorRingInterval: time.Hour,
 	}
 }
 

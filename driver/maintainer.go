@@ -34,6 +34,12 @@ type MaintenanceConfig struct {
 	// (up to BatchSize per call) is repeated in the same tick, for at most a
 	// quarter of the interval. Default to 5s, 2s and 5s.
 	QueueRingInterval, ClaimRingInterval, LeaseRingInterval time.Duration
+	// CursorRingInterval: one prune then one rotate of the cursor ring (the
+	// claim marks) per tick. With its 2 slots a rotation needs the other slot
+	// pruned first, so a mark lives at most about 2 intervals; a lane idle
+	// for a whole interval gets its cursor floor raised (one row update).
+	// Defaults to 2s.
+	CursorRingInterval time.Duration
 	// KeepSealedQueueSlots is how many recently sealed queue-ring slots prune
 	// leaves alone: terminal history stays readable in awa.jobs for about
 	// KeepSealedQueueSlots x QueueRingInterval. Capped by the substrate at
@@ -79,6 +85,7 @@ func (m *MaintenanceConfig) withDefaults() MaintenanceConfig {
 	def(&c.QueueRingInterval, 5*time.Second)
 	def(&c.ClaimRingInterval, 2*time.Second)
 	def(&c.LeaseRingInterval, 5*time.Second)
+	def(&c.CursorRingInterval, 2*time.Second)
 	def(&c.PruneLockTimeout, 50*time.Millisecond)
 	def(&c.DLQRetention, 30*24*time.Hour)
 	def(&c.DLQCleanupInterval, time.Minute)
@@ -272,12 +279,28 @@ func (e *elector) services() []service {
 			}
 			return carried
 		}
-		return service{name: string(r) + "_ring", interval: interval, tick: func(ctx context.Context) error {
+		rotate := func(ctx context.Context) error {
 			outs, err := d.RotateRing(ctx, db, r, minInterval)
-			if err != nil {
+			if err == nil {
+				logOutcomes(ctx, outs)
+			}
+			return err
+		}
+		return service{name: string(r) + "_ring", interval: interval, tick: func(ctx context.Context) error {
+			// The cursor ring (2 slots) can only rotate into a pruned slot:
+			// prune first, so the slot sealed a whole tick ago is reclaimed
+			// and its idle lanes had that tick to get a newer mark.
+			if r == RingCursor {
+				outs, err := d.PruneRing(ctx, db, r, m.PruneLockTimeout, keepSealed, carryLimit)
+				if err != nil {
+					return err
+				}
+				logOutcomes(ctx, outs)
+				return rotate(ctx)
+			}
+			if err := rotate(ctx); err != nil {
 				return err
 			}
-			logOutcomes(ctx, outs)
 			until := time.Now().Add(carryBudget)
 			for {
 				outs, err := d.PruneRing(ctx, db, r, m.PruneLockTimeout, keepSealed, carryLimit)
@@ -309,6 +332,7 @@ func (e *elector) services() []service {
 		ring(RingQueue, m.QueueRingInterval, m.KeepSealedQueueSlots),
 		ring(RingClaim, m.ClaimRingInterval, 0),
 		ring(RingLease, m.LeaseRingInterval, 0),
+		ring(RingCursor, m.CursorRingInterval, 0),
 	}
 	svcs = append(svcs, service{name: "instance_cleanup", interval: m.DLQCleanupInterval, tick: func(ctx context.Context) error {
 		n, err := d.CleanupRuntimeInstances(ctx, db, m.InstanceRetention)

@@ -10,7 +10,7 @@ import (
 	"github.com/awa-queue/awa/driver/dbsqlc"
 )
 
-// Ring names the three storage rings.
+// Ring names the four storage rings.
 type Ring string
 
 // Rings.
@@ -18,6 +18,9 @@ const (
 	RingQueue Ring = "queue"
 	RingClaim Ring = "claim"
 	RingLease Ring = "lease"
+	// RingCursor holds the claim marks (the append-only half of the claim
+	// cursors); its prune raises cursor floors.
+	RingCursor Ring = "cursor"
 )
 
 // RingOutcome reports one rotate or prune attempt: Outcome is rotated,

@@ -261,3 +261,22 @@ BEGIN
   END LOOP;
 END
 $$;
+
+-- Turns a ring p_times: each time one job of queue '_turn' is inserted,
+-- claimed and completed (so the current slot of every ring holds rows and a
+-- rotation is not skipped idle), then p_ring rotates. Returns the ring's
+-- current slot afterwards.
+CREATE FUNCTION awa_test.turn(p_ring text, p_times int) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_c record;
+BEGIN
+  FOR i IN 1 .. p_times LOOP
+    PERFORM awa.insert_job('turn', '{}', '{"queue": "_turn"}');
+    SELECT * INTO v_c FROM awa.claim_ready_runtime('_turn', 1);
+    PERFORM awa.complete_jobs(ARRAY[v_c.id], ARRAY[v_c.run_lease], ARRAY[v_c.claim_slot], ARRAY[v_c.receipt_id]);
+    PERFORM awa.rotate_ring(p_ring, now());
+  END LOOP;
+  RETURN awa._current_slot(p_ring);
+END
+$$;

@@ -206,7 +206,7 @@ func newHarnessManifest() harnessManifest {
 // harnessEventTables are the tables the harness polls for dead tuples, size
 // and autovacuum: those the produce/claim/complete path writes. The rings are
 // listed by their children for the slot counts the migration installs
-// (queue 16, claim 8): a partitioned parent has no storage, so its statistics
+// (queue 16, claim 8, cursor 2): a partitioned parent has no storage, so its statistics
 // stay at zero and pgstattuple refuses it. TestHarnessEventTablesExist checks
 // the list against a migrated database.
 func harnessEventTables() []string {
@@ -216,8 +216,9 @@ func harnessEventTables() []string {
 		slots   int
 		parents []string
 	}{
-		{16, []string{"ready_entries", "receipt_completion_batches", "ready_claim_marks"}},
+		{16, []string{"ready_entries", "receipt_completion_batches"}},
 		{8, []string{"lease_claim_batches", "lease_claim_closures"}},
+		{2, []string{"cursor_marks"}},
 	} {
 		for _, parent := range ring.parents {
 			for slot := range ring.slots {

@@ -129,11 +129,12 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 		Logger:            clientLog,
 		FetchPollInterval: 250 * time.Millisecond,
 		Maintenance: &driver.MaintenanceConfig{
-			ElectInterval:     250 * time.Millisecond,
-			PromoteInterval:   200 * time.Millisecond,
-			QueueRingInterval: time.Second,
-			ClaimRingInterval: time.Second,
-			LeaseRingInterval: time.Second,
+			ElectInterval:      250 * time.Millisecond,
+			PromoteInterval:    200 * time.Millisecond,
+			QueueRingInterval:  time.Second,
+			ClaimRingInterval:  time.Second,
+			LeaseRingInterval:  time.Second,
+			CursorRingInterval: time.Second,
 			// Keep two sealed slots of terminal history (instead of 14), so
 			// the short demo shows whole slots being reclaimed.
 			KeepSealedQueueSlots: 2,

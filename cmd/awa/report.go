@@ -78,7 +78,7 @@ func buildReport(plan *demoPlan, rec *outcomes, db driver.QueueCount, endedBy st
 	}
 	rolledBackRan := rec.seen[plan.rolledBack]
 	rec.mu.Unlock()
-	for _, ring := range []string{"queue", "claim", "lease"} {
+	for _, ring := range []string{"queue", "claim", "lease", "cursor"} {
 		r.Rings[ring] = ringActivity{Rotations: rings.get(ring, "rotate", "rotated"), Prunes: rings.get(ring, "prune", "pruned"),
 			Skipped: rings.skipped(ring)}
 	}
@@ -137,8 +137,8 @@ func (r *demoReport) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  time: %s wall in all; enqueue %s; work %s %s: %s jobs/s\n",
 		r.Wall.Round(100*time.Millisecond), r.Enqueue.Round(100*time.Millisecond), r.Work.Round(100*time.Millisecond), until, num(int64(rate)))
-	fmt.Fprintln(w, "  ring maintenance (rotate, then prune, every second):")
-	for _, ring := range []string{"queue", "claim", "lease"} {
+	fmt.Fprintln(w, "  ring maintenance (rotate and prune, every second):")
+	for _, ring := range []string{"queue", "claim", "lease", "cursor"} {
 		a := r.Rings[ring]
 		skipped := ""
 		if len(a.Skipped) > 0 {
@@ -163,8 +163,8 @@ func (r *demoReport) print(w io.Writer) {
 var (
 	ringParents = []struct{ ring, table string }{
 		{"queue", "ready_entries"}, {"queue", "ready_tombstones"}, {"queue", "done_entries"},
-		{"queue", "receipt_completion_batches"}, {"queue", "ready_claim_marks"}, {"claim", "lease_claim_batches"},
-		{"claim", "lease_claim_closures"}, {"lease", "leases"},
+		{"queue", "receipt_completion_batches"}, {"claim", "lease_claim_batches"},
+		{"claim", "lease_claim_closures"}, {"lease", "leases"}, {"cursor", "cursor_marks"},
 	}
 	otherTables = []string{"deferred_jobs", "dlq_entries", "queue_claim_heads", "queue_lanes", "queue_meta",
 		"runtime_instances", "leader_leases", "ring_rotations", "ring_config"}
@@ -236,7 +236,7 @@ func (r *demoReport) printStats(w io.Writer) {
 		ctl.DeadTuples += s.DeadTuples
 	}
 	deferredDel := other["deferred_jobs"].Deleted
-	prunes := r.Rings["queue"].Prunes + r.Rings["claim"].Prunes + r.Rings["lease"].Prunes
+	prunes := r.Rings["queue"].Prunes + r.Rings["claim"].Prunes + r.Rings["lease"].Prunes + r.Rings["cursor"].Prunes
 
 	var b strings.Builder
 	if ring.Updated == 0 && ring.Deleted == 0 {

@@ -36,7 +36,7 @@ CREATE SEQUENCE awa.lane_id_seq AS int;
 
 -- Slot count of each ring, fixed at install.
 CREATE TABLE awa.ring_config (
-    ring       text PRIMARY KEY CHECK (ring IN ('queue', 'claim', 'lease')),
+    ring       text PRIMARY KEY CHECK (ring IN ('queue', 'claim', 'lease', 'cursor')),
     slot_count int  NOT NULL CHECK (slot_count BETWEEN 2 AND 256)
 );
 
@@ -80,8 +80,8 @@ CREATE TABLE awa.queue_lanes (
 
 -- Floor of each lane's claim cursor: every ready row at or below claim_seq has
 -- been claimed or tombstoned. Claims do not update it: they append
--- awa.ready_claim_marks, and the cursor is greatest(floor, newest mark)
--- (awa.claim_cursors). Only queue-ring prune raises it, for the lanes whose
+-- awa.cursor_marks, and the cursor is greatest(floor, newest mark)
+-- (awa.claim_cursors). Only cursor-ring prune raises it, for the lanes whose
 -- newest mark is in the slot it truncates: at most once per idle lane per ring
 -- wrap. Kept small and with room on the page so that update stays HOT.
 CREATE TABLE awa.queue_claim_heads (
@@ -315,21 +315,6 @@ CREATE TABLE awa.receipt_completion_batches (
     lane_seqs    bigint[]    NOT NULL,
     PRIMARY KEY (batch_id, ready_slot)
 ) PARTITION BY LIST (ready_slot);
-
--- Claim marks: the append-only half of the lanes' claim cursors. A claim
--- appends, in the current slot, one row per lane it advanced: every ready row
--- of that lane at or below claim_seq has been claimed or tombstoned. A lane's
--- cursor is greatest(queue_claim_heads.claim_seq, its newest mark): see
--- awa.claim_cursors. Marks are never updated or deleted, so a held snapshot
--- cannot bloat them; prune raises the floor (queue_claim_heads.claim_seq) of a
--- lane whose newest mark is in the slot it truncates. A lane's marks strictly
--- increase (claimers of a lane take turns on its claim lock).
-CREATE TABLE awa.ready_claim_marks (
-    ready_slot int    NOT NULL,
-    lane_id    int    NOT NULL,
-    claim_seq  bigint NOT NULL,
-    PRIMARY KEY (lane_id, claim_seq, ready_slot)
-) PARTITION BY LIST (ready_slot);
 -- +goose StatementEnd
 
 -- source: sql/substrate/30_claim_ring.sql
@@ -399,6 +384,31 @@ CREATE TABLE awa.leases (
 ) PARTITION BY LIST (lease_slot);
 -- +goose StatementEnd
 
+-- source: sql/substrate/45_cursor_ring.sql
+-- +goose StatementBegin
+-- Cursor ring: partitioned by cursor_slot (children cursor_marks_0 .. _N-1,
+-- created by awa.install_queue_storage_substrate; 2 slots by default). It holds
+-- only claim marks, so a cursor read walks 2 small indexes, not one per queue
+-- slot. Marks are cursor history, never live: prune needs no proof, it raises
+-- the floors the sealed slot's marks carry and truncates it.
+
+-- Claim marks: the append-only half of the lanes' claim cursors. A claim
+-- appends, in the current cursor slot, one row per lane it advanced: every
+-- ready row of that lane at or below claim_seq has been claimed or tombstoned.
+-- A lane's cursor is greatest(queue_claim_heads.claim_seq, its newest mark):
+-- see awa.claim_cursors. Marks are never updated or deleted, so a held
+-- snapshot cannot bloat them; cursor-ring prune raises the floor
+-- (queue_claim_heads.claim_seq) of a lane whose newest mark is in the slot it
+-- truncates. A lane's marks strictly increase (claimers of a lane take turns
+-- on its claim lock).
+CREATE TABLE awa.cursor_marks (
+    cursor_slot int    NOT NULL,
+    lane_id     int    NOT NULL,
+    claim_seq   bigint NOT NULL,
+    PRIMARY KEY (lane_id, claim_seq, cursor_slot)
+) PARTITION BY LIST (cursor_slot);
+-- +goose StatementEnd
+
 -- source: sql/substrate/50_backlog.sql
 -- +goose StatementBegin
 -- Deferred backlog: scheduled (future run_at, snoozed) and retryable jobs.
@@ -455,20 +465,20 @@ CREATE INDEX dlq_entries_failed_at ON awa.dlq_entries (failed_at);
 -- alone, a cheap lower bound. Functions that decide a write on the cursor
 -- (claim, cancel, the notify rule, the prune proof) read this view in a
 -- PL/pgSQL statement of their own, never through a function call: the
--- statement locks every marks partition before it takes its snapshot, so a
--- reader that waited for prune's TRUNCATE sees the floor prune raised
--- (docs/storage.md, "The claim cursor").
+-- statement locks every marks partition (the cursor ring) before it takes its
+-- snapshot, so a reader that waited for prune's TRUNCATE sees the floor prune
+-- raised (docs/storage.md, "The claim cursor").
 CREATE VIEW awa.claim_cursors AS
 -- The newest mark is read as ORDER BY ... DESC LIMIT 1, not max(): with
 -- statistics that underestimate a lane's marks the planner would aggregate
--- all of them; this form walks each slot's index backwards for one entry
+-- all of them; this form walks each cursor slot's index backwards for one entry
 -- (a Merge Append; callers that can set enable_sort = off, so that a sort of
 -- the lane's marks never wins on a misestimate). A LATERAL join, not a
 -- scalar subquery, so a join with ready rows (awa.jobs) reads it once per
 -- lane, not once per row.
 SELECT h.lane_id, h.claim_seq AS floor_seq, greatest(h.claim_seq, m.claim_seq) AS claim_seq
 FROM awa.queue_claim_heads h
-LEFT JOIN LATERAL (SELECT m.claim_seq FROM awa.ready_claim_marks m WHERE m.lane_id = h.lane_id
+LEFT JOIN LATERAL (SELECT m.claim_seq FROM awa.cursor_marks m WHERE m.lane_id = h.lane_id
                    ORDER BY m.claim_seq DESC LIMIT 1) AS m ON true;
 
 COMMENT ON VIEW awa.claim_cursors IS 'claim cursor of each lane: greatest(floor, newest claim mark) (read-only)';
@@ -718,6 +728,58 @@ AS $$
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/_carry_open_claims.sql
+-- +goose StatementBegin
+-- awa._carry_open_claims(from_slot, to_slot, now): copies the claim batches of
+-- claim slot from_slot that still hold an open receipt into slot to_slot, with
+-- one lease_claim_closures row per batch (outcome 'carried') holding the
+-- receipts of that batch already closed in from_slot, so those stay closed.
+-- Every other column is kept (batch_id, issued_slot, ready_slot, claimed_at,
+-- instance_id, deadline_at, the items): receipts keep their identity
+-- (issued_slot, receipt_id), finalizers find the batch by id (awa._close_claims),
+-- and both rescues still see its age and deadline. Returns how many batches
+-- were copied. See docs/storage.md, "Long attempts".
+-- Locks: none of its own. The caller (awa.prune_ring) holds ACCESS EXCLUSIVE on
+-- from_slot's children, so no closer reads or writes them meanwhile, and the
+-- ring try-lock, so to_slot stays the current slot; from_slot is truncated in
+-- the same transaction.
+CREATE FUNCTION awa._carry_open_claims(p_from int, p_to int, p_now timestamptz)
+RETURNS int
+LANGUAGE plpgsql
+SET jit = off
+AS $$
+DECLARE
+    v_n int;
+BEGIN
+    WITH open AS (
+        SELECT b.* FROM awa.lease_claim_batches b
+        WHERE b.claim_slot = p_from AND NOT awa._batch_closed(p_from, b.batch_id, cardinality(b.job_ids))
+    ), copied AS (
+        INSERT INTO awa.lease_claim_batches (
+            claim_slot, batch_id, issued_slot, ready_slot, queue, claimed_at, instance_id, deadline_at,
+            job_ids, run_leases, lane_ids, lane_seqs)
+        SELECT p_to, o.batch_id, o.issued_slot, o.ready_slot, o.queue, o.claimed_at, o.instance_id, o.deadline_at,
+               o.job_ids, o.run_leases, o.lane_ids, o.lane_seqs
+        FROM open o
+        RETURNING 1
+    ), closed AS (
+        INSERT INTO awa.lease_claim_closures (claim_slot, queue, outcome, closed_at, receipts)
+        SELECT p_to, o.queue, 'carried', p_now, x.receipts
+        FROM open o
+        CROSS JOIN LATERAL (
+            SELECT range_agg(c.receipts * int8multirange(int8range(o.batch_id * 1024, o.batch_id * 1024 + 1024)))
+                   AS receipts
+            FROM awa.lease_claim_closures c
+            WHERE c.claim_slot = p_from AND c.receipts && int8range(o.batch_id * 1024, o.batch_id * 1024 + 1024)) AS x
+        WHERE x.receipts IS NOT NULL AND NOT isempty(x.receipts)
+        RETURNING 1
+    )
+    SELECT count(*) INTO v_n FROM copied;
+    RETURN v_n;
+END;
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_carry_ready.sql
 -- +goose StatementBegin
 -- awa._carry_ready(from_slot, to_slot, limit): moves up to limit available
@@ -793,6 +855,63 @@ BEGIN
         INTO remaining
         USING p_limit;
     END IF;
+END;
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/_carry_running.sql
+-- +goose StatementBegin
+-- awa._carry_running(from_slot, to_slot): moves the running jobs drawn from
+-- queue slot from_slot (items of claim batches with ready_slot = from_slot
+-- whose receipt no closure covers) forward: a copy of each one's ready row in
+-- slot to_slot (every column kept but ready_slot), and the batch repointed
+-- (ready_slot = to_slot: the one UPDATE of a claim batch, once per batch per
+-- queue-ring wrap, only for attempts that outlive one). Finalizers then find
+-- the row in to_slot. Returns how many batches moved, or NULL when a closer
+-- holds one of their batch locks: then nothing moved, and the caller keeps the
+-- slot for a later tick. See docs/storage.md, "Long attempts".
+-- Locks: per batch, pg_try_advisory_xact_lock(1096237314, batch_id), in batch
+-- order; try only, because a closer that holds one may be waiting for the
+-- slot's locks, which the caller (awa.prune_ring) holds ACCESS EXCLUSIVE. A
+-- closer takes that lock before it reads the batch, so it reads the batch
+-- either before (and then holds the lock: no move) or after the move.
+CREATE FUNCTION awa._carry_running(p_from int, p_to int)
+RETURNS int
+LANGUAGE plpgsql
+SET jit = off
+AS $$
+DECLARE
+    v_ids bigint[];
+BEGIN
+    v_ids := ARRAY(SELECT b.batch_id FROM awa.lease_claim_batches b
+                   WHERE b.ready_slot = p_from AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+                   ORDER BY b.batch_id);
+    IF cardinality(v_ids) = 0 THEN
+        RETURN 0;
+    END IF;
+    FOR i IN 1 .. cardinality(v_ids) LOOP
+        IF NOT pg_try_advisory_xact_lock(1096237314, (v_ids[i] % 2147483647)::int) THEN
+            RETURN NULL;
+        END IF;
+    END LOOP;
+
+    -- Statements of their own after the locks: a closure committed meanwhile
+    -- is seen, and that item is not copied.
+    INSERT INTO awa.ready_entries (
+        ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+        queue, kind, args, tags, metadata, errors, created_at, run_at)
+    SELECT p_to, r.lane_id, r.lane_seq, r.job_id, r.run_lease, r.attempt, r.max_attempts, r.priority,
+           r.queue, r.kind, r.args, r.tags, r.metadata, r.errors, r.created_at, r.run_at
+    FROM awa.lease_claim_batches b
+    CROSS JOIN LATERAL unnest(b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (lane_id, lane_seq, k)
+    JOIN awa.ready_entries r ON r.ready_slot = p_from AND r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq
+    WHERE b.batch_id = ANY (v_ids) AND b.ready_slot = p_from
+      AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
+                      WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1));
+
+    UPDATE awa.lease_claim_batches b SET ready_slot = p_to
+    WHERE b.batch_id = ANY (v_ids) AND b.ready_slot = p_from;
+    RETURN cardinality(v_ids);
 END;
 $$;
 -- +goose StatementEnd
@@ -1179,9 +1298,9 @@ $$;
 
 -- source: sql/functions/_ring_tables.sql
 -- +goose StatementBegin
--- awa._ring_tables(ring): the partitioned parents of a ring, in lock order.
--- The claim marks come first: claims and producers read them (the cursor)
--- before the ready rows, so prune takes a slot's locks in their order.
+-- awa._ring_tables(ring): the partitioned parents of a ring, in the order
+-- prune locks a slot's children (the order in which claims, cancels,
+-- producers and finalizers reach them; docs/storage.md, "Locks").
 -- Immutable; used by install, rotate and prune. Unknown ring: empty array.
 CREATE FUNCTION awa._ring_tables(p_ring text)
 RETURNS text[]
@@ -1189,10 +1308,10 @@ LANGUAGE sql
 IMMUTABLE
 AS $$
     SELECT CASE p_ring
-        WHEN 'queue' THEN ARRAY['ready_claim_marks', 'ready_entries', 'ready_tombstones', 'done_entries',
-                                 'receipt_completion_batches']
+        WHEN 'queue' THEN ARRAY['ready_entries', 'ready_tombstones', 'done_entries', 'receipt_completion_batches']
         WHEN 'claim' THEN ARRAY['lease_claim_batches', 'lease_claim_closures']
         WHEN 'lease' THEN ARRAY['leases']
+        WHEN 'cursor' THEN ARRAY['cursor_marks']
         ELSE ARRAY[]::text[]
     END
 $$;
@@ -1376,19 +1495,22 @@ $$;
 
 -- source: sql/functions/_slot_live_reason.sql
 -- +goose StatementBegin
--- awa._slot_live_reason(ring, slot, carry): why the slot must not be truncated
+-- awa._slot_live_reason(ring, slot, carry, carry_open): why the slot must not be truncated
 -- yet, or NULL when nothing live remains in it. The proof prune takes before it
 -- locks the slot (under the locks, awa._slot_fingerprint shows nothing that
 -- would change it came).
 --   queue: a ready row above its lane's claim cursor that no tombstone spends
 --          (an available job; not counted when carry is true, because prune
 --          moves those out with awa._carry_ready), or an attempt drawn from
---          this ready slot whose receipt has no closure (a running job)
---   claim: a receipt in this claim slot without closure evidence
+--          this ready slot whose receipt has no closure (a running job; not
+--          counted when carry_open is true: awa._carry_running moves it)
+--   claim: a receipt in this claim slot without closure evidence (not counted
+--          when carry_open is true: awa._carry_open_claims moves it)
 --   lease: any materialized lease row
 -- The cursor is read from awa.claim_cursors in the proof's own statement.
 -- Read-only. Called by awa.prune_ring.
-CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int, p_carry boolean DEFAULT false)
+CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int, p_carry boolean DEFAULT false,
+                                      p_carry_open boolean DEFAULT false)
 RETURNS text
 LANGUAGE plpgsql
 STABLE
@@ -1417,7 +1539,9 @@ BEGIN
             RETURN v_detail;
         END IF;
     END IF;
-    IF p_ring = 'queue' THEN
+    IF p_ring IN ('queue', 'claim') AND p_carry_open THEN
+        RETURN NULL;
+    ELSIF p_ring = 'queue' THEN
         SELECT format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
                       p_slot, b.batch_id, b.claim_slot)
         INTO v_detail
@@ -1638,7 +1762,8 @@ $$;
 -- attempt was finalized concurrently.
 -- Errors: AW010 job_id NULL; AW020 no such job; AW021 the job is already
 -- completed, cancelled or failed (or in the DLQ: purge it instead).
--- Locks: the deferred row; or the lane's claim lock (1096237317, lane_id),
+-- Locks: the deferred row; or ACCESS SHARE on awa.cursor_marks (before the
+-- ready rows), then the lane's claim lock (1096237317, lane_id),
 -- waited for: claimers only try it, so they skip the lane meanwhile and no
 -- cycle forms; the cursor is then read by a statement of its own
 -- (docs/storage.md, "The claim cursor"); or the claim-batch lock of
@@ -1683,6 +1808,10 @@ BEGIN
         RETURN;
     END IF;
 
+    -- The cursor ring before the queue ring, the order claims and prune take
+    -- them in (docs/storage.md, "Locks"): this call reads the cursor after the
+    -- ready rows.
+    LOCK TABLE awa.cursor_marks IN ACCESS SHARE MODE;
     SELECT * INTO v_r FROM awa.ready_entries r WHERE r.job_id = p_job_id ORDER BY r.run_lease DESC LIMIT 1;
     IF FOUND THEN
         PERFORM pg_advisory_xact_lock(1096237317, v_r.lane_id);
@@ -1771,7 +1900,7 @@ $$;
 --
 -- Writes only appends: one compact lease_claim_batches row per ready slot
 -- drawn from (in the current claim slot) and one INSERT of claim marks
--- (awa.ready_claim_marks, current queue slot), one per lane it advanced. Ready
+-- (awa.cursor_marks, current cursor slot), one per lane it advanced. Ready
 -- rows and claim heads are never updated.
 -- Locks: per lane it may take from, the lane's claim lock
 -- pg_try_advisory_xact_lock(1096237317, lane_id), in visiting order: a lane
@@ -1935,9 +2064,9 @@ BEGIN
     END LOOP;
 
     IF cardinality(v_mlanes) > 0 THEN
-        INSERT INTO awa.ready_claim_marks (ready_slot, lane_id, claim_seq)
+        INSERT INTO awa.cursor_marks (cursor_slot, lane_id, claim_seq)
         SELECT s.slot, m.lane_id, m.claim_seq
-        FROM awa._current_slot('queue') AS s (slot), unnest(v_mlanes, v_mseqs) AS m (lane_id, claim_seq);
+        FROM awa._current_slot('cursor') AS s (slot), unnest(v_mlanes, v_mseqs) AS m (lane_id, claim_seq);
     END IF;
     IF v_dirty THEN
         PERFORM set_config(v_ckey, concat_ws('|', p_queue, array_to_string(v_cids, ','), array_to_string(v_ccur, ',')),
@@ -2341,7 +2470,8 @@ $$;
 
 -- source: sql/functions/install_queue_storage_substrate.sql
 -- +goose StatementBegin
--- awa.install_queue_storage_substrate(queue_slots, claim_slots, lease_slots)
+-- awa.install_queue_storage_substrate(queue_slots, claim_slots, lease_slots,
+-- cursor_slots)
 --
 -- Creates the ring children (one partition per slot of every ring parent),
 -- starts each append-only rotation ledger at generation 0, and creates the
@@ -2355,7 +2485,8 @@ $$;
 CREATE FUNCTION awa.install_queue_storage_substrate(
     p_queue_slots int DEFAULT 16,
     p_claim_slots int DEFAULT 8,
-    p_lease_slots int DEFAULT 8
+    p_lease_slots int DEFAULT 8,
+    p_cursor_slots int DEFAULT 2
 )
 RETURNS SETOF awa.ring_config
 LANGUAGE plpgsql
@@ -2370,7 +2501,8 @@ BEGIN
     PERFORM pg_advisory_xact_lock(1096237316, 0);
 
     FOR v_ring, v_slots IN
-        SELECT * FROM (VALUES ('queue', p_queue_slots), ('claim', p_claim_slots), ('lease', p_lease_slots)) v
+        SELECT * FROM (VALUES ('queue', p_queue_slots), ('claim', p_claim_slots), ('lease', p_lease_slots),
+                              ('cursor', p_cursor_slots)) v
     LOOP
         IF v_slots IS NULL OR v_slots NOT BETWEEN 2 AND 256 THEN
             RAISE EXCEPTION 'awa: % ring slot count must be between 2 and 256, got %', v_ring, v_slots
@@ -2532,17 +2664,26 @@ $$;
 -- keep_sealed newest; (3) prove it holds nothing live
 -- (awa._slot_live_reason; in the queue ring, available jobs do not count: they
 -- are carried) and take its fingerprint (awa._slot_fingerprint) in the same
--- snapshot; (4) lock its child tables ACCESS EXCLUSIVE, in awa._ring_tables
--- order, all within ONE lock_timeout_ms budget; (5) under the locks, compare
--- the fingerprint: if it changed, something committed while we waited
+-- snapshot; the cursor ring needs no proof (marks are cursor history);
+-- (4) within ONE lock_timeout_ms budget: queue ring, ACCESS SHARE on
+-- awa.cursor_marks (every cursor slot: the cursor is read under the locks, and
+-- claims read it before the ready rows), then ACCESS EXCLUSIVE on the slot's
+-- child tables in awa._ring_tables order; (5) under the locks, compare the
+-- fingerprint: if it changed, something committed while we waited
 -- (skipped_live); (6) queue ring: move up to carry_limit available jobs to the
 -- current slot (awa._carry_ready); if some remain, outcome carried and a later
--- call goes on; (7) queue ring: raise the cursor floor of each lane whose
--- newest claim mark is in the slot (one UPDATE of queue_claim_heads), so its
--- cursor survives its marks; (8) TRUNCATE. The locks are held only for (5) to
--- (8), whose cost does not grow with the slot's claims, so the hot path (every
--- claim reads every ready_entries child) waits at most about lock_timeout_ms
--- plus one carry of carry_limit rows.
+-- call goes on; (6b) when the slot is the one the next rotation needs
+-- ((current + 1) mod n), open attempts do not keep it: the proof skips them
+-- and, under the locks, the queue ring moves its running jobs' ready rows
+-- forward (awa._carry_running; skipped_live if a closer holds one of their
+-- batch locks) and the claim ring copies its open claim batches forward
+-- (awa._carry_open_claims); (7) cursor ring: raise the floor of each lane whose highest
+-- mark in the slot is above its floor and every mark it has in another slot
+-- (one UPDATE of queue_claim_heads, in a statement that starts after the lock,
+-- so it sees marks committed while prune waited); (8) TRUNCATE. The locks are
+-- held only for (5) to (8), whose cost does not grow with the slot's claims,
+-- so the hot path waits at most about lock_timeout_ms plus one carry of
+-- carry_limit rows.
 -- Outcomes: pruned; carried (detail: how many moved, how many remain);
 -- already_empty (no sealed slot holds rows); skipped_live (detail says what
 -- is live); skipped_blocked (the locks were not granted within the budget, or
@@ -2568,12 +2709,16 @@ DECLARE
     v_target  int;
     v_reason  text;
     v_parent  text;
+    v_rel     text;
+    v_rels    text[];
     v_print   int8[];
     v_until   timestamptz;
     v_left    int;
     v_old     text := current_setting('lock_timeout');
     v_moved   int := 0;
     v_rest    int;
+    v_urgent  boolean;
+    v_runs    int := 0;
 BEGIN
     PERFORM awa._require_read_committed('awa.prune_ring');
     SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
@@ -2617,25 +2762,39 @@ BEGIN
         RETURN;
     END IF;
 
+    -- The slot the next rotation needs: open attempts do not keep it (they
+    -- are carried forward, docs/storage.md "Long attempts"); an older-sealed
+    -- target waits for them to close, as most do within a few seconds.
+    v_urgent := v_target = (v_current + 1) % v_slots;
+
     -- One statement, one snapshot: the fingerprint describes what the proof saw.
-    SELECT awa._slot_live_reason(p_ring, v_target, true), awa._slot_fingerprint(p_ring, v_target)
-    INTO v_reason, v_print;
-    IF v_reason IS NOT NULL THEN
-        RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason;
-        RETURN;
+    IF p_ring <> 'cursor' THEN
+        SELECT awa._slot_live_reason(p_ring, v_target, true, v_urgent), awa._slot_fingerprint(p_ring, v_target)
+        INTO v_reason, v_print;
+        IF v_reason IS NOT NULL THEN
+            RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason;
+            RETURN;
+        END IF;
     END IF;
 
-    -- One budget for all the slot's children: while a lock request waits,
-    -- every claim queues behind it, so the waits must not add up.
+    -- One budget for all the locks: while a lock request waits, every claim
+    -- queues behind it, so the waits must not add up. The queue ring reads the
+    -- cursor under its exclusive locks (fingerprint, carry): it takes the
+    -- cursor ring's share lock first, the order claims take them in, so a
+    -- cursor-ring prune queued in between cannot close a cycle.
+    v_rels := CASE WHEN p_ring = 'queue' THEN ARRAY['cursor_marks'] ELSE '{}' END
+              || ARRAY(SELECT t || '_' || v_target FROM unnest(awa._ring_tables(p_ring)) AS t);
     v_until := clock_timestamp() + make_interval(secs => p_lock_timeout_ms / 1000.0);
     BEGIN
-        FOREACH v_parent IN ARRAY awa._ring_tables(p_ring) LOOP
+        FOREACH v_rel IN ARRAY v_rels LOOP
             v_left := ceil(extract(epoch FROM v_until - clock_timestamp()) * 1000)::int;
             IF v_left >= 1 THEN
                 PERFORM set_config('lock_timeout', v_left || 'ms', true);
-                EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE', v_parent || '_' || v_target);
+                EXECUTE format('LOCK TABLE awa.%I IN %s MODE', v_rel,
+                               CASE WHEN v_rel = 'cursor_marks' THEN 'ACCESS SHARE' ELSE 'ACCESS EXCLUSIVE' END);
             ELSE
-                EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE NOWAIT', v_parent || '_' || v_target);
+                EXECUTE format('LOCK TABLE awa.%I IN %s MODE NOWAIT', v_rel,
+                               CASE WHEN v_rel = 'cursor_marks' THEN 'ACCESS SHARE' ELSE 'ACCESS EXCLUSIVE' END);
             END IF;
         END LOOP;
     EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
@@ -2644,14 +2803,14 @@ BEGIN
         PERFORM set_config('lock_timeout', v_old, true);
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen,
                             CASE WHEN SQLSTATE = '40P01'
-                                 THEN format('awa.%s not locked: the wait closed a lock cycle', v_parent || '_' || v_target)
-                                 ELSE format('awa.%s not locked within %s ms', v_parent || '_' || v_target, p_lock_timeout_ms)
+                                 THEN format('awa.%s not locked: the wait closed a lock cycle', v_rel)
+                                 ELSE format('awa.%s not locked within %s ms', v_rel, p_lock_timeout_ms)
                             END;
         RETURN;
     END;
     PERFORM set_config('lock_timeout', v_old, true);
 
-    IF awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print THEN
+    IF p_ring <> 'cursor' AND awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
                             format('slot %s changed while prune waited for its locks (seen under lock)', v_target);
         RETURN;
@@ -2665,19 +2824,31 @@ BEGIN
                                        CASE WHEN v_rest = p_carry_limit THEN 'at least ' ELSE '' END, v_rest);
             RETURN;
         END IF;
+        IF v_urgent THEN
+            v_runs := awa._carry_running(v_target, v_current);
+            IF v_runs IS NULL THEN
+                RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
+                                    format('a closer holds the lock of a claim batch drawn from slot %s', v_target);
+                RETURN;
+            END IF;
+        END IF;
+    ELSIF p_ring = 'claim' AND v_urgent THEN
+        v_runs := awa._carry_open_claims(v_target, v_current, now());
     END IF;
 
     -- The lanes whose newest mark goes with the slot keep their cursor as a
-    -- floor (a busy lane has a newer mark elsewhere and needs none). Under the
-    -- slot's locks, in this transaction: a cursor reader that waited for them
-    -- sees the floor and the truncated marks together.
-    IF p_ring = 'queue' THEN
+    -- floor (a busy lane has a newer mark in the current slot and needs none).
+    -- A statement of its own after the lock: it sees a mark that a claim
+    -- appended to this slot after the rotation and committed while we waited.
+    -- A cursor reader that waited for the lock sees the floor and the
+    -- truncated marks together.
+    IF p_ring = 'cursor' THEN
         UPDATE awa.queue_claim_heads h SET claim_seq = s.claim_seq
         FROM (SELECT m.lane_id, max(m.claim_seq) AS claim_seq
-              FROM awa.ready_claim_marks m WHERE m.ready_slot = v_target GROUP BY m.lane_id) AS s
+              FROM awa.cursor_marks m WHERE m.cursor_slot = v_target GROUP BY m.lane_id) AS s
         WHERE h.lane_id = s.lane_id AND h.claim_seq < s.claim_seq
-          AND NOT EXISTS (SELECT 1 FROM awa.ready_claim_marks o
-                          WHERE o.lane_id = s.lane_id AND o.claim_seq >= s.claim_seq AND o.ready_slot <> v_target);
+          AND NOT EXISTS (SELECT 1 FROM awa.cursor_marks o
+                          WHERE o.lane_id = s.lane_id AND o.claim_seq >= s.claim_seq AND o.cursor_slot <> v_target);
     END IF;
 
     FOREACH v_parent IN ARRAY awa._ring_tables(p_ring) LOOP
@@ -2685,7 +2856,9 @@ BEGIN
     END LOOP;
 
     RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target)
-        || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END;
+        || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END
+        || CASE WHEN v_runs > 0 THEN format(' after carrying %s claim batches of running jobs to slot %s', v_runs, v_current)
+                ELSE '' END;
 END;
 $$;
 -- +goose StatementEnd

@@ -169,6 +169,12 @@ type AwaClaimedJob struct {
 	DeadlineAt  pgtype.Timestamptz
 }
 
+type AwaCursorMark struct {
+	CursorSlot int32
+	LaneID     int32
+	ClaimSeq   int64
+}
+
 type AwaDeferredJob struct {
 	JobID       int64
 	State       AwaJobState
@@ -338,12 +344,6 @@ type AwaQueueMetum struct {
 	Deadline      pgtype.Interval
 	EnqueueShards int16
 	UpdatedAt     pgtype.Timestamptz
-}
-
-type AwaReadyClaimMark struct {
-	ReadySlot int32
-	LaneID    int32
-	ClaimSeq  int64
 }
 
 type AwaReadyEntry struct {

@@ -44,7 +44,8 @@ func (a AwaSystem) maintenance() (cfg *driver.MaintenanceConfig, disable bool, e
 	// No sealed queue slot kept: a prune can run on every tick, even in a
 	// short run (the hot path's worst case).
 	return &driver.MaintenanceConfig{PromoteInterval: d, RescueInterval: d, DeadlineInterval: d,
-		QueueRingInterval: d, ClaimRingInterval: d, LeaseRingInterval: d, KeepSealedQueueSlots: -1}, false, nil
+		QueueRingInterval: d, ClaimRingInterval: d, LeaseRingInterval: d, CursorRingInterval: d,
+		KeepSealedQueueSlots: -1}, false, nil
 }
 
 // NewAwaSystem returns the awa system logging warnings to logs; sqlFile, when

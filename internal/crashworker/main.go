@@ -96,14 +96,15 @@ func run(log *slog.Logger, dsn, instance string, workers int, sleepMin, sleepMax
 		HeartbeatInterval: 200 * time.Millisecond,
 		InstanceID:        id,
 		Maintenance: &driver.MaintenanceConfig{
-			LeaderTTL:         2 * time.Second,
-			ElectInterval:     200 * time.Millisecond,
-			PromoteInterval:   100 * time.Millisecond,
-			RescueInterval:    200 * time.Millisecond,
-			RescueStaleAfter:  2 * time.Second,
-			QueueRingInterval: time.Hour,
-			ClaimRingInterval: time.Hour,
-			LeaseRingInterval: time.Hour,
+			LeaderTTL:          2 * time.Second,
+			ElectInterval:      200 * time.Millisecond,
+			PromoteInterval:    100 * time.Millisecond,
+			RescueInterval:     200 * time.Millisecond,
+			RescueStaleAfter:   2 * time.Second,
+			QueueRingInterval:  time.Hour,
+			ClaimRingInterval:  time.Hour,
+			LeaseRingInterval:  time.Hour,
+			CursorRingInterval: time.Hour,
 		},
 	})
 	if err != nil {

@@ -180,7 +180,7 @@ func TestAdversarialRunWithStaleProducersAndPartialCarries(t *testing.T) {
 				if check(drainCtx, "rescue_expired_deadlines", err) {
 					m.end("rescue_deadline", res)
 				}
-				for _, ring := range []string{"queue", "claim"} {
+				for _, ring := range []string{"queue", "claim", "cursor"} {
 					o, err := ringOp(drainCtx, conn, "rotate", ring)
 					if check(drainCtx, "rotate "+ring, err) {
 						count(ring + " " + o.Outcome)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -223,8 +224,8 @@ func envInt(t *testing.T, name string, def, least int) int {
 func TestOrphanJobDoesNotStopReclamation(t *testing.T) {
 	n := envInt(t, "AWA_ORPHAN_JOBS", 200_000, 10_000)
 	rate := envInt(t, "AWA_ORPHAN_RATE", 8_000, 1_000)
-	without := orphanRun(t, n, rate, false)
-	with := orphanRun(t, n, rate, true)
+	without := orphanRun(t, n, rate, runPlain)
+	with := orphanRun(t, n, rate, runOrphan)
 	t.Logf("N=%d without orphan: %v", n, without)
 	t.Logf("N=%d with orphan:    %v", n, with)
 	if with.maxBytes > 2*without.maxBytes {
@@ -249,8 +250,45 @@ func (r orphanResult) String() string {
 		float64(r.maxBytes)/1e6, float64(r.endBytes)/1e6, r.elapsed.Seconds(), float64(r.jobs)/r.elapsed.Seconds(), r.outcomes)
 }
 
-func orphanRun(t *testing.T, n, rate int, orphan bool) orphanResult {
+// TestLongJobDoesNotStopReclamation: a job that stays running while both the
+// queue ring and the claim ring wrap at least 10 times (its attempt is open
+// from the first claim to the end) must not keep its ready slot or its claim
+// slot: prune carries them forward (docs/storage.md, "Long attempts"). The ring
+// tables stay within 2x the size of the same run without it, rotation never
+// stops, and at the end the attempt completes once with the receipt it got at
+// claim time.
+func TestLongJobDoesNotStopReclamation(t *testing.T) {
+	rate := envInt(t, "AWA_ORPHAN_RATE", 8_000, 1_000)
+	// 10 wraps of the 16-slot queue ring at one rotation per 200 ms tick, and
+	// a quarter more.
+	n := rate * 10 * 16 * 5 / 4 / 5
+	without := orphanRun(t, n, rate, runPlain)
+	with := orphanRun(t, n, rate, runLong)
+	t.Logf("N=%d without the long job: %v", n, without)
+	t.Logf("N=%d with the long job:    %v", n, with)
+	if with.maxBytes > 2*without.maxBytes {
+		t.Errorf("with one long job the ring tables reached %d bytes, more than 2x the %d bytes of the run without it",
+			with.maxBytes, without.maxBytes)
+	}
+	for ring, slots := range map[string]int{"queue": 16, "claim": 8} {
+		if got := with.outcomes[ring+" rotate rotated"]; got < 10*slots {
+			t.Errorf("the %s ring rotated %d times while the long job ran, want at least %d (10 wraps); outcomes %v",
+				ring, got, 10*slots, with.outcomes)
+		}
+	}
+}
+
+type runKind int
+
+const (
+	runPlain  runKind = iota
+	runOrphan         // one job in a queue that nobody works
+	runLong           // one job claimed at the start and completed at the end
+)
+
+func orphanRun(t *testing.T, n, rate int, kind runKind) orphanResult {
 	t.Helper()
+	orphan := kind == runOrphan
 	const (
 		queue     = "work"
 		producers = 2
@@ -268,6 +306,16 @@ func orphanRun(t *testing.T, n, rate int, orphan bool) orphanResult {
 		var err error
 		if orphanID, err = insertOne(ctx, check, "orphan", 2); err != nil {
 			t.Fatal(err)
+		}
+	}
+	var long []claimed
+	if kind == runLong {
+		if _, err := insertOne(ctx, check, "long", 2); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if long, err = claim(ctx, check, "long", 1, nil); err != nil || len(long) != 1 {
+			t.Fatalf("claim of the long job: %v, %v", long, err)
 		}
 	}
 
@@ -342,7 +390,7 @@ func orphanRun(t *testing.T, n, rate int, orphan bool) orphanResult {
 		return b
 	}
 	maintTick := func() error {
-		for _, ring := range []string{"queue", "claim"} {
+		for _, ring := range []string{"queue", "claim", "cursor"} {
 			o, err := ringOp(runCtx, maint, "rotate", ring)
 			if err != nil {
 				return fmt.Errorf("rotate_ring(%s): %w", ring, err)
@@ -394,6 +442,20 @@ loop:
 	}
 	res.endBytes = sample()
 	res.maxBytes = max(res.maxBytes, res.endBytes)
+
+	if kind == runLong {
+		fin, err := complete(ctx, check, long)
+		if err != nil || len(fin) != 1 || fin[0].Outcome != "applied" {
+			t.Fatalf("completing the long job with its receipt from the claim: %v, %v; want applied", fin, err)
+		}
+		if again, err := complete(ctx, check, long); err != nil || len(again) != 1 || again[0].Outcome != "stale" {
+			t.Fatalf("completing the long job again: %v, %v; want stale", again, err)
+		}
+		var state string
+		if err := check.QueryRow(ctx, `SELECT state::text FROM awa.jobs WHERE id = $1`, long[0].ID).Scan(&state); err != nil || state != "completed" {
+			t.Fatalf("awa.jobs shows the long job as %q (err %v), want completed", state, err)
+		}
+	}
 
 	if orphan {
 		got, err := claim(ctx, check, "orphan", 10, nil)
@@ -509,5 +571,118 @@ func TestPruneSeesAClaimThatCommittedWhileItWaited(t *testing.T) {
 	}
 	if completed != len(ids) || distinct != len(ids) {
 		t.Fatalf("%d completed records for %d distinct jobs, want %d each", completed, distinct, len(ids))
+	}
+}
+
+// turnRing turns a ring times: each time one job of queue "_turn" is
+// inserted, claimed and completed (so the current slots hold rows and the
+// rotation is not skipped idle), then ring rotates.
+func turnRing(t *testing.T, ctx context.Context, conn *pgx.Conn, ring string, times int) {
+	t.Helper()
+	for i := 0; i < times; i++ {
+		if _, err := insertOne(ctx, conn, "_turn", 2); err != nil {
+			t.Fatal(err)
+		}
+		got, err := claim(ctx, conn, "_turn", 1, nil)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("turn %d: claim: %v, %v", i, got, err)
+		}
+		if _, err := complete(ctx, conn, got); err != nil {
+			t.Fatal(err)
+		}
+		if o, err := ringOp(ctx, conn, "rotate", ring); err != nil || o.Outcome != "rotated" {
+			t.Fatalf("turn %d: rotate_ring(%s): %v, %v", i, ring, o, err)
+		}
+	}
+}
+
+// TestCarryOfARunningJobNeverMovesItUnderItsCloser: queue slot 0 holds a
+// running job and is the slot the next rotation needs, so prune carries the
+// job's ready row forward and repoints its claim batch. A closer takes the
+// batch's lock before it reads the batch and then the ready row, so:
+//   - while a closer holds that lock, prune moves nothing (skipped_live), and
+//     a later prune carries the job;
+//   - a closer that comes while prune holds the lock (prune's transaction is
+//     still open) waits, then finds the job in its new slot: it applies once,
+//     and the job ends completed, with its history in the new slot.
+func TestCarryOfARunningJobNeverMovesItUnderItsCloser(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	pool := pgtest.NewDB(t)
+	conn := connect(t, ctx, pool)
+	id, err := insertOne(ctx, conn, "long", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, err := claim(ctx, conn, "long", 1, nil)
+	if err != nil || len(long) != 1 || long[0].ID != id {
+		t.Fatalf("claim of the long job: %v, %v", long, err)
+	}
+	turnRing(t, ctx, conn, "queue", 15) // current slot 15: slot 0 is the next rotation's
+
+	closer := connect(t, ctx, pool)
+	ctx1, err := closer.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ctx1.Exec(ctx, `SELECT pg_advisory_xact_lock(1096237314, (($1::bigint >> 10) % 2147483647)::int)`,
+		long[0].ReceiptID); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := pruneOp(ctx, conn, "queue", 50, 0, 1000); err != nil || o.Outcome != "skipped_live" || o.Detail == nil ||
+		!strings.Contains(*o.Detail, "a closer holds the lock") {
+		t.Fatalf("prune while a closer holds the batch lock: %v, %v; want skipped_live naming the closer", o, err)
+	}
+	var slot int32
+	if err := conn.QueryRow(ctx, `SELECT ready_slot FROM awa.ready_entries WHERE job_id = $1`, id).Scan(&slot); err != nil || slot != 0 {
+		t.Fatalf("the job's ready row is in slot %d (err %v); want 0, not moved", slot, err)
+	}
+	if err := ctx1.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	pruner := connect(t, ctx, pool)
+	ptx, err := pruner.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := pruneOp(ctx, ptx, "queue", 50, 0, 1000)
+	if err != nil || o.Outcome != "pruned" || o.Detail == nil || !strings.Contains(*o.Detail, "carrying 1 claim batches") {
+		t.Fatalf("prune: %v, %v; want slot 0 pruned after carrying the running job", o, err)
+	}
+	var pid uint32
+	if err := closer.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		fin []finalized
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		fin, err := complete(ctx, closer, long)
+		done <- result{fin, err}
+	}()
+	waitForLockWait(t, ctx, pool, pid)
+	if err := ptx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || len(r.fin) != 1 || r.fin[0].Outcome != "applied" {
+		t.Fatalf("the closer that waited for prune: %v, %v; want applied", r.fin, r.err)
+	}
+	var states []string
+	rows, err := conn.Query(ctx, `SELECT state::text FROM awa.jobs WHERE id = $1`, id)
+	if err == nil {
+		states, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil || !slices.Equal(states, []string{"completed"}) {
+		t.Fatalf("awa.jobs shows the job as %v (err %v), want completed once", states, err)
+	}
+	if err := conn.QueryRow(ctx, `SELECT ready_slot FROM awa.receipt_completion_batches WHERE $1 = ANY (job_ids)`, id).
+		Scan(&slot); err != nil || slot != 15 {
+		t.Fatalf("the completion is in slot %d (err %v), want 15, with the carried ready row", slot, err)
+	}
+	if again, err := complete(ctx, conn, long); err != nil || len(again) != 1 || again[0].Outcome != "stale" {
+		t.Fatalf("completing again: %v, %v; want stale", again, err)
 	}
 }

@@ -15,10 +15,10 @@ import (
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
-// Claim cursors: a claim appends marks (awa.ready_claim_marks) and serializes
-// on a lane through a try-lock, so claimers skip a lane another one holds and
-// never wait; queue-ring prune raises a lane's floor before it truncates the
-// slot holding its newest mark.
+// Claim cursors: a claim appends marks (awa.cursor_marks, the cursor ring) and
+// serializes on a lane through a try-lock, so claimers skip a lane another one
+// holds and never wait; cursor-ring prune raises a lane's floor before it
+// truncates the slot holding its newest mark.
 
 // TestClaimersOfOneLaneSkipEachOtherAndNeverShareAJob: while one claimer
 // holds a lane (its claim transaction is open), a second claim of that queue
@@ -181,14 +181,14 @@ func TestClaimersOfOneLaneSkipEachOtherAndNeverShareAJob(t *testing.T) {
 	t.Logf("%d claims came back empty while another claimer held the lane", skips)
 }
 
-// TestClaimBlockedBehindQueuePruneSeesTheRaisedFloor: a lane's only marks
-// are in queue slot 0; prune truncates slot 0 in a transaction that stays
-// open, having raised the lane's floor. A claimer that reads the lane then
+// TestClaimBlockedBehindCursorPruneSeesTheRaisedFloor: a lane's only marks
+// are in cursor slot 0; cursor-ring prune truncates slot 0 in a transaction
+// that stays open, having raised the lane's floor. A claimer that reads the lane then
 // blocks behind prune's exclusive lock on the marks, and when prune commits it
 // reads the raised floor (it took its snapshot after the lock): it claims the
 // one job above the floor, once, marks the lane at that job's position, and
 // nothing at or below the floor is available, pending or claimable again.
-func TestClaimBlockedBehindQueuePruneSeesTheRaisedFloor(t *testing.T) {
+func TestClaimBlockedBehindCursorPruneSeesTheRaisedFloor(t *testing.T) {
 	const queue = "q"
 	ctx := testCtx(t, 60*time.Second)
 	pool := pgtest.NewDB(t)
@@ -210,8 +210,8 @@ func TestClaimBlockedBehindQueuePruneSeesTheRaisedFloor(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT max(lane_seq) FROM awa.ready_entries WHERE queue = $1`, queue).Scan(&fifth); err != nil {
 		t.Fatal(err)
 	}
-	if o, err := ringOp(ctx, conn, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
-		t.Fatalf("rotate_ring(queue): %v, %v", o, err)
+	if o, err := ringOp(ctx, conn, "rotate", "cursor"); err != nil || o.Outcome != "rotated" {
+		t.Fatalf("rotate_ring(cursor): %v, %v", o, err)
 	}
 	above, err := insertOne(ctx, conn, queue, 2)
 	if err != nil {
@@ -223,7 +223,7 @@ func TestClaimBlockedBehindQueuePruneSeesTheRaisedFloor(t *testing.T) {
 	}
 	var markSlot int32
 	var lane int32
-	if err := conn.QueryRow(ctx, `SELECT m.ready_slot, m.lane_id FROM awa.ready_claim_marks m
+	if err := conn.QueryRow(ctx, `SELECT m.cursor_slot, m.lane_id FROM awa.cursor_marks m
 		JOIN awa.queue_lanes l USING (lane_id) WHERE l.queue = $1`, queue).Scan(&markSlot, &lane); err != nil {
 		t.Fatalf("the lane's only mark: %v", err)
 	}
@@ -234,11 +234,11 @@ func TestClaimBlockedBehindQueuePruneSeesTheRaisedFloor(t *testing.T) {
 		t.Fatal(err)
 	}
 	var o ringOutcome
-	if err := ptx.QueryRow(ctx, `SELECT o.outcome, o.slot FROM awa.prune_ring('queue') AS o`).Scan(&o.Outcome, &o.Slot); err != nil {
+	if err := ptx.QueryRow(ctx, `SELECT o.outcome, o.slot FROM awa.prune_ring('cursor') AS o`).Scan(&o.Outcome, &o.Slot); err != nil {
 		t.Fatal(err)
 	}
 	if o.Outcome != "pruned" || o.Slot == nil || *o.Slot != markSlot {
-		t.Fatalf("prune_ring(queue) = %s slot %v, want pruned slot %d (the slot of the lane's only mark)", o.Outcome, o.Slot, markSlot)
+		t.Fatalf("prune_ring(cursor) = %s slot %v, want pruned slot %d (the slot of the lane's only mark)", o.Outcome, o.Slot, markSlot)
 	}
 
 	claimer := connect(t, ctx, pool)
@@ -269,7 +269,7 @@ func TestClaimBlockedBehindQueuePruneSeesTheRaisedFloor(t *testing.T) {
 	var floor, cursor int64
 	var marks []int64
 	if err := conn.QueryRow(ctx, `SELECT c.floor_seq, c.claim_seq,
-		       ARRAY(SELECT m.claim_seq FROM awa.ready_claim_marks m WHERE m.lane_id = c.lane_id ORDER BY 1)
+		       ARRAY(SELECT m.claim_seq FROM awa.cursor_marks m WHERE m.lane_id = c.lane_id ORDER BY 1)
 		FROM awa.claim_cursors c WHERE c.lane_id = $1`, lane).Scan(&floor, &cursor, &marks); err != nil {
 		t.Fatal(err)
 	}
@@ -293,14 +293,14 @@ func TestClaimBlockedBehindQueuePruneSeesTheRaisedFloor(t *testing.T) {
 // TestPinnedSnapshotDoesNotBloatClaimCursors: an idle session holds a
 // REPEATABLE READ snapshot (taken by reading an unrelated table) while 4,000
 // jobs are inserted (batches of 20) and claimed and completed by two SQL
-// claimers in batches of 5, with queue and claim rings rotated and pruned
-// every 200 ms. No row version written meanwhile can be removed, so every
+// claimers in batches of 5, with the queue and claim rings rotated and pruned
+// every 200 ms, and the cursor ring pruned and rotated. No row version written meanwhile can be removed, so every
 // UPDATE or DELETE leaves a dead tuple. Claims append (marks) instead of
 // updating a cursor row, so the dead tuples of schema awa come only from
 // maintenance: ring-ledger trims (a ring trims once per 2 wraps) and floor
 // raises (at most one per lane whose newest mark a prune truncates, here
-// the 4 lanes the jobs use per prune of the queue ring). Bound: 4 x (queue-ring
-// prunes) + rotations + 50. The old cursor row took one UPDATE per claim call
+// the 4 lanes the jobs use per prune of the cursor ring). Bound: 4 x
+// (cursor-ring prunes) + rotations + 50. The old cursor row took one UPDATE per claim call
 // per lane, at least 800 dead tuples for this run.
 func TestPinnedSnapshotDoesNotBloatClaimCursors(t *testing.T) {
 	const (
@@ -401,8 +401,10 @@ func TestPinnedSnapshotDoesNotBloatClaimCursors(t *testing.T) {
 				return
 			case <-tick.C:
 			}
-			for _, ring := range []string{"queue", "claim"} {
-				for _, action := range []string{"rotate", "prune"} {
+			for _, step := range [][2]string{{"queue", "rotate"}, {"queue", "prune"}, {"claim", "rotate"},
+				{"claim", "prune"}, {"cursor", "prune"}, {"cursor", "rotate"}} {
+				{
+					ring, action := step[0], step[1]
 					o, err := ringOp(runCtx, maint, action, ring)
 					if err != nil {
 						fail.set("%s_ring(%s): %v", action, ring, err)
@@ -460,8 +462,8 @@ func TestPinnedSnapshotDoesNotBloatClaimCursors(t *testing.T) {
 		prev = cur
 		time.Sleep(300 * time.Millisecond)
 	}
-	prunes := outcomes["queue prune pruned"]
-	rotations := outcomes["queue rotate rotated"] + outcomes["claim rotate rotated"]
+	prunes := outcomes["cursor prune pruned"]
+	rotations := outcomes["queue rotate rotated"] + outcomes["claim rotate rotated"] + outcomes["cursor rotate rotated"]
 	bound := int64(4*prunes + rotations + 50)
 	t.Logf("%d claim calls; maintenance outcomes %v; dead tuples in schema awa: %d (queue_claim_heads %d, most: %s); bound %d",
 		calls, outcomes, dead, claimHeadsDead, worst, bound)

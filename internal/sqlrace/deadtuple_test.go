@@ -18,13 +18,13 @@ import (
 // TestDeadTupleContract checks the storage contract of the ring planes: a full
 // job lifecycle (insert through awa.insert_jobs and awa.insert_job, claim
 // through awa.claim_ready_runtime on four connections, completion through
-// awa.complete_jobs, rotations of both rings meanwhile) never updates or
+// awa.complete_jobs, rotations of the rings meanwhile) never updates or
 // deletes a row of a ring child table, so they hold no dead tuples; claims
-// append marks, so queue_claim_heads is not updated either (only a prune that
-// truncates a lane's newest mark raises its floor). The figures
+// append marks, so queue_claim_heads is not updated either (only a cursor-ring
+// prune that truncates a lane's newest mark raises its floor). The figures
 // come from pg_stat_user_tables after the work connections closed (a backend
 // flushes its statistics when it exits) and the counts settled. The control
-// tables' figures (queue_claim_heads, ring_rotations, ...) are logged. Then rotate+prune of both rings, repeated until
+// tables' figures (queue_claim_heads, ring_rotations, ...) are logged. Then rotate+prune of every ring, repeated until
 // idle, must truncate every slot that held rows, leaving all ring children
 // empty.
 func TestDeadTupleContract(t *testing.T) {
@@ -127,7 +127,7 @@ func TestDeadTupleContract(t *testing.T) {
 				rotated <- nil
 				return
 			case <-tick.C:
-				for _, ring := range []string{"queue", "claim"} {
+				for _, ring := range []string{"queue", "claim", "cursor"} {
 					if _, err := ringOp(runCtx, maint, "rotate", ring); err != nil {
 						rotated <- fmt.Errorf("rotate_ring(%s): %w", ring, err)
 						return
@@ -195,11 +195,11 @@ func TestDeadTupleContract(t *testing.T) {
 		t.Errorf("awa.queue_claim_heads: n_tup_upd %d, n_tup_del %d, n_dead_tup %d; want 0, 0, 0 (claims append marks)",
 			s.upd, s.del, s.dead)
 	}
-	if ringTables != 16*5+8*2+8 {
-		t.Errorf("pg_stat_user_tables lists %d ring child tables, want %d", ringTables, 16*5+8*2+8)
+	if ringTables != 16*4+8*2+8+2 {
+		t.Errorf("pg_stat_user_tables lists %d ring child tables, want %d", ringTables, 16*4+8*2+8+2)
 	}
-	for _, prefix := range []string{"ready_entries", "receipt_completion_batches", "ready_claim_marks", "lease_claim_batches",
-		"lease_claim_closures"} {
+	for _, prefix := range []string{"ready_entries", "receipt_completion_batches", "lease_claim_batches",
+		"lease_claim_closures", "cursor_marks"} {
 		var ins int64
 		var slots []string
 		for _, name := range names {
@@ -214,11 +214,11 @@ func TestDeadTupleContract(t *testing.T) {
 	// Reclaim: rotate and prune both rings until idle; every slot that held rows
 	// must be truncated (prune 'pruned'), and the ring children end empty.
 	held := slotsWithRows(t, ctx, check)
-	pruned := map[string]map[int32]bool{"queue": {}, "claim": {}}
+	pruned := map[string]map[int32]bool{"queue": {}, "claim": {}, "cursor": {}}
 	idle := false
 	for i := 0; i < 100 && !idle; i++ {
 		idle = true
-		for _, ring := range []string{"queue", "claim"} {
+		for _, ring := range []string{"queue", "claim", "cursor"} {
 			r, err := ringOp(ctx, check, "rotate", ring)
 			if err != nil {
 				t.Fatal(err)
@@ -240,7 +240,7 @@ func TestDeadTupleContract(t *testing.T) {
 	if !idle {
 		t.Fatalf("rings not idle after 100 rotate+prune rounds")
 	}
-	for _, ring := range []string{"queue", "claim"} {
+	for _, ring := range []string{"queue", "claim", "cursor"} {
 		for _, slot := range held[ring] {
 			if !pruned[ring][slot] {
 				t.Errorf("%s ring: slot %d held rows but prune never reported it pruned (pruned: %v)", ring, slot, pruned[ring])
@@ -314,8 +314,9 @@ func slotSuffix(name string) string {
 func slotsWithRows(t *testing.T, ctx context.Context, conn *pgx.Conn) map[string][]int32 {
 	t.Helper()
 	parents := map[string][]string{
-		"queue": {"ready_entries", "ready_tombstones", "done_entries", "receipt_completion_batches", "ready_claim_marks"},
-		"claim": {"lease_claim_batches", "lease_claim_closures"},
+		"queue":  {"ready_entries", "ready_tombstones", "done_entries", "receipt_completion_batches"},
+		"claim":  {"lease_claim_batches", "lease_claim_closures"},
+		"cursor": {"cursor_marks"},
 	}
 	out := map[string][]int32{}
 	for ring, ps := range parents {

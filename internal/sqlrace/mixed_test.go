@@ -226,7 +226,7 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 				if check(drainCtx, "rescue_expired_deadlines", err) {
 					m.end("rescue_deadline", res)
 				}
-				for _, ring := range []string{"queue", "claim"} {
+				for _, ring := range []string{"queue", "claim", "cursor"} {
 					_, err := conn.Exec(drainCtx, `SELECT count(*) FROM awa.rotate_ring($1)`, ring)
 					check(drainCtx, "rotate_ring("+ring+")", err)
 					var outcome string

@@ -173,14 +173,15 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 	}
 
 	outcomes := map[string]int{}
-	pruned := map[string]map[int32]int{"queue": {}, "claim": {}}
+	pruned := map[string]map[int32]int{"queue": {}, "claim": {}, "cursor": {}}
 	carries := 0
 	maint := connect(t, ctx, pool)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		for runCtx.Err() == nil && claiming.Load() > 0 {
-			for _, step := range [][2]string{{"rotate", "queue"}, {"prune", "queue"}, {"rotate", "claim"}, {"prune", "claim"}} {
+			for _, step := range [][2]string{{"rotate", "queue"}, {"prune", "queue"}, {"rotate", "claim"}, {"prune", "claim"},
+				{"prune", "cursor"}, {"rotate", "cursor"}} {
 				o, err := ringOp(runCtx, maint, step[0], step[1])
 				if err != nil {
 					fail.set("maintenance: %s_ring(%s): %v", step[0], step[1], err)
@@ -255,7 +256,7 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 		}
 	}
 	const minPruned = 3
-	for _, ring := range []string{"queue", "claim"} {
+	for _, ring := range []string{"queue", "claim", "cursor"} {
 		if n := outcomes[ring+" prune pruned"]; n < minPruned {
 			t.Errorf("%s ring: prune reported 'pruned' %d times, want at least %d (the race did not happen)", ring, n, minPruned)
 		}
@@ -307,14 +308,14 @@ func TestPruneSkipsSlotWithOpenClaim(t *testing.T) {
 	outcomes := map[string]int{}
 	tick := func(phase string) {
 		t.Helper()
-		for _, ring := range []string{"queue", "claim"} {
+		for _, ring := range []string{"queue", "claim", "cursor"} {
 			for _, action := range []string{"rotate", "prune"} {
 				o, err := ringOp(ctx, conn, action, ring)
 				if err != nil {
 					t.Fatalf("%s: %s_ring(%s): %v", phase, action, ring, err)
 				}
 				outcomes[phase+": "+o.Ring+" "+o.Action+" "+o.Outcome]++
-				if action != "prune" || phase != "open" {
+				if action != "prune" || phase != "open" || ring == "cursor" { // marks are never live
 					continue
 				}
 				if o.Slot != nil && *o.Slot == liveSlot[ring] {
@@ -368,10 +369,10 @@ func TestPruneSkipsSlotWithOpenClaim(t *testing.T) {
 	}
 
 	// Now everything is closed: the rings drain completely.
-	prunedSlots := map[string]map[int32]bool{"queue": {}, "claim": {}}
+	prunedSlots := map[string]map[int32]bool{"queue": {}, "claim": {}, "cursor": {}}
 	for i := 0; i < 100; i++ {
 		idle := true
-		for _, ring := range []string{"queue", "claim"} {
+		for _, ring := range []string{"queue", "claim", "cursor"} {
 			r, err := ringOp(ctx, conn, "rotate", ring)
 			if err != nil {
 				t.Fatal(err)
@@ -422,7 +423,7 @@ func ringRows(t *testing.T, ctx context.Context, conn *pgx.Conn) string {
 }
 
 // ringPattern matches the ring child tables (one per parent and slot).
-const ringPattern = `^(ready_entries|ready_tombstones|done_entries|receipt_completion_batches|ready_claim_marks|lease_claim_batches|lease_claim_closures|leases)_[0-9]+$`
+const ringPattern = `^(ready_entries|ready_tombstones|done_entries|receipt_completion_batches|lease_claim_batches|lease_claim_closures|leases|cursor_marks)_[0-9]+$`
 
 func ringChildren(t *testing.T, ctx context.Context, conn *pgx.Conn) []string {
 	t.Helper()
@@ -437,8 +438,8 @@ func ringChildren(t *testing.T, ctx context.Context, conn *pgx.Conn) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rels) != 16*5+8*2+8 {
-		t.Fatalf("found %d ring child tables, want %d (16 queue slots x 5, 8 claim x 2, 8 lease x 1)", len(rels), 16*5+8*2+8)
+	if len(rels) != 16*4+8*2+8+2 {
+		t.Fatalf("found %d ring child tables, want %d (16 queue slots x 4, 8 claim x 2, 8 lease x 1, 2 cursor x 1)", len(rels), 16*4+8*2+8+2)
 	}
 	return rels
 }

@@ -1,6 +1,6 @@
--- awa._ring_tables(ring): the partitioned parents of a ring, in lock order.
--- The claim marks come first: claims and producers read them (the cursor)
--- before the ready rows, so prune takes a slot's locks in their order.
+-- awa._ring_tables(ring): the partitioned parents of a ring, in the order
+-- prune locks a slot's children (the order in which claims, cancels,
+-- producers and finalizers reach them; docs/storage.md, "Locks").
 -- Immutable; used by install, rotate and prune. Unknown ring: empty array.
 CREATE FUNCTION awa._ring_tables(p_ring text)
 RETURNS text[]
@@ -8,10 +8,10 @@ LANGUAGE sql
 IMMUTABLE
 AS $$
     SELECT CASE p_ring
-        WHEN 'queue' THEN ARRAY['ready_claim_marks', 'ready_entries', 'ready_tombstones', 'done_entries',
-                                 'receipt_completion_batches']
+        WHEN 'queue' THEN ARRAY['ready_entries', 'ready_tombstones', 'done_entries', 'receipt_completion_batches']
         WHEN 'claim' THEN ARRAY['lease_claim_batches', 'lease_claim_closures']
         WHEN 'lease' THEN ARRAY['leases']
+        WHEN 'cursor' THEN ARRAY['cursor_marks']
         ELSE ARRAY[]::text[]
     END
 $$;

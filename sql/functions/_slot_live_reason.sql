@@ -1,16 +1,19 @@
--- awa._slot_live_reason(ring, slot, carry): why the slot must not be truncated
+-- awa._slot_live_reason(ring, slot, carry, carry_open): why the slot must not be truncated
 -- yet, or NULL when nothing live remains in it. The proof prune takes before it
 -- locks the slot (under the locks, awa._slot_fingerprint shows nothing that
 -- would change it came).
 --   queue: a ready row above its lane's claim cursor that no tombstone spends
 --          (an available job; not counted when carry is true, because prune
 --          moves those out with awa._carry_ready), or an attempt drawn from
---          this ready slot whose receipt has no closure (a running job)
---   claim: a receipt in this claim slot without closure evidence
+--          this ready slot whose receipt has no closure (a running job; not
+--          counted when carry_open is true: awa._carry_running moves it)
+--   claim: a receipt in this claim slot without closure evidence (not counted
+--          when carry_open is true: awa._carry_open_claims moves it)
 --   lease: any materialized lease row
 -- The cursor is read from awa.claim_cursors in the proof's own statement.
 -- Read-only. Called by awa.prune_ring.
-CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int, p_carry boolean DEFAULT false)
+CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int, p_carry boolean DEFAULT false,
+                                      p_carry_open boolean DEFAULT false)
 RETURNS text
 LANGUAGE plpgsql
 STABLE
@@ -39,7 +42,9 @@ BEGIN
             RETURN v_detail;
         END IF;
     END IF;
-    IF p_ring = 'queue' THEN
+    IF p_ring IN ('queue', 'claim') AND p_carry_open THEN
+        RETURN NULL;
+    ELSIF p_ring = 'queue' THEN
         SELECT format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
                       p_slot, b.batch_id, b.claim_slot)
         INTO v_detail

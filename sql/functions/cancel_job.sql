@@ -9,7 +9,8 @@
 -- attempt was finalized concurrently.
 -- Errors: AW010 job_id NULL; AW020 no such job; AW021 the job is already
 -- completed, cancelled or failed (or in the DLQ: purge it instead).
--- Locks: the deferred row; or the lane's claim lock (1096237317, lane_id),
+-- Locks: the deferred row; or ACCESS SHARE on awa.cursor_marks (before the
+-- ready rows), then the lane's claim lock (1096237317, lane_id),
 -- waited for: claimers only try it, so they skip the lane meanwhile and no
 -- cycle forms; the cursor is then read by a statement of its own
 -- (docs/storage.md, "The claim cursor"); or the claim-batch lock of
@@ -54,6 +55,10 @@ BEGIN
         RETURN;
     END IF;
 
+    -- The cursor ring before the queue ring, the order claims and prune take
+    -- them in (docs/storage.md, "Locks"): this call reads the cursor after the
+    -- ready rows.
+    LOCK TABLE awa.cursor_marks IN ACCESS SHARE MODE;
     SELECT * INTO v_r FROM awa.ready_entries r WHERE r.job_id = p_job_id ORDER BY r.run_lease DESC LIMIT 1;
     IF FOUND THEN
         PERFORM pg_advisory_xact_lock(1096237317, v_r.lane_id);

@@ -11,7 +11,7 @@
 --
 -- Writes only appends: one compact lease_claim_batches row per ready slot
 -- drawn from (in the current claim slot) and one INSERT of claim marks
--- (awa.ready_claim_marks, current queue slot), one per lane it advanced. Ready
+-- (awa.cursor_marks, current cursor slot), one per lane it advanced. Ready
 -- rows and claim heads are never updated.
 -- Locks: per lane it may take from, the lane's claim lock
 -- pg_try_advisory_xact_lock(1096237317, lane_id), in visiting order: a lane
@@ -175,9 +175,9 @@ BEGIN
     END LOOP;
 
     IF cardinality(v_mlanes) > 0 THEN
-        INSERT INTO awa.ready_claim_marks (ready_slot, lane_id, claim_seq)
+        INSERT INTO awa.cursor_marks (cursor_slot, lane_id, claim_seq)
         SELECT s.slot, m.lane_id, m.claim_seq
-        FROM awa._current_slot('queue') AS s (slot), unnest(v_mlanes, v_mseqs) AS m (lane_id, claim_seq);
+        FROM awa._current_slot('cursor') AS s (slot), unnest(v_mlanes, v_mseqs) AS m (lane_id, claim_seq);
     END IF;
     IF v_dirty THEN
         PERFORM set_config(v_ckey, concat_ws('|', p_queue, array_to_string(v_cids, ','), array_to_string(v_ccur, ',')),

@@ -1,4 +1,5 @@
--- awa.install_queue_storage_substrate(queue_slots, claim_slots, lease_slots)
+-- awa.install_queue_storage_substrate(queue_slots, claim_slots, lease_slots,
+-- cursor_slots)
 --
 -- Creates the ring children (one partition per slot of every ring parent),
 -- starts each append-only rotation ledger at generation 0, and creates the
@@ -12,7 +13,8 @@
 CREATE FUNCTION awa.install_queue_storage_substrate(
     p_queue_slots int DEFAULT 16,
     p_claim_slots int DEFAULT 8,
-    p_lease_slots int DEFAULT 8
+    p_lease_slots int DEFAULT 8,
+    p_cursor_slots int DEFAULT 2
 )
 RETURNS SETOF awa.ring_config
 LANGUAGE plpgsql
@@ -27,7 +29,8 @@ BEGIN
     PERFORM pg_advisory_xact_lock(1096237316, 0);
 
     FOR v_ring, v_slots IN
-        SELECT * FROM (VALUES ('queue', p_queue_slots), ('claim', p_claim_slots), ('lease', p_lease_slots)) v
+        SELECT * FROM (VALUES ('queue', p_queue_slots), ('claim', p_claim_slots), ('lease', p_lease_slots),
+                              ('cursor', p_cursor_slots)) v
     LOOP
         IF v_slots IS NULL OR v_slots NOT BETWEEN 2 AND 256 THEN
             RAISE EXCEPTION 'awa: % ring slot count must be between 2 and 256, got %', v_ring, v_slots

@@ -8,17 +8,26 @@
 -- keep_sealed newest; (3) prove it holds nothing live
 -- (awa._slot_live_reason; in the queue ring, available jobs do not count: they
 -- are carried) and take its fingerprint (awa._slot_fingerprint) in the same
--- snapshot; (4) lock its child tables ACCESS EXCLUSIVE, in awa._ring_tables
--- order, all within ONE lock_timeout_ms budget; (5) under the locks, compare
--- the fingerprint: if it changed, something committed while we waited
+-- snapshot; the cursor ring needs no proof (marks are cursor history);
+-- (4) within ONE lock_timeout_ms budget: queue ring, ACCESS SHARE on
+-- awa.cursor_marks (every cursor slot: the cursor is read under the locks, and
+-- claims read it before the ready rows), then ACCESS EXCLUSIVE on the slot's
+-- child tables in awa._ring_tables order; (5) under the locks, compare the
+-- fingerprint: if it changed, something committed while we waited
 -- (skipped_live); (6) queue ring: move up to carry_limit available jobs to the
 -- current slot (awa._carry_ready); if some remain, outcome carried and a later
--- call goes on; (7) queue ring: raise the cursor floor of each lane whose
--- newest claim mark is in the slot (one UPDATE of queue_claim_heads), so its
--- cursor survives its marks; (8) TRUNCATE. The locks are held only for (5) to
--- (8), whose cost does not grow with the slot's claims, so the hot path (every
--- claim reads every ready_entries child) waits at most about lock_timeout_ms
--- plus one carry of carry_limit rows.
+-- call goes on; (6b) when the slot is the one the next rotation needs
+-- ((current + 1) mod n), open attempts do not keep it: the proof skips them
+-- and, under the locks, the queue ring moves its running jobs' ready rows
+-- forward (awa._carry_running; skipped_live if a closer holds one of their
+-- batch locks) and the claim ring copies its open claim batches forward
+-- (awa._carry_open_claims); (7) cursor ring: raise the floor of each lane whose highest
+-- mark in the slot is above its floor and every mark it has in another slot
+-- (one UPDATE of queue_claim_heads, in a statement that starts after the lock,
+-- so it sees marks committed while prune waited); (8) TRUNCATE. The locks are
+-- held only for (5) to (8), whose cost does not grow with the slot's claims,
+-- so the hot path waits at most about lock_timeout_ms plus one carry of
+-- carry_limit rows.
 -- Outcomes: pruned; carried (detail: how many moved, how many remain);
 -- already_empty (no sealed slot holds rows); skipped_live (detail says what
 -- is live); skipped_blocked (the locks were not granted within the budget, or
@@ -44,12 +53,16 @@ DECLARE
     v_target  int;
     v_reason  text;
     v_parent  text;
+    v_rel     text;
+    v_rels    text[];
     v_print   int8[];
     v_until   timestamptz;
     v_left    int;
     v_old     text := current_setting('lock_timeout');
     v_moved   int := 0;
     v_rest    int;
+    v_urgent  boolean;
+    v_runs    int := 0;
 BEGIN
     PERFORM awa._require_read_committed('awa.prune_ring');
     SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
@@ -93,25 +106,39 @@ BEGIN
         RETURN;
     END IF;
 
+    -- The slot the next rotation needs: open attempts do not keep it (they
+    -- are carried forward, docs/storage.md "Long attempts"); an older-sealed
+    -- target waits for them to close, as most do within a few seconds.
+    v_urgent := v_target = (v_current + 1) % v_slots;
+
     -- One statement, one snapshot: the fingerprint describes what the proof saw.
-    SELECT awa._slot_live_reason(p_ring, v_target, true), awa._slot_fingerprint(p_ring, v_target)
-    INTO v_reason, v_print;
-    IF v_reason IS NOT NULL THEN
-        RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason;
-        RETURN;
+    IF p_ring <> 'cursor' THEN
+        SELECT awa._slot_live_reason(p_ring, v_target, true, v_urgent), awa._slot_fingerprint(p_ring, v_target)
+        INTO v_reason, v_print;
+        IF v_reason IS NOT NULL THEN
+            RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason;
+            RETURN;
+        END IF;
     END IF;
 
-    -- One budget for all the slot's children: while a lock request waits,
-    -- every claim queues behind it, so the waits must not add up.
+    -- One budget for all the locks: while a lock request waits, every claim
+    -- queues behind it, so the waits must not add up. The queue ring reads the
+    -- cursor under its exclusive locks (fingerprint, carry): it takes the
+    -- cursor ring's share lock first, the order claims take them in, so a
+    -- cursor-ring prune queued in between cannot close a cycle.
+    v_rels := CASE WHEN p_ring = 'queue' THEN ARRAY['cursor_marks'] ELSE '{}' END
+              || ARRAY(SELECT t || '_' || v_target FROM unnest(awa._ring_tables(p_ring)) AS t);
     v_until := clock_timestamp() + make_interval(secs => p_lock_timeout_ms / 1000.0);
     BEGIN
-        FOREACH v_parent IN ARRAY awa._ring_tables(p_ring) LOOP
+        FOREACH v_rel IN ARRAY v_rels LOOP
             v_left := ceil(extract(epoch FROM v_until - clock_timestamp()) * 1000)::int;
             IF v_left >= 1 THEN
                 PERFORM set_config('lock_timeout', v_left || 'ms', true);
-                EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE', v_parent || '_' || v_target);
+                EXECUTE format('LOCK TABLE awa.%I IN %s MODE', v_rel,
+                               CASE WHEN v_rel = 'cursor_marks' THEN 'ACCESS SHARE' ELSE 'ACCESS EXCLUSIVE' END);
             ELSE
-                EXECUTE format('LOCK TABLE awa.%I IN ACCESS EXCLUSIVE MODE NOWAIT', v_parent || '_' || v_target);
+                EXECUTE format('LOCK TABLE awa.%I IN %s MODE NOWAIT', v_rel,
+                               CASE WHEN v_rel = 'cursor_marks' THEN 'ACCESS SHARE' ELSE 'ACCESS EXCLUSIVE' END);
             END IF;
         END LOOP;
     EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
@@ -120,14 +147,14 @@ BEGIN
         PERFORM set_config('lock_timeout', v_old, true);
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen,
                             CASE WHEN SQLSTATE = '40P01'
-                                 THEN format('awa.%s not locked: the wait closed a lock cycle', v_parent || '_' || v_target)
-                                 ELSE format('awa.%s not locked within %s ms', v_parent || '_' || v_target, p_lock_timeout_ms)
+                                 THEN format('awa.%s not locked: the wait closed a lock cycle', v_rel)
+                                 ELSE format('awa.%s not locked within %s ms', v_rel, p_lock_timeout_ms)
                             END;
         RETURN;
     END;
     PERFORM set_config('lock_timeout', v_old, true);
 
-    IF awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print THEN
+    IF p_ring <> 'cursor' AND awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
                             format('slot %s changed while prune waited for its locks (seen under lock)', v_target);
         RETURN;
@@ -141,19 +168,31 @@ BEGIN
                                        CASE WHEN v_rest = p_carry_limit THEN 'at least ' ELSE '' END, v_rest);
             RETURN;
         END IF;
+        IF v_urgent THEN
+            v_runs := awa._carry_running(v_target, v_current);
+            IF v_runs IS NULL THEN
+                RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
+                                    format('a closer holds the lock of a claim batch drawn from slot %s', v_target);
+                RETURN;
+            END IF;
+        END IF;
+    ELSIF p_ring = 'claim' AND v_urgent THEN
+        v_runs := awa._carry_open_claims(v_target, v_current, now());
     END IF;
 
     -- The lanes whose newest mark goes with the slot keep their cursor as a
-    -- floor (a busy lane has a newer mark elsewhere and needs none). Under the
-    -- slot's locks, in this transaction: a cursor reader that waited for them
-    -- sees the floor and the truncated marks together.
-    IF p_ring = 'queue' THEN
+    -- floor (a busy lane has a newer mark in the current slot and needs none).
+    -- A statement of its own after the lock: it sees a mark that a claim
+    -- appended to this slot after the rotation and committed while we waited.
+    -- A cursor reader that waited for the lock sees the floor and the
+    -- truncated marks together.
+    IF p_ring = 'cursor' THEN
         UPDATE awa.queue_claim_heads h SET claim_seq = s.claim_seq
         FROM (SELECT m.lane_id, max(m.claim_seq) AS claim_seq
-              FROM awa.ready_claim_marks m WHERE m.ready_slot = v_target GROUP BY m.lane_id) AS s
+              FROM awa.cursor_marks m WHERE m.cursor_slot = v_target GROUP BY m.lane_id) AS s
         WHERE h.lane_id = s.lane_id AND h.claim_seq < s.claim_seq
-          AND NOT EXISTS (SELECT 1 FROM awa.ready_claim_marks o
-                          WHERE o.lane_id = s.lane_id AND o.claim_seq >= s.claim_seq AND o.ready_slot <> v_target);
+          AND NOT EXISTS (SELECT 1 FROM awa.cursor_marks o
+                          WHERE o.lane_id = s.lane_id AND o.claim_seq >= s.claim_seq AND o.cursor_slot <> v_target);
     END IF;
 
     FOREACH v_parent IN ARRAY awa._ring_tables(p_ring) LOOP
@@ -161,6 +200,8 @@ BEGIN
     END LOOP;
 
     RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target)
-        || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END;
+        || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END
+        || CASE WHEN v_runs > 0 THEN format(' after carrying %s claim batches of running jobs to slot %s', v_runs, v_current)
+                ELSE '' END;
 END;
 $$;

@@ -2,7 +2,7 @@
 
 -- Slot count of each ring, fixed at install.
 CREATE TABLE awa.ring_config (
-    ring       text PRIMARY KEY CHECK (ring IN ('queue', 'claim', 'lease')),
+    ring       text PRIMARY KEY CHECK (ring IN ('queue', 'claim', 'lease', 'cursor')),
     slot_count int  NOT NULL CHECK (slot_count BETWEEN 2 AND 256)
 );
 
@@ -46,8 +46,8 @@ CREATE TABLE awa.queue_lanes (
 
 -- Floor of each lane's claim cursor: every ready row at or below claim_seq has
 -- been claimed or tombstoned. Claims do not update it: they append
--- awa.ready_claim_marks, and the cursor is greatest(floor, newest mark)
--- (awa.claim_cursors). Only queue-ring prune raises it, for the lanes whose
+-- awa.cursor_marks, and the cursor is greatest(floor, newest mark)
+-- (awa.claim_cursors). Only cursor-ring prune raises it, for the lanes whose
 -- newest mark is in the slot it truncates: at most once per idle lane per ring
 -- wrap. Kept small and with room on the page so that update stays HOT.
 CREATE TABLE awa.queue_claim_heads (

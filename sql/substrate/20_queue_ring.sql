@@ -78,18 +78,3 @@ CREATE TABLE awa.receipt_completion_batches (
     lane_seqs    bigint[]    NOT NULL,
     PRIMARY KEY (batch_id, ready_slot)
 ) PARTITION BY LIST (ready_slot);
-
--- Claim marks: the append-only half of the lanes' claim cursors. A claim
--- appends, in the current slot, one row per lane it advanced: every ready row
--- of that lane at or below claim_seq has been claimed or tombstoned. A lane's
--- cursor is greatest(queue_claim_heads.claim_seq, its newest mark): see
--- awa.claim_cursors. Marks are never updated or deleted, so a held snapshot
--- cannot bloat them; prune raises the floor (queue_claim_heads.claim_seq) of a
--- lane whose newest mark is in the slot it truncates. A lane's marks strictly
--- increase (claimers of a lane take turns on its claim lock).
-CREATE TABLE awa.ready_claim_marks (
-    ready_slot int    NOT NULL,
-    lane_id    int    NOT NULL,
-    claim_seq  bigint NOT NULL,
-    PRIMARY KEY (lane_id, claim_seq, ready_slot)
-) PARTITION BY LIST (ready_slot);

@@ -6,20 +6,20 @@
 -- alone, a cheap lower bound. Functions that decide a write on the cursor
 -- (claim, cancel, the notify rule, the prune proof) read this view in a
 -- PL/pgSQL statement of their own, never through a function call: the
--- statement locks every marks partition before it takes its snapshot, so a
--- reader that waited for prune's TRUNCATE sees the floor prune raised
--- (docs/storage.md, "The claim cursor").
+-- statement locks every marks partition (the cursor ring) before it takes its
+-- snapshot, so a reader that waited for prune's TRUNCATE sees the floor prune
+-- raised (docs/storage.md, "The claim cursor").
 CREATE VIEW awa.claim_cursors AS
 -- The newest mark is read as ORDER BY ... DESC LIMIT 1, not max(): with
 -- statistics that underestimate a lane's marks the planner would aggregate
--- all of them; this form walks each slot's index backwards for one entry
+-- all of them; this form walks each cursor slot's index backwards for one entry
 -- (a Merge Append; callers that can set enable_sort = off, so that a sort of
 -- the lane's marks never wins on a misestimate). A LATERAL join, not a
 -- scalar subquery, so a join with ready rows (awa.jobs) reads it once per
 -- lane, not once per row.
 SELECT h.lane_id, h.claim_seq AS floor_seq, greatest(h.claim_seq, m.claim_seq) AS claim_seq
 FROM awa.queue_claim_heads h
-LEFT JOIN LATERAL (SELECT m.claim_seq FROM awa.ready_claim_marks m WHERE m.lane_id = h.lane_id
+LEFT JOIN LATERAL (SELECT m.claim_seq FROM awa.cursor_marks m WHERE m.lane_id = h.lane_id
                    ORDER BY m.claim_seq DESC LIMIT 1) AS m ON true;
 
 COMMENT ON VIEW awa.claim_cursors IS 'claim cursor of each lane: greatest(floor, newest claim mark) (read-only)';

@@ -36,7 +36,7 @@ create temp table t0 as select clock_timestamp() as at;
 select is_empty($$select * from awa.claim_ready_runtime('cr', 10, null, now())$$,
                 'a claim skips the held lane and returns nothing');
 select ok(clock_timestamp() - (select at from t0) < interval '1 second', 'without waiting for it');
-select is((select count(*)::int from awa.ready_claim_marks where lane_id = (select lane_id from lane)), 0,
+select is((select count(*)::int from awa.cursor_marks where lane_id = (select lane_id from lane)), 0,
           'and writes no mark for it');
 
 select dblink_exec('awa_other', 'rollback');

@@ -17,7 +17,7 @@ select ok(current_setting(awa._cursor_cache_key('rb'), true)
           'and caches the lane''s cursor at the third job''s position for the session');
 rollback to savepoint claimer;
 
-select is((select count(*)::int from awa.ready_claim_marks m join awa.queue_lanes l using (lane_id) where l.queue = 'rb'), 0,
+select is((select count(*)::int from awa.cursor_marks m join awa.queue_lanes l using (lane_id) where l.queue = 'rb'), 0,
           'after the rollback its mark is gone');
 select results_eq($$select id, run_lease from awa.claim_ready_runtime('rb', 10, null, now())$$,
                   $$select id, 1::bigint from j order by id$$,

@@ -17,7 +17,7 @@ create temp table upd_before as
 select coalesce(sum(n_tup_upd + n_tup_del), 0) as n from pg_stat_xact_user_tables where schemaname = 'awa';
 select is_empty($$select * from awa.claim_ready_runtime('gm', 10)$$, 'a claim finds no job');
 select results_eq(
-  $$select m.claim_seq from awa.ready_claim_marks m join awa.queue_lanes l using (lane_id)
+  $$select m.claim_seq from awa.cursor_marks m join awa.queue_lanes l using (lane_id)
     where l.queue = 'gm' order by 1$$,
   $$values ((select lane_seq from awa.ready_entries where queue = 'gm')),
            ((select awa._lane_tip(lane_seq) from awa.queue_lanes where queue = 'gm'))$$,

@@ -1,6 +1,6 @@
 -- The installed substrate has one partition per slot for every ring parent:
--- 16 for the queue ring, 8 for the claim ring, 8 for the lease ring, each
--- named <parent>_<slot> and bound to that slot.
+-- 16 for the queue ring, 8 for the claim ring, 8 for the lease ring, 2 for the
+-- cursor ring, each named <parent>_<slot> and bound to that slot.
 begin;
 select plan(3);
 
@@ -8,10 +8,10 @@ select results_eq(
   $$select i.inhparent::regclass::text, count(*)::int
     from pg_inherits i join pg_class p on p.oid = i.inhparent
     where p.relnamespace = 'awa'::regnamespace and p.relkind = 'p' group by 1 order by 1$$,
-  $$values ('awa.done_entries'::text, 16), ('awa.lease_claim_batches', 8), ('awa.lease_claim_closures', 8),
-           ('awa.leases', 8), ('awa.ready_claim_marks', 16), ('awa.ready_entries', 16), ('awa.ready_tombstones', 16),
+  $$values ('awa.cursor_marks'::text, 2), ('awa.done_entries', 16), ('awa.lease_claim_batches', 8),
+           ('awa.lease_claim_closures', 8), ('awa.leases', 8), ('awa.ready_entries', 16), ('awa.ready_tombstones', 16),
            ('awa.receipt_completion_batches', 16)$$,
-  'every ring parent has one child per slot (16/8/8)');
+  'every ring parent has one child per slot (16/8/8/2)');
 
 select is_empty(
   $$select c.relname from pg_inherits i join pg_class p on p.oid = i.inhparent join pg_class c on c.oid = i.inhrelid
@@ -21,7 +21,7 @@ select is_empty(
 
 select results_eq(
   $$select ring, slot_count from awa.ring_config order by ring$$,
-  $$values ('claim'::text, 8), ('lease'::text, 8), ('queue'::text, 16)$$,
+  $$values ('claim'::text, 8), ('cursor'::text, 2), ('lease'::text, 8), ('queue'::text, 16)$$,
   'awa.ring_config records the slot counts');
 
 select * from finish();

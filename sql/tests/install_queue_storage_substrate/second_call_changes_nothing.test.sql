@@ -9,7 +9,7 @@ where p.relnamespace = 'awa'::regnamespace;
 
 select awa_test.writes_nothing($$select * from awa.install_queue_storage_substrate()$$,
                                'a second call with the default slot counts writes nothing');
-select awa_test.writes_nothing($$select * from awa.install_queue_storage_substrate(16, 8, 8)$$,
+select awa_test.writes_nothing($$select * from awa.install_queue_storage_substrate(16, 8, 8, 2)$$,
                                'a call with the same explicit slot counts writes nothing');
 
 select set_eq(
@@ -20,7 +20,7 @@ select set_eq(
 
 select results_eq(
   $$select ring, slot_count from awa.install_queue_storage_substrate() order by ring$$,
-  $$values ('claim'::text, 8), ('lease'::text, 8), ('queue'::text, 16)$$,
+  $$values ('claim'::text, 8), ('cursor'::text, 2), ('lease'::text, 8), ('queue'::text, 16)$$,
   'it returns the installed ring configuration');
 
 select * from awa.insert_job('install.k', '{}', '{"queue": "iq"}');

@@ -1,5 +1,6 @@
 -- A sealed queue slot that still has a running job (an open claim drawn from
--- it) cannot be truncated, so prune carries nothing out of it either: the
+-- it) and is not the slot the next rotation needs is not truncated yet, so
+-- prune carries nothing out of it either: the
 -- outcome is skipped_live naming the running job's claim batch, and nothing
 -- is written; the available job stays where it is.
 begin;

@@ -1,4 +1,5 @@
--- A sealed claim slot holding a receipt without closure evidence is not pruned.
+-- A sealed claim slot holding a receipt without closure evidence, and that is
+-- not the slot the next rotation needs, is not pruned.
 begin;
 select plan(3);
 

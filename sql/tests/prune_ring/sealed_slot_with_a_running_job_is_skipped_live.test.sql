@@ -1,5 +1,7 @@
--- A sealed queue slot whose job is claimed but not finalized is not pruned:
--- skipped_live with a detail naming the open claim batch.
+-- A sealed queue slot whose job is claimed but not finalized, and that is not
+-- the slot the next rotation needs, is not pruned: skipped_live with a detail
+-- naming the open claim batch (most attempts close within seconds; only the
+-- next rotation's slot carries running jobs forward).
 begin;
 select plan(3);
 

@@ -1,8 +1,8 @@
 -- awa.queue_counts (available) and awa.queue_pending read the same cursor as
 -- the claim (awa.claim_cursors: greatest(floor, newest mark)) and agree with
 -- awa.jobs at every step: after inserts, after claims that append marks,
--- after prune truncated the slot holding the marks (floor raised), and after
--- new inserts above it.
+-- after cursor-ring prune truncated the slot holding the marks (floor raised),
+-- and after new inserts above it.
 begin;
 select plan(13);
 
@@ -27,8 +27,8 @@ select pg_temp.check(1, true, 'two claimed (mark at 2)');
 insert into c select * from awa.claim_ready_runtime('ag', 2, null, now());
 select * from awa.complete_jobs(array(select id from c order by id), array(select run_lease from c order by id),
                                 array(select claim_slot from c order by id), array(select receipt_id from c order by id), now());
-select * from awa.rotate_ring('queue', now());
-select is((select outcome from awa.prune_ring('queue')), 'pruned', 'the slot holding the marks is pruned (fixture)');
+select * from awa.rotate_ring('cursor', now());
+select is((select outcome from awa.prune_ring('cursor')), 'pruned', 'the cursor slot holding the marks is pruned (fixture)');
 select pg_temp.check(0, false, 'all claimed, slot of the marks pruned (floor 3)');
 
 select * from awa.insert_job('d', '{}', '{"queue": "ag"}');

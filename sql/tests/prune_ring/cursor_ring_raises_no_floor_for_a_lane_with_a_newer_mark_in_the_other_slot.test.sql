@@ -1,7 +1,7 @@
--- A busy lane has a mark newer than the slot prune truncates: prune leaves its
--- floor alone (no UPDATE of queue_claim_heads at all), and the lane's cursor
--- is its newest mark. Only a lane whose newest mark goes with the slot gets its
--- floor raised: at most one update per idle lane per ring wrap.
+-- A busy lane has a mark in the current cursor slot, newer than those of the
+-- slot prune truncates: cursor-ring prune leaves its floor alone, and the
+-- lane's cursor is its newest mark. Only a lane whose newest mark goes with
+-- the slot gets its floor raised: one UPDATE row per idle lane per ring wrap.
 begin;
 select plan(5);
 
@@ -10,7 +10,7 @@ select * from awa.configure_queue('idle', '{"enqueue_shards": 1}');
 select * from awa.insert_jobs(array['a', 'b'], null, array['{"queue": "busy"}', '{"queue": "idle"}']::jsonb[]);
 create temp table c as
 select * from awa.claim_ready_runtime('busy', 1, null, now()) union all select * from awa.claim_ready_runtime('idle', 1, null, now());
-select * from awa.rotate_ring('queue', now());
+select * from awa.rotate_ring('cursor', now());
 select * from awa.insert_job('a', '{}', '{"queue": "busy"}');
 insert into c select * from awa.claim_ready_runtime('busy', 1, null, now());
 select * from awa.complete_jobs(array(select id from c order by id), array(select run_lease from c order by id),
@@ -20,8 +20,8 @@ create temp table pos as
 select queue, max(lane_seq) as top, min(lane_seq) as first from awa.ready_entries where queue in ('busy', 'idle') group by queue;
 create temp table upd_before as
 select coalesce(sum(n_tup_upd), 0) as n from pg_stat_xact_user_tables where schemaname = 'awa' and relname = 'queue_claim_heads';
-select results_eq($$select outcome, slot from awa.prune_ring('queue')$$, $$values ('pruned'::text, 0)$$,
-                  'slot 0, holding both lanes'' first marks, is pruned');
+select results_eq($$select outcome, slot from awa.prune_ring('cursor')$$, $$values ('pruned'::text, 0)$$,
+                  'cursor slot 0, holding both lanes'' first marks, is pruned');
 select results_eq(
   $$select l.queue, h.claim_seq from awa.queue_claim_heads h join awa.queue_lanes l using (lane_id)
     where l.queue in ('busy', 'idle') and l.priority = 2 order by 1$$,

@@ -1,10 +1,10 @@
--- A lane's claim marks live in the queue ring. When prune truncates the slot
--- that holds a lane's newest (here: only) mark, it first raises the lane's
--- floor (queue_claim_heads.claim_seq) to that mark, so the cursor does not
--- fall back: nothing at or below it counts as available or pending again,
--- nothing is claimed twice, and a job above it is still claimed, once.
+-- A lane's claim marks live in the cursor ring. When prune truncates the
+-- cursor slot that holds a lane's newest (here: only) mark, it first raises
+-- the lane's floor (queue_claim_heads.claim_seq) to that mark, so the cursor
+-- does not fall back: nothing at or below it counts as available or pending
+-- again, nothing is claimed twice, and a job above it is still claimed, once.
 begin;
-select plan(11);
+select plan(12);
 
 select * from awa.configure_queue('fl', '{"enqueue_shards": 1}');
 select * from awa.insert_jobs(array['a', 'b'], null, array_fill('{"queue": "fl"}'::jsonb, array[2]));
@@ -15,17 +15,18 @@ create temp table lane as
 select l.lane_id, (select max(r.lane_seq) from awa.ready_entries r where r.queue = 'fl') as top
 from awa.queue_lanes l where l.queue = 'fl' and l.priority = 2;
 
-select results_eq($$select ready_slot, claim_seq from awa.ready_claim_marks where lane_id = (select lane_id from lane)$$,
-                  $$select 0, top from lane$$, 'the lane''s only mark (the second job''s position) is in slot 0 (fixture)');
+select results_eq($$select cursor_slot, claim_seq from awa.cursor_marks where lane_id = (select lane_id from lane)$$,
+                  $$select 0, top from lane$$, 'the lane''s only mark (the second job''s position) is in cursor slot 0 (fixture)');
 select is((select claim_seq from awa.queue_claim_heads where lane_id = (select lane_id from lane)), 0::bigint,
           'the floor is still 0: claims do not update it');
 
-select * from awa.rotate_ring('queue', now());
+select results_eq($$select outcome, slot from awa.rotate_ring('cursor', now())$$, $$values ('rotated'::text, 1)$$,
+                  'the cursor ring rotates to slot 1');
 create temp table j3 as select * from awa.insert_job('c', '{}', '{"queue": "fl"}');
 
-select results_eq($$select outcome, slot from awa.prune_ring('queue')$$, $$values ('pruned'::text, 0)$$,
-                  'slot 0 is pruned');
-select is((select count(*)::int from awa.ready_claim_marks_0), 0, 'its marks went with it');
+select results_eq($$select outcome, slot from awa.prune_ring('cursor')$$, $$values ('pruned'::text, 0)$$,
+                  'cursor slot 0 is pruned');
+select is((select count(*)::int from awa.cursor_marks_0), 0, 'its marks went with it');
 select is((select claim_seq from awa.queue_claim_heads where lane_id = (select lane_id from lane)), (select top from lane),
           'the floor was raised to the truncated mark');
 select is((select claim_seq from awa.claim_cursors where lane_id = (select lane_id from lane)), (select top from lane),
