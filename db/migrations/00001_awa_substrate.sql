@@ -1195,6 +1195,27 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/_producer_free.sql
+-- +goose StatementBegin
+-- awa._producer_free(lane_id): whether no transaction holds the lane's
+-- producer lock (1096237313, lane_id) right now, i.e. every producer that
+-- reserved positions in the lane so far has committed or rolled back. A
+-- session-level try-lock released in the same expression: nothing is held
+-- after the call, and a query cancel (serviced at a statement's interrupt
+-- checks, never between the two calls) cannot leave the lock held. True also
+-- when this session itself holds the lane's transaction-level lock.
+-- Called by awa.claim_ready_runtime and awa.queue_pending.
+CREATE FUNCTION awa._producer_free(p_lane_id int)
+RETURNS boolean
+LANGUAGE sql
+VOLATILE
+AS $$
+    SELECT CASE WHEN pg_try_advisory_lock(1096237313, p_lane_id)
+                THEN pg_advisory_unlock(1096237313, p_lane_id)
+                ELSE false END
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_queue_name_ok.sql
 -- +goose StatementBegin
 -- awa._queue_name_ok(queue): whether queue is a valid queue name: 1 to 50
@@ -1910,14 +1931,16 @@ $$;
 -- lock-before-snapshot: docs/storage.md, "The claim cursor").
 -- Cheap skip: a lane whose tip (awa._lane_tip: the highest position its pool
 -- sequence allows) is not past a lower bound of its cursor (the floor, or this
--- session's cache of cursors it saw, the setting named by
--- awa._cursor_cache_key, which a rollback forgets) is empty and costs one
--- sequence read, no lock and no marks read.
--- An empty lane whose tip is ahead of its cursor (positions reserved by
--- producers that rolled back, or drawn by another lane sharing the pool
--- sequence) is advanced to its tip by a mark, but only when the lane's
--- producer lock (1096237313) is free, i.e. no producer can still commit there. Cancelled (tombstoned) jobs are never returned. Lock order:
--- docs/storage.md, "Locks".
+-- session's cache, the setting named by awa._cursor_cache_key, which a
+-- rollback forgets) is empty and costs one sequence read, no lock and no
+-- marks read. The other lanes (candidates) are classified in one statement:
+-- a candidate with no row above its cursor is skipped, and when its producer
+-- lock (1096237313) was free (awa._producer_free, tested after its tip was
+-- read and before that statement) the cache remembers its tip: the lane
+-- holds nothing unconsumed up to it (its positions there were rolled back, or
+-- drawn by another lane sharing its pool sequence). Only a candidate with a
+-- row above its cursor is locked and read again. Cancelled (tombstoned) jobs
+-- are never returned. Lock order: docs/storage.md, "Locks".
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
 -- positive.
 -- Called by workers (the Go driver) and by any SQL client.
@@ -1944,7 +1967,11 @@ SET jit = off
 AS $$
 DECLARE
     v_now         timestamptz := coalesce(p_now, now());
-    v_lane        record;
+    v_ids         int[] := '{}';
+    v_tips        bigint[];
+    v_free        boolean[];
+    v_has         boolean[];
+    v_k           int;
     v_cursor      bigint;
     v_last        bigint;
     v_got         awa.ready_entries[];
@@ -1987,23 +2014,61 @@ BEGIN
         v_ccur := string_to_array(v_cache[3], ',')::bigint[];
     END IF;
 
-    FOR v_lane IN
-        SELECT l.lane_id, l.lane_seq, greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)]) AS low
-        FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
-        WHERE l.queue = p_queue
-        ORDER BY l.priority,
-                 l.shard >= floor(v_spin * count(*) OVER (PARTITION BY l.priority)) DESC,
-                 l.shard
-    LOOP
-        -- No position reserved past a lower bound of the cursor: empty.
-        v_last := awa._lane_tip(v_lane.lane_seq);
-        CONTINUE WHEN v_last IS NULL OR v_last <= v_lane.low;
+    -- Candidates, in visiting order: lanes whose tip passed a lower bound of
+    -- their cursor (one sequence read each; the rest are empty).
+    SELECT coalesce(array_agg(c.lane_id ORDER BY c.ord), '{}'), coalesce(array_agg(c.tip ORDER BY c.ord), '{}')
+    INTO v_ids, v_tips
+    FROM (SELECT l.lane_id, awa._lane_tip(l.lane_seq) AS tip,
+                 greatest(l.claim_seq, v_ccur[array_position(v_cids, l.lane_id)]) AS low,
+                 row_number() OVER (ORDER BY l.priority, l.shard >= floor(v_spin * l.n) DESC, l.shard) AS ord
+          FROM (SELECT l.lane_id, l.lane_seq, l.priority, l.shard, h.claim_seq,
+                       count(*) OVER (PARTITION BY l.priority) AS n
+                FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
+                WHERE l.queue = p_queue) AS l) AS c
+    WHERE c.tip > c.low;
+
+    IF cardinality(v_ids) > 0 THEN
+        -- After the tips were read: is each lane's producer lock free (every
+        -- position up to its tip belongs to a producer that has ended)?
+        v_free := ARRAY(SELECT awa._producer_free(u.id) FROM unnest(v_ids) WITH ORDINALITY AS u (id, ord) ORDER BY u.ord);
+        -- One statement after those tests: does a row lie above each
+        -- candidate's cursor? A lane with none is skipped; when its producer
+        -- lock was free it holds nothing unconsumed up to its tip, which the
+        -- session cache remembers (its tip can pass its cursor without a job
+        -- of its own: a rolled-back producer, or a busier lane drawing from
+        -- the same pool sequence).
+        v_has := ARRAY(
+            -- A correlated LIMIT probe, not EXISTS: a semi-join could read
+            -- the whole ready ring by sequential scan.
+            SELECT coalesce((SELECT true FROM awa.ready_entries r
+                             WHERE r.lane_id = u.id AND r.lane_seq > c.claim_seq
+                             ORDER BY r.lane_seq LIMIT 1), false)
+            FROM unnest(v_ids) WITH ORDINALITY AS u (id, ord) JOIN awa.claim_cursors c ON c.lane_id = u.id
+            ORDER BY u.ord);
+    END IF;
+
+    FOR v_k IN 1 .. cardinality(v_ids) LOOP
+        IF NOT v_has[v_k] THEN
+            IF v_free[v_k] THEN
+                v_pos := v_tips[v_k];
+                v_i := array_position(v_cids, v_ids[v_k]);
+                IF v_i IS NULL THEN
+                    v_cids := v_cids || v_ids[v_k];
+                    v_ccur := v_ccur || v_pos;
+                ELSIF v_ccur[v_i] < v_pos THEN
+                    v_ccur[v_i] := v_pos;
+                END IF;
+                v_dirty := true;
+            END IF;
+            CONTINUE;
+        END IF;
         -- Held by another claimer (or a cancel): skip it, never wait.
-        CONTINUE WHEN NOT pg_try_advisory_xact_lock(1096237317, v_lane.lane_id);
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(1096237317, v_ids[v_k]);
 
         -- A statement of its own, after the lock: it sees the previous
         -- holder's committed mark, and a floor raised by a prune it waited for.
-        SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_lane.lane_id;
+        SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_ids[v_k];
+        v_last := v_tips[v_k];
 
         -- Take the next rows above the cursor straight off the lane index (a
         -- LIMIT scan, whatever the backlog), then drop those cancelled while
@@ -2014,7 +2079,7 @@ BEGIN
             v_want := p_max - cardinality(v_rows);
             v_got := ARRAY(
                 SELECT r FROM awa.ready_entries r
-                WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_pos
+                WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
                 ORDER BY r.lane_seq
                 LIMIT v_want);
             EXIT WHEN cardinality(v_got) = 0;
@@ -2023,7 +2088,7 @@ BEGIN
             v_pos := v_got[v_seen].lane_seq;
             v_spent := ARRAY(
                 SELECT t.lane_seq FROM awa.ready_tombstones t
-                WHERE t.lane_id = v_lane.lane_id AND t.lane_seq BETWEEN v_first AND v_pos);
+                WHERE t.lane_id = v_ids[v_k] AND t.lane_seq BETWEEN v_first AND v_pos);
             IF cardinality(v_spent) > 0 THEN
                 v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
             END IF;
@@ -2031,31 +2096,14 @@ BEGIN
             EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
         END LOOP;
 
-        -- Positions reserved above the cursor but no row visible: a producer
-        -- is still open, or rolled back, or the positions were another lane's
-        -- (a shared pool sequence). Only when no producer holds the lane is
-        -- every position it reserved committed or gone; if none is visible
-        -- (asked again, now), the cursor passes the tip: a later producer of
-        -- the lane takes its lock after this claim and draws above it.
-        IF v_pos = v_cursor AND v_last > v_cursor
-           AND pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
-            PERFORM FROM awa.ready_entries r WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cursor
-            ORDER BY r.lane_seq LIMIT 1;
-            IF NOT FOUND THEN
-                v_pos := awa._lane_tip(v_lane.lane_seq);
-            END IF;
-        END IF;
-
         IF v_pos > v_cursor THEN
-            v_mlanes := v_mlanes || v_lane.lane_id;
+            v_mlanes := v_mlanes || v_ids[v_k];
             v_mseqs := v_mseqs || v_pos;
-        END IF;
-        IF v_pos > v_lane.low THEN
-            v_i := array_position(v_cids, v_lane.lane_id);
+            v_i := array_position(v_cids, v_ids[v_k]);
             IF v_i IS NULL THEN
-                v_cids := v_cids || v_lane.lane_id;
+                v_cids := v_cids || v_ids[v_k];
                 v_ccur := v_ccur || v_pos;
-            ELSE
+            ELSIF v_ccur[v_i] < v_pos THEN
                 v_ccur[v_i] := v_pos;
             END IF;
             v_dirty := true;
@@ -2992,7 +3040,7 @@ $$;
 -- Per lane: one sequence read (awa._lane_tip); only a lane whose tip is past a
 -- lower bound of its cursor (its floor, or this session's cache of cursors,
 -- awa._cursor_cache_key) goes further. It is pending when its producer lock
--- (1096237313, lane_id) is held: a session-level try-lock, released at once.
+-- (1096237313, lane_id) is held (awa._producer_free: nothing stays held).
 -- Otherwise every producer that reserved a position has ended, and the lane is
 -- pending when a row lies above its cursor (awa.claim_cursors), both read
 -- after the lock test. So positions of a rolled-back producer, or of another
@@ -3029,11 +3077,10 @@ BEGIN
           AND awa._lane_tip(l.lane_seq) > greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)])
     LOOP
         IF v_rc THEN
-            IF NOT pg_try_advisory_lock(1096237313, v_lane.lane_id) THEN
+            IF NOT awa._producer_free(v_lane.lane_id) THEN
                 pending := true;
                 RETURN;
             END IF;
-            PERFORM pg_advisory_unlock(1096237313, v_lane.lane_id);
         END IF;
         -- Statements of their own, after the lock test: they see every row
         -- of the producers that held the lane before it.

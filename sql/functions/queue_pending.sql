@@ -7,7 +7,7 @@
 -- Per lane: one sequence read (awa._lane_tip); only a lane whose tip is past a
 -- lower bound of its cursor (its floor, or this session's cache of cursors,
 -- awa._cursor_cache_key) goes further. It is pending when its producer lock
--- (1096237313, lane_id) is held: a session-level try-lock, released at once.
+-- (1096237313, lane_id) is held (awa._producer_free: nothing stays held).
 -- Otherwise every producer that reserved a position has ended, and the lane is
 -- pending when a row lies above its cursor (awa.claim_cursors), both read
 -- after the lock test. So positions of a rolled-back producer, or of another
@@ -44,11 +44,10 @@ BEGIN
           AND awa._lane_tip(l.lane_seq) > greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)])
     LOOP
         IF v_rc THEN
-            IF NOT pg_try_advisory_lock(1096237313, v_lane.lane_id) THEN
+            IF NOT awa._producer_free(v_lane.lane_id) THEN
                 pending := true;
                 RETURN;
             END IF;
-            PERFORM pg_advisory_unlock(1096237313, v_lane.lane_id);
         END IF;
         -- Statements of their own, after the lock test: they see every row
         -- of the producers that held the lane before it.
