@@ -7,7 +7,8 @@
 -- Per lane: one sequence read (awa._lane_tip); only a lane whose tip is past a
 -- lower bound of its cursor (its floor, or this session's cache of cursors,
 -- awa._cursor_cache_key) goes further. It is pending when its producer lock
--- (1096237313, lane_id) is held: a session-level try-lock, released at once.
+-- (1096237313, lane_id) is held: a session-level try-lock, released at once
+-- in the same expression (so a query cancel cannot leave it held).
 -- Otherwise every producer that reserved a position has ended, and the lane is
 -- pending when a row lies above its cursor (awa.claim_cursors), both read
 -- after the lock test. So positions of a rolled-back producer, or of another
@@ -26,6 +27,7 @@ DECLARE
     v_ccur  bigint[] := '{}';
     v_lane  record;
     v_cur   bigint;
+    v_free  boolean;
     v_rc    boolean := current_setting('transaction_isolation') = 'read committed';
 BEGIN
     IF p_queue IS NULL THEN
@@ -44,11 +46,17 @@ BEGIN
           AND awa._lane_tip(l.lane_seq) > greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)])
     LOOP
         IF v_rc THEN
-            IF NOT pg_try_advisory_lock(1096237313, v_lane.lane_id) THEN
+            -- Lock and release in one expression: a query cancel is serviced
+            -- at an interrupt check of a statement, never between the two
+            -- calls, so it cannot leave the session holding the lock (a
+            -- session-level lock outlives the transaction).
+            v_free := CASE WHEN pg_try_advisory_lock(1096237313, v_lane.lane_id)
+                           THEN pg_advisory_unlock(1096237313, v_lane.lane_id)
+                           ELSE false END;
+            IF NOT v_free THEN
                 pending := true;
                 RETURN;
             END IF;
-            PERFORM pg_advisory_unlock(1096237313, v_lane.lane_id);
         END IF;
         -- Statements of their own, after the lock test: they see every row
         -- of the producers that held the lane before it.
