@@ -98,9 +98,9 @@ func TestACancelledQueuePendingLeavesNoProducerLockHeld(t *testing.T) {
 	cancelled := 0
 	for i := 0; i < 3000 && ctx.Err() == nil; i++ {
 		q := queues[i%2]
-		if _, err := conn.Exec(ctx, `SELECT set_config('statement_timeout', $1, false)`, []string{"1ms", "2ms", "3ms"}[i%3]); err != nil {
-			t.Fatal(err)
-		}
+		// A timeout that fires as a statement ends can cancel the next one
+		// ("due to user request"): the set-up statements retry on 57014.
+		setTimeout(t, ctx, conn, []string{"1ms", "2ms", "3ms"}[i%3])
 		_, err := conn.Exec(ctx, `SELECT awa.queue_pending($1)`, q)
 		if err != nil {
 			if sqlState(err) != "57014" {
@@ -108,9 +108,7 @@ func TestACancelledQueuePendingLeavesNoProducerLockHeld(t *testing.T) {
 			}
 			cancelled++
 		}
-		if _, err := conn.Exec(ctx, `RESET statement_timeout`); err != nil {
-			t.Fatal(err)
-		}
+		setTimeout(t, ctx, conn, "0")
 	}
 	if cancelled < 500 {
 		t.Fatalf("setup: only %d of 3000 queue_pending calls were cancelled; the attack needs cancels all over the call", cancelled)
@@ -126,6 +124,21 @@ func TestACancelledQueuePendingLeavesNoProducerLockHeld(t *testing.T) {
 	for p := 1; p <= 4; p++ {
 		if _, err := insertOne(ctx, other, "one", p); err != nil {
 			t.Errorf("insert into the one-shard queue at priority %d: %v", p, err)
+		}
+	}
+}
+
+// setTimeout sets the session's statement_timeout, retrying while a cancel
+// left pending by the previous statement's timeout cancels it.
+func setTimeout(t *testing.T, ctx context.Context, conn *pgx.Conn, v string) {
+	t.Helper()
+	for {
+		_, err := conn.Exec(ctx, `SELECT set_config('statement_timeout', $1, false)`, v)
+		if err == nil {
+			return
+		}
+		if sqlState(err) != "57014" || ctx.Err() != nil {
+			t.Fatalf("set statement_timeout %s: %v", v, err)
 		}
 	}
 }
