@@ -2,6 +2,12 @@ package sqlrace
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -139,6 +145,484 @@ func setTimeout(t *testing.T, ctx context.Context, conn *pgx.Conn, v string) {
 		}
 		if sqlState(err) != "57014" || ctx.Err() != nil {
 			t.Fatalf("set statement_timeout %s: %v", v, err)
+		}
+	}
+}
+
+// sharedLaneQueues creates queues busy (8 shards), idle (8 shards) and one
+// (1 shard) at every priority, and dq (8 shards, DLQ on) at priority 2, with
+// idle, one and dq drawing from busy's pool sequences. Every job inserted to
+// create the lanes is claimed and completed.
+func sharedLaneQueues(t *testing.T, ctx context.Context, pool *pgxpool.Pool) {
+	t.Helper()
+	configureShards(t, ctx, pool, "one", 1)
+	if _, err := pool.Exec(ctx, `SELECT awa.configure_queue('dq', '{"dlq": true}')`); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"busy", "idle", "one", "dq"} {
+		if q != "busy" {
+			shareLanesWith(t, ctx, pool, "busy")
+		}
+		prios := []int32{1, 2, 3, 4}
+		if q == "dq" {
+			prios = []int32{2}
+		}
+		if _, err := insertMixed(ctx, pool, q, prios); err != nil {
+			t.Fatal(err)
+		}
+		got, err := claim(ctx, pool, q, 10, nil)
+		if err != nil || len(got) != len(prios) {
+			t.Fatalf("claim %s: %s, %v", q, describeClaims(got), err)
+		}
+		if _, err := complete(ctx, pool, got); err != nil {
+			t.Fatal(err)
+		}
+		if q != "busy" {
+			requireShared(t, ctx, pool, q, "busy")
+		}
+	}
+}
+
+// laneClaim is one claimed job with its lane position, in claim order.
+type laneClaim struct {
+	job, lease     int64
+	lane           int32
+	seq, batch, at int64
+}
+
+// claimWithLanes claims like claim and returns, for each job, its lane and
+// position as the claim batch recorded them.
+func claimWithLanes(ctx context.Context, conn *pgx.Conn, queue string, max int) ([]claimed, []laneClaim, error) {
+	cs, err := claim(ctx, conn, queue, max, nil)
+	if err != nil || len(cs) == 0 {
+		return cs, nil, err
+	}
+	for i := range cs {
+		cs[i].Queue = queue
+	}
+	_, _, slots, receipts := receiptArrays(cs)
+	byJob := map[int64]laneClaim{}
+	rows, err := conn.Query(ctx, `
+		SELECT i.job_id, i.run_lease, i.lane_id, i.lane_seq, b.batch_id, i.k
+		FROM unnest($1::int[], $2::bigint[]) AS r (slot, receipt)
+		JOIN awa.lease_claim_batches b ON b.claim_slot = r.slot AND b.batch_id = r.receipt / 1024
+		CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases, b.lane_ids, b.lane_seqs) WITH ORDINALITY
+		     AS i (job_id, run_lease, lane_id, lane_seq, k)
+		WHERE i.k = r.receipt % 1024 + 1`, slots, receipts)
+	if err != nil {
+		return nil, nil, err
+	}
+	var l laneClaim
+	_, err = pgx.ForEachRow(rows, []any{&l.job, &l.lease, &l.lane, &l.seq, &l.batch, &l.at}, func() error {
+		byJob[l.job] = l
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	// Claim order: a call's jobs in the order it returned them; calls that
+	// took the same lane by their smallest batch id (the lane's claim lock
+	// makes them take turns, and a call draws its batch ids before it
+	// commits). A call that draws from several ready slots gets one batch
+	// per slot, in slot order, not in claim order.
+	call := int64(-1)
+	for _, c := range cs {
+		if b := byJob[c.ID].batch; call < 0 || b < call {
+			call = b
+		}
+	}
+	lcs := make([]laneClaim, 0, len(cs))
+	for i, c := range cs {
+		x, found := byJob[c.ID]
+		if !found {
+			return nil, nil, fmt.Errorf("no lane position for claimed job %d", c.ID)
+		}
+		x.batch, x.at = call, int64(i)
+		lcs = append(lcs, x)
+	}
+	return cs, lcs, nil
+}
+
+// laneLedger is what a run over shared lanes saw: committed jobs, every
+// claim with its lane position, and every applied terminal outcome.
+type laneLedger struct {
+	mu        sync.Mutex
+	committed map[int64]string // job -> queue
+	order     []int64
+	claims    []laneClaim
+	claimedAt map[[2]int64]int // (job, lease) -> times claimed
+	ended     map[int64][]string
+	failed    map[int64]bool // dq jobs sent to the DLQ once
+}
+
+func newLaneLedger() *laneLedger {
+	return &laneLedger{committed: map[int64]string{}, claimedAt: map[[2]int64]int{}, ended: map[int64][]string{},
+		failed: map[int64]bool{}}
+}
+
+func (l *laneLedger) commit(queue string, ids []int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, id := range ids {
+		l.committed[id] = queue
+		l.order = append(l.order, id)
+	}
+}
+
+func (l *laneLedger) claim(lcs []laneClaim) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.claims = append(l.claims, lcs...)
+	for _, c := range lcs {
+		l.claimedAt[[2]int64{c.job, c.lease}]++
+	}
+}
+
+func (l *laneLedger) end(who string, res []finalized) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range res {
+		if r.Outcome == "applied" && r.State != nil && *r.State != "available" && *r.State != "scheduled" {
+			l.ended[r.JobID] = append(l.ended[r.JobID], who+":"+*r.State)
+		}
+	}
+}
+
+func (l *laneLedger) recent(rng *rand.Rand) (int64, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.order) == 0 {
+		return 0, false
+	}
+	return l.order[len(l.order)-1-rng.IntN(min(300, len(l.order)))], true
+}
+
+// firstFailure marks a dq job as sent to the DLQ; false when it already was.
+func (l *laneLedger) firstFailure(id int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.failed[id] {
+		return false
+	}
+	l.failed[id] = true
+	return true
+}
+
+// verify checks: every committed job ended exactly once (completed or
+// cancelled; a dq job may pass through the DLQ first); no attempt was
+// claimed twice; no job that was never committed was claimed; and, per lane,
+// claims came out in strictly increasing lane position (claims of a lane take
+// turns on its claim lock, so batch id order is claim order).
+func (l *laneLedger) verify(t *testing.T, ctx context.Context, pool *pgxpool.Pool) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var bad []string
+	var ids []int64
+	for _, id := range sortedKeys(l.committed) {
+		var final []string
+		for _, e := range l.ended[id] {
+			if !strings.HasSuffix(e, ":failed") || l.committed[id] != "dq" {
+				final = append(final, e)
+			}
+		}
+		if len(final) != 1 {
+			bad = append(bad, fmt.Sprintf("job %d (%s): ended %v", id, l.committed[id], l.ended[id]))
+			ids = append(ids, id)
+		}
+	}
+	if len(bad) > 0 {
+		t.Errorf("%d of %d committed jobs did not end exactly once: %s\nawa.jobs: %s", len(bad), len(l.committed),
+			firstN(bad, 10), describeJobs(ctx, pool, ids[:min(10, len(ids))]))
+	}
+	for k, n := range l.claimedAt {
+		if n > 1 {
+			t.Errorf("job %d lease %d claimed %d times", k[0], k[1], n)
+		}
+		if _, ok := l.committed[k[0]]; !ok {
+			t.Errorf("job %d was claimed but never committed", k[0])
+		}
+	}
+	byLane := map[int32][]laneClaim{}
+	for _, c := range l.claims {
+		byLane[c.lane] = append(byLane[c.lane], c)
+	}
+	for lane, cs := range byLane {
+		sort.Slice(cs, func(i, j int) bool { return cs[i].batch < cs[j].batch || cs[i].batch == cs[j].batch && cs[i].at < cs[j].at })
+		for i := 1; i < len(cs); i++ {
+			if cs[i].seq <= cs[i-1].seq {
+				t.Errorf("lane %d: job %d (position %d, batch %d) claimed after job %d (position %d, batch %d)",
+					lane, cs[i].job, cs[i].seq, cs[i].batch, cs[i-1].job, cs[i-1].seq, cs[i-1].batch)
+				break
+			}
+		}
+	}
+}
+
+// TestSharedLanesLoseNoJobRunNoneTwiceAndKeepLaneOrder: queues idle, one and
+// dq draw from busy's pool sequences. For a while, 4 producers insert (one
+// job; insert_jobs of 1,100 to 2,600 jobs into one lane, so several position
+// blocks per call while other lanes draw from the same sequences; rolled-back
+// transactions; REPEATABLE READ and SERIALIZABLE transactions; jobs scheduled
+// 100 ms ahead), 3 claimers claim every queue at READ COMMITTED (advancing
+// empty shared lanes to their tips) and complete, or send dq jobs to the DLQ
+// once, a canceller cancels recent jobs, a DLQ retrier puts them back into
+// their shared lanes, and maintenance promotes, rotates and prunes both rings
+// every 50 ms, carrying at most 7 available jobs per call. Then everything is
+// drained. Every committed job must end exactly once, no attempt be claimed
+// twice, claims of a lane come out in lane order, and the counts read zero.
+func TestSharedLanesLoseNoJobRunNoneTwiceAndKeepLaneOrder(t *testing.T) {
+	run := time.Duration(envInt(t, "AWA_BREAK_LANES_SECONDS", 12, 1)) * time.Second
+	ctx := testCtx(t, run+3*time.Minute)
+	pool := pgtest.NewDB(t)
+	sharedLaneQueues(t, ctx, pool)
+	queues := []string{"busy", "idle", "one", "dq"}
+	led := newLaneLedger()
+
+	failCtx, failCancel := context.WithCancel(ctx)
+	defer failCancel()
+	fail := &errOnce{cancel: failCancel}
+	ok := func(who string, err error, expected ...string) bool {
+		if err == nil {
+			return true
+		}
+		if failCtx.Err() != nil {
+			return false
+		}
+		for _, code := range expected {
+			if sqlState(err) == code {
+				return false
+			}
+		}
+		fail.set("%s: %v", who, err)
+		return false
+	}
+
+	var stopProducing, drained atomic.Bool
+	var producers, workers sync.WaitGroup
+	var produced, big, rolledBack, serial atomic.Int64
+	for p := 0; p < 4; p++ {
+		conn := connect(t, ctx, pool)
+		rng := rand.New(rand.NewPCG(uint64(p), 7))
+		producers.Add(1)
+		go func() {
+			defer producers.Done()
+			for failCtx.Err() == nil && !stopProducing.Load() {
+				q := queues[rng.IntN(len(queues))]
+				if rng.IntN(3) == 0 {
+					q = "busy"
+				}
+				prio := 1 + rng.IntN(4)
+				if q == "dq" {
+					prio = 2
+				}
+				level := pgx.ReadCommitted
+				switch rng.IntN(8) {
+				case 0:
+					level = pgx.RepeatableRead
+				case 1:
+					level = pgx.Serializable
+				}
+				tx, err := conn.BeginTx(failCtx, pgx.TxOptions{IsoLevel: level})
+				if !ok("begin", err) {
+					return
+				}
+				var ids []int64
+				op := rng.IntN(200)
+				switch {
+				case op == 0 && q != "dq": // the DLQ retrier takes a few hundred a second
+					ids, err = insertBatch(failCtx, tx, q, prio, 1100+rng.IntN(1500))
+					big.Add(1)
+				case op < 20:
+					at := time.Now().Add(100 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+					ids, err = collectIDs(tx.Query(failCtx, `
+						SELECT j.id FROM awa.insert_jobs(array_fill('k'::text, ARRAY[$3::int]), NULL,
+							array_fill(jsonb_build_object('queue', $1::text, 'priority', $2::int, 'run_at', $4::text), ARRAY[$3::int])) AS j`,
+						q, prio, 1+rng.IntN(5), at))
+				default:
+					for i := 0; i < 1+rng.IntN(3) && err == nil; i++ {
+						var id int64
+						id, err = insertOne(failCtx, tx, q, prio)
+						ids = append(ids, id)
+					}
+				}
+				if err == nil && rng.IntN(10) == 0 {
+					err = tx.Rollback(failCtx)
+					rolledBack.Add(1)
+					ok("rollback", err)
+					continue
+				}
+				if err == nil {
+					err = tx.Commit(failCtx)
+				} else {
+					_ = tx.Rollback(context.Background())
+				}
+				if ok(fmt.Sprintf("producer (%s)", levelName(level)), err, "40001") {
+					led.commit(q, ids)
+					produced.Add(int64(len(ids)))
+				} else if sqlState(err) == "40001" {
+					serial.Add(1)
+				}
+				time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
+			}
+		}()
+	}
+
+	for c := 0; c < 3; c++ {
+		conn := connect(t, ctx, pool)
+		rng := rand.New(rand.NewPCG(uint64(c), 8))
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for i := c; failCtx.Err() == nil && !drained.Load(); i++ {
+				q := queues[i%len(queues)]
+				cs, lcs, err := claimWithLanes(failCtx, conn, q, 1+rng.IntN(40))
+				if !ok("claim "+q, err) {
+					return
+				}
+				led.claim(lcs)
+				var done, dlq []claimed
+				for _, c := range cs {
+					if q == "dq" && led.firstFailure(c.ID) {
+						dlq = append(dlq, c)
+					} else {
+						done = append(done, c)
+					}
+				}
+				if len(done) > 0 {
+					res, err := complete(failCtx, conn, done)
+					if ok("complete", err) {
+						led.end("complete", res)
+					}
+				}
+				if len(dlq) > 0 {
+					res, err := finalizeAs(failCtx, conn, "fail", dlq)
+					if ok("fail", err) {
+						led.end("fail", res)
+					}
+				}
+				if len(cs) == 0 {
+					time.Sleep(time.Millisecond)
+				}
+			}
+		}()
+	}
+
+	workers.Add(1)
+	go func() { // canceller
+		defer workers.Done()
+		conn := connect(t, ctx, pool)
+		rng := rand.New(rand.NewPCG(9, 9))
+		for failCtx.Err() == nil && !stopProducing.Load() {
+			time.Sleep(2 * time.Millisecond)
+			id, found := led.recent(rng)
+			if !found {
+				continue
+			}
+			res, err := collectFinalized(conn.Query(failCtx, `
+				SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.cancel_job($1) AS f`, id))
+			if ok("cancel_job", err, "AW021") {
+				led.end("cancel", res)
+			}
+		}
+	}()
+
+	var retried, retryRefused atomic.Int64
+	workers.Add(1)
+	go func() { // DLQ retrier
+		defer workers.Done()
+		conn := connect(t, ctx, pool)
+		for failCtx.Err() == nil && !drained.Load() {
+			time.Sleep(20 * time.Millisecond)
+			ids, err := collectIDs(conn.Query(failCtx, `SELECT job_id FROM awa.dlq_entries LIMIT 20`))
+			if !ok("dlq_entries", err) {
+				return
+			}
+			for _, id := range ids {
+				_, err := conn.Exec(failCtx, `SELECT count(*) FROM awa.retry_dlq_job($1)`, id)
+				if ok("retry_dlq_job", err, "AW021", "AW020") {
+					retried.Add(1)
+				} else if err != nil && retryRefused.Add(1) < 4 {
+					t.Logf("retry_dlq_job(%d): %v", id, err)
+				}
+			}
+		}
+	}()
+
+	var carried, pruned atomic.Int64
+	workers.Add(1)
+	go func() { // maintenance
+		defer workers.Done()
+		conn := connect(t, ctx, pool)
+		for failCtx.Err() == nil && !drained.Load() {
+			time.Sleep(50 * time.Millisecond)
+			_, err := conn.Exec(failCtx, `SELECT count(*) FROM awa.promote_due_jobs(1000,
+				CASE WHEN $1 THEN now() + interval '1 day' END)`, stopProducing.Load())
+			if !ok("promote_due_jobs", err) {
+				return
+			}
+			for _, ring := range []string{"queue", "claim"} {
+				_, err := conn.Exec(failCtx, `SELECT count(*) FROM awa.rotate_ring($1)`, ring)
+				ok("rotate_ring", err)
+				var outcome string
+				err = conn.QueryRow(failCtx, `SELECT outcome FROM awa.prune_ring($1, 50, 0, 7)`, ring).Scan(&outcome)
+				if ok("prune_ring", err) {
+					switch outcome {
+					case "carried":
+						carried.Add(1)
+					case "pruned":
+						pruned.Add(1)
+					}
+				}
+			}
+		}
+	}()
+
+	select {
+	case <-time.After(run):
+	case <-failCtx.Done():
+	}
+	stopProducing.Store(true)
+	producers.Wait()
+	// Drain: until every committed job ended, or a minute passed.
+	for deadline := time.Now().Add(time.Minute); failCtx.Err() == nil && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		led.mu.Lock()
+		open := 0
+		for id := range led.committed {
+			n := 0
+			for _, e := range led.ended[id] {
+				if !strings.HasSuffix(e, ":failed") {
+					n++
+				}
+			}
+			if n == 0 {
+				open++
+			}
+		}
+		led.mu.Unlock()
+		if open == 0 {
+			break
+		}
+	}
+	drained.Store(true)
+	workers.Wait()
+	if err := fail.get(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d jobs committed (%d big calls), %d transactions rolled back, %d serialization failures, %d DLQ retries, "+
+		"%d queue/claim prunes, %d carries", produced.Load(), big.Load(), rolledBack.Load(), serial.Load(), retried.Load(),
+		pruned.Load(), carried.Load())
+	if big.Load() == 0 || carried.Load() == 0 || retried.Load() == 0 {
+		t.Errorf("the run did not exercise everything: %d big calls, %d carries, %d DLQ retries", big.Load(), carried.Load(), retried.Load())
+	}
+	led.verify(t, ctx, pool)
+	for _, q := range queues {
+		if c := queueCounts(t, ctx, pool, q); c.Available != 0 || c.Running != 0 || c.Scheduled != 0 || c.Retryable != 0 || c.DLQ != 0 {
+			t.Errorf("queue_counts(%s) after the drain: %+v", q, c)
+		}
+		if queuePending(t, ctx, pool, q) {
+			t.Errorf("queue_pending(%s) after the drain", q)
 		}
 	}
 }
