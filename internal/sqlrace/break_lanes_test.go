@@ -348,7 +348,9 @@ func (l *laneLedger) verify(t *testing.T, ctx context.Context, pool *pgxpool.Poo
 		byLane[c.lane] = append(byLane[c.lane], c)
 	}
 	for lane, cs := range byLane {
-		sort.Slice(cs, func(i, j int) bool { return cs[i].batch < cs[j].batch || cs[i].batch == cs[j].batch && cs[i].at < cs[j].at })
+		sort.Slice(cs, func(i, j int) bool {
+			return cs[i].batch < cs[j].batch || cs[i].batch == cs[j].batch && cs[i].at < cs[j].at
+		})
 		for i := 1; i < len(cs); i++ {
 			if cs[i].seq <= cs[i-1].seq {
 				t.Errorf("lane %d: job %d (position %d, batch %d) claimed after job %d (position %d, batch %d)",
