@@ -628,3 +628,234 @@ func TestSharedLanesLoseNoJobRunNoneTwiceAndKeepLaneOrder(t *testing.T) {
 		}
 	}
 }
+
+// wakeClaimer is the Go driver's fetch loop for one queue (driver/
+// queue_runner.go and listener.go), on its own connections: claim up to max;
+// a full claim claims again at once; a short one asks awa.queue_pending and,
+// while it is true, claims again after 1 ms (doubling while claims stay empty,
+// up to the poll interval); otherwise it sleeps until a NOTIFY on
+// "awa:<queue>" (LISTEN on a second connection) or the poll interval. It
+// completes what it claims and reports each job's claim time.
+func wakeClaimer(ctx context.Context, t *testing.T, pool *pgxpool.Pool, queue string, poll time.Duration,
+	claimedAt func(id int64, at time.Time), fail *errOnce) {
+	conn := connect(t, ctx, pool)
+	listen := connect(t, ctx, pool)
+	if _, err := listen.Exec(ctx, `SELECT awa.listen_queues(ARRAY[$1::text])`, queue); err != nil {
+		fail.set("listen: %v", err)
+		return
+	}
+	wake := make(chan struct{}, 1)
+	go func() {
+		for ctx.Err() == nil {
+			if _, err := listen.WaitForNotification(ctx); err != nil {
+				if ctx.Err() == nil {
+					fail.set("listener: %v", err)
+				}
+				return
+			}
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	const max = 10
+	backlog := true
+	var recheck time.Duration
+	for ctx.Err() == nil {
+		if !backlog {
+			wait := poll
+			if recheck > 0 {
+				wait = recheck
+			}
+			timer := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+			case <-wake:
+			case <-timer.C:
+			}
+			timer.Stop()
+		}
+		cs, err := claim(ctx, conn, queue, max, nil)
+		if err != nil {
+			if ctx.Err() == nil {
+				fail.set("claim %s: %v", queue, err)
+			}
+			return
+		}
+		now := time.Now()
+		for _, c := range cs {
+			claimedAt(c.ID, now)
+		}
+		if len(cs) > 0 {
+			if _, err := complete(ctx, conn, cs); err != nil {
+				if ctx.Err() == nil {
+					fail.set("complete: %v", err)
+				}
+				return
+			}
+		}
+		backlog = len(cs) == max
+		if backlog {
+			recheck = 0
+			continue
+		}
+		var pending bool
+		if err := conn.QueryRow(ctx, `SELECT pending FROM awa.queue_pending($1)`, queue).Scan(&pending); err != nil {
+			if ctx.Err() == nil {
+				fail.set("queue_pending: %v", err)
+			}
+			return
+		}
+		switch {
+		case !pending:
+			recheck = 0
+		case len(cs) > 0 || recheck == 0:
+			recheck = time.Millisecond
+		default:
+			recheck = min(2*recheck, poll)
+		}
+	}
+}
+
+// TestSharedLanesMissNoWakeUp: queues one (1 shard) and w8 (8 shards) draw
+// from busy's pool sequences while busy is produced into and drained
+// continuously, so their tips keep passing their cursors and their claims
+// advance empty lanes. Two claimers per queue run the Go driver's fetch loop
+// (wakeClaimer) with a 5 s poll. Producers commit jobs into one and w8 after
+// holding their transaction open 0 to 30 ms (the lane lock held, so later
+// producers of the lane skip their NOTIFY behind a waiting job), some behind
+// rolled-back producers. No committed job may wait for the poll: every job
+// must be claimed within 1 s of its commit.
+func TestSharedLanesMissNoWakeUp(t *testing.T) {
+	run := time.Duration(envInt(t, "AWA_BREAK_LANES_SECONDS", 12, 1)) * time.Second
+	const poll = 5 * time.Second
+	ctx := testCtx(t, run+2*time.Minute)
+	pool := pgtest.NewDB(t)
+	configureShards(t, ctx, pool, "busy", 8)
+	configureShards(t, ctx, pool, "one", 1)
+	for _, q := range []string{"busy", "one", "w8"} {
+		if q != "busy" {
+			shareLanesWith(t, ctx, pool, "busy")
+		}
+		if _, err := insertMixed(ctx, pool, q, []int32{1, 2, 3, 4}); err != nil {
+			t.Fatal(err)
+		}
+		if q != "busy" {
+			requireShared(t, ctx, pool, q, "busy")
+		}
+	}
+
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	fail := &errOnce{cancel: stop}
+	var mu sync.Mutex
+	committed := map[int64]time.Time{}
+	claimedAt := map[int64]time.Time{}
+	onClaim := func(id int64, at time.Time) {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, dup := claimedAt[id]; dup {
+			fail.set("job %d claimed twice", id)
+		}
+		claimedAt[id] = at
+	}
+	var wg sync.WaitGroup
+	for _, q := range []string{"one", "w8", "one", "w8", "busy"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			wakeClaimer(runCtx, t, pool, q, poll, onClaim, fail)
+		}()
+	}
+	// busy's producer moves the shared sequences.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		conn := connect(t, ctx, pool)
+		rng := rand.New(rand.NewPCG(1, 1))
+		for runCtx.Err() == nil {
+			if _, err := insertBatch(runCtx, conn, "busy", 1+rng.IntN(4), 1+rng.IntN(20)); err != nil && runCtx.Err() == nil {
+				fail.set("busy producer: %v", err)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	var producers sync.WaitGroup
+	var jobs, rolled atomic.Int64
+	began := time.Now()
+	for p := 0; p < 4; p++ {
+		conn := connect(t, ctx, pool)
+		rng := rand.New(rand.NewPCG(uint64(p), 2))
+		producers.Add(1)
+		go func() {
+			defer producers.Done()
+			for runCtx.Err() == nil && time.Since(began) < run {
+				q := []string{"one", "w8"}[rng.IntN(2)]
+				tx, err := conn.Begin(runCtx)
+				if err != nil {
+					return
+				}
+				id, err := insertOne(runCtx, tx, q, 1+rng.IntN(4))
+				if err == nil {
+					time.Sleep(time.Duration(rng.IntN(30)) * time.Millisecond)
+				}
+				if err == nil && rng.IntN(10) == 0 {
+					err = tx.Rollback(runCtx)
+					rolled.Add(1)
+					continue
+				}
+				if err == nil {
+					err = tx.Commit(runCtx)
+				}
+				if err != nil {
+					_ = tx.Rollback(context.Background())
+					if runCtx.Err() == nil {
+						fail.set("producer: %v", err)
+					}
+					return
+				}
+				mu.Lock()
+				committed[id] = time.Now()
+				mu.Unlock()
+				jobs.Add(1)
+				time.Sleep(time.Duration(rng.IntN(20)) * time.Millisecond)
+			}
+		}()
+	}
+	producers.Wait()
+	time.Sleep(2 * time.Second) // well below the poll interval
+	stop()
+	wg.Wait()
+	if err := fail.get(); err != nil && ctx.Err() == nil && !strings.Contains(err.Error(), "context canceled") {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var late []string
+	var worst time.Duration
+	slow := 0
+	for _, id := range sortedKeys(committed) {
+		at, ok := claimedAt[id]
+		if !ok {
+			late = append(late, fmt.Sprintf("job %d never claimed", id))
+			continue
+		}
+		if d := at.Sub(committed[id]); d > time.Second {
+			late = append(late, fmt.Sprintf("job %d claimed %v after its commit", id, d))
+		} else {
+			worst = max(worst, d)
+			if d > 100*time.Millisecond {
+				slow++
+			}
+		}
+	}
+	t.Logf("%d jobs committed (%d producers rolled back); commit-to-claim over 100 ms: %d, worst among those under 1 s: %v",
+		jobs.Load(), rolled.Load(), slow, worst)
+	if jobs.Load() < 100 {
+		t.Fatalf("setup: only %d jobs committed", jobs.Load())
+	}
+	if len(late) > 0 {
+		t.Errorf("%d of %d jobs waited for the poll (claimers slept through their commit): %s", len(late), len(committed), firstN(late, 10))
+	}
+}
