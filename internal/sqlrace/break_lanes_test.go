@@ -859,3 +859,245 @@ func TestSharedLanesMissNoWakeUp(t *testing.T) {
 		t.Errorf("%d of %d jobs waited for the poll (claimers slept through their commit): %s", len(late), len(committed), firstN(late, 10))
 	}
 }
+
+// twoSharedQueues creates queue a (1 shard) and then queue b (1 shard) whose
+// priority-2 lane draws from a's pool sequence, and returns both lane ids.
+func twoSharedQueues(t *testing.T, ctx context.Context, pool *pgxpool.Pool) (laneA, laneB int32) {
+	t.Helper()
+	configureShards(t, ctx, pool, "a", 1)
+	configureShards(t, ctx, pool, "b", 1)
+	if _, err := insertOne(ctx, pool, "a", 2); err != nil {
+		t.Fatal(err)
+	}
+	shareLanesWith(t, ctx, pool, "a")
+	if _, err := insertOne(ctx, pool, "b", 2); err != nil {
+		t.Fatal(err)
+	}
+	requireShared(t, ctx, pool, "b", "a")
+	for _, q := range []string{"a", "b"} {
+		if got, err := claim(ctx, pool, q, 10, nil); err != nil || len(got) != 1 {
+			t.Fatalf("claim %s: %s, %v", q, describeClaims(got), err)
+		}
+	}
+	if err := pool.QueryRow(ctx, `SELECT (SELECT lane_id FROM awa.queue_lanes WHERE queue = 'a'),
+	                                     (SELECT lane_id FROM awa.queue_lanes WHERE queue = 'b')`).Scan(&laneA, &laneB); err != nil {
+		t.Fatal(err)
+	}
+	return laneA, laneB
+}
+
+// TestQueueCountsCountExactlyTheCommittedUnclaimedJobsOfASharedLane: lane b
+// shares a's pool sequence. Its available count must be exactly its
+// committed, unclaimed, uncancelled jobs: not a's positions, not the gaps of
+// its own position blocks (an insert_jobs of 2,500 takes three blocks), not
+// an open or rolled-back producer's positions; and it must follow claims
+// through the blocks and past an empty-lane advance.
+func TestQueueCountsCountExactlyTheCommittedUnclaimedJobsOfASharedLane(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	pool := pgtest.NewDB(t)
+	twoSharedQueues(t, ctx, pool)
+	want := func(what string, n int64) {
+		t.Helper()
+		if c := queueCounts(t, ctx, pool, "b"); c.Available != n {
+			t.Fatalf("%s: queue_counts(b).available = %d, want %d", what, c.Available, n)
+		}
+	}
+	want("after the set-up", 0)
+	if _, err := insertBatch(ctx, pool, "a", 2, 3000); err != nil { // a moves the shared sequence
+		t.Fatal(err)
+	}
+	want("after a drew 3 blocks of the shared sequence", 0)
+	ids, err := insertBatch(ctx, pool, "b", 2, 2500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want("after 2,500 jobs in three blocks", 2500)
+
+	open, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Rollback(ctx)
+	if _, err := insertBatch(ctx, open, "a", 2, 5); err != nil { // holds a's lane, not b's
+		t.Fatal(err)
+	}
+	rb, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := insertBatch(ctx, rb, "b", 2, 7); err != nil {
+		t.Fatal(err)
+	}
+	want("while producers of a and b are open", 2500)
+	if err := rb.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want("after that producer rolled back", 2500)
+	if err := open.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, id := range []int64{ids[0], ids[1500], ids[2499]} {
+		if _, err := pool.Exec(ctx, `SELECT count(*) FROM awa.cancel_job($1)`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want("after cancelling the first job, one in the second block and the last", 2497)
+	got, err := claim(ctx, pool, "b", 1024, nil)
+	if err != nil || len(got) != 1024 || got[0].ID != ids[1] || got[1023].ID != ids[1024] {
+		t.Fatalf("claim of b: %d jobs, %v; want jobs %d .. %d (the cancelled first job passed)", len(got), err, ids[1], ids[1024])
+	}
+	want("after claiming 1,024 jobs across the first block's end", 1473)
+	var claimedIDs []int64
+	for {
+		got, err := claim(ctx, pool, "b", 1+len(claimedIDs)%97, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 {
+			break
+		}
+		for _, c := range got {
+			claimedIDs = append(claimedIDs, c.ID)
+		}
+	}
+	wantIDs := append(append([]int64{}, ids[1025:1500]...), ids[1501:2499]...)
+	if fmt.Sprint(claimedIDs) != fmt.Sprint(wantIDs) {
+		t.Fatalf("claims after the first block returned %d jobs %s; want %d jobs %s in order",
+			len(claimedIDs), firstN(claimedIDs, 5), len(wantIDs), firstN(wantIDs, 5))
+	}
+	want("after the drain", 0)
+	if _, err := insertBatch(ctx, pool, "a", 2, 10); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := claim(ctx, pool, "b", 10, nil); err != nil || len(got) != 0 {
+		t.Fatalf("claim of a drained b: %s, %v", describeClaims(got), err)
+	}
+	want("after an empty-lane advance of b", 0)
+	if queuePending(t, ctx, pool, "b") {
+		t.Fatal("b is pending after its drain")
+	}
+}
+
+// TestNotifyRuleOfASharedLaneSkipsOnlyBehindACommittedJob: the notify rule
+// looks up the lane's highest row below the new position; with a shared
+// sequence another lane's blocks lie between a lane's rows, and an empty-lane
+// advance moves the cursor to the tip. b notifies for a job with nothing
+// waiting ahead in b (whatever a drew in between), and skips only behind a
+// committed, unclaimed job of b.
+func TestNotifyRuleOfASharedLaneSkipsOnlyBehindACommittedJob(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	pool := pgtest.NewDB(t)
+	twoSharedQueues(t, ctx, pool)
+	listener := connect(t, ctx, pool)
+	if _, err := listener.Exec(ctx, `SELECT awa.listen_queues(ARRAY['b'])`); err != nil {
+		t.Fatal(err)
+	}
+	notified := func(what string, want bool) {
+		t.Helper()
+		got := false
+		for {
+			wctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+			_, err := listener.WaitForNotification(wctx)
+			cancel()
+			if err != nil {
+				if ctx.Err() != nil {
+					t.Fatal(err)
+				}
+				break
+			}
+			got = true
+		}
+		if got != want {
+			t.Fatalf("%s: notified %v, want %v", what, got, want)
+		}
+	}
+	aDraws := func() {
+		t.Helper()
+		if _, err := insertBatch(ctx, pool, "a", 2, 1500); err != nil {
+			t.Fatal(err)
+		}
+	}
+	producer := connect(t, ctx, pool)
+	insert := func(n int) {
+		t.Helper()
+		if _, err := insertBatch(ctx, producer, "b", 2, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notified("set-up", false)
+	aDraws()
+	insert(1)
+	notified("a job of b after a drew blocks, nothing waiting in b", true)
+	aDraws()
+	insert(2000)
+	notified("2,000 jobs behind a waiting job of b", false)
+	if got, err := claim(ctx, pool, "b", 1024, nil); err != nil || len(got) != 1024 {
+		t.Fatalf("claim: %d, %v", len(got), err)
+	}
+	aDraws()
+	insert(1)
+	notified("a job behind 977 waiting jobs of b in a later block", false)
+	for {
+		got, err := claim(ctx, pool, "b", 1024, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 {
+			break
+		}
+	}
+	aDraws()
+	if got, err := claim(ctx, pool, "b", 10, nil); err != nil || len(got) != 0 {
+		t.Fatalf("claim of a drained b: %v, %v", got, err)
+	}
+	insert(1)
+	notified("a job after b's cursor advanced to the shared tip", true)
+	if got, err := claim(ctx, pool, "b", 10, nil); err != nil || len(got) != 1 {
+		t.Fatalf("claim: %v, %v", got, err)
+	}
+}
+
+// TestCancelInASharedLaneLetsClaimsPassItWithoutLosingTheNextJob: b's only
+// job is cancelled while a draws from the shared sequence; the claim passes
+// the tombstone, the next claim advances the empty lane to the tip, and a job
+// inserted afterwards is claimed, counted and pending.
+func TestCancelInASharedLaneLetsClaimsPassItWithoutLosingTheNextJob(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	pool := pgtest.NewDB(t)
+	twoSharedQueues(t, ctx, pool)
+	first, err := insertOne(ctx, pool, "b", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := insertBatch(ctx, pool, "a", 2, 2000); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `SELECT count(*) FROM awa.cancel_job($1)`, first); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if got, err := claim(ctx, pool, "b", 10, nil); err != nil || len(got) != 0 {
+			t.Fatalf("claim %d of b: %s, %v; want nothing (its only job is cancelled)", i, describeClaims(got), err)
+		}
+		if _, err := insertBatch(ctx, pool, "a", 2, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := queueCounts(t, ctx, pool, "b"); c.Available != 0 || c.Cancelled != 1 {
+		t.Fatalf("queue_counts(b) = %+v; want 0 available, 1 cancelled", c)
+	}
+	next, err := insertOne(ctx, pool, "b", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := queueCounts(t, ctx, pool, "b"); c.Available != 1 {
+		t.Fatalf("queue_counts(b).available = %d after a new job, want 1", c.Available)
+	}
+	if !queuePending(t, ctx, pool, "b") {
+		t.Fatal("b is not pending with a committed job")
+	}
+	if got, err := claim(ctx, pool, "b", 10, nil); err != nil || len(got) != 1 || got[0].ID != next {
+		t.Fatalf("claim of b: %s, %v; want job %d", describeClaims(got), err, next)
+	}
+}
