@@ -1101,3 +1101,180 @@ func TestCancelInASharedLaneLetsClaimsPassItWithoutLosingTheNextJob(t *testing.T
 		t.Fatalf("claim of b: %s, %v; want job %d", describeClaims(got), err, next)
 	}
 }
+
+// TestProducersCreatingSharedLanesConcurrentlyAtEveryLevelLoseNothing: in each
+// round, 6 sessions (READ COMMITTED, REPEATABLE READ or SERIALIZABLE, their
+// snapshots taken first) insert at once into the same new queue, all four
+// priorities in one insert_jobs call, while the next lane ids are congruent
+// mod 256 to busy's lanes (which a producer keeps drawing from). A 40001 is
+// retried. Every new (queue, priority) must end with exactly its 8 lanes,
+// each drawing from busy's sequences, and every committed job must be claimed
+// exactly once, in order within its lane.
+func TestProducersCreatingSharedLanesConcurrentlyAtEveryLevelLoseNothing(t *testing.T) {
+	ctx := testCtx(t, 3*time.Minute)
+	pool := pgtest.NewDB(t)
+	if _, err := insertMixed(ctx, pool, "busy", []int32{1, 2, 3, 4}); err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var bg sync.WaitGroup
+	bg.Add(1)
+	go func() { // busy keeps drawing from the sequences the new lanes share
+		defer bg.Done()
+		conn := connect(t, ctx, pool)
+		for runCtx.Err() == nil {
+			_, _ = insertMixed(runCtx, conn, "busy", []int32{1, 2, 3, 4})
+		}
+	}()
+
+	const sessions, rounds = 6, 15
+	conns := make([]*pgx.Conn, sessions)
+	for i := range conns {
+		conns[i] = connect(t, ctx, pool)
+	}
+	levels := []pgx.TxIsoLevel{pgx.ReadCommitted, pgx.RepeatableRead, pgx.Serializable}
+	committed := map[int64]string{}
+	var mu sync.Mutex
+	retries := 0
+	for r := 0; r < rounds; r++ {
+		q := fmt.Sprintf("n%d", r)
+		shareLanesWith(t, ctx, pool, "busy")
+		var ready, wg sync.WaitGroup
+		ready.Add(sessions)
+		gate := make(chan struct{})
+		errs := make([]error, sessions)
+		for s := 0; s < sessions; s++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				level := levels[(s+r)%3]
+				first := true
+				for attempt := 0; attempt < 20; attempt++ {
+					tx, err := conns[s].BeginTx(ctx, pgx.TxOptions{IsoLevel: level})
+					if err == nil {
+						_, err = tx.Exec(ctx, `SELECT count(*) FROM awa.queue_lanes`) // the snapshot
+					}
+					if first {
+						ready.Done()
+						<-gate
+						first = false
+					}
+					var ids []int64
+					if err == nil {
+						ids, err = insertMixed(ctx, tx, q, []int32{1, 2, 3, 4, 2, 2})
+					}
+					if err == nil {
+						err = tx.Commit(ctx)
+					} else if tx != nil {
+						_ = tx.Rollback(ctx)
+					}
+					if sqlState(err) == "40001" {
+						mu.Lock()
+						retries++
+						mu.Unlock()
+						continue
+					}
+					if err == nil {
+						mu.Lock()
+						for _, id := range ids {
+							committed[id] = q
+						}
+						mu.Unlock()
+					}
+					errs[s] = err
+					return
+				}
+				errs[s] = fmt.Errorf("still 40001 after 20 attempts")
+			}()
+		}
+		ready.Wait()
+		close(gate)
+		wg.Wait()
+		for s, err := range errs {
+			if err != nil {
+				t.Fatalf("round %d session %d (%s): %v", r, s, levelName(levels[(s+r)%3]), err)
+			}
+		}
+	}
+	stop()
+	bg.Wait()
+	t.Logf("%d jobs committed in %d rounds, %d serialization retries", len(committed), rounds, retries)
+
+	var bad []string
+	rows, err := pool.Query(ctx, `
+		SELECT l.queue, l.priority, count(*), count(DISTINCT l.shard), bool_and(EXISTS (
+		           SELECT 1 FROM awa.queue_lanes b WHERE b.queue = 'busy' AND b.lane_seq = l.lane_seq))
+		FROM awa.queue_lanes l WHERE l.queue LIKE 'n%' GROUP BY 1, 2 ORDER BY 1, 2`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var q string
+	var p int16
+	var n, shards int64
+	var shared bool
+	groups, sharing := 0, 0
+	if _, err := pgx.ForEachRow(rows, []any{&q, &p, &n, &shards, &shared}, func() error {
+		groups++
+		if n != 8 || shards != 8 {
+			bad = append(bad, fmt.Sprintf("%s priority %d: %d lanes, %d shards", q, p, n, shards))
+		}
+		if shared {
+			sharing++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if groups != 4*rounds || len(bad) > 0 {
+		t.Fatalf("%d (queue, priority) groups, want %d; wrong lanes: %v", groups, 4*rounds, bad)
+	}
+	// Lane ids drawn by creations that rolled back shift later groups off
+	// busy's sequences.
+	t.Logf("%d of %d groups draw from busy's sequences", sharing, groups)
+	if sharing < groups/4 {
+		t.Fatalf("setup: only %d of %d groups draw from busy's sequences", sharing, groups)
+	}
+
+	claimedBy := map[int64]int{}
+	conn := connect(t, ctx, pool)
+	led := newLaneLedger()
+	for r := 0; r < rounds; r++ {
+		q := fmt.Sprintf("n%d", r)
+		for {
+			cs, lcs, err := claimWithLanes(ctx, conn, q, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cs) == 0 {
+				break
+			}
+			led.claim(lcs)
+			for _, c := range cs {
+				claimedBy[c.ID]++
+			}
+		}
+		if c := queueCounts(t, ctx, pool, q); c.Available != 0 {
+			t.Errorf("queue_counts(%s).available = %d after the drain", q, c.Available)
+		}
+	}
+	for id, q := range committed {
+		if claimedBy[id] != 1 {
+			t.Errorf("job %d of %s claimed %d times", id, q, claimedBy[id])
+		}
+	}
+	if len(claimedBy) != len(committed) {
+		t.Errorf("%d jobs claimed, %d committed", len(claimedBy), len(committed))
+	}
+	byLane := map[int32][]laneClaim{}
+	for _, c := range led.claims {
+		byLane[c.lane] = append(byLane[c.lane], c)
+	}
+	for lane, cs := range byLane {
+		for i := 1; i < len(cs); i++ {
+			if cs[i].seq <= cs[i-1].seq {
+				t.Errorf("lane %d: job %d at position %d claimed after job %d at %d", lane, cs[i].job, cs[i].seq, cs[i-1].job, cs[i-1].seq)
+			}
+		}
+	}
+}
