@@ -1278,3 +1278,149 @@ func TestProducersCreatingSharedLanesConcurrentlyAtEveryLevelLoseNothing(t *test
 		}
 	}
 }
+
+// TestEmptyLaneAdvancesRacingProducersOfTheLaneLoseNoJob: b's one lane shares
+// a's pool sequence and a draws from it without pause, so nearly every claim
+// of b finds b's tip past its cursor and no row above it, and advances the
+// cursor to the tip (under b's producer lock). Three producers of b commit
+// single jobs and batches (some after holding the transaction open a little,
+// some rolled back) while three claimers claim b as fast as they can. Every
+// committed job must be claimed exactly once, in lane order, and the claims
+// must really have advanced the lane over positions it never used.
+func TestEmptyLaneAdvancesRacingProducersOfTheLaneLoseNoJob(t *testing.T) {
+	run := time.Duration(envInt(t, "AWA_BREAK_LANES_SECONDS", 12, 1)) * time.Second
+	ctx := testCtx(t, run+2*time.Minute)
+	pool := pgtest.NewDB(t)
+	twoSharedQueues(t, ctx, pool)
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	fail := &errOnce{cancel: stop}
+	led := newLaneLedger()
+	var bg, producers sync.WaitGroup
+	bg.Add(1)
+	go func() {
+		defer bg.Done()
+		conn := connect(t, ctx, pool)
+		for runCtx.Err() == nil {
+			if _, err := insertBatch(runCtx, conn, "a", 2, 1); err != nil && runCtx.Err() == nil {
+				fail.set("a: %v", err)
+			}
+		}
+	}()
+	for p := 0; p < 3; p++ {
+		conn := connect(t, ctx, pool)
+		rng := rand.New(rand.NewPCG(uint64(p), 3))
+		producers.Add(1)
+		go func() {
+			defer producers.Done()
+			for start := time.Now(); runCtx.Err() == nil && time.Since(start) < run; {
+				tx, err := conn.Begin(runCtx)
+				if err != nil {
+					return
+				}
+				ids, err := insertBatch(runCtx, tx, "b", 2, 1+rng.IntN(3)*rng.IntN(3))
+				if err == nil && rng.IntN(3) == 0 {
+					time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
+				}
+				if err == nil && rng.IntN(8) == 0 {
+					_ = tx.Rollback(runCtx)
+					continue
+				}
+				if err == nil {
+					err = tx.Commit(runCtx)
+				}
+				if err != nil {
+					_ = tx.Rollback(context.Background())
+					if runCtx.Err() == nil {
+						fail.set("producer of b: %v", err)
+					}
+					return
+				}
+				led.commit("b", ids)
+				// Pauses leave b's producer lock free, so claims can advance it.
+				time.Sleep(time.Duration(rng.IntN(8000)) * time.Microsecond)
+			}
+		}()
+	}
+	var claimers sync.WaitGroup
+	var stopClaiming atomic.Bool
+	for c := 0; c < 3; c++ {
+		conn := connect(t, ctx, pool)
+		claimers.Add(1)
+		go func() {
+			defer claimers.Done()
+			for runCtx.Err() == nil && !stopClaiming.Load() {
+				_, lcs, err := claimWithLanes(runCtx, conn, "b", 1+c*3)
+				if err != nil {
+					if runCtx.Err() == nil {
+						fail.set("claim of b: %v", err)
+					}
+					return
+				}
+				led.claim(lcs)
+			}
+		}()
+	}
+	producers.Wait()
+	time.Sleep(500 * time.Millisecond)
+	stopClaiming.Store(true)
+	claimers.Wait()
+	// Whatever the racing claims left: one more claimer, until queue_pending says drained.
+	conn := connect(t, ctx, pool)
+	for i := 0; i < 1000; i++ {
+		_, lcs, err := claimWithLanes(ctx, conn, "b", 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		led.claim(lcs)
+		if d, err := drained(ctx, conn, "b"); err != nil || (d && len(lcs) == 0) {
+			break
+		}
+	}
+	stop()
+	bg.Wait()
+	if err := fail.get(); err != nil && !strings.Contains(err.Error(), "context canceled") {
+		t.Fatal(err)
+	}
+	var marks, advances int64
+	if err := pool.QueryRow(ctx, `
+		SELECT count(*), count(*) FILTER (WHERE m.claim_seq % 1024 = 1023)
+		FROM awa.ready_claim_marks m JOIN awa.queue_lanes l USING (lane_id) WHERE l.queue = 'b'`).Scan(&marks, &advances); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d jobs committed; %d claim marks of b, %d of them advances to a tip", len(led.committed), marks, advances)
+	if advances < 100 {
+		t.Fatalf("setup: only %d empty-lane advances of b", advances)
+	}
+	led.mu.Lock()
+	var lost, twice []int64
+	claimed := map[int64]int{}
+	for _, c := range led.claims {
+		claimed[c.job]++
+	}
+	for id := range led.committed {
+		switch claimed[id] {
+		case 0:
+			lost = append(lost, id)
+		case 1:
+		default:
+			twice = append(twice, id)
+		}
+	}
+	led.mu.Unlock()
+	if len(lost) > 0 || len(twice) > 0 {
+		t.Fatalf("of %d committed jobs of b, %d never claimed %s (awa.jobs: %s), %d claimed more than once %s",
+			len(led.committed), len(lost), firstN(lost, 10), describeJobs(ctx, pool, lost[:min(5, len(lost))]), len(twice), firstN(twice, 10))
+	}
+	led.mu.Lock()
+	defer led.mu.Unlock()
+	cs := led.claims
+	sort.Slice(cs, func(i, j int) bool {
+		return cs[i].batch < cs[j].batch || cs[i].batch == cs[j].batch && cs[i].at < cs[j].at
+	})
+	for i := 1; i < len(cs); i++ {
+		if cs[i].seq <= cs[i-1].seq {
+			t.Fatalf("job %d at position %d claimed after job %d at %d", cs[i].job, cs[i].seq, cs[i-1].job, cs[i-1].seq)
+		}
+	}
+}
