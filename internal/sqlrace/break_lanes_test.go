@@ -1513,3 +1513,80 @@ func TestClaimBehindEmptyLanesSharingBusySequencesCostsAboutWhatItCostsWithoutSh
 			sharedBufs, float64(sharedBufs)/float64(aloneBufs), aloneBufs)
 	}
 }
+
+// TestAClaimInATransactionThatAlsoEnqueuesDoesNotDeadlockWithAProducer: a SQL
+// worker claims from q1 and, in the same transaction, enqueues a follow-up
+// job into q2. q1's one lane shares busy's pool sequence, so its tip passes
+// its cursor all the time and the claim advances it, taking q1's producer
+// lock for the rest of the worker's transaction. Meanwhile a producer
+// enqueues into q2 (holding q2's one lane), then into q1. Neither waits for a
+// lock the other holds: both commit, no 40P01; and while the worker's
+// transaction is open a producer of q1 is not kept waiting.
+func TestAClaimInATransactionThatAlsoEnqueuesDoesNotDeadlockWithAProducer(t *testing.T) {
+	ctx := testCtx(t, 60*time.Second)
+	pool := pgtest.NewDB(t)
+	configureShards(t, ctx, pool, "q1", 1)
+	configureShards(t, ctx, pool, "q2", 1)
+	if _, err := insertOne(ctx, pool, "busy", 2); err != nil {
+		t.Fatal(err)
+	}
+	shareLanesWith(t, ctx, pool, "busy")
+	for _, q := range []string{"q1", "q2"} {
+		if _, err := insertOne(ctx, pool, q, 2); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := claim(ctx, pool, q, 10, nil); err != nil || len(got) != 1 {
+			t.Fatalf("claim %s: %s, %v", q, describeClaims(got), err)
+		}
+	}
+	requireShared(t, ctx, pool, "q1", "busy")
+	if _, err := insertOne(ctx, pool, "busy", 2); err != nil { // q1's tip passes its cursor
+		t.Fatal(err)
+	}
+
+	worker := connect(t, ctx, pool)
+	wtx, err := worker.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wtx.Rollback(context.Background())
+	if got, err := claim(ctx, wtx, "q1", 10, nil); err != nil || len(got) != 0 {
+		t.Fatalf("worker's claim of q1: %s, %v", describeClaims(got), err)
+	}
+
+	// While the worker's transaction is open, a producer of q1 must not wait for it.
+	other := connect(t, ctx, pool)
+	if _, err := other.Exec(ctx, `SET lock_timeout = '2s'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := insertOne(ctx, other, "q1", 2); err != nil {
+		t.Errorf("a producer of q1 while a worker's transaction that claimed q1 is open: %v", err)
+	}
+
+	producer := connect(t, ctx, pool)
+	ptx, err := producer.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptx.Rollback(context.Background())
+	if _, err := insertOne(ctx, ptx, "q2", 2); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := insertOne(ctx, ptx, "q1", 2)
+		if err == nil {
+			err = ptx.Commit(ctx)
+		}
+		done <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	_, werr := insertOne(ctx, wtx, "q2", 2) // the follow-up job
+	if werr == nil {
+		werr = wtx.Commit(ctx)
+	}
+	perr := <-done
+	if werr != nil || perr != nil {
+		t.Fatalf("worker (claim q1, then enqueue into q2): %s; producer (q2, then q1): %s", describeErr(werr), describeErr(perr))
+	}
+}
