@@ -1590,3 +1590,52 @@ func TestAClaimInATransactionThatAlsoEnqueuesDoesNotDeadlockWithAProducer(t *tes
 		t.Fatalf("worker (claim q1, then enqueue into q2): %s; producer (q2, then q1): %s", describeErr(werr), describeErr(perr))
 	}
 }
+
+// TestACancelledClaimLeavesNoProducerLockHeld: a claim advances an empty lane
+// under a session-level try-lock of the lane's producer lock, held over its
+// last probe. A query cancel that lands there must not leave the lock held
+// past the call. idle's 32 lanes share busy's sequences, which move before
+// every claim, so every claim of idle takes and releases 32 producer locks;
+// the claims run under statement_timeouts of 1 to 60 ms.
+func TestACancelledClaimLeavesNoProducerLockHeld(t *testing.T) {
+	ctx := testCtx(t, 120*time.Second)
+	pool := pgtest.NewDB(t)
+	all := []int32{1, 2, 3, 4}
+	for _, q := range []string{"busy", "idle"} {
+		if q == "idle" {
+			shareLanesWith(t, ctx, pool, "busy")
+		}
+		if _, err := insertMixed(ctx, pool, q, all); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := claim(ctx, pool, q, 10, nil); err != nil || len(got) != 4 {
+			t.Fatalf("claim %s: %s, %v", q, describeClaims(got), err)
+		}
+	}
+	requireShared(t, ctx, pool, "idle", "busy")
+	conn := connect(t, ctx, pool)
+	cancelled, advanced := 0, 0
+	timeouts := []string{"1ms", "2ms", "3ms", "5ms", "8ms", "12ms", "20ms", "60ms"}
+	for i := 0; i < 1200 && ctx.Err() == nil; i++ {
+		if _, err := pool.Exec(ctx, `SELECT nextval(lane_seq) FROM awa.queue_lanes WHERE queue = 'busy'`); err != nil {
+			t.Fatal(err)
+		}
+		setTimeout(t, ctx, conn, timeouts[i%len(timeouts)])
+		_, err := conn.Exec(ctx, `SELECT count(*) FROM awa.claim_ready_runtime('idle', 10)`)
+		if err != nil {
+			if sqlState(err) != "57014" {
+				t.Fatalf("claim: %v", err)
+			}
+			cancelled++
+		} else {
+			advanced++
+		}
+		setTimeout(t, ctx, conn, "0")
+	}
+	if cancelled < 300 || advanced < 50 {
+		t.Fatalf("setup: %d of 1200 claims cancelled, %d completed; the attack needs both", cancelled, advanced)
+	}
+	if n := leakedProducerLocks(t, ctx, conn); n != 0 {
+		t.Errorf("after %d cancelled claims the session holds %d producer locks at session level", cancelled, n)
+	}
+}

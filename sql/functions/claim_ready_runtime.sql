@@ -27,8 +27,11 @@
 -- An empty lane whose tip is ahead of its cursor (positions reserved by
 -- producers that rolled back, or drawn by another lane sharing the pool
 -- sequence) is advanced to its tip by a mark, but only when the lane's
--- producer lock (1096237313) is free, i.e. no producer can still commit there. Cancelled (tombstoned) jobs are never returned. Lock order:
--- docs/storage.md, "Locks".
+-- producer lock (1096237313) is free, i.e. no producer can still commit
+-- there: a session-level try-lock held from before the lane's last probe
+-- until the tip is read, then released (never held to the end of the
+-- caller's transaction). Cancelled (tombstoned) jobs are never returned. Lock
+-- order: docs/storage.md, "Locks".
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
 -- positive.
 -- Called by workers (the Go driver) and by any SQL client.
@@ -77,6 +80,7 @@ DECLARE
     v_dirty       boolean := false;
     v_mlanes      int[] := '{}';
     v_mseqs       bigint[] := '{}';
+    v_held        boolean;
 BEGIN
     PERFORM awa._require_read_committed('awa.claim_ready_runtime');
     IF p_queue IS NULL THEN
@@ -148,13 +152,31 @@ BEGIN
         -- every position it reserved committed or gone; if none is visible
         -- (asked again, now), the cursor passes the tip: a later producer of
         -- the lane takes its lock after this claim and draws above it.
-        IF v_pos = v_cursor AND v_last > v_cursor
-           AND pg_try_advisory_xact_lock(1096237313, v_lane.lane_id) THEN
-            PERFORM FROM awa.ready_entries r WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cursor
-            ORDER BY r.lane_seq LIMIT 1;
-            IF NOT FOUND THEN
-                v_pos := awa._lane_tip(v_lane.lane_seq);
-            END IF;
+        -- The producer lock is needed only from before that probe until the
+        -- tip is read: a producer that takes it afterwards draws above the
+        -- tip, whether or not this claim has committed its mark yet. So it is
+        -- a session-level try-lock, released at once, not a transaction lock
+        -- that would keep the lane's producers waiting (and could close a
+        -- deadlock with one) until the caller's transaction ends. The block
+        -- releases it on any error, a query cancel included.
+        IF v_pos = v_cursor AND v_last > v_cursor THEN
+            v_held := false;
+            BEGIN
+                v_held := pg_try_advisory_lock(1096237313, v_lane.lane_id);
+                IF v_held THEN
+                    PERFORM FROM awa.ready_entries r WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cursor
+                    ORDER BY r.lane_seq LIMIT 1;
+                    IF NOT FOUND THEN
+                        v_pos := awa._lane_tip(v_lane.lane_seq);
+                    END IF;
+                    v_held := NOT pg_advisory_unlock(1096237313, v_lane.lane_id);
+                END IF;
+            EXCEPTION WHEN query_canceled OR others THEN
+                IF v_held THEN
+                    PERFORM pg_advisory_unlock(1096237313, v_lane.lane_id);
+                END IF;
+                RAISE;
+            END;
         END IF;
 
         IF v_pos > v_cursor THEN
