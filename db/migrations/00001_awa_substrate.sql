@@ -537,6 +537,48 @@ FROM awa.dlq_entries x;
 COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage planes (read-only)';
 -- +goose StatementEnd
 
+-- source: sql/functions/_add_lane.sql
+-- +goose StatementBegin
+-- awa._add_lane(queue, priority, shards): creates the lowest missing shard
+-- lane below shards of (queue, priority) that no other transaction is
+-- creating (a queue_lanes row and its claim head) and returns it, or NULLs
+-- when there is none. A producer calls it when every lane it knows of the
+-- (queue, priority) is held, so concurrent producers spread over up to
+-- enqueue_shards lanes and a queue fed by one session keeps one lane per
+-- priority.
+-- Locks: per shard, pg_try_advisory_xact_lock(1096237318,
+-- hashtext(queue/priority/shard)), try only and held to the end of the
+-- transaction when taken: the caller may already hold lane locks, so it never
+-- waits here, and a shard that another open transaction is creating is
+-- skipped rather than waited for (a hash collision only skips a shard). Only
+-- at READ COMMITTED (the caller's rule): a lane committed meanwhile is seen,
+-- or collides (unique_violation: NULLs, the caller waits on a lane instead).
+-- Called by awa._append_ready.
+CREATE FUNCTION awa._add_lane(p_queue text, p_priority smallint, p_shards int, OUT id int, OUT seq regclass)
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    FOR v_shard IN 0 .. p_shards - 1 LOOP
+        CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes l
+                              WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard = v_shard)
+            OR NOT pg_try_advisory_xact_lock(1096237318, hashtext(p_queue || '/' || p_priority || '/' || v_shard));
+        BEGIN
+            id := nextval('awa.lane_id_seq');
+            seq := awa._lane_positions(id);
+            INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
+            VALUES (id, p_queue, p_priority, v_shard, seq);
+            INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (id, 0);
+            RETURN;
+        EXCEPTION WHEN unique_violation THEN
+            id := NULL;
+            seq := NULL;
+            RETURN;
+        END;
+    END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_append_ready.sql
 -- +goose StatementBegin
 -- awa._append_ready(jobs, now): appends jobs as ready rows in the current queue
@@ -557,13 +599,18 @@ COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage p
 -- cursor) the rule relies on.
 -- Each (queue, priority) of the batch goes to one of its enqueue-shard lanes:
 -- the shard this transaction already used for it, else the first whose
--- producer lock is free, starting from shard (backend pid mod shards); only
--- when every shard is held does it wait, on that first shard. So concurrent
--- producers, and a transaction that enqueued and stays open, do not queue
--- behind one lock while there are free shards, and one transaction's jobs for
--- a (queue, priority) stay in one lane, in order.
--- Locks: every lane is resolved (created on a queue's first use) before any
--- lane lock is taken; then per (queue, priority), in (queue, priority) order, an
+-- producer lock is free, starting from (backend pid mod lanes); when every
+-- lane is held, a new shard lane (awa._add_lane, up to enqueue_shards, at READ
+-- COMMITTED, unless another transaction is adding one); only then does it
+-- wait, on that first lane. So concurrent producers, and a transaction that
+-- enqueued and stays open, do not queue behind one lock while shards remain,
+-- a queue fed by one session keeps one lane per priority (claims visit no
+-- idle shard lanes), and one transaction's jobs for a (queue, priority) stay
+-- in one lane, in order.
+-- Locks: every lane is resolved (a (queue, priority)'s first lane created on
+-- first use) before any lane lock is taken; a shard added later takes the
+-- queue's lane-creation lock by try only; then per (queue, priority), in
+-- (queue, priority) order, an
 -- advisory transaction lock (1096237313, lane_id) on the chosen lane, held
 -- until commit, so a later lane position can never become visible while an
 -- earlier one could still commit. Positions come from the lane's pool
@@ -603,6 +650,10 @@ DECLARE
     v_k     int[] := '{}';
     v_gids  int[];
     v_gseqs regclass[];
+    v_gsh   int;
+    v_sh    int[] := '{}';
+    v_ck    text[] := '{}';
+    v_seq   regclass;
     v_ckey  text;
     v_cache text[];
     v_home  int;
@@ -634,12 +685,16 @@ BEGIN
         IF v_cache[2] = v_q[g] AND v_cache[1]::float8 > extract(epoch FROM now()) THEN
             v_gids := string_to_array(v_cache[3], ',')::int[];
             v_gseqs := string_to_array(v_cache[4], ',')::oid[]::regclass[];
+            v_gsh := v_cache[5]::int;
         ELSE
-            SELECT l.ids, l.seqs INTO v_gids, v_gseqs FROM awa._lanes(v_q[g], v_p[g]) AS l;
+            SELECT l.ids, l.seqs, l.shards INTO v_gids, v_gseqs, v_gsh FROM awa._lanes(v_q[g], v_p[g]) AS l;
             PERFORM set_config(v_ckey, concat_ws('|', extract(epoch FROM now()) + 5, v_q[g],
-                                                 array_to_string(v_gids, ','), array_to_string(v_gseqs::oid[], ',')),
+                                                 array_to_string(v_gids, ','), array_to_string(v_gseqs::oid[], ','),
+                                                 v_gsh),
                                false);
         END IF;
+        v_sh := v_sh || v_gsh;
+        v_ck := v_ck || v_ckey;
         v_at := v_at || cardinality(v_ids);
         v_k := v_k || cardinality(v_gids);
         v_ids := v_ids || v_gids;
@@ -661,22 +716,36 @@ BEGIN
                 EXIT;
             END IF;
         END LOOP;
-        IF v_pick IS NULL THEN
+        v_lane := NULL;
+        IF v_pick IS NOT NULL THEN
+            v_lane := v_ids[v_at[g] + v_pick + 1];
+            v_seq := v_seqs[v_at[g] + v_pick + 1];
+        ELSIF v_k[g] < v_sh[g] AND v_rc THEN
+            -- Every known lane is held: add a shard, if nobody else is adding
+            -- one right now. Nobody can hold the new lane's lock yet.
+            SELECT a.id, a.seq INTO v_lane, v_seq FROM awa._add_lane(v_q[g], v_p[g], v_sh[g]) AS a;
+            IF v_lane IS NOT NULL THEN
+                PERFORM pg_advisory_xact_lock(1096237313, v_lane);
+                v_pick := v_k[g];
+                PERFORM set_config(v_ck[g], '', false);
+            END IF;
+        END IF;
+        IF v_lane IS NULL THEN
             v_pick := v_pref;
-            PERFORM pg_advisory_xact_lock(1096237313, v_ids[v_at[g] + v_pick + 1]);
+            v_lane := v_ids[v_at[g] + v_pick + 1];
+            v_seq := v_seqs[v_at[g] + v_pick + 1];
+            PERFORM pg_advisory_xact_lock(1096237313, v_lane);
         END IF;
         IF v_pick <> v_pref THEN
             PERFORM set_config(v_key, v_pick::text, true);
         END IF;
 
-        v_lane := v_ids[v_at[g] + v_pick + 1];
         -- One block per 1024 rows; the pool sequence is shared, so blocks of
         -- one call need not be adjacent.
         IF v_n[g] <= 1024 THEN
-            v_block := ARRAY[nextval(v_seqs[v_at[g] + v_pick + 1])];
+            v_block := ARRAY[nextval(v_seq)];
         ELSE
-            v_block := ARRAY(SELECT nextval(v_seqs[v_at[g] + v_pick + 1])
-                             FROM generate_series(1, (v_n[g] + 1023) / 1024));
+            v_block := ARRAY(SELECT nextval(v_seq) FROM generate_series(1, (v_n[g] + 1023) / 1024));
         END IF;
         v_first := v_block[1] * 1024;
 
@@ -1141,15 +1210,18 @@ $$;
 -- source: sql/functions/_lanes.sql
 -- +goose StatementBegin
 -- awa._lanes(queue, priority): the lanes producers of (queue, priority) use,
--- one per enqueue shard (queue_meta.enqueue_shards, default 8), as parallel
--- arrays ordered by shard: element s + 1 is shard s (ids: lane_id, seqs: the
--- position sequence the lane draws from). Lanes missing for the configured
--- shard count are created for this (queue, priority) only: a queue_lanes row
--- and a claim head per lane, no database object. A lane draws its positions
--- from one sequence of the fixed pool that the install creates
--- (awa.lane_positions_<lane_id mod pool size>, see awa._lane_positions), so a
--- new queue needs no CREATE privilege. Lanes of shards beyond a lowered shard
--- count are kept (claimers drain them) but no longer returned.
+-- as parallel arrays ordered by shard (ids: lane_id, seqs: the position
+-- sequence the lane draws from), and the configured shard count
+-- (queue_meta.enqueue_shards, default 8): lanes exist for shards 0 .. n-1
+-- where n <= shards, created on demand (awa._add_lane: a producer adds a
+-- shard only when every existing one is held), so a queue that one session
+-- feeds has one lane per priority. When the queue has no lane at this
+-- priority yet, shard 0 of every priority is created here (so a later first
+-- use of another priority never waits for this lock mid-transaction): a
+-- queue_lanes row and a claim head each, no database object (lanes draw positions from the pool of sequences the install
+-- creates, see awa._lane_positions), so a new queue needs no CREATE
+-- privilege. Lanes of shards beyond a lowered shard count are kept (claimers
+-- drain them) but no longer returned.
 -- Locks: on creation only, an advisory transaction lock per queue name
 -- (1096237316, hashtext(queue)). Callers resolve every lane they need before
 -- taking any lane lock, so waiting here never closes a cycle with lane locks.
@@ -1158,30 +1230,30 @@ $$;
 -- collide, so that case raises 40001 (serialization_failure; retry the
 -- transaction: its new snapshot sees the lanes). See docs/storage.md.
 -- Idempotent. Called by awa._append_ready.
-CREATE FUNCTION awa._lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[])
+CREATE FUNCTION awa._lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[], OUT shards int)
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_shards int;
-    v_id     int;
+    v_id int;
 BEGIN
-    v_shards := coalesce((SELECT m.enqueue_shards FROM awa.queue_meta m WHERE m.queue = p_queue), 8);
-    -- Read the lanes; if some are missing, create them and read again.
+    shards := coalesce((SELECT m.enqueue_shards FROM awa.queue_meta m WHERE m.queue = p_queue), 8);
+    -- Read the lanes; if there is none, create shard 0 of every priority and
+    -- read again.
     FOR v_pass IN 1 .. 2 LOOP
         SELECT array_agg(l.lane_id ORDER BY l.shard), array_agg(l.lane_seq ORDER BY l.shard)
         INTO ids, seqs
         FROM awa.queue_lanes l
-        WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < v_shards;
-        EXIT WHEN coalesce(cardinality(ids), 0) = v_shards OR v_pass = 2;
+        WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < shards;
+        EXIT WHEN coalesce(cardinality(ids), 0) > 0 OR v_pass = 2;
 
         PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
         BEGIN
-            FOR v_shard IN 0 .. v_shards - 1 LOOP
+            FOR v_priority IN 1 .. 4 LOOP
                 CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
-                                      WHERE queue = p_queue AND priority = p_priority AND shard = v_shard);
+                                      WHERE queue = p_queue AND priority = v_priority AND shard = 0);
                 v_id := nextval('awa.lane_id_seq');
                 INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
-                VALUES (v_id, p_queue, p_priority, v_shard, awa._lane_positions(v_id));
+                VALUES (v_id, p_queue, v_priority, 0, awa._lane_positions(v_id));
                 INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
             END LOOP;
         EXCEPTION WHEN unique_violation THEN
@@ -1934,7 +2006,7 @@ $$;
 -- session's cache, the setting named by awa._cursor_cache_key, which a
 -- rollback forgets) is empty and costs one sequence read, no lock and no
 -- marks read. The other lanes (candidates) are classified in one statement:
--- a candidate with no row above its cursor is skipped, and when its producer
+-- a candidate with no row above that bound is skipped, and when its producer
 -- lock (1096237313) was free (awa._producer_free, tested after its tip was
 -- read and before that statement) the cache remembers its tip: the lane
 -- holds nothing unconsumed up to it (its positions there were rolled back, or
@@ -1971,6 +2043,7 @@ DECLARE
     v_tips        bigint[];
     v_free        boolean[];
     v_has         boolean[];
+    v_lows        bigint[];
     v_k           int;
     v_cursor      bigint;
     v_last        bigint;
@@ -2016,8 +2089,9 @@ BEGIN
 
     -- Candidates, in visiting order: lanes whose tip passed a lower bound of
     -- their cursor (one sequence read each; the rest are empty).
-    SELECT coalesce(array_agg(c.lane_id ORDER BY c.ord), '{}'), coalesce(array_agg(c.tip ORDER BY c.ord), '{}')
-    INTO v_ids, v_tips
+    SELECT coalesce(array_agg(c.lane_id ORDER BY c.ord), '{}'), coalesce(array_agg(c.tip ORDER BY c.ord), '{}'),
+           coalesce(array_agg(c.low ORDER BY c.ord), '{}')
+    INTO v_ids, v_tips, v_lows
     FROM (SELECT l.lane_id, awa._lane_tip(l.lane_seq) AS tip,
                  greatest(l.claim_seq, v_ccur[array_position(v_cids, l.lane_id)]) AS low,
                  row_number() OVER (ORDER BY l.priority, l.shard >= floor(v_spin * l.n) DESC, l.shard) AS ord
@@ -2032,18 +2106,19 @@ BEGIN
         -- position up to its tip belongs to a producer that has ended)?
         v_free := ARRAY(SELECT awa._producer_free(u.id) FROM unnest(v_ids) WITH ORDINALITY AS u (id, ord) ORDER BY u.ord);
         -- One statement after those tests: does a row lie above each
-        -- candidate's cursor? A lane with none is skipped; when its producer
-        -- lock was free it holds nothing unconsumed up to its tip, which the
-        -- session cache remembers (its tip can pass its cursor without a job
-        -- of its own: a rolled-back producer, or a busier lane drawing from
-        -- the same pool sequence).
+        -- candidate's lower bound (at or below its cursor, so none means
+        -- none above the cursor)? A lane with none is skipped; when its
+        -- producer lock was free it holds nothing unconsumed up to its tip,
+        -- which the session cache remembers (its tip can pass its cursor
+        -- without a job of its own: a rolled-back producer, or a busier lane
+        -- drawing from the same pool sequence).
         v_has := ARRAY(
             -- A correlated LIMIT probe, not EXISTS: a semi-join could read
             -- the whole ready ring by sequential scan.
             SELECT coalesce((SELECT true FROM awa.ready_entries r
-                             WHERE r.lane_id = u.id AND r.lane_seq > c.claim_seq
+                             WHERE r.lane_id = u.id AND r.lane_seq > u.low
                              ORDER BY r.lane_seq LIMIT 1), false)
-            FROM unnest(v_ids) WITH ORDINALITY AS u (id, ord) JOIN awa.claim_cursors c ON c.lane_id = u.id
+            FROM unnest(v_ids, v_lows) WITH ORDINALITY AS u (id, low, ord)
             ORDER BY u.ord);
     END IF;
 
@@ -2099,6 +2174,9 @@ BEGIN
         IF v_pos > v_cursor THEN
             v_mlanes := v_mlanes || v_ids[v_k];
             v_mseqs := v_mseqs || v_pos;
+        END IF;
+        -- The cursor (or the new mark) is a lower bound from now on.
+        IF v_pos > v_lows[v_k] THEN
             v_i := array_position(v_cids, v_ids[v_k]);
             IF v_i IS NULL THEN
                 v_cids := v_cids || v_ids[v_k];

@@ -97,6 +97,10 @@ func TestACancelledQueuePendingLeavesNoProducerLockHeld(t *testing.T) {
 			t.Fatalf("claim %s: %s, %v", q, describeClaims(got), err)
 		}
 	}
+	// Producers add shards as they need them: add qa's other 7 of each priority.
+	if _, err := pool.Exec(ctx, `SELECT awa._add_lane('qa', p::smallint, 8) FROM generate_series(1, 4) p, generate_series(1, 7)`); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := pool.Exec(ctx, `SELECT nextval(lane_seq) FROM awa.queue_lanes`); err != nil {
 		t.Fatal(err)
 	}
@@ -880,8 +884,8 @@ func twoSharedQueues(t *testing.T, ctx context.Context, pool *pgxpool.Pool) (lan
 			t.Fatalf("claim %s: %s, %v", q, describeClaims(got), err)
 		}
 	}
-	if err := pool.QueryRow(ctx, `SELECT (SELECT lane_id FROM awa.queue_lanes WHERE queue = 'a'),
-	                                     (SELECT lane_id FROM awa.queue_lanes WHERE queue = 'b')`).Scan(&laneA, &laneB); err != nil {
+	if err := pool.QueryRow(ctx, `SELECT (SELECT lane_id FROM awa.queue_lanes WHERE queue = 'a' AND priority = 2),
+	                                     (SELECT lane_id FROM awa.queue_lanes WHERE queue = 'b' AND priority = 2)`).Scan(&laneA, &laneB); err != nil {
 		t.Fatal(err)
 	}
 	return laneA, laneB
@@ -1217,7 +1221,7 @@ func TestProducersCreatingSharedLanesConcurrentlyAtEveryLevelLoseNothing(t *test
 	groups, sharing := 0, 0
 	if _, err := pgx.ForEachRow(rows, []any{&q, &p, &n, &shards, &shared}, func() error {
 		groups++
-		if n != 8 || shards != 8 {
+		if n < 1 || n > 8 || shards != n { // shard 0, and a shard more only when producers need it
 			bad = append(bad, fmt.Sprintf("%s priority %d: %d lanes, %d shards", q, p, n, shards))
 		}
 		if shared {
@@ -1454,14 +1458,15 @@ func claimBuffers(t *testing.T, ctx context.Context, conn *pgx.Conn, queue strin
 // from sequences no other lane uses. busy draws from every one of its
 // sequences before each claim (as a busy queue does between two claims). A
 // claim of 10 jobs of shared visits its 24 empty lanes of priorities 1-3
-// first: each has a tip past its cursor, so the claim reads its cursor,
-// probes it twice and writes a mark, where alone's claim reads 24 sequences.
-// The claim of shared must not touch more than 4 times the buffers alone's
-// does. Measured on lanes (a617c40): 3,042 against 223 buffers (13.6x), 8.4
-// against 1.5 ms under EXPLAIN ANALYZE; with pgbench, one session, 10 s,
-// busy's sequences drawn 1,000 times a second: 12-16 ms against 0.3-0.8 ms
-// per claim. The same probes run on every poll of an idle queue whose lanes
-// share busy sequences, and each such poll writes up to 32 marks.
+// first: each has a tip past its cached bound, so the claim probes it, where
+// alone's claim reads 24 sequences.
+// Each empty lane of shared costs the claim one probe per queue slot, and
+// nothing more: no cursor read, no mark, no lock kept. Measured on lanes
+// (a617c40), before the claim classified candidates in one statement: 3,042
+// against 223 buffers (13.6x, 117 more per lane), 8.4 against 1.5 ms under
+// EXPLAIN ANALYZE; with pgbench, one session, 10 s, busy's sequences drawn
+// 1,000 times a second: 12-16 ms against 0.3-0.8 ms per claim. Each such
+// claim also wrote up to 32 marks.
 func TestClaimBehindEmptyLanesSharingBusySequencesCostsAboutWhatItCostsWithoutSharing(t *testing.T) {
 	ctx := testCtx(t, 60*time.Second)
 	pool := pgtest.NewDB(t)
@@ -1475,6 +1480,12 @@ func TestClaimBehindEmptyLanesSharingBusySequencesCostsAboutWhatItCostsWithoutSh
 		}
 		if got, err := claim(ctx, pool, q, 10, nil); err != nil || len(got) != 4 {
 			t.Fatalf("claim %s: %s, %v", q, describeClaims(got), err)
+		}
+		// Producers add shards as they need them: give each priority all 8,
+		// in the same order for every queue (so shared's stay congruent).
+		if _, err := pool.Exec(ctx, `SELECT awa._add_lane($1, p::smallint, 8) FROM generate_series(1, 4) p
+		                             CROSS JOIN generate_series(1, 7) ORDER BY p`, q); err != nil {
+			t.Fatal(err)
 		}
 	}
 	requireShared(t, ctx, pool, "shared", "busy")
@@ -1514,9 +1525,21 @@ func TestClaimBehindEmptyLanesSharingBusySequencesCostsAboutWhatItCostsWithoutSh
 	sharedBufs, sharedTime := measure("shared")
 	t.Logf("claim of 10 behind 24 empty lanes (median of 7): alone %d buffers %v, shared %d buffers %v",
 		aloneBufs, aloneTime, sharedBufs, sharedTime)
-	if sharedBufs > 4*aloneBufs {
-		t.Errorf("a claim behind empty lanes that share busy sequences touches %d buffers, %.1f times the %d of the same claim without sharing",
-			sharedBufs, float64(sharedBufs)/float64(aloneBufs), aloneBufs)
+	// An empty lane whose tip a busy lane keeps moving must be probed on every
+	// claim: one index probe per queue slot (16), which no per-lane signal can
+	// spare while lanes share sequences (docs/storage.md, "Lanes and
+	// positions"). What must not come back is the per-lane work on top of
+	// that probe (a cursor read, a second probe, a mark, a lock held to the
+	// end of the transaction): 117 buffers per lane here before. Bound: 3
+	// buffers per queue slot per empty lane.
+	var slots int64
+	if err := pool.QueryRow(ctx, `SELECT slot_count FROM awa.ring_config WHERE ring = 'queue'`).Scan(&slots); err != nil {
+		t.Fatal(err)
+	}
+	const emptyLanes = 24
+	if perLane := (sharedBufs - aloneBufs) / emptyLanes; perLane > 3*slots {
+		t.Errorf("a claim behind %d empty lanes that share busy sequences touches %d buffers, %d more per lane than the %d of the same claim without sharing; want at most %d (3 per queue slot)",
+			emptyLanes, sharedBufs, perLane, aloneBufs, 3*slots)
 	}
 }
 

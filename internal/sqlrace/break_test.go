@@ -240,6 +240,10 @@ func TestClaimBehindACarryingPruneWaitsForTheSlotsLanesOnly(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// Producers add shards as they need them: add all 64 of each priority.
+		if _, err := setup.Exec(ctx, `SELECT awa._add_lane($1, p::smallint, 64) FROM generate_series(1, 4) p, generate_series(1, 63)`, q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var lanes int
 	if err := setup.QueryRow(ctx, `SELECT count(*) FROM awa.queue_claim_heads`).Scan(&lanes); err != nil || lanes != queues*256 {

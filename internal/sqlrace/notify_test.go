@@ -117,15 +117,16 @@ func TestQueuePendingSeesOpenProducersButNotAnotherLanesPositions(t *testing.T) 
 	if _, err := insertOne(ctx, pool, "pa", 2); err != nil {
 		t.Fatal(err)
 	}
-	// The next lane id is pa's + 256: pb's lane shares pa's pool sequence.
-	if _, err := pool.Exec(ctx, `SELECT setval('awa.lane_id_seq', (SELECT lane_id FROM awa.queue_lanes WHERE queue = 'pa') + 255)`); err != nil {
+	// pb's first insert creates its lanes of priorities 1 to 4 in order: each
+	// gets pa's lane id of the same priority + 256, the same pool sequence.
+	if _, err := pool.Exec(ctx, `SELECT setval('awa.lane_id_seq', (SELECT min(lane_id) FROM awa.queue_lanes WHERE queue = 'pa') + 255)`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := insertOne(ctx, pool, "pb", 2); err != nil {
 		t.Fatal(err)
 	}
 	var shared bool
-	if err := pool.QueryRow(ctx, `SELECT count(DISTINCT lane_seq) = 1 FROM awa.queue_lanes WHERE queue IN ('pa', 'pb')`).Scan(&shared); err != nil || !shared {
+	if err := pool.QueryRow(ctx, `SELECT count(DISTINCT lane_seq) = 1 FROM awa.queue_lanes WHERE queue IN ('pa', 'pb') AND priority = 2`).Scan(&shared); err != nil || !shared {
 		t.Fatalf("setup: lanes of pa and pb share a pool sequence: %v, %v", shared, err)
 	}
 	if got, err := claim(ctx, pool, "pa", 10, nil); err != nil || len(got) != 1 {

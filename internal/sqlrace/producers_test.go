@@ -281,8 +281,9 @@ func concurrentProducersKeepLaneOrder(t *testing.T, shards int) {
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM awa.queue_lanes WHERE queue = $1`, queue).Scan(&lanes); err != nil {
 		t.Fatal(err)
 	}
-	if lanes != 4*shards {
-		t.Errorf("queue %q has %d lanes, want %d (4 priorities x %d shards)", queue, lanes, 4*shards, shards)
+	if lanes < 4 || lanes > 4*shards {
+		t.Errorf("queue %q has %d lanes, want 4 to %d (shard 0 of 4 priorities, more shards only as producers need them, at most %d each)",
+			queue, lanes, 4*shards, shards)
 	}
 	t.Logf("%d lanes received jobs", len(lanesUsed))
 	for pi, p := range prods {

@@ -215,9 +215,8 @@ func TestTransactionKeepsItsShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := connect(t, ctx, pool)
-	var home int32
-	if err := pool.QueryRow(ctx, `SELECT lane_id FROM awa.queue_lanes WHERE queue = 'q' AND priority = 2 AND shard = $1 % 8`,
-		int32(c.PgConn().PID())).Scan(&home); err != nil {
+	var home int32 // the only lane yet: shard 0
+	if err := pool.QueryRow(ctx, `SELECT lane_id FROM awa.queue_lanes WHERE queue = 'q' AND priority = 2`).Scan(&home); err != nil {
 		t.Fatal(err)
 	}
 	hold := connect(t, ctx, pool)
@@ -250,12 +249,21 @@ func TestTransactionKeepsItsShard(t *testing.T) {
 	if ly != lx {
 		t.Fatalf("jobs %d and %d of one transaction went to lanes %d and %d; want one lane", x, y, lx, ly)
 	}
+	var lanes int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM awa.queue_lanes WHERE queue = 'q' AND priority = 2`).Scan(&lanes); err != nil || lanes != 2 {
+		t.Fatalf("queue q has %d lanes at priority 2 (err %v); want 2: shard 1 added while shard 0 was held", lanes, err)
+	}
+	var own int32 // a new transaction starts at shard (pid mod lanes)
+	if err := pool.QueryRow(ctx, `SELECT lane_id FROM awa.queue_lanes WHERE queue = 'q' AND priority = 2 AND shard = $1 % 2`,
+		int32(c.PgConn().PID())).Scan(&own); err != nil {
+		t.Fatal(err)
+	}
 	z, err := insertOne(ctx, c, "q", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lz := laneOf(t, ctx, pool, z).id; lz != home {
-		t.Fatalf("the next transaction's job %d went to lane %d; want its own shard's lane %d", z, lz, home)
+	if lz := laneOf(t, ctx, pool, z).id; lz != own {
+		t.Fatalf("the next transaction's job %d went to lane %d; want its own shard's lane %d", z, lz, own)
 	}
 }
 
@@ -307,10 +315,14 @@ func TestLaneCacheNeverOutlivesItsSchema(t *testing.T) {
 
 // TestLaneCacheFollowsAShardCountChange: a session that cached a queue's 8
 // shard lanes keeps using them for at most 5 seconds after enqueue_shards
-// drops to 1; then its jobs go to shard 0.
+// drops to 1; then its jobs go to shard 0. (The 8 lanes are added up front, as
+// concurrent producers would add them.)
 func TestLaneCacheFollowsAShardCountChange(t *testing.T) {
 	ctx := testCtx(t, 60*time.Second)
 	pool := pgtest.NewDB(t)
+	if _, err := pool.Exec(ctx, `SELECT awa._add_lane('q', 2::smallint, 8) FROM generate_series(1, 8)`); err != nil {
+		t.Fatal(err)
+	}
 	var session *pgx.Conn
 	for session == nil { // a session whose own shard is not 0, so the cache shows
 		c := connect(t, ctx, pool)

@@ -16,13 +16,18 @@
 -- cursor) the rule relies on.
 -- Each (queue, priority) of the batch goes to one of its enqueue-shard lanes:
 -- the shard this transaction already used for it, else the first whose
--- producer lock is free, starting from shard (backend pid mod shards); only
--- when every shard is held does it wait, on that first shard. So concurrent
--- producers, and a transaction that enqueued and stays open, do not queue
--- behind one lock while there are free shards, and one transaction's jobs for
--- a (queue, priority) stay in one lane, in order.
--- Locks: every lane is resolved (created on a queue's first use) before any
--- lane lock is taken; then per (queue, priority), in (queue, priority) order, an
+-- producer lock is free, starting from (backend pid mod lanes); when every
+-- lane is held, a new shard lane (awa._add_lane, up to enqueue_shards, at READ
+-- COMMITTED, unless another transaction is adding one); only then does it
+-- wait, on that first lane. So concurrent producers, and a transaction that
+-- enqueued and stays open, do not queue behind one lock while shards remain,
+-- a queue fed by one session keeps one lane per priority (claims visit no
+-- idle shard lanes), and one transaction's jobs for a (queue, priority) stay
+-- in one lane, in order.
+-- Locks: every lane is resolved (a (queue, priority)'s first lane created on
+-- first use) before any lane lock is taken; a shard added later takes the
+-- queue's lane-creation lock by try only; then per (queue, priority), in
+-- (queue, priority) order, an
 -- advisory transaction lock (1096237313, lane_id) on the chosen lane, held
 -- until commit, so a later lane position can never become visible while an
 -- earlier one could still commit. Positions come from the lane's pool
@@ -62,6 +67,10 @@ DECLARE
     v_k     int[] := '{}';
     v_gids  int[];
     v_gseqs regclass[];
+    v_gsh   int;
+    v_sh    int[] := '{}';
+    v_ck    text[] := '{}';
+    v_seq   regclass;
     v_ckey  text;
     v_cache text[];
     v_home  int;
@@ -93,12 +102,16 @@ BEGIN
         IF v_cache[2] = v_q[g] AND v_cache[1]::float8 > extract(epoch FROM now()) THEN
             v_gids := string_to_array(v_cache[3], ',')::int[];
             v_gseqs := string_to_array(v_cache[4], ',')::oid[]::regclass[];
+            v_gsh := v_cache[5]::int;
         ELSE
-            SELECT l.ids, l.seqs INTO v_gids, v_gseqs FROM awa._lanes(v_q[g], v_p[g]) AS l;
+            SELECT l.ids, l.seqs, l.shards INTO v_gids, v_gseqs, v_gsh FROM awa._lanes(v_q[g], v_p[g]) AS l;
             PERFORM set_config(v_ckey, concat_ws('|', extract(epoch FROM now()) + 5, v_q[g],
-                                                 array_to_string(v_gids, ','), array_to_string(v_gseqs::oid[], ',')),
+                                                 array_to_string(v_gids, ','), array_to_string(v_gseqs::oid[], ','),
+                                                 v_gsh),
                                false);
         END IF;
+        v_sh := v_sh || v_gsh;
+        v_ck := v_ck || v_ckey;
         v_at := v_at || cardinality(v_ids);
         v_k := v_k || cardinality(v_gids);
         v_ids := v_ids || v_gids;
@@ -120,22 +133,36 @@ BEGIN
                 EXIT;
             END IF;
         END LOOP;
-        IF v_pick IS NULL THEN
+        v_lane := NULL;
+        IF v_pick IS NOT NULL THEN
+            v_lane := v_ids[v_at[g] + v_pick + 1];
+            v_seq := v_seqs[v_at[g] + v_pick + 1];
+        ELSIF v_k[g] < v_sh[g] AND v_rc THEN
+            -- Every known lane is held: add a shard, if nobody else is adding
+            -- one right now. Nobody can hold the new lane's lock yet.
+            SELECT a.id, a.seq INTO v_lane, v_seq FROM awa._add_lane(v_q[g], v_p[g], v_sh[g]) AS a;
+            IF v_lane IS NOT NULL THEN
+                PERFORM pg_advisory_xact_lock(1096237313, v_lane);
+                v_pick := v_k[g];
+                PERFORM set_config(v_ck[g], '', false);
+            END IF;
+        END IF;
+        IF v_lane IS NULL THEN
             v_pick := v_pref;
-            PERFORM pg_advisory_xact_lock(1096237313, v_ids[v_at[g] + v_pick + 1]);
+            v_lane := v_ids[v_at[g] + v_pick + 1];
+            v_seq := v_seqs[v_at[g] + v_pick + 1];
+            PERFORM pg_advisory_xact_lock(1096237313, v_lane);
         END IF;
         IF v_pick <> v_pref THEN
             PERFORM set_config(v_key, v_pick::text, true);
         END IF;
 
-        v_lane := v_ids[v_at[g] + v_pick + 1];
         -- One block per 1024 rows; the pool sequence is shared, so blocks of
         -- one call need not be adjacent.
         IF v_n[g] <= 1024 THEN
-            v_block := ARRAY[nextval(v_seqs[v_at[g] + v_pick + 1])];
+            v_block := ARRAY[nextval(v_seq)];
         ELSE
-            v_block := ARRAY(SELECT nextval(v_seqs[v_at[g] + v_pick + 1])
-                             FROM generate_series(1, (v_n[g] + 1023) / 1024));
+            v_block := ARRAY(SELECT nextval(v_seq) FROM generate_series(1, (v_n[g] + 1023) / 1024));
         END IF;
         v_first := v_block[1] * 1024;
 

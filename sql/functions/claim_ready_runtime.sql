@@ -24,7 +24,7 @@
 -- session's cache, the setting named by awa._cursor_cache_key, which a
 -- rollback forgets) is empty and costs one sequence read, no lock and no
 -- marks read. The other lanes (candidates) are classified in one statement:
--- a candidate with no row above its cursor is skipped, and when its producer
+-- a candidate with no row above that bound is skipped, and when its producer
 -- lock (1096237313) was free (awa._producer_free, tested after its tip was
 -- read and before that statement) the cache remembers its tip: the lane
 -- holds nothing unconsumed up to it (its positions there were rolled back, or
@@ -61,6 +61,7 @@ DECLARE
     v_tips        bigint[];
     v_free        boolean[];
     v_has         boolean[];
+    v_lows        bigint[];
     v_k           int;
     v_cursor      bigint;
     v_last        bigint;
@@ -106,8 +107,9 @@ BEGIN
 
     -- Candidates, in visiting order: lanes whose tip passed a lower bound of
     -- their cursor (one sequence read each; the rest are empty).
-    SELECT coalesce(array_agg(c.lane_id ORDER BY c.ord), '{}'), coalesce(array_agg(c.tip ORDER BY c.ord), '{}')
-    INTO v_ids, v_tips
+    SELECT coalesce(array_agg(c.lane_id ORDER BY c.ord), '{}'), coalesce(array_agg(c.tip ORDER BY c.ord), '{}'),
+           coalesce(array_agg(c.low ORDER BY c.ord), '{}')
+    INTO v_ids, v_tips, v_lows
     FROM (SELECT l.lane_id, awa._lane_tip(l.lane_seq) AS tip,
                  greatest(l.claim_seq, v_ccur[array_position(v_cids, l.lane_id)]) AS low,
                  row_number() OVER (ORDER BY l.priority, l.shard >= floor(v_spin * l.n) DESC, l.shard) AS ord
@@ -122,18 +124,19 @@ BEGIN
         -- position up to its tip belongs to a producer that has ended)?
         v_free := ARRAY(SELECT awa._producer_free(u.id) FROM unnest(v_ids) WITH ORDINALITY AS u (id, ord) ORDER BY u.ord);
         -- One statement after those tests: does a row lie above each
-        -- candidate's cursor? A lane with none is skipped; when its producer
-        -- lock was free it holds nothing unconsumed up to its tip, which the
-        -- session cache remembers (its tip can pass its cursor without a job
-        -- of its own: a rolled-back producer, or a busier lane drawing from
-        -- the same pool sequence).
+        -- candidate's lower bound (at or below its cursor, so none means
+        -- none above the cursor)? A lane with none is skipped; when its
+        -- producer lock was free it holds nothing unconsumed up to its tip,
+        -- which the session cache remembers (its tip can pass its cursor
+        -- without a job of its own: a rolled-back producer, or a busier lane
+        -- drawing from the same pool sequence).
         v_has := ARRAY(
             -- A correlated LIMIT probe, not EXISTS: a semi-join could read
             -- the whole ready ring by sequential scan.
             SELECT coalesce((SELECT true FROM awa.ready_entries r
-                             WHERE r.lane_id = u.id AND r.lane_seq > c.claim_seq
+                             WHERE r.lane_id = u.id AND r.lane_seq > u.low
                              ORDER BY r.lane_seq LIMIT 1), false)
-            FROM unnest(v_ids) WITH ORDINALITY AS u (id, ord) JOIN awa.claim_cursors c ON c.lane_id = u.id
+            FROM unnest(v_ids, v_lows) WITH ORDINALITY AS u (id, low, ord)
             ORDER BY u.ord);
     END IF;
 
@@ -189,6 +192,9 @@ BEGIN
         IF v_pos > v_cursor THEN
             v_mlanes := v_mlanes || v_ids[v_k];
             v_mseqs := v_mseqs || v_pos;
+        END IF;
+        -- The cursor (or the new mark) is a lower bound from now on.
+        IF v_pos > v_lows[v_k] THEN
             v_i := array_position(v_cids, v_ids[v_k]);
             IF v_i IS NULL THEN
                 v_cids := v_cids || v_ids[v_k];

@@ -3,10 +3,12 @@
 -- backlog never starves another. Jobs are placed in shards 3 and 5 through the
 -- per-transaction shard setting awa._append_ready keeps
 -- (awa.enqueue_shard_<first lane_id>); a single session always has the
--- shard locks free.
+-- shard locks free. Producers add shard lanes only when the existing ones are
+-- held, so the fixture adds shards 0 to 5 first (awa._add_lane).
 begin;
 select plan(5);
 
+select count(*) from (select awa._add_lane('sh', 2::smallint, 8) from generate_series(1, 6)) as a;
 select * from awa.insert_job('warm', '{}', '{"queue": "sh"}');
 select * from awa.claim_ready_runtime('sh', 1);
 create temp table lane0 as

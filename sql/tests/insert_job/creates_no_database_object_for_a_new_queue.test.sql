@@ -1,8 +1,8 @@
 -- Queues are rows, not objects: jobs into 40 new queues at every priority
 -- create no relation in schema awa (lanes draw positions from the pool of
--- sequences the install created); each (queue, priority) used gets its shard
--- lanes as queue_lanes rows with claim heads, and nothing for priorities it
--- never used.
+-- sequences the install created); a new queue gets one lane per priority
+-- (shard 0; more only when concurrent producers hold it), each a queue_lanes
+-- row with a claim head.
 begin;
 select plan(4);
 
@@ -16,13 +16,13 @@ select * from awa.insert_job('k', '{}', '{"queue": "cheap_one", "priority": 3}')
 
 select is((select count(*) from pg_class where relnamespace = 'awa'::regnamespace), (select n from rels_before),
           'no relation is created for 41 new queues');
-select is((select count(*) from awa.queue_lanes where queue like 'cheap\_%'), (40 * 4 * 8 + 8)::bigint,
-          'each (queue, priority) used has its 8 shard lanes, as rows');
+select is((select count(*) from awa.queue_lanes where queue like 'cheap\_%'), (41 * 4)::bigint,
+          'each queue has one lane per priority, a row');
 select is((select count(*) from awa.queue_claim_heads h join awa.queue_lanes l using (lane_id)
-           where l.queue like 'cheap\_%' and h.claim_seq = 0), (40 * 4 * 8 + 8)::bigint,
+           where l.queue like 'cheap\_%' and h.claim_seq = 0), (41 * 4)::bigint,
           'each lane has a claim head at 0');
-select results_eq($$select distinct priority::int from awa.queue_lanes where queue = 'cheap_one'$$,
-                  $$values (3)$$, 'a queue used at one priority has lanes of that priority only');
+select results_eq($$select priority::int, shard::int from awa.queue_lanes where queue = 'cheap_one' order by 1$$,
+                  $$values (1, 0), (2, 0), (3, 0), (4, 0)$$, 'a queue used at one priority has shard 0 of each');
 
 select * from finish();
 rollback;
