@@ -32,7 +32,7 @@ func TestTableStatsListsEveryAwaTable(t *testing.T) {
 		byName[s.Table] = s
 	}
 	for _, name := range []string{"ready_entries_0", "ready_entries_15", "lease_claim_batches_7", "leases_0",
-		"ready_claim_marks_0", "deferred_jobs", "dlq_entries", "queue_claim_heads", "ring_rotations"} {
+		"cursor_marks_1", "deferred_jobs", "dlq_entries", "queue_claim_heads", "ring_rotations"} {
 		s, ok := byName[name]
 		if !ok {
 			t.Errorf("no statistics for awa.%s", name)

@@ -27,8 +27,8 @@ func TestNewDB(t *testing.T) {
 		Scan(&nameA, &rings); err != nil {
 		t.Fatalf("query clone: %v", err)
 	}
-	if rings != 3 {
-		t.Fatalf("awa.ring_config has %d rows in a fresh clone, want 3 (queue, claim, lease)", rings)
+	if rings != 4 {
+		t.Fatalf("awa.ring_config has %d rows in a fresh clone, want 4 (queue, claim, lease, cursor)", rings)
 	}
 	if err := b.QueryRow(ctx, "SELECT current_database()").Scan(&nameB); err != nil {
 		t.Fatal(err)

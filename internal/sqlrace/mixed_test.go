@@ -64,7 +64,7 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 	m := &mixedLedger{inserted: map[int64]bool{}, ended: map[int64][]string{}}
 	var seen40P01 atomic.Int64
 	var draining atomic.Bool
-	pruned := map[string]*atomic.Int64{"queue": {}, "claim": {}}
+	pruned := map[string]*atomic.Int64{"queue": {}, "claim": {}, "cursor": {}}
 	failCtx, failCancel := context.WithCancel(ctx)
 	defer failCancel()
 	fail := &errOnce{cancel: failCancel}
@@ -273,10 +273,11 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 	if len(twice) > 0 {
 		t.Fatalf("%d jobs ended more than once, e.g. %v", len(twice), firstN(twice, 10))
 	}
-	t.Logf("slots pruned: queue ring %d, claim ring %d", pruned["queue"].Load(), pruned["claim"].Load())
-	if pruned["queue"].Load() == 0 || pruned["claim"].Load() == 0 {
-		t.Fatalf("maintenance never pruned a slot of both rings (queue %d, claim %d): it took no exclusive lock",
-			pruned["queue"].Load(), pruned["claim"].Load())
+	t.Logf("slots pruned: queue ring %d, claim ring %d, cursor ring %d", pruned["queue"].Load(), pruned["claim"].Load(),
+		pruned["cursor"].Load())
+	if pruned["queue"].Load() == 0 || pruned["claim"].Load() == 0 || pruned["cursor"].Load() == 0 {
+		t.Fatalf("maintenance never pruned a slot of every ring (queue %d, claim %d, cursor %d): it took no exclusive lock",
+			pruned["queue"].Load(), pruned["claim"].Load(), pruned["cursor"].Load())
 	}
 	if n := seen40P01.Load(); n > 0 {
 		t.Fatalf("sessions saw %d deadlocks (40P01)", n)
