@@ -2102,6 +2102,10 @@ BEGIN
     WHERE c.tip > c.low;
 
     IF cardinality(v_ids) > 0 THEN
+        -- Lock order (docs/storage.md, "Locks"): the marks before any ready
+        -- row, as queue-ring prune takes them, so that a cursor-ring prune
+        -- queued between the two cannot close a cycle with it.
+        LOCK TABLE awa.cursor_marks IN ACCESS SHARE MODE;
         -- After the tips were read: is each lane's producer lock free (every
         -- position up to its tip belongs to a producer that has ended)?
         v_free := ARRAY(SELECT awa._producer_free(u.id) FROM unnest(v_ids) WITH ORDINALITY AS u (id, ord) ORDER BY u.ord);
@@ -2303,8 +2307,9 @@ $$;
 -- that concurrent producers spread over; 1 gives one FIFO order per priority
 -- at the cost of producers of the queue taking turns). Keys not given keep
 -- their value. A new enqueue_shards reaches a producing session within 5
--- seconds (sessions cache a queue's lanes); raising it creates the new lanes
--- then, lowering it keeps the old lanes, which claimers still drain.
+-- seconds (sessions cache a queue's lanes); raising it lets producers add
+-- lanes up to it as they need them, lowering it keeps the old lanes, which
+-- claimers still drain.
 -- Errors: AW002 bad queue name; AW004 unknown key; AW005 wrong type;
 -- AW006 deadline_seconds or enqueue_shards out of range.
 CREATE FUNCTION awa.configure_queue(p_queue text, p_opts jsonb)

@@ -274,12 +274,15 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 	}
 }
 
-// TestPruneSkipsSlotWithOpenClaim: one job is claimed and left open while other
-// jobs flow and both rings are rotated and pruned many times. Prune must keep
-// reporting skipped_live for the ready slot and the claim slot holding that
-// attempt (never truncate them), the open job must still complete (applied)
-// afterwards, and then those slots are pruned.
-func TestPruneSkipsSlotWithOpenClaim(t *testing.T) {
+// TestPruneNeverTruncatesAnOpenClaim: one job is claimed and left open while
+// other jobs flow and both rings are rotated and pruned many times. A prune of
+// the ready slot or the claim slot holding that attempt must either skip it
+// (skipped_live) or, when it is the slot the next rotation needs, carry the
+// attempt forward first (docs/storage.md, "Long attempts"); the job stays
+// running after every tick, is carried in both rings, still completes
+// (applied) with the receipt it got at claim time, and then every slot is
+// pruned.
+func TestPruneNeverTruncatesAnOpenClaim(t *testing.T) {
 	const queue = "q"
 	ctx := testCtx(t, 60*time.Second)
 	pool := pgtest.NewDB(t)
@@ -304,7 +307,21 @@ func TestPruneSkipsSlotWithOpenClaim(t *testing.T) {
 	t.Logf("open job %d: ready slot %d, claim slot %d", open[0].ID, openReadySlot, open[0].ClaimSlot)
 
 	liveSlot := map[string]int32{"queue": openReadySlot, "claim": open[0].ClaimSlot}
-	skippedLive := map[string]int{}
+	skippedLive, carried := map[string]int{}, map[string]int{}
+	// Where the attempt is now: its batch's claim slot and ready slot.
+	locate := func() {
+		t.Helper()
+		var c, r int32
+		if err := conn.QueryRow(ctx, `SELECT claim_slot, ready_slot FROM awa.lease_claim_batches WHERE batch_id = $1`,
+			open[0].ReceiptID>>10).Scan(&c, &r); err != nil {
+			t.Fatalf("the open attempt's claim batch: %v", err)
+		}
+		liveSlot["claim"], liveSlot["queue"] = c, r
+		var state string
+		if err := conn.QueryRow(ctx, `SELECT state::text FROM awa.jobs WHERE id = $1`, open[0].ID).Scan(&state); err != nil || state != "running" {
+			t.Fatalf("open job %d is %q in awa.jobs (err %v), want running", open[0].ID, state, err)
+		}
+	}
 	outcomes := map[string]int{}
 	tick := func(phase string) {
 		t.Helper()
@@ -319,11 +336,16 @@ func TestPruneSkipsSlotWithOpenClaim(t *testing.T) {
 					continue
 				}
 				if o.Slot != nil && *o.Slot == liveSlot[ring] {
-					if o.Outcome != "skipped_live" {
-						t.Fatalf("%s ring: prune of slot %d holding the open attempt of job %d gave %v, want skipped_live",
+					switch {
+					case o.Outcome == "skipped_live":
+						skippedLive[ring]++
+					case o.Outcome == "pruned" && o.Detail != nil && strings.Contains(*o.Detail, "carrying"):
+						carried[ring]++
+					default:
+						t.Fatalf("%s ring: prune of slot %d holding the open attempt of job %d gave %v, want skipped_live or a carry",
 							ring, liveSlot[ring], open[0].ID, o)
 					}
-					skippedLive[ring]++
+					locate()
 				}
 			}
 		}
@@ -348,8 +370,9 @@ func TestPruneSkipsSlotWithOpenClaim(t *testing.T) {
 		tick("open")
 	}
 	for _, ring := range []string{"queue", "claim"} {
-		if skippedLive[ring] < 5 {
-			t.Errorf("%s ring: prune reported skipped_live for slot %d only %d times over 40 ticks", ring, liveSlot[ring], skippedLive[ring])
+		if skippedLive[ring] < 5 || carried[ring] < 2 {
+			t.Errorf("%s ring: over 40 ticks prune skipped the open attempt's slot %d times and carried it %d times; want at least 5 and 2",
+				ring, skippedLive[ring], carried[ring])
 		}
 	}
 	var state string

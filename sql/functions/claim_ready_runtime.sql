@@ -120,6 +120,10 @@ BEGIN
     WHERE c.tip > c.low;
 
     IF cardinality(v_ids) > 0 THEN
+        -- Lock order (docs/storage.md, "Locks"): the marks before any ready
+        -- row, as queue-ring prune takes them, so that a cursor-ring prune
+        -- queued between the two cannot close a cycle with it.
+        LOCK TABLE awa.cursor_marks IN ACCESS SHARE MODE;
         -- After the tips were read: is each lane's producer lock free (every
         -- position up to its tip belongs to a producer that has ended)?
         v_free := ARRAY(SELECT awa._producer_free(u.id) FROM unnest(v_ids) WITH ORDINALITY AS u (id, ord) ORDER BY u.ord);

@@ -5,8 +5,9 @@
 -- that concurrent producers spread over; 1 gives one FIFO order per priority
 -- at the cost of producers of the queue taking turns). Keys not given keep
 -- their value. A new enqueue_shards reaches a producing session within 5
--- seconds (sessions cache a queue's lanes); raising it creates the new lanes
--- then, lowering it keeps the old lanes, which claimers still drain.
+-- seconds (sessions cache a queue's lanes); raising it lets producers add
+-- lanes up to it as they need them, lowering it keeps the old lanes, which
+-- claimers still drain.
 -- Errors: AW002 bad queue name; AW004 unknown key; AW005 wrong type;
 -- AW006 deadline_seconds or enqueue_shards out of range.
 CREATE FUNCTION awa.configure_queue(p_queue text, p_opts jsonb)
