@@ -112,20 +112,24 @@ func NewDBDSN(t testing.TB) string {
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+ident(name)+" TEMPLATE "+ident(tmpl)); err != nil {
 		t.Fatalf("pgtest: create database %s from %s: %v", name, tmpl, err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		admin, err := pgx.Connect(ctx, dsn)
-		if err != nil {
-			t.Errorf("pgtest: drop %s: connect: %v", name, err)
-			return
-		}
-		defer admin.Close(context.Background())
-		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)"); err != nil {
-			t.Errorf("pgtest: drop database %s: %v", name, err)
-		}
-	})
+	t.Cleanup(func() { DropDatabase(t, dsn, name) })
 	return withDatabase(dsn, name)
+}
+
+// DropDatabase drops database name on the server of serverDSN WITH (FORCE),
+// so leftover connections do not block it; failures are test errors.
+func DropDatabase(t testing.TB, serverDSN, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, serverDSN)
+	if err != nil {
+		t.Errorf("pgtest: drop %s: connect: %v", name, err)
+		return
+	}
+	defer admin.Close(context.Background())
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)"); err != nil {
+		t.Errorf("pgtest: drop database %s: %v", name, err)
+	}
 }
 
 var (

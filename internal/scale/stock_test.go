@@ -22,6 +22,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for goose
 
 	"github.com/awa-queue/awa/db"
+	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // envStockDSN names the server DSN of the stock cluster. Its role must be
@@ -82,7 +83,7 @@ func newDatabase(t *testing.T, ctx context.Context, serverDSN, prefix string) st
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+ident(name)+" TEMPLATE template0"); err != nil {
 		t.Fatalf("create database %s: %v", name, err)
 	}
-	t.Cleanup(func() { dropDatabase(t, serverDSN, name) })
+	t.Cleanup(func() { pgtest.DropDatabase(t, serverDSN, name) })
 	return name
 }
 
@@ -100,20 +101,6 @@ func migrate(t *testing.T, ctx context.Context, dsn string) {
 	}
 	if _, err := p.Up(ctx); err != nil {
 		t.Fatalf("goose up: %v", err)
-	}
-}
-
-func dropDatabase(t *testing.T, serverDSN, name string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	admin, err := pgx.Connect(ctx, serverDSN)
-	if err != nil {
-		t.Errorf("drop %s: connect: %v", name, err)
-		return
-	}
-	defer admin.Close(context.Background())
-	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)"); err != nil {
-		t.Errorf("drop database %s: %v", name, err)
 	}
 }
 
