@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1297,7 +1296,7 @@ func TestEmptyLaneAdvancesRacingProducersOfTheLaneLoseNoJob(t *testing.T) {
 	run := time.Duration(envInt(t, "AWA_BREAK_LANES_SECONDS", 12, 1)) * time.Second
 	ctx := testCtx(t, run+2*time.Minute)
 	pool := pgtest.NewDB(t)
-	twoSharedQueues(t, ctx, pool)
+	_, laneB := twoSharedQueues(t, ctx, pool)
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	fail := &errOnce{cancel: stop}
@@ -1365,14 +1364,16 @@ func TestEmptyLaneAdvancesRacingProducersOfTheLaneLoseNoJob(t *testing.T) {
 					return
 				}
 				led.claim(lcs)
-				// The session's cache for b: a bound at a tip (b*1024+1023)
-				// is an advance over positions b never used.
-				var cached string
-				if err := conn.QueryRow(runCtx, `SELECT coalesce(current_setting(awa._cursor_cache_key('b'), true), '')`).
-					Scan(&cached); err == nil && !strings.HasSuffix(cached, "|") {
-					if v, err := strconv.ParseInt(cached[strings.LastIndex(cached, "|")+1:], 10, 64); err == nil && v%1024 == 1023 {
-						advances.Add(1)
-					}
+				// The session's cache for b (queue|lane ids|bounds): a bound
+				// at a tip (b*1024+1023) for b's lane is an advance over
+				// positions it never used.
+				var at bool
+				if err := conn.QueryRow(runCtx, `
+					SELECT coalesce(bool_or(c.bound % 1024 = 1023 AND c.lane = $1), false)
+					FROM unnest(string_to_array(split_part(current_setting(awa._cursor_cache_key('b'), true), '|', 2), ',')::int[],
+					            string_to_array(split_part(current_setting(awa._cursor_cache_key('b'), true), '|', 3), ',')::bigint[])
+					     AS c (lane, bound)`, laneB).Scan(&at); err == nil && at {
+					advances.Add(1)
 				}
 			}
 		}()
