@@ -625,8 +625,9 @@ $$;
 -- Lane cache: a session remembers the lanes of each (queue, priority) it
 -- enqueued into for 5 seconds of transaction time (now(), whatever p_now
 -- says), in the setting
--- awa.lanes_<schema oid>_<priority>_<hash of queue> (queue name, lane ids and
--- sequence oids), so most inserts skip the lane lookup. Lanes are never
+-- awa.lanes_<schema oid>_<priority>_<hash of queue> (queue name, lane ids,
+-- sequence oids and the shard limit), so most inserts skip the lane lookup;
+-- adding a shard clears it. Lanes are never
 -- removed and a reinstalled schema has a new oid, so a cached lane is always a
 -- lane of that (queue, priority); a changed enqueue_shards reaches a session
 -- within 5 seconds. The setting follows the transaction: a rollback forgets
@@ -1063,9 +1064,11 @@ $$;
 
 -- source: sql/functions/_cursor_cache_key.sql
 -- +goose StatementBegin
--- awa._cursor_cache_key(queue): the name of the session setting that caches
--- lower bounds of a queue's claim cursors (value: queue|lane ids|cursors, as
--- written by awa.claim_ready_runtime). Keyed by the schema's oid, so a
+-- awa._cursor_cache_key(queue): the name of the session setting that caches,
+-- per lane of a queue, a position at or below which the lane holds nothing
+-- unconsumed: its cursor as a claim saw it, or a tip a claim passed while the
+-- lane's producer lock was free (value: queue|lane ids|bounds, as written by
+-- awa.claim_ready_runtime). Keyed by the schema's oid, so a
 -- reinstalled schema never reads a stale entry. Read-only.
 -- Called by awa.claim_ready_runtime and awa.queue_pending.
 CREATE FUNCTION awa._cursor_cache_key(p_queue text)

@@ -42,8 +42,9 @@
 -- Lane cache: a session remembers the lanes of each (queue, priority) it
 -- enqueued into for 5 seconds of transaction time (now(), whatever p_now
 -- says), in the setting
--- awa.lanes_<schema oid>_<priority>_<hash of queue> (queue name, lane ids and
--- sequence oids), so most inserts skip the lane lookup. Lanes are never
+-- awa.lanes_<schema oid>_<priority>_<hash of queue> (queue name, lane ids,
+-- sequence oids and the shard limit), so most inserts skip the lane lookup;
+-- adding a shard clears it. Lanes are never
 -- removed and a reinstalled schema has a new oid, so a cached lane is always a
 -- lane of that (queue, priority); a changed enqueue_shards reaches a session
 -- within 5 seconds. The setting follows the transaction: a rollback forgets
