@@ -231,10 +231,21 @@ func (e *elector) release() {
 type service struct {
 	name     string
 	interval time.Duration
-	tick     func(ctx context.Context) error
+	// phase delays the first tick by this share of the interval, so services
+	// whose ticks hold locks the hot path waits for (the rings' prunes) do
+	// not all fire at the same instant and add up their holds.
+	phase float64
+	tick  func(ctx context.Context) error
 }
 
 func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logger) {
+	if s.phase > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Duration(s.phase * float64(s.interval))):
+		}
+	}
 	t := time.NewTicker(s.interval)
 	defer t.Stop()
 	for {
@@ -259,7 +270,7 @@ func (e *elector) services() []service {
 			log.Info("awa: "+what, slog.Int("jobs", n))
 		}
 	}
-	ring := func(r Ring, interval time.Duration, keepSealed int) service {
+	ring := func(r Ring, interval time.Duration, keepSealed int, phase float64) service {
 		// A little under the interval, so ticker jitter never skips a whole tick.
 		minInterval := interval * 9 / 10
 		// A prune that carried available jobs out of a slot (an unworked
@@ -286,7 +297,7 @@ func (e *elector) services() []service {
 			}
 			return err
 		}
-		return service{name: string(r) + "_ring", interval: interval, tick: func(ctx context.Context) error {
+		return service{name: string(r) + "_ring", interval: interval, phase: phase, tick: func(ctx context.Context) error {
 			// The cursor ring (2 slots) can only rotate into a pruned slot:
 			// prune first, so the slot sealed a whole tick ago is reclaimed
 			// and its idle lanes had that tick to get a newer mark.
@@ -329,10 +340,12 @@ func (e *elector) services() []service {
 			logResults("Rescued jobs past their deadline", len(res))
 			return err
 		}},
-		ring(RingQueue, m.QueueRingInterval, m.KeepSealedQueueSlots),
-		ring(RingClaim, m.ClaimRingInterval, 0),
-		ring(RingLease, m.LeaseRingInterval, 0),
-		ring(RingCursor, m.CursorRingInterval, 0),
+		// Each ring's prune holds its slot's locks for a few milliseconds
+		// (TRUNCATE): spread the rings over their interval.
+		ring(RingQueue, m.QueueRingInterval, m.KeepSealedQueueSlots, 0),
+		ring(RingClaim, m.ClaimRingInterval, 0, 0.25),
+		ring(RingLease, m.LeaseRingInterval, 0, 0.5),
+		ring(RingCursor, m.CursorRingInterval, 0, 0.75),
 	}
 	svcs = append(svcs, service{name: "instance_cleanup", interval: m.DLQCleanupInterval, tick: func(ctx context.Context) error {
 		n, err := d.CleanupRuntimeInstances(ctx, db, m.InstanceRetention)

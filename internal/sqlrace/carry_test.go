@@ -523,7 +523,7 @@ func TestPruneSeesAClaimThatCommittedWhileItWaited(t *testing.T) {
 		pruned <- o
 		pruneErr <- err
 	}()
-	waitForLockWait(t, ctx, setup, pruner.PgConn().PID())
+	waitForPruneRetry(t, ctx, setup, pruner.PgConn().PID())
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}

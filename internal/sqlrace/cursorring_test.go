@@ -82,7 +82,7 @@ func TestCursorPruneRaisesTheFloorToAMarkCommittedWhileItWaited(t *testing.T) {
 	pruner := connect(t, ctx, pool)
 	pid := backendPID(t, ctx, pruner)
 	done := pruneInBackground(ctx, pruner, "cursor", 10000)
-	waitForLockWait(t, ctx, pool, pid)
+	waitForPruneRetry(t, ctx, pool, pid)
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -115,24 +115,22 @@ func TestCursorPruneRaisesTheFloorToAMarkCommittedWhileItWaited(t *testing.T) {
 	}
 }
 
-// TestClaimQueuePruneAndCursorPruneInterleaveWithoutACycle: a claim reads
-// the cursor (share locks on the marks) and then the ready rows; queue-ring
-// prune holds or waits for a ready slot's exclusive lock and reads the cursor
-// under it; cursor-ring prune asks for a marks slot's exclusive lock. Driven
-// by pg_locks: a reader holds queue slot 0, queue prune queues for it, the
-// claim reads the cursor and queues behind queue prune, and cursor prune
-// queues behind the claim. When the reader ends, queue prune must go on at
-// once (it took its share lock on the marks before its exclusive locks, so
-// it does not queue behind cursor prune), then the claim, then cursor prune:
-// no 40P01, no lock cycle for the deadlock detector to break, and both prunes
-// end within their budgets. Taking the marks' lock only when the cursor is
-// read under the exclusive locks closes the cycle claim -> queue prune ->
-// cursor prune -> claim, which stalls everything until the deadlock detector
-// or a prune's budget ends it.
-func TestClaimQueuePruneAndCursorPruneInterleaveWithoutACycle(t *testing.T) {
+// TestClaimsDoNotWaitBehindAQueuePruneThatRetries: a reader holds queue
+// slot 0, so queue-ring prune cannot have its locks. Prune never queues for
+// them (NOWAIT attempts 1 ms apart), so nothing queues behind it: a claim
+// (it reads the cursor and every ready slot) completes while the reader
+// still holds the slot and prune still retries. (Before, queue prune's
+// queued request held the claim, and a cursor prune queued behind the
+// claim, until the reader ended.) When the reader ends, queue prune gets its
+// locks within a few attempts and prunes; then cursor prune prunes the slot
+// of the claim's earlier mark. No error anywhere (no 40P01: a session that
+// never waits closes no lock cycle). Queue prune's proof reads the cursor,
+// so a cursor prune attempted while it retries reports skipped_blocked: the
+// two rings' prunes take turns, they never wait for each other.
+func TestClaimsDoNotWaitBehindAQueuePruneThatRetries(t *testing.T) {
 	const (
 		queue         = "q"
-		queueBudgetMs = 3000
+		queueBudgetMs = 10000
 		cursorBudget  = 5000
 	)
 	ctx := testCtx(t, 60*time.Second)
@@ -164,73 +162,40 @@ func TestClaimQueuePruneAndCursorPruneInterleaveWithoutACycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer rtx.Rollback(context.Background())
 	if _, err := rtx.Exec(ctx, `SELECT count(*) FROM awa.ready_entries_0`); err != nil {
 		t.Fatal(err)
 	}
 
 	qp, cl, cp := connect(t, ctx, pool), connect(t, ctx, pool), connect(t, ctx, pool)
-	qpPID, clPID, cpPID := backendPID(t, ctx, qp), backendPID(t, ctx, cl), backendPID(t, ctx, cp)
+	qpPID := backendPID(t, ctx, qp)
 	qpDone := pruneInBackground(ctx, qp, "queue", queueBudgetMs)
-	waitForLockWait(t, ctx, pool, qpPID)
+	waitForPruneRetry(t, ctx, pool, qpPID)
 
-	type claimResult struct {
-		cs  []claimed
-		err error
+	cs, err := claim(ctx, cl, queue, 10, nil)
+	if err != nil || len(cs) != 1 || cs[0].ID != job {
+		t.Fatalf("claim while queue prune retries: %s %s; want job %d", describeClaims(cs), describeErr(err), job)
 	}
-	clDone := make(chan claimResult, 1)
-	go func() {
-		cs, err := claim(ctx, cl, queue, 10, nil)
-		clDone <- claimResult{cs, err}
-	}()
-	waitForLockWait(t, ctx, pool, clPID)
-	var clHoldsMarks bool
-	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE pid = $1 AND granted
-		AND relation = 'awa.cursor_marks_0'::regclass)`, int32(clPID)).Scan(&clHoldsMarks); err != nil {
-		t.Fatal(err)
+	select {
+	case q := <-qpDone:
+		t.Fatalf("queue prune ended while the reader held slot 0: %v, %v", q.o, q.err)
+	default:
 	}
-	if !clHoldsMarks {
-		t.Fatalf("the claim waits without holding awa.cursor_marks_0: the interleaving is not the one under test")
-	}
-
-	cpDone := pruneInBackground(ctx, cp, "cursor", cursorBudget)
-	waitForLockWait(t, ctx, pool, cpPID)
 
 	released := time.Now()
 	if err := rtx.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
 	q := <-qpDone
-	qAfter := time.Since(released)
-	c := <-clDone
-	cAfter := time.Since(released)
-	p := <-cpDone
-	if q.err != nil || c.err != nil || p.err != nil {
-		t.Fatalf("queue prune: %v; claim: %v; cursor prune: %v; want no error (no 40P01)", q.err, c.err, p.err)
+	if q.err != nil || q.o.Outcome != "pruned" || *q.o.Slot != 0 {
+		t.Fatalf("queue prune after the reader ended: %v, %v; want pruned slot 0", q.o, q.err)
 	}
-	if q.o.Outcome != "pruned" || *q.o.Slot != 0 {
-		t.Errorf("queue prune: %v, want pruned slot 0", q.o)
+	// A correctness bound with a wide margin (prune retries every 1 ms).
+	if after := time.Since(released); after > 2*time.Second {
+		t.Fatalf("queue prune took %v after the reader ended; want it within a few attempts", after)
 	}
-	if p.o.Outcome != "pruned" || *p.o.Slot != 0 {
-		t.Errorf("cursor prune: %v, want pruned slot 0", p.o)
+	p := <-pruneInBackground(ctx, cp, "cursor", cursorBudget)
+	if p.err != nil || p.o.Outcome != "pruned" || *p.o.Slot != 0 {
+		t.Fatalf("cursor prune after queue prune: %v, %v; want pruned slot 0", p.o, p.err)
 	}
-	if len(c.cs) != 1 || c.cs[0].ID != job {
-		t.Errorf("claim: %v, want job %d", c.cs, job)
-	}
-	// Once the reader is gone nothing waits for anything slow: a cycle would
-	// hold queue prune (and the claim behind it) until deadlock_timeout (1 s)
-	// or cursor prune's budget.
-	if qAfter > 700*time.Millisecond || cAfter > 700*time.Millisecond {
-		t.Errorf("after the reader ended, queue prune took %v more and the claim %v; want both well under deadlock_timeout",
-			qAfter, cAfter)
-	}
-	if q.d > queueBudgetMs*time.Millisecond || p.d > cursorBudget*time.Millisecond {
-		t.Errorf("queue prune took %v (budget %d ms), cursor prune %v (budget %d ms)", q.d, queueBudgetMs, p.d, cursorBudget)
-	}
-	var deadlocks int64
-	if err := conn.QueryRow(ctx, `SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()`).
-		Scan(&deadlocks); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("after the reader ended: queue prune %v, claim %v; cursor prune %v in all (%s); deadlocks %d",
-		qAfter, cAfter, p.d, *p.o.Detail, deadlocks)
 }

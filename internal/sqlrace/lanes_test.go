@@ -279,6 +279,31 @@ func waitForLockWait(t *testing.T, ctx context.Context, pool interface {
 	}
 }
 
+// waitForPruneRetry waits until backend pid, in awa.prune_ring, has failed an
+// attempt at its slot's locks and sleeps before the next one: prune never
+// queues for a lock (it retries with NOWAIT), so it never shows in pg_locks
+// as a waiter.
+func waitForPruneRetry(t *testing.T, ctx context.Context, pool interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, pid uint32) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var sleeping bool
+		if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE pid = $1 AND wait_event = 'PgSleep' AND query LIKE '%prune_ring%')`, int32(pid)).
+			Scan(&sleeping); err != nil {
+			t.Fatal(err)
+		}
+		if sleeping {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("backend %d never retried prune_ring's locks", pid)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
 func describeErr(err error) string {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {

@@ -6,27 +6,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
-// TestClaimWaitsBehindBlockedPruneAtMostItsLockTimeout: every claim reads
-// every ready_entries child, so while prune waits for ACCESS EXCLUSIVE on a
-// slot child, claims queue behind its request. The wait must end within one
-// lock_timeout_ms budget for the whole slot, not one per child table.
+// TestClaimNeverWaitsBehindAPruneThatCannotGetItsLocks: every claim reads
+// every ready_entries child, so a prune queued for ACCESS EXCLUSIVE on one of
+// them would hold every claim behind it for as long as it waited. Prune
+// therefore never queues: it retries with NOWAIT, 1 ms apart, within its
+// budget.
 //
-// A long reader holds a read lock on awa.ready_entries_0 (sealed slot 0); a
-// second one on awa.receipt_completion_batches_0. Prune of slot 0 with a
-// 1,000 ms budget queues on ready_entries_0, and a claim of a job in slot 1
-// queues behind it. At 700 ms the first reader ends: prune takes the first
-// children and waits for the last one. With one budget prune gives up at
-// about 1,000 ms (skipped_blocked) and the claim completes then; a fresh
-// timeout per child would keep the claim waiting until about 1,700 ms. Bound:
-// the claim completes within 1,400 ms of prune's start (a correctness bound
-// with a generous margin, not a speed claim).
-func TestClaimWaitsBehindBlockedPruneAtMostItsLockTimeout(t *testing.T) {
-	const budget = 1000 * time.Millisecond
+// A long reader holds a read lock on awa.ready_entries_0 (sealed slot 0).
+// Prune of slot 0 with a 10 s budget retries; a claim of a job in slot 1
+// completes while prune still retries and the reader still holds the slot
+// (before, it queued behind prune until the budget ran out). When the reader
+// ends, prune gets its locks and prunes the slot.
+func TestClaimNeverWaitsBehindAPruneThatCannotGetItsLocks(t *testing.T) {
+	const budget = 10 * time.Second
 	ctx := testCtx(t, 30*time.Second)
 	pool := pgtest.NewDB(t)
 	conn := connect(t, ctx, pool)
@@ -50,28 +45,22 @@ func TestClaimWaitsBehindBlockedPruneAtMostItsLockTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	hold := func(table string) pgx.Tx {
-		t.Helper()
-		tx, err := connect(t, ctx, pool).Begin(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := tx.Exec(ctx, "LOCK TABLE "+table+" IN ACCESS SHARE MODE"); err != nil {
-			t.Fatal(err)
-		}
-		return tx
+	reader, err := connect(t, ctx, pool).Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	reader1 := hold("awa.ready_entries_0")
-	reader2 := hold("awa.receipt_completion_batches_0")
-	defer func() { _ = reader2.Rollback(context.Background()) }()
+	defer func() { _ = reader.Rollback(context.Background()) }()
+	if _, err := reader.Exec(ctx, "LOCK TABLE awa.ready_entries_0 IN ACCESS SHARE MODE"); err != nil {
+		t.Fatal(err)
+	}
 
-	pruner, claimer := connect(t, ctx, pool), connect(t, ctx, pool)
+	pruner := connect(t, ctx, pool)
+	pid := pruner.PgConn().PID()
 	type pruneRes struct {
 		o   ringOutcome
 		err error
 	}
 	pruned := make(chan pruneRes, 1)
-	start := time.Now()
 	go func() {
 		var o ringOutcome
 		err := pruner.QueryRow(ctx, `SELECT o.ring, o.action, o.outcome, o.slot, o.generation, o.detail
@@ -79,45 +68,86 @@ func TestClaimWaitsBehindBlockedPruneAtMostItsLockTimeout(t *testing.T) {
 			Scan(&o.Ring, &o.Action, &o.Outcome, &o.Slot, &o.Generation, &o.Detail)
 		pruned <- pruneRes{o, err}
 	}()
-	waitForLockWait(t, ctx, pool, pruner.PgConn().PID())
+	waitForPruneRetry(t, ctx, pool, pid)
 
-	type claimRes struct {
-		got []claimed
-		err error
-		at  time.Duration
+	claimCtx, cancel := context.WithTimeout(ctx, budget/2)
+	c, err := claim(claimCtx, connect(t, ctx, pool), "q", 1, nil)
+	cancel()
+	if err != nil || len(c) != 1 || c[0].ID != want {
+		t.Fatalf("claim while prune retries: %s %s; want job %d at once (a claim queued behind prune would wait out its budget)",
+			describeClaims(c), describeErr(err), want)
 	}
-	claimed := make(chan claimRes, 1)
-	go func() {
-		got, err := claim(ctx, claimer, "q", 1, nil)
-		claimed <- claimRes{got, err, time.Since(start)}
-	}()
-	waitForLockWait(t, ctx, pool, claimer.PgConn().PID())
+	select {
+	case p := <-pruned:
+		t.Fatalf("prune ended while the reader held slot 0: %v, %v", p.o, p.err)
+	default:
+	}
 
-	time.Sleep(700*time.Millisecond - time.Since(start))
-	if err := reader1.Rollback(ctx); err != nil {
+	if err := reader.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-
-	c := <-claimed
 	p := <-pruned
-	if c.err != nil || len(c.got) != 1 || c.got[0].ID != want {
-		t.Fatalf("claim behind prune: %s %s; want job %d", describeClaims(c.got), describeErr(c.err), want)
+	if p.err != nil || p.o.Outcome != "pruned" || p.o.Slot == nil || *p.o.Slot != 0 {
+		t.Fatalf("prune_ring(queue) after the reader ended: %v, %v; want pruned slot 0", p.o, p.err)
 	}
-	if p.err != nil || p.o.Outcome != "skipped_blocked" {
-		t.Fatalf("prune_ring(queue, %d): %v, %v; want skipped_blocked (receipt_completion_batches_0 stays held)",
-			budget.Milliseconds(), p.o, p.err)
+}
+
+// TestPruneGivesUpAfterItsBudgetWhenTheSlotStaysHeld: a reader that holds the
+// slot through the whole budget makes prune report skipped_blocked, about
+// when the budget ends, naming the table it could not lock; nothing is
+// truncated and the slot is pruned on a later call.
+func TestPruneGivesUpAfterItsBudgetWhenTheSlotStaysHeld(t *testing.T) {
+	const budget = 300 * time.Millisecond
+	ctx := testCtx(t, 30*time.Second)
+	pool := pgtest.NewDB(t)
+	conn := connect(t, ctx, pool)
+	if _, err := insertOne(ctx, conn, "q", 2); err != nil {
+		t.Fatal(err)
 	}
-	t.Logf("claim completed %v after prune started (budget %v); prune: %v", c.at, budget, p.o)
-	if c.at > budget+400*time.Millisecond {
-		t.Fatalf("the claim completed %v after prune started: it waited behind prune for longer than the %v lock budget (+400 ms margin)",
-			c.at, budget)
+	got, err := claim(ctx, conn, "q", 1, nil)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("claim: %v, %v", got, err)
+	}
+	if _, err := complete(ctx, conn, got); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := ringOp(ctx, conn, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
+		t.Fatalf("rotate_ring(queue): %v, %v", o, err)
+	}
+	reader, err := connect(t, ctx, pool).Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = reader.Rollback(context.Background()) }()
+	if _, err := reader.Exec(ctx, "LOCK TABLE awa.done_entries_0 IN ACCESS SHARE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	o, err := pruneOp(ctx, conn, "queue", int(budget.Milliseconds()), 0, 1000)
+	took := time.Since(start)
+	if err != nil || o.Outcome != "skipped_blocked" || o.Detail == nil ||
+		!strings.HasPrefix(*o.Detail, "awa.done_entries_0 not free within 300 ms") {
+		t.Fatalf("prune_ring(queue) while a reader holds done_entries_0: %v, %v; want skipped_blocked naming it", o, err)
+	}
+	if took < budget || took > budget+time.Second {
+		t.Fatalf("prune gave up after %v; want about its %v budget", took, budget)
+	}
+	var rows int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM awa.ready_entries_0`).Scan(&rows); err != nil || rows != 1 {
+		t.Fatalf("ready_entries_0 holds %d rows (err %v) after skipped_blocked, want 1", rows, err)
+	}
+	if err := reader.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := pruneOp(ctx, conn, "queue", 1000, 0, 1000); err != nil || o.Outcome != "pruned" {
+		t.Fatalf("prune_ring(queue) after the reader ended: %v, %v; want pruned", o, err)
 	}
 }
 
 // TestPruneSeesAJobCommittedWhileItWaitsForItsLocks: a producer read the
 // current queue slot (0) and inserted into it, but has not committed when the
 // slot is sealed and prune proves it empty of live jobs (the producer's row is
-// invisible to that proof). Prune then waits for the producer's lock on
+// invisible to that proof). Prune then retries for the producer's lock on
 // awa.ready_entries_0; the producer commits. Under the locks prune must see
 // the new job (the slot's fingerprint changed) and report skipped_live, never
 // truncate it; the job is then claimed.
@@ -168,7 +198,7 @@ func TestPruneSeesAJobCommittedWhileItWaitsForItsLocks(t *testing.T) {
 			Scan(&o.Ring, &o.Action, &o.Outcome, &o.Slot, &o.Generation, &o.Detail)
 		pruned <- pruneRes{o, err}
 	}()
-	waitForLockWait(t, ctx, pool, pruner.PgConn().PID())
+	waitForPruneRetry(t, ctx, pool, pruner.PgConn().PID())
 	if err := producer.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -9,12 +9,13 @@
 -- (awa._slot_live_reason; in the queue ring, available jobs do not count: they
 -- are carried) and take its fingerprint (awa._slot_fingerprint) in the same
 -- snapshot; the cursor ring needs no proof (marks are cursor history);
--- (4) within ONE lock_timeout_ms budget: queue ring, ACCESS SHARE on
--- awa.cursor_marks (every cursor slot: the cursor is read under the locks, and
--- claims read it before the ready rows), then ACCESS EXCLUSIVE on the slot's
--- child tables in awa._ring_tables order; (5) under the locks, compare the
--- fingerprint: if it changed, something committed while we waited
--- (skipped_live); (6) queue ring: move up to carry_limit available jobs to the
+-- (4) take the locks without ever queueing for them: attempts 1 ms apart,
+-- each all-or-nothing with NOWAIT, until granted or lock_timeout_ms has
+-- passed (queue ring: ACCESS SHARE on awa.cursor_marks first, the order
+-- claims use, then ACCESS EXCLUSIVE on the slot's child tables in
+-- awa._ring_tables order); (5) under the locks, compare the
+-- fingerprint: if it changed, something committed before the locks were
+-- granted (skipped_live); (6) queue ring: move up to carry_limit available jobs to the
 -- current slot (awa._carry_ready); if some remain, outcome carried and a later
 -- call goes on; (6b) when the slot is the one the next rotation needs
 -- ((current + 1) mod n), open attempts do not keep it: the proof skips them
@@ -24,16 +25,15 @@
 -- (awa._carry_open_claims); (7) cursor ring: raise the floor of each lane whose highest
 -- mark in the slot is above its floor and every mark it has in another slot
 -- (one UPDATE of queue_claim_heads, in a statement that starts after the lock,
--- so it sees marks committed while prune waited); (8) TRUNCATE. The locks are
--- held only for (5) to (8), whose cost does not grow with the slot's claims,
--- so the hot path waits at most about lock_timeout_ms plus one carry of
--- carry_limit rows.
+-- so it sees every mark committed before it); (8) TRUNCATE. The hot path
+-- waits only while the locks are held, for (5) to (8), whose cost does not
+-- grow with the slot's claims (at most one carry of carry_limit rows), never
+-- while prune tries for them.
 -- Outcomes: pruned; carried (detail: how many moved, how many remain);
 -- already_empty (no sealed slot holds rows); skipped_live (detail says what
--- is live); skipped_blocked (the locks were not granted within the budget, or
--- the lock wait closed a deadlock: a long reader or writer holds the slot;
--- retried on a later tick, never forced); skipped_locked (another rotate or
--- prune of this ring is running).
+-- is live); skipped_blocked (some reader or writer held the slot through every
+-- attempt of the budget: a long transaction; retried on a later tick, never
+-- forced); skipped_locked (another rotate or prune of this ring is running).
 -- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
 -- keep_sealed, carry_limit outside 1..100000. Called by the maintenance leader
 -- on a ticker.
@@ -57,8 +57,6 @@ DECLARE
     v_rels    text[];
     v_print   int8[];
     v_until   timestamptz;
-    v_left    int;
-    v_old     text := current_setting('lock_timeout');
     v_moved   int := 0;
     v_rest    int;
     v_urgent  boolean;
@@ -121,38 +119,35 @@ BEGIN
         END IF;
     END IF;
 
-    -- One budget for all the locks: while a lock request waits, every claim
-    -- queues behind it, so the waits must not add up. The queue ring reads the
-    -- cursor under its exclusive locks (fingerprint, carry): it takes the
-    -- cursor ring's share lock first, the order claims take them in, so a
-    -- cursor-ring prune queued in between cannot close a cycle.
+    -- Never queue for the locks: while a request for ACCESS EXCLUSIVE waits,
+    -- every claim and producer that reads the ring queues behind it. So each
+    -- attempt takes every lock with NOWAIT (all or none: a failed attempt's
+    -- subtransaction releases what it took) and, within the budget, the next
+    -- attempt comes 1 ms later. The hot path then waits only while prune
+    -- holds the locks, never while prune waits for them, and prune never
+    -- waits, so it closes no lock cycle. The queue ring reads the cursor
+    -- under its exclusive locks (fingerprint, carry): it takes the cursor
+    -- ring's share lock first, the order claims take them in.
     v_rels := CASE WHEN p_ring = 'queue' THEN ARRAY['cursor_marks'] ELSE '{}' END
               || ARRAY(SELECT t || '_' || v_target FROM unnest(awa._ring_tables(p_ring)) AS t);
     v_until := clock_timestamp() + make_interval(secs => p_lock_timeout_ms / 1000.0);
-    BEGIN
-        FOREACH v_rel IN ARRAY v_rels LOOP
-            v_left := ceil(extract(epoch FROM v_until - clock_timestamp()) * 1000)::int;
-            IF v_left >= 1 THEN
-                PERFORM set_config('lock_timeout', v_left || 'ms', true);
-                EXECUTE format('LOCK TABLE awa.%I IN %s MODE', v_rel,
-                               CASE WHEN v_rel = 'cursor_marks' THEN 'ACCESS SHARE' ELSE 'ACCESS EXCLUSIVE' END);
-            ELSE
+    LOOP
+        BEGIN
+            FOREACH v_rel IN ARRAY v_rels LOOP
                 EXECUTE format('LOCK TABLE awa.%I IN %s MODE NOWAIT', v_rel,
                                CASE WHEN v_rel = 'cursor_marks' THEN 'ACCESS SHARE' ELSE 'ACCESS EXCLUSIVE' END);
-            END IF;
-        END LOOP;
-    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
-        -- The subtransaction's locks are released: whoever waited for them,
-        -- or closed a cycle with our wait, goes on.
-        PERFORM set_config('lock_timeout', v_old, true);
-        RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen,
-                            CASE WHEN SQLSTATE = '40P01'
-                                 THEN format('awa.%s not locked: the wait closed a lock cycle', v_rel)
-                                 ELSE format('awa.%s not locked within %s ms', v_rel, p_lock_timeout_ms)
-                            END;
-        RETURN;
-    END;
-    PERFORM set_config('lock_timeout', v_old, true);
+            END LOOP;
+            EXIT;
+        EXCEPTION WHEN lock_not_available THEN
+            NULL;  -- the subtransaction released what this attempt took
+        END;
+        IF clock_timestamp() >= v_until THEN
+            RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen,
+                                format('awa.%s not free within %s ms', v_rel, p_lock_timeout_ms);
+            RETURN;
+        END IF;
+        PERFORM pg_sleep(least(0.001, greatest(extract(epoch FROM v_until - clock_timestamp()), 0)));
+    END LOOP;
 
     IF p_ring <> 'cursor' AND awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,

@@ -24,7 +24,7 @@ select lives_ok(
 
 select results_eq(
   $$select ring, outcome, slot, generation, detail from awa.prune_ring('cursor', 20)$$,
-  $$values ('cursor'::text, 'skipped_blocked'::text, 0, 1::bigint, 'awa.cursor_marks_0 not locked within 20 ms'::text)$$,
+  $$values ('cursor'::text, 'skipped_blocked'::text, 0, 1::bigint, 'awa.cursor_marks_0 not free within 20 ms'::text)$$,
   'prune reports skipped_blocked naming the table it could not lock');
 select is((select count(*)::int from awa.cursor_marks_0), 1, 'nothing was truncated');
 select is((select claim_seq from awa.queue_claim_heads where lane_id = (select lane_id from lane)), 0::bigint,

@@ -23,7 +23,7 @@ select * from awa.rotate_ring('queue', now());
 
 select results_eq(
   $$select outcome, slot, detail from awa.prune_ring('queue', 20)$$,
-  $$values ('skipped_blocked'::text, 0, 'awa.ready_entries_0 not locked within 20 ms'::text)$$,
+  $$values ('skipped_blocked'::text, 0, 'awa.ready_entries_0 not free within 20 ms'::text)$$,
   'prune of slot 0 is skipped_blocked while the producer is in flight');
 select is((select count(*)::int from awa.ready_entries_0), 1, 'our own finished row in slot 0 is still there');
 

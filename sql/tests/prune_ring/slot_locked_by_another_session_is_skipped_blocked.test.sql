@@ -23,7 +23,7 @@ select lives_ok(
 
 select results_eq(
   $$select ring, outcome, slot, generation, detail from awa.prune_ring('queue', 20)$$,
-  $$values ('queue'::text, 'skipped_blocked'::text, 0, 1::bigint, 'awa.ready_entries_0 not locked within 20 ms'::text)$$,
+  $$values ('queue'::text, 'skipped_blocked'::text, 0, 1::bigint, 'awa.ready_entries_0 not free within 20 ms'::text)$$,
   'prune reports skipped_blocked naming the table it could not lock');
 select is((select count(*)::int from awa.ready_entries_0), 1, 'nothing was truncated');
 select is(current_setting('lock_timeout'), '0', 'lock_timeout is restored');
