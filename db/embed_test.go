@@ -127,7 +127,7 @@ func TestInstallsBesideAnAppsOwnGooseMigrations(t *testing.T) {
 	}
 	var appRows, awaRows int
 	if err := sqlDB.QueryRow(`SELECT (SELECT count(*) FROM goose_db_version WHERE version_id > 0),
-	                                  (SELECT count(*) FROM ` + db.VersionTable + ` WHERE version_id > 0)`).
+	                                  (SELECT count(*) FROM `+db.VersionTable+` WHERE version_id > 0)`).
 		Scan(&appRows, &awaRows); err != nil {
 		t.Fatal(err)
 	}
