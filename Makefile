@@ -118,7 +118,7 @@ _test/sql:
 	pgtap/run.sh "$$AWA_TEST_DSN" $(PG_PROVE_FLAGS)
 
 _test/go:
-	$(call with_stock,go test -count=1 ./...)
+	$(call with_stock,go test -count=1 -timeout 25m ./...)
 
 # The demo runs on the server of AWA_TEST_DSN (else DATABASE_URL) in its own
 # database, dropped and created again first so every run starts clean.
