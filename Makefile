@@ -53,7 +53,7 @@ tools: ## install pgTAP, pg_prove and Python's psycopg (apt) when missing
 	fi; \
 	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing
 
-generate: $(SQLC) ## regenerate db/migrations from sql/ and driver/dbsqlc from queries/
+generate: $(SQLC) ## regenerate db/migrations from sql/ and driver/internal/dbsqlc from queries/
 	scripts/gen-migrations.sh $(MIGRATION)
 	$(SQLC) generate
 
@@ -64,10 +64,10 @@ $(SQLC):
 
 verify: verify/generated verify/go verify/bench verify/catalog ## all static checks + catalog check
 
-verify/generated: $(SQLC) ## fail if db/migrations or driver/dbsqlc is not what `make generate` gives
+verify/generated: $(SQLC) ## fail if db/migrations or driver/internal/dbsqlc is not what `make generate` gives
 	@scripts/gen-migrations.sh - | diff -u $(MIGRATION) - \
 	  || { echo "$(MIGRATION) is stale: run make generate" >&2; exit 1; }
-	@$(SQLC) diff || { echo "driver/dbsqlc is stale: run make generate" >&2; exit 1; }
+	@$(SQLC) diff || { echo "driver/internal/dbsqlc is stale: run make generate" >&2; exit 1; }
 
 verify/go: ## gofmt and go vet
 	@out=$$(gofmt -l .); [ -z "$$out" ] || { echo "gofmt needed:" >&2; echo "$$out" >&2; exit 1; }

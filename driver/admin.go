@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/awa-queue/awa/driver/dbsqlc"
+	"github.com/awa-queue/awa/driver/internal/dbsqlc"
 )
 
 // QueueCount is the number of jobs of one queue in each state.

@@ -2,7 +2,6 @@ package driver
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,123 +12,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
-
-// QueueConfig configures how a client works one queue.
-type QueueConfig struct {
-	// MaxWorkers is how many jobs of the queue run at once in this process.
-	// Required (at least 1).
-	MaxWorkers int
-}
-
-// Config configures a Client. A nil *Config, or zero fields, take defaults.
-type Config struct {
-	// Queues to work, by name. Leave empty for an insert-only client.
-	Queues map[string]QueueConfig
-	// Workers runs claimed jobs by kind. Required when Queues is not empty.
-	Workers *Workers
-	// Logger receives the client's logs. Defaults to slog.Default().
-	Logger *slog.Logger
-	// FetchBatchSize caps the jobs claimed in one call. Defaults to 100.
-	FetchBatchSize int
-	// FetchPollInterval is how often an idle queue is polled when no
-	// notification arrives (notifications can be lost, e.g. behind a
-	// transaction-mode pooler). Defaults to 1s.
-	FetchPollInterval time.Duration
-	// JobTimeout bounds each job's run through its context; a Worker can
-	// override it with WorkerTimeout. Negative means no timeout of its own
-	// (RescueStuckAfter still bounds every attempt). Defaults to 1 minute.
-	JobTimeout time.Duration
-	// JobTimeoutGrace is how long a handler may keep running after its
-	// context ended (its timeout, its attempt deadline or StopAndCancel)
-	// before the runtime abandons it: the attempt is then retried at once
-	// ("did not return within its timeout"), the handler's slot stays taken
-	// until it really returns, and its late result is dropped. Must not be
-	// negative. Defaults to 10s.
-	JobTimeoutGrace time.Duration
-	// RescueStuckAfter is how long after its claim an attempt is closed (and
-	// retried) by the maintenance leader even though its process still
-	// heartbeats: the bound for an attempt whose result cannot be finalized
-	// or whose handler never returns. Every claim carries it as its attempt
-	// deadline (a queue's shorter deadline_seconds wins), and the handler's
-	// context ends there too, so a job whose WorkerTimeout exceeds it is
-	// still cut at RescueStuckAfter: long jobs raise it. Must exceed
-	// JobTimeout. Defaults to 1 hour.
-	RescueStuckAfter time.Duration
-	// CompleterBatchSize caps the jobs finalized in one SQL call. Defaults to 500.
-	CompleterBatchSize int
-	// CompleterFlushInterval is how long a finished job may wait for others
-	// to share its finalizer call. Defaults to 2ms.
-	CompleterFlushInterval time.Duration
-	// CompleterRetryInterval is how often results whose finalizer calls kept
-	// failing through the fast retries (about 5s) are tried again, one
-	// result per call, until applied or stale. Defaults to 5s.
-	CompleterRetryInterval time.Duration
-	// HeartbeatInterval is how often the process refreshes its heartbeat,
-	// which keeps its running jobs from stale rescue. Defaults to 5s.
-	HeartbeatInterval time.Duration
-	// DisableListen turns LISTEN/NOTIFY off; queues are then polled only.
-	DisableListen bool
-	// Maintenance configures the maintenance services the elected leader
-	// runs. Defaults to DefaultMaintenance().
-	Maintenance *MaintenanceConfig
-	// DisableMaintenance keeps this client out of leader election.
-	DisableMaintenance bool
-	// InstanceID names this process in heartbeats and claims. Defaults to a
-	// random id.
-	InstanceID [16]byte
-}
-
-func (c *Config) withDefaults() Config {
-	var cfg Config
-	if c != nil {
-		cfg = *c
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
-	if cfg.FetchBatchSize <= 0 {
-		cfg.FetchBatchSize = 100
-	}
-	if cfg.FetchBatchSize > 1024 {
-		cfg.FetchBatchSize = 1024
-	}
-	if cfg.FetchPollInterval <= 0 {
-		cfg.FetchPollInterval = time.Second
-	}
-	if cfg.JobTimeout == 0 {
-		cfg.JobTimeout = time.Minute
-	}
-	if cfg.CompleterBatchSize <= 0 {
-		cfg.CompleterBatchSize = 500
-	}
-	if cfg.CompleterFlushInterval <= 0 {
-		cfg.CompleterFlushInterval = 2 * time.Millisecond
-	}
-	if cfg.CompleterRetryInterval <= 0 {
-		cfg.CompleterRetryInterval = 5 * time.Second
-	}
-	if cfg.JobTimeoutGrace == 0 {
-		cfg.JobTimeoutGrace = 10 * time.Second
-	}
-	if cfg.RescueStuckAfter == 0 {
-		cfg.RescueStuckAfter = time.Hour
-	}
-	if cfg.HeartbeatInterval <= 0 {
-		cfg.HeartbeatInterval = 5 * time.Second
-	}
-	if cfg.Maintenance == nil {
-		cfg.Maintenance = DefaultMaintenance()
-	} else {
-		m := cfg.Maintenance.withDefaults()
-		cfg.Maintenance = &m
-	}
-	if cfg.InstanceID == [16]byte{} {
-		_, _ = rand.Read(cfg.InstanceID[:])
-		cfg.InstanceID[6] = cfg.InstanceID[6]&0x0f | 0x40 // UUID v4
-		cfg.InstanceID[8] = cfg.InstanceID[8]&0x3f | 0x80
-	}
-	return cfg
-}
 
 // Client inserts jobs and, when it has queues, works them.
 type Client struct {
@@ -155,6 +37,8 @@ type Client struct {
 	jobWG    sync.WaitGroup
 	bgWG     sync.WaitGroup
 
+	events eventBus
+
 	queues    map[string]*queueRunner
 	completer *completer
 	elector   *elector
@@ -165,23 +49,9 @@ func NewClient(pool *pgxpool.Pool, config *Config) (*Client, error) {
 	if pool == nil {
 		return nil, errors.New("awa: NewClient needs a pool")
 	}
-	cfg := config.withDefaults()
-	if len(cfg.Queues) > 0 && cfg.Workers == nil {
-		return nil, errors.New("awa: Config.Workers is required to work queues")
-	}
-	if cfg.JobTimeoutGrace < 0 {
-		return nil, fmt.Errorf("awa: Config.JobTimeoutGrace must not be negative, got %s", cfg.JobTimeoutGrace)
-	}
-	if cfg.RescueStuckAfter < 0 {
-		return nil, fmt.Errorf("awa: Config.RescueStuckAfter must be positive, got %s", cfg.RescueStuckAfter)
-	}
-	if cfg.JobTimeout > 0 && cfg.RescueStuckAfter <= cfg.JobTimeout {
-		return nil, fmt.Errorf("awa: Config.RescueStuckAfter (%s) must exceed JobTimeout (%s)", cfg.RescueStuckAfter, cfg.JobTimeout)
-	}
-	for name, q := range cfg.Queues {
-		if q.MaxWorkers < 1 {
-			return nil, fmt.Errorf("awa: queue %q: MaxWorkers must be at least 1", name)
-		}
+	cfg, err := config.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	return &Client{pool: pool, cfg: cfg, driver: New(), log: cfg.Logger}, nil
 }
@@ -225,59 +95,47 @@ type InsertManyParams struct {
 	Opts *InsertOpts
 }
 
-// InsertMany inserts jobs in one transaction, in batches of up to 10000 per SQL call.
+// InsertMany inserts jobs in order, all or none, in its own transaction (one
+// awa.insert_jobs call per 10000 jobs).
 func (c *Client) InsertMany(ctx context.Context, jobs []InsertManyParams) ([]InsertedJob, error) {
-	var out []InsertedJob
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
-		var err error
-		out, err = c.InsertManyTx(ctx, tx, jobs)
-		return err
-	})
-	return out, err
+	return inTx(ctx, c.pool, func(tx pgx.Tx) ([]InsertedJob, error) { return c.InsertManyTx(ctx, tx, jobs) })
 }
 
-// InsertManyTx inserts jobs in the caller's transaction.
+// InsertManyTx is InsertMany in the caller's transaction.
 func (c *Client) InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyParams) ([]InsertedJob, error) {
-	const maxBatch = 10000
-	out := make([]InsertedJob, 0, len(jobs))
-	for start := 0; start < len(jobs); start += maxBatch {
-		ps, err := insertParams(jobs[start:min(start+maxBatch, len(jobs))])
-		if err != nil {
-			return nil, err
-		}
-		got, err := c.driver.InsertMany(ctx, tx, ps)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, got...)
-	}
-	return out, nil
-}
-
-// InsertManyCopy inserts jobs in one transaction through the COPY path
-// (awa.open_job_stage, COPY, awa.insert_staged_jobs): one round trip for the
-// rows whatever their number. Same results and errors as InsertMany, which is
-// a little faster for batches that fit in memory (docs/benchmarks.md).
-func (c *Client) InsertManyCopy(ctx context.Context, jobs []InsertManyParams) ([]InsertedJob, error) {
-	var out []InsertedJob
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
-		var err error
-		out, err = c.InsertManyCopyTx(ctx, tx, jobs)
-		return err
-	})
-	return out, err
-}
-
-// InsertManyCopyTx is InsertManyCopy in the caller's transaction.
-func (c *Client) InsertManyCopyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyParams) ([]InsertedJob, error) {
-	if len(jobs) == 0 {
-		return nil, nil // as InsertManyTx; the substrate raises for an empty stage
-	}
 	ps, err := insertParams(jobs)
 	if err != nil {
 		return nil, err
 	}
-	return c.driver.CopyInsertMany(ctx, tx, ps)
+	return c.driver.InsertMany(ctx, tx, ps)
+}
+
+// InsertManyCopy is InsertMany through the COPY path (Driver.InsertManyCopy):
+// one round trip for the rows whatever their number. Same results and errors
+// as InsertMany, which is a little faster for batches that fit in memory
+// (docs/benchmarks.md).
+func (c *Client) InsertManyCopy(ctx context.Context, jobs []InsertManyParams) ([]InsertedJob, error) {
+	return inTx(ctx, c.pool, func(tx pgx.Tx) ([]InsertedJob, error) { return c.InsertManyCopyTx(ctx, tx, jobs) })
+}
+
+// InsertManyCopyTx is InsertManyCopy in the caller's transaction.
+func (c *Client) InsertManyCopyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyParams) ([]InsertedJob, error) {
+	ps, err := insertParams(jobs)
+	if err != nil {
+		return nil, err
+	}
+	return c.driver.InsertManyCopy(ctx, tx, ps)
+}
+
+// inTx runs f in a transaction on pool and returns its result once committed.
+func inTx[T any](ctx context.Context, pool *pgxpool.Pool, f func(tx pgx.Tx) (T, error)) (T, error) {
+	var out T
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		var err error
+		out, err = f(tx)
+		return err
+	})
+	return out, err
 }
 
 func insertParams(jobs []InsertManyParams) ([]InsertParams, error) {
@@ -334,7 +192,7 @@ func (c *Client) Start(ctx context.Context) error {
 	bgCtx, bgCancel := context.WithCancel(context.WithoutCancel(ctx))
 	c.workCancel, c.fetchCancel, c.bgCancel = workCancel, fetchCancel, bgCancel
 
-	c.completer = newCompleter(c.rt, c.driver, c.cfg, c.log)
+	c.completer = newCompleter(c.rt, c.driver, c.cfg, c.log, &c.events)
 	c.bgWG.Add(1)
 	go func() { defer c.bgWG.Done(); c.completer.run(bgCtx) }()
 
@@ -356,7 +214,7 @@ func (c *Client) Start(ctx context.Context) error {
 	}
 
 	if !c.cfg.DisableMaintenance {
-		c.elector = newElector(c.rt, c.driver, c.cfg, c.log)
+		c.elector = newElector(c.rt, c.driver, c.cfg, c.log, &c.events)
 		c.bgWG.Add(1)
 		go func() { defer c.bgWG.Done(); c.elector.run(bgCtx) }()
 	}

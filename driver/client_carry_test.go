@@ -33,11 +33,11 @@ func TestMaintenanceCarriesAnUnworkedBacklogInOneTick(t *testing.T) {
 	maint.QueueRingInterval = 40 * time.Second // carry budget: 10s a tick (ample on a loaded machine)
 	maint.KeepSealedQueueSlots = -1            // prune slot 0 at once
 	maint.BatchSize = 500
-	log, rec := testLogger(t, "leader")
-	c := startClient(t, pool, &driver.Config{Logger: log, Maintenance: maint})
+	log, _ := testLogger(t, "leader")
+	c, events := startClientEvents(t, pool, &driver.Config{Logger: log, Maintenance: maint})
 	waitFor(t, 30*time.Second, "slot 0 to be pruned (within the first tick)", func() (bool, string) {
-		return len(rec.find("Ring maintenance", func(e logEntry) bool {
-			return e.Attrs["ring"] == "queue" && e.Attrs["outcome"] == "pruned"
+		return len(events.of(driver.EventRingMaintenance, func(e *driver.Event) bool {
+			return e.Ring.Ring == "queue" && e.Ring.Outcome == "pruned"
 		})) > 0, ""
 	})
 	if !c.IsLeader() {
@@ -45,8 +45,8 @@ func TestMaintenanceCarriesAnUnworkedBacklogInOneTick(t *testing.T) {
 	}
 
 	var seq []string
-	for _, e := range rec.find("Ring maintenance", func(e logEntry) bool { return e.Attrs["ring"] == "queue" }) {
-		seq = append(seq, e.Attrs["action"].(string)+" "+e.Attrs["outcome"].(string))
+	for _, e := range events.of(driver.EventRingMaintenance, func(e *driver.Event) bool { return e.Ring.Ring == "queue" }) {
+		seq = append(seq, e.Ring.Action+" "+e.Ring.Outcome)
 	}
 	seq = seq[:slices.Index(seq, "prune pruned")+1]
 	carried, rotates := 0, 0

@@ -80,7 +80,7 @@ func TestClientWorksWhenTheDatabaseDefaultsToAnotherIsolation(t *testing.T) {
 			m := fastMaintenance()
 			// Both rings rotate and prune; terminal history stays readable for 14 s.
 			m.QueueRingInterval, m.ClaimRingInterval, m.KeepSealedQueueSlots = time.Second, 200*time.Millisecond, 14
-			client := startClient(t, pool, &driver.Config{
+			client, events := startClientEvents(t, pool, &driver.Config{
 				Queues:            map[string]driver.QueueConfig{"iso": {MaxWorkers: 8}},
 				Workers:           workers,
 				Logger:            log,
@@ -154,7 +154,7 @@ func TestClientWorksWhenTheDatabaseDefaultsToAnotherIsolation(t *testing.T) {
 					t.Fatalf("%q logged: %v", msg, got)
 				}
 			}
-			if got := rec.find("awa: Ring maintenance", func(e logEntry) bool { return e.Attrs["outcome"] == "pruned" }); len(got) == 0 {
+			if got := events.of(driver.EventRingMaintenance, func(e *driver.Event) bool { return e.Ring.Outcome == "pruned" }); len(got) == 0 {
 				t.Fatal("no ring was pruned: maintenance did not run")
 			}
 		})

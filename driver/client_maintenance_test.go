@@ -363,21 +363,21 @@ func TestLeaderChangeKeepsTerminalHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	logB, recB := testLogger(t, "B")
-	b := startClient(t, pool, &driver.Config{Logger: logB, Maintenance: fastMaintenance()})
+	logB, _ := testLogger(t, "B")
+	b, evB := startClientEvents(t, pool, &driver.Config{Logger: logB, Maintenance: fastMaintenance()})
 	waitFor(t, 15*time.Second, "B to lead", func() (bool, string) { return b.IsLeader(), "" })
 	// Give B's ring services the chance to run: until its first queue-ring
-	// prune is logged, or 3s if it runs none (an implementation may well wait
+	// prune is reported, or 3s if it runs none (an implementation may well wait
 	// a QueueRingInterval before its first rotation).
 	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if len(recB.find("Ring maintenance", func(e logEntry) bool {
-			return e.Attrs["ring"] == "queue" && e.Attrs["action"] == "prune"
+		if len(evB.of(driver.EventRingMaintenance, func(e *driver.Event) bool {
+			return e.Ring.Ring == "queue" && e.Ring.Action == "prune"
 		})) > 0 {
 			break
 		}
 	}
-	for _, e := range recB.find("Ring maintenance", func(e logEntry) bool { return e.Attrs["ring"] == "queue" }) {
-		t.Logf("B queue ring: %v", e.Attrs)
+	for _, e := range evB.of(driver.EventRingMaintenance, func(e *driver.Event) bool { return e.Ring.Ring == "queue" }) {
+		t.Logf("B queue ring: %+v", *e.Ring)
 	}
 	var n int
 	if err := pool.QueryRow(ctx, "SELECT count(*) FROM awa.terminal_jobs WHERE id = $1", job.ID).Scan(&n); err != nil {
@@ -446,10 +446,10 @@ func TestLeaderPrunesThenRotatesTheCursorRing(t *testing.T) {
 		runs.Add(1)
 		return nil
 	}))
-	log, rec := testLogger(t, "cursor")
+	log, _ := testLogger(t, "cursor")
 	m := fastMaintenance()
 	m.CursorRingInterval = 200 * time.Millisecond
-	c := startClient(t, pool, &driver.Config{
+	c, events := startClientEvents(t, pool, &driver.Config{
 		Queues:            map[string]driver.QueueConfig{"cur": {MaxWorkers: 4}},
 		Workers:           workers,
 		Logger:            log,
@@ -468,8 +468,8 @@ func TestLeaderPrunesThenRotatesTheCursorRing(t *testing.T) {
 		return runs.Load() == n, fmt.Sprintf("%d runs", runs.Load())
 	})
 	count := func(action, outcome string) int {
-		return len(rec.find("Ring maintenance", func(e logEntry) bool {
-			return e.Attrs["ring"] == "cursor" && e.Attrs["action"] == action && e.Attrs["outcome"] == outcome
+		return len(events.of(driver.EventRingMaintenance, func(e *driver.Event) bool {
+			return e.Ring.Ring == "cursor" && e.Ring.Action == action && e.Ring.Outcome == outcome
 		}))
 	}
 	if p, r := count("prune", "pruned"), count("rotate", "rotated"); p < 3 || r < 3 {

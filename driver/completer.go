@@ -27,7 +27,16 @@ type finishReq struct {
 	r      Receipt
 	msg    string    // error or reason
 	at     time.Time // snooze until
+	// For the job outcome event: the job and how long its handler ran.
+	kind, queue string
+	attempt     int
+	took        time.Duration
 }
+
+// eventKinds maps a finalizer action to the event of its applied result; a
+// retry that exhausted the attempts is EventJobFailed instead.
+var eventKinds = [...]EventKind{actionComplete: EventJobCompleted, actionRetry: EventJobRetried,
+	actionSnooze: EventJobSnoozed, actionCancel: EventJobCancelled, actionFail: EventJobFailed}
 
 // completer batches finished attempts into one finalizer call per action:
 // results wait at most CompleterFlushInterval (or until CompleterBatchSize
@@ -43,6 +52,7 @@ type completer struct {
 	driver *Driver
 	cfg    Config
 	log    *slog.Logger
+	events *eventBus
 	in     chan finishReq
 	drains chan chan struct{}
 	// failed holds results whose fast retries all failed, oldest first.
@@ -57,8 +67,8 @@ const fastRetries = 8
 // failed (the database is likely down; the next round tries again).
 const slowRoundFailures = 3
 
-func newCompleter(db DBTX, d *Driver, cfg Config, log *slog.Logger) *completer {
-	return &completer{db: db, driver: d, cfg: cfg, log: log,
+func newCompleter(db DBTX, d *Driver, cfg Config, log *slog.Logger, events *eventBus) *completer {
+	return &completer{db: db, driver: d, cfg: cfg, log: log, events: events,
 		in: make(chan finishReq, 4*cfg.CompleterBatchSize), drains: make(chan chan struct{})}
 }
 
@@ -145,7 +155,7 @@ func (c *completer) flushAction(ctx context.Context, action finishAction, rs []f
 	for attempt := 1; ; attempt++ {
 		results, err := c.call(ctx, action, rs)
 		if err == nil {
-			c.logStale(action, results)
+			c.applied(action, rs, results)
 			return
 		}
 		if attempt >= fastRetries || ctx.Err() != nil {
@@ -165,13 +175,33 @@ func (c *completer) flushAction(ctx context.Context, action finishAction, rs []f
 	}
 }
 
-func (c *completer) logStale(action finishAction, results []Result) {
+// applied logs the stale results of a finalizer call on rs and sends a job
+// outcome event for each applied one.
+func (c *completer) applied(action finishAction, rs []finishReq, results []Result) {
+	var byAttempt map[Receipt]*finishReq
+	if c.events.listening() {
+		byAttempt = make(map[Receipt]*finishReq, len(rs))
+		for i := range rs {
+			byAttempt[Receipt{JobID: rs[i].r.JobID, RunLease: rs[i].r.RunLease}] = &rs[i]
+		}
+	}
 	for _, res := range results {
 		if res.Outcome == Stale {
 			c.log.Warn("awa: Stale result dropped (the attempt was rescued, cancelled or already finalized)",
 				slog.Int64("job_id", res.JobID), slog.Int64("run_lease", res.RunLease),
 				slog.String("action", action.String()))
+			continue
 		}
+		r, ok := byAttempt[Receipt{JobID: res.JobID, RunLease: res.RunLease}]
+		if !ok {
+			continue
+		}
+		kind := eventKinds[action]
+		if res.State == StateFailed {
+			kind = EventJobFailed
+		}
+		c.events.emit(&Event{Kind: kind, Job: &JobEvent{ID: res.JobID, Kind: r.kind, Queue: r.queue,
+			Attempt: r.attempt, RunLease: res.RunLease, State: res.State, Duration: r.took, Error: r.msg}})
 	}
 }
 
@@ -194,7 +224,7 @@ func (c *completer) retryFailed(ctx context.Context) {
 		}
 		inARow = 0
 		done++
-		c.logStale(r.action, results)
+		c.applied(r.action, []finishReq{r}, results)
 		for _, res := range results {
 			if res.Outcome == Applied {
 				c.log.Info("awa: Finalized a result after failed calls", slog.Int64("job_id", res.JobID),

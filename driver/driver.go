@@ -1,9 +1,13 @@
-// Package driver is the typed layer over the awa SQL substrate: it calls the
-// sqlc-generated queries (driver/dbsqlc), maps substrate SQLSTATEs to sentinel
-// errors and finalizer results to typed Applied/Stale outcomes.
+// Package driver is awa's Go API: the Client (insert jobs, work queues, run
+// maintenance, subscribe to events) and the Driver, the typed layer over the
+// awa SQL substrate that the Client is built on. The Driver calls the
+// sqlc-generated queries (driver/internal/dbsqlc, never part of the API), maps
+// substrate SQLSTATEs to sentinel errors and finalizer results to typed
+// Applied/Stale outcomes.
 //
-// Every method takes the database handle to run on (a pool, a connection or
-// the caller's pgx.Tx), so calls compose with the caller's transaction.
+// Every Driver method takes the database handle to run on (a pool, a
+// connection or the caller's pgx.Tx), so calls compose with the caller's
+// transaction.
 package driver
 
 import (
@@ -13,38 +17,44 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/awa-queue/awa/driver/dbsqlc"
+	"github.com/awa-queue/awa/driver/internal/dbsqlc"
 )
 
 // DBTX is what every method runs on: *pgxpool.Pool, *pgx.Conn or pgx.Tx.
-type DBTX = dbsqlc.DBTX
+type DBTX interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
 
-// JobState is a job's state as awa.jobs reports it.
-type JobState = dbsqlc.AwaJobState
+// JobState is a job's state as awa.jobs reports it (the SQL enum
+// awa.job_state; the generated type stays internal, converted at the boundary).
+type JobState string
 
 // Job states.
 const (
-	StateScheduled = dbsqlc.AwaJobStateScheduled
-	StateAvailable = dbsqlc.AwaJobStateAvailable
-	StateRunning   = dbsqlc.AwaJobStateRunning
-	StateRetryable = dbsqlc.AwaJobStateRetryable
-	StateCompleted = dbsqlc.AwaJobStateCompleted
-	StateCancelled = dbsqlc.AwaJobStateCancelled
-	StateFailed    = dbsqlc.AwaJobStateFailed
+	StateScheduled JobState = "scheduled"
+	StateAvailable JobState = "available"
+	StateRunning   JobState = "running"
+	StateRetryable JobState = "retryable"
+	StateCompleted JobState = "completed"
+	StateCancelled JobState = "cancelled"
+	StateFailed    JobState = "failed"
 )
 
 // Outcome says whether a finalizer changed the job.
-type Outcome = dbsqlc.AwaFinalizeOutcome
+type Outcome string
 
 // Finalizer outcomes.
 const (
 	// Applied: the attempt was open and is now closed as asked.
-	Applied = dbsqlc.AwaFinalizeOutcomeApplied
+	Applied Outcome = "applied"
 	// Stale: the attempt was already closed (rescued, cancelled, finalized);
 	// nothing changed. Never retry a stale result.
-	Stale = dbsqlc.AwaFinalizeOutcomeStale
+	Stale Outcome = "stale"
 )
 
 // Driver runs the substrate's functions. The zero value is ready to use.
@@ -97,7 +107,7 @@ type InsertedJob struct {
 }
 
 func insertedJob(r dbsqlc.AwaInsertedJob) InsertedJob {
-	return InsertedJob{ID: r.ID, State: r.State, Queue: r.Queue, Priority: r.Priority, Kind: r.Kind, RunAt: r.RunAt.Time}
+	return InsertedJob{ID: r.ID, State: JobState(r.State), Queue: r.Queue, Priority: r.Priority, Kind: r.Kind, RunAt: r.RunAt.Time}
 }
 
 // Insert inserts one job with awa.insert_job; it becomes visible when db's
@@ -114,24 +124,38 @@ func (d *Driver) Insert(ctx context.Context, db DBTX, p InsertParams) (InsertedJ
 	return insertedJob(row), nil
 }
 
-// InsertMany inserts jobs in one awa.insert_jobs call (at most 10000), in order.
+// insertJobsBatch is the most jobs one awa.insert_jobs call takes.
+const insertJobsBatch = 10000
+
+// InsertMany inserts jobs in order with awa.insert_jobs, one call per 10000
+// jobs. Pass a transaction for an all-or-nothing insert of more than 10000
+// jobs: on a pool each call commits by itself.
 func (d *Driver) InsertMany(ctx context.Context, db DBTX, ps []InsertParams) ([]InsertedJob, error) {
-	kinds, args, opts, err := encodeBatch(ps)
-	if err != nil {
-		return nil, err
+	out := make([]InsertedJob, 0, len(ps))
+	for start := 0; start < len(ps); start += insertJobsBatch {
+		batch := ps[start:min(start+insertJobsBatch, len(ps))]
+		kinds, args, opts, err := encodeBatch(batch)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := d.q.InsertJobs(ctx, db, dbsqlc.InsertJobsParams{Kinds: kinds, Args: args, Opts: opts})
+		if err != nil {
+			return nil, fmt.Errorf("insert %d jobs: %w", len(batch), mapError(err))
+		}
+		out = append(out, insertedJobs(rows)...)
 	}
-	rows, err := d.q.InsertJobs(ctx, db, dbsqlc.InsertJobsParams{Kinds: kinds, Args: args, Opts: opts})
-	if err != nil {
-		return nil, fmt.Errorf("insert %d jobs: %w", len(ps), mapError(err))
-	}
-	return insertedJobs(rows), nil
+	return out, nil
 }
 
-// CopyInsertMany inserts jobs, any number, through the COPY path: COPY into
+// InsertManyCopy inserts jobs, any number, through the COPY path: COPY into
 // the session's job stage (awa.open_job_stage), then awa.insert_staged_jobs,
-// which inserts them in order as awa.insert_jobs would. tx must be a
-// transaction (the stage is emptied at commit).
-func (d *Driver) CopyInsertMany(ctx context.Context, tx pgx.Tx, ps []InsertParams) ([]InsertedJob, error) {
+// which inserts them in order as InsertMany would: one round trip for the rows
+// whatever their number. tx must be a transaction (the stage is emptied at
+// commit). No jobs is a no-op.
+func (d *Driver) InsertManyCopy(ctx context.Context, tx pgx.Tx, ps []InsertParams) ([]InsertedJob, error) {
+	if len(ps) == 0 {
+		return nil, nil // as InsertMany; the substrate raises for an empty stage
+	}
 	kinds, args, opts, err := encodeBatch(ps)
 	if err != nil {
 		return nil, err
@@ -309,7 +333,7 @@ type Result struct {
 func results(rows []dbsqlc.AwaFinalizeResult) []Result {
 	out := make([]Result, len(rows))
 	for i, r := range rows {
-		out[i] = Result{JobID: r.JobID, RunLease: r.RunLease, Outcome: r.Outcome, State: r.State.AwaJobState}
+		out[i] = Result{JobID: r.JobID, RunLease: r.RunLease, Outcome: Outcome(r.Outcome), State: JobState(r.State.AwaJobState)}
 	}
 	return out
 }

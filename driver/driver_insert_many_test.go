@@ -66,7 +66,7 @@ func TestInsertManyMixesDefaultAndRepeatedOptions(t *testing.T) {
 // insert_jobs' 10,000-job batch and twice in one transaction (the stage is
 // emptied between); a bad job fails the call with its sentinel and inserts
 // nothing.
-func TestCopyInsertManyMatchesInsertMany(t *testing.T) {
+func TestInsertManyCopyMatchesInsertMany(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool := pgtest.NewDB(t)
@@ -90,13 +90,13 @@ func TestCopyInsertManyMatchesInsertMany(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx)
-	got, err := d.CopyInsertMany(ctx, tx, ps)
+	got, err := d.InsertManyCopy(ctx, tx, ps)
 	if err != nil {
-		t.Fatalf("CopyInsertMany: %v", err)
+		t.Fatalf("InsertManyCopy: %v", err)
 	}
-	again, err := d.CopyInsertMany(ctx, tx, ps[:2])
+	again, err := d.InsertManyCopy(ctx, tx, ps[:2])
 	if err != nil || len(again) != 2 {
-		t.Fatalf("second CopyInsertMany in the transaction: %d jobs, %v; want 2", len(again), err)
+		t.Fatalf("second InsertManyCopy in the transaction: %d jobs, %v; want 2", len(again), err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
@@ -130,8 +130,8 @@ func TestCopyInsertManyMatchesInsertMany(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx2.Rollback(ctx)
-	if _, err := d.CopyInsertMany(ctx, tx2, bad); !errors.Is(err, driver.ErrInvalidArgs) {
-		t.Fatalf("CopyInsertMany with args [1] = %v, want ErrInvalidArgs", err)
+	if _, err := d.InsertManyCopy(ctx, tx2, bad); !errors.Is(err, driver.ErrInvalidArgs) {
+		t.Fatalf("InsertManyCopy with args [1] = %v, want ErrInvalidArgs", err)
 	}
 	tx2.Rollback(ctx)
 	if n := countJobs(t, pool, "kind IN ('ok', 'bad')"); n != 0 {
@@ -167,7 +167,7 @@ func BenchmarkBulkInsert(b *testing.B) {
 				if path == "arrays" {
 					_, err = d.InsertMany(ctx, tx, ps)
 				} else {
-					_, err = d.CopyInsertMany(ctx, tx, ps)
+					_, err = d.InsertManyCopy(ctx, tx, ps)
 				}
 				if err != nil {
 					b.Fatal(err)

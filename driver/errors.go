@@ -6,6 +6,10 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
+// ErrInvalidConfig: NewClient rejected a Config (or MaintenanceConfig) field
+// outside its documented range; the message names the field and its value.
+var ErrInvalidConfig = errors.New("awa: invalid config")
+
 // Sentinel errors for the SQLSTATEs the substrate raises (docs/errors.md).
 // Errors returned by this package wrap both the sentinel and the
 // *pgconn.PgError, so errors.Is and errors.As work on either.

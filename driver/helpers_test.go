@@ -147,9 +147,28 @@ func fastMaintenance() *driver.MaintenanceConfig {
 // the test ends unless the test stopped it already.
 func startClient(t *testing.T, pool *pgxpool.Pool, cfg *driver.Config) *driver.Client {
 	t.Helper()
+	c, _ := startClientWith(t, pool, cfg, false)
+	return c
+}
+
+// startClientEvents is startClient with every event of the client, from
+// before its start, collected.
+func startClientEvents(t *testing.T, pool *pgxpool.Pool, cfg *driver.Config) (*driver.Client, *eventLog) {
+	t.Helper()
+	return startClientWith(t, pool, cfg, true)
+}
+
+func startClientWith(t *testing.T, pool *pgxpool.Pool, cfg *driver.Config, withEvents bool) (*driver.Client, *eventLog) {
+	t.Helper()
 	c, err := driver.NewClient(pool, cfg)
 	if err != nil {
 		t.Fatalf("NewClient: %v", err)
+	}
+	var events *eventLog
+	if withEvents {
+		ch, cancel := c.Subscribe()
+		t.Cleanup(cancel)
+		events = collect(ch)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -163,7 +182,50 @@ func startClient(t *testing.T, pool *pgxpool.Pool, cfg *driver.Config) *driver.C
 			t.Errorf("clean-up StopAndCancel: %v", err)
 		}
 	})
-	return c
+	return c, events
+}
+
+// eventLog collects a subscription's events until its channel closes.
+type eventLog struct {
+	mu     sync.Mutex
+	events []*driver.Event
+	closed chan struct{}
+}
+
+func collect(ch <-chan *driver.Event) *eventLog {
+	l := &eventLog{closed: make(chan struct{})}
+	go func() {
+		defer close(l.closed)
+		for e := range ch {
+			l.mu.Lock()
+			l.events = append(l.events, e)
+			l.mu.Unlock()
+		}
+	}()
+	return l
+}
+
+// of returns the events of kind that match pred (nil: all).
+func (l *eventLog) of(kind driver.EventKind, pred func(*driver.Event) bool) []*driver.Event {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []*driver.Event
+	for _, e := range l.events {
+		if e.Kind == kind && (pred == nil || pred(e)) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (l *eventLog) kinds() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := map[driver.EventKind]int{}
+	for _, e := range l.events {
+		n[e.Kind]++
+	}
+	return fmt.Sprint(n)
 }
 
 // jobError is one element of a job's errors array.

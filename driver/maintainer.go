@@ -7,112 +7,6 @@ import (
 	"time"
 )
 
-// MaintenanceConfig configures leader election and the maintenance services
-// the leader runs. Zero fields take the defaults of DefaultMaintenance.
-type MaintenanceConfig struct {
-	// LeaderTTL is how long leadership lasts without renewal; a dead leader is
-	// replaced within about this long. Defaults to 5s.
-	LeaderTTL time.Duration
-	// ElectInterval is how often every process tries to take or renew
-	// leadership. Defaults to 1s.
-	ElectInterval time.Duration
-	// ServiceTimeout bounds each maintenance call. Defaults to 10s.
-	ServiceTimeout time.Duration
-	// PromoteInterval: due scheduled/retryable jobs become available. Defaults to 1s.
-	PromoteInterval time.Duration
-	// RescueInterval: stale-heartbeat rescue. Defaults to 5s.
-	RescueInterval time.Duration
-	// RescueStaleAfter: a process whose heartbeat is older than this has its
-	// running jobs rescued. Keep it several HeartbeatIntervals. Defaults to 90s.
-	RescueStaleAfter time.Duration
-	// DeadlineInterval: rescue of attempts past their queue deadline. Defaults to 1s.
-	DeadlineInterval time.Duration
-	// QueueRingInterval, ClaimRingInterval, LeaseRingInterval: one rotate then
-	// one prune per tick. A rotation is skipped when the ring's last rotation
-	// (by any leader) is younger than the interval, so a leader change does
-	// not rotate early. A prune that carried available jobs out of a slot
-	// (up to BatchSize per call) is repeated in the same tick, for at most a
-	// quarter of the interval. Default to 5s, 2s and 5s.
-	QueueRingInterval, ClaimRingInterval, LeaseRingInterval time.Duration
-	// CursorRingInterval: one prune then one rotate of the cursor ring (the
-	// claim marks) per tick. With its 2 slots a rotation needs the other slot
-	// pruned first, so a mark lives at most about 2 intervals; a lane idle
-	// for a whole interval gets its cursor floor raised (one row update).
-	// Defaults to 2s.
-	CursorRingInterval time.Duration
-	// KeepSealedQueueSlots is how many recently sealed queue-ring slots prune
-	// leaves alone: terminal history stays readable in awa.jobs for about
-	// KeepSealedQueueSlots x QueueRingInterval. Capped by the substrate at
-	// slot count - 2 (14 with the default 16 slots), which is the default.
-	KeepSealedQueueSlots int
-	// PruneLockTimeout bounds prune's wait for a slot's locks. Defaults to 50ms.
-	PruneLockTimeout time.Duration
-	// DLQRetention: DLQ jobs older than this are purged. Defaults to 30 days;
-	// negative keeps them forever.
-	DLQRetention time.Duration
-	// DLQCleanupInterval is also the interval of the process-row cleanup.
-	// Defaults to 1 minute.
-	DLQCleanupInterval time.Duration
-	// BatchSize caps the jobs one promotion, rescue or prune call moves (a
-	// prune call at most 100000). Defaults to 1000.
-	BatchSize int
-	// InstanceRetention: rows of processes silent for longer are deleted
-	// (their claims were rescued long before). Defaults to 1 hour; at least
-	// a minute and well above RescueStaleAfter.
-	InstanceRetention time.Duration
-}
-
-// DefaultMaintenance returns the default maintenance configuration.
-func DefaultMaintenance() *MaintenanceConfig {
-	m := (&MaintenanceConfig{}).withDefaults()
-	return &m
-}
-
-func (m *MaintenanceConfig) withDefaults() MaintenanceConfig {
-	c := *m
-	def := func(d *time.Duration, v time.Duration) {
-		if *d == 0 {
-			*d = v
-		}
-	}
-	def(&c.LeaderTTL, 5*time.Second)
-	def(&c.ElectInterval, time.Second)
-	def(&c.ServiceTimeout, 10*time.Second)
-	def(&c.PromoteInterval, time.Second)
-	def(&c.RescueInterval, 5*time.Second)
-	def(&c.RescueStaleAfter, 90*time.Second)
-	def(&c.DeadlineInterval, time.Second)
-	def(&c.QueueRingInterval, 5*time.Second)
-	def(&c.ClaimRingInterval, 2*time.Second)
-	def(&c.LeaseRingInterval, 5*time.Second)
-	def(&c.CursorRingInterval, 2*time.Second)
-	def(&c.PruneLockTimeout, 50*time.Millisecond)
-	def(&c.DLQRetention, 30*24*time.Hour)
-	def(&c.DLQCleanupInterval, time.Minute)
-	def(&c.InstanceRetention, time.Hour)
-	if c.InstanceRetention < 2*c.RescueStaleAfter {
-		c.InstanceRetention = 2 * c.RescueStaleAfter
-	}
-	if c.InstanceRetention < time.Minute {
-		c.InstanceRetention = time.Minute
-	}
-	if c.BatchSize <= 0 {
-		c.BatchSize = 1000
-	}
-	if c.KeepSealedQueueSlots == 0 {
-		c.KeepSealedQueueSlots = 14
-	}
-	if c.KeepSealedQueueSlots < 0 {
-		c.KeepSealedQueueSlots = 0
-	}
-	// Renew well within the TTL: a leader that cannot renew steps down after
-	// TTL/2, before anyone else can take the lease.
-	if c.ElectInterval > c.LeaderTTL/4 {
-		c.ElectInterval = c.LeaderTTL / 4
-	}
-	return c
-}
-
 // leaderLeaseName is the lease row every client competes for.
 const leaderLeaseName = "maintenance"
 
@@ -126,6 +20,7 @@ type elector struct {
 	cfg    Config
 	m      MaintenanceConfig
 	log    *slog.Logger
+	events *eventBus
 
 	mu       sync.Mutex
 	leading  bool
@@ -133,8 +28,8 @@ type elector struct {
 	svcWG    sync.WaitGroup
 }
 
-func newElector(db DBTX, d *Driver, cfg Config, log *slog.Logger) *elector {
-	return &elector{db: db, driver: d, cfg: cfg, m: *cfg.Maintenance, log: log}
+func newElector(db DBTX, d *Driver, cfg Config, log *slog.Logger, events *eventBus) *elector {
+	return &elector{db: db, driver: d, cfg: cfg, m: *cfg.Maintenance, log: log, events: events}
 }
 
 // IsLeader reports whether this client currently runs maintenance.
@@ -202,6 +97,7 @@ func (e *elector) stepUp(ctx context.Context) {
 		go func() { defer e.svcWG.Done(); s.run(sctx, e.m.ServiceTimeout, e.log) }()
 	}
 	e.log.Info("awa: Became maintenance leader")
+	e.events.emit(&Event{Kind: EventLeadershipGained})
 }
 
 func (e *elector) stepDown() {
@@ -215,6 +111,7 @@ func (e *elector) stepDown() {
 	e.mu.Unlock()
 	e.svcWG.Wait()
 	e.log.Info("awa: Stopped leading maintenance")
+	e.events.emit(&Event{Kind: EventLeadershipLost})
 }
 
 // release gives leadership up at once on a clean stop (after run returned).
@@ -265,9 +162,11 @@ func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logge
 
 func (e *elector) services() []service {
 	d, db, m, log := e.driver, e.db, e.m, e.log
-	logResults := func(what string, n int) {
+	// report logs and sends a pass that moved n jobs (or processes).
+	report := func(kind EventKind, service, what string, n int) {
 		if n > 0 {
 			log.Info("awa: "+what, slog.Int("jobs", n))
+			e.events.emit(&Event{Kind: kind, Count: n, Service: service})
 		}
 	}
 	ring := func(r Ring, interval time.Duration, keepSealed int, phase float64) service {
@@ -286,6 +185,9 @@ func (e *elector) services() []service {
 				}
 				log.Log(ctx, lvl, "awa: Ring maintenance", slog.String("ring", o.Ring), slog.String("action", o.Action),
 					slog.String("outcome", o.Outcome), slog.Int("slot", int(o.Slot)), slog.String("detail", o.Detail))
+				if e.events.listening() {
+					e.events.emit(&Event{Kind: EventRingMaintenance, Ring: &o})
+				}
 				carried = carried || o.Outcome == "carried"
 			}
 			return carried
@@ -327,17 +229,17 @@ func (e *elector) services() []service {
 	svcs := []service{
 		{name: "promote", interval: m.PromoteInterval, tick: func(ctx context.Context) error {
 			jobs, err := d.PromoteDueJobs(ctx, db, m.BatchSize)
-			logResults("Promoted due jobs", len(jobs))
+			report(EventJobsPromoted, "promote", "Promoted due jobs", len(jobs))
 			return err
 		}},
 		{name: "rescue_stale", interval: m.RescueInterval, tick: func(ctx context.Context) error {
 			res, err := d.RescueStaleClaims(ctx, db, m.RescueStaleAfter, m.BatchSize)
-			logResults("Rescued jobs of stale processes", len(res))
+			report(EventJobsRescued, "rescue_stale", "Rescued jobs of stale processes", len(res))
 			return err
 		}},
 		{name: "rescue_deadlines", interval: m.DeadlineInterval, tick: func(ctx context.Context) error {
 			res, err := d.RescueExpiredDeadlines(ctx, db, m.BatchSize)
-			logResults("Rescued jobs past their deadline", len(res))
+			report(EventJobsRescued, "rescue_deadlines", "Rescued jobs past their deadline", len(res))
 			return err
 		}},
 		// Each ring's prune holds its slot's locks for a few milliseconds
@@ -351,13 +253,14 @@ func (e *elector) services() []service {
 		n, err := d.CleanupRuntimeInstances(ctx, db, m.InstanceRetention)
 		if n > 0 {
 			log.Info("awa: Removed rows of silent worker processes", slog.Int("processes", n))
+			e.events.emit(&Event{Kind: EventProcessesRemoved, Count: n, Service: "instance_cleanup"})
 		}
 		return err
 	}})
 	if m.DLQRetention > 0 {
 		svcs = append(svcs, service{name: "dlq_retention", interval: m.DLQCleanupInterval, tick: func(ctx context.Context) error {
 			ids, err := d.PurgeDLQ(ctx, db, PurgeDLQFilter{FailedBefore: time.Now().Add(-m.DLQRetention), Max: m.BatchSize})
-			logResults("Purged DLQ jobs past retention", len(ids))
+			report(EventDLQPurged, "dlq_retention", "Purged DLQ jobs past retention", len(ids))
 			return err
 		}})
 	}

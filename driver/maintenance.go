@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/awa-queue/awa/driver/dbsqlc"
+	"github.com/awa-queue/awa/driver/internal/dbsqlc"
 )
 
 // Ring names the four storage rings.

@@ -231,7 +231,8 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, deadline ti
 	}
 	unit, ok := cfg.Workers.byKind[j.Kind]
 	if !ok {
-		q.c.completer.add(finishReq{action: actionFail, r: j.Receipt, msg: fmt.Sprintf("no worker registered for kind %q", j.Kind)})
+		q.c.completer.add(withJob(finishReq{action: actionFail, r: j.Receipt,
+			msg: fmt.Sprintf("no worker registered for kind %q", j.Kind)}, j, 0))
 		q.c.jobWG.Done()
 		return
 	}
@@ -259,6 +260,7 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, deadline ti
 	// timer for JobTimeoutGrace.
 	var state atomic.Int32
 	grace := cfg.JobTimeoutGrace
+	start := time.Now()
 	stopWatch := context.AfterFunc(ctx, func() {
 		time.AfterFunc(grace, func() {
 			if !state.CompareAndSwap(attemptRunning, attemptAbandoned) {
@@ -268,13 +270,13 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, deadline ti
 			q.c.log.Error("awa: Handler did not return within its timeout; the attempt is retried and the handler abandoned "+
 				"(its slot stays taken until it returns)", slog.String("queue", q.name), slog.Int64("job_id", j.JobID),
 				slog.Int64("run_lease", j.RunLease), slog.String("kind", j.Kind), slog.String("reason", why))
-			q.c.completer.add(finishReq{action: actionRetry, r: j.Receipt,
-				msg: fmt.Sprintf("handler did not return within its timeout: %s; abandoned by the runtime", why)})
+			q.c.completer.add(withJob(finishReq{action: actionRetry, r: j.Receipt,
+				msg: fmt.Sprintf("handler did not return within its timeout: %s; abandoned by the runtime", why)}, j, time.Since(start)))
 			q.c.jobWG.Done()
 		})
 	})
 
-	res := q.runHandler(ctx, workCtx, unit, row, j, deadline, timeout)
+	res := withJob(q.runHandler(ctx, workCtx, unit, row, j, deadline, timeout), j, time.Since(start))
 	stopWatch()
 	if state.CompareAndSwap(attemptRunning, attemptReturned) {
 		q.c.completer.add(res)
@@ -284,6 +286,12 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, deadline ti
 	q.c.log.Warn("awa: Abandoned handler returned; its result is dropped (the attempt was already retried)",
 		slog.String("queue", q.name), slog.Int64("job_id", j.JobID), slog.Int64("run_lease", j.RunLease),
 		slog.String("kind", j.Kind), slog.String("action", res.action.String()))
+}
+
+// withJob adds what the job outcome event reports to r.
+func withJob(r finishReq, j ClaimedJob, took time.Duration) finishReq {
+	r.kind, r.queue, r.attempt, r.took = j.Kind, j.Queue, j.Attempt, took
+	return r
 }
 
 // overstay says which limit an abandoned handler overstayed, and by how much grace.

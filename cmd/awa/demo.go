@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/rand/v2"
 	"os"
 	"os/signal"
@@ -81,8 +80,6 @@ type demoPlan struct {
 func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*demoReport, error) {
 	began := time.Now()
 	log := newLogger(stderr, o.Verbose)
-	rings := &ringCounter{}
-	clientLog := slog.New(&countingHandler{next: log.Handler(), rings: rings})
 
 	fmt.Fprintln(stdout, "== awa demo: install the substrate (embedded goose migrations)")
 	if o.Reset {
@@ -126,7 +123,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 	client, err := driver.NewClient(pool, &driver.Config{
 		Queues:            qcfg,
 		Workers:           ws,
-		Logger:            clientLog,
+		Logger:            log,
 		FetchPollInterval: 250 * time.Millisecond,
 		Maintenance: &driver.MaintenanceConfig{
 			ElectInterval:      250 * time.Millisecond,
@@ -143,6 +140,9 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 	if err != nil {
 		return nil, fmt.Errorf("new client: %w", err)
 	}
+	rings := &ringCounter{}
+	stopRings := rings.follow(client)
+	defer stopRings()
 
 	plan, err := enqueueDemo(ctx, client, pool, o.Jobs, stdout)
 	if err != nil {
@@ -167,6 +167,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 	if err := client.Stop(stopCtx); err != nil {
 		return nil, fmt.Errorf("stop client: %w", err)
 	}
+	stopRings()
 	if progErr != nil {
 		return nil, progErr
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"sort"
 	"strings"
 	"sync"
@@ -190,48 +189,19 @@ func (r *ringCounter) skipped(ring string) []string {
 	return out
 }
 
-// ringMaintenanceMsg is the message the driver's maintenance leader logs for
-// every rotate and prune attempt (at debug level, with ring, action and
-// outcome attributes).
-const ringMaintenanceMsg = "awa: Ring maintenance"
-
-// countingHandler counts ring maintenance records, whatever their level, and
-// passes every record next would log on to it.
-type countingHandler struct {
-	next  slog.Handler
-	rings *ringCounter
-}
-
-func (h *countingHandler) Enabled(context.Context, slog.Level) bool { return true }
-
-func (h *countingHandler) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == ringMaintenanceMsg {
-		var ring, action, outcome string
-		r.Attrs(func(a slog.Attr) bool {
-			switch a.Key {
-			case "ring":
-				ring = a.Value.String()
-			case "action":
-				action = a.Value.String()
-			case "outcome":
-				outcome = a.Value.String()
-			}
-			return true
-		})
-		h.rings.add(ring, action, outcome)
-	}
-	if !h.next.Enabled(ctx, r.Level) {
-		return nil
-	}
-	return h.next.Handle(ctx, r)
-}
-
-func (h *countingHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &countingHandler{next: h.next.WithAttrs(attrs), rings: h.rings}
-}
-
-func (h *countingHandler) WithGroup(name string) slog.Handler {
-	return &countingHandler{next: h.next.WithGroup(name), rings: h.rings}
+// follow counts client's ring maintenance events (driver.EventRingMaintenance)
+// until the returned function is called, which ends the subscription and
+// waits until every event received is counted.
+func (r *ringCounter) follow(client *driver.Client) (stop func()) {
+	events, cancel := client.Subscribe(driver.EventRingMaintenance)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for e := range events {
+			r.add(e.Ring.Ring, e.Ring.Action, e.Ring.Outcome)
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // num formats n with thousands separators.

@@ -1,0 +1,112 @@
+package driver_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/awa-queue/awa/driver"
+	"github.com/awa-queue/awa/internal/pgtest"
+)
+
+// TestConfigInvalidFieldsAreRejected: NewClient rejects every field outside
+// its documented range with ErrInvalidConfig and a message naming the field
+// and the value, instead of changing it (ElectInterval above LeaderTTL/4,
+// FetchBatchSize above 1024 and a short InstanceRetention were silently
+// changed before).
+func TestConfigInvalidFieldsAreRejected(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewDB(t)
+	ws := driver.NewWorkers()
+	maint := func(m driver.MaintenanceConfig) driver.Config { return driver.Config{Maintenance: &m} }
+	for _, tc := range []struct {
+		cfg  driver.Config
+		want string // field, rule and value, as the message gives them
+	}{
+		{driver.Config{Queues: map[string]driver.QueueConfig{"q": {MaxWorkers: 1}}},
+			"Config.Workers must be set to work queues, got nil"},
+		{driver.Config{Workers: ws, Queues: map[string]driver.QueueConfig{"q": {MaxWorkers: 0}}},
+			`Config.Queues["q"].MaxWorkers must be at least 1, got 0`},
+		{driver.Config{FetchBatchSize: 1025}, "Config.FetchBatchSize must be between 1 and 1024, got 1025"},
+		{driver.Config{FetchBatchSize: -1}, "Config.FetchBatchSize must be between 1 and 1024, got -1"},
+		{driver.Config{FetchPollInterval: -time.Second}, "Config.FetchPollInterval must not be negative, got -1s"},
+		{driver.Config{JobTimeoutGrace: -time.Second}, "Config.JobTimeoutGrace must not be negative, got -1s"},
+		{driver.Config{RescueStuckAfter: -time.Second}, "Config.RescueStuckAfter must be positive, got -1s"},
+		{driver.Config{JobTimeout: time.Hour, RescueStuckAfter: time.Hour},
+			"Config.RescueStuckAfter must exceed JobTimeout (1h0m0s), got 1h0m0s"},
+		{driver.Config{CompleterBatchSize: -5}, "Config.CompleterBatchSize must be positive, got -5"},
+		{driver.Config{CompleterFlushInterval: -time.Millisecond}, "Config.CompleterFlushInterval must not be negative, got -1ms"},
+		{driver.Config{CompleterRetryInterval: -time.Second}, "Config.CompleterRetryInterval must not be negative, got -1s"},
+		{driver.Config{HeartbeatInterval: -time.Second}, "Config.HeartbeatInterval must not be negative, got -1s"},
+		{maint(driver.MaintenanceConfig{LeaderTTL: -time.Second}), "Config.Maintenance.LeaderTTL must not be negative, got -1s"},
+		{maint(driver.MaintenanceConfig{LeaderTTL: 4 * time.Second, ElectInterval: 2 * time.Second}),
+			"Config.Maintenance.ElectInterval must be at most LeaderTTL/4 (1s), got 2s"},
+		{maint(driver.MaintenanceConfig{ElectInterval: -time.Second}), "Config.Maintenance.ElectInterval must not be negative, got -1s"},
+		{maint(driver.MaintenanceConfig{ServiceTimeout: -time.Second}), "Config.Maintenance.ServiceTimeout must not be negative, got -1s"},
+		{maint(driver.MaintenanceConfig{PromoteInterval: -time.Second}), "Config.Maintenance.PromoteInterval must not be negative, got -1s"},
+		{maint(driver.MaintenanceConfig{RescueInterval: -time.Second}), "Config.Maintenance.RescueInterval must not be negative, got -1s"},
+		{maint(driver.MaintenanceConfig{RescueStaleAfter: -time.Second}), "Config.Maintenance.RescueStaleAfter must not be negative, got -1s"},
+		{maint(driver.MaintenanceConfig{DeadlineInterval: -time.Second}), "Config.Maintenance.DeadlineInterval must not be negative, got -1s"},
+		{maint(driver.MaintenanceConfig{QueueRingInterval: -time.Second}), "Config.Maintenance.QueueRingInterval must not be negative, got -1s"},
+		{maint(driver.MaintenanceConfig{ClaimRingInterval: -time.Second}), "Config.Maintenance.ClaimRingInterval must not be negative, got -1s"},
+		{maint(driver.MaintenanceConfig{LeaseRingInterval: -time.Second}), "Config.Maintenance.LeaseRingInterval must not be negative, got -1s"},
+		{maint(driver.MaintenanceConfig{CursorRingInterval: -time.Second}), "Config.Maintenance.CursorRingInterval must not be negative, got -1s"},
+		{maint(driver.MaintenanceConfig{PruneLockTimeout: -time.Second}), "Config.Maintenance.PruneLockTimeout must not be negative, got -1s"},
+		{maint(driver.MaintenanceConfig{PruneLockTimeout: time.Microsecond}), "Config.Maintenance.PruneLockTimeout must be at least 1ms, got 1µs"},
+		{maint(driver.MaintenanceConfig{DLQCleanupInterval: -time.Second}), "Config.Maintenance.DLQCleanupInterval must not be negative, got -1s"},
+		{maint(driver.MaintenanceConfig{InstanceRetention: -time.Second}), "Config.Maintenance.InstanceRetention must not be negative, got -1s"},
+		{maint(driver.MaintenanceConfig{InstanceRetention: 30 * time.Second}),
+			"Config.Maintenance.InstanceRetention must be at least a minute and 2 x RescueStaleAfter (3m0s), got 30s"},
+		{maint(driver.MaintenanceConfig{RescueStaleAfter: 10 * time.Minute, InstanceRetention: 15 * time.Minute}),
+			"Config.Maintenance.InstanceRetention must be at least a minute and 2 x RescueStaleAfter (20m0s), got 15m0s"},
+		{maint(driver.MaintenanceConfig{BatchSize: -1}), "Config.Maintenance.BatchSize must be positive, got -1"},
+	} {
+		c, err := driver.NewClient(pool, &tc.cfg)
+		if c != nil || !errors.Is(err, driver.ErrInvalidConfig) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewClient = %v, %v; want ErrInvalidConfig containing %q", c, err, tc.want)
+		}
+	}
+
+	// Every invalid field is named, not only the first.
+	_, err := driver.NewClient(pool, &driver.Config{FetchBatchSize: 2000, HeartbeatInterval: -time.Second})
+	if !errors.Is(err, driver.ErrInvalidConfig) || !strings.Contains(err.Error(), "FetchBatchSize") ||
+		!strings.Contains(err.Error(), "HeartbeatInterval") {
+		t.Errorf("two invalid fields: %v; want ErrInvalidConfig naming both", err)
+	}
+}
+
+// TestConfigValidConfigsStart: zero fields take defaults, including those
+// derived from another field (ElectInterval from a short LeaderTTL,
+// InstanceRetention from a long RescueStaleAfter), and the documented
+// special values are accepted; each such client starts and stops.
+func TestConfigValidConfigsStart(t *testing.T) {
+	t.Parallel()
+	pool := pgtest.NewDB(t)
+	ws := driver.NewWorkers()
+	for _, cfg := range []*driver.Config{
+		nil,
+		{},
+		{Workers: ws, Queues: map[string]driver.QueueConfig{"q": {MaxWorkers: 1}}, FetchBatchSize: 1024},
+		{JobTimeout: -1},
+		{Maintenance: &driver.MaintenanceConfig{LeaderTTL: 2 * time.Second}},  // ElectInterval defaults to 500ms
+		{Maintenance: &driver.MaintenanceConfig{RescueStaleAfter: time.Hour}}, // InstanceRetention defaults to 2h
+		{Maintenance: &driver.MaintenanceConfig{KeepSealedQueueSlots: -1, DLQRetention: -1, PruneLockTimeout: time.Millisecond}},
+		{Maintenance: driver.DefaultMaintenance()},
+	} {
+		c, err := driver.NewClient(pool, cfg)
+		if err != nil {
+			t.Fatalf("NewClient(%+v) = %v, want no error", cfg, err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := c.Start(ctx); err != nil {
+			cancel()
+			t.Fatalf("Start(%+v) = %v", cfg, err)
+		}
+		if err := c.Stop(ctx); err != nil {
+			t.Errorf("Stop(%+v) = %v", cfg, err)
+		}
+		cancel()
+	}
+}
