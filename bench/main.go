@@ -1,22 +1,27 @@
-// Command bench compares awa with River (riverqueue/river) on one PostgreSQL
-// server: burn-down throughput, latency at an offered rate, and enqueue
-// speed, with WAL, table churn and size, wait events and pg_stat_statements
-// for every run. `make bench` runs it inside a private cluster; see
-// docs/benchmarks.md for the latest results.
+// Command bench benchmarks awa, alone or side by side with River
+// (riverqueue/river), on one PostgreSQL server: burn-down throughput, latency
+// at an offered rate, and enqueue speed, with WAL, table churn and size, wait
+// events and pg_stat_statements for every run. `make bench` runs it inside a
+// private cluster; see docs/benchmarks.md for the latest results.
+//
+//	bench [-system awa|river|both] [scenario flags] [-out FILE] [-md FILE] [-dsn DSN]
 //
 // The harness (scenarios, statistics, reports) and the awa system live in
-// the main module (internal/benchkit), which `awa bench` runs too; this
-// module adds River. Every run gets a fresh database (CREATE DATABASE on the
-// -dsn server; awa installed with its goose migrations, River with
-// rivermigrate), the same no-op handler, the same worker count and the same
-// load generator.
+// package benchkit; this package adds River. The module is apart from awa's
+// own so that River stays out of it. Every run gets a fresh database (CREATE
+// DATABASE on the -dsn server; awa installed with its goose migrations, River
+// with rivermigrate), the same no-op handler, the same worker count and the
+// same load generator. bench/adapter runs awa in the long-horizon portable
+// bench.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -24,7 +29,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/awa-queue/awa/internal/benchkit"
+	"github.com/awa-queue/awa/bench/benchkit"
 )
 
 // riverVersion is the River module version built in.
@@ -40,24 +45,57 @@ func riverVersion() string {
 }
 
 func main() {
-	con := benchkit.NewConsole(os.Stdout, os.Stderr)
-	if err := run(con); err != nil {
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	cancel()
+	os.Exit(code)
+}
+
+// errUsage is a command-line mistake (exit status 2), already reported.
+var errUsage = errors.New("usage")
+
+// run runs the bench with args and returns the exit status: 0, 1 when the
+// bench or a run of it failed, 2 for a command-line mistake.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	con := benchkit.NewConsole(stdout, stderr)
+	err := bench(ctx, args, stdout, stderr, con)
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	default:
 		con.ClearProgress()
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
+		fmt.Fprintln(stderr, "bench:", err)
+		return 1
 	}
 }
 
-func run(con *benchkit.Console) error {
-	common := benchkit.RegisterFlags(flag.CommandLine)
+func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *benchkit.Console) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	common := benchkit.RegisterFlags(fs)
 	var (
-		systemF = flag.String("system", "both", "awa, river or both")
-		dsn     = flag.String("dsn", "", "PostgreSQL server DSN of a role that can create databases (default: $AWA_TEST_DSN)")
-		out     = flag.String("out", "bench/results/latest.json", "JSON results file (a timestamped copy is written beside it)")
-		md      = flag.String("md", "docs/benchmarks.md", "markdown report to rewrite (empty: none)")
-		from    = flag.String("from", "", "run nothing: rewrite the -md report from this JSON results file")
+		systemF = fs.String("system", "both", "awa, river or both")
+		dsn     = fs.String("dsn", "", "PostgreSQL server DSN of a role that can create databases (default: $AWA_TEST_DSN, else $DATABASE_URL)")
+		prefix  = fs.String("db-prefix", "bench", "run databases are PREFIX_SYSTEM_SCENARIO on the -dsn server, created fresh for every run")
+		out     = fs.String("out", "bench/results/latest.json", "JSON results file (a timestamped copy is written beside it; empty: none)")
+		md      = fs.String("md", "docs/benchmarks.md", "markdown report of awa vs River to rewrite (empty: none)")
+		from    = fs.String("from", "", "run nothing: rewrite the -md report from this JSON results file")
 	)
-	flag.Parse()
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage // the flag package printed the error and the usage
+	}
+	usage := func(format string, a ...any) error {
+		fmt.Fprintf(stderr, "bench: "+format+"\n", a...)
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		return usage("unexpected arguments %q", fs.Args())
+	}
 	if *from != "" {
 		b, err := os.ReadFile(*from)
 		if err != nil {
@@ -71,18 +109,9 @@ func run(con *benchkit.Console) error {
 	}
 	opts, err := common.Options()
 	if err != nil {
-		return err
+		return usage("%v", err)
 	}
-	opts.Command = strings.Join(append([]string{"bench"}, os.Args[1:]...), " ")
-	opts.DSN = *dsn
-	if opts.DSN == "" {
-		opts.DSN = os.Getenv("AWA_TEST_DSN")
-	}
-	if opts.DSN == "" {
-		return fmt.Errorf("no server: pass -dsn or set AWA_TEST_DSN, or run `make bench`, which starts a private cluster")
-	}
-
-	awa, err := benchkit.NewAwaSystem(opts.AwaSQL, os.Stderr)
+	awa, err := benchkit.NewAwaSystem(opts.AwaSQL, stderr)
 	if err != nil {
 		return err
 	}
@@ -96,18 +125,31 @@ func run(con *benchkit.Console) error {
 	case "both":
 		systems = []benchkit.System{awa, riverSystem{}}
 	default:
-		return fmt.Errorf("-system: want awa, river or both, got %q", *systemF)
+		return usage("-system: want awa, river or both, got %q", *systemF)
 	}
+	opts.DSN = *dsn
+	for _, env := range []string{"AWA_TEST_DSN", "DATABASE_URL"} {
+		if strings.TrimSpace(opts.DSN) == "" {
+			opts.DSN = os.Getenv(env)
+		}
+	}
+	if strings.TrimSpace(opts.DSN) == "" {
+		return usage("no server: pass -dsn or set AWA_TEST_DSN, or run `make bench`, which starts a private cluster")
+	}
+	opts.DBPrefix = *prefix
+	opts.Command = commandLine(args)
 
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer cancel()
 	rep, err := benchkit.Execute(ctx, opts, systems, con)
 	if err != nil {
 		return err
 	}
+	var names []string
+	for _, s := range systems {
+		names = append(names, s.Name())
+	}
 	rep.River = riverVersion()
-	fmt.Println()
-	benchkit.PrintSummary(os.Stdout, rep, "awa", "river")
+	fmt.Fprintln(stdout)
+	benchkit.PrintSummary(stdout, rep, names...)
 
 	if *out != "" {
 		if err := benchkit.WriteJSON(*out, rep); err != nil {
@@ -117,13 +159,33 @@ func run(con *benchkit.Console) error {
 		if err := benchkit.WriteJSON(stamped, rep); err != nil {
 			return err
 		}
-		fmt.Printf("\nresults: %s (and %s)\n", *out, stamped)
+		fmt.Fprintf(stdout, "\nresults: %s (and %s)\n", *out, stamped)
 	}
 	if *md != "" {
 		if err := benchkit.WriteMarkdown(*md, rep); err != nil {
 			return err
 		}
-		fmt.Printf("report:  %s\n", *md)
+		fmt.Fprintf(stdout, "report:  %s\n", *md)
+	}
+	if n := rep.Failures(); n > 0 {
+		return fmt.Errorf("%d of %d runs failed", n, len(rep.Runs))
 	}
 	return nil
+}
+
+// commandLine is the command line the report records, without the -dsn
+// value (it may hold a password).
+func commandLine(args []string) string {
+	cmd := []string{"bench"}
+	for i := 0; i < len(args); i++ {
+		name, _, inline := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if name == "dsn" && strings.HasPrefix(args[i], "-") {
+			if !inline {
+				i++
+			}
+			continue
+		}
+		cmd = append(cmd, args[i])
+	}
+	return strings.Join(cmd, " ")
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
 
-	"github.com/awa-queue/awa/internal/benchkit"
+	"github.com/awa-queue/awa/bench/benchkit"
 )
 
 // riverSystem runs River (riverpgxv5 driver) with the throughput settings

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/awa-queue/awa/driver"
+	"github.com/awa-queue/awa/internal/pgstats"
 )
 
 // demoOptions are the flags of `awa demo`.
@@ -108,7 +109,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 	}
 	fmt.Fprintf(stdout, "SELECT * FROM awa.configure_queue('%s', '{\"dlq\": true}');  -- jobs failing for good in %s go to the DLQ\n",
 		queueRisky, queueRisky)
-	base, err := d.TableStats(ctx, pool)
+	base, err := pgstats.Read(ctx, pool, pgstats.InSchema("awa"))
 	if err != nil {
 		return nil, err
 	}
@@ -177,11 +178,11 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 	}
 	pool.Close() // ends the backends, which flushes their statistics
 
-	stats, err := settledStats(stopCtx, o.DSN, d)
+	stats, err := settledStats(stopCtx, o.DSN)
 	if err != nil {
 		return nil, err
 	}
-	rep := buildReport(plan, rec, counts, endedBy, workTook, time.Since(began), rings, diffStats(base, stats))
+	rep := buildReport(plan, rec, counts, endedBy, workTook, time.Since(began), rings, pgstats.Since(base, stats))
 	rep.print(stdout)
 	return rep, nil
 }

@@ -1,13 +1,13 @@
-// Command awa installs the awa substrate, runs its demo, works jobs,
-// benchmarks awa and runs it as an adapter of the long-horizon portable bench.
+// Command awa installs the awa substrate, runs its demo and works the demo's
+// job kinds.
 //
 //	awa migrate up|down|status [-dsn DSN]
 //	awa demo [-dsn DSN] [-jobs N] [-workers W] [-duration D] [-reset] [-v]
 //	awa work [-dsn DSN] [-queues default,mail] [-workers W] [-v]
-//	awa bench [-scenario burndown|rate|enqueue|all] [-jobs N] [-quick] [-out FILE] ... -dsn DSN
-//	awa bench-adapter [-dsn DSN]   (configured by environment variables)
 //
-// The DSN defaults to $DATABASE_URL.
+// The DSN defaults to $DATABASE_URL. A prebuilt binary cannot load a user's
+// Go handlers: services run workers from their own binary (see
+// examples/worker). The benchmarks live in bench/, a module of their own.
 package main
 
 import (
@@ -31,22 +31,10 @@ usage:
         install the schema, enqueue a mix of jobs from SQL and from Go, work
         them with live progress and print a summary
   awa work [-dsn DSN] [-queues default,mail] [-workers W] [-v]
-        work the built-in demo kinds until SIGINT/SIGTERM (first signal: stop
-        gracefully; second: cancel running jobs)
-  awa bench [-scenario burndown|rate|enqueue|all] [-jobs N] [-quick]
-            [-workers N] [-rates 800,5000] [-rate-duration D]
-            [-enqueue-producers 1,8] [-repeat N]
-            [-awa-maintenance default|off|1s] [-out FILE] [-keep] -dsn DSN
-        benchmark awa (the scenarios of make bench, without River): burn-down,
-        latency at offered rates, enqueue; every run in a fresh database that
-        the DSN's role creates and drops; prints a line per run and a summary,
-        and the full results as JSON with -out
-  awa bench-adapter [-dsn DSN]
-        run as the awa-go adapter of the long-horizon portable bench
-        (hardbyte/postgresql-job-queue-benchmarking) until SIGTERM: configured
-        by DATABASE_URL, SCENARIO, PRODUCER_MODE, PRODUCER_RATE, TARGET_DEPTH,
-        WORKER_COUNT, JOB_PAYLOAD_BYTES, JOB_WORK_MS, SAMPLE_EVERY_S (-h lists
-        them); telemetry as JSON lines on stdout, logs on stderr
+        work the demo's job kinds (and only those) until SIGINT/SIGTERM (first
+        signal: stop gracefully; second: cancel running jobs); a prebuilt
+        binary cannot load your Go handlers: run workers from your own binary
+        (driver.NewClient; see examples/worker)
 
 The DSN defaults to $DATABASE_URL. "awa COMMAND -h" lists a command's flags.
 `
@@ -77,10 +65,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdDemo(ctx, args[1:], stdout, stderr)
 	case "work":
 		err = cmdWork(ctx, args[1:], stdout, stderr)
-	case "bench":
-		err = cmdBench(ctx, args[1:], stdout, stderr)
-	case "bench-adapter":
-		err = cmdBenchAdapter(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

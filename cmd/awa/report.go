@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/awa-queue/awa/driver"
+	"github.com/awa-queue/awa/internal/pgstats"
 )
 
 // demoReport is the demo's accounting and summary.
@@ -35,7 +36,7 @@ type demoReport struct {
 	Work       time.Duration           // from the workers' start until the last job finished
 	Wall       time.Duration           // the whole demo
 	Rings      map[string]ringActivity // by ring name
-	Stats      []driver.TableStat      // activity during the demo (counters are deltas)
+	Stats      []pgstats.TableStat     // activity during the demo (counters are deltas)
 	plan       *demoPlan
 }
 
@@ -51,7 +52,7 @@ type ringActivity struct {
 func (r *demoReport) Accounted() int64 { return r.Expected - r.Missing - r.Duplicate - r.Unexpected }
 
 func buildReport(plan *demoPlan, rec *outcomes, db driver.QueueCount, endedBy string, work, wall time.Duration,
-	rings *ringCounter, stats []driver.TableStat) *demoReport {
+	rings *ringCounter, stats []pgstats.TableStat) *demoReport {
 	r := &demoReport{Expected: int64(len(plan.expect)), DB: db, EndedBy: endedBy, Enqueue: plan.took, Work: work, Wall: wall,
 		Stats: stats, plan: plan, Rings: map[string]ringActivity{}}
 	r.Runs, r.Retries, r.Snoozes = rec.runs.Load(), rec.count(outcomeRetried), rec.count(outcomeSnoozed)
@@ -175,23 +176,24 @@ var (
 )
 
 func (r *demoReport) printStats(w io.Writer) {
-	byParent := map[string]*driver.TableStat{}
+	byParent := map[string]*pgstats.TableStat{}
 	slots := map[string]int{}
 	isParent := map[string]bool{}
 	for _, p := range ringParents {
 		isParent[p.table] = true
-		byParent[p.table] = &driver.TableStat{Table: p.table}
+		byParent[p.table] = &pgstats.TableStat{Table: p.table}
 	}
-	other := map[string]driver.TableStat{}
+	other := map[string]pgstats.TableStat{}
 	for _, s := range r.Stats {
+		s.Table = strings.TrimPrefix(s.Table, "awa.")
 		if m := ringChild.FindStringSubmatch(s.Table); m != nil && isParent[m[1]] {
 			t := byParent[m[1]]
-			t.Inserted += s.Inserted
-			t.Updated += s.Updated
-			t.HOTUpdated += s.HOTUpdated
-			t.Deleted += s.Deleted
-			t.LiveTuples += s.LiveTuples
-			t.DeadTuples += s.DeadTuples
+			t.Ins += s.Ins
+			t.Upd += s.Upd
+			t.HotUpd += s.HotUpd
+			t.Del += s.Del
+			t.Live += s.Live
+			t.Dead += s.Dead
 			t.SizeBytes += s.SizeBytes
 			slots[m[1]]++
 			continue
@@ -204,7 +206,7 @@ func (r *demoReport) printStats(w io.Writer) {
 	names := slices.Clone(otherTables)
 	var extra []string
 	for name, s := range other {
-		if !slices.Contains(names, name) && (s.Inserted+s.Updated+s.Deleted+s.DeadTuples+s.LiveTuples) > 0 {
+		if !slices.Contains(names, name) && (s.Ins+s.Upd+s.Del+s.Dead+s.Live) > 0 {
 			extra = append(extra, name)
 		}
 	}
@@ -214,113 +216,75 @@ func (r *demoReport) printStats(w io.Writer) {
 	fmt.Fprintln(w, "\n== Hot tables: pg_stat_user_tables, activity during the demo (dead, live and size: now)")
 	const format = "  %-11s %-37s %9s %8s %8s %8s %7s %7s %8s\n"
 	fmt.Fprintf(w, format, "plane", "table", "inserted", "updated", "HOT", "deleted", "dead", "live", "size")
-	line := func(plane, name string, s driver.TableStat) {
-		fmt.Fprintf(w, format, plane, name, num(s.Inserted), num(s.Updated), num(s.HOTUpdated), num(s.Deleted),
-			num(s.DeadTuples), num(s.LiveTuples), bytesStr(s.SizeBytes))
+	line := func(plane, name string, s pgstats.TableStat) {
+		fmt.Fprintf(w, format, plane, name, num(s.Ins), num(s.Upd), num(s.HotUpd), num(s.Del),
+			num(s.Dead), num(s.Live), bytesStr(s.SizeBytes))
 	}
-	var ring, ctl driver.TableStat
+	var ring, ctl pgstats.TableStat
 	for _, p := range ringParents {
 		s := *byParent[p.table]
 		line(p.ring+" ring", fmt.Sprintf("%s (%d slots)", p.table, slots[p.table]), s)
-		ring.Inserted += s.Inserted
-		ring.Updated += s.Updated
-		ring.Deleted += s.Deleted
-		ring.DeadTuples += s.DeadTuples
+		ring.Ins += s.Ins
+		ring.Upd += s.Upd
+		ring.Del += s.Del
+		ring.Dead += s.Dead
 	}
 	for _, name := range names {
 		s := other[name]
 		line(planeOf[name], name, s)
-		ctl.Inserted += s.Inserted
-		ctl.Updated += s.Updated
-		ctl.Deleted += s.Deleted
-		ctl.DeadTuples += s.DeadTuples
+		ctl.Ins += s.Ins
+		ctl.Upd += s.Upd
+		ctl.Del += s.Del
+		ctl.Dead += s.Dead
 	}
-	deferredDel := other["deferred_jobs"].Deleted
+	deferredDel := other["deferred_jobs"].Del
 	prunes := r.Rings["queue"].Prunes + r.Rings["claim"].Prunes + r.Rings["lease"].Prunes + r.Rings["cursor"].Prunes
 
 	var b strings.Builder
-	if ring.Updated == 0 && ring.Deleted == 0 {
+	if ring.Upd == 0 && ring.Del == 0 {
 		reclaimed := plural(prunes, "prune") + " here"
 		if prunes == 0 {
 			reclaimed = "no slot came due in this short run"
 		}
 		fmt.Fprintf(&b, "The ring tables, where enqueue, claim and finalize write, took %s inserts and not one update or delete: "+
 			"the hot path only appends, and whole sealed slots are reclaimed by TRUNCATE (%s), which leaves no dead tuples behind",
-			num(ring.Inserted), reclaimed)
-		if ring.DeadTuples == 1 {
+			num(ring.Ins), reclaimed)
+		if ring.Dead == 1 {
 			b.WriteString(" (the 1 dead tuple there is the row of a rolled-back insert, the demo's ROLLBACK, gone when its slot is truncated)")
-		} else if ring.DeadTuples > 1 {
+		} else if ring.Dead > 1 {
 			fmt.Fprintf(&b, " (the %d dead there are rows of rolled-back inserts, such as the demo's ROLLBACK, gone when their slot is truncated)",
-				ring.DeadTuples)
+				ring.Dead)
 		}
 		b.WriteString(". ")
 	} else {
 		fmt.Fprintf(&b, "The ring tables show %s updates and %s deletes although they are meant to be append-only: that is a bug. ",
-			num(ring.Updated), num(ring.Deleted))
+			num(ring.Upd), num(ring.Del))
 	}
 	fmt.Fprintf(&b, "Elsewhere, the %s updates and %s deletes (%s dead tuples now, for autovacuum) are the churn of small tables, "+
 		"which follows claim calls and clock ticks rather than jobs: one HOT update of a lane cursor per claim call, one heartbeat row "+
 		"per process, the leader lease, the rotation ledger; plus the deferred backlog, the one plain job table, whose rows "+
 		"(scheduled, retried and snoozed jobs only) are deleted when promoted (%s here).",
-		num(ctl.Updated), num(ctl.Deleted), num(ctl.DeadTuples), num(deferredDel))
+		num(ctl.Upd), num(ctl.Del), num(ctl.Dead), num(deferredDel))
 	fmt.Fprintln(w)
 	for _, l := range wrap(b.String(), 100) {
 		fmt.Fprintln(w, "  "+l)
 	}
 }
 
-// diffStats returns end with its counters made relative to base (dead, live
-// and size stay as they are now).
-func diffStats(base, end []driver.TableStat) []driver.TableStat {
-	before := map[string]driver.TableStat{}
-	for _, s := range base {
-		before[s.Table] = s
-	}
-	out := make([]driver.TableStat, len(end))
-	for i, s := range end {
-		b := before[s.Table]
-		s.Inserted -= b.Inserted
-		s.Updated -= b.Updated
-		s.HOTUpdated -= b.HOTUpdated
-		s.Deleted -= b.Deleted
-		out[i] = s
-	}
-	return out
-}
-
-// settledStats reads the table statistics on a new connection once the
-// figures of the closed pool's backends (flushed as they exit) have arrived:
-// when two reads 250ms apart agree, or after 5s.
-func settledStats(ctx context.Context, dsn string, d *driver.Driver) ([]driver.TableStat, error) {
+// settledStats reads the table statistics of schema awa on a new connection
+// once the figures of the closed pool's backends (flushed as they exit) have
+// arrived.
+func settledStats(ctx context.Context, dsn string) ([]pgstats.TableStat, error) {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("connect for statistics: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	prev, err := d.TableStats(ctx, conn)
+	stats, err := pgstats.Settled(ctx, conn, pgstats.InSchema("awa"))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("table statistics: %w", err)
 	}
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-		time.Sleep(250 * time.Millisecond)
-		cur, err := d.TableStats(ctx, conn)
-		if err != nil {
-			return nil, err
-		}
-		if slices.Equal(withoutSize(prev), withoutSize(cur)) {
-			return cur, nil
-		}
-		prev = cur
-	}
-	return prev, nil
-}
-
-func withoutSize(s []driver.TableStat) []driver.TableStat {
-	out := slices.Clone(s)
-	for i := range out {
-		out[i].SizeBytes = 0
-	}
-	return out
+	return stats, nil
 }
 
 // plural renders "1 prune" or "3 prunes".

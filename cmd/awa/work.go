@@ -16,8 +16,23 @@ import (
 	"github.com/awa-queue/awa/driver"
 )
 
+// workNote is what `awa work -h` says after the flags.
+const workNote = `
+awa work runs the demo's job kinds only (send_email, process_order,
+call_webhook, export_report, wait_for_stock, sync_legacy): a prebuilt binary
+cannot load your Go handlers. Run workers for your own kinds from your own
+binary: driver.NewWorkers, driver.AddWorker, driver.NewClient, Client.Start
+(examples/worker has a complete main).
+`
+
+// cmdWork is `awa work`: workers for the demo's job kinds.
 func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dsn := newFlagSet("work", "[-dsn DSN] [-queues default,mail] [-workers W] [-v]", stderr)
+	flagUsage := fs.Usage
+	fs.Usage = func() {
+		flagUsage()
+		fmt.Fprint(stderr, workNote)
+	}
 	queues := fs.String("queues", strings.Join([]string{queueDefault, queueMail, queueRisky}, ","), "comma-separated queues to work")
 	workers := fs.Int("workers", 20, "jobs run at once per queue")
 	verbose := fs.Bool("v", false, "log at info level (default: warnings only)")

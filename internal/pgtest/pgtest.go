@@ -91,45 +91,88 @@ func NewDB(t testing.TB) *pgxpool.Pool {
 func NewDBDSN(t testing.TB) string {
 	t.Helper()
 	dsn := DSN(t)
-	tmpl, err := template(dsn)
+	name, err := createDB(dsn)
 	if err != nil {
-		t.Fatalf("pgtest: template database: %v", err)
+		t.Fatalf("pgtest: %v", err)
 	}
+	t.Cleanup(func() {
+		if err := dropDB(dsn, name); err != nil {
+			t.Errorf("pgtest: %v", err)
+		}
+	})
+	return withDatabase(dsn, name)
+}
 
+// RunWithDB runs m with *dsn set to a fresh migrated database, as NewDBDSN
+// makes, for packages whose Go examples need one (an example has no
+// testing.T), and returns the exit status for os.Exit. The run fails when
+// AWA_TEST_DSN is unset; the database is dropped after the run.
+func RunWithDB(m *testing.M, dsn *string) int {
+	server := os.Getenv(EnvDSN)
+	if server == "" {
+		fmt.Fprintf(os.Stderr, "pgtest: %s is not set; run `make test` or set it (see NewDBDSN)\n", EnvDSN)
+		return 1
+	}
+	name, err := createDB(server)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
+		return 1
+	}
+	*dsn = withDatabase(server, name)
+	code := m.Run()
+	if err := dropDB(server, name); err != nil {
+		fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
+		code = max(code, 1)
+	}
+	return code
+}
+
+// createDB clones the migrated template into a new database on the server of
+// serverDSN and returns its name.
+func createDB(serverDSN string) (string, error) {
+	tmpl, err := template(serverDSN)
+	if err != nil {
+		return "", fmt.Errorf("template database: %w", err)
+	}
 	var rnd [4]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	name := fmt.Sprintf("awa_test_%d_%s", os.Getpid(), hex.EncodeToString(rnd[:]))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	admin, err := pgx.Connect(ctx, dsn)
+	admin, err := pgx.Connect(ctx, serverDSN)
 	if err != nil {
-		t.Fatalf("pgtest: connect to %s: %v", EnvDSN, err)
+		return "", fmt.Errorf("connect to %s: %w", EnvDSN, err)
 	}
 	defer admin.Close(context.Background())
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+ident(name)+" TEMPLATE "+ident(tmpl)); err != nil {
-		t.Fatalf("pgtest: create database %s from %s: %v", name, tmpl, err)
+		return "", fmt.Errorf("create database %s from %s: %w", name, tmpl, err)
 	}
-	t.Cleanup(func() { DropDatabase(t, dsn, name) })
-	return withDatabase(dsn, name)
+	return name, nil
 }
 
 // DropDatabase drops database name on the server of serverDSN WITH (FORCE),
 // so leftover connections do not block it; failures are test errors.
 func DropDatabase(t testing.TB, serverDSN, name string) {
+	if err := dropDB(serverDSN, name); err != nil {
+		t.Errorf("pgtest: %v", err)
+	}
+}
+
+func dropDB(serverDSN, name string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	admin, err := pgx.Connect(ctx, serverDSN)
 	if err != nil {
-		t.Errorf("pgtest: drop %s: connect: %v", name, err)
-		return
+		return fmt.Errorf("drop %s: connect: %w", name, err)
 	}
 	defer admin.Close(context.Background())
 	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+ident(name)+" WITH (FORCE)"); err != nil {
-		t.Errorf("pgtest: drop database %s: %v", name, err)
+		return fmt.Errorf("drop database %s: %w", name, err)
 	}
+	return nil
 }
 
 var (

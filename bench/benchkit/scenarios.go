@@ -11,6 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/awa-queue/awa/internal/pgstats"
 )
 
 // Run is the record of one system running one scenario variant once.
@@ -125,7 +127,12 @@ func newHarness(ctx context.Context, e *env, sys System, run *Run) (*harness, er
 }
 
 func (h *harness) pool(ctx context.Context, maxConns int) (*pgxpool.Pool, error) {
-	cfg, err := pgxpool.ParseConfig(h.dsn)
+	return OpenPool(ctx, h.dsn, maxConns)
+}
+
+// OpenPool opens a pgx pool on dsn of at most maxConns connections.
+func OpenPool(ctx context.Context, dsn string, maxConns int) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +181,7 @@ func (h *harness) collect(ctx context.Context) error {
 	if h.run.Jobs > 0 {
 		h.run.WALPerJob = float64(h.run.WALBytes) / float64(h.run.Jobs)
 	}
-	ts, err := tableStats(ctx, h.monitor, h.sys.OwnsTable)
+	ts, err := pgstats.Settled(ctx, h.monitor, h.sys.OwnsTable)
 	if err != nil {
 		return err
 	}

@@ -1,3 +1,13 @@
+// Command adapter runs awa as the awa-go adapter of the long-horizon portable
+// bench (github.com/hardbyte/postgresql-job-queue-benchmarking, its
+// CONTRIBUTING_ADAPTERS.md): one long-running process configured by
+// environment variables that produces and works jobs and prints telemetry as
+// JSON lines on stdout (logs go to stderr) until SIGTERM.
+//
+//	go build -o awa-adapter ./adapter   (in bench/)
+//	awa-adapter [-dsn DSN]
+//
+// bench/harness/README.md explains how to register it with the harness.
 package main
 
 import (
@@ -5,6 +15,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,15 +33,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/awa-queue/awa/bench/benchkit"
 	"github.com/awa-queue/awa/driver"
-	"github.com/awa-queue/awa/internal/benchkit"
 )
-
-// awa bench-adapter is awa as one adapter of the long-horizon portable bench
-// (github.com/hardbyte/postgresql-job-queue-benchmarking, its
-// CONTRIBUTING_ADAPTERS.md): one long-running process configured by
-// environment variables that produces and works jobs and prints telemetry as
-// JSON lines on stdout (logs go to stderr) until SIGTERM.
 
 const (
 	// harnessSystem is the adapter's system name in the harness.
@@ -44,7 +50,7 @@ const (
 	adapterStopWithin = 4500 * time.Millisecond
 )
 
-const benchAdapterHelp = `usage: awa bench-adapter [-dsn DSN]
+const adapterHelp = `usage: awa-adapter [-dsn DSN]
 
 Runs awa as the %[1]s adapter of the long-horizon portable bench
 (hardbyte/postgresql-job-queue-benchmarking): installs schema awa (the
@@ -74,28 +80,65 @@ environment:
                       while it is readable (re-read every batch)
 `
 
-// cmdBenchAdapter is `awa bench-adapter`.
-func cmdBenchAdapter(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, dsn := newFlagSet("bench-adapter", "[-dsn DSN]", stderr)
-	fs.Usage = func() { fmt.Fprintf(stderr, benchAdapterHelp, harnessSystem, adapterQueue) }
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
+func main() {
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	cancel()
+	os.Exit(code)
+}
+
+// usageError is a mistake in the flags or the environment: exit status 2.
+// An empty message means the flag package already reported it.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
+
+// run runs the adapter with args until ctx ends and returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	err := runCommand(ctx, args, stdin, stdout, stderr)
+	var usageErr *usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &usageErr):
+		if usageErr.msg != "" {
+			fmt.Fprintf(stderr, "awa-adapter: %v\n", err)
+		}
+		return 2
+	default:
+		fmt.Fprintf(stderr, "awa-adapter: %v\n", err)
+		return 1
 	}
-	if len(pos) > 0 {
-		return usageErrorf("unexpected arguments %q: bench-adapter is configured by environment variables", pos)
+}
+
+func runCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("awa-adapter", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprintf(stderr, adapterHelp, harnessSystem, adapterQueue) }
+	dsn := fs.String("dsn", "", "PostgreSQL connection string (default $DATABASE_URL)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return &usageError{} // the flag package printed the error and the usage
 	}
-	if err := resolveDSN(dsn); err != nil {
-		return err
+	if fs.NArg() > 0 {
+		return usageErrorf("unexpected arguments %q: the adapter is configured by environment variables", fs.Args())
+	}
+	if strings.TrimSpace(*dsn) == "" {
+		*dsn = os.Getenv("DATABASE_URL")
+	}
+	if strings.TrimSpace(*dsn) == "" {
+		return usageErrorf("no database: pass -dsn or set DATABASE_URL")
 	}
 	cfg, err := adapterConfigFromEnv(os.Getenv)
 	if err != nil {
 		return err
 	}
 	cfg.dsn = *dsn
-	ctx, cancel := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer cancel()
-	return runBenchAdapter(ctx, cfg, os.Stdin, stdout, stderr)
+	return runBenchAdapter(ctx, cfg, stdin, stdout, stderr)
 }
 
 // adapterConfig is the adapter's environment, parsed.
@@ -118,7 +161,7 @@ type adapterConfig struct {
 // mistake is a usage error naming the variable.
 func adapterConfigFromEnv(getenv func(string) string) (adapterConfig, error) {
 	if s := getenv("SCENARIO"); s != "" && s != "long_horizon" {
-		return adapterConfig{}, usageErrorf("SCENARIO=%q is not supported: awa bench-adapter runs long_horizon", s)
+		return adapterConfig{}, usageErrorf("SCENARIO=%q is not supported: the adapter runs long_horizon", s)
 	}
 	env := envReader{getenv: getenv}
 	c := adapterConfig{
@@ -289,7 +332,7 @@ func buildVersion() string {
 	return rev
 }
 
-// adapter is one running bench-adapter.
+// adapter is one running adapter process.
 type adapter struct {
 	cfg      adapterConfig
 	log      *slog.Logger
@@ -317,18 +360,24 @@ func runBenchAdapter(ctx context.Context, cfg adapterConfig, stdin io.Reader, st
 		}
 		return err
 	}
-	schema, err := migrateUp(ctx, cfg.dsn, stderr)
-	if err != nil {
-		return startErr(err)
-	}
-	pool, err := openPool(ctx, cfg.dsn, 1)
-	if err != nil {
-		return startErr(err)
-	}
 	awa, err := benchkit.NewAwaSystem("", stderr)
 	if err != nil {
-		pool.Close()
 		return err
+	}
+	schema, err := awa.Install(ctx, cfg.dsn)
+	if err != nil {
+		return startErr(fmt.Errorf("install schema awa: %w", err))
+	}
+	log.Info("bench-adapter: Installed schema awa", slog.Int64("version", schema))
+	// One queue's claimer, the client's services and the adapter's queries.
+	pool, err := benchkit.OpenPool(ctx, cfg.dsn, 17)
+	if err == nil {
+		if err = pool.Ping(ctx); err != nil {
+			pool.Close()
+		}
+	}
+	if err != nil {
+		return startErr(fmt.Errorf("connect: %w", err))
 	}
 	ins, err := awa.Inserter(pool)
 	if err != nil {

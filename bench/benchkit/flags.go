@@ -91,7 +91,7 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 }
 
 // Options returns the parsed flags: -quick shortens what was not given
-// explicitly, and the lists are checked. DSN, DBPrefix and Command are left
+// explicitly, and the lists and counts are checked. DSN, DBPrefix and Command are left
 // to the caller.
 func (f *Flags) Options() (Options, error) {
 	o := Options{
@@ -139,6 +139,15 @@ func (f *Flags) Options() (Options, error) {
 	}
 	if *f.pinnedRate <= 0 || *f.pinnedDur <= 0 {
 		return o, errors.New("-pinned-rate and -pinned-duration must be positive")
+	}
+	for _, c := range []struct {
+		name  string
+		value int
+	}{{"jobs", o.Jobs}, {"workers", o.Workers}, {"conns", o.Conns}, {"producers", o.Producers},
+		{"bulk-batch", o.BulkBatch}, {"repeat", o.Repeat}} {
+		if c.value < 1 {
+			return o, fmt.Errorf("-%s must be at least 1", c.name)
+		}
 	}
 	return o, nil
 }

@@ -14,12 +14,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/awa-queue/awa/internal/benchkit"
+	"github.com/awa-queue/awa/bench/benchkit"
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
-// TestBenchWritesEveryRun runs `awa bench` in process with every scenario at
-// a tiny size against the AWA_TEST_DSN server: each run must succeed with
+// TestBenchWritesEveryRun runs the bench for awa alone (-system awa) in
+// process with every scenario at a tiny size against the AWA_TEST_DSN server: each run must succeed with
 // figures in the JSON results, and its database must be gone afterwards.
 func TestBenchWritesEveryRun(t *testing.T) {
 	t.Parallel()
@@ -39,16 +39,16 @@ func TestBenchWritesEveryRun(t *testing.T) {
 
 	var stdout, stderr bytes.Buffer
 	start := time.Now()
-	code := run(ctx, []string{"bench", "-dsn", dsn, "-db-prefix", prefix, "-scenario", "burndown,rate,enqueue",
+	code := run(ctx, []string{"-system", "awa", "-md", "", "-dsn", dsn, "-db-prefix", prefix, "-scenario", "burndown,rate,enqueue",
 		"-jobs", "2000", "-workers", "10", "-conns", "6",
 		"-rates", "200", "-rate-warmup", "500ms", "-rate-duration", "2s", "-producers", "2",
 		"-enqueue-producers", "1", "-enqueue-duration", "1s", "-bulk-batch", "500", "-out", out}, &stdout, &stderr)
-	t.Logf("awa bench took %s; output:\n%s", time.Since(start).Round(time.Millisecond), stdout.String())
+	t.Logf("bench took %s; output:\n%s", time.Since(start).Round(time.Millisecond), stdout.String())
 	if stderr.Len() > 0 {
 		t.Logf("stderr:\n%s", stderr.String())
 	}
 	if code != 0 {
-		t.Fatalf("awa bench: exit %d", code)
+		t.Fatalf("bench: exit %d", code)
 	}
 
 	b, err := os.ReadFile(out)
@@ -134,20 +134,21 @@ func TestBenchRejectsBadFlags(t *testing.T) {
 		{"-rates", "800,fast"},
 		{"-enqueue-producers", "0"},
 		{"-workers", "0"},
+		{"-system", "sqlite"},
 		{"extra"},
 	} {
 		var stdout, stderr bytes.Buffer
-		if code := run(context.Background(), append([]string{"bench", "-dsn", "postgres://nowhere.invalid/x"}, args...),
+		if code := run(context.Background(), append([]string{"-dsn", "postgres://nowhere.invalid/x"}, args...),
 			&stdout, &stderr); code != 2 {
-			t.Errorf("awa bench %q: exit %d, want 2; stderr: %s", args, code, stderr.String())
+			t.Errorf("bench %q: exit %d, want 2; stderr: %s", args, code, stderr.String())
 		}
 	}
 }
 
 func TestBenchCommandLeavesOutTheDSN(t *testing.T) {
-	got := benchCommand([]string{"-jobs", "5", "-dsn", "postgres://u:secret@h/db", "--dsn=x", "-quick"})
-	if got != "awa bench -jobs 5 -quick" {
-		t.Errorf("benchCommand = %q", got)
+	got := commandLine([]string{"-jobs", "5", "-dsn", "postgres://u:secret@h/db", "--dsn=x", "-quick"})
+	if got != "bench -jobs 5 -quick" {
+		t.Errorf("commandLine = %q", got)
 	}
 }
 

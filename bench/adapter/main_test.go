@@ -21,13 +21,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/awa-queue/awa/internal/benchkit"
+	"github.com/awa-queue/awa/bench/benchkit"
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 var updateManifest = flag.Bool("update", false, "rewrite bench/harness/adapter.json from newHarnessManifest")
 
-const manifestPath = "../../bench/harness/adapter.json"
+const manifestPath = "../harness/adapter.json"
 
 // TestHarnessManifestIsCurrent: the static manifest the harness reads before
 // launch is what the adapter's descriptor reports (go test -run
@@ -48,7 +48,7 @@ func TestHarnessManifestIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("%s is stale; run go test ./cmd/awa -run TestHarnessManifestIsCurrent -args -update\nwant:\n%s", manifestPath, want)
+		t.Errorf("%s is stale; run go test ./adapter -run TestHarnessManifestIsCurrent (in bench/) -args -update\nwant:\n%s", manifestPath, want)
 	}
 }
 
@@ -188,11 +188,11 @@ func TestBenchAdapterDepthTarget(t *testing.T) {
 // a message on stderr and nothing on stdout.
 func TestBenchAdapterProcess(t *testing.T) {
 	t.Parallel()
-	bin := buildAwa(t)
+	bin := buildAdapter(t)
 	dsn := pgtest.NewDBDSN(t)
 
 	t.Run("SIGTERM", func(t *testing.T) {
-		cmd := exec.Command(bin, "bench-adapter")
+		cmd := exec.Command(bin)
 		cmd.Env = adapterEnv(map[string]string{"DATABASE_URL": dsn, "SCENARIO": "long_horizon", "PRODUCER_MODE": "fixed",
 			"PRODUCER_RATE": "200", "WORKER_COUNT": "4", "JOB_WORK_MS": "1", "SAMPLE_EVERY_S": "1"})
 		var stderr bytes.Buffer
@@ -262,7 +262,7 @@ func TestBenchAdapterProcess(t *testing.T) {
 		{"no database", map[string]string{"SCENARIO": "long_horizon"}, "DATABASE_URL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(bin, "bench-adapter")
+			cmd := exec.Command(bin)
 			cmd.Env = adapterEnv(tc.env)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -507,18 +507,18 @@ func dbNameOf(t *testing.T, dsn string) string {
 	return cfg.Database
 }
 
-// buildAwa builds cmd/awa into the test's temp dir.
-func buildAwa(t *testing.T) string {
+// buildAdapter builds the adapter into the test's temp dir.
+func buildAdapter(t *testing.T) string {
 	t.Helper()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Fatalf("this test builds cmd/awa and needs the go command on PATH: %v", err)
+		t.Fatalf("this test builds the adapter and needs the go command on PATH: %v", err)
 	}
-	bin := filepath.Join(t.TempDir(), "awa")
+	bin := filepath.Join(t.TempDir(), "awa-adapter")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if out, err := exec.CommandContext(ctx, goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build cmd/awa: %v\n%s", err, out)
+		t.Fatalf("go build the adapter: %v\n%s", err, out)
 	}
 	return bin
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/awa-queue/awa/internal/pgstats"
 )
 
 // dsnFor returns the server DSN with the database replaced.
@@ -146,81 +148,7 @@ func machineInfo() Machine {
 // ---------------------------------------------------------------- per-run stats
 
 // TableStat is one table's activity counters (pg_stat_user_tables) and size.
-type TableStat struct {
-	Table     string `json:"table"`
-	Ins       int64  `json:"n_tup_ins"`
-	Upd       int64  `json:"n_tup_upd"`
-	Del       int64  `json:"n_tup_del"`
-	HotUpd    int64  `json:"n_tup_hot_upd"`
-	Live      int64  `json:"n_live_tup"`
-	Dead      int64  `json:"n_dead_tup"`
-	Vacuums   int64  `json:"autovacuum_count"`
-	Analyzes  int64  `json:"autoanalyze_count"`
-	SizeBytes int64  `json:"total_bytes"`
-}
-
-// tableStats reads pg_stat_user_tables of the database conn is on, for the
-// tables own accepts. It rereads until two reads 300 ms apart agree (other
-// backends flush their counters at most once a second and at exit), at most
-// for 5 s.
-func tableStats(ctx context.Context, conn *pgx.Conn, own func(schema, name string) bool) ([]TableStat, error) {
-	read := func() ([]TableStat, error) {
-		if _, err := conn.Exec(ctx, "SELECT pg_stat_clear_snapshot()"); err != nil {
-			return nil, err
-		}
-		rows, err := conn.Query(ctx, `SELECT schemaname, relname, n_tup_ins, n_tup_upd, n_tup_del, n_tup_hot_upd,
-			n_live_tup, n_dead_tup, autovacuum_count, autoanalyze_count, pg_total_relation_size(relid)
-			FROM pg_stat_user_tables ORDER BY schemaname, relname`)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		var out []TableStat
-		for rows.Next() {
-			var schema, name string
-			var t TableStat
-			if err := rows.Scan(&schema, &name, &t.Ins, &t.Upd, &t.Del, &t.HotUpd, &t.Live, &t.Dead,
-				&t.Vacuums, &t.Analyzes, &t.SizeBytes); err != nil {
-				return nil, err
-			}
-			if own(schema, name) {
-				t.Table = schema + "." + name
-				out = append(out, t)
-			}
-		}
-		return out, rows.Err()
-	}
-	prev, err := read()
-	if err != nil {
-		return nil, err
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		time.Sleep(300 * time.Millisecond)
-		cur, err := read()
-		if err != nil {
-			return nil, err
-		}
-		if sameCounters(prev, cur) {
-			return cur, nil
-		}
-		prev = cur
-	}
-	return prev, nil
-}
-
-func sameCounters(a, b []TableStat) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		x, y := a[i], b[i]
-		if x.Table != y.Table || x.Ins != y.Ins || x.Upd != y.Upd || x.Del != y.Del || x.Dead != y.Dead {
-			return false
-		}
-	}
-	return true
-}
+type TableStat = pgstats.TableStat
 
 // TableFamily sums the partitions of one table (ready_entries_0..15 →
 // ready_entries).

@@ -67,24 +67,30 @@ func (AwaSystem) Name() string { return "awa" }
 
 // Migrate runs awa's embedded goose migrations, then ExtraSQL.
 func (a AwaSystem) Migrate(ctx context.Context, dsn string) error {
+	_, err := a.Install(ctx, dsn)
+	return err
+}
+
+// Install is Migrate that also returns the migration version of schema awa.
+func (a AwaSystem) Install(ctx context.Context, dsn string) (version int64, err error) {
 	sqlDB, err := sql.Open("pgx", dsn)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer sqlDB.Close()
 	p, err := db.Provider(sqlDB)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if _, err = p.Up(ctx); err != nil {
-		return err
+		return 0, err
 	}
 	if a.ExtraSQL != "" {
 		if _, err := sqlDB.ExecContext(ctx, a.ExtraSQL); err != nil {
-			return fmt.Errorf("-awa-sql: %w", err)
+			return 0, fmt.Errorf("-awa-sql: %w", err)
 		}
 	}
-	return nil
+	return p.GetDBVersion(ctx)
 }
 
 // Settings describes the driver configuration of the worker client.

@@ -1,8 +1,9 @@
-// Package benchkit is the benchmark harness shared by `awa bench` (cmd/awa,
-// awa alone) and the awa vs River comparison (bench/, its own module so River
-// stays out of this one): burn-down throughput, latency at an offered rate and
+// Package benchkit is the benchmark harness of the bench command (bench/,
+// awa alone or awa vs River) and the awa system the portable-bench adapter
+// (bench/adapter) runs: burn-down throughput, latency at an offered rate and
 // enqueue speed, with WAL, table churn and size, wait events and
-// pg_stat_statements for every run.
+// pg_stat_statements for every run. Its SQL is its own: the bench is an
+// instrument, not the product, so the rule of queries/ is not for it.
 //
 // Every run gets a fresh database (CREATE DATABASE on the server of
 // Options.DSN, the system's schema installed by System.Migrate), the same

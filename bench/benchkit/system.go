@@ -14,7 +14,7 @@ import (
 // JobArgs is the job payload of every run, for every system.
 type JobArgs struct {
 	N int `json:"n"`
-	// Pad pads the payload to a size (awa bench-adapter's JOB_PAYLOAD_BYTES);
+	// Pad pads the payload to a size (the adapter's JOB_PAYLOAD_BYTES);
 	// empty, it is left out.
 	Pad string `json:"pad,omitempty"`
 }
@@ -31,7 +31,7 @@ type Handler struct {
 	// short when the job's context ends. Zero, as in the scenarios, does none.
 	Work time.Duration
 	// Recent, when set, also gets every job's insert→start latency at its
-	// start, whatever the measurement window (awa bench-adapter's rolling
+	// start, whatever the measurement window (the adapter's rolling
 	// percentiles).
 	Recent *RollingHistogram
 
