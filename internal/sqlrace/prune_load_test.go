@@ -18,7 +18,7 @@ import (
 )
 
 // PruneLoadSecondsEnv sets the length of TestRingPrunesKeepUpUnderSustainedLoad
-// (default 30 seconds).
+// (default 20 seconds).
 const PruneLoadSecondsEnv = "AWA_PRUNE_LOAD_SECONDS"
 
 // ringLog records, for one ring, every prune and rotate outcome of a
@@ -97,7 +97,7 @@ var ringRowTables = map[string]string{
 // reclaimed a slot (or found none to reclaim). Outcome counts, ring sizes and claim transaction
 // times are logged.
 func TestRingPrunesKeepUpUnderSustainedLoad(t *testing.T) {
-	run := time.Duration(envInt(t, PruneLoadSecondsEnv, 30, 9)) * time.Second
+	run := time.Duration(envInt(t, PruneLoadSecondsEnv, 20, 9)) * time.Second
 	const budgetMs = 50
 	ctx := testCtx(t, run+2*time.Minute)
 	pool := pgtest.NewDB(t)
