@@ -2799,9 +2799,9 @@ $$;
 -- (awa._slot_live_reason; in the queue ring, available jobs do not count: they
 -- are carried) and take its fingerprint (awa._slot_fingerprint) in the same
 -- snapshot; the cursor ring needs no proof (marks are cursor history);
--- (4) take the locks without ever queueing for them: attempts 1 ms apart,
--- each all-or-nothing with NOWAIT, until granted or lock_timeout_ms has
--- passed (queue ring: ACCESS SHARE on awa.cursor_marks first, the order
+-- (4) take the locks, all or none per attempt: NOWAIT attempts 1 ms apart
+-- for four fifths of lock_timeout_ms, then one attempt that waits for the
+-- last fifth (queue ring: ACCESS SHARE on awa.cursor_marks first, the order
 -- claims use, then ACCESS EXCLUSIVE on the slot's child tables in
 -- awa._ring_tables order); (5) under the locks, compare the
 -- fingerprint: if it changed, something committed before the locks were
@@ -2816,14 +2816,14 @@ $$;
 -- mark in the slot is above its floor and every mark it has in another slot
 -- (one UPDATE of queue_claim_heads, in a statement that starts after the lock,
 -- so it sees every mark committed before it); (8) TRUNCATE. The hot path
--- waits only while the locks are held, for (5) to (8), whose cost does not
--- grow with the slot's claims (at most one carry of carry_limit rows), never
--- while prune tries for them.
+-- waits behind prune at most the last fifth of lock_timeout_ms (10 ms of the
+-- Go default 50) plus (5) to (8), whose cost does not grow with the slot's
+-- claims (at most one carry of carry_limit rows); docs/storage.md.
 -- Outcomes: pruned; carried (detail: how many moved, how many remain);
 -- already_empty (no sealed slot holds rows); skipped_live (detail says what
 -- is live); skipped_blocked (some reader or writer held the slot through every
--- attempt of the budget: a long transaction; retried on a later tick, never
--- forced); skipped_locked (another rotate or prune of this ring is running).
+-- attempt of the budget; retried on a later tick, never forced);
+-- skipped_locked (another rotate or prune of this ring is running).
 -- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
 -- keep_sealed, carry_limit outside 1..100000. Called by the maintenance leader
 -- on a ticker.
@@ -2847,6 +2847,12 @@ DECLARE
     v_rels    text[];
     v_print   int8[];
     v_until   timestamptz;
+    v_queue_at timestamptz;
+    v_last    boolean;
+    v_left    int;
+    v_cycle   boolean := false;
+    v_stalled boolean;
+    v_old     text := current_setting('lock_timeout');
     v_moved   int := 0;
     v_rest    int;
     v_urgent  boolean;
@@ -2877,6 +2883,11 @@ BEGIN
 
     SELECT r.generation, r.slot INTO v_gen, v_current
     FROM awa.ring_rotations r WHERE r.ring = p_ring ORDER BY r.generation DESC LIMIT 1;
+    -- Stalled: no rotation for twice the shortest interval the ledger (the
+    -- last two wraps) shows, the ring's cadence: rotation waits for a prune.
+    SELECT coalesce(now() - max(g.rotated_at) > 2 * min(g.gap), false) INTO v_stalled
+    FROM (SELECT r.rotated_at, r.rotated_at - lag(r.rotated_at) OVER (ORDER BY r.generation) AS gap
+          FROM awa.ring_rotations r WHERE r.ring = p_ring) AS g;
 
     -- Sealed slots from oldest ((current + 1) mod n) to newest ((current - 1)
     -- mod n); the keep_sealed newest are not candidates.
@@ -2909,34 +2920,50 @@ BEGIN
         END IF;
     END IF;
 
-    -- Never queue for the locks: while a request for ACCESS EXCLUSIVE waits,
-    -- every claim and producer that reads the ring queues behind it. So each
-    -- attempt takes every lock with NOWAIT (all or none: a failed attempt's
-    -- subtransaction releases what it took) and, within the budget, the next
-    -- attempt comes 1 ms later. The hot path then waits only while prune
-    -- holds the locks, never while prune waits for them, and prune never
-    -- waits, so it closes no lock cycle. The queue ring reads the cursor
-    -- under its exclusive locks (fingerprint, carry): it takes the cursor
-    -- ring's share lock first, the order claims take them in.
+    -- Queue for the locks only at the end of the budget: while a request for
+    -- ACCESS EXCLUSIVE waits, every claim and producer that reads the ring
+    -- queues behind it. So attempts take every lock with NOWAIT (all or none:
+    -- a failed attempt's subtransaction releases what it took), 1 ms apart.
+    -- Under sustained load some transaction always holds a share lock on the
+    -- slot, and NOWAIT alone almost never wins: the last fifth of the budget
+    -- (all of it after the first 1 ms when the ring is stalled) is one waiting
+    -- attempt, whose queued request lets the holders finish while newcomers
+    -- wait behind it. Its lock_timeout is set inside the subtransaction and
+    -- restored before it ends, so it never outlives the attempt.
+    -- The queue ring reads the cursor under its exclusive locks (fingerprint,
+    -- carry): it takes the cursor ring's share lock first, the order claims
+    -- take them in.
     v_rels := CASE WHEN p_ring = 'queue' THEN ARRAY['cursor_marks'] ELSE '{}' END
               || ARRAY(SELECT t || '_' || v_target FROM unnest(awa._ring_tables(p_ring)) AS t);
     v_until := clock_timestamp() + make_interval(secs => p_lock_timeout_ms / 1000.0);
+    v_queue_at := v_until - make_interval(secs => greatest(CASE WHEN v_stalled THEN p_lock_timeout_ms - 1
+                                                               ELSE p_lock_timeout_ms / 5 END, 1) / 1000.0);
     LOOP
+        v_last := clock_timestamp() >= v_queue_at;
         BEGIN
             FOREACH v_rel IN ARRAY v_rels LOOP
-                EXECUTE format('LOCK TABLE awa.%I IN %s MODE NOWAIT', v_rel,
-                               CASE WHEN v_rel = 'cursor_marks' THEN 'ACCESS SHARE' ELSE 'ACCESS EXCLUSIVE' END);
+                v_left := ceil(extract(epoch FROM v_until - clock_timestamp()) * 1000)::int;
+                IF v_last AND v_left >= 1 THEN
+                    PERFORM set_config('lock_timeout', v_left || 'ms', true);
+                END IF;
+                EXECUTE format('LOCK TABLE awa.%I IN %s MODE%s', v_rel,
+                               CASE WHEN v_rel = 'cursor_marks' THEN 'ACCESS SHARE' ELSE 'ACCESS EXCLUSIVE' END,
+                               CASE WHEN v_last AND v_left >= 1 THEN '' ELSE ' NOWAIT' END);
             END LOOP;
+            IF v_last THEN
+                PERFORM set_config('lock_timeout', v_old, true);
+            END IF;
             EXIT;
-        EXCEPTION WHEN lock_not_available THEN
-            NULL;  -- the subtransaction released what this attempt took
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+            v_cycle := SQLSTATE = '40P01';  -- the subtransaction released its locks and lock_timeout
         END;
-        IF clock_timestamp() >= v_until THEN
+        IF v_last THEN
             RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen,
-                                format('awa.%s not free within %s ms', v_rel, p_lock_timeout_ms);
+                                format('awa.%s not free within %s ms', v_rel, p_lock_timeout_ms)
+                                || CASE WHEN v_cycle THEN ' (its wait closed a lock cycle)' ELSE '' END;
             RETURN;
         END IF;
-        PERFORM pg_sleep(least(0.001, greatest(extract(epoch FROM v_until - clock_timestamp()), 0)));
+        PERFORM pg_sleep(least(0.001, greatest(extract(epoch FROM v_queue_at - clock_timestamp()), 0)));
     END LOOP;
 
     IF p_ring <> 'cursor' AND awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print THEN

@@ -172,14 +172,21 @@ func seedRotation(t *testing.T, ctx context.Context, conn *pgx.Conn, first, then
 // progress does. The lock goes when the returned transaction ends.
 func holdHead(t *testing.T, ctx context.Context, pool *pgxpool.Pool, lane int32) pgx.Tx {
 	t.Helper()
+	return holdingTx(t, ctx, pool, `SELECT pg_advisory_xact_lock(1096237317, $1)`, lane)
+}
+
+// holdingTx opens a transaction on its own connection and runs stmt in it, so
+// it holds what stmt locks until the test ends it (or the test ends).
+func holdingTx(t *testing.T, ctx context.Context, pool *pgxpool.Pool, stmt string, args ...any) pgx.Tx {
+	t.Helper()
 	tx, err := connect(t, ctx, pool).Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(1096237317, $1)`, lane); err != nil {
+	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
+	if _, err := tx.Exec(ctx, stmt, args...); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
 	return tx
 }
 

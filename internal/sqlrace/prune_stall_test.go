@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
@@ -27,32 +29,13 @@ func TestClaimNeverWaitsBehindAPruneThatCannotGetItsLocks(t *testing.T) {
 	conn := connect(t, ctx, pool)
 
 	// Slot 0: one finished job; rotate; slot 1: the job the claim will take.
-	if _, err := insertOne(ctx, conn, "q", 2); err != nil {
-		t.Fatal(err)
-	}
-	got, err := claim(ctx, conn, "q", 1, nil)
-	if err != nil || len(got) != 1 {
-		t.Fatalf("claim: %v, %v", got, err)
-	}
-	if _, err := complete(ctx, conn, got); err != nil {
-		t.Fatal(err)
-	}
-	if o, err := ringOp(ctx, conn, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
-		t.Fatalf("rotate_ring(queue): %v, %v", o, err)
-	}
+	sealFinishedJob(t, ctx, conn, nil)
 	want, err := insertOne(ctx, conn, "q", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	reader, err := connect(t, ctx, pool).Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = reader.Rollback(context.Background()) }()
-	if _, err := reader.Exec(ctx, "LOCK TABLE awa.ready_entries_0 IN ACCESS SHARE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	reader := readerHolding(t, ctx, pool, "ready_entries_0")
 
 	pruner := connect(t, ctx, pool)
 	pid := pruner.PgConn().PID()
@@ -101,27 +84,8 @@ func TestPruneGivesUpAfterItsBudgetWhenTheSlotStaysHeld(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	pool := pgtest.NewDB(t)
 	conn := connect(t, ctx, pool)
-	if _, err := insertOne(ctx, conn, "q", 2); err != nil {
-		t.Fatal(err)
-	}
-	got, err := claim(ctx, conn, "q", 1, nil)
-	if err != nil || len(got) != 1 {
-		t.Fatalf("claim: %v, %v", got, err)
-	}
-	if _, err := complete(ctx, conn, got); err != nil {
-		t.Fatal(err)
-	}
-	if o, err := ringOp(ctx, conn, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
-		t.Fatalf("rotate_ring(queue): %v, %v", o, err)
-	}
-	reader, err := connect(t, ctx, pool).Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = reader.Rollback(context.Background()) }()
-	if _, err := reader.Exec(ctx, "LOCK TABLE awa.done_entries_0 IN ACCESS SHARE MODE"); err != nil {
-		t.Fatal(err)
-	}
+	sealFinishedJob(t, ctx, conn, nil)
+	reader := readerHolding(t, ctx, pool, "done_entries_0")
 	start := time.Now()
 	o, err := pruneOp(ctx, conn, "queue", int(budget.Milliseconds()), 0, 1000)
 	took := time.Since(start)
@@ -147,11 +111,30 @@ func TestPruneGivesUpAfterItsBudgetWhenTheSlotStaysHeld(t *testing.T) {
 // TestPruneSeesAJobCommittedWhileItWaitsForItsLocks: a producer read the
 // current queue slot (0) and inserted into it, but has not committed when the
 // slot is sealed and prune proves it empty of live jobs (the producer's row is
-// invisible to that proof). Prune then retries for the producer's lock on
-// awa.ready_entries_0; the producer commits. Under the locks prune must see
-// the new job (the slot's fingerprint changed) and report skipped_live, never
-// truncate it; the job is then claimed.
+// invisible to that proof). Prune then tries for the producer's lock on
+// awa.ready_entries_0; the producer commits, either while prune retries with
+// NOWAIT or while its last attempt waits in the lock queue. Under the locks
+// prune must see the new job (the slot's fingerprint changed) and report
+// skipped_live, never truncate it; the job is then claimed.
 func TestPruneSeesAJobCommittedWhileItWaitsForItsLocks(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		budgetMs int
+		// waitFor returns once prune is in the phase the producer commits in.
+		waitFor func(t *testing.T, ctx context.Context, pool *pgxpool.Pool, pid uint32)
+	}{
+		{"while prune retries with NOWAIT", 10000, func(t *testing.T, ctx context.Context, pool *pgxpool.Pool, pid uint32) {
+			waitForPruneRetry(t, ctx, pool, pid)
+		}},
+		{"while the last attempt waits for the lock", 2000, func(t *testing.T, ctx context.Context, pool *pgxpool.Pool, pid uint32) {
+			waitForLockWait(t, ctx, pool, pid)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { pruneSeesALateCommit(t, tc.budgetMs, tc.waitFor) })
+	}
+}
+
+func pruneSeesALateCommit(t *testing.T, budgetMs int, waitFor func(*testing.T, context.Context, *pgxpool.Pool, uint32)) {
 	ctx := testCtx(t, 30*time.Second)
 	pool := pgtest.NewDB(t)
 	conn := connect(t, ctx, pool)
@@ -194,11 +177,11 @@ func TestPruneSeesAJobCommittedWhileItWaitsForItsLocks(t *testing.T) {
 	go func() {
 		var o ringOutcome
 		err := pruner.QueryRow(ctx, `SELECT o.ring, o.action, o.outcome, o.slot, o.generation, o.detail
-			FROM awa.prune_ring('queue', 10000) AS o`).
+			FROM awa.prune_ring('queue', $1) AS o`, budgetMs).
 			Scan(&o.Ring, &o.Action, &o.Outcome, &o.Slot, &o.Generation, &o.Detail)
 		pruned <- pruneRes{o, err}
 	}()
-	waitForPruneRetry(t, ctx, pool, pruner.PgConn().PID())
+	waitFor(t, ctx, pool, pruner.PgConn().PID())
 	if err := producer.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}

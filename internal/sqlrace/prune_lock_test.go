@@ -1,0 +1,173 @@
+package sqlrace
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/awa-queue/awa/internal/pgtest"
+)
+
+// exclusiveLocksHeld counts the relation locks stronger than ROW EXCLUSIVE
+// that the transaction of conn's backend holds.
+func exclusiveLocksHeld(t *testing.T, ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}) int {
+	t.Helper()
+	var n int
+	if err := q.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'relation'
+		AND mode IN ('ShareUpdateExclusiveLock', 'ShareLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')`).
+		Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// sealFinishedJob runs one job of queue "q" to completion in the current
+// queue slot, then rotates the queue ring (at the given time; nil: now), so
+// the sealed slot holds only finished rows: prunable once its locks are free.
+func sealFinishedJob(t *testing.T, ctx context.Context, conn *pgx.Conn, at *time.Time) {
+	t.Helper()
+	if _, err := insertOne(ctx, conn, "q", 2); err != nil {
+		t.Fatal(err)
+	}
+	got, err := claim(ctx, conn, "q", 1, nil)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("claim: %v, %v", got, err)
+	}
+	if _, err := complete(ctx, conn, got); err != nil {
+		t.Fatal(err)
+	}
+	var o ringOutcome
+	if err := conn.QueryRow(ctx, `SELECT o.ring, o.action, o.outcome, o.slot, o.generation, o.detail
+		FROM awa.rotate_ring('queue', $1) AS o`, at).
+		Scan(&o.Ring, &o.Action, &o.Outcome, &o.Slot, &o.Generation, &o.Detail); err != nil || o.Outcome != "rotated" {
+		t.Fatalf("rotate_ring(queue): %v, %v", o, err)
+	}
+}
+
+// readerHolding opens a transaction on its own connection that holds a read
+// lock on awa.<table> (a long reader of a slot) until the test ends it.
+func readerHolding(t *testing.T, ctx context.Context, pool *pgxpool.Pool, table string) pgx.Tx {
+	t.Helper()
+	return holdingTx(t, ctx, pool, fmt.Sprintf("LOCK TABLE awa.%s IN ACCESS SHARE MODE", pgx.Identifier{table}.Sanitize()))
+}
+
+// TestPruneLeavesNoLockAndTheCallersLockTimeout: prune's last attempt waits
+// for the slot's locks under a lock_timeout it sets in a subtransaction. Run
+// inside a caller's transaction that set its own lock_timeout (7s), prune
+// must leave that setting as it was, both when the attempt times out
+// (skipped_blocked: the subtransaction's exclusive locks are all released, so
+// the caller holds none) and when the lock it waited for is granted (pruned).
+// After the caller commits, the session's own lock_timeout is untouched.
+func TestPruneLeavesNoLockAndTheCallersLockTimeout(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	pool := pgtest.NewDB(t)
+	conn := connect(t, ctx, pool)
+	sealFinishedJob(t, ctx, conn, nil)
+	reader := readerHolding(t, ctx, pool, "done_entries_0")
+	if _, err := conn.Exec(ctx, "SET lock_timeout = '3s'"); err != nil {
+		t.Fatal(err)
+	}
+	lockTimeout := func(q interface {
+		QueryRow(context.Context, string, ...any) pgx.Row
+	}) string {
+		var v string
+		if err := q.QueryRow(ctx, `SELECT current_setting('lock_timeout')`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+
+	// Blocked: the NOWAIT attempts and the waiting one all fail.
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = '7s'"); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := pruneOp(ctx, tx, "queue", 300, 0, 1000); err != nil || o.Outcome != "skipped_blocked" {
+		t.Fatalf("prune_ring(queue) while a reader holds done_entries_0: %v, %v; want skipped_blocked", o, err)
+	}
+	if v := lockTimeout(tx); v != "7s" {
+		t.Fatalf("lock_timeout in the caller's transaction after skipped_blocked: %s, want 7s", v)
+	}
+	if n := exclusiveLocksHeld(t, ctx, tx); n != 0 {
+		t.Fatalf("the caller's transaction holds %d exclusive relation locks after skipped_blocked, want none", n)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// Granted while the last attempt waits: the reader ends then.
+	tx, err = conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = '7s'"); err != nil {
+		t.Fatal(err)
+	}
+	type pruneRes struct {
+		o   ringOutcome
+		err error
+	}
+	pruned := make(chan pruneRes, 1)
+	go func() {
+		o, err := pruneOp(ctx, tx, "queue", 2000, 0, 1000)
+		pruned <- pruneRes{o, err}
+	}()
+	waitForLockWait(t, ctx, pool, conn.PgConn().PID())
+	if err := reader.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := <-pruned; p.err != nil || p.o.Outcome != "pruned" || p.o.Slot == nil || *p.o.Slot != 0 {
+		t.Fatalf("prune_ring(queue) granted its locks in its last attempt: %v, %v; want pruned slot 0", p.o, p.err)
+	}
+	if v := lockTimeout(tx); v != "7s" {
+		t.Fatalf("lock_timeout in the caller's transaction after a prune granted while it waited: %s, want 7s", v)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if v := lockTimeout(conn); v != "3s" {
+		t.Fatalf("the session's lock_timeout after the caller's transactions: %s, want 3s", v)
+	}
+}
+
+// TestPruneOfAStalledRingWaitsForItsLocksFromTheStart: a ring whose last
+// rotation is older than twice the shortest interval its ledger shows is
+// stalled (rotation waits for a prune), and its prune waits in the lock queue
+// after its first 1 ms, not only in the last fifth of its budget. Here the
+// queue ring last rotated 9 s ago, 1 s after the rotation before; a reader
+// holds the sealed slot. Prune, with a 10 s budget, must be waiting for the
+// lock well before 8 s (a prune of a ring that is not stalled retries with
+// NOWAIT until then), and prunes the slot as soon as the reader ends.
+func TestPruneOfAStalledRingWaitsForItsLocksFromTheStart(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	pool := pgtest.NewDB(t)
+	conn := connect(t, ctx, pool)
+	for _, ago := range []time.Duration{10 * time.Second, 9 * time.Second} {
+		at := time.Now().Add(-ago)
+		sealFinishedJob(t, ctx, conn, &at)
+	}
+	reader := readerHolding(t, ctx, pool, "done_entries_0")
+	pruner := connect(t, ctx, pool)
+	start := time.Now()
+	pruned := pruneInBackground(ctx, pruner, "queue", 10000)
+	waitForLockWait(t, ctx, pool, pruner.PgConn().PID())
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Fatalf("prune of the stalled ring first waited in the lock queue after %v; want at once (well before 8 s)", waited)
+	}
+	if err := reader.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := <-pruned; p.err != nil || p.o.Outcome != "pruned" || p.o.Slot == nil || *p.o.Slot != 0 {
+		t.Fatalf("prune_ring(queue) after the reader ended: %v, %v; want pruned slot 0", p.o, p.err)
+	}
+}
