@@ -31,7 +31,7 @@ func TestTableStatsListsEveryAwaTable(t *testing.T) {
 		}
 		byName[s.Table] = s
 	}
-	for _, name := range []string{"ready_entries_0", "ready_entries_15", "lease_claim_batches_7", "leases_0",
+	for _, name := range []string{"ready_entries_0", "ready_entries_15", "claim_batches_7", "leases_0",
 		"cursor_marks_1", "deferred_jobs", "dlq_entries", "queue_claim_heads", "ring_rotations"} {
 		s, ok := byName[name]
 		if !ok {

@@ -57,7 +57,7 @@ CREATE TABLE awa.queue_meta (
     dlq_enabled boolean     NOT NULL DEFAULT false,
     deadline    interval    CHECK (deadline IS NULL OR deadline > interval '0'),
     -- Lanes per priority that producers spread over (see queue_lanes). The
-    -- default, 8, is also what a queue without a row gets (awa._lanes).
+    -- default, 8, is also what a queue without a row gets (awa._resolve_lanes).
     enqueue_shards smallint NOT NULL DEFAULT 8 CHECK (enqueue_shards BETWEEN 1 AND 64),
     updated_at  timestamptz NOT NULL DEFAULT now()
 );
@@ -304,7 +304,7 @@ CREATE INDEX done_entries_job_id ON awa.done_entries (job_id);
 -- Compact terminal history of successful completions: one row per completion
 -- call, queue and ready slot. Items point at their ready rows by lane position;
 -- awa.terminal_jobs expands them.
-CREATE TABLE awa.receipt_completion_batches (
+CREATE TABLE awa.done_completions (
     ready_slot   int         NOT NULL,
     batch_id     bigint      NOT NULL,
     queue        text        NOT NULL,
@@ -319,7 +319,7 @@ CREATE TABLE awa.receipt_completion_batches (
 
 -- source: sql/substrate/30_claim_ring.sql
 -- +goose StatementBegin
--- Claim (receipt) ring: partitioned by claim_slot. A claim call appends one
+-- Claim ring: partitioned by claim_slot. A claim call appends one
 -- compact batch row per ready slot it drew from; every finalizer, rescue and
 -- cancel appends closure evidence. An attempt is open while its receipt is in a
 -- claim batch and in no closure. A slot is truncated once every receipt in it
@@ -328,7 +328,7 @@ CREATE TABLE awa.receipt_completion_batches (
 -- UPDATE: queue-ring prune repoints ready_slot of a batch whose running jobs'
 -- ready rows it carries (docs/storage.md, "Long attempts").
 
-CREATE TABLE awa.lease_claim_batches (
+CREATE TABLE awa.claim_batches (
     claim_slot  int         NOT NULL,
     batch_id    bigint      NOT NULL,
     -- The claim slot the receipts were issued in: a receipt is
@@ -348,15 +348,15 @@ CREATE TABLE awa.lease_claim_batches (
 ) PARTITION BY LIST (claim_slot);
 
 -- Queue prune asks "are the attempts drawn from ready slot S all closed?".
-CREATE INDEX lease_claim_batches_ready_slot ON awa.lease_claim_batches (ready_slot);
+CREATE INDEX claim_batches_ready_slot ON awa.claim_batches (ready_slot);
 -- Stale-heartbeat rescue scans by age; deadline rescue by deadline.
-CREATE INDEX lease_claim_batches_claimed_at ON awa.lease_claim_batches (claimed_at);
-CREATE INDEX lease_claim_batches_deadline_at ON awa.lease_claim_batches (deadline_at)
+CREATE INDEX claim_batches_claimed_at ON awa.claim_batches (claimed_at);
+CREATE INDEX claim_batches_deadline_at ON awa.claim_batches (deadline_at)
     WHERE deadline_at IS NOT NULL;
 
 -- Closure evidence: one row per finalizer call, queue and claim slot, holding
 -- the closed receipt ids as a multirange (indexed for membership checks).
-CREATE TABLE awa.lease_claim_closures (
+CREATE TABLE awa.claim_closures (
     claim_slot int            NOT NULL,
     queue      text           NOT NULL,
     outcome    text           NOT NULL,
@@ -364,7 +364,7 @@ CREATE TABLE awa.lease_claim_closures (
     receipts   int8multirange NOT NULL CHECK (NOT isempty(receipts))
 ) PARTITION BY LIST (claim_slot);
 
-CREATE INDEX lease_claim_closures_receipts ON awa.lease_claim_closures USING gist (receipts);
+CREATE INDEX claim_closures_receipts ON awa.claim_closures USING gist (receipts);
 -- +goose StatementEnd
 
 -- source: sql/substrate/40_lease_ring.sql
@@ -489,7 +489,7 @@ CREATE VIEW awa.terminal_jobs AS
 SELECT r.job_id AS id, r.queue, r.priority, r.kind, 'completed'::awa.job_state AS state, r.args,
        r.attempt + 1 AS attempt, r.max_attempts, i.run_lease, r.run_at, r.created_at,
        cb.completed_at AS finalized_at, r.tags, r.metadata, r.errors
-FROM awa.receipt_completion_batches cb
+FROM awa.done_completions cb
 CROSS JOIN LATERAL unnest(cb.run_leases, cb.lane_ids, cb.lane_seqs) AS i (run_lease, lane_id, lane_seq)
 JOIN awa.ready_entries r
   ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = cb.ready_slot
@@ -519,11 +519,11 @@ WHERE r.lane_seq > h.claim_seq
 UNION ALL
 SELECT r.job_id, r.queue, r.priority, r.kind, 'running'::awa.job_state, r.args, r.attempt + 1, r.max_attempts,
        i.run_lease, r.run_at, r.created_at, b.claimed_at, NULL, r.tags, r.metadata, r.errors, false
-FROM awa.lease_claim_batches b
+FROM awa.claim_batches b
 CROSS JOIN LATERAL unnest(b.run_leases, b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (run_lease, lane_id, lane_seq, k)
 JOIN awa.ready_entries r
   ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = b.ready_slot
-WHERE NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
+WHERE NOT EXISTS (SELECT 1 FROM awa.claim_closures c
                   WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
 UNION ALL
 SELECT t.id, t.queue, t.priority, t.kind, t.state, t.args, t.attempt, t.max_attempts, t.run_lease,
@@ -564,7 +564,7 @@ BEGIN
             OR NOT pg_try_advisory_xact_lock(1096237318, hashtext(p_queue || '/' || p_priority || '/' || v_shard));
         BEGIN
             id := nextval('awa.lane_id_seq');
-            seq := awa._lane_positions(id);
+            seq := awa._lane_position_seq(id);
             INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
             VALUES (id, p_queue, p_priority, v_shard, seq);
             INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (id, 0);
@@ -679,7 +679,7 @@ BEGIN
     END IF;
 
     FOR g IN 1 .. cardinality(v_q) LOOP
-        -- The session's lane cache (see the header), else awa._lanes.
+        -- The session's lane cache (see the header), else awa._resolve_lanes.
         v_ckey := 'awa.lanes_' || 'awa'::regnamespace::oid || '_' || v_p[g] || '_'
                   || translate(hashtext(v_q[g])::text, '-', 'n');
         v_cache := string_to_array(current_setting(v_ckey, true), '|');
@@ -688,7 +688,7 @@ BEGIN
             v_gseqs := string_to_array(v_cache[4], ',')::oid[]::regclass[];
             v_gsh := v_cache[5]::int;
         ELSE
-            SELECT l.ids, l.seqs, l.shards INTO v_gids, v_gseqs, v_gsh FROM awa._lanes(v_q[g], v_p[g]) AS l;
+            SELECT l.ids, l.seqs, l.shards INTO v_gids, v_gseqs, v_gsh FROM awa._resolve_lanes(v_q[g], v_p[g]) AS l;
             PERFORM set_config(v_ckey, concat_ws('|', extract(epoch FROM now()) + 5, v_q[g],
                                                  array_to_string(v_gids, ','), array_to_string(v_gseqs::oid[], ','),
                                                  v_gsh),
@@ -776,33 +776,11 @@ END;
 $$;
 -- +goose StatementEnd
 
--- source: sql/functions/_batch_closed.sql
--- +goose StatementBegin
--- awa._batch_closed(claim_slot, batch_id, size): whether every receipt of a
--- claim batch is covered by closure evidence in its claim slot. Exact: the
--- batch's receipt range must lie inside the union of the closures that
--- overlap it (GiST-indexed). Read-only. Called by the prune proofs and both
--- rescues (awa.rescue_expired_deadlines, awa.rescue_stale_claims).
-CREATE FUNCTION awa._batch_closed(p_claim_slot int, p_batch_id bigint, p_size int)
-RETURNS boolean
-LANGUAGE sql
-STABLE
-AS $$
-    SELECT coalesce(
-        int8multirange(int8range(p_batch_id * 1024, p_batch_id * 1024 + p_size))
-            <@ range_agg(c.receipts),
-        false)
-    FROM awa.lease_claim_closures c
-    WHERE c.claim_slot = p_claim_slot
-      AND c.receipts && int8range(p_batch_id * 1024, p_batch_id * 1024 + p_size)
-$$;
--- +goose StatementEnd
-
 -- source: sql/functions/_carry_open_claims.sql
 -- +goose StatementBegin
 -- awa._carry_open_claims(from_slot, to_slot, now): copies the claim batches of
 -- claim slot from_slot that still hold an open receipt into slot to_slot, with
--- one lease_claim_closures row per batch (outcome 'carried') holding the
+-- one claim_closures row per batch (outcome 'carried') holding the
 -- receipts of that batch already closed in from_slot, so those stay closed.
 -- Every other column is kept (batch_id, issued_slot, ready_slot, claimed_at,
 -- instance_id, deadline_at, the items): receipts keep their identity
@@ -822,10 +800,10 @@ DECLARE
     v_n int;
 BEGIN
     WITH open AS (
-        SELECT b.* FROM awa.lease_claim_batches b
-        WHERE b.claim_slot = p_from AND NOT awa._batch_closed(p_from, b.batch_id, cardinality(b.job_ids))
+        SELECT b.* FROM awa.claim_batches b
+        WHERE b.claim_slot = p_from AND NOT awa._claim_batch_closed(p_from, b.batch_id, cardinality(b.job_ids))
     ), copied AS (
-        INSERT INTO awa.lease_claim_batches (
+        INSERT INTO awa.claim_batches (
             claim_slot, batch_id, issued_slot, ready_slot, queue, claimed_at, instance_id, deadline_at,
             job_ids, run_leases, lane_ids, lane_seqs)
         SELECT p_to, o.batch_id, o.issued_slot, o.ready_slot, o.queue, o.claimed_at, o.instance_id, o.deadline_at,
@@ -833,13 +811,13 @@ BEGIN
         FROM open o
         RETURNING 1
     ), closed AS (
-        INSERT INTO awa.lease_claim_closures (claim_slot, queue, outcome, closed_at, receipts)
+        INSERT INTO awa.claim_closures (claim_slot, queue, outcome, closed_at, receipts)
         SELECT p_to, o.queue, 'carried', p_now, x.receipts
         FROM open o
         CROSS JOIN LATERAL (
             SELECT range_agg(c.receipts * int8multirange(int8range(o.batch_id * 1024, o.batch_id * 1024 + 1024)))
                    AS receipts
-            FROM awa.lease_claim_closures c
+            FROM awa.claim_closures c
             WHERE c.claim_slot = p_from AND c.receipts && int8range(o.batch_id * 1024, o.batch_id * 1024 + 1024)) AS x
         WHERE x.receipts IS NOT NULL AND NOT isempty(x.receipts)
         RETURNING 1
@@ -953,8 +931,8 @@ AS $$
 DECLARE
     v_ids bigint[];
 BEGIN
-    v_ids := ARRAY(SELECT b.batch_id FROM awa.lease_claim_batches b
-                   WHERE b.ready_slot = p_from AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+    v_ids := ARRAY(SELECT b.batch_id FROM awa.claim_batches b
+                   WHERE b.ready_slot = p_from AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
                    ORDER BY b.batch_id);
     IF cardinality(v_ids) = 0 THEN
         RETURN 0;
@@ -972,17 +950,39 @@ BEGIN
         queue, kind, args, tags, metadata, errors, created_at, run_at)
     SELECT p_to, r.lane_id, r.lane_seq, r.job_id, r.run_lease, r.attempt, r.max_attempts, r.priority,
            r.queue, r.kind, r.args, r.tags, r.metadata, r.errors, r.created_at, r.run_at
-    FROM awa.lease_claim_batches b
+    FROM awa.claim_batches b
     CROSS JOIN LATERAL unnest(b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (lane_id, lane_seq, k)
     JOIN awa.ready_entries r ON r.ready_slot = p_from AND r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq
     WHERE b.batch_id = ANY (v_ids) AND b.ready_slot = p_from
-      AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
+      AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
                       WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1));
 
-    UPDATE awa.lease_claim_batches b SET ready_slot = p_to
+    UPDATE awa.claim_batches b SET ready_slot = p_to
     WHERE b.batch_id = ANY (v_ids) AND b.ready_slot = p_from;
     RETURN cardinality(v_ids);
 END;
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/_claim_batch_closed.sql
+-- +goose StatementBegin
+-- awa._claim_batch_closed(claim_slot, batch_id, size): whether every receipt of a
+-- claim batch is covered by closure evidence in its claim slot. Exact: the
+-- batch's receipt range must lie inside the union of the closures that
+-- overlap it (GiST-indexed). Read-only. Called by the prune proofs and both
+-- rescues (awa.rescue_expired_deadlines, awa.rescue_stale_claims).
+CREATE FUNCTION awa._claim_batch_closed(p_claim_slot int, p_batch_id bigint, p_size int)
+RETURNS boolean
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT coalesce(
+        int8multirange(int8range(p_batch_id * 1024, p_batch_id * 1024 + p_size))
+            <@ range_agg(c.receipts),
+        false)
+    FROM awa.claim_closures c
+    WHERE c.claim_slot = p_claim_slot
+      AND c.receipts && int8range(p_batch_id * 1024, p_batch_id * 1024 + p_size)
 $$;
 -- +goose StatementEnd
 
@@ -992,7 +992,7 @@ $$;
 -- the stale-writer guard shared by every finalizer, rescue and cancel.
 -- An item is applied when its receipt names a claim batch item holding
 -- exactly (job_id, run_lease) and no closure covers the receipt yet; applied
--- items get closure evidence (one lease_claim_closures row per claim slot and
+-- items get closure evidence (one claim_closures row per claim slot and
 -- queue) and are returned with the location of their ready row. Other items
 -- are stale: nothing is written for them. A receipt repeated in one call is
 -- applied once (its first occurrence).
@@ -1031,14 +1031,14 @@ BEGIN
               FROM unnest(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids)
                    WITH ORDINALITY AS u (job_id, run_lease, claim_slot, receipt_id, ord)
               ORDER BY u.receipt_id, u.ord) AS i
-        JOIN awa.lease_claim_batches b ON b.batch_id = i.receipt_id >> 10 AND b.issued_slot = i.claim_slot
+        JOIN awa.claim_batches b ON b.batch_id = i.receipt_id >> 10 AND b.issued_slot = i.claim_slot
         WHERE b.job_ids[i.k] = i.job_id
           AND b.run_leases[i.k] = i.run_lease
-          AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
+          AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
                           WHERE c.claim_slot = b.claim_slot AND c.receipts @> i.receipt_id)
         ORDER BY i.ord);
 
-    INSERT INTO awa.lease_claim_closures (claim_slot, queue, outcome, closed_at, receipts)
+    INSERT INTO awa.claim_closures (claim_slot, queue, outcome, closed_at, receipts)
     SELECT c.claim_slot, c.queue, p_outcome, p_now, range_agg(int8range(c.receipt_id, c.receipt_id + 1))
     FROM unnest(v_closed) AS c
     GROUP BY c.claim_slot, c.queue;
@@ -1088,7 +1088,7 @@ $$;
 -- more than 10000 items, snooze without a run_at), closes the still-open
 -- attempts through awa._close_claims (closure outcome = outcome) and routes
 -- them: 'complete' appends compact terminal history (one
--- receipt_completion_batches row per ready slot and queue); other actions go
+-- done_completions row per ready slot and queue); other actions go
 -- through awa._route_closed. Returns an 'applied' row per closed item and a
 -- 'stale' row per other item; stale items change nothing.
 -- Isolation: first calls awa._require_read_committed('awa.<action>_jobs'),
@@ -1146,7 +1146,7 @@ BEGIN
                                                       p_outcome, v_now) AS c);
 
     IF p_action = 'complete' THEN
-        INSERT INTO awa.receipt_completion_batches (
+        INSERT INTO awa.done_completions (
             ready_slot, batch_id, queue, completed_at, job_ids, run_leases, lane_ids, lane_seqs)
         SELECT g.ready_slot, nextval('awa.completion_batch_id_seq'), g.queue, v_now,
                g.job_ids, g.run_leases, g.lane_ids, g.lane_seqs
@@ -1173,17 +1173,17 @@ END;
 $$;
 -- +goose StatementEnd
 
--- source: sql/functions/_lane_positions.sql
+-- source: sql/functions/_lane_position_seq.sql
 -- +goose StatementBegin
--- awa._lane_positions(lane_id): the sequence of the fixed pool that a lane
+-- awa._lane_position_seq(lane_id): the sequence of the fixed pool that a lane
 -- draws its position blocks from: awa.lane_positions_<lane_id mod 256>. The
 -- pool is created once by awa.install_queue_storage_substrate; lanes are rows
 -- only. Lanes that share a sequence stay correct (a lane's positions still
 -- grow, because its producers take turns on its lane lock); a lane whose
 -- sequence a busy lane also draws from only loses the claim's cheap empty
 -- check (docs/storage.md, "Lanes and positions"). Read-only.
--- Called by awa._lanes.
-CREATE FUNCTION awa._lane_positions(p_lane_id int)
+-- Called by awa._resolve_lanes.
+CREATE FUNCTION awa._lane_position_seq(p_lane_id int)
 RETURNS regclass
 LANGUAGE sql
 STABLE
@@ -1207,66 +1207,6 @@ LANGUAGE sql
 VOLATILE
 AS $$
     SELECT pg_sequence_last_value(p_seq) * 1024 + 1023
-$$;
--- +goose StatementEnd
-
--- source: sql/functions/_lanes.sql
--- +goose StatementBegin
--- awa._lanes(queue, priority): the lanes producers of (queue, priority) use,
--- as parallel arrays ordered by shard (ids: lane_id, seqs: the position
--- sequence the lane draws from), and the configured shard count
--- (queue_meta.enqueue_shards, default 8): lanes exist for shards 0 .. n-1
--- where n <= shards, created on demand (awa._add_lane: a producer adds a
--- shard only when every existing one is held), so a queue that one session
--- feeds has one lane per priority. When the queue has no lane at this
--- priority yet, shard 0 of every priority is created here (so a later first
--- use of another priority never waits for this lock mid-transaction): a
--- queue_lanes row and a claim head each, no database object (lanes draw positions from the pool of sequences the install
--- creates, see awa._lane_positions), so a new queue needs no CREATE
--- privilege. Lanes of shards beyond a lowered shard count are kept (claimers
--- drain them) but no longer returned.
--- Locks: on creation only, an advisory transaction lock per queue name
--- (1096237316, hashtext(queue)). Callers resolve every lane they need before
--- taking any lane lock, so waiting here never closes a cycle with lane locks.
--- Outside READ COMMITTED, lanes that a transaction created and committed after
--- this transaction's snapshot are invisible to it: creating them again would
--- collide, so that case raises 40001 (serialization_failure; retry the
--- transaction: its new snapshot sees the lanes). See docs/storage.md.
--- Idempotent. Called by awa._append_ready.
-CREATE FUNCTION awa._lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[], OUT shards int)
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    v_id int;
-BEGIN
-    shards := coalesce((SELECT m.enqueue_shards FROM awa.queue_meta m WHERE m.queue = p_queue), 8);
-    -- Read the lanes; if there is none, create shard 0 of every priority and
-    -- read again.
-    FOR v_pass IN 1 .. 2 LOOP
-        SELECT array_agg(l.lane_id ORDER BY l.shard), array_agg(l.lane_seq ORDER BY l.shard)
-        INTO ids, seqs
-        FROM awa.queue_lanes l
-        WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < shards;
-        EXIT WHEN coalesce(cardinality(ids), 0) > 0 OR v_pass = 2;
-
-        PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
-        BEGIN
-            FOR v_priority IN 1 .. 4 LOOP
-                CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
-                                      WHERE queue = p_queue AND priority = v_priority AND shard = 0);
-                v_id := nextval('awa.lane_id_seq');
-                INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
-                VALUES (v_id, p_queue, v_priority, 0, awa._lane_positions(v_id));
-                INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
-            END LOOP;
-        EXCEPTION WHEN unique_violation THEN
-            -- Under the lock, only lanes committed after this snapshot collide.
-            RAISE EXCEPTION 'awa: the lanes of queue % were created by a transaction that committed after this % transaction took its snapshot: retry the transaction',
-                quote_literal(p_queue), current_setting('transaction_isolation')
-                USING ERRCODE = '40001';
-        END;
-    END LOOP;
-END;
 $$;
 -- +goose StatementEnd
 
@@ -1392,6 +1332,66 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/_resolve_lanes.sql
+-- +goose StatementBegin
+-- awa._resolve_lanes(queue, priority): the lanes producers of (queue, priority) use,
+-- as parallel arrays ordered by shard (ids: lane_id, seqs: the position
+-- sequence the lane draws from), and the configured shard count
+-- (queue_meta.enqueue_shards, default 8): lanes exist for shards 0 .. n-1
+-- where n <= shards, created on demand (awa._add_lane: a producer adds a
+-- shard only when every existing one is held), so a queue that one session
+-- feeds has one lane per priority. When the queue has no lane at this
+-- priority yet, shard 0 of every priority is created here (so a later first
+-- use of another priority never waits for this lock mid-transaction): a
+-- queue_lanes row and a claim head each, no database object (lanes draw positions from the pool of sequences the install
+-- creates, see awa._lane_position_seq), so a new queue needs no CREATE
+-- privilege. Lanes of shards beyond a lowered shard count are kept (claimers
+-- drain them) but no longer returned.
+-- Locks: on creation only, an advisory transaction lock per queue name
+-- (1096237316, hashtext(queue)). Callers resolve every lane they need before
+-- taking any lane lock, so waiting here never closes a cycle with lane locks.
+-- Outside READ COMMITTED, lanes that a transaction created and committed after
+-- this transaction's snapshot are invisible to it: creating them again would
+-- collide, so that case raises 40001 (serialization_failure; retry the
+-- transaction: its new snapshot sees the lanes). See docs/storage.md.
+-- Idempotent. Called by awa._append_ready.
+CREATE FUNCTION awa._resolve_lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[], OUT shards int)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_id int;
+BEGIN
+    shards := coalesce((SELECT m.enqueue_shards FROM awa.queue_meta m WHERE m.queue = p_queue), 8);
+    -- Read the lanes; if there is none, create shard 0 of every priority and
+    -- read again.
+    FOR v_pass IN 1 .. 2 LOOP
+        SELECT array_agg(l.lane_id ORDER BY l.shard), array_agg(l.lane_seq ORDER BY l.shard)
+        INTO ids, seqs
+        FROM awa.queue_lanes l
+        WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < shards;
+        EXIT WHEN coalesce(cardinality(ids), 0) > 0 OR v_pass = 2;
+
+        PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
+        BEGIN
+            FOR v_priority IN 1 .. 4 LOOP
+                CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
+                                      WHERE queue = p_queue AND priority = v_priority AND shard = 0);
+                v_id := nextval('awa.lane_id_seq');
+                INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
+                VALUES (v_id, p_queue, v_priority, 0, awa._lane_position_seq(v_id));
+                INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+            END LOOP;
+        EXCEPTION WHEN unique_violation THEN
+            -- Under the lock, only lanes committed after this snapshot collide.
+            RAISE EXCEPTION 'awa: the lanes of queue % were created by a transaction that committed after this % transaction took its snapshot: retry the transaction',
+                quote_literal(p_queue), current_setting('transaction_isolation')
+                USING ERRCODE = '40001';
+        END;
+    END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_ring_tables.sql
 -- +goose StatementBegin
 -- awa._ring_tables(ring): the partitioned parents of a ring, in the order
@@ -1404,8 +1404,8 @@ LANGUAGE sql
 IMMUTABLE
 AS $$
     SELECT CASE p_ring
-        WHEN 'queue' THEN ARRAY['ready_entries', 'ready_tombstones', 'done_entries', 'receipt_completion_batches']
-        WHEN 'claim' THEN ARRAY['lease_claim_batches', 'lease_claim_closures']
+        WHEN 'queue' THEN ARRAY['ready_entries', 'ready_tombstones', 'done_entries', 'done_completions']
+        WHEN 'claim' THEN ARRAY['claim_batches', 'claim_closures']
         WHEN 'lease' THEN ARRAY['leases']
         WHEN 'cursor' THEN ARRAY['cursor_marks']
         ELSE ARRAY[]::text[]
@@ -1554,7 +1554,7 @@ BEGIN
             'ready_entries_' || p_slot)
         INTO v_print;
     ELSIF p_ring = 'claim' THEN
-        EXECUTE format('SELECT ARRAY[count(*)] FROM awa.%I', 'lease_claim_batches_' || p_slot) INTO v_print;
+        EXECUTE format('SELECT ARRAY[count(*)] FROM awa.%I', 'claim_batches_' || p_slot) INTO v_print;
     ELSIF p_ring = 'lease' THEN
         EXECUTE format('SELECT ARRAY[count(*)] FROM awa.%I', 'leases_' || p_slot) INTO v_print;
     ELSE
@@ -1641,18 +1641,18 @@ BEGIN
         SELECT format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
                       p_slot, b.batch_id, b.claim_slot)
         INTO v_detail
-        FROM awa.lease_claim_batches b
+        FROM awa.claim_batches b
         WHERE b.ready_slot = p_slot
-          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+          AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
         LIMIT 1;
         RETURN v_detail;
     ELSIF p_ring = 'claim' THEN
         SELECT format('claim slot %s has an open claim (batch %s of queue %s claimed at %s)',
                       p_slot, b.batch_id, b.queue, b.claimed_at)
         INTO v_detail
-        FROM awa.lease_claim_batches b
+        FROM awa.claim_batches b
         WHERE b.claim_slot = p_slot
-          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+          AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
         LIMIT 1;
         RETURN v_detail;
     ELSIF p_ring = 'lease' THEN
@@ -1932,10 +1932,10 @@ BEGIN
         -- Claimed: find its attempt (the claim of this ready row) if still open.
         SELECT b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id, i.run_lease
         INTO v_b
-        FROM awa.lease_claim_batches b
+        FROM awa.claim_batches b
         CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases, b.lane_seqs) WITH ORDINALITY AS i (job_id, run_lease, lane_seq, k)
         WHERE b.ready_slot = v_r.ready_slot AND i.job_id = p_job_id AND i.lane_seq = v_r.lane_seq
-          AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
+          AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
                           WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
         LIMIT 1;
         IF FOUND THEN
@@ -1994,7 +1994,7 @@ $$;
 -- the claim time plus the smaller of the queue's deadline and
 -- attempt_deadline; NULL only when neither is set.
 --
--- Writes only appends: one compact lease_claim_batches row per ready slot
+-- Writes only appends: one compact claim_batches row per ready slot
 -- drawn from (in the current claim slot) and one INSERT of claim marks
 -- (awa.cursor_marks, current cursor slot), one per lane it advanced. Ready
 -- rows and claim heads are never updated.
@@ -2221,7 +2221,7 @@ BEGIN
         SELECT ROW(s.ready_slot, nextval('awa.claim_batch_id_seq'))::awa._slot_batch
         FROM (SELECT DISTINCT r.ready_slot FROM unnest(v_rows) AS r ORDER BY 1) AS s);
 
-    INSERT INTO awa.lease_claim_batches (
+    INSERT INTO awa.claim_batches (
         claim_slot, batch_id, issued_slot, ready_slot, queue, claimed_at, instance_id, deadline_at,
         job_ids, run_leases, lane_ids, lane_seqs)
     SELECT v_claim_slot, b.batch_id, v_claim_slot, b.ready_slot, p_queue, v_now, p_instance_id, v_deadline_at,
@@ -2610,7 +2610,7 @@ $$;
 -- Creates the ring children (one partition per slot of every ring parent),
 -- starts each append-only rotation ledger at generation 0, and creates the
 -- fixed pool of 256 lane position sequences (awa.lane_positions_0 .. _255,
--- see awa._lane_positions): the only objects lanes use, so a new queue
+-- see awa._lane_position_seq): the only objects lanes use, so a new queue
 -- creates none. Idempotent: a second
 -- call with the same slot counts changes nothing. A ring's slot count is fixed
 -- once installed; asking for another raises AW031.
@@ -3065,10 +3065,10 @@ AS $$
     running AS (
         SELECT x.queue, sum(x.n)::bigint AS n
         FROM (SELECT b.queue, cardinality(b.job_ids)::bigint AS n
-              FROM awa.lease_claim_batches b WHERE p_queue IS NULL OR b.queue = p_queue
+              FROM awa.claim_batches b WHERE p_queue IS NULL OR b.queue = p_queue
               UNION ALL
               SELECT c.queue, -(SELECT sum(upper(r) - lower(r)) FROM unnest(c.receipts) AS r)
-              FROM awa.lease_claim_closures c WHERE p_queue IS NULL OR c.queue = p_queue) AS x
+              FROM awa.claim_closures c WHERE p_queue IS NULL OR c.queue = p_queue) AS x
         GROUP BY x.queue
     ),
     deferred AS (
@@ -3079,7 +3079,7 @@ AS $$
     ),
     completed AS (
         SELECT cb.queue, sum(cardinality(cb.job_ids))::bigint AS n
-        FROM awa.receipt_completion_batches cb WHERE p_queue IS NULL OR cb.queue = p_queue
+        FROM awa.done_completions cb WHERE p_queue IS NULL OR cb.queue = p_queue
         GROUP BY cb.queue
     ),
     done AS (
@@ -3225,7 +3225,7 @@ BEGIN
         RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
     END IF;
 
-    -- Per expired batch one closure probe (awa._batch_closed); only the items of
+    -- Per expired batch one closure probe (awa._claim_batch_closed); only the items of
     -- a batch still open are probed one by one. Both probes are per-row
     -- subplans on the closures' GiST index: as a join, the planner would hash
     -- the whole slot's closures and test every item against every closure.
@@ -3233,11 +3233,11 @@ BEGIN
     INTO v_jobs, v_lses, v_slts, v_rcts
     FROM (
         SELECT i.job_id, i.run_lease, b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
-        FROM awa.lease_claim_batches b
+        FROM awa.claim_batches b
         CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
         WHERE b.deadline_at < v_now
-          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
-          AND (SELECT true FROM awa.lease_claim_closures c
+          AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+          AND (SELECT true FROM awa.claim_closures c
                WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1)
                LIMIT 1) IS NULL
         ORDER BY b.deadline_at, b.batch_id, i.k
@@ -3297,7 +3297,7 @@ BEGIN
     END IF;
     v_cut := v_now - p_staleness;
 
-    -- Per candidate batch one closure probe (awa._batch_closed); only the
+    -- Per candidate batch one closure probe (awa._claim_batch_closed); only the
     -- items of a batch still open are probed one by one (as in
     -- awa.rescue_expired_deadlines: as a join, the planner would test every
     -- item against every closure of the slot).
@@ -3305,13 +3305,13 @@ BEGIN
     INTO v_jobs, v_lses, v_slts, v_rcts
     FROM (
         SELECT i.job_id, i.run_lease, b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
-        FROM awa.lease_claim_batches b
+        FROM awa.claim_batches b
         LEFT JOIN awa.runtime_instances ri ON ri.instance_id = b.instance_id
         CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
         WHERE b.claimed_at < v_cut
           AND (ri.instance_id IS NULL OR ri.heartbeat_at < v_cut)
-          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
-          AND (SELECT true FROM awa.lease_claim_closures c
+          AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+          AND (SELECT true FROM awa.claim_closures c
                WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1)
                LIMIT 1) IS NULL
         ORDER BY b.claimed_at, b.batch_id, i.k

@@ -23,7 +23,7 @@ BEGIN
             OR NOT pg_try_advisory_xact_lock(1096237318, hashtext(p_queue || '/' || p_priority || '/' || v_shard));
         BEGIN
             id := nextval('awa.lane_id_seq');
-            seq := awa._lane_positions(id);
+            seq := awa._lane_position_seq(id);
             INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
             VALUES (id, p_queue, p_priority, v_shard, seq);
             INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (id, 0);

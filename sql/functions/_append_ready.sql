@@ -96,7 +96,7 @@ BEGIN
     END IF;
 
     FOR g IN 1 .. cardinality(v_q) LOOP
-        -- The session's lane cache (see the header), else awa._lanes.
+        -- The session's lane cache (see the header), else awa._resolve_lanes.
         v_ckey := 'awa.lanes_' || 'awa'::regnamespace::oid || '_' || v_p[g] || '_'
                   || translate(hashtext(v_q[g])::text, '-', 'n');
         v_cache := string_to_array(current_setting(v_ckey, true), '|');
@@ -105,7 +105,7 @@ BEGIN
             v_gseqs := string_to_array(v_cache[4], ',')::oid[]::regclass[];
             v_gsh := v_cache[5]::int;
         ELSE
-            SELECT l.ids, l.seqs, l.shards INTO v_gids, v_gseqs, v_gsh FROM awa._lanes(v_q[g], v_p[g]) AS l;
+            SELECT l.ids, l.seqs, l.shards INTO v_gids, v_gseqs, v_gsh FROM awa._resolve_lanes(v_q[g], v_p[g]) AS l;
             PERFORM set_config(v_ckey, concat_ws('|', extract(epoch FROM now()) + 5, v_q[g],
                                                  array_to_string(v_gids, ','), array_to_string(v_gseqs::oid[], ','),
                                                  v_gsh),

@@ -2,7 +2,7 @@
 -- the stale-writer guard shared by every finalizer, rescue and cancel.
 -- An item is applied when its receipt names a claim batch item holding
 -- exactly (job_id, run_lease) and no closure covers the receipt yet; applied
--- items get closure evidence (one lease_claim_closures row per claim slot and
+-- items get closure evidence (one claim_closures row per claim slot and
 -- queue) and are returned with the location of their ready row. Other items
 -- are stale: nothing is written for them. A receipt repeated in one call is
 -- applied once (its first occurrence).
@@ -41,14 +41,14 @@ BEGIN
               FROM unnest(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids)
                    WITH ORDINALITY AS u (job_id, run_lease, claim_slot, receipt_id, ord)
               ORDER BY u.receipt_id, u.ord) AS i
-        JOIN awa.lease_claim_batches b ON b.batch_id = i.receipt_id >> 10 AND b.issued_slot = i.claim_slot
+        JOIN awa.claim_batches b ON b.batch_id = i.receipt_id >> 10 AND b.issued_slot = i.claim_slot
         WHERE b.job_ids[i.k] = i.job_id
           AND b.run_leases[i.k] = i.run_lease
-          AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
+          AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
                           WHERE c.claim_slot = b.claim_slot AND c.receipts @> i.receipt_id)
         ORDER BY i.ord);
 
-    INSERT INTO awa.lease_claim_closures (claim_slot, queue, outcome, closed_at, receipts)
+    INSERT INTO awa.claim_closures (claim_slot, queue, outcome, closed_at, receipts)
     SELECT c.claim_slot, c.queue, p_outcome, p_now, range_agg(int8range(c.receipt_id, c.receipt_id + 1))
     FROM unnest(v_closed) AS c
     GROUP BY c.claim_slot, c.queue;

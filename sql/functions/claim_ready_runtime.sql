@@ -9,7 +9,7 @@
 -- the claim time plus the smaller of the queue's deadline and
 -- attempt_deadline; NULL only when neither is set.
 --
--- Writes only appends: one compact lease_claim_batches row per ready slot
+-- Writes only appends: one compact claim_batches row per ready slot
 -- drawn from (in the current claim slot) and one INSERT of claim marks
 -- (awa.cursor_marks, current cursor slot), one per lane it advanced. Ready
 -- rows and claim heads are never updated.
@@ -236,7 +236,7 @@ BEGIN
         SELECT ROW(s.ready_slot, nextval('awa.claim_batch_id_seq'))::awa._slot_batch
         FROM (SELECT DISTINCT r.ready_slot FROM unnest(v_rows) AS r ORDER BY 1) AS s);
 
-    INSERT INTO awa.lease_claim_batches (
+    INSERT INTO awa.claim_batches (
         claim_slot, batch_id, issued_slot, ready_slot, queue, claimed_at, instance_id, deadline_at,
         job_ids, run_leases, lane_ids, lane_seqs)
     SELECT v_claim_slot, b.batch_id, v_claim_slot, b.ready_slot, p_queue, v_now, p_instance_id, v_deadline_at,

@@ -37,7 +37,7 @@ BEGIN
     END IF;
     v_cut := v_now - p_staleness;
 
-    -- Per candidate batch one closure probe (awa._batch_closed); only the
+    -- Per candidate batch one closure probe (awa._claim_batch_closed); only the
     -- items of a batch still open are probed one by one (as in
     -- awa.rescue_expired_deadlines: as a join, the planner would test every
     -- item against every closure of the slot).
@@ -45,13 +45,13 @@ BEGIN
     INTO v_jobs, v_lses, v_slts, v_rcts
     FROM (
         SELECT i.job_id, i.run_lease, b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
-        FROM awa.lease_claim_batches b
+        FROM awa.claim_batches b
         LEFT JOIN awa.runtime_instances ri ON ri.instance_id = b.instance_id
         CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
         WHERE b.claimed_at < v_cut
           AND (ri.instance_id IS NULL OR ri.heartbeat_at < v_cut)
-          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
-          AND (SELECT true FROM awa.lease_claim_closures c
+          AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+          AND (SELECT true FROM awa.claim_closures c
                WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1)
                LIMIT 1) IS NULL
         ORDER BY b.claimed_at, b.batch_id, i.k

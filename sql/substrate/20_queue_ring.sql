@@ -67,7 +67,7 @@ CREATE INDEX done_entries_job_id ON awa.done_entries (job_id);
 -- Compact terminal history of successful completions: one row per completion
 -- call, queue and ready slot. Items point at their ready rows by lane position;
 -- awa.terminal_jobs expands them.
-CREATE TABLE awa.receipt_completion_batches (
+CREATE TABLE awa.done_completions (
     ready_slot   int         NOT NULL,
     batch_id     bigint      NOT NULL,
     queue        text        NOT NULL,

@@ -30,7 +30,7 @@ CREATE VIEW awa.terminal_jobs AS
 SELECT r.job_id AS id, r.queue, r.priority, r.kind, 'completed'::awa.job_state AS state, r.args,
        r.attempt + 1 AS attempt, r.max_attempts, i.run_lease, r.run_at, r.created_at,
        cb.completed_at AS finalized_at, r.tags, r.metadata, r.errors
-FROM awa.receipt_completion_batches cb
+FROM awa.done_completions cb
 CROSS JOIN LATERAL unnest(cb.run_leases, cb.lane_ids, cb.lane_seqs) AS i (run_lease, lane_id, lane_seq)
 JOIN awa.ready_entries r
   ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = cb.ready_slot
@@ -60,11 +60,11 @@ WHERE r.lane_seq > h.claim_seq
 UNION ALL
 SELECT r.job_id, r.queue, r.priority, r.kind, 'running'::awa.job_state, r.args, r.attempt + 1, r.max_attempts,
        i.run_lease, r.run_at, r.created_at, b.claimed_at, NULL, r.tags, r.metadata, r.errors, false
-FROM awa.lease_claim_batches b
+FROM awa.claim_batches b
 CROSS JOIN LATERAL unnest(b.run_leases, b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (run_lease, lane_id, lane_seq, k)
 JOIN awa.ready_entries r
   ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = b.ready_slot
-WHERE NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
+WHERE NOT EXISTS (SELECT 1 FROM awa.claim_closures c
                   WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
 UNION ALL
 SELECT t.id, t.queue, t.priority, t.kind, t.state, t.args, t.attempt, t.max_attempts, t.run_lease,

@@ -11,7 +11,7 @@ create extension if not exists dblink;
 -- cursor read: this transaction must hold no lock on the marks (fixture).
 create temp table j as
 select nextval('awa.job_id_seq') as id, l.ids[1] as lane_id, nextval(l.seqs[1]) as lane_seq
-from awa._lanes('cw', 2::smallint) as l;
+from awa._resolve_lanes('cw', 2::smallint) as l;
 insert into awa.ready_entries (ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
                                queue, kind, args, tags, metadata, errors, created_at, run_at)
 select 0, j.lane_id, j.lane_seq, j.id, 0, 0, 25, 2, 'cw', 'a', '{}', '{}', '{}', null, now(), now() from j;

@@ -1,7 +1,7 @@
 -- Prune never queues for a slot's locks: each attempt takes them all with
 -- NOWAIT or none, 1 ms apart, within its budget. So a session that reads a
 -- table of the slot while prune retries is never held behind prune (here:
--- another session holds receipt_completion_batches_0 and then reads
+-- another session holds done_completions_0 and then reads
 -- ready_entries_0, which a waiting prune would hold exclusively: before, that
 -- closed a lock cycle). The reader finishes within its own 200 ms
 -- lock_timeout and, its transaction still open, holds both tables; prune
@@ -24,8 +24,8 @@ select lives_ok(
         current_setting('port'), current_database(), current_user))$$,
   'a second session connects (fixture)');
 select lives_ok(
-  $$select dblink_exec('awa_other', 'begin; lock table awa.receipt_completion_batches_0 in access share mode')$$,
-  'the second session holds a read lock on awa.receipt_completion_batches_0 (fixture)');
+  $$select dblink_exec('awa_other', 'begin; lock table awa.done_completions_0 in access share mode')$$,
+  'the second session holds a read lock on awa.done_completions_0 (fixture)');
 -- In 300 ms, while prune retries, the second session reads ready_entries_0.
 select is(dblink_send_query('awa_other',
   'do $x$ begin perform pg_sleep(0.3); perform count(*) from awa.ready_entries_0; end $x$'), 1,
