@@ -546,7 +546,7 @@ COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage p
 -- (queue, priority) is held, so concurrent producers spread over up to
 -- enqueue_shards lanes and a queue fed by one session keeps one lane per
 -- priority.
--- Locks: per shard, pg_try_advisory_xact_lock(1096237318,
+-- Locks: per shard, the try-lock (shard_creation,
 -- hashtext(queue/priority/shard)), try only and held to the end of the
 -- transaction when taken: the caller may already hold lane locks, so it never
 -- waits here, and a shard that another open transaction is creating is
@@ -561,7 +561,7 @@ BEGIN
     FOR v_shard IN 0 .. p_shards - 1 LOOP
         CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes l
                               WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard = v_shard)
-            OR NOT pg_try_advisory_xact_lock(1096237318, hashtext(p_queue || '/' || p_priority || '/' || v_shard));
+            OR NOT pg_try_advisory_xact_lock(awa._lock_key('shard_creation'), hashtext(p_queue || '/' || p_priority || '/' || v_shard));
         BEGIN
             id := nextval('awa.lane_id_seq');
             seq := awa._lane_position_seq(id);
@@ -611,7 +611,7 @@ $$;
 -- first use) before any lane lock is taken; a shard added later takes the
 -- queue's lane-creation lock by try only; then per (queue, priority), in
 -- (queue, priority) order, an
--- advisory transaction lock (1096237313, lane_id) on the chosen lane, held
+-- advisory transaction lock (lane_producer, lane_id) on the chosen lane, held
 -- until commit, so a later lane position can never become visible while an
 -- earlier one could still commit. Positions come from the lane's pool
 -- sequence in blocks of 1024 (one nextval per 1024 rows; row k of block b is
@@ -712,7 +712,7 @@ BEGIN
 
         v_pick := NULL;
         FOR i IN 0 .. v_k[g] - 1 LOOP
-            IF pg_try_advisory_xact_lock(1096237313, v_ids[v_at[g] + (v_pref + i) % v_k[g] + 1]) THEN
+            IF pg_try_advisory_xact_lock(awa._lock_key('lane_producer'), v_ids[v_at[g] + (v_pref + i) % v_k[g] + 1]) THEN
                 v_pick := (v_pref + i) % v_k[g];
                 EXIT;
             END IF;
@@ -726,7 +726,7 @@ BEGIN
             -- one right now. Nobody can hold the new lane's lock yet.
             SELECT a.id, a.seq INTO v_lane, v_seq FROM awa._add_lane(v_q[g], v_p[g], v_sh[g]) AS a;
             IF v_lane IS NOT NULL THEN
-                PERFORM pg_advisory_xact_lock(1096237313, v_lane);
+                PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
                 v_pick := v_k[g];
                 PERFORM set_config(v_ck[g], '', false);
             END IF;
@@ -735,7 +735,7 @@ BEGIN
             v_pick := v_pref;
             v_lane := v_ids[v_at[g] + v_pick + 1];
             v_seq := v_seqs[v_at[g] + v_pick + 1];
-            PERFORM pg_advisory_xact_lock(1096237313, v_lane);
+            PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
         END IF;
         IF v_pick <> v_pref THEN
             PERFORM set_config(v_key, v_pick::text, true);
@@ -918,7 +918,7 @@ $$;
 -- the row in to_slot. Returns how many batches moved, or NULL when a closer
 -- holds one of their batch locks: then nothing moved, and the caller keeps the
 -- slot for a later tick. See docs/storage.md, "Long attempts".
--- Locks: per batch, pg_try_advisory_xact_lock(1096237314, batch_id), in batch
+-- Locks: per batch, the claim_batch lock (awa._lock_key), in batch
 -- order; try only, because a closer that holds one may be waiting for the
 -- slot's locks, which the caller (awa.prune_ring) holds ACCESS EXCLUSIVE. A
 -- closer takes that lock before it reads the batch, so it reads the batch
@@ -938,7 +938,7 @@ BEGIN
         RETURN 0;
     END IF;
     FOR i IN 1 .. cardinality(v_ids) LOOP
-        IF NOT pg_try_advisory_xact_lock(1096237314, (v_ids[i] % 2147483647)::int) THEN
+        IF NOT pg_try_advisory_xact_lock(awa._lock_key('claim_batch'), awa._lock_claim_batch_id(v_ids[i])) THEN
             RETURN NULL;
         END IF;
     END LOOP;
@@ -1000,7 +1000,7 @@ $$;
 -- were issued in (issued_slot), in whatever claim slot it is now: prune
 -- carries the batches of open attempts forward into the current slot
 -- (docs/storage.md, "Long attempts"). Closures go to the batch's slot.
--- Locks: an advisory transaction lock per claim batch (1096237314, batch_id),
+-- Locks: an advisory transaction lock per claim batch (claim_batch, batch_id),
 -- taken in batch order before the check, so two closers of one attempt
 -- serialize and the second sees the first's closure.
 -- Called by awa._finalize only.
@@ -1018,7 +1018,7 @@ AS $$
 DECLARE
     v_closed awa._closed_claim[];
 BEGIN
-    PERFORM pg_advisory_xact_lock(1096237314, (b.batch_id % 2147483647)::int)
+    PERFORM pg_advisory_xact_lock(awa._lock_key('claim_batch'), awa._lock_claim_batch_id(b.batch_id))
     FROM (SELECT DISTINCT r >> 10 AS batch_id FROM unnest(p_receipt_ids) AS r) AS b
     ORDER BY b.batch_id;
 
@@ -1210,10 +1210,59 @@ AS $$
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/_lock_claim_batch_id.sql
+-- +goose StatementBegin
+-- awa._lock_claim_batch_id(batch_id): the second key of a claim batch's
+-- closure lock (awa._lock_claim_batch()): the batch id folded into int4.
+-- Inlined like the lock keys.
+CREATE FUNCTION awa._lock_claim_batch_id(p_batch_id bigint)
+RETURNS int
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT (p_batch_id % 2147483647)::int
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/_lock_key.sql
+-- +goose StatementBegin
+-- awa._lock_key(lock): the class key (first key of the two-key form) of the
+-- named advisory lock, the one definition of every key the substrate uses:
+--   lane_producer  (id lane_id)                 a lane's positions commit in order
+--   claim_batch    (id awa._lock_claim_batch_id) a claim batch's closures
+--   ring           (id hashtext(ring))          rotate and prune of one ring
+--   lane_creation  (id hashtext(queue))         a queue's first lanes
+--   install        (id 0)                       install (same class as lane_creation)
+--   lane_claim     (id lane_id)                 a lane's claimers take turns
+--   shard_creation (id hashtext(queue/priority/shard)) a further shard lane
+-- Holders, try or wait, and the lock order: docs/storage.md, "Locks".
+-- IMMUTABLE LANGUAGE sql: inlined and folded to a constant when the caller's
+-- statement is planned, so a lock costs nothing more than with a literal. An
+-- unknown name fails that planning (invalid input syntax for type integer).
+CREATE FUNCTION awa._lock_key(p_lock text)
+RETURNS int
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT CASE p_lock
+        WHEN 'lane_producer' THEN 1096237313
+        WHEN 'claim_batch' THEN 1096237314
+        WHEN 'ring' THEN 1096237315
+        WHEN 'lane_creation' THEN 1096237316
+        WHEN 'install' THEN 1096237316
+        WHEN 'lane_claim' THEN 1096237317
+        WHEN 'shard_creation' THEN 1096237318
+        ELSE ('awa: no advisory lock named ' || p_lock)::int
+    END
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_producer_free.sql
 -- +goose StatementBegin
 -- awa._producer_free(lane_id): whether no transaction holds the lane's
--- producer lock (1096237313, lane_id) right now, i.e. every producer that
+-- producer lock (lane_producer, lane_id) right now, i.e. every producer that
 -- reserved positions in the lane so far has committed or rolled back. A
 -- session-level try-lock released in the same expression: nothing is held
 -- after the call, and a query cancel (serviced at a statement's interrupt
@@ -1225,8 +1274,8 @@ RETURNS boolean
 LANGUAGE sql
 VOLATILE
 AS $$
-    SELECT CASE WHEN pg_try_advisory_lock(1096237313, p_lane_id)
-                THEN pg_advisory_unlock(1096237313, p_lane_id)
+    SELECT CASE WHEN pg_try_advisory_lock(awa._lock_key('lane_producer'), p_lane_id)
+                THEN pg_advisory_unlock(awa._lock_key('lane_producer'), p_lane_id)
                 ELSE false END
 $$;
 -- +goose StatementEnd
@@ -1348,7 +1397,7 @@ $$;
 -- privilege. Lanes of shards beyond a lowered shard count are kept (claimers
 -- drain them) but no longer returned.
 -- Locks: on creation only, an advisory transaction lock per queue name
--- (1096237316, hashtext(queue)). Callers resolve every lane they need before
+-- (lane_creation, hashtext(queue)). Callers resolve every lane they need before
 -- taking any lane lock, so waiting here never closes a cycle with lane locks.
 -- Outside READ COMMITTED, lanes that a transaction created and committed after
 -- this transaction's snapshot are invisible to it: creating them again would
@@ -1371,7 +1420,7 @@ BEGIN
         WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < shards;
         EXIT WHEN coalesce(cardinality(ids), 0) > 0 OR v_pass = 2;
 
-        PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
+        PERFORM pg_advisory_xact_lock(awa._lock_key('lane_creation'), hashtext(p_queue));
         BEGIN
             FOR v_priority IN 1 .. 4 LOOP
                 CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
@@ -1859,7 +1908,7 @@ $$;
 -- Errors: AW010 job_id NULL; AW020 no such job; AW021 the job is already
 -- completed, cancelled or failed (or in the DLQ: purge it instead).
 -- Locks: the deferred row; or ACCESS SHARE on awa.cursor_marks (before the
--- ready rows), then the lane's claim lock (1096237317, lane_id),
+-- ready rows), then the lane's claim lock (lane_claim, lane_id),
 -- waited for: claimers only try it, so they skip the lane meanwhile and no
 -- cycle forms; the cursor is then read by a statement of its own
 -- (docs/storage.md, "The claim cursor"); or the claim-batch lock of
@@ -1910,7 +1959,7 @@ BEGIN
     LOCK TABLE awa.cursor_marks IN ACCESS SHARE MODE;
     SELECT * INTO v_r FROM awa.ready_entries r WHERE r.job_id = p_job_id ORDER BY r.run_lease DESC LIMIT 1;
     IF FOUND THEN
-        PERFORM pg_advisory_xact_lock(1096237317, v_r.lane_id);
+        PERFORM pg_advisory_xact_lock(awa._lock_key('lane_claim'), v_r.lane_id);
         SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_r.lane_id;
         IF v_r.lane_seq > v_cursor AND NOT EXISTS (
                SELECT 1 FROM awa.ready_tombstones t
@@ -1999,7 +2048,7 @@ $$;
 -- (awa.cursor_marks, current cursor slot), one per lane it advanced. Ready
 -- rows and claim heads are never updated.
 -- Locks: per lane it may take from, the lane's claim lock
--- pg_try_advisory_xact_lock(1096237317, lane_id), in visiting order: a lane
+-- try-lock (lane_claim, lane_id; awa._lock_key), in visiting order: a lane
 -- another claimer (or awa.cancel_job) holds is skipped in this call, never
 -- waited for, so claimers never wait on each other and never share a job.
 -- Under the lock the cursor is read by a statement of its own (awa.claim_cursors;
@@ -2010,7 +2059,7 @@ $$;
 -- rollback forgets) is empty and costs one sequence read, no lock and no
 -- marks read. The other lanes (candidates) are classified in one statement:
 -- a candidate with no row above that bound is skipped, and when its producer
--- lock (1096237313) was free (awa._producer_free, tested after its tip was
+-- lock (lane_producer) was free (awa._producer_free, tested after its tip was
 -- read and before that statement) the cache remembers its tip: the lane
 -- holds nothing unconsumed up to it (its positions there were rolled back, or
 -- drawn by another lane sharing its pool sequence). Only a candidate with a
@@ -2145,7 +2194,7 @@ BEGIN
             CONTINUE;
         END IF;
         -- Held by another claimer (or a cancel): skip it, never wait.
-        CONTINUE WHEN NOT pg_try_advisory_xact_lock(1096237317, v_ids[v_k]);
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('lane_claim'), v_ids[v_k]);
 
         -- A statement of its own, after the lock: it sees the previous
         -- holder's committed mark, and a floor raised by a prune it waited for.
@@ -2632,7 +2681,7 @@ DECLARE
     v_parent text;
     v_slot   int;
 BEGIN
-    PERFORM pg_advisory_xact_lock(1096237316, 0);
+    PERFORM pg_advisory_xact_lock(awa._lock_key('install'), 0);
 
     FOR v_ring, v_slots IN
         SELECT * FROM (VALUES ('queue', p_queue_slots), ('claim', p_claim_slots), ('lease', p_lease_slots),
@@ -2869,7 +2918,7 @@ BEGIN
         RAISE EXCEPTION 'awa: carry_limit must be between 1 and 100000, got %', coalesce(p_carry_limit::text, 'null')
             USING ERRCODE = 'AW010';
     END IF;
-    IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
+    IF NOT pg_try_advisory_xact_lock(awa._lock_key('ring'), hashtext(p_ring)) THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_locked', NULL::int, NULL::bigint,
                             'another rotate or prune of this ring holds its lock';
         RETURN;
@@ -3121,7 +3170,7 @@ $$;
 -- Per lane: one sequence read (awa._lane_tip); only a lane whose tip is past a
 -- lower bound of its cursor (its floor, or this session's cache of cursors,
 -- awa._cursor_cache_key) goes further. It is pending when its producer lock
--- (1096237313, lane_id) is held (awa._producer_free: nothing stays held).
+-- (lane_producer, lane_id) is held (awa._producer_free: nothing stays held).
 -- Otherwise every producer that reserved a position has ended, and the lane is
 -- pending when a row lies above its cursor (awa.claim_cursors), both read
 -- after the lock test. So positions of a rolled-back producer, or of another
@@ -3429,7 +3478,7 @@ $$;
 -- prune of this ring is running); skipped_race (another rotator appended this
 -- generation first).
 -- Every 2 wraps the ledger is trimmed to its last 2 wraps.
--- Locks: pg_try_advisory_xact_lock(1096237315, hashtext(ring)), shared with
+-- Locks: the ring try-lock (ring, hashtext(ring); awa._lock_key), shared with
 -- awa.prune_ring, so a tick skips rather than queues.
 -- Errors: AW010 unknown ring, negative min_interval.
 -- Called by the maintenance leader on a ticker.
@@ -3454,7 +3503,7 @@ BEGIN
     IF p_min_interval < interval '0' THEN
         RAISE EXCEPTION 'awa: min_interval must not be negative, got %', p_min_interval USING ERRCODE = 'AW010';
     END IF;
-    IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
+    IF NOT pg_try_advisory_xact_lock(awa._lock_key('ring'), hashtext(p_ring)) THEN
         RETURN QUERY SELECT p_ring, 'rotate', 'skipped_locked', NULL::int, NULL::bigint,
                             'another rotate or prune of this ring holds its lock';
         RETURN;

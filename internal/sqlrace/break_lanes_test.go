@@ -54,14 +54,14 @@ func requireShared(t *testing.T, ctx context.Context, pool *pgxpool.Pool, a, b s
 	}
 }
 
-// leakedProducerLocks counts the producer locks (1096237313, lane) that
+// leakedProducerLocks counts the producer locks (lane_producer, lane) that
 // conn's session holds at session level.
 func leakedProducerLocks(t *testing.T, ctx context.Context, conn *pgx.Conn) int {
 	t.Helper()
 	var n int
 	if err := conn.QueryRow(ctx, `
 		SELECT count(*) FROM pg_locks
-		WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND classid = 1096237313 AND objsubid = 2`).Scan(&n); err != nil {
+		WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND classid = awa._lock_key('lane_producer') AND objsubid = 2`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -28,7 +28,7 @@
 -- first use) before any lane lock is taken; a shard added later takes the
 -- queue's lane-creation lock by try only; then per (queue, priority), in
 -- (queue, priority) order, an
--- advisory transaction lock (1096237313, lane_id) on the chosen lane, held
+-- advisory transaction lock (lane_producer, lane_id) on the chosen lane, held
 -- until commit, so a later lane position can never become visible while an
 -- earlier one could still commit. Positions come from the lane's pool
 -- sequence in blocks of 1024 (one nextval per 1024 rows; row k of block b is
@@ -129,7 +129,7 @@ BEGIN
 
         v_pick := NULL;
         FOR i IN 0 .. v_k[g] - 1 LOOP
-            IF pg_try_advisory_xact_lock(1096237313, v_ids[v_at[g] + (v_pref + i) % v_k[g] + 1]) THEN
+            IF pg_try_advisory_xact_lock(awa._lock_key('lane_producer'), v_ids[v_at[g] + (v_pref + i) % v_k[g] + 1]) THEN
                 v_pick := (v_pref + i) % v_k[g];
                 EXIT;
             END IF;
@@ -143,7 +143,7 @@ BEGIN
             -- one right now. Nobody can hold the new lane's lock yet.
             SELECT a.id, a.seq INTO v_lane, v_seq FROM awa._add_lane(v_q[g], v_p[g], v_sh[g]) AS a;
             IF v_lane IS NOT NULL THEN
-                PERFORM pg_advisory_xact_lock(1096237313, v_lane);
+                PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
                 v_pick := v_k[g];
                 PERFORM set_config(v_ck[g], '', false);
             END IF;
@@ -152,7 +152,7 @@ BEGIN
             v_pick := v_pref;
             v_lane := v_ids[v_at[g] + v_pick + 1];
             v_seq := v_seqs[v_at[g] + v_pick + 1];
-            PERFORM pg_advisory_xact_lock(1096237313, v_lane);
+            PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
         END IF;
         IF v_pick <> v_pref THEN
             PERFORM set_config(v_key, v_pick::text, true);

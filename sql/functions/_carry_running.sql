@@ -7,7 +7,7 @@
 -- the row in to_slot. Returns how many batches moved, or NULL when a closer
 -- holds one of their batch locks: then nothing moved, and the caller keeps the
 -- slot for a later tick. See docs/storage.md, "Long attempts".
--- Locks: per batch, pg_try_advisory_xact_lock(1096237314, batch_id), in batch
+-- Locks: per batch, the claim_batch lock (awa._lock_key), in batch
 -- order; try only, because a closer that holds one may be waiting for the
 -- slot's locks, which the caller (awa.prune_ring) holds ACCESS EXCLUSIVE. A
 -- closer takes that lock before it reads the batch, so it reads the batch
@@ -27,7 +27,7 @@ BEGIN
         RETURN 0;
     END IF;
     FOR i IN 1 .. cardinality(v_ids) LOOP
-        IF NOT pg_try_advisory_xact_lock(1096237314, (v_ids[i] % 2147483647)::int) THEN
+        IF NOT pg_try_advisory_xact_lock(awa._lock_key('claim_batch'), awa._lock_claim_batch_id(v_ids[i])) THEN
             RETURN NULL;
         END IF;
     END LOOP;

@@ -10,7 +10,7 @@
 -- were issued in (issued_slot), in whatever claim slot it is now: prune
 -- carries the batches of open attempts forward into the current slot
 -- (docs/storage.md, "Long attempts"). Closures go to the batch's slot.
--- Locks: an advisory transaction lock per claim batch (1096237314, batch_id),
+-- Locks: an advisory transaction lock per claim batch (claim_batch, batch_id),
 -- taken in batch order before the check, so two closers of one attempt
 -- serialize and the second sees the first's closure.
 -- Called by awa._finalize only.
@@ -28,7 +28,7 @@ AS $$
 DECLARE
     v_closed awa._closed_claim[];
 BEGIN
-    PERFORM pg_advisory_xact_lock(1096237314, (b.batch_id % 2147483647)::int)
+    PERFORM pg_advisory_xact_lock(awa._lock_key('claim_batch'), awa._lock_claim_batch_id(b.batch_id))
     FROM (SELECT DISTINCT r >> 10 AS batch_id FROM unnest(p_receipt_ids) AS r) AS b
     ORDER BY b.batch_id;
 

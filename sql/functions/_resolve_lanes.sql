@@ -12,7 +12,7 @@
 -- privilege. Lanes of shards beyond a lowered shard count are kept (claimers
 -- drain them) but no longer returned.
 -- Locks: on creation only, an advisory transaction lock per queue name
--- (1096237316, hashtext(queue)). Callers resolve every lane they need before
+-- (lane_creation, hashtext(queue)). Callers resolve every lane they need before
 -- taking any lane lock, so waiting here never closes a cycle with lane locks.
 -- Outside READ COMMITTED, lanes that a transaction created and committed after
 -- this transaction's snapshot are invisible to it: creating them again would
@@ -35,7 +35,7 @@ BEGIN
         WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < shards;
         EXIT WHEN coalesce(cardinality(ids), 0) > 0 OR v_pass = 2;
 
-        PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
+        PERFORM pg_advisory_xact_lock(awa._lock_key('lane_creation'), hashtext(p_queue));
         BEGIN
             FOR v_priority IN 1 .. 4 LOOP
                 CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes

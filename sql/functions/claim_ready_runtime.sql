@@ -14,7 +14,7 @@
 -- (awa.cursor_marks, current cursor slot), one per lane it advanced. Ready
 -- rows and claim heads are never updated.
 -- Locks: per lane it may take from, the lane's claim lock
--- pg_try_advisory_xact_lock(1096237317, lane_id), in visiting order: a lane
+-- try-lock (lane_claim, lane_id; awa._lock_key), in visiting order: a lane
 -- another claimer (or awa.cancel_job) holds is skipped in this call, never
 -- waited for, so claimers never wait on each other and never share a job.
 -- Under the lock the cursor is read by a statement of its own (awa.claim_cursors;
@@ -25,7 +25,7 @@
 -- rollback forgets) is empty and costs one sequence read, no lock and no
 -- marks read. The other lanes (candidates) are classified in one statement:
 -- a candidate with no row above that bound is skipped, and when its producer
--- lock (1096237313) was free (awa._producer_free, tested after its tip was
+-- lock (lane_producer) was free (awa._producer_free, tested after its tip was
 -- read and before that statement) the cache remembers its tip: the lane
 -- holds nothing unconsumed up to it (its positions there were rolled back, or
 -- drawn by another lane sharing its pool sequence). Only a candidate with a
@@ -160,7 +160,7 @@ BEGIN
             CONTINUE;
         END IF;
         -- Held by another claimer (or a cancel): skip it, never wait.
-        CONTINUE WHEN NOT pg_try_advisory_xact_lock(1096237317, v_ids[v_k]);
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('lane_claim'), v_ids[v_k]);
 
         -- A statement of its own, after the lock: it sees the previous
         -- holder's committed mark, and a floor raised by a prune it waited for.

@@ -26,7 +26,7 @@ DECLARE
     v_parent text;
     v_slot   int;
 BEGIN
-    PERFORM pg_advisory_xact_lock(1096237316, 0);
+    PERFORM pg_advisory_xact_lock(awa._lock_key('install'), 0);
 
     FOR v_ring, v_slots IN
         SELECT * FROM (VALUES ('queue', p_queue_slots), ('claim', p_claim_slots), ('lease', p_lease_slots),

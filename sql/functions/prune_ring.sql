@@ -79,7 +79,7 @@ BEGIN
         RAISE EXCEPTION 'awa: carry_limit must be between 1 and 100000, got %', coalesce(p_carry_limit::text, 'null')
             USING ERRCODE = 'AW010';
     END IF;
-    IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
+    IF NOT pg_try_advisory_xact_lock(awa._lock_key('ring'), hashtext(p_ring)) THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_locked', NULL::int, NULL::bigint,
                             'another rotate or prune of this ring holds its lock';
         RETURN;

@@ -1,5 +1,5 @@
 -- Cancel of an available job and a claim of its lane take turns on the lane's
--- claim lock (1096237317, lane_id): while another session holds it (as a
+-- claim lock (lane_claim, lane_id): while another session holds it (as a
 -- claimer does until it commits), cancel_job waits for it (here: until
 -- lock_timeout) and writes nothing, and a claim skips the lane at once
 -- without a wait and without a mark. Once the lock is free, the cancel applies
@@ -20,7 +20,7 @@ select lives_ok(
         current_setting('port'), current_database(), current_user))$$,
   'a second session connects (fixture)');
 select lives_ok(
-  format($$select dblink_exec('awa_other', 'begin; do $x$ begin perform pg_advisory_xact_lock(1096237317, %s); end $x$')$$,
+  format($$select dblink_exec('awa_other', 'begin; do $x$ begin perform pg_advisory_xact_lock(awa._lock_key(''lane_claim''), %s); end $x$')$$,
          (select lane_id from lane)),
   'the second session holds the lane''s claim lock, as an open claim does (fixture)');
 

@@ -13,7 +13,7 @@ select lives_ok(
         current_setting('port'), current_database(), current_user))$$,
   'a second session connects (fixture)');
 select lives_ok(
-  $$select dblink_exec('awa_other', 'begin; do $x$ begin perform pg_advisory_xact_lock(1096237315, hashtext(''queue'')); end $x$')$$,
+  $$select dblink_exec('awa_other', 'begin; do $x$ begin perform pg_advisory_xact_lock(awa._lock_key(''ring''), hashtext(''queue'')); end $x$')$$,
   'the second session takes the queue ring maintenance lock (fixture)');
 
 select results_eq(
