@@ -259,7 +259,7 @@ func TestFailingFinalizerCallsAreRescuedAtTheAttemptDeadline(t *testing.T) {
 	err = pool.QueryRow(ctx, `
 		SELECT c.closed_at - b.claimed_at, c.outcome
 		FROM awa.claim_batches b JOIN awa.claim_closures c
-		  ON c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024)
+		  ON c.claim_slot = b.claim_slot AND c.receipts @> awa._receipt_id(b.batch_id, 1)
 		WHERE b.job_ids[1] = $1 AND b.run_leases[1] = 1`, job.ID).Scan(&lateness, &outcome)
 	if err != nil {
 		t.Fatalf("read attempt 1's claim and closure: %v", err)
@@ -444,7 +444,7 @@ func TestOnePoisonResultDoesNotBlockTheOthers(t *testing.T) {
 		  IF EXISTS (SELECT 1 FROM awa.claim_batches b,
 		                  unnest(b.job_ids) WITH ORDINALITY AS u (job_id, k)
 		             WHERE b.claim_slot = NEW.claim_slot AND u.job_id IN (SELECT job_id FROM public.poison)
-		               AND NEW.receipts @> (b.batch_id * 1024 + u.k - 1)) THEN
+		               AND NEW.receipts @> awa._receipt_id(b.batch_id, u.k)) THEN
 		    RAISE EXCEPTION 'test: poison result' USING ERRCODE = 'XX000';
 		  END IF;
 		  RETURN NEW;

@@ -367,6 +367,57 @@ CREATE TABLE awa.claim_closures (
 CREATE INDEX claim_closures_receipts ON awa.claim_closures USING gist (receipts);
 -- +goose StatementEnd
 
+-- source: sql/substrate/35_receipts.sql
+-- +goose StatementBegin
+-- Receipt identity, defined once: a claimed job's receipt is (claim_slot,
+-- receipt_id), receipt_id = batch_id * 1024 + item - 1 for item 1..1024 of
+-- its claim batch (hence at most 1024 jobs per batch). The functions live
+-- here, not in sql/functions, because the views (60_views.sql) use them.
+-- Each is IMMUTABLE LANGUAGE sql with no subquery, so the planner inlines it:
+-- a call costs what the expression costs, and a closure's GiST index still
+-- serves `receipts @> awa._receipt_id(...)`.
+
+-- The receipt of item (1-based) of claim batch batch_id.
+CREATE FUNCTION awa._receipt_id(p_batch_id bigint, p_item bigint)
+RETURNS bigint
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT p_batch_id * 1024 + p_item - 1
+$$;
+
+-- The claim batch of a receipt (inverse of awa._receipt_id).
+CREATE FUNCTION awa._receipt_batch_id(p_receipt_id bigint)
+RETURNS bigint
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT p_receipt_id >> 10
+$$;
+
+-- The item (1-based) of a receipt in its batch (inverse of awa._receipt_id).
+CREATE FUNCTION awa._receipt_item(p_receipt_id bigint)
+RETURNS int
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT (p_receipt_id & 1023)::int + 1
+$$;
+
+-- The receipts of the first size items of claim batch batch_id, as a range.
+CREATE FUNCTION awa._batch_receipts(p_batch_id bigint, p_size int)
+RETURNS int8range
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT int8range(awa._receipt_id(p_batch_id, 1), awa._receipt_id(p_batch_id, p_size + 1))
+$$;
+-- +goose StatementEnd
+
 -- source: sql/substrate/40_lease_ring.sql
 -- +goose StatementBegin
 -- Lease ring: materialized leases for attempts that need mutable state
@@ -483,6 +534,27 @@ LEFT JOIN LATERAL (SELECT m.claim_seq FROM awa.cursor_marks m WHERE m.lane_id = 
 
 COMMENT ON VIEW awa.claim_cursors IS 'claim cursor of each lane: greatest(floor, newest claim mark) (read-only)';
 
+-- The open receipts, the one definition of "an attempt still open": every
+-- item of a claim batch (receipt awa._receipt_id(batch_id, item)) that no
+-- closure of its claim slot covers. The closure probe is a scalar subquery,
+-- so it stays a per-item probe of the closures' GiST index (as a join, the
+-- planner may hash a slot's closures and test every item against each);
+-- callers' conditions on the batch (slot, age, deadline, awa._claim_batch_closed)
+-- are applied per batch before it. Internal: used by awa.jobs, cancel_job, both
+-- rescues and prune's carry (awa._close_claims probes the receipts it is given).
+CREATE VIEW awa._open_receipts AS
+SELECT b.claim_slot, b.batch_id, b.issued_slot, b.ready_slot, b.queue, b.claimed_at, b.instance_id, b.deadline_at,
+       cardinality(b.job_ids) AS batch_size, i.item, awa._receipt_id(b.batch_id, i.item) AS receipt_id,
+       i.job_id, i.run_lease, i.lane_id, i.lane_seq
+FROM awa.claim_batches b
+CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases, b.lane_ids, b.lane_seqs)
+    WITH ORDINALITY AS i (job_id, run_lease, lane_id, lane_seq, item)
+WHERE (SELECT true FROM awa.claim_closures c
+       WHERE c.claim_slot = b.claim_slot AND c.receipts @> awa._receipt_id(b.batch_id, i.item)
+       LIMIT 1) IS NULL;
+
+COMMENT ON VIEW awa._open_receipts IS 'internal: claim batch items whose receipt no closure covers (open attempts)';
+
 -- Terminal history still retained by the queue ring: compact completion batches
 -- expanded against their ready rows, plus failed/cancelled snapshots.
 CREATE VIEW awa.terminal_jobs AS
@@ -518,13 +590,10 @@ WHERE r.lane_seq > h.claim_seq
                   WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot)
 UNION ALL
 SELECT r.job_id, r.queue, r.priority, r.kind, 'running'::awa.job_state, r.args, r.attempt + 1, r.max_attempts,
-       i.run_lease, r.run_at, r.created_at, b.claimed_at, NULL, r.tags, r.metadata, r.errors, false
-FROM awa.claim_batches b
-CROSS JOIN LATERAL unnest(b.run_leases, b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (run_lease, lane_id, lane_seq, k)
+       o.run_lease, r.run_at, r.created_at, o.claimed_at, NULL, r.tags, r.metadata, r.errors, false
+FROM awa._open_receipts o
 JOIN awa.ready_entries r
-  ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = b.ready_slot
-WHERE NOT EXISTS (SELECT 1 FROM awa.claim_closures c
-                  WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
+  ON r.lane_id = o.lane_id AND r.lane_seq = o.lane_seq AND r.ready_slot = o.ready_slot
 UNION ALL
 SELECT t.id, t.queue, t.priority, t.kind, t.state, t.args, t.attempt, t.max_attempts, t.run_lease,
        t.run_at, t.created_at, NULL, t.finalized_at, t.tags, t.metadata, t.errors, false
@@ -815,10 +884,9 @@ BEGIN
         SELECT p_to, o.queue, 'carried', p_now, x.receipts
         FROM open o
         CROSS JOIN LATERAL (
-            SELECT range_agg(c.receipts * int8multirange(int8range(o.batch_id * 1024, o.batch_id * 1024 + 1024)))
-                   AS receipts
+            SELECT range_agg(c.receipts * int8multirange(awa._batch_receipts(o.batch_id, 1024))) AS receipts
             FROM awa.claim_closures c
-            WHERE c.claim_slot = p_from AND c.receipts && int8range(o.batch_id * 1024, o.batch_id * 1024 + 1024)) AS x
+            WHERE c.claim_slot = p_from AND c.receipts && awa._batch_receipts(o.batch_id, 1024)) AS x
         WHERE x.receipts IS NOT NULL AND NOT isempty(x.receipts)
         RETURNING 1
     )
@@ -950,12 +1018,9 @@ BEGIN
         queue, kind, args, tags, metadata, errors, created_at, run_at)
     SELECT p_to, r.lane_id, r.lane_seq, r.job_id, r.run_lease, r.attempt, r.max_attempts, r.priority,
            r.queue, r.kind, r.args, r.tags, r.metadata, r.errors, r.created_at, r.run_at
-    FROM awa.claim_batches b
-    CROSS JOIN LATERAL unnest(b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (lane_id, lane_seq, k)
-    JOIN awa.ready_entries r ON r.ready_slot = p_from AND r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq
-    WHERE b.batch_id = ANY (v_ids) AND b.ready_slot = p_from
-      AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
-                      WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1));
+    FROM awa._open_receipts o
+    JOIN awa.ready_entries r ON r.ready_slot = p_from AND r.lane_id = o.lane_id AND r.lane_seq = o.lane_seq
+    WHERE o.batch_id = ANY (v_ids) AND o.ready_slot = p_from;
 
     UPDATE awa.claim_batches b SET ready_slot = p_to
     WHERE b.batch_id = ANY (v_ids) AND b.ready_slot = p_from;
@@ -977,12 +1042,11 @@ LANGUAGE sql
 STABLE
 AS $$
     SELECT coalesce(
-        int8multirange(int8range(p_batch_id * 1024, p_batch_id * 1024 + p_size))
-            <@ range_agg(c.receipts),
+        int8multirange(awa._batch_receipts(p_batch_id, p_size)) <@ range_agg(c.receipts),
         false)
     FROM awa.claim_closures c
     WHERE c.claim_slot = p_claim_slot
-      AND c.receipts && int8range(p_batch_id * 1024, p_batch_id * 1024 + p_size)
+      AND c.receipts && awa._batch_receipts(p_batch_id, p_size)
 $$;
 -- +goose StatementEnd
 
@@ -996,7 +1060,7 @@ $$;
 -- queue) and are returned with the location of their ready row. Other items
 -- are stale: nothing is written for them. A receipt repeated in one call is
 -- applied once (its first occurrence).
--- The batch is found by its id (receipt_id >> 10) and the slot its receipts
+-- The batch is found by its id (awa._receipt_batch_id) and the slot its receipts
 -- were issued in (issued_slot), in whatever claim slot it is now: prune
 -- carries the batches of open attempts forward into the current slot
 -- (docs/storage.md, "Long attempts"). Closures go to the batch's slot.
@@ -1019,19 +1083,21 @@ DECLARE
     v_closed awa._closed_claim[];
 BEGIN
     PERFORM pg_advisory_xact_lock(awa._lock_key('claim_batch'), awa._lock_claim_batch_id(b.batch_id))
-    FROM (SELECT DISTINCT r >> 10 AS batch_id FROM unnest(p_receipt_ids) AS r) AS b
+    FROM (SELECT DISTINCT awa._receipt_batch_id(r) AS batch_id FROM unnest(p_receipt_ids) AS r) AS b
     ORDER BY b.batch_id;
 
     -- A new statement, so a new snapshot: closures committed by whoever held
-    -- the locks before us are visible here.
+    -- the locks before us are visible here. The open-receipt rule of
+    -- awa._open_receipts, probed for the presented receipts only (the view
+    -- would expand every item of their batches).
     v_closed := ARRAY(
         SELECT ROW(i.ord, i.job_id, i.run_lease, b.claim_slot, i.receipt_id,
                    b.ready_slot, b.lane_ids[i.k], b.lane_seqs[i.k], b.queue)::awa._closed_claim
-        FROM (SELECT DISTINCT ON (u.receipt_id) u.*, (u.receipt_id & 1023)::int + 1 AS k
+        FROM (SELECT DISTINCT ON (u.receipt_id) u.*, awa._receipt_item(u.receipt_id) AS k
               FROM unnest(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids)
                    WITH ORDINALITY AS u (job_id, run_lease, claim_slot, receipt_id, ord)
               ORDER BY u.receipt_id, u.ord) AS i
-        JOIN awa.claim_batches b ON b.batch_id = i.receipt_id >> 10 AND b.issued_slot = i.claim_slot
+        JOIN awa.claim_batches b ON b.batch_id = awa._receipt_batch_id(i.receipt_id) AND b.issued_slot = i.claim_slot
         WHERE b.job_ids[i.k] = i.job_id
           AND b.run_leases[i.k] = i.run_lease
           AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
@@ -1979,13 +2045,10 @@ BEGIN
         END IF;
 
         -- Claimed: find its attempt (the claim of this ready row) if still open.
-        SELECT b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id, i.run_lease
+        SELECT o.issued_slot AS claim_slot, o.receipt_id, o.run_lease
         INTO v_b
-        FROM awa.claim_batches b
-        CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases, b.lane_seqs) WITH ORDINALITY AS i (job_id, run_lease, lane_seq, k)
-        WHERE b.ready_slot = v_r.ready_slot AND i.job_id = p_job_id AND i.lane_seq = v_r.lane_seq
-          AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
-                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
+        FROM awa._open_receipts o
+        WHERE o.ready_slot = v_r.ready_slot AND o.job_id = p_job_id AND o.lane_seq = v_r.lane_seq
         LIMIT 1;
         IF FOUND THEN
             RETURN QUERY
@@ -2282,7 +2345,7 @@ BEGIN
 
     RETURN QUERY
     SELECT r.job_id, r.run_lease + 1, v_claim_slot,
-           b.batch_id * 1024 + row_number() OVER (PARTITION BY r.ready_slot ORDER BY r.ordinality) - 1,
+           awa._receipt_id(b.batch_id, row_number() OVER (PARTITION BY r.ready_slot ORDER BY r.ordinality)),
            r.kind, r.queue, r.priority, r.args, r.attempt + 1, r.max_attempts,
            r.tags, r.metadata, r.errors, r.created_at, r.run_at, v_now, v_deadline_at
     FROM unnest(v_rows) WITH ORDINALITY AS r
@@ -3274,22 +3337,19 @@ BEGIN
         RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
     END IF;
 
-    -- Per expired batch one closure probe (awa._claim_batch_closed); only the items of
-    -- a batch still open are probed one by one. Both probes are per-row
-    -- subplans on the closures' GiST index: as a join, the planner would hash
-    -- the whole slot's closures and test every item against every closure.
+    -- Per expired batch one closure probe (awa._claim_batch_closed); only the
+    -- items of a batch still open are probed one by one (awa._open_receipts).
+    -- Both probes are per-row subplans on the closures' GiST index: as a join,
+    -- the planner would hash the whole slot's closures and test every item
+    -- against every closure.
     SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
     INTO v_jobs, v_lses, v_slts, v_rcts
     FROM (
-        SELECT i.job_id, i.run_lease, b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
-        FROM awa.claim_batches b
-        CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
-        WHERE b.deadline_at < v_now
-          AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
-          AND (SELECT true FROM awa.claim_closures c
-               WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1)
-               LIMIT 1) IS NULL
-        ORDER BY b.deadline_at, b.batch_id, i.k
+        SELECT o.job_id, o.run_lease, o.issued_slot AS claim_slot, o.receipt_id
+        FROM awa._open_receipts o
+        WHERE o.deadline_at < v_now
+          AND NOT awa._claim_batch_closed(o.claim_slot, o.batch_id, o.batch_size)
+        ORDER BY o.deadline_at, o.batch_id, o.item
         LIMIT p_limit
     ) AS s;
 
@@ -3347,23 +3407,18 @@ BEGIN
     v_cut := v_now - p_staleness;
 
     -- Per candidate batch one closure probe (awa._claim_batch_closed); only the
-    -- items of a batch still open are probed one by one (as in
-    -- awa.rescue_expired_deadlines: as a join, the planner would test every
-    -- item against every closure of the slot).
+    -- items of a batch still open are probed one by one (awa._open_receipts,
+    -- as in awa.rescue_expired_deadlines).
     SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
     INTO v_jobs, v_lses, v_slts, v_rcts
     FROM (
-        SELECT i.job_id, i.run_lease, b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
-        FROM awa.claim_batches b
-        LEFT JOIN awa.runtime_instances ri ON ri.instance_id = b.instance_id
-        CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
-        WHERE b.claimed_at < v_cut
+        SELECT o.job_id, o.run_lease, o.issued_slot AS claim_slot, o.receipt_id
+        FROM awa._open_receipts o
+        LEFT JOIN awa.runtime_instances ri ON ri.instance_id = o.instance_id
+        WHERE o.claimed_at < v_cut
           AND (ri.instance_id IS NULL OR ri.heartbeat_at < v_cut)
-          AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
-          AND (SELECT true FROM awa.claim_closures c
-               WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1)
-               LIMIT 1) IS NULL
-        ORDER BY b.claimed_at, b.batch_id, i.k
+          AND NOT awa._claim_batch_closed(o.claim_slot, o.batch_id, o.batch_size)
+        ORDER BY o.claimed_at, o.batch_id, o.item
         LIMIT p_limit
     ) AS s;
 

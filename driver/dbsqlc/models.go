@@ -323,6 +323,25 @@ type AwaLease struct {
 	CreatedAt pgtype.Timestamptz
 }
 
+// internal: claim batch items whose receipt no closure covers (open attempts)
+type AwaOpenReceipt struct {
+	ClaimSlot  int32
+	BatchID    int64
+	IssuedSlot int32
+	ReadySlot  int32
+	Queue      string
+	ClaimedAt  pgtype.Timestamptz
+	InstanceID pgtype.UUID
+	DeadlineAt pgtype.Timestamptz
+	BatchSize  int32
+	Item       interface{}
+	ReceiptID  int64
+	JobID      interface{}
+	RunLease   interface{}
+	LaneID     interface{}
+	LaneSeq    interface{}
+}
+
 type AwaQueueClaimHead struct {
 	LaneID   int32
 	ClaimSeq int64

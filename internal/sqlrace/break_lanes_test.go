@@ -209,10 +209,10 @@ func claimWithLanes(ctx context.Context, conn *pgx.Conn, queue string, max int) 
 	rows, err := conn.Query(ctx, `
 		SELECT i.job_id, i.run_lease, i.lane_id, i.lane_seq, b.batch_id, i.k
 		FROM unnest($1::int[], $2::bigint[]) AS r (slot, receipt)
-		JOIN awa.claim_batches b ON b.claim_slot = r.slot AND b.batch_id = r.receipt / 1024
+		JOIN awa.claim_batches b ON b.claim_slot = r.slot AND b.batch_id = awa._receipt_batch_id(r.receipt)
 		CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases, b.lane_ids, b.lane_seqs) WITH ORDINALITY
 		     AS i (job_id, run_lease, lane_id, lane_seq, k)
-		WHERE i.k = r.receipt % 1024 + 1`, slots, receipts)
+		WHERE i.k = awa._receipt_item(r.receipt)`, slots, receipts)
 	if err != nil {
 		return nil, nil, err
 	}

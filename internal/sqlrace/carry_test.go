@@ -624,7 +624,7 @@ func TestCarryOfARunningJobNeverMovesItUnderItsCloser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ctx1.Exec(ctx, `SELECT pg_advisory_xact_lock(1096237314, (($1::bigint >> 10) % 2147483647)::int)`,
+	if _, err := ctx1.Exec(ctx, `SELECT pg_advisory_xact_lock(awa._lock_key('claim_batch'), awa._lock_claim_batch_id(awa._receipt_batch_id($1::bigint)))`,
 		long[0].ReceiptID); err != nil {
 		t.Fatal(err)
 	}

@@ -35,10 +35,9 @@ BEGIN
         SELECT p_to, o.queue, 'carried', p_now, x.receipts
         FROM open o
         CROSS JOIN LATERAL (
-            SELECT range_agg(c.receipts * int8multirange(int8range(o.batch_id * 1024, o.batch_id * 1024 + 1024)))
-                   AS receipts
+            SELECT range_agg(c.receipts * int8multirange(awa._batch_receipts(o.batch_id, 1024))) AS receipts
             FROM awa.claim_closures c
-            WHERE c.claim_slot = p_from AND c.receipts && int8range(o.batch_id * 1024, o.batch_id * 1024 + 1024)) AS x
+            WHERE c.claim_slot = p_from AND c.receipts && awa._batch_receipts(o.batch_id, 1024)) AS x
         WHERE x.receipts IS NOT NULL AND NOT isempty(x.receipts)
         RETURNING 1
     )

@@ -39,12 +39,9 @@ BEGIN
         queue, kind, args, tags, metadata, errors, created_at, run_at)
     SELECT p_to, r.lane_id, r.lane_seq, r.job_id, r.run_lease, r.attempt, r.max_attempts, r.priority,
            r.queue, r.kind, r.args, r.tags, r.metadata, r.errors, r.created_at, r.run_at
-    FROM awa.claim_batches b
-    CROSS JOIN LATERAL unnest(b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (lane_id, lane_seq, k)
-    JOIN awa.ready_entries r ON r.ready_slot = p_from AND r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq
-    WHERE b.batch_id = ANY (v_ids) AND b.ready_slot = p_from
-      AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
-                      WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1));
+    FROM awa._open_receipts o
+    JOIN awa.ready_entries r ON r.ready_slot = p_from AND r.lane_id = o.lane_id AND r.lane_seq = o.lane_seq
+    WHERE o.batch_id = ANY (v_ids) AND o.ready_slot = p_from;
 
     UPDATE awa.claim_batches b SET ready_slot = p_to
     WHERE b.batch_id = ANY (v_ids) AND b.ready_slot = p_from;

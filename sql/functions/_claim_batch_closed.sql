@@ -9,10 +9,9 @@ LANGUAGE sql
 STABLE
 AS $$
     SELECT coalesce(
-        int8multirange(int8range(p_batch_id * 1024, p_batch_id * 1024 + p_size))
-            <@ range_agg(c.receipts),
+        int8multirange(awa._batch_receipts(p_batch_id, p_size)) <@ range_agg(c.receipts),
         false)
     FROM awa.claim_closures c
     WHERE c.claim_slot = p_claim_slot
-      AND c.receipts && int8range(p_batch_id * 1024, p_batch_id * 1024 + p_size)
+      AND c.receipts && awa._batch_receipts(p_batch_id, p_size)
 $$;

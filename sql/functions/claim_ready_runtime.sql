@@ -248,7 +248,7 @@ BEGIN
 
     RETURN QUERY
     SELECT r.job_id, r.run_lease + 1, v_claim_slot,
-           b.batch_id * 1024 + row_number() OVER (PARTITION BY r.ready_slot ORDER BY r.ordinality) - 1,
+           awa._receipt_id(b.batch_id, row_number() OVER (PARTITION BY r.ready_slot ORDER BY r.ordinality)),
            r.kind, r.queue, r.priority, r.args, r.attempt + 1, r.max_attempts,
            r.tags, r.metadata, r.errors, r.created_at, r.run_at, v_now, v_deadline_at
     FROM unnest(v_rows) WITH ORDINALITY AS r
