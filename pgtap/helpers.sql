@@ -280,3 +280,43 @@ BEGIN
   RETURN awa._current_slot(p_ring);
 END
 $$;
+
+-- Runs one job request (kind, args, opts) through every insert path and
+-- reports awa_test.outcome() of each, keyed by path, with the job's row in
+-- awa.jobs (without its id) as "job" when the call succeeded:
+--   insert_job, insert_jobs (a batch of one: the set-based fast path when the
+--   request is plain), insert_jobs_validated (the same job in a batch that
+--   awa._validate_job checks row by row), insert_staged_jobs (COPY's stage).
+-- Every path's writes are rolled back by a savepoint, so the paths never see
+-- each other's jobs. Needs the session's job stage (awa.open_job_stage()).
+CREATE FUNCTION awa_test.insert_paths(p_kind text, p_args jsonb, p_opts jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_calls jsonb := jsonb_build_object(
+    'insert_job', format('SELECT * FROM awa.insert_job(%L, %L, %L)', p_kind, p_args, p_opts),
+    'insert_jobs', format('SELECT * FROM awa.insert_jobs(ARRAY[%L]::text[], ARRAY[%L]::jsonb[], ARRAY[%L]::jsonb[])',
+                          p_kind, p_args, p_opts),
+    'insert_jobs_validated', format('SELECT * FROM awa.insert_jobs(ARRAY[%L, ''k'']::text[], ARRAY[%L, ''{}'']::jsonb[], '
+                                    'ARRAY[%L, ''{"run_at": null}'']::jsonb[])', p_kind, p_args, p_opts),
+    'insert_staged_jobs', 'SELECT * FROM awa.insert_staged_jobs()');
+  v_path  text;
+  v_sql   text;
+  v_out   jsonb;
+  v_res   jsonb := '{}';
+BEGIN
+  FOR v_path, v_sql IN SELECT key, value #>> '{}' FROM jsonb_each(v_calls) LOOP
+    BEGIN
+      DELETE FROM pg_temp.awa_job_stage;
+      INSERT INTO pg_temp.awa_job_stage (kind, args, opts) VALUES (p_kind, p_args, p_opts);
+      v_out := awa_test.outcome(v_sql);
+      v_out := v_out || jsonb_build_object('job', (SELECT to_jsonb(j) - 'id' FROM awa.jobs j
+                                                   WHERE j.id = (v_out #>> '{result,id}')::bigint));
+      v_res := v_res || jsonb_build_object(v_path, v_out - 'result' - 'level');
+      RAISE SQLSTATE 'AWT01';
+    EXCEPTION WHEN SQLSTATE 'AWT01' THEN
+      NULL;  -- undo the path's writes
+    END;
+  END LOOP;
+  RETURN v_res;
+END
+$$;

@@ -845,6 +845,32 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/_build_job_body.sql
+-- +goose StatementBegin
+-- awa._build_job_body(job_id, kind, args, opts, now): the body of a job
+-- request that awa._request_plain or awa._validate_job accepted, and the one
+-- definition of the job defaults: queue 'default', priority 2, max_attempts
+-- 25, no tags, metadata {}, run_at now. Does not validate. One expression
+-- without subqueries (tags via jsonb_populate_record), so PostgreSQL inlines
+-- it into its callers' statements: the set-based insert costs no call per row.
+-- Pure. Called by awa.insert_job, awa.insert_jobs and awa._validate_job.
+CREATE FUNCTION awa._build_job_body(p_job_id bigint, p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
+RETURNS awa._job_body
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT ROW(p_job_id, 0, 0,
+               coalesce((p_opts ->> 'max_attempts')::numeric::int, 25),
+               coalesce((p_opts ->> 'priority')::numeric::smallint, 2),
+               coalesce(p_opts ->> 'queue', 'default'),
+               p_kind, p_args,
+               coalesce((jsonb_populate_record(NULL::awa._job_body, jsonb_build_object('tags', p_opts -> 'tags'))).tags,
+                        ARRAY[]::text[]),
+               coalesce(p_opts -> 'metadata', '{}'::jsonb),
+               NULL, p_now, coalesce((p_opts ->> 'run_at')::timestamptz, p_now))::awa._job_body
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_carry_open_claims.sql
 -- +goose StatementBegin
 -- awa._carry_open_claims(from_slot, to_slot, now): copies the claim batches of
@@ -1361,28 +1387,6 @@ AS $$
 $$;
 -- +goose StatementEnd
 
--- source: sql/functions/_request_body.sql
--- +goose StatementBegin
--- awa._request_body(kind, args, opts, now): the body of a job request that
--- awa._request_plain accepts (defaults applied, a new job id, due now). Only
--- for requests it accepted: it does not validate. Called by awa.insert_job;
--- awa.insert_jobs builds the same body inline.
-CREATE FUNCTION awa._request_body(p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
-RETURNS awa._job_body
-LANGUAGE sql
-AS $$
-    SELECT ROW(nextval('awa.job_id_seq'), 0, 0,
-               coalesce((p_opts ->> 'max_attempts')::int, 25),
-               coalesce((p_opts ->> 'priority')::smallint, 2),
-               coalesce(p_opts ->> 'queue', 'default'),
-               p_kind, p_args,
-               coalesce(ARRAY(SELECT t.v FROM jsonb_array_elements_text(p_opts -> 'tags') WITH ORDINALITY AS t (v, o)
-                              ORDER BY t.o), ARRAY[]::text[]),
-               coalesce(p_opts -> 'metadata', '{}'::jsonb),
-               NULL, p_now, p_now)::awa._job_body
-$$;
--- +goose StatementEnd
-
 -- source: sql/functions/_request_plain.sql
 -- +goose StatementBegin
 -- awa._request_plain(kind, args, opts): true when a job request is plainly
@@ -1784,7 +1788,7 @@ $$;
 -- source: sql/functions/_validate_job.sql
 -- +goose StatementBegin
 -- awa._validate_job(kind, args, opts, now): checks one job request and returns
--- its body with defaults applied. Raises (SQLSTATEs in docs/errors.md):
+-- its body (awa._build_job_body, job_id NULL: defaults there). Raises (SQLSTATEs in docs/errors.md):
 --   AW001 kind null, empty or longer than 255 characters
 --   AW002 queue not a string, empty, longer than 50 characters or outside [A-Za-z0-9_.:-]
 --   AW003 args null or not a JSON object
@@ -1800,11 +1804,11 @@ LANGUAGE plpgsql
 STABLE
 AS $$
 DECLARE
-    v_job  awa._job_body;
     v_key  text;
     v_val  jsonb;
     v_tag  jsonb;
     v_num  numeric;
+    v_at   timestamptz;
 BEGIN
     IF p_kind IS NULL OR length(p_kind) = 0 OR length(p_kind) > 255 THEN
         RAISE EXCEPTION 'awa: kind must be 1 to 255 characters, got %', coalesce(quote_literal(p_kind), 'null')
@@ -1819,28 +1823,15 @@ BEGIN
             USING ERRCODE = 'AW005';
     END IF;
 
-    v_job.kind := p_kind;
-    v_job.args := p_args;
-    v_job.queue := 'default';
-    v_job.priority := 2;
-    v_job.max_attempts := 25;
-    v_job.tags := ARRAY[]::text[];
-    v_job.metadata := '{}'::jsonb;
-    v_job.run_at := p_now;
-    v_job.created_at := p_now;
-    v_job.attempt := 0;
-    v_job.run_lease := 0;
-
     FOR v_key, v_val IN SELECT key, value FROM jsonb_each(coalesce(p_opts, '{}'::jsonb)) LOOP
         CASE v_key
         WHEN 'queue' THEN
             IF jsonb_typeof(v_val) <> 'string' THEN
                 RAISE EXCEPTION 'awa: opts.queue must be a string, got %', v_val USING ERRCODE = 'AW002';
             END IF;
-            v_job.queue := v_val #>> '{}';
-            IF NOT awa._queue_name_ok(v_job.queue) THEN
+            IF NOT awa._queue_name_ok(v_val #>> '{}') THEN
                 RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
-                    quote_literal(v_job.queue) USING ERRCODE = 'AW002';
+                    quote_literal(v_val #>> '{}') USING ERRCODE = 'AW002';
             END IF;
         WHEN 'priority', 'max_attempts' THEN
             IF jsonb_typeof(v_val) <> 'number' THEN
@@ -1850,16 +1841,10 @@ BEGIN
             IF v_num <> trunc(v_num) THEN
                 RAISE EXCEPTION 'awa: opts.% must be an integer, got %', v_key, v_val USING ERRCODE = 'AW005';
             END IF;
-            IF v_key = 'priority' THEN
-                IF v_num NOT BETWEEN 1 AND 4 THEN
-                    RAISE EXCEPTION 'awa: opts.priority must be between 1 and 4, got %', v_val USING ERRCODE = 'AW006';
-                END IF;
-                v_job.priority := v_num;
-            ELSE
-                IF v_num NOT BETWEEN 1 AND 1000 THEN
-                    RAISE EXCEPTION 'awa: opts.max_attempts must be between 1 and 1000, got %', v_val USING ERRCODE = 'AW006';
-                END IF;
-                v_job.max_attempts := v_num;
+            IF v_key = 'priority' AND v_num NOT BETWEEN 1 AND 4 THEN
+                RAISE EXCEPTION 'awa: opts.priority must be between 1 and 4, got %', v_val USING ERRCODE = 'AW006';
+            ELSIF v_key = 'max_attempts' AND v_num NOT BETWEEN 1 AND 1000 THEN
+                RAISE EXCEPTION 'awa: opts.max_attempts must be between 1 and 1000, got %', v_val USING ERRCODE = 'AW006';
             END IF;
         WHEN 'run_at' THEN
             IF jsonb_typeof(v_val) = 'null' THEN
@@ -1871,7 +1856,7 @@ BEGIN
                     USING ERRCODE = 'AW005';
             END IF;
             BEGIN
-                v_job.run_at := (v_val #>> '{}')::timestamptz;
+                v_at := (v_val #>> '{}')::timestamptz;
             EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format THEN
                 RAISE EXCEPTION 'awa: opts.run_at is not a valid timestamp, got %', v_val USING ERRCODE = 'AW005';
             END;
@@ -1891,14 +1876,12 @@ BEGIN
                 IF length(v_tag #>> '{}') NOT BETWEEN 1 AND 100 THEN
                     RAISE EXCEPTION 'awa: each tag must be 1 to 100 characters, got %', v_tag USING ERRCODE = 'AW007';
                 END IF;
-                v_job.tags := v_job.tags || (v_tag #>> '{}');
             END LOOP;
         WHEN 'metadata' THEN
             IF jsonb_typeof(v_val) <> 'object' THEN
                 RAISE EXCEPTION 'awa: opts.metadata must be a JSON object, got %', left(v_val::text, 100)
                     USING ERRCODE = 'AW005';
             END IF;
-            v_job.metadata := v_val;
         ELSE
             RAISE EXCEPTION 'awa: unknown option %', quote_literal(v_key)
                 USING ERRCODE = 'AW004',
@@ -1906,7 +1889,7 @@ BEGIN
         END CASE;
     END LOOP;
 
-    RETURN v_job;
+    RETURN awa._build_job_body(NULL, p_kind, p_args, p_opts, p_now);
 END;
 $$;
 -- +goose StatementEnd
@@ -2568,7 +2551,7 @@ BEGIN
         RETURN QUERY SELECT * FROM awa.insert_jobs(ARRAY[p_kind], ARRAY[p_args], ARRAY[p_opts]);
         RETURN;
     END IF;
-    v_job := awa._request_body(p_kind, p_args, p_opts, v_now);
+    v_job := awa._build_job_body(nextval('awa.job_id_seq'), p_kind, p_args, p_opts, v_now);
     PERFORM awa._append_ready(ARRAY[v_job], v_now);
     RETURN NEXT ROW(v_job.job_id, 'available', v_job.queue, v_job.priority, v_job.kind, v_job.run_at)::awa.inserted_job;
 END;
@@ -2620,18 +2603,9 @@ BEGIN
                     coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n]))) AS u (kind, args, opts)
         WHERE NOT awa._request_plain(u.kind, u.args, u.opts)
     ) THEN
-        -- The same body as awa._request_body, inline (a call per row would
-        -- cost more than the whole batch insert).
+        -- awa._build_job_body is inlined: no call per row.
         v_jobs := ARRAY(
-            SELECT ROW(nextval('awa.job_id_seq'), 0, 0,
-                       coalesce((u.opts ->> 'max_attempts')::int, 25),
-                       coalesce((u.opts ->> 'priority')::smallint, 2),
-                       coalesce(u.opts ->> 'queue', 'default'),
-                       u.kind, u.args,
-                       coalesce(ARRAY(SELECT t.v FROM jsonb_array_elements_text(u.opts -> 'tags') WITH ORDINALITY AS t (v, o)
-                                      ORDER BY t.o), ARRAY[]::text[]),
-                       coalesce(u.opts -> 'metadata', '{}'::jsonb),
-                       NULL, v_now, v_now)::awa._job_body
+            SELECT awa._build_job_body(nextval('awa.job_id_seq'), u.kind, u.args, u.opts, v_now)
             FROM unnest(p_kinds, coalesce(p_args, array_fill('{}'::jsonb, ARRAY[v_n])),
                         coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n])))
                  WITH ORDINALITY AS u (kind, args, opts, ord)
