@@ -268,13 +268,9 @@ $$;
 -- current slot afterwards.
 CREATE FUNCTION awa_test.turn(p_ring text, p_times int) RETURNS int
 LANGUAGE plpgsql AS $$
-DECLARE
-  v_c record;
 BEGIN
   FOR i IN 1 .. p_times LOOP
-    PERFORM awa.insert_job('turn', '{}', '{"queue": "_turn"}');
-    SELECT * INTO v_c FROM awa.claim_ready_runtime('_turn', 1);
-    PERFORM awa.complete_jobs(ARRAY[v_c.id], ARRAY[v_c.run_lease], ARRAY[v_c.claim_slot], ARRAY[v_c.receipt_id]);
+    PERFORM awa_test.completed_job('_turn', 'turn');
     PERFORM awa.rotate_ring(p_ring, now());
   END LOOP;
   RETURN awa._current_slot(p_ring);
@@ -318,5 +314,53 @@ BEGIN
     END;
   END LOOP;
   RETURN v_res;
+END
+$$;
+
+-- Fixture step: one job of p_queue (kind p_kind) inserted, claimed and
+-- completed now, so the current slots of the queue and claim rings hold rows.
+-- Returns the job's id.
+CREATE FUNCTION awa_test.completed_job(p_queue text, p_kind text DEFAULT 'prune.k') RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_c awa.claimed_job;
+BEGIN
+  PERFORM awa.insert_job(p_kind, '{}', jsonb_build_object('queue', p_queue));
+  SELECT * INTO v_c FROM awa.claim_ready_runtime(p_queue, 1, NULL, now());
+  PERFORM awa.complete_jobs(ARRAY[v_c.id], ARRAY[v_c.run_lease], ARRAY[v_c.claim_slot], ARRAY[v_c.receipt_id], now());
+  RETURN v_c.id;
+END
+$$;
+
+-- Fixture step: a job of p_queue in the DLQ, failed at p_failed_at (the queue
+-- gets the DLQ on; the job is inserted, claimed and failed then). Returns its id.
+CREATE FUNCTION awa_test.dlq_job(p_queue text, p_failed_at timestamptz) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_c awa.claimed_job;
+BEGIN
+  PERFORM awa.configure_queue(p_queue, '{"dlq": true}');
+  PERFORM awa.insert_job('purge.k', '{}', jsonb_build_object('queue', p_queue));
+  SELECT * INTO v_c FROM awa.claim_ready_runtime(p_queue, 1, NULL, p_failed_at);
+  PERFORM awa.fail_jobs(ARRAY[v_c.id], ARRAY[v_c.run_lease], ARRAY[v_c.claim_slot], ARRAY[v_c.receipt_id],
+                        ARRAY['fatal'], p_failed_at);
+  RETURN v_c.id;
+END
+$$;
+
+-- pgTAP, for tests with two sessions: opens the dblink connection
+-- 'awa_other' to this database (dblink installed if missing), with
+-- p_options (e.g. '-c lock_timeout=5s') as its session settings; one lives_ok.
+CREATE FUNCTION awa_test.connect_other(p_options text DEFAULT NULL) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+  CREATE EXTENSION IF NOT EXISTS dblink;
+  RETURN lives_ok(
+    format($q$select dblink_connect('awa_other', %L)$q$,
+           format('host=%s port=%s dbname=%s user=%s',
+                  coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
+                  current_setting('port'), current_database(), current_user)
+           || CASE WHEN p_options IS NOT NULL THEN format(' options=%L', p_options) ELSE '' END),
+    'a second session connects (fixture)');
 END
 $$;

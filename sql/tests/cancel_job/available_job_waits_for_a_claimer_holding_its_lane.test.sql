@@ -8,17 +8,12 @@
 begin;
 select plan(9);
 
-create extension if not exists dblink;
 select * from awa.configure_queue('cr', '{"enqueue_shards": 1}');
 create temp table j as
 select * from awa.insert_jobs(array['a', 'b'], null, array_fill('{"queue": "cr"}'::jsonb, array[2]));
 create temp table lane as select lane_id from awa.queue_lanes where queue = 'cr' and priority = 2;
 
-select lives_ok(
-  $$select dblink_connect('awa_other', format('host=%s port=%s dbname=%s user=%s',
-        coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
-        current_setting('port'), current_database(), current_user))$$,
-  'a second session connects (fixture)');
+select awa_test.connect_other();
 select lives_ok(
   format($$select dblink_exec('awa_other', 'begin; do $x$ begin perform pg_advisory_xact_lock(awa._lock_key(''lane_claim''), %s); end $x$')$$,
          (select lane_id from lane)),

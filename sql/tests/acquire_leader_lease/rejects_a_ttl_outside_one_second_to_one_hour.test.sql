@@ -1,12 +1,30 @@
--- A ttl above 1 hour (2 hours, or 1 hour and a microsecond) raises AW010
--- naming the ttl and writes nothing, even from the current holder.
+-- A ttl below 1 second (zero, a fraction of a second, negative) or above 1
+-- hour (2 hours, or 1 hour and a microsecond) raises AW010 naming the ttl and
+-- writes nothing, even from the current holder.
 begin;
-select plan(6);
+select plan(12);
 
 -- Runs a prepared statement and swallows the awa error (class AW) it raises,
 -- so awa_test.writes_nothing sees every tuple it wrote, even rolled back.
 select * from awa.acquire_leader_lease('maintenance', '00000000-0000-0000-0000-0000000000a1', '30 seconds', '2030-01-01 12:00:00+00');
 create temp table counts_before as select awa_test.row_counts() as c;
+
+prepare zero_ttl as
+  select * from awa.acquire_leader_lease('maintenance', '00000000-0000-0000-0000-0000000000a1', '0', '2030-01-01 12:00:10+00');
+select throws_ok('zero_ttl', 'AW010', 'awa: lease ttl must be between 1 second and 1 hour, got 00:00:00', 'a zero ttl raises AW010');
+select awa_test.writes_nothing($$select awa_test.attempt('zero_ttl')$$, 'a zero ttl writes nothing');
+
+prepare subsecond_ttl as
+  select * from awa.acquire_leader_lease('other', '00000000-0000-0000-0000-0000000000b1', '999 milliseconds', '2030-01-01 12:00:10+00');
+select throws_ok('subsecond_ttl', 'AW010', 'awa: lease ttl must be between 1 second and 1 hour, got 00:00:00.999',
+  'a ttl of 999 ms raises AW010');
+select awa_test.writes_nothing($$select awa_test.attempt('subsecond_ttl')$$, 'a ttl of 999 ms writes nothing');
+
+prepare negative_ttl as
+  select * from awa.acquire_leader_lease('other', '00000000-0000-0000-0000-0000000000b1', '-30 seconds', '2030-01-01 12:00:10+00');
+select throws_ok('negative_ttl', 'AW010', 'awa: lease ttl must be between 1 second and 1 hour, got -00:00:30',
+  'a negative ttl raises AW010');
+select awa_test.writes_nothing($$select awa_test.attempt('negative_ttl')$$, 'a negative ttl writes nothing');
 
 prepare two_hours as
   select * from awa.acquire_leader_lease('maintenance', '00000000-0000-0000-0000-0000000000a1', '2 hours', '2030-01-01 12:00:10+00');
