@@ -651,56 +651,18 @@ $$;
 -- source: sql/functions/_append_ready.sql
 -- +goose StatementBegin
 -- awa._append_ready(jobs, now): appends jobs as ready rows in the current queue
--- slot, in array order within each lane, and notifies a queue's channel when
--- its claimers may be idle.
--- Notify rule (a NOTIFY serializes the commits of every notifying transaction
--- of the database, so it is sent only when needed): per lane, unless the
--- lane's highest row below this batch's first position holds a job above the
--- lane's claim cursor (looked up in the current slot only; not found there
--- means notify). That job's producer notified in turn (or the same rule held
--- for it), and a claimer that claims it before this transaction commits sees
--- this batch's reserved position above its cursor: awa.queue_pending then
--- tells it to poll again rather than sleep. So a committed job never waits for
--- the poll interval while its queue's claimers sleep. The cursor is read from
--- awa.claim_cursors in that one statement (docs/storage.md, "The claim cursor").
--- Outside READ COMMITTED the rule is skipped and every lane notifies: a
--- snapshot older than the call may miss the committed job (or see a stale
--- cursor) the rule relies on.
--- Each (queue, priority) of the batch goes to one of its enqueue-shard lanes:
--- the shard this transaction already used for it, else the first whose
--- producer lock is free, starting from (backend pid mod lanes); when every
--- lane is held, a new shard lane (awa._add_lane, up to enqueue_shards, at READ
--- COMMITTED, unless another transaction is adding one); only then does it
--- wait, on that first lane. So concurrent producers, and a transaction that
--- enqueued and stays open, do not queue behind one lock while shards remain,
--- a queue fed by one session keeps one lane per priority (claims visit no
--- idle shard lanes), and one transaction's jobs for a (queue, priority) stay
--- in one lane, in order.
--- Locks: every lane is resolved (a (queue, priority)'s first lane created on
--- first use) before any lane lock is taken; a shard added later takes the
--- queue's lane-creation lock by try only; then per (queue, priority), in
--- (queue, priority) order, an
--- advisory transaction lock (lane_producer, lane_id) on the chosen lane, held
--- until commit, so a later lane position can never become visible while an
--- earlier one could still commit. Positions come from the lane's pool
--- sequence in blocks of 1024 (one nextval per 1024 rows; row k of block b is
--- b * 1024 + k, see awa._lane_tip): they grow within the lane, with gaps. The
--- chosen shard is remembered for the rest
--- of the transaction in the setting awa.enqueue_shard_<first lane_id>.
--- A transaction that inserts into several (queue, priority) pairs in separate
--- calls, in an order that differs from another concurrent transaction's, can
--- deadlock (40P01) once every shard is held: insert into several in one call,
--- or in a fixed order.
--- Lane cache: a session remembers the lanes of each (queue, priority) it
--- enqueued into for 5 seconds of transaction time (now(), whatever p_now
--- says), in the setting
--- awa.lanes_<schema oid>_<priority>_<hash of queue> (queue name, lane ids,
--- sequence oids and the shard limit), so most inserts skip the lane lookup;
--- adding a shard clears it. Lanes are never
--- removed and a reinstalled schema has a new oid, so a cached lane is always a
--- lane of that (queue, priority); a changed enqueue_shards reaches a session
--- within 5 seconds. The setting follows the transaction: a rollback forgets
--- what it cached (lanes it created included).
+-- slot, in array order within each lane, and notifies a queue's channel only
+-- when its claimers may be idle (the notify rule). Each (queue, priority)
+-- goes to one of its shard lanes: the one this transaction used, else a free
+-- one, else a new shard (awa._add_lane), else it waits on one. Positions come
+-- in blocks of 1024 from the lane's pool sequence.
+-- Locks: every lane resolved first (awa._resolve_lanes), then per (queue,
+-- priority) in that order the lane's producer lock (lane_producer, lane_id),
+-- held until commit. Separate calls that lock lanes in opposite orders can
+-- deadlock (40P01) once every shard is held.
+-- Session settings: the lane cache (5 s) and the transaction's chosen shard.
+-- The rules and why: docs/storage.md, "The producer: lanes, notify rule and
+-- session settings".
 -- Called by awa.insert_job, awa.insert_jobs, awa.promote_due_jobs and
 -- awa.retry_dlq_job.
 CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
@@ -2080,37 +2042,19 @@ $$;
 -- +goose StatementBegin
 -- awa.claim_ready_runtime(queue, max, instance_id, now, attempt_deadline):
 -- claims up to max jobs of a queue, highest priority (1) first, FIFO by lane
--- position within a lane.
--- A priority's enqueue-shard lanes are visited in a rotation that starts at a
--- random shard, so no shard starves; jobs of different shards have no order
--- between them. Each claimed job gets run_lease + 1 and a receipt identity
--- (claim_slot, receipt_id) that every finalizer must present. The batch's
--- deadline_at (past it awa.rescue_expired_deadlines closes the attempts) is
--- the claim time plus the smaller of the queue's deadline and
--- attempt_deadline; NULL only when neither is set.
---
--- Writes only appends: one compact claim_batches row per ready slot
--- drawn from (in the current claim slot) and one INSERT of claim marks
--- (awa.cursor_marks, current cursor slot), one per lane it advanced. Ready
--- rows and claim heads are never updated.
--- Locks: per lane it may take from, the lane's claim lock
--- try-lock (lane_claim, lane_id; awa._lock_key), in visiting order: a lane
--- another claimer (or awa.cancel_job) holds is skipped in this call, never
--- waited for, so claimers never wait on each other and never share a job.
--- Under the lock the cursor is read by a statement of its own (awa.claim_cursors;
--- lock-before-snapshot: docs/storage.md, "The claim cursor").
--- Cheap skip: a lane whose tip (awa._lane_tip: the highest position its pool
--- sequence allows) is not past a lower bound of its cursor (the floor, or this
--- session's cache, the setting named by awa._cursor_cache_key, which a
--- rollback forgets) is empty and costs one sequence read, no lock and no
--- marks read. The other lanes (candidates) are classified in one statement:
--- a candidate with no row above that bound is skipped, and when its producer
--- lock (lane_producer) was free (awa._producer_free, tested after its tip was
--- read and before that statement) the cache remembers its tip: the lane
--- holds nothing unconsumed up to it (its positions there were rolled back, or
--- drawn by another lane sharing its pool sequence). Only a candidate with a
--- row above its cursor is locked and read again. Cancelled (tombstoned) jobs
--- are never returned. Lock order: docs/storage.md, "Locks".
+-- position within a lane; a priority's shard lanes in a rotation that starts
+-- at a random shard. Each claimed job gets run_lease + 1 and a receipt
+-- (claim_slot, receipt_id) that every finalizer must present; the batch's
+-- deadline_at is the claim time plus the smaller of the queue's deadline and
+-- attempt_deadline (NULL when neither is set). Cancelled jobs are skipped.
+-- Writes only appends: one claim_batches row per ready slot drawn from and
+-- one INSERT of claim marks (one per lane it advanced).
+-- Locks: per lane with a row above its cursor, the claim lock (lane_claim,
+-- lane_id), try only: a held lane is skipped, never waited for. Empty lanes
+-- cost one sequence read (awa._lane_tip against a lower bound of the cursor:
+-- the floor or this session's cache, awa._cursor_cache_key), and no lock.
+-- How and why (the cheap skip, the producer-lock test, the cache, lock order):
+-- docs/storage.md, "A job's life", "The claim cursor", "Lanes and positions".
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
 -- positive.
 -- Called by workers (the Go driver) and by any SQL client.
@@ -2874,42 +2818,23 @@ $$;
 
 -- source: sql/functions/prune_ring.sql
 -- +goose StatementBegin
--- awa.prune_ring(ring, lock_timeout_ms, keep_sealed, carry_limit): reclaims the oldest
--- sealed slot of a ring by TRUNCATE, only after proving nothing live remains in
--- it. keep_sealed is how many of the most recently sealed slots to leave alone
--- (terminal history stays readable there); it is capped at slot_count - 2, so
--- the slot the next rotation needs can always be reclaimed.
--- Steps: (1) take the ring's maintenance try-lock (shared with rotate);
--- (2) pick the oldest sealed slot that holds rows, among all but the
--- keep_sealed newest; (3) prove it holds nothing live
--- (awa._slot_live_reason; in the queue ring, available jobs do not count: they
--- are carried) and take its fingerprint (awa._slot_fingerprint) in the same
--- snapshot; the cursor ring needs no proof (marks are cursor history);
--- (4) take the locks without ever queueing for them: attempts 1 ms apart,
--- each all-or-nothing with NOWAIT, until granted or lock_timeout_ms has
--- passed (queue ring: ACCESS SHARE on awa.cursor_marks first, the order
--- claims use, then ACCESS EXCLUSIVE on the slot's child tables in
--- awa._ring_tables order); (5) under the locks, compare the
--- fingerprint: if it changed, something committed before the locks were
--- granted (skipped_live); (6) queue ring: move up to carry_limit available jobs to the
--- current slot (awa._carry_ready); if some remain, outcome carried and a later
--- call goes on; (6b) when the slot is the one the next rotation needs
--- ((current + 1) mod n), open attempts do not keep it: the proof skips them
--- and, under the locks, the queue ring moves its running jobs' ready rows
--- forward (awa._carry_running; skipped_live if a closer holds one of their
--- batch locks) and the claim ring copies its open claim batches forward
--- (awa._carry_open_claims); (7) cursor ring: raise the floor of each lane whose highest
--- mark in the slot is above its floor and every mark it has in another slot
--- (one UPDATE of queue_claim_heads, in a statement that starts after the lock,
--- so it sees every mark committed before it); (8) TRUNCATE. The hot path
--- waits only while the locks are held, for (5) to (8), whose cost does not
--- grow with the slot's claims (at most one carry of carry_limit rows), never
--- while prune tries for them.
--- Outcomes: pruned; carried (detail: how many moved, how many remain);
--- already_empty (no sealed slot holds rows); skipped_live (detail says what
--- is live); skipped_blocked (some reader or writer held the slot through every
--- attempt of the budget: a long transaction; retried on a later tick, never
--- forced); skipped_locked (another rotate or prune of this ring is running).
+-- awa.prune_ring(ring, lock_timeout_ms, keep_sealed, carry_limit): reclaims the
+-- oldest sealed slot of a ring that holds rows (leaving the keep_sealed newest,
+-- capped at slot_count - 2) by TRUNCATE, only after proving nothing live
+-- remains in it (awa._slot_live_reason, with the fingerprint
+-- awa._slot_fingerprint taken in the same snapshot and compared again under
+-- the locks). Available jobs are carried to the current slot (up to
+-- carry_limit a call: outcome carried); in the slot the next rotation needs,
+-- open attempts are carried too. The cursor ring raises the floors its marks
+-- carry before the TRUNCATE. Steps and why: docs/storage.md, "Rotation and
+-- prune" and "Long attempts".
+-- Locks: the ring try-lock (ring, hashtext(ring)); then, never queueing
+-- (NOWAIT attempts 1 ms apart within lock_timeout_ms), for the queue ring
+-- ACCESS SHARE on awa.cursor_marks and for every ring ACCESS EXCLUSIVE on the
+-- slot's children in awa._ring_tables order (docs/storage.md, "Locks").
+-- Outcomes: pruned; carried; already_empty; skipped_live (detail says what is
+-- live); skipped_blocked (held through the whole budget; retried on a later
+-- tick, never forced); skipped_locked (another rotate or prune of the ring).
 -- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
 -- keep_sealed, carry_limit outside 1..100000. Called by the maintenance leader
 -- on a ticker.

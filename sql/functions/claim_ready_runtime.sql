@@ -1,36 +1,18 @@
 -- awa.claim_ready_runtime(queue, max, instance_id, now, attempt_deadline):
 -- claims up to max jobs of a queue, highest priority (1) first, FIFO by lane
--- position within a lane.
--- A priority's enqueue-shard lanes are visited in a rotation that starts at a
--- random shard, so no shard starves; jobs of different shards have no order
--- between them. Each claimed job gets run_lease + 1 and a receipt identity
--- (claim_slot, receipt_id) that every finalizer must present. The batch's
--- deadline_at (past it awa.rescue_expired_deadlines closes the attempts) is
--- the claim time plus the smaller of the queue's deadline and
--- attempt_deadline; NULL only when neither is set.
---
--- Writes only appends: one compact claim_batches row per ready slot
--- drawn from (in the current claim slot) and one INSERT of claim marks
--- (awa.cursor_marks, current cursor slot), one per lane it advanced. Ready
--- rows and claim heads are never updated.
--- Locks: per lane it may take from, the lane's claim lock
--- try-lock (lane_claim, lane_id; awa._lock_key), in visiting order: a lane
--- another claimer (or awa.cancel_job) holds is skipped in this call, never
--- waited for, so claimers never wait on each other and never share a job.
--- Under the lock the cursor is read by a statement of its own (awa.claim_cursors;
--- lock-before-snapshot: docs/storage.md, "The claim cursor").
--- Cheap skip: a lane whose tip (awa._lane_tip: the highest position its pool
--- sequence allows) is not past a lower bound of its cursor (the floor, or this
--- session's cache, the setting named by awa._cursor_cache_key, which a
--- rollback forgets) is empty and costs one sequence read, no lock and no
--- marks read. The other lanes (candidates) are classified in one statement:
--- a candidate with no row above that bound is skipped, and when its producer
--- lock (lane_producer) was free (awa._producer_free, tested after its tip was
--- read and before that statement) the cache remembers its tip: the lane
--- holds nothing unconsumed up to it (its positions there were rolled back, or
--- drawn by another lane sharing its pool sequence). Only a candidate with a
--- row above its cursor is locked and read again. Cancelled (tombstoned) jobs
--- are never returned. Lock order: docs/storage.md, "Locks".
+-- position within a lane; a priority's shard lanes in a rotation that starts
+-- at a random shard. Each claimed job gets run_lease + 1 and a receipt
+-- (claim_slot, receipt_id) that every finalizer must present; the batch's
+-- deadline_at is the claim time plus the smaller of the queue's deadline and
+-- attempt_deadline (NULL when neither is set). Cancelled jobs are skipped.
+-- Writes only appends: one claim_batches row per ready slot drawn from and
+-- one INSERT of claim marks (one per lane it advanced).
+-- Locks: per lane with a row above its cursor, the claim lock (lane_claim,
+-- lane_id), try only: a held lane is skipped, never waited for. Empty lanes
+-- cost one sequence read (awa._lane_tip against a lower bound of the cursor:
+-- the floor or this session's cache, awa._cursor_cache_key), and no lock.
+-- How and why (the cheap skip, the producer-lock test, the cache, lock order):
+-- docs/storage.md, "A job's life", "The claim cursor", "Lanes and positions".
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
 -- positive.
 -- Called by workers (the Go driver) and by any SQL client.
