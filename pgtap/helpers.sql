@@ -364,3 +364,21 @@ BEGIN
     'a second session connects (fixture)');
 END
 $$;
+
+-- Fixture step: plants a ready row for job id p_job_id (ids normally come from
+-- a sequence) in a fresh lane of p_queue (shard 0 of priority 2, created in
+-- this transaction by a seed insert, so it does not outlive the rollback) and
+-- claims it at p_now. Returns the claimed job (run_lease 1).
+CREATE FUNCTION awa_test.claim_planted_job(p_queue text, p_job_id bigint, p_now timestamptz)
+RETURNS SETOF awa.claimed_job
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM awa.insert_job('seed', '{}', jsonb_build_object('queue', p_queue));
+  INSERT INTO awa.ready_entries (ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+    queue, kind, args, tags, metadata, errors, created_at, run_at)
+  SELECT awa._current_slot('queue'), l.lane_id, nextval(l.lane_seq) * 1024, p_job_id, 0, 0, 25, l.priority, l.queue,
+         'planted', '{}', '{}', '{}', NULL, now(), now()
+  FROM awa.queue_lanes l WHERE l.queue = p_queue AND l.priority = 2 AND l.shard = 0;
+  RETURN QUERY SELECT * FROM awa.claim_ready_runtime(p_queue, 10, NULL, p_now) c WHERE c.kind = 'planted';
+END
+$$;

@@ -1413,6 +1413,33 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/_rescue_open.sql
+-- +goose StatementBegin
+-- awa._rescue_open(outcome, message, open, now): closes the open attempts
+-- `open` (rows of awa._open_receipts, in order) through the retry path of
+-- awa._finalize, with closure outcome `outcome` and `message` appended to
+-- each job's errors. The body both rescues share; they choose the attempts.
+-- Locks: those of awa._close_claims, which re-checks each attempt under its
+-- batch's lock (an attempt finalized meanwhile is reported stale).
+-- Called by awa.rescue_stale_claims and awa.rescue_expired_deadlines.
+CREATE FUNCTION awa._rescue_open(p_outcome text, p_message text, p_open awa._open_receipts[], p_now timestamptz)
+RETURNS SETOF awa.finalize_result
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF cardinality(p_open) > 0 THEN
+        RETURN QUERY
+        SELECT * FROM awa._finalize('retry', p_outcome,
+                                    ARRAY(SELECT o.job_id FROM unnest(p_open) AS o),
+                                    ARRAY(SELECT o.run_lease FROM unnest(p_open) AS o),
+                                    ARRAY(SELECT o.issued_slot FROM unnest(p_open) AS o),
+                                    ARRAY(SELECT o.receipt_id FROM unnest(p_open) AS o),
+                                    array_fill(p_message, ARRAY[cardinality(p_open)]), NULL, p_now);
+    END IF;
+END;
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_resolve_lanes.sql
 -- +goose StatementBegin
 -- awa._resolve_lanes(queue, priority): the lanes producers of (queue, priority) use,
@@ -1469,6 +1496,28 @@ BEGIN
                 USING ERRCODE = '40001';
         END;
     END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/_ring_slot_count.sql
+-- +goose StatementBegin
+-- awa._ring_slot_count(ring): the ring's slot count (awa.ring_config).
+-- Errors: AW010 unknown ring (NULL included). Read-only. Called by
+-- awa.rotate_ring and awa.prune_ring.
+CREATE FUNCTION awa._ring_slot_count(p_ring text)
+RETURNS int
+LANGUAGE plpgsql
+STABLE
+AS $$
+DECLARE
+    v_slots int;
+BEGIN
+    SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
+    END IF;
+    RETURN v_slots;
 END;
 $$;
 -- +goose StatementEnd
@@ -2170,58 +2219,52 @@ BEGIN
 
     FOR v_k IN 1 .. cardinality(v_ids) LOOP
         IF NOT v_has[v_k] THEN
-            IF v_free[v_k] THEN
-                v_pos := v_tips[v_k];
-                v_i := array_position(v_cids, v_ids[v_k]);
-                IF v_i IS NULL THEN
-                    v_cids := v_cids || v_ids[v_k];
-                    v_ccur := v_ccur || v_pos;
-                ELSIF v_ccur[v_i] < v_pos THEN
-                    v_ccur[v_i] := v_pos;
+            -- No row above its lower bound: with its producer lock free, the
+            -- lane holds nothing unconsumed up to its tip (a bound to cache).
+            CONTINUE WHEN NOT v_free[v_k];
+            v_pos := v_tips[v_k];
+        ELSE
+            -- Held by another claimer (or a cancel): skip it, never wait.
+            CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('lane_claim'), v_ids[v_k]);
+
+            -- A statement of its own, after the lock: it sees the previous
+            -- holder's committed mark, and a floor raised by a prune it waited for.
+            SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_ids[v_k];
+            v_last := v_tips[v_k];
+
+            -- Take the next rows above the cursor straight off the lane index (a
+            -- LIMIT scan, whatever the backlog), then drop those cancelled while
+            -- available (tombstoned); repeat only if tombstones left us short. The
+            -- cursor moves to the last row examined.
+            v_pos := v_cursor;
+            WHILE v_last > v_pos LOOP
+                v_want := p_max - cardinality(v_rows);
+                v_got := ARRAY(
+                    SELECT r FROM awa.ready_entries r
+                    WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
+                    ORDER BY r.lane_seq
+                    LIMIT v_want);
+                EXIT WHEN cardinality(v_got) = 0;
+                v_seen := cardinality(v_got);
+                v_first := v_got[1].lane_seq;
+                v_pos := v_got[v_seen].lane_seq;
+                v_spent := ARRAY(
+                    SELECT t.lane_seq FROM awa.ready_tombstones t
+                    WHERE t.lane_id = v_ids[v_k] AND t.lane_seq BETWEEN v_first AND v_pos);
+                IF cardinality(v_spent) > 0 THEN
+                    v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
                 END IF;
-                v_dirty := true;
+                v_rows := v_rows || v_got;
+                EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
+            END LOOP;
+
+            IF v_pos > v_cursor THEN
+                v_mlanes := v_mlanes || v_ids[v_k];
+                v_mseqs := v_mseqs || v_pos;
             END IF;
-            CONTINUE;
         END IF;
-        -- Held by another claimer (or a cancel): skip it, never wait.
-        CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('lane_claim'), v_ids[v_k]);
-
-        -- A statement of its own, after the lock: it sees the previous
-        -- holder's committed mark, and a floor raised by a prune it waited for.
-        SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_ids[v_k];
-        v_last := v_tips[v_k];
-
-        -- Take the next rows above the cursor straight off the lane index (a
-        -- LIMIT scan, whatever the backlog), then drop those cancelled while
-        -- available (tombstoned); repeat only if tombstones left us short. The
-        -- cursor moves to the last row examined.
-        v_pos := v_cursor;
-        WHILE v_last > v_pos LOOP
-            v_want := p_max - cardinality(v_rows);
-            v_got := ARRAY(
-                SELECT r FROM awa.ready_entries r
-                WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
-                ORDER BY r.lane_seq
-                LIMIT v_want);
-            EXIT WHEN cardinality(v_got) = 0;
-            v_seen := cardinality(v_got);
-            v_first := v_got[1].lane_seq;
-            v_pos := v_got[v_seen].lane_seq;
-            v_spent := ARRAY(
-                SELECT t.lane_seq FROM awa.ready_tombstones t
-                WHERE t.lane_id = v_ids[v_k] AND t.lane_seq BETWEEN v_first AND v_pos);
-            IF cardinality(v_spent) > 0 THEN
-                v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
-            END IF;
-            v_rows := v_rows || v_got;
-            EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
-        END LOOP;
-
-        IF v_pos > v_cursor THEN
-            v_mlanes := v_mlanes || v_ids[v_k];
-            v_mseqs := v_mseqs || v_pos;
-        END IF;
-        -- The cursor (or the new mark) is a lower bound from now on.
+        -- v_pos (the tip passed, the cursor or the new mark) is a lower bound
+        -- of the lane's cursor from now on: the session cache keeps it.
         IF v_pos > v_lows[v_k] THEN
             v_i := array_position(v_cids, v_ids[v_k]);
             IF v_i IS NULL THEN
@@ -2864,10 +2907,7 @@ DECLARE
     v_runs    int := 0;
 BEGIN
     PERFORM awa._require_read_committed('awa.prune_ring');
-    SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
-    END IF;
+    v_slots := awa._ring_slot_count(p_ring);
     IF p_lock_timeout_ms IS NULL OR p_lock_timeout_ms NOT BETWEEN 1 AND 60000 THEN
         RAISE EXCEPTION 'awa: lock_timeout_ms must be between 1 and 60000, got %', p_lock_timeout_ms
             USING ERRCODE = 'AW010';
@@ -3226,10 +3266,6 @@ SET jit = off
 AS $$
 DECLARE
     v_now  timestamptz := coalesce(p_now, now());
-    v_jobs bigint[];
-    v_lses bigint[];
-    v_slts int[];
-    v_rcts bigint[];
 BEGIN
     PERFORM awa._require_read_committed('awa.rescue_expired_deadlines');
     IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
@@ -3241,25 +3277,13 @@ BEGIN
     -- Both probes are per-row subplans on the closures' GiST index: as a join,
     -- the planner would hash the whole slot's closures and test every item
     -- against every closure.
-    SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
-    INTO v_jobs, v_lses, v_slts, v_rcts
-    FROM (
-        SELECT o.job_id, o.run_lease, o.issued_slot AS claim_slot, o.receipt_id
-        FROM awa._open_receipts o
+    RETURN QUERY
+    SELECT * FROM awa._rescue_open('deadline_expired', 'rescued: deadline exceeded', ARRAY(
+        SELECT o FROM awa._open_receipts o
         WHERE o.deadline_at < v_now
           AND NOT awa._claim_batch_closed(o.claim_slot, o.batch_id, o.batch_size)
         ORDER BY o.deadline_at, o.batch_id, o.item
-        LIMIT p_limit
-    ) AS s;
-
-    IF v_jobs IS NULL THEN
-        RETURN;
-    END IF;
-
-    RETURN QUERY
-    SELECT * FROM awa._finalize('retry', 'deadline_expired', v_jobs, v_lses, v_slts, v_rcts,
-                                array_fill('rescued: deadline exceeded'::text, ARRAY[cardinality(v_jobs)]),
-                                NULL, v_now);
+        LIMIT p_limit), v_now);
 END;
 $$;
 -- +goose StatementEnd
@@ -3291,10 +3315,6 @@ AS $$
 DECLARE
     v_now  timestamptz := coalesce(p_now, now());
     v_cut  timestamptz;
-    v_jobs bigint[];
-    v_lses bigint[];
-    v_slts int[];
-    v_rcts bigint[];
 BEGIN
     PERFORM awa._require_read_committed('awa.rescue_stale_claims');
     IF p_staleness IS NULL OR p_staleness <= interval '0' THEN
@@ -3308,27 +3328,15 @@ BEGIN
     -- Per candidate batch one closure probe (awa._claim_batch_closed); only the
     -- items of a batch still open are probed one by one (awa._open_receipts,
     -- as in awa.rescue_expired_deadlines).
-    SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
-    INTO v_jobs, v_lses, v_slts, v_rcts
-    FROM (
-        SELECT o.job_id, o.run_lease, o.issued_slot AS claim_slot, o.receipt_id
-        FROM awa._open_receipts o
+    RETURN QUERY
+    SELECT * FROM awa._rescue_open('rescued_stale', 'rescued: worker heartbeat went stale', ARRAY(
+        SELECT o FROM awa._open_receipts o
         LEFT JOIN awa.runtime_instances ri ON ri.instance_id = o.instance_id
         WHERE o.claimed_at < v_cut
           AND (ri.instance_id IS NULL OR ri.heartbeat_at < v_cut)
           AND NOT awa._claim_batch_closed(o.claim_slot, o.batch_id, o.batch_size)
         ORDER BY o.claimed_at, o.batch_id, o.item
-        LIMIT p_limit
-    ) AS s;
-
-    IF v_jobs IS NULL THEN
-        RETURN;
-    END IF;
-
-    RETURN QUERY
-    SELECT * FROM awa._finalize('retry', 'rescued_stale', v_jobs, v_lses, v_slts, v_rcts,
-                                array_fill('rescued: worker heartbeat went stale'::text, ARRAY[cardinality(v_jobs)]),
-                                NULL, v_now);
+        LIMIT p_limit), v_now);
 END;
 $$;
 -- +goose StatementEnd
@@ -3450,10 +3458,7 @@ DECLARE
     v_now   timestamptz := coalesce(p_now, now());
 BEGIN
     PERFORM awa._require_read_committed('awa.rotate_ring');
-    SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
-    END IF;
+    v_slots := awa._ring_slot_count(p_ring);
     IF p_min_interval < interval '0' THEN
         RAISE EXCEPTION 'awa: min_interval must not be negative, got %', p_min_interval USING ERRCODE = 'AW010';
     END IF;

@@ -128,58 +128,52 @@ BEGIN
 
     FOR v_k IN 1 .. cardinality(v_ids) LOOP
         IF NOT v_has[v_k] THEN
-            IF v_free[v_k] THEN
-                v_pos := v_tips[v_k];
-                v_i := array_position(v_cids, v_ids[v_k]);
-                IF v_i IS NULL THEN
-                    v_cids := v_cids || v_ids[v_k];
-                    v_ccur := v_ccur || v_pos;
-                ELSIF v_ccur[v_i] < v_pos THEN
-                    v_ccur[v_i] := v_pos;
+            -- No row above its lower bound: with its producer lock free, the
+            -- lane holds nothing unconsumed up to its tip (a bound to cache).
+            CONTINUE WHEN NOT v_free[v_k];
+            v_pos := v_tips[v_k];
+        ELSE
+            -- Held by another claimer (or a cancel): skip it, never wait.
+            CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('lane_claim'), v_ids[v_k]);
+
+            -- A statement of its own, after the lock: it sees the previous
+            -- holder's committed mark, and a floor raised by a prune it waited for.
+            SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_ids[v_k];
+            v_last := v_tips[v_k];
+
+            -- Take the next rows above the cursor straight off the lane index (a
+            -- LIMIT scan, whatever the backlog), then drop those cancelled while
+            -- available (tombstoned); repeat only if tombstones left us short. The
+            -- cursor moves to the last row examined.
+            v_pos := v_cursor;
+            WHILE v_last > v_pos LOOP
+                v_want := p_max - cardinality(v_rows);
+                v_got := ARRAY(
+                    SELECT r FROM awa.ready_entries r
+                    WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
+                    ORDER BY r.lane_seq
+                    LIMIT v_want);
+                EXIT WHEN cardinality(v_got) = 0;
+                v_seen := cardinality(v_got);
+                v_first := v_got[1].lane_seq;
+                v_pos := v_got[v_seen].lane_seq;
+                v_spent := ARRAY(
+                    SELECT t.lane_seq FROM awa.ready_tombstones t
+                    WHERE t.lane_id = v_ids[v_k] AND t.lane_seq BETWEEN v_first AND v_pos);
+                IF cardinality(v_spent) > 0 THEN
+                    v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
                 END IF;
-                v_dirty := true;
+                v_rows := v_rows || v_got;
+                EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
+            END LOOP;
+
+            IF v_pos > v_cursor THEN
+                v_mlanes := v_mlanes || v_ids[v_k];
+                v_mseqs := v_mseqs || v_pos;
             END IF;
-            CONTINUE;
         END IF;
-        -- Held by another claimer (or a cancel): skip it, never wait.
-        CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('lane_claim'), v_ids[v_k]);
-
-        -- A statement of its own, after the lock: it sees the previous
-        -- holder's committed mark, and a floor raised by a prune it waited for.
-        SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_ids[v_k];
-        v_last := v_tips[v_k];
-
-        -- Take the next rows above the cursor straight off the lane index (a
-        -- LIMIT scan, whatever the backlog), then drop those cancelled while
-        -- available (tombstoned); repeat only if tombstones left us short. The
-        -- cursor moves to the last row examined.
-        v_pos := v_cursor;
-        WHILE v_last > v_pos LOOP
-            v_want := p_max - cardinality(v_rows);
-            v_got := ARRAY(
-                SELECT r FROM awa.ready_entries r
-                WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
-                ORDER BY r.lane_seq
-                LIMIT v_want);
-            EXIT WHEN cardinality(v_got) = 0;
-            v_seen := cardinality(v_got);
-            v_first := v_got[1].lane_seq;
-            v_pos := v_got[v_seen].lane_seq;
-            v_spent := ARRAY(
-                SELECT t.lane_seq FROM awa.ready_tombstones t
-                WHERE t.lane_id = v_ids[v_k] AND t.lane_seq BETWEEN v_first AND v_pos);
-            IF cardinality(v_spent) > 0 THEN
-                v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
-            END IF;
-            v_rows := v_rows || v_got;
-            EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
-        END LOOP;
-
-        IF v_pos > v_cursor THEN
-            v_mlanes := v_mlanes || v_ids[v_k];
-            v_mseqs := v_mseqs || v_pos;
-        END IF;
-        -- The cursor (or the new mark) is a lower bound from now on.
+        -- v_pos (the tip passed, the cursor or the new mark) is a lower bound
+        -- of the lane's cursor from now on: the session cache keeps it.
         IF v_pos > v_lows[v_k] THEN
             v_i := array_position(v_cids, v_ids[v_k]);
             IF v_i IS NULL THEN

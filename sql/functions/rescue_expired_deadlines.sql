@@ -15,10 +15,6 @@ SET jit = off
 AS $$
 DECLARE
     v_now  timestamptz := coalesce(p_now, now());
-    v_jobs bigint[];
-    v_lses bigint[];
-    v_slts int[];
-    v_rcts bigint[];
 BEGIN
     PERFORM awa._require_read_committed('awa.rescue_expired_deadlines');
     IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
@@ -30,24 +26,12 @@ BEGIN
     -- Both probes are per-row subplans on the closures' GiST index: as a join,
     -- the planner would hash the whole slot's closures and test every item
     -- against every closure.
-    SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
-    INTO v_jobs, v_lses, v_slts, v_rcts
-    FROM (
-        SELECT o.job_id, o.run_lease, o.issued_slot AS claim_slot, o.receipt_id
-        FROM awa._open_receipts o
+    RETURN QUERY
+    SELECT * FROM awa._rescue_open('deadline_expired', 'rescued: deadline exceeded', ARRAY(
+        SELECT o FROM awa._open_receipts o
         WHERE o.deadline_at < v_now
           AND NOT awa._claim_batch_closed(o.claim_slot, o.batch_id, o.batch_size)
         ORDER BY o.deadline_at, o.batch_id, o.item
-        LIMIT p_limit
-    ) AS s;
-
-    IF v_jobs IS NULL THEN
-        RETURN;
-    END IF;
-
-    RETURN QUERY
-    SELECT * FROM awa._finalize('retry', 'deadline_expired', v_jobs, v_lses, v_slts, v_rcts,
-                                array_fill('rescued: deadline exceeded'::text, ARRAY[cardinality(v_jobs)]),
-                                NULL, v_now);
+        LIMIT p_limit), v_now);
 END;
 $$;

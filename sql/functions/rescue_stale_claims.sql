@@ -23,10 +23,6 @@ AS $$
 DECLARE
     v_now  timestamptz := coalesce(p_now, now());
     v_cut  timestamptz;
-    v_jobs bigint[];
-    v_lses bigint[];
-    v_slts int[];
-    v_rcts bigint[];
 BEGIN
     PERFORM awa._require_read_committed('awa.rescue_stale_claims');
     IF p_staleness IS NULL OR p_staleness <= interval '0' THEN
@@ -40,26 +36,14 @@ BEGIN
     -- Per candidate batch one closure probe (awa._claim_batch_closed); only the
     -- items of a batch still open are probed one by one (awa._open_receipts,
     -- as in awa.rescue_expired_deadlines).
-    SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
-    INTO v_jobs, v_lses, v_slts, v_rcts
-    FROM (
-        SELECT o.job_id, o.run_lease, o.issued_slot AS claim_slot, o.receipt_id
-        FROM awa._open_receipts o
+    RETURN QUERY
+    SELECT * FROM awa._rescue_open('rescued_stale', 'rescued: worker heartbeat went stale', ARRAY(
+        SELECT o FROM awa._open_receipts o
         LEFT JOIN awa.runtime_instances ri ON ri.instance_id = o.instance_id
         WHERE o.claimed_at < v_cut
           AND (ri.instance_id IS NULL OR ri.heartbeat_at < v_cut)
           AND NOT awa._claim_batch_closed(o.claim_slot, o.batch_id, o.batch_size)
         ORDER BY o.claimed_at, o.batch_id, o.item
-        LIMIT p_limit
-    ) AS s;
-
-    IF v_jobs IS NULL THEN
-        RETURN;
-    END IF;
-
-    RETURN QUERY
-    SELECT * FROM awa._finalize('retry', 'rescued_stale', v_jobs, v_lses, v_slts, v_rcts,
-                                array_fill('rescued: worker heartbeat went stale'::text, ARRAY[cardinality(v_jobs)]),
-                                NULL, v_now);
+        LIMIT p_limit), v_now);
 END;
 $$;

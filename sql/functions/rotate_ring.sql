@@ -27,10 +27,7 @@ DECLARE
     v_now   timestamptz := coalesce(p_now, now());
 BEGIN
     PERFORM awa._require_read_committed('awa.rotate_ring');
-    SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
-    END IF;
+    v_slots := awa._ring_slot_count(p_ring);
     IF p_min_interval < interval '0' THEN
         RAISE EXCEPTION 'awa: min_interval must not be negative, got %', p_min_interval USING ERRCODE = 'AW010';
     END IF;
