@@ -240,6 +240,10 @@ CREATE TYPE awa._slot_batch AS (
 -- updated; a whole slot is reclaimed by TRUNCATE once prune has proved nothing
 -- in it is live. The only DELETE is prune's, of the available jobs it moves
 -- out of that slot first (awa._carry_ready).
+-- The job body columns (job_id .. run_at) repeat in ready_entries,
+-- done_entries, deferred_jobs and dlq_entries on purpose: each plane keeps
+-- the whole body so its readers need no join, and sqlc types every table
+-- from this static DDL (it reads no LIKE clause), so each is spelled out.
 
 -- Immutable runnable rows. A job has one ready row per time it becomes runnable
 -- (insert, promotion of a retry or snooze, DLQ retry). The claim that consumes
@@ -463,6 +467,8 @@ CREATE TABLE awa.cursor_marks (
 -- source: sql/substrate/50_backlog.sql
 -- +goose StatementBegin
 -- Deferred backlog: scheduled (future run_at, snoozed) and retryable jobs.
+-- The job body columns repeat those of the queue ring's tables on purpose
+-- (20_queue_ring.sql says why).
 -- A plain table: promotion deletes a row and appends its ready row.
 CREATE TABLE awa.deferred_jobs (
     job_id       bigint        PRIMARY KEY,
@@ -1768,6 +1774,9 @@ BEGIN
     IF p_ring IN ('queue', 'claim') AND p_carry_open THEN
         RETURN NULL;
     ELSIF p_ring = 'queue' THEN
+        -- This and the claim branch ask the same of different batches (drawn
+        -- from the ready slot, held in the claim slot): two statements, so
+        -- each keeps its own index or partition pruning.
         SELECT format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
                       p_slot, b.batch_id, b.claim_slot)
         INTO v_detail

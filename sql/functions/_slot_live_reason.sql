@@ -45,6 +45,9 @@ BEGIN
     IF p_ring IN ('queue', 'claim') AND p_carry_open THEN
         RETURN NULL;
     ELSIF p_ring = 'queue' THEN
+        -- This and the claim branch ask the same of different batches (drawn
+        -- from the ready slot, held in the claim slot): two statements, so
+        -- each keeps its own index or partition pruning.
         SELECT format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
                       p_slot, b.batch_id, b.claim_slot)
         INTO v_detail

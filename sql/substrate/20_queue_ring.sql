@@ -3,6 +3,10 @@
 -- updated; a whole slot is reclaimed by TRUNCATE once prune has proved nothing
 -- in it is live. The only DELETE is prune's, of the available jobs it moves
 -- out of that slot first (awa._carry_ready).
+-- The job body columns (job_id .. run_at) repeat in ready_entries,
+-- done_entries, deferred_jobs and dlq_entries on purpose: each plane keeps
+-- the whole body so its readers need no join, and sqlc types every table
+-- from this static DDL (it reads no LIKE clause), so each is spelled out.
 
 -- Immutable runnable rows. A job has one ready row per time it becomes runnable
 -- (insert, promotion of a retry or snooze, DLQ retry). The claim that consumes
