@@ -1,5 +1,6 @@
 -- awa._validate_job(kind, args, opts, now): checks one job request and returns
--- its body (awa._build_job_body, job_id NULL: defaults there). Raises (SQLSTATEs in docs/errors.md):
+-- its body (awa._build_job_body, which applies the defaults; job_id NULL).
+-- Raises (SQLSTATEs in docs/errors.md):
 --   AW001 kind null, empty or longer than 255 characters
 --   AW002 queue not a string, empty, longer than 50 characters or outside [A-Za-z0-9_.:-]
 --   AW003 args null or not a JSON object
