@@ -42,10 +42,11 @@ help: ## list targets
 	@grep -hE '^[a-zA-Z/_-]+:.*## ' $(MAKEFILE_LIST) \
 	  | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
-tools: ## install pgTAP and pg_prove (apt) when missing
+tools: ## install pgTAP, pg_prove and Python's psycopg (apt) when missing
 	@missing=""; \
 	[ -x $(AWA_PG_BIN)/postgres ] || missing=" postgresql-15"; \
 	[ -f /usr/share/postgresql/15/extension/pgtap.control ] && command -v pg_prove >/dev/null || missing="$$missing $(PGTAP_PKGS)"; \
+	/usr/bin/python3 -c 'import psycopg' 2>/dev/null || missing="$$missing python3-psycopg"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" != 0 ]; then \
 	  echo "missing:$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing" >&2; exit 1; \
@@ -117,7 +118,7 @@ _test/sql:
 	pgtap/run.sh "$$AWA_TEST_DSN" $(PG_PROVE_FLAGS)
 
 _test/go:
-	$(call with_stock,go test -count=1 ./...)
+	$(call with_stock,go test -count=1 -timeout 25m ./...)
 
 # The demo runs on the server of AWA_TEST_DSN (else DATABASE_URL) in its own
 # database, dropped and created again first so every run starts clean.

@@ -15,21 +15,30 @@ import (
 
 // Migrations holds the goose SQL migrations (migrations/*.sql), embedded in the
 // binary. Paths inside it start with "migrations/"; Provider strips that prefix.
-// The same files work with the goose CLI:
+// The same files work with the goose CLI, given awa's own version table:
 //
-//	goose -dir db/migrations postgres "$DATABASE_URL" up
+//	goose -table awa_goose_db_version -dir db/migrations postgres "$DATABASE_URL" up
 //
 //go:embed migrations/*.sql
 var Migrations embed.FS
 
+// VersionTable is the table in which goose records which awa migrations are
+// applied. It is awa's own: an application's goose migrations record theirs in
+// goose's default goose_db_version, and neither reads the other's versions
+// (with a shared table, awa saw the app's version 1 and installed nothing).
+const VersionTable = "awa_goose_db_version"
+
 // Provider returns a goose Provider for the embedded migrations on sqlDB, a
-// PostgreSQL handle (for example opened with the pgx stdlib driver, "pgx").
-// opts are passed through to goose.NewProvider (WithVerbose, WithTableName, ...).
+// PostgreSQL handle (for example opened with the pgx stdlib driver, "pgx"),
+// recording its versions in VersionTable. opts are passed through to
+// goose.NewProvider after that (WithVerbose, ...; a WithTableName there
+// overrides VersionTable; WithStore cannot be combined with it).
 // Up installs the awa schema; DownTo(0) drops it.
 func Provider(sqlDB *sql.DB, opts ...goose.ProviderOption) (*goose.Provider, error) {
 	fsys, err := fs.Sub(Migrations, "migrations")
 	if err != nil {
 		return nil, err
 	}
+	opts = append([]goose.ProviderOption{goose.WithTableName(VersionTable)}, opts...)
 	return goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, opts...)
 }

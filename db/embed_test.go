@@ -7,10 +7,12 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
 
 	"github.com/awa-queue/awa/db"
 )
@@ -80,6 +82,75 @@ func TestProviderUpDown(t *testing.T) {
 	assertSchema(t, sqlDB, true)
 }
 
+// TestInstallsBesideAnAppsOwnGooseMigrations: the application's own goose
+// migrations (versions 1..3, goose's default goose_db_version table) are
+// applied first. awa's Provider still installs schema awa (it records its
+// versions in db.VersionTable), leaves the app's table as it was, and removes
+// only its own objects on DownTo(0); the app's goose sees its 3 versions
+// throughout. With one shared table awa read the app's version 3 as its own
+// and installed nothing.
+func TestInstallsBesideAnAppsOwnGooseMigrations(t *testing.T) {
+	sqlDB := freshDatabase(t)
+	ctx := context.Background()
+	app := fstest.MapFS{}
+	for v := 1; v <= 3; v++ {
+		app[fmt.Sprintf("%05d_app_%d.sql", v, v)] = &fstest.MapFile{Data: []byte(fmt.Sprintf(
+			"-- +goose Up\nCREATE TABLE app_table_%d (id int);\n-- +goose Down\nDROP TABLE app_table_%d;\n", v, v))}
+	}
+	appGoose, err := goose.NewProvider(goose.DialectPostgres, sqlDB, app)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := appGoose.Up(ctx); err != nil {
+		t.Fatalf("the app's migrations: %v", err)
+	}
+	appVersion := func() int64 {
+		t.Helper()
+		v, err := appGoose.GetDBVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+
+	p, err := db.Provider(sqlDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Up(ctx)
+	if err != nil || len(res) != 1 {
+		t.Fatalf("awa up beside the app's version 3: %d applied, %v; want 1", len(res), err)
+	}
+	assertSchema(t, sqlDB, true)
+	if v, err := p.GetDBVersion(ctx); err != nil || v != 1 {
+		t.Fatalf("awa's version = %d, %v; want 1", v, err)
+	}
+	var appRows, awaRows int
+	if err := sqlDB.QueryRow(`SELECT (SELECT count(*) FROM goose_db_version WHERE version_id > 0),
+	                                  (SELECT count(*) FROM `+db.VersionTable+` WHERE version_id > 0)`).
+		Scan(&appRows, &awaRows); err != nil {
+		t.Fatal(err)
+	}
+	if appRows != 3 || awaRows != 1 {
+		t.Fatalf("version rows: app %d, awa %d; want 3 and 1 (each in its own table)", appRows, awaRows)
+	}
+	if v := appVersion(); v != 3 {
+		t.Fatalf("the app's version after awa's install = %d, want 3", v)
+	}
+
+	if _, err := p.DownTo(ctx, 0); err != nil {
+		t.Fatalf("awa down-to 0: %v", err)
+	}
+	assertSchema(t, sqlDB, false)
+	var appTables int
+	if err := sqlDB.QueryRow(`SELECT count(*) FROM pg_tables WHERE tablename LIKE 'app_table_%'`).Scan(&appTables); err != nil || appTables != 3 {
+		t.Fatalf("the app's tables after awa's down-to 0: %d (err %v), want 3", appTables, err)
+	}
+	if v := appVersion(); v != 3 {
+		t.Fatalf("the app's version after awa's down-to 0 = %d, want 3", v)
+	}
+}
+
 func assertSchema(t *testing.T, sqlDB *sql.DB, want bool) {
 	t.Helper()
 	var have bool
@@ -92,12 +163,13 @@ func assertSchema(t *testing.T, sqlDB *sql.DB, want bool) {
 }
 
 // freshDatabase creates an empty database on the AWA_TEST_DSN server (dropped
-// at the end of the test) and returns a handle to it. Skips without a server.
+// at the end of the test) and returns a handle to it. Fails without a server:
+// a missing database never passes for a green run.
 func freshDatabase(t *testing.T) *sql.DB {
 	t.Helper()
 	dsn := os.Getenv("AWA_TEST_DSN")
 	if dsn == "" {
-		t.Skip("AWA_TEST_DSN not set (make test/go starts a server)")
+		t.Fatal("AWA_TEST_DSN is not set: run `make test` (or `make test/go`), which starts a PostgreSQL server")
 	}
 	admin, err := sql.Open("pgx", dsn)
 	if err != nil {

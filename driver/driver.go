@@ -273,17 +273,28 @@ func (d *Driver) Claim(ctx context.Context, db DBTX, queue string, max int, inst
 	return out, nil
 }
 
-// QueuePending reports whether some lane of queue has positions reserved
-// above its claim cursor (unclaimed jobs, or producers that have not
-// committed or whose rollback the next claim will pass). A claimer whose claim
-// came back short polls again soon while this is true: such a producer may
-// commit without a notification (see awa._append_ready).
-func (d *Driver) QueuePending(ctx context.Context, db DBTX, queue string) (bool, error) {
+// Pending is what awa.queue_pending reports about a queue.
+type Pending struct {
+	// Pending: some lane has positions reserved above its claim cursor
+	// (unclaimed jobs, or producers that have not committed or whose
+	// rollback the next claim will pass).
+	Pending bool
+	// Ready: a committed job is known to wait above a lane's cursor (every
+	// producer of that lane has ended), so a claim now would find it unless
+	// another claimer holds the lane. Always false outside READ COMMITTED.
+	Ready bool
+}
+
+// QueuePending reports whether queue may hold work a claim has not taken. A
+// claimer whose claim came back short claims again at once when Ready, and
+// polls again soon while only Pending: an open producer may commit without a
+// notification (see awa._append_ready).
+func (d *Driver) QueuePending(ctx context.Context, db DBTX, queue string) (Pending, error) {
 	p, err := d.q.QueuePending(ctx, db, queue)
 	if err != nil {
-		return false, fmt.Errorf("queue pending %q: %w", queue, mapError(err))
+		return Pending{}, fmt.Errorf("queue pending %q: %w", queue, mapError(err))
 	}
-	return p.Valid && p.Bool, nil
+	return Pending{Pending: p.Pending.Valid && p.Pending.Bool, Ready: p.Ready.Valid && p.Ready.Bool}, nil
 }
 
 // Result is a finalizer's outcome for one attempt.

@@ -45,16 +45,20 @@ const fetchCooldown = 2 * time.Millisecond
 // coming back empty, up to FetchPollInterval.
 const pendingRecheck = time.Millisecond
 
+// claimNow is nextRecheck's answer when a committed job is known to wait:
+// claim again without waiting for a wake.
+const claimNow = time.Duration(-1)
+
 func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 	cfg := q.c.cfg
 	poll := time.NewTicker(cfg.FetchPollInterval)
 	defer poll.Stop()
 	backlog := true // claim at once on start
 	errDelay := 100 * time.Millisecond
-	var recheck time.Duration // > 0: claim again after this long, even without a wake
+	var recheck time.Duration // > 0: claim again after this long, even without a wake; claimNow: at once
 
 	for {
-		if !backlog {
+		if !backlog && recheck != claimNow {
 			var again <-chan time.Time
 			var timer *time.Timer
 			if recheck > 0 {
@@ -107,7 +111,7 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 			case <-time.After(errDelay):
 			}
 			errDelay = min(errDelay*2, 5*time.Second)
-			backlog = false
+			backlog, recheck = false, 0
 			continue
 		}
 		errDelay = 100 * time.Millisecond
@@ -123,14 +127,19 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 
 // nextRecheck decides, after a claim, how soon to claim again without a
 // wake: never under backlog (the loop claims at once) or when nothing is
-// pending; pendingRecheck after a claim that found jobs; else twice the last
-// delay, up to FetchPollInterval.
+// pending; claimNow after a claim that found jobs when a committed job
+// waits (ready: it committed after that claim's look, or its lane was held);
+// pendingRecheck after a claim that found jobs otherwise, or after the first
+// claim that found none; else twice the last delay, up to FetchPollInterval.
+// A claim that found nothing never leads to claimNow, so a lane another
+// session holds for long (a SQL worker claiming inside a long transaction)
+// costs polls that back off, not a spin.
 func (q *queueRunner) nextRecheck(ctx context.Context, backlog, found bool, last time.Duration) time.Duration {
 	if backlog {
 		return 0
 	}
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	pending, err := q.c.driver.QueuePending(pctx, q.c.rt, q.name)
+	p, err := q.c.driver.QueuePending(pctx, q.c.rt, q.name)
 	cancel()
 	if err != nil {
 		if ctx.Err() == nil {
@@ -139,9 +148,11 @@ func (q *queueRunner) nextRecheck(ctx context.Context, backlog, found bool, last
 		return 0 // the poll covers it
 	}
 	switch {
-	case !pending:
+	case !p.Pending:
 		return 0
-	case found || last == 0:
+	case p.Ready && found:
+		return claimNow
+	case found || last <= 0:
 		return pendingRecheck
 	default:
 		return min(2*last, q.c.cfg.FetchPollInterval)

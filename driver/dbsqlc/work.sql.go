@@ -237,14 +237,19 @@ func (q *Queries) ListenQueues(ctx context.Context, db DBTX, queues []string) er
 }
 
 const queuePending = `-- name: QueuePending :one
-SELECT pending FROM awa.queue_pending($1::text)
+SELECT pending, ready FROM awa.queue_pending($1::text)
 `
 
-func (q *Queries) QueuePending(ctx context.Context, db DBTX, queue string) (pgtype.Bool, error) {
+type QueuePendingRow struct {
+	Pending pgtype.Bool
+	Ready   pgtype.Bool
+}
+
+func (q *Queries) QueuePending(ctx context.Context, db DBTX, queue string) (QueuePendingRow, error) {
 	row := db.QueryRow(ctx, queuePending, queue)
-	var pending pgtype.Bool
-	err := row.Scan(&pending)
-	return pending, err
+	var i QueuePendingRow
+	err := row.Scan(&i.Pending, &i.Ready)
+	return i, err
 }
 
 const retryJobs = `-- name: RetryJobs :many

@@ -1342,8 +1342,11 @@ func TestEmptyLaneAdvancesRacingProducersOfTheLaneLoseNoJob(t *testing.T) {
 					return
 				}
 				led.commit("b", ids)
-				// Pauses leave b's producer lock free, so claims can advance it.
-				time.Sleep(time.Duration(rng.IntN(8000)) * time.Microsecond)
+				// Pauses leave b's producer lock free, so claims can advance
+				// it. Three producers share b's one lane: with pauses much
+				// shorter than a loaded machine's transactions the lock was
+				// never free and the run tested nothing (no advance).
+				time.Sleep(5*time.Millisecond + time.Duration(rng.IntN(10000))*time.Microsecond)
 			}
 		}()
 	}

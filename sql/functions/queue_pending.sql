@@ -1,21 +1,25 @@
--- awa.queue_pending(queue): true when some lane of the queue may still hold
--- work above its claim cursor: a committed job not claimed yet, or a producer
--- that holds the lane and may still commit. A claimer whose claim came back
--- short asks this before it sleeps: when true, a producer may still commit
--- without a NOTIFY (see awa._append_ready), so it polls again soon instead of
--- waiting for one.
+-- awa.queue_pending(queue): pending is true when some lane of the queue may
+-- still hold work above its claim cursor: a committed job not claimed yet, or
+-- a producer that holds the lane and may still commit. ready is true when a
+-- committed job is known to wait (a lane whose producers have all ended has a
+-- row above its cursor): a claim now would find it, unless another claimer
+-- holds that lane. A claimer whose claim came back short asks this before it
+-- sleeps: ready, it claims again at once; pending only, a producer may still
+-- commit without a NOTIFY (see awa._append_ready), so it polls again soon
+-- instead of waiting for one.
 -- Per lane: one sequence read (awa._lane_tip); only a lane whose tip is past a
 -- lower bound of its cursor (its floor, or this session's cache of cursors,
 -- awa._cursor_cache_key) goes further. It is pending when its producer lock
 -- (lane_producer, lane_id) is held (awa._producer_free: nothing stays held).
 -- Otherwise every producer that reserved a position has ended, and the lane is
--- pending when a row lies above its cursor (awa.claim_cursors), both read
--- after the lock test. So positions of a rolled-back producer, or of another
+-- ready (and pending) when a row lies above its cursor (awa.claim_cursors), both
+-- read after the lock test. So positions of a rolled-back producer, or of another
 -- lane sharing the pool sequence, do not count. Outside READ COMMITTED the
--- snapshot may predate a commit, so a tip past the cursor counts as pending.
+-- snapshot may predate a commit, so a tip past the cursor counts as pending,
+-- and ready stays false.
 -- Writes nothing; holds no lock past the call.
 -- Errors: AW002 queue NULL.
-CREATE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean)
+CREATE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean, OUT ready boolean)
 LANGUAGE plpgsql
 -- The cursor read walks each marks index backwards, never sorts a lane's marks.
 SET enable_sort = off
@@ -37,25 +41,30 @@ BEGIN
         v_ccur := string_to_array(v_cache[3], ',')::bigint[];
     END IF;
     pending := false;
+    ready := false;
     FOR v_lane IN
         SELECT l.lane_id, l.lane_seq
         FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
         WHERE l.queue = p_queue
           AND awa._lane_tip(l.lane_seq) > greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)])
     LOOP
-        IF v_rc THEN
-            IF NOT awa._producer_free(v_lane.lane_id) THEN
-                pending := true;
-                RETURN;
-            END IF;
+        IF v_rc AND NOT awa._producer_free(v_lane.lane_id) THEN
+            -- Pending; another lane may still be ready.
+            pending := true;
+            CONTINUE;
         END IF;
         -- Statements of their own, after the lock test: they see every row
         -- of the producers that held the lane before it.
         SELECT c.claim_seq INTO v_cur FROM awa.claim_cursors c WHERE c.lane_id = v_lane.lane_id;
         CONTINUE WHEN awa._lane_tip(v_lane.lane_seq) <= v_cur;
-        IF NOT v_rc OR EXISTS (SELECT 1 FROM awa.ready_entries r
-                               WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur) THEN
+        IF NOT v_rc THEN
             pending := true;
+            RETURN;
+        END IF;
+        IF EXISTS (SELECT 1 FROM awa.ready_entries r
+                   WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur) THEN
+            pending := true;
+            ready := true;
             RETURN;
         END IF;
     END LOOP;
