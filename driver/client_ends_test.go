@@ -33,7 +33,7 @@ func failCompletions(t *testing.T, pool *pgxpool.Pool) (restore func()) {
 	_, err := pool.Exec(ctx, `
 		CREATE FUNCTION public.test_fail_completion() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN RAISE EXCEPTION 'test: completions are failing' USING ERRCODE = 'XX000'; END $$;
-		CREATE TRIGGER test_fail_completion BEFORE INSERT ON awa.lease_claim_closures
+		CREATE TRIGGER test_fail_completion BEFORE INSERT ON awa.claim_closures
 		FOR EACH ROW WHEN (NEW.outcome = 'completed') EXECUTE FUNCTION public.test_fail_completion();`)
 	if err != nil {
 		t.Fatalf("install the failing trigger: %v", err)
@@ -43,7 +43,7 @@ func failCompletions(t *testing.T, pool *pgxpool.Pool) (restore func()) {
 		if done.Swap(true) {
 			return
 		}
-		if _, err := pool.Exec(context.Background(), `DROP TRIGGER test_fail_completion ON awa.lease_claim_closures`); err != nil {
+		if _, err := pool.Exec(context.Background(), `DROP TRIGGER test_fail_completion ON awa.claim_closures`); err != nil {
 			t.Errorf("drop the failing trigger: %v", err)
 		}
 	}
@@ -258,8 +258,8 @@ func TestFailingFinalizerCallsAreRescuedAtTheAttemptDeadline(t *testing.T) {
 	var outcome string
 	err = pool.QueryRow(ctx, `
 		SELECT c.closed_at - b.claimed_at, c.outcome
-		FROM awa.lease_claim_batches b JOIN awa.lease_claim_closures c
-		  ON c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024)
+		FROM awa.claim_batches b JOIN awa.claim_closures c
+		  ON c.claim_slot = b.claim_slot AND c.receipts @> awa._receipt_id(b.batch_id, 1)
 		WHERE b.job_ids[1] = $1 AND b.run_leases[1] = 1`, job.ID).Scan(&lateness, &outcome)
 	if err != nil {
 		t.Fatalf("read attempt 1's claim and closure: %v", err)
@@ -441,15 +441,15 @@ func TestOnePoisonResultDoesNotBlockTheOthers(t *testing.T) {
 		CREATE TABLE public.poison (job_id bigint);
 		CREATE FUNCTION public.test_poison() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN
-		  IF EXISTS (SELECT 1 FROM awa.lease_claim_batches b,
+		  IF EXISTS (SELECT 1 FROM awa.claim_batches b,
 		                  unnest(b.job_ids) WITH ORDINALITY AS u (job_id, k)
 		             WHERE b.claim_slot = NEW.claim_slot AND u.job_id IN (SELECT job_id FROM public.poison)
-		               AND NEW.receipts @> (b.batch_id * 1024 + u.k - 1)) THEN
+		               AND NEW.receipts @> awa._receipt_id(b.batch_id, u.k)) THEN
 		    RAISE EXCEPTION 'test: poison result' USING ERRCODE = 'XX000';
 		  END IF;
 		  RETURN NEW;
 		END $$;
-		CREATE TRIGGER test_poison BEFORE INSERT ON awa.lease_claim_closures
+		CREATE TRIGGER test_poison BEFORE INSERT ON awa.claim_closures
 		FOR EACH ROW WHEN (NEW.outcome = 'completed') EXECUTE FUNCTION public.test_poison();`); err != nil {
 		t.Fatalf("install the poison trigger: %v", err)
 	}

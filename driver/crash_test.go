@@ -175,11 +175,7 @@ func uuidArg(id [16]byte) pgtype.UUID { return pgtype.UUID{Bytes: id, Valid: tru
 func (env *crashEnv) openClaims(p *workerProc) int {
 	env.t.Helper()
 	return env.queryInt(`
-		SELECT count(*) FROM awa.lease_claim_batches b
-		CROSS JOIN LATERAL generate_subscripts(b.job_ids, 1) AS k
-		WHERE b.instance_id = $1
-		  AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-		                  WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + k - 1))`,
+		SELECT count(*) FROM awa._open_receipts WHERE instance_id = $1`,
 		uuidArg(p.instance))
 }
 
@@ -493,10 +489,10 @@ func TestCrashStoppedWorkerCompletionsAreStale(t *testing.T) {
 		return c == 0, fmt.Sprintf("%d open claims", c)
 	})
 	rows, err := env.pool.Query(env.ctx, `
-		SELECT b.job_ids[k], b.run_leases[k] FROM awa.lease_claim_batches b
+		SELECT b.job_ids[k], b.run_leases[k] FROM awa.claim_batches b
 		CROSS JOIN LATERAL generate_subscripts(b.job_ids, 1) AS k
-		JOIN awa.lease_claim_closures c
-		  ON c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + k - 1)
+		JOIN awa.claim_closures c
+		  ON c.claim_slot = b.claim_slot AND c.receipts @> awa._receipt_id(b.batch_id, k)
 		WHERE b.instance_id = $1 AND c.outcome = 'rescued_stale'
 		ORDER BY 1`, uuidArg(victim.instance))
 	if err != nil {

@@ -268,15 +268,117 @@ $$;
 -- current slot afterwards.
 CREATE FUNCTION awa_test.turn(p_ring text, p_times int) RETURNS int
 LANGUAGE plpgsql AS $$
-DECLARE
-  v_c record;
 BEGIN
   FOR i IN 1 .. p_times LOOP
-    PERFORM awa.insert_job('turn', '{}', '{"queue": "_turn"}');
-    SELECT * INTO v_c FROM awa.claim_ready_runtime('_turn', 1);
-    PERFORM awa.complete_jobs(ARRAY[v_c.id], ARRAY[v_c.run_lease], ARRAY[v_c.claim_slot], ARRAY[v_c.receipt_id]);
+    PERFORM awa_test.completed_job('_turn', 'turn');
     PERFORM awa.rotate_ring(p_ring, now());
   END LOOP;
   RETURN awa._current_slot(p_ring);
+END
+$$;
+
+-- Runs one job request (kind, args, opts) through every insert path and
+-- reports awa_test.outcome() of each, keyed by path, with the job's row in
+-- awa.jobs (without its id) as "job" when the call succeeded:
+--   insert_job, insert_jobs (a batch of one: the set-based fast path when the
+--   request is plain), insert_jobs_validated (the same job in a batch that
+--   awa._validate_job checks row by row), insert_staged_jobs (COPY's stage).
+-- Every path's writes are rolled back by a savepoint, so the paths never see
+-- each other's jobs. Needs the session's job stage (awa.open_job_stage()).
+CREATE FUNCTION awa_test.insert_paths(p_kind text, p_args jsonb, p_opts jsonb) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_calls jsonb := jsonb_build_object(
+    'insert_job', format('SELECT * FROM awa.insert_job(%L, %L, %L)', p_kind, p_args, p_opts),
+    'insert_jobs', format('SELECT * FROM awa.insert_jobs(ARRAY[%L]::text[], ARRAY[%L]::jsonb[], ARRAY[%L]::jsonb[])',
+                          p_kind, p_args, p_opts),
+    'insert_jobs_validated', format('SELECT * FROM awa.insert_jobs(ARRAY[%L, ''k'']::text[], ARRAY[%L, ''{}'']::jsonb[], '
+                                    'ARRAY[%L, ''{"run_at": null}'']::jsonb[])', p_kind, p_args, p_opts),
+    'insert_staged_jobs', 'SELECT * FROM awa.insert_staged_jobs()');
+  v_path  text;
+  v_sql   text;
+  v_out   jsonb;
+  v_res   jsonb := '{}';
+BEGIN
+  FOR v_path, v_sql IN SELECT key, value #>> '{}' FROM jsonb_each(v_calls) LOOP
+    BEGIN
+      DELETE FROM pg_temp.awa_job_stage;
+      INSERT INTO pg_temp.awa_job_stage (kind, args, opts) VALUES (p_kind, p_args, p_opts);
+      v_out := awa_test.outcome(v_sql);
+      v_out := v_out || jsonb_build_object('job', (SELECT to_jsonb(j) - 'id' FROM awa.jobs j
+                                                   WHERE j.id = (v_out #>> '{result,id}')::bigint));
+      v_res := v_res || jsonb_build_object(v_path, v_out - 'result' - 'level');
+      RAISE SQLSTATE 'AWT01';
+    EXCEPTION WHEN SQLSTATE 'AWT01' THEN
+      NULL;  -- undo the path's writes
+    END;
+  END LOOP;
+  RETURN v_res;
+END
+$$;
+
+-- Fixture step: one job of p_queue (kind p_kind) inserted, claimed and
+-- completed now, so the current slots of the queue and claim rings hold rows.
+-- Returns the job's id.
+CREATE FUNCTION awa_test.completed_job(p_queue text, p_kind text DEFAULT 'prune.k') RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_c awa.claimed_job;
+BEGIN
+  PERFORM awa.insert_job(p_kind, '{}', jsonb_build_object('queue', p_queue));
+  SELECT * INTO v_c FROM awa.claim_ready_runtime(p_queue, 1, NULL, now());
+  PERFORM awa.complete_jobs(ARRAY[v_c.id], ARRAY[v_c.run_lease], ARRAY[v_c.claim_slot], ARRAY[v_c.receipt_id], now());
+  RETURN v_c.id;
+END
+$$;
+
+-- Fixture step: a job of p_queue in the DLQ, failed at p_failed_at (the queue
+-- gets the DLQ on; the job is inserted, claimed and failed then). Returns its id.
+CREATE FUNCTION awa_test.dlq_job(p_queue text, p_failed_at timestamptz) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_c awa.claimed_job;
+BEGIN
+  PERFORM awa.configure_queue(p_queue, '{"dlq": true}');
+  PERFORM awa.insert_job('purge.k', '{}', jsonb_build_object('queue', p_queue));
+  SELECT * INTO v_c FROM awa.claim_ready_runtime(p_queue, 1, NULL, p_failed_at);
+  PERFORM awa.fail_jobs(ARRAY[v_c.id], ARRAY[v_c.run_lease], ARRAY[v_c.claim_slot], ARRAY[v_c.receipt_id],
+                        ARRAY['fatal'], p_failed_at);
+  RETURN v_c.id;
+END
+$$;
+
+-- pgTAP, for tests with two sessions: opens the dblink connection
+-- 'awa_other' to this database (dblink installed if missing), with
+-- p_options (e.g. '-c lock_timeout=5s') as its session settings; one lives_ok.
+CREATE FUNCTION awa_test.connect_other(p_options text DEFAULT NULL) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+  CREATE EXTENSION IF NOT EXISTS dblink;
+  RETURN lives_ok(
+    format($q$select dblink_connect('awa_other', %L)$q$,
+           format('host=%s port=%s dbname=%s user=%s',
+                  coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
+                  current_setting('port'), current_database(), current_user)
+           || CASE WHEN p_options IS NOT NULL THEN format(' options=%L', p_options) ELSE '' END),
+    'a second session connects (fixture)');
+END
+$$;
+
+-- Fixture step: plants a ready row for job id p_job_id (ids normally come from
+-- a sequence) in a fresh lane of p_queue (shard 0 of priority 2, created in
+-- this transaction by a seed insert, so it does not outlive the rollback) and
+-- claims it at p_now. Returns the claimed job (run_lease 1).
+CREATE FUNCTION awa_test.claim_planted_job(p_queue text, p_job_id bigint, p_now timestamptz)
+RETURNS SETOF awa.claimed_job
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM awa.insert_job('seed', '{}', jsonb_build_object('queue', p_queue));
+  INSERT INTO awa.ready_entries (ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+    queue, kind, args, tags, metadata, errors, created_at, run_at)
+  SELECT awa._current_slot('queue'), l.lane_id, nextval(l.lane_seq) * 1024, p_job_id, 0, 0, 25, l.priority, l.queue,
+         'planted', '{}', '{}', '{}', NULL, now(), now()
+  FROM awa.queue_lanes l WHERE l.queue = p_queue AND l.priority = 2 AND l.shard = 0;
+  RETURN QUERY SELECT * FROM awa.claim_ready_runtime(p_queue, 10, NULL, p_now) c WHERE c.kind = 'planted';
 END
 $$;

@@ -259,8 +259,8 @@ func harnessEventTables() []string {
 		slots   int
 		parents []string
 	}{
-		{16, []string{"ready_entries", "receipt_completion_batches"}},
-		{8, []string{"lease_claim_batches", "lease_claim_closures"}},
+		{16, []string{"ready_entries", "done_completions"}},
+		{8, []string{"claim_batches", "claim_closures"}},
 		{2, []string{"cursor_marks"}},
 	} {
 		for _, parent := range ring.parents {

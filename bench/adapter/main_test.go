@@ -72,8 +72,8 @@ func TestHarnessEventTablesExist(t *testing.T) {
 	var children []string
 	if err := pool.QueryRow(ctx, `SELECT array_agg('awa.' || c.relname ORDER BY c.relname)
 		FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-		WHERE i.inhparent IN ('awa.ready_entries'::regclass, 'awa.receipt_completion_batches'::regclass,
-		                      'awa.lease_claim_batches'::regclass, 'awa.lease_claim_closures'::regclass)`).
+		WHERE i.inhparent IN ('awa.ready_entries'::regclass, 'awa.done_completions'::regclass,
+		                      'awa.claim_batches'::regclass, 'awa.claim_closures'::regclass)`).
 		Scan(&children); err != nil {
 		t.Fatal(err)
 	}

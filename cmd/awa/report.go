@@ -164,8 +164,8 @@ func (r *demoReport) print(w io.Writer) {
 var (
 	ringParents = []struct{ ring, table string }{
 		{"queue", "ready_entries"}, {"queue", "ready_tombstones"}, {"queue", "done_entries"},
-		{"queue", "receipt_completion_batches"}, {"claim", "lease_claim_batches"},
-		{"claim", "lease_claim_closures"}, {"lease", "leases"}, {"cursor", "cursor_marks"},
+		{"queue", "done_completions"}, {"claim", "claim_batches"},
+		{"claim", "claim_closures"}, {"lease", "leases"}, {"cursor", "cursor_marks"},
 	}
 	otherTables = []string{"deferred_jobs", "dlq_entries", "queue_claim_heads", "queue_lanes", "queue_meta",
 		"runtime_instances", "leader_leases", "ring_rotations", "ring_config"}

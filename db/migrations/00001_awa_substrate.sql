@@ -57,7 +57,7 @@ CREATE TABLE awa.queue_meta (
     dlq_enabled boolean     NOT NULL DEFAULT false,
     deadline    interval    CHECK (deadline IS NULL OR deadline > interval '0'),
     -- Lanes per priority that producers spread over (see queue_lanes). The
-    -- default, 8, is also what a queue without a row gets (awa._lanes).
+    -- default, 8, is also what a queue without a row gets (awa._resolve_lanes).
     enqueue_shards smallint NOT NULL DEFAULT 8 CHECK (enqueue_shards BETWEEN 1 AND 64),
     updated_at  timestamptz NOT NULL DEFAULT now()
 );
@@ -240,6 +240,10 @@ CREATE TYPE awa._slot_batch AS (
 -- updated; a whole slot is reclaimed by TRUNCATE once prune has proved nothing
 -- in it is live. The only DELETE is prune's, of the available jobs it moves
 -- out of that slot first (awa._carry_ready).
+-- The job body columns (job_id .. run_at) repeat in ready_entries,
+-- done_entries, deferred_jobs and dlq_entries on purpose: each plane keeps
+-- the whole body so its readers need no join, and sqlc types every table
+-- from this static DDL (it reads no LIKE clause), so each is spelled out.
 
 -- Immutable runnable rows. A job has one ready row per time it becomes runnable
 -- (insert, promotion of a retry or snooze, DLQ retry). The claim that consumes
@@ -304,7 +308,7 @@ CREATE INDEX done_entries_job_id ON awa.done_entries (job_id);
 -- Compact terminal history of successful completions: one row per completion
 -- call, queue and ready slot. Items point at their ready rows by lane position;
 -- awa.terminal_jobs expands them.
-CREATE TABLE awa.receipt_completion_batches (
+CREATE TABLE awa.done_completions (
     ready_slot   int         NOT NULL,
     batch_id     bigint      NOT NULL,
     queue        text        NOT NULL,
@@ -319,7 +323,7 @@ CREATE TABLE awa.receipt_completion_batches (
 
 -- source: sql/substrate/30_claim_ring.sql
 -- +goose StatementBegin
--- Claim (receipt) ring: partitioned by claim_slot. A claim call appends one
+-- Claim ring: partitioned by claim_slot. A claim call appends one
 -- compact batch row per ready slot it drew from; every finalizer, rescue and
 -- cancel appends closure evidence. An attempt is open while its receipt is in a
 -- claim batch and in no closure. A slot is truncated once every receipt in it
@@ -328,7 +332,7 @@ CREATE TABLE awa.receipt_completion_batches (
 -- UPDATE: queue-ring prune repoints ready_slot of a batch whose running jobs'
 -- ready rows it carries (docs/storage.md, "Long attempts").
 
-CREATE TABLE awa.lease_claim_batches (
+CREATE TABLE awa.claim_batches (
     claim_slot  int         NOT NULL,
     batch_id    bigint      NOT NULL,
     -- The claim slot the receipts were issued in: a receipt is
@@ -348,15 +352,15 @@ CREATE TABLE awa.lease_claim_batches (
 ) PARTITION BY LIST (claim_slot);
 
 -- Queue prune asks "are the attempts drawn from ready slot S all closed?".
-CREATE INDEX lease_claim_batches_ready_slot ON awa.lease_claim_batches (ready_slot);
+CREATE INDEX claim_batches_ready_slot ON awa.claim_batches (ready_slot);
 -- Stale-heartbeat rescue scans by age; deadline rescue by deadline.
-CREATE INDEX lease_claim_batches_claimed_at ON awa.lease_claim_batches (claimed_at);
-CREATE INDEX lease_claim_batches_deadline_at ON awa.lease_claim_batches (deadline_at)
+CREATE INDEX claim_batches_claimed_at ON awa.claim_batches (claimed_at);
+CREATE INDEX claim_batches_deadline_at ON awa.claim_batches (deadline_at)
     WHERE deadline_at IS NOT NULL;
 
 -- Closure evidence: one row per finalizer call, queue and claim slot, holding
 -- the closed receipt ids as a multirange (indexed for membership checks).
-CREATE TABLE awa.lease_claim_closures (
+CREATE TABLE awa.claim_closures (
     claim_slot int            NOT NULL,
     queue      text           NOT NULL,
     outcome    text           NOT NULL,
@@ -364,7 +368,58 @@ CREATE TABLE awa.lease_claim_closures (
     receipts   int8multirange NOT NULL CHECK (NOT isempty(receipts))
 ) PARTITION BY LIST (claim_slot);
 
-CREATE INDEX lease_claim_closures_receipts ON awa.lease_claim_closures USING gist (receipts);
+CREATE INDEX claim_closures_receipts ON awa.claim_closures USING gist (receipts);
+-- +goose StatementEnd
+
+-- source: sql/substrate/35_receipts.sql
+-- +goose StatementBegin
+-- Receipt identity, defined once: a claimed job's receipt is (claim_slot,
+-- receipt_id), receipt_id = batch_id * 1024 + item - 1 for item 1..1024 of
+-- its claim batch (hence at most 1024 jobs per batch). The functions live
+-- here, not in sql/functions, because the views (60_views.sql) use them.
+-- Each is IMMUTABLE LANGUAGE sql with no subquery, so the planner inlines it:
+-- a call costs what the expression costs, and a closure's GiST index still
+-- serves `receipts @> awa._receipt_id(...)`.
+
+-- The receipt of item (1-based) of claim batch batch_id.
+CREATE FUNCTION awa._receipt_id(p_batch_id bigint, p_item bigint)
+RETURNS bigint
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT p_batch_id * 1024 + p_item - 1
+$$;
+
+-- The claim batch of a receipt (inverse of awa._receipt_id).
+CREATE FUNCTION awa._receipt_batch_id(p_receipt_id bigint)
+RETURNS bigint
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT p_receipt_id >> 10
+$$;
+
+-- The item (1-based) of a receipt in its batch (inverse of awa._receipt_id).
+CREATE FUNCTION awa._receipt_item(p_receipt_id bigint)
+RETURNS int
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT (p_receipt_id & 1023)::int + 1
+$$;
+
+-- The receipts of the first size items of claim batch batch_id, as a range.
+CREATE FUNCTION awa._batch_receipts(p_batch_id bigint, p_size int)
+RETURNS int8range
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT int8range(awa._receipt_id(p_batch_id, 1), awa._receipt_id(p_batch_id, p_size + 1))
+$$;
 -- +goose StatementEnd
 
 -- source: sql/substrate/40_lease_ring.sql
@@ -412,6 +467,8 @@ CREATE TABLE awa.cursor_marks (
 -- source: sql/substrate/50_backlog.sql
 -- +goose StatementBegin
 -- Deferred backlog: scheduled (future run_at, snoozed) and retryable jobs.
+-- The job body columns repeat those of the queue ring's tables on purpose
+-- (20_queue_ring.sql says why).
 -- A plain table: promotion deletes a row and appends its ready row.
 CREATE TABLE awa.deferred_jobs (
     job_id       bigint        PRIMARY KEY,
@@ -483,13 +540,35 @@ LEFT JOIN LATERAL (SELECT m.claim_seq FROM awa.cursor_marks m WHERE m.lane_id = 
 
 COMMENT ON VIEW awa.claim_cursors IS 'claim cursor of each lane: greatest(floor, newest claim mark) (read-only)';
 
+-- The open receipts, the one definition of "an attempt still open": every
+-- item of a claim batch (receipt awa._receipt_id(batch_id, item)) that no
+-- closure of its claim slot covers. The closure probe is a scalar subquery,
+-- so it stays a per-item probe of the closures' GiST index (as a join, the
+-- planner may hash a slot's closures and test every item against each);
+-- callers' conditions on the batch (slot, age, deadline, awa._claim_batch_closed)
+-- are applied per batch before it. Internal: used by cancel_job, both rescues
+-- and prune's carry (awa._close_claims probes the receipts it is given;
+-- awa.jobs writes the rule as an anti-join, see there).
+CREATE VIEW awa._open_receipts AS
+SELECT b.claim_slot, b.batch_id, b.issued_slot, b.ready_slot, b.queue, b.claimed_at, b.instance_id, b.deadline_at,
+       cardinality(b.job_ids) AS batch_size, i.item, awa._receipt_id(b.batch_id, i.item) AS receipt_id,
+       i.job_id, i.run_lease, i.lane_id, i.lane_seq
+FROM awa.claim_batches b
+CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases, b.lane_ids, b.lane_seqs)
+    WITH ORDINALITY AS i (job_id, run_lease, lane_id, lane_seq, item)
+WHERE (SELECT true FROM awa.claim_closures c
+       WHERE c.claim_slot = b.claim_slot AND c.receipts @> awa._receipt_id(b.batch_id, i.item)
+       LIMIT 1) IS NULL;
+
+COMMENT ON VIEW awa._open_receipts IS 'internal: claim batch items whose receipt no closure covers (open attempts)';
+
 -- Terminal history still retained by the queue ring: compact completion batches
 -- expanded against their ready rows, plus failed/cancelled snapshots.
 CREATE VIEW awa.terminal_jobs AS
 SELECT r.job_id AS id, r.queue, r.priority, r.kind, 'completed'::awa.job_state AS state, r.args,
        r.attempt + 1 AS attempt, r.max_attempts, i.run_lease, r.run_at, r.created_at,
        cb.completed_at AS finalized_at, r.tags, r.metadata, r.errors
-FROM awa.receipt_completion_batches cb
+FROM awa.done_completions cb
 CROSS JOIN LATERAL unnest(cb.run_leases, cb.lane_ids, cb.lane_seqs) AS i (run_lease, lane_id, lane_seq)
 JOIN awa.ready_entries r
   ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = cb.ready_slot
@@ -517,14 +596,18 @@ WHERE r.lane_seq > h.claim_seq
   AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
                   WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot)
 UNION ALL
+-- Running: the open-receipt rule of awa._open_receipts, written as an
+-- anti-join here: this branch reads every retained batch, and for a whole-table
+-- read the planner's hashed anti-join is several times faster than the view's
+-- per-item probe (which the functions need, to probe only the batches they chose).
 SELECT r.job_id, r.queue, r.priority, r.kind, 'running'::awa.job_state, r.args, r.attempt + 1, r.max_attempts,
        i.run_lease, r.run_at, r.created_at, b.claimed_at, NULL, r.tags, r.metadata, r.errors, false
-FROM awa.lease_claim_batches b
+FROM awa.claim_batches b
 CROSS JOIN LATERAL unnest(b.run_leases, b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (run_lease, lane_id, lane_seq, k)
 JOIN awa.ready_entries r
   ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = b.ready_slot
-WHERE NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                  WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
+WHERE NOT EXISTS (SELECT 1 FROM awa.claim_closures c
+                  WHERE c.claim_slot = b.claim_slot AND c.receipts @> awa._receipt_id(b.batch_id, i.k))
 UNION ALL
 SELECT t.id, t.queue, t.priority, t.kind, t.state, t.args, t.attempt, t.max_attempts, t.run_lease,
        t.run_at, t.created_at, NULL, t.finalized_at, t.tags, t.metadata, t.errors, false
@@ -546,7 +629,7 @@ COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage p
 -- (queue, priority) is held, so concurrent producers spread over up to
 -- enqueue_shards lanes and a queue fed by one session keeps one lane per
 -- priority.
--- Locks: per shard, pg_try_advisory_xact_lock(1096237318,
+-- Locks: per shard, the try-lock (shard_creation,
 -- hashtext(queue/priority/shard)), try only and held to the end of the
 -- transaction when taken: the caller may already hold lane locks, so it never
 -- waits here, and a shard that another open transaction is creating is
@@ -561,10 +644,10 @@ BEGIN
     FOR v_shard IN 0 .. p_shards - 1 LOOP
         CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes l
                               WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard = v_shard)
-            OR NOT pg_try_advisory_xact_lock(1096237318, hashtext(p_queue || '/' || p_priority || '/' || v_shard));
+            OR NOT pg_try_advisory_xact_lock(awa._lock_key('shard_creation'), hashtext(p_queue || '/' || p_priority || '/' || v_shard));
         BEGIN
             id := nextval('awa.lane_id_seq');
-            seq := awa._lane_positions(id);
+            seq := awa._lane_position_seq(id);
             INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
             VALUES (id, p_queue, p_priority, v_shard, seq);
             INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (id, 0);
@@ -582,56 +665,18 @@ $$;
 -- source: sql/functions/_append_ready.sql
 -- +goose StatementBegin
 -- awa._append_ready(jobs, now): appends jobs as ready rows in the current queue
--- slot, in array order within each lane, and notifies a queue's channel when
--- its claimers may be idle.
--- Notify rule (a NOTIFY serializes the commits of every notifying transaction
--- of the database, so it is sent only when needed): per lane, unless the
--- lane's highest row below this batch's first position holds a job above the
--- lane's claim cursor (looked up in the current slot only; not found there
--- means notify). That job's producer notified in turn (or the same rule held
--- for it), and a claimer that claims it before this transaction commits sees
--- this batch's reserved position above its cursor: awa.queue_pending then
--- tells it to poll again rather than sleep. So a committed job never waits for
--- the poll interval while its queue's claimers sleep. The cursor is read from
--- awa.claim_cursors in that one statement (docs/storage.md, "The claim cursor").
--- Outside READ COMMITTED the rule is skipped and every lane notifies: a
--- snapshot older than the call may miss the committed job (or see a stale
--- cursor) the rule relies on.
--- Each (queue, priority) of the batch goes to one of its enqueue-shard lanes:
--- the shard this transaction already used for it, else the first whose
--- producer lock is free, starting from (backend pid mod lanes); when every
--- lane is held, a new shard lane (awa._add_lane, up to enqueue_shards, at READ
--- COMMITTED, unless another transaction is adding one); only then does it
--- wait, on that first lane. So concurrent producers, and a transaction that
--- enqueued and stays open, do not queue behind one lock while shards remain,
--- a queue fed by one session keeps one lane per priority (claims visit no
--- idle shard lanes), and one transaction's jobs for a (queue, priority) stay
--- in one lane, in order.
--- Locks: every lane is resolved (a (queue, priority)'s first lane created on
--- first use) before any lane lock is taken; a shard added later takes the
--- queue's lane-creation lock by try only; then per (queue, priority), in
--- (queue, priority) order, an
--- advisory transaction lock (1096237313, lane_id) on the chosen lane, held
--- until commit, so a later lane position can never become visible while an
--- earlier one could still commit. Positions come from the lane's pool
--- sequence in blocks of 1024 (one nextval per 1024 rows; row k of block b is
--- b * 1024 + k, see awa._lane_tip): they grow within the lane, with gaps. The
--- chosen shard is remembered for the rest
--- of the transaction in the setting awa.enqueue_shard_<first lane_id>.
--- A transaction that inserts into several (queue, priority) pairs in separate
--- calls, in an order that differs from another concurrent transaction's, can
--- deadlock (40P01) once every shard is held: insert into several in one call,
--- or in a fixed order.
--- Lane cache: a session remembers the lanes of each (queue, priority) it
--- enqueued into for 5 seconds of transaction time (now(), whatever p_now
--- says), in the setting
--- awa.lanes_<schema oid>_<priority>_<hash of queue> (queue name, lane ids,
--- sequence oids and the shard limit), so most inserts skip the lane lookup;
--- adding a shard clears it. Lanes are never
--- removed and a reinstalled schema has a new oid, so a cached lane is always a
--- lane of that (queue, priority); a changed enqueue_shards reaches a session
--- within 5 seconds. The setting follows the transaction: a rollback forgets
--- what it cached (lanes it created included).
+-- slot, in array order within each lane, and notifies a queue's channel only
+-- when its claimers may be idle (the notify rule). Each (queue, priority)
+-- goes to one of its shard lanes: the one this transaction used, else a free
+-- one, else a new shard (awa._add_lane), else it waits on one. Positions come
+-- in blocks of 1024 from the lane's pool sequence.
+-- Locks: every lane resolved first (awa._resolve_lanes), then per (queue,
+-- priority) in that order the lane's producer lock (lane_producer, lane_id),
+-- held until commit. Separate calls that lock lanes in opposite orders can
+-- deadlock (40P01) once every shard is held.
+-- Session settings: the lane cache (5 s) and the transaction's chosen shard.
+-- The rules and why: docs/storage.md, "The producer: lanes, notify rule and
+-- session settings".
 -- Called by awa.insert_job, awa.insert_jobs, awa.promote_due_jobs and
 -- awa.retry_dlq_job.
 CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
@@ -679,7 +724,7 @@ BEGIN
     END IF;
 
     FOR g IN 1 .. cardinality(v_q) LOOP
-        -- The session's lane cache (see the header), else awa._lanes.
+        -- The session's lane cache (see the header), else awa._resolve_lanes.
         v_ckey := 'awa.lanes_' || 'awa'::regnamespace::oid || '_' || v_p[g] || '_'
                   || translate(hashtext(v_q[g])::text, '-', 'n');
         v_cache := string_to_array(current_setting(v_ckey, true), '|');
@@ -688,7 +733,7 @@ BEGIN
             v_gseqs := string_to_array(v_cache[4], ',')::oid[]::regclass[];
             v_gsh := v_cache[5]::int;
         ELSE
-            SELECT l.ids, l.seqs, l.shards INTO v_gids, v_gseqs, v_gsh FROM awa._lanes(v_q[g], v_p[g]) AS l;
+            SELECT l.ids, l.seqs, l.shards INTO v_gids, v_gseqs, v_gsh FROM awa._resolve_lanes(v_q[g], v_p[g]) AS l;
             PERFORM set_config(v_ckey, concat_ws('|', extract(epoch FROM now()) + 5, v_q[g],
                                                  array_to_string(v_gids, ','), array_to_string(v_gseqs::oid[], ','),
                                                  v_gsh),
@@ -712,7 +757,7 @@ BEGIN
 
         v_pick := NULL;
         FOR i IN 0 .. v_k[g] - 1 LOOP
-            IF pg_try_advisory_xact_lock(1096237313, v_ids[v_at[g] + (v_pref + i) % v_k[g] + 1]) THEN
+            IF pg_try_advisory_xact_lock(awa._lock_key('lane_producer'), v_ids[v_at[g] + (v_pref + i) % v_k[g] + 1]) THEN
                 v_pick := (v_pref + i) % v_k[g];
                 EXIT;
             END IF;
@@ -726,7 +771,7 @@ BEGIN
             -- one right now. Nobody can hold the new lane's lock yet.
             SELECT a.id, a.seq INTO v_lane, v_seq FROM awa._add_lane(v_q[g], v_p[g], v_sh[g]) AS a;
             IF v_lane IS NOT NULL THEN
-                PERFORM pg_advisory_xact_lock(1096237313, v_lane);
+                PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
                 v_pick := v_k[g];
                 PERFORM set_config(v_ck[g], '', false);
             END IF;
@@ -735,7 +780,7 @@ BEGIN
             v_pick := v_pref;
             v_lane := v_ids[v_at[g] + v_pick + 1];
             v_seq := v_seqs[v_at[g] + v_pick + 1];
-            PERFORM pg_advisory_xact_lock(1096237313, v_lane);
+            PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
         END IF;
         IF v_pick <> v_pref THEN
             PERFORM set_config(v_key, v_pick::text, true);
@@ -776,25 +821,29 @@ END;
 $$;
 -- +goose StatementEnd
 
--- source: sql/functions/_batch_closed.sql
+-- source: sql/functions/_build_job_body.sql
 -- +goose StatementBegin
--- awa._batch_closed(claim_slot, batch_id, size): whether every receipt of a
--- claim batch is covered by closure evidence in its claim slot. Exact: the
--- batch's receipt range must lie inside the union of the closures that
--- overlap it (GiST-indexed). Read-only. Called by the prune proofs and both
--- rescues (awa.rescue_expired_deadlines, awa.rescue_stale_claims).
-CREATE FUNCTION awa._batch_closed(p_claim_slot int, p_batch_id bigint, p_size int)
-RETURNS boolean
+-- awa._build_job_body(job_id, kind, args, opts, now): the body of a job
+-- request that awa._request_plain or awa._validate_job accepted, and the one
+-- definition of the job defaults: queue 'default', priority 2, max_attempts
+-- 25, no tags, metadata {}, run_at now. Does not validate. One expression
+-- without subqueries (tags via jsonb_populate_record), so PostgreSQL inlines
+-- it into its callers' statements: the set-based insert costs no call per row.
+-- Pure. Called by awa.insert_job, awa.insert_jobs and awa._validate_job.
+CREATE FUNCTION awa._build_job_body(p_job_id bigint, p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
+RETURNS awa._job_body
 LANGUAGE sql
 STABLE
 AS $$
-    SELECT coalesce(
-        int8multirange(int8range(p_batch_id * 1024, p_batch_id * 1024 + p_size))
-            <@ range_agg(c.receipts),
-        false)
-    FROM awa.lease_claim_closures c
-    WHERE c.claim_slot = p_claim_slot
-      AND c.receipts && int8range(p_batch_id * 1024, p_batch_id * 1024 + p_size)
+    SELECT ROW(p_job_id, 0, 0,
+               coalesce((p_opts ->> 'max_attempts')::numeric::int, 25),
+               coalesce((p_opts ->> 'priority')::numeric::smallint, 2),
+               coalesce(p_opts ->> 'queue', 'default'),
+               p_kind, p_args,
+               coalesce((jsonb_populate_record(NULL::awa._job_body, jsonb_build_object('tags', p_opts -> 'tags'))).tags,
+                        ARRAY[]::text[]),
+               coalesce(p_opts -> 'metadata', '{}'::jsonb),
+               NULL, p_now, coalesce((p_opts ->> 'run_at')::timestamptz, p_now))::awa._job_body
 $$;
 -- +goose StatementEnd
 
@@ -802,7 +851,7 @@ $$;
 -- +goose StatementBegin
 -- awa._carry_open_claims(from_slot, to_slot, now): copies the claim batches of
 -- claim slot from_slot that still hold an open receipt into slot to_slot, with
--- one lease_claim_closures row per batch (outcome 'carried') holding the
+-- one claim_closures row per batch (outcome 'carried') holding the
 -- receipts of that batch already closed in from_slot, so those stay closed.
 -- Every other column is kept (batch_id, issued_slot, ready_slot, claimed_at,
 -- instance_id, deadline_at, the items): receipts keep their identity
@@ -822,10 +871,10 @@ DECLARE
     v_n int;
 BEGIN
     WITH open AS (
-        SELECT b.* FROM awa.lease_claim_batches b
-        WHERE b.claim_slot = p_from AND NOT awa._batch_closed(p_from, b.batch_id, cardinality(b.job_ids))
+        SELECT b.* FROM awa.claim_batches b
+        WHERE b.claim_slot = p_from AND NOT awa._claim_batch_closed(p_from, b.batch_id, cardinality(b.job_ids))
     ), copied AS (
-        INSERT INTO awa.lease_claim_batches (
+        INSERT INTO awa.claim_batches (
             claim_slot, batch_id, issued_slot, ready_slot, queue, claimed_at, instance_id, deadline_at,
             job_ids, run_leases, lane_ids, lane_seqs)
         SELECT p_to, o.batch_id, o.issued_slot, o.ready_slot, o.queue, o.claimed_at, o.instance_id, o.deadline_at,
@@ -833,14 +882,13 @@ BEGIN
         FROM open o
         RETURNING 1
     ), closed AS (
-        INSERT INTO awa.lease_claim_closures (claim_slot, queue, outcome, closed_at, receipts)
+        INSERT INTO awa.claim_closures (claim_slot, queue, outcome, closed_at, receipts)
         SELECT p_to, o.queue, 'carried', p_now, x.receipts
         FROM open o
         CROSS JOIN LATERAL (
-            SELECT range_agg(c.receipts * int8multirange(int8range(o.batch_id * 1024, o.batch_id * 1024 + 1024)))
-                   AS receipts
-            FROM awa.lease_claim_closures c
-            WHERE c.claim_slot = p_from AND c.receipts && int8range(o.batch_id * 1024, o.batch_id * 1024 + 1024)) AS x
+            SELECT range_agg(c.receipts * int8multirange(awa._batch_receipts(o.batch_id, 1024))) AS receipts
+            FROM awa.claim_closures c
+            WHERE c.claim_slot = p_from AND c.receipts && awa._batch_receipts(o.batch_id, 1024)) AS x
         WHERE x.receipts IS NOT NULL AND NOT isempty(x.receipts)
         RETURNING 1
     )
@@ -940,7 +988,7 @@ $$;
 -- the row in to_slot. Returns how many batches moved, or NULL when a closer
 -- holds one of their batch locks: then nothing moved, and the caller keeps the
 -- slot for a later tick. See docs/storage.md, "Long attempts".
--- Locks: per batch, pg_try_advisory_xact_lock(1096237314, batch_id), in batch
+-- Locks: per batch, the claim_batch lock (awa._lock_key), in batch
 -- order; try only, because a closer that holds one may be waiting for the
 -- slot's locks, which the caller (awa.prune_ring) holds ACCESS EXCLUSIVE. A
 -- closer takes that lock before it reads the batch, so it reads the batch
@@ -953,14 +1001,14 @@ AS $$
 DECLARE
     v_ids bigint[];
 BEGIN
-    v_ids := ARRAY(SELECT b.batch_id FROM awa.lease_claim_batches b
-                   WHERE b.ready_slot = p_from AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+    v_ids := ARRAY(SELECT b.batch_id FROM awa.claim_batches b
+                   WHERE b.ready_slot = p_from AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
                    ORDER BY b.batch_id);
     IF cardinality(v_ids) = 0 THEN
         RETURN 0;
     END IF;
     FOR i IN 1 .. cardinality(v_ids) LOOP
-        IF NOT pg_try_advisory_xact_lock(1096237314, (v_ids[i] % 2147483647)::int) THEN
+        IF NOT pg_try_advisory_xact_lock(awa._lock_key('claim_batch'), awa._lock_claim_batch_id(v_ids[i])) THEN
             RETURN NULL;
         END IF;
     END LOOP;
@@ -972,17 +1020,35 @@ BEGIN
         queue, kind, args, tags, metadata, errors, created_at, run_at)
     SELECT p_to, r.lane_id, r.lane_seq, r.job_id, r.run_lease, r.attempt, r.max_attempts, r.priority,
            r.queue, r.kind, r.args, r.tags, r.metadata, r.errors, r.created_at, r.run_at
-    FROM awa.lease_claim_batches b
-    CROSS JOIN LATERAL unnest(b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (lane_id, lane_seq, k)
-    JOIN awa.ready_entries r ON r.ready_slot = p_from AND r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq
-    WHERE b.batch_id = ANY (v_ids) AND b.ready_slot = p_from
-      AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                      WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1));
+    FROM awa._open_receipts o
+    JOIN awa.ready_entries r ON r.ready_slot = p_from AND r.lane_id = o.lane_id AND r.lane_seq = o.lane_seq
+    WHERE o.batch_id = ANY (v_ids) AND o.ready_slot = p_from;
 
-    UPDATE awa.lease_claim_batches b SET ready_slot = p_to
+    UPDATE awa.claim_batches b SET ready_slot = p_to
     WHERE b.batch_id = ANY (v_ids) AND b.ready_slot = p_from;
     RETURN cardinality(v_ids);
 END;
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/_claim_batch_closed.sql
+-- +goose StatementBegin
+-- awa._claim_batch_closed(claim_slot, batch_id, size): whether every receipt of a
+-- claim batch is covered by closure evidence in its claim slot. Exact: the
+-- batch's receipt range must lie inside the union of the closures that
+-- overlap it (GiST-indexed). Read-only. Called by the prune proofs and both
+-- rescues (awa.rescue_expired_deadlines, awa.rescue_stale_claims).
+CREATE FUNCTION awa._claim_batch_closed(p_claim_slot int, p_batch_id bigint, p_size int)
+RETURNS boolean
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT coalesce(
+        int8multirange(awa._batch_receipts(p_batch_id, p_size)) <@ range_agg(c.receipts),
+        false)
+    FROM awa.claim_closures c
+    WHERE c.claim_slot = p_claim_slot
+      AND c.receipts && awa._batch_receipts(p_batch_id, p_size)
 $$;
 -- +goose StatementEnd
 
@@ -992,15 +1058,15 @@ $$;
 -- the stale-writer guard shared by every finalizer, rescue and cancel.
 -- An item is applied when its receipt names a claim batch item holding
 -- exactly (job_id, run_lease) and no closure covers the receipt yet; applied
--- items get closure evidence (one lease_claim_closures row per claim slot and
+-- items get closure evidence (one claim_closures row per claim slot and
 -- queue) and are returned with the location of their ready row. Other items
 -- are stale: nothing is written for them. A receipt repeated in one call is
 -- applied once (its first occurrence).
--- The batch is found by its id (receipt_id >> 10) and the slot its receipts
+-- The batch is found by its id (awa._receipt_batch_id) and the slot its receipts
 -- were issued in (issued_slot), in whatever claim slot it is now: prune
 -- carries the batches of open attempts forward into the current slot
 -- (docs/storage.md, "Long attempts"). Closures go to the batch's slot.
--- Locks: an advisory transaction lock per claim batch (1096237314, batch_id),
+-- Locks: an advisory transaction lock per claim batch (claim_batch, batch_id),
 -- taken in batch order before the check, so two closers of one attempt
 -- serialize and the second sees the first's closure.
 -- Called by awa._finalize only.
@@ -1018,27 +1084,29 @@ AS $$
 DECLARE
     v_closed awa._closed_claim[];
 BEGIN
-    PERFORM pg_advisory_xact_lock(1096237314, (b.batch_id % 2147483647)::int)
-    FROM (SELECT DISTINCT r >> 10 AS batch_id FROM unnest(p_receipt_ids) AS r) AS b
+    PERFORM pg_advisory_xact_lock(awa._lock_key('claim_batch'), awa._lock_claim_batch_id(b.batch_id))
+    FROM (SELECT DISTINCT awa._receipt_batch_id(r) AS batch_id FROM unnest(p_receipt_ids) AS r) AS b
     ORDER BY b.batch_id;
 
     -- A new statement, so a new snapshot: closures committed by whoever held
-    -- the locks before us are visible here.
+    -- the locks before us are visible here. The open-receipt rule of
+    -- awa._open_receipts, probed for the presented receipts only (the view
+    -- would expand every item of their batches).
     v_closed := ARRAY(
         SELECT ROW(i.ord, i.job_id, i.run_lease, b.claim_slot, i.receipt_id,
                    b.ready_slot, b.lane_ids[i.k], b.lane_seqs[i.k], b.queue)::awa._closed_claim
-        FROM (SELECT DISTINCT ON (u.receipt_id) u.*, (u.receipt_id & 1023)::int + 1 AS k
+        FROM (SELECT DISTINCT ON (u.receipt_id) u.*, awa._receipt_item(u.receipt_id) AS k
               FROM unnest(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids)
                    WITH ORDINALITY AS u (job_id, run_lease, claim_slot, receipt_id, ord)
               ORDER BY u.receipt_id, u.ord) AS i
-        JOIN awa.lease_claim_batches b ON b.batch_id = i.receipt_id >> 10 AND b.issued_slot = i.claim_slot
+        JOIN awa.claim_batches b ON b.batch_id = awa._receipt_batch_id(i.receipt_id) AND b.issued_slot = i.claim_slot
         WHERE b.job_ids[i.k] = i.job_id
           AND b.run_leases[i.k] = i.run_lease
-          AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
+          AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
                           WHERE c.claim_slot = b.claim_slot AND c.receipts @> i.receipt_id)
         ORDER BY i.ord);
 
-    INSERT INTO awa.lease_claim_closures (claim_slot, queue, outcome, closed_at, receipts)
+    INSERT INTO awa.claim_closures (claim_slot, queue, outcome, closed_at, receipts)
     SELECT c.claim_slot, c.queue, p_outcome, p_now, range_agg(int8range(c.receipt_id, c.receipt_id + 1))
     FROM unnest(v_closed) AS c
     GROUP BY c.claim_slot, c.queue;
@@ -1088,7 +1156,7 @@ $$;
 -- more than 10000 items, snooze without a run_at), closes the still-open
 -- attempts through awa._close_claims (closure outcome = outcome) and routes
 -- them: 'complete' appends compact terminal history (one
--- receipt_completion_batches row per ready slot and queue); other actions go
+-- done_completions row per ready slot and queue); other actions go
 -- through awa._route_closed. Returns an 'applied' row per closed item and a
 -- 'stale' row per other item; stale items change nothing.
 -- Isolation: first calls awa._require_read_committed('awa.<action>_jobs'),
@@ -1146,7 +1214,7 @@ BEGIN
                                                       p_outcome, v_now) AS c);
 
     IF p_action = 'complete' THEN
-        INSERT INTO awa.receipt_completion_batches (
+        INSERT INTO awa.done_completions (
             ready_slot, batch_id, queue, completed_at, job_ids, run_leases, lane_ids, lane_seqs)
         SELECT g.ready_slot, nextval('awa.completion_batch_id_seq'), g.queue, v_now,
                g.job_ids, g.run_leases, g.lane_ids, g.lane_seqs
@@ -1173,17 +1241,17 @@ END;
 $$;
 -- +goose StatementEnd
 
--- source: sql/functions/_lane_positions.sql
+-- source: sql/functions/_lane_position_seq.sql
 -- +goose StatementBegin
--- awa._lane_positions(lane_id): the sequence of the fixed pool that a lane
+-- awa._lane_position_seq(lane_id): the sequence of the fixed pool that a lane
 -- draws its position blocks from: awa.lane_positions_<lane_id mod 256>. The
 -- pool is created once by awa.install_queue_storage_substrate; lanes are rows
 -- only. Lanes that share a sequence stay correct (a lane's positions still
 -- grow, because its producers take turns on its lane lock); a lane whose
 -- sequence a busy lane also draws from only loses the claim's cheap empty
 -- check (docs/storage.md, "Lanes and positions"). Read-only.
--- Called by awa._lanes.
-CREATE FUNCTION awa._lane_positions(p_lane_id int)
+-- Called by awa._resolve_lanes.
+CREATE FUNCTION awa._lane_position_seq(p_lane_id int)
 RETURNS regclass
 LANGUAGE sql
 STABLE
@@ -1210,70 +1278,59 @@ AS $$
 $$;
 -- +goose StatementEnd
 
--- source: sql/functions/_lanes.sql
+-- source: sql/functions/_lock_claim_batch_id.sql
 -- +goose StatementBegin
--- awa._lanes(queue, priority): the lanes producers of (queue, priority) use,
--- as parallel arrays ordered by shard (ids: lane_id, seqs: the position
--- sequence the lane draws from), and the configured shard count
--- (queue_meta.enqueue_shards, default 8): lanes exist for shards 0 .. n-1
--- where n <= shards, created on demand (awa._add_lane: a producer adds a
--- shard only when every existing one is held), so a queue that one session
--- feeds has one lane per priority. When the queue has no lane at this
--- priority yet, shard 0 of every priority is created here (so a later first
--- use of another priority never waits for this lock mid-transaction): a
--- queue_lanes row and a claim head each, no database object (lanes draw positions from the pool of sequences the install
--- creates, see awa._lane_positions), so a new queue needs no CREATE
--- privilege. Lanes of shards beyond a lowered shard count are kept (claimers
--- drain them) but no longer returned.
--- Locks: on creation only, an advisory transaction lock per queue name
--- (1096237316, hashtext(queue)). Callers resolve every lane they need before
--- taking any lane lock, so waiting here never closes a cycle with lane locks.
--- Outside READ COMMITTED, lanes that a transaction created and committed after
--- this transaction's snapshot are invisible to it: creating them again would
--- collide, so that case raises 40001 (serialization_failure; retry the
--- transaction: its new snapshot sees the lanes). See docs/storage.md.
--- Idempotent. Called by awa._append_ready.
-CREATE FUNCTION awa._lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[], OUT shards int)
-LANGUAGE plpgsql
+-- awa._lock_claim_batch_id(batch_id): the second key of a claim batch's
+-- closure lock (awa._lock_claim_batch()): the batch id folded into int4.
+-- Inlined like the lock keys.
+CREATE FUNCTION awa._lock_claim_batch_id(p_batch_id bigint)
+RETURNS int
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
 AS $$
-DECLARE
-    v_id int;
-BEGIN
-    shards := coalesce((SELECT m.enqueue_shards FROM awa.queue_meta m WHERE m.queue = p_queue), 8);
-    -- Read the lanes; if there is none, create shard 0 of every priority and
-    -- read again.
-    FOR v_pass IN 1 .. 2 LOOP
-        SELECT array_agg(l.lane_id ORDER BY l.shard), array_agg(l.lane_seq ORDER BY l.shard)
-        INTO ids, seqs
-        FROM awa.queue_lanes l
-        WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < shards;
-        EXIT WHEN coalesce(cardinality(ids), 0) > 0 OR v_pass = 2;
+    SELECT (p_batch_id % 2147483647)::int
+$$;
+-- +goose StatementEnd
 
-        PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
-        BEGIN
-            FOR v_priority IN 1 .. 4 LOOP
-                CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
-                                      WHERE queue = p_queue AND priority = v_priority AND shard = 0);
-                v_id := nextval('awa.lane_id_seq');
-                INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
-                VALUES (v_id, p_queue, v_priority, 0, awa._lane_positions(v_id));
-                INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
-            END LOOP;
-        EXCEPTION WHEN unique_violation THEN
-            -- Under the lock, only lanes committed after this snapshot collide.
-            RAISE EXCEPTION 'awa: the lanes of queue % were created by a transaction that committed after this % transaction took its snapshot: retry the transaction',
-                quote_literal(p_queue), current_setting('transaction_isolation')
-                USING ERRCODE = '40001';
-        END;
-    END LOOP;
-END;
+-- source: sql/functions/_lock_key.sql
+-- +goose StatementBegin
+-- awa._lock_key(lock): the class key (first key of the two-key form) of the
+-- named advisory lock, the one definition of every key the substrate uses:
+--   lane_producer  (id lane_id)                 a lane's positions commit in order
+--   claim_batch    (id awa._lock_claim_batch_id) a claim batch's closures
+--   ring           (id hashtext(ring))          rotate and prune of one ring
+--   lane_creation  (id hashtext(queue))         a queue's first lanes
+--   install        (id 0)                       install (same class as lane_creation)
+--   lane_claim     (id lane_id)                 a lane's claimers take turns
+--   shard_creation (id hashtext(queue/priority/shard)) a further shard lane
+-- Holders, try or wait, and the lock order: docs/storage.md, "Locks".
+-- IMMUTABLE LANGUAGE sql: inlined and folded to a constant when the caller's
+-- statement is planned, so a lock costs nothing more than with a literal. An
+-- unknown name fails that planning (invalid input syntax for type integer).
+CREATE FUNCTION awa._lock_key(p_lock text)
+RETURNS int
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT CASE p_lock
+        WHEN 'lane_producer' THEN 1096237313
+        WHEN 'claim_batch' THEN 1096237314
+        WHEN 'ring' THEN 1096237315
+        WHEN 'lane_creation' THEN 1096237316
+        WHEN 'install' THEN 1096237316
+        WHEN 'lane_claim' THEN 1096237317
+        WHEN 'shard_creation' THEN 1096237318
+        ELSE ('awa: no advisory lock named ' || p_lock)::int
+    END
 $$;
 -- +goose StatementEnd
 
 -- source: sql/functions/_producer_free.sql
 -- +goose StatementBegin
 -- awa._producer_free(lane_id): whether no transaction holds the lane's
--- producer lock (1096237313, lane_id) right now, i.e. every producer that
+-- producer lock (lane_producer, lane_id) right now, i.e. every producer that
 -- reserved positions in the lane so far has committed or rolled back. A
 -- session-level try-lock released in the same expression: nothing is held
 -- after the call, and a query cancel (serviced at a statement's interrupt
@@ -1285,8 +1342,8 @@ RETURNS boolean
 LANGUAGE sql
 VOLATILE
 AS $$
-    SELECT CASE WHEN pg_try_advisory_lock(1096237313, p_lane_id)
-                THEN pg_advisory_unlock(1096237313, p_lane_id)
+    SELECT CASE WHEN pg_try_advisory_lock(awa._lock_key('lane_producer'), p_lane_id)
+                THEN pg_advisory_unlock(awa._lock_key('lane_producer'), p_lane_id)
                 ELSE false END
 $$;
 -- +goose StatementEnd
@@ -1303,28 +1360,6 @@ LANGUAGE sql
 IMMUTABLE
 AS $$
     SELECT coalesce(length(p_queue) BETWEEN 1 AND 50 AND p_queue ~ '^[A-Za-z0-9_.:-]+$', false)
-$$;
--- +goose StatementEnd
-
--- source: sql/functions/_request_body.sql
--- +goose StatementBegin
--- awa._request_body(kind, args, opts, now): the body of a job request that
--- awa._request_plain accepts (defaults applied, a new job id, due now). Only
--- for requests it accepted: it does not validate. Called by awa.insert_job;
--- awa.insert_jobs builds the same body inline.
-CREATE FUNCTION awa._request_body(p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
-RETURNS awa._job_body
-LANGUAGE sql
-AS $$
-    SELECT ROW(nextval('awa.job_id_seq'), 0, 0,
-               coalesce((p_opts ->> 'max_attempts')::int, 25),
-               coalesce((p_opts ->> 'priority')::smallint, 2),
-               coalesce(p_opts ->> 'queue', 'default'),
-               p_kind, p_args,
-               coalesce(ARRAY(SELECT t.v FROM jsonb_array_elements_text(p_opts -> 'tags') WITH ORDINALITY AS t (v, o)
-                              ORDER BY t.o), ARRAY[]::text[]),
-               coalesce(p_opts -> 'metadata', '{}'::jsonb),
-               NULL, p_now, p_now)::awa._job_body
 $$;
 -- +goose StatementEnd
 
@@ -1392,6 +1427,115 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/_rescue_open.sql
+-- +goose StatementBegin
+-- awa._rescue_open(outcome, message, open, now): closes the open attempts
+-- `open` (rows of awa._open_receipts, in order) through the retry path of
+-- awa._finalize, with closure outcome `outcome` and `message` appended to
+-- each job's errors. The body both rescues share; they choose the attempts.
+-- Locks: those of awa._close_claims, which re-checks each attempt under its
+-- batch's lock (an attempt finalized meanwhile is reported stale).
+-- Called by awa.rescue_stale_claims and awa.rescue_expired_deadlines.
+CREATE FUNCTION awa._rescue_open(p_outcome text, p_message text, p_open awa._open_receipts[], p_now timestamptz)
+RETURNS SETOF awa.finalize_result
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF cardinality(p_open) > 0 THEN
+        RETURN QUERY
+        SELECT * FROM awa._finalize('retry', p_outcome,
+                                    ARRAY(SELECT o.job_id FROM unnest(p_open) AS o),
+                                    ARRAY(SELECT o.run_lease FROM unnest(p_open) AS o),
+                                    ARRAY(SELECT o.issued_slot FROM unnest(p_open) AS o),
+                                    ARRAY(SELECT o.receipt_id FROM unnest(p_open) AS o),
+                                    array_fill(p_message, ARRAY[cardinality(p_open)]), NULL, p_now);
+    END IF;
+END;
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/_resolve_lanes.sql
+-- +goose StatementBegin
+-- awa._resolve_lanes(queue, priority): the lanes producers of (queue, priority) use,
+-- as parallel arrays ordered by shard (ids: lane_id, seqs: the position
+-- sequence the lane draws from), and the configured shard count
+-- (queue_meta.enqueue_shards, default 8): lanes exist for shards 0 .. n-1
+-- where n <= shards, created on demand (awa._add_lane: a producer adds a
+-- shard only when every existing one is held), so a queue that one session
+-- feeds has one lane per priority. When the queue has no lane at this
+-- priority yet, shard 0 of every priority is created here (so a later first
+-- use of another priority never waits for this lock mid-transaction): a
+-- queue_lanes row and a claim head each, no database object (lanes draw positions from the pool of sequences the install
+-- creates, see awa._lane_position_seq), so a new queue needs no CREATE
+-- privilege. Lanes of shards beyond a lowered shard count are kept (claimers
+-- drain them) but no longer returned.
+-- Locks: on creation only, an advisory transaction lock per queue name
+-- (lane_creation, hashtext(queue)). Callers resolve every lane they need before
+-- taking any lane lock, so waiting here never closes a cycle with lane locks.
+-- Outside READ COMMITTED, lanes that a transaction created and committed after
+-- this transaction's snapshot are invisible to it: creating them again would
+-- collide, so that case raises 40001 (serialization_failure; retry the
+-- transaction: its new snapshot sees the lanes). See docs/storage.md.
+-- Idempotent. Called by awa._append_ready.
+CREATE FUNCTION awa._resolve_lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[], OUT shards int)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_id int;
+BEGIN
+    shards := coalesce((SELECT m.enqueue_shards FROM awa.queue_meta m WHERE m.queue = p_queue), 8);
+    -- Read the lanes; if there is none, create shard 0 of every priority and
+    -- read again.
+    FOR v_pass IN 1 .. 2 LOOP
+        SELECT array_agg(l.lane_id ORDER BY l.shard), array_agg(l.lane_seq ORDER BY l.shard)
+        INTO ids, seqs
+        FROM awa.queue_lanes l
+        WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < shards;
+        EXIT WHEN coalesce(cardinality(ids), 0) > 0 OR v_pass = 2;
+
+        PERFORM pg_advisory_xact_lock(awa._lock_key('lane_creation'), hashtext(p_queue));
+        BEGIN
+            FOR v_priority IN 1 .. 4 LOOP
+                CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
+                                      WHERE queue = p_queue AND priority = v_priority AND shard = 0);
+                v_id := nextval('awa.lane_id_seq');
+                INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
+                VALUES (v_id, p_queue, v_priority, 0, awa._lane_position_seq(v_id));
+                INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+            END LOOP;
+        EXCEPTION WHEN unique_violation THEN
+            -- Under the lock, only lanes committed after this snapshot collide.
+            RAISE EXCEPTION 'awa: the lanes of queue % were created by a transaction that committed after this % transaction took its snapshot: retry the transaction',
+                quote_literal(p_queue), current_setting('transaction_isolation')
+                USING ERRCODE = '40001';
+        END;
+    END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/_ring_slot_count.sql
+-- +goose StatementBegin
+-- awa._ring_slot_count(ring): the ring's slot count (awa.ring_config).
+-- Errors: AW010 unknown ring (NULL included). Read-only. Called by
+-- awa.rotate_ring and awa.prune_ring.
+CREATE FUNCTION awa._ring_slot_count(p_ring text)
+RETURNS int
+LANGUAGE plpgsql
+STABLE
+AS $$
+DECLARE
+    v_slots int;
+BEGIN
+    SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
+    END IF;
+    RETURN v_slots;
+END;
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_ring_tables.sql
 -- +goose StatementBegin
 -- awa._ring_tables(ring): the partitioned parents of a ring, in the order
@@ -1404,8 +1548,8 @@ LANGUAGE sql
 IMMUTABLE
 AS $$
     SELECT CASE p_ring
-        WHEN 'queue' THEN ARRAY['ready_entries', 'ready_tombstones', 'done_entries', 'receipt_completion_batches']
-        WHEN 'claim' THEN ARRAY['lease_claim_batches', 'lease_claim_closures']
+        WHEN 'queue' THEN ARRAY['ready_entries', 'ready_tombstones', 'done_entries', 'done_completions']
+        WHEN 'claim' THEN ARRAY['claim_batches', 'claim_closures']
         WHEN 'lease' THEN ARRAY['leases']
         WHEN 'cursor' THEN ARRAY['cursor_marks']
         ELSE ARRAY[]::text[]
@@ -1554,7 +1698,7 @@ BEGIN
             'ready_entries_' || p_slot)
         INTO v_print;
     ELSIF p_ring = 'claim' THEN
-        EXECUTE format('SELECT ARRAY[count(*)] FROM awa.%I', 'lease_claim_batches_' || p_slot) INTO v_print;
+        EXECUTE format('SELECT ARRAY[count(*)] FROM awa.%I', 'claim_batches_' || p_slot) INTO v_print;
     ELSIF p_ring = 'lease' THEN
         EXECUTE format('SELECT ARRAY[count(*)] FROM awa.%I', 'leases_' || p_slot) INTO v_print;
     ELSE
@@ -1638,21 +1782,24 @@ BEGIN
     IF p_ring IN ('queue', 'claim') AND p_carry_open THEN
         RETURN NULL;
     ELSIF p_ring = 'queue' THEN
+        -- This and the claim branch ask the same of different batches (drawn
+        -- from the ready slot, held in the claim slot): two statements, so
+        -- each keeps its own index or partition pruning.
         SELECT format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
                       p_slot, b.batch_id, b.claim_slot)
         INTO v_detail
-        FROM awa.lease_claim_batches b
+        FROM awa.claim_batches b
         WHERE b.ready_slot = p_slot
-          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+          AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
         LIMIT 1;
         RETURN v_detail;
     ELSIF p_ring = 'claim' THEN
         SELECT format('claim slot %s has an open claim (batch %s of queue %s claimed at %s)',
                       p_slot, b.batch_id, b.queue, b.claimed_at)
         INTO v_detail
-        FROM awa.lease_claim_batches b
+        FROM awa.claim_batches b
         WHERE b.claim_slot = p_slot
-          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+          AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
         LIMIT 1;
         RETURN v_detail;
     ELSIF p_ring = 'lease' THEN
@@ -1669,7 +1816,8 @@ $$;
 -- source: sql/functions/_validate_job.sql
 -- +goose StatementBegin
 -- awa._validate_job(kind, args, opts, now): checks one job request and returns
--- its body with defaults applied. Raises (SQLSTATEs in docs/errors.md):
+-- its body (awa._build_job_body, which applies the defaults; job_id NULL).
+-- Raises (SQLSTATEs in docs/errors.md):
 --   AW001 kind null, empty or longer than 255 characters
 --   AW002 queue not a string, empty, longer than 50 characters or outside [A-Za-z0-9_.:-]
 --   AW003 args null or not a JSON object
@@ -1685,11 +1833,11 @@ LANGUAGE plpgsql
 STABLE
 AS $$
 DECLARE
-    v_job  awa._job_body;
     v_key  text;
     v_val  jsonb;
     v_tag  jsonb;
     v_num  numeric;
+    v_at   timestamptz;
 BEGIN
     IF p_kind IS NULL OR length(p_kind) = 0 OR length(p_kind) > 255 THEN
         RAISE EXCEPTION 'awa: kind must be 1 to 255 characters, got %', coalesce(quote_literal(p_kind), 'null')
@@ -1704,28 +1852,15 @@ BEGIN
             USING ERRCODE = 'AW005';
     END IF;
 
-    v_job.kind := p_kind;
-    v_job.args := p_args;
-    v_job.queue := 'default';
-    v_job.priority := 2;
-    v_job.max_attempts := 25;
-    v_job.tags := ARRAY[]::text[];
-    v_job.metadata := '{}'::jsonb;
-    v_job.run_at := p_now;
-    v_job.created_at := p_now;
-    v_job.attempt := 0;
-    v_job.run_lease := 0;
-
     FOR v_key, v_val IN SELECT key, value FROM jsonb_each(coalesce(p_opts, '{}'::jsonb)) LOOP
         CASE v_key
         WHEN 'queue' THEN
             IF jsonb_typeof(v_val) <> 'string' THEN
                 RAISE EXCEPTION 'awa: opts.queue must be a string, got %', v_val USING ERRCODE = 'AW002';
             END IF;
-            v_job.queue := v_val #>> '{}';
-            IF NOT awa._queue_name_ok(v_job.queue) THEN
+            IF NOT awa._queue_name_ok(v_val #>> '{}') THEN
                 RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
-                    quote_literal(v_job.queue) USING ERRCODE = 'AW002';
+                    quote_literal(v_val #>> '{}') USING ERRCODE = 'AW002';
             END IF;
         WHEN 'priority', 'max_attempts' THEN
             IF jsonb_typeof(v_val) <> 'number' THEN
@@ -1735,16 +1870,10 @@ BEGIN
             IF v_num <> trunc(v_num) THEN
                 RAISE EXCEPTION 'awa: opts.% must be an integer, got %', v_key, v_val USING ERRCODE = 'AW005';
             END IF;
-            IF v_key = 'priority' THEN
-                IF v_num NOT BETWEEN 1 AND 4 THEN
-                    RAISE EXCEPTION 'awa: opts.priority must be between 1 and 4, got %', v_val USING ERRCODE = 'AW006';
-                END IF;
-                v_job.priority := v_num;
-            ELSE
-                IF v_num NOT BETWEEN 1 AND 1000 THEN
-                    RAISE EXCEPTION 'awa: opts.max_attempts must be between 1 and 1000, got %', v_val USING ERRCODE = 'AW006';
-                END IF;
-                v_job.max_attempts := v_num;
+            IF v_key = 'priority' AND v_num NOT BETWEEN 1 AND 4 THEN
+                RAISE EXCEPTION 'awa: opts.priority must be between 1 and 4, got %', v_val USING ERRCODE = 'AW006';
+            ELSIF v_key = 'max_attempts' AND v_num NOT BETWEEN 1 AND 1000 THEN
+                RAISE EXCEPTION 'awa: opts.max_attempts must be between 1 and 1000, got %', v_val USING ERRCODE = 'AW006';
             END IF;
         WHEN 'run_at' THEN
             IF jsonb_typeof(v_val) = 'null' THEN
@@ -1756,7 +1885,7 @@ BEGIN
                     USING ERRCODE = 'AW005';
             END IF;
             BEGIN
-                v_job.run_at := (v_val #>> '{}')::timestamptz;
+                v_at := (v_val #>> '{}')::timestamptz;
             EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format THEN
                 RAISE EXCEPTION 'awa: opts.run_at is not a valid timestamp, got %', v_val USING ERRCODE = 'AW005';
             END;
@@ -1776,14 +1905,12 @@ BEGIN
                 IF length(v_tag #>> '{}') NOT BETWEEN 1 AND 100 THEN
                     RAISE EXCEPTION 'awa: each tag must be 1 to 100 characters, got %', v_tag USING ERRCODE = 'AW007';
                 END IF;
-                v_job.tags := v_job.tags || (v_tag #>> '{}');
             END LOOP;
         WHEN 'metadata' THEN
             IF jsonb_typeof(v_val) <> 'object' THEN
                 RAISE EXCEPTION 'awa: opts.metadata must be a JSON object, got %', left(v_val::text, 100)
                     USING ERRCODE = 'AW005';
             END IF;
-            v_job.metadata := v_val;
         ELSE
             RAISE EXCEPTION 'awa: unknown option %', quote_literal(v_key)
                 USING ERRCODE = 'AW004',
@@ -1791,7 +1918,7 @@ BEGIN
         END CASE;
     END LOOP;
 
-    RETURN v_job;
+    RETURN awa._build_job_body(NULL, p_kind, p_args, p_opts, p_now);
 END;
 $$;
 -- +goose StatementEnd
@@ -1859,7 +1986,7 @@ $$;
 -- Errors: AW010 job_id NULL; AW020 no such job; AW021 the job is already
 -- completed, cancelled or failed (or in the DLQ: purge it instead).
 -- Locks: the deferred row; or ACCESS SHARE on awa.cursor_marks (before the
--- ready rows), then the lane's claim lock (1096237317, lane_id),
+-- ready rows), then the lane's claim lock (lane_claim, lane_id),
 -- waited for: claimers only try it, so they skip the lane meanwhile and no
 -- cycle forms; the cursor is then read by a statement of its own
 -- (docs/storage.md, "The claim cursor"); or the claim-batch lock of
@@ -1910,7 +2037,7 @@ BEGIN
     LOCK TABLE awa.cursor_marks IN ACCESS SHARE MODE;
     SELECT * INTO v_r FROM awa.ready_entries r WHERE r.job_id = p_job_id ORDER BY r.run_lease DESC LIMIT 1;
     IF FOUND THEN
-        PERFORM pg_advisory_xact_lock(1096237317, v_r.lane_id);
+        PERFORM pg_advisory_xact_lock(awa._lock_key('lane_claim'), v_r.lane_id);
         SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_r.lane_id;
         IF v_r.lane_seq > v_cursor AND NOT EXISTS (
                SELECT 1 FROM awa.ready_tombstones t
@@ -1930,13 +2057,10 @@ BEGIN
         END IF;
 
         -- Claimed: find its attempt (the claim of this ready row) if still open.
-        SELECT b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id, i.run_lease
+        SELECT o.issued_slot AS claim_slot, o.receipt_id, o.run_lease
         INTO v_b
-        FROM awa.lease_claim_batches b
-        CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases, b.lane_seqs) WITH ORDINALITY AS i (job_id, run_lease, lane_seq, k)
-        WHERE b.ready_slot = v_r.ready_slot AND i.job_id = p_job_id AND i.lane_seq = v_r.lane_seq
-          AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
+        FROM awa._open_receipts o
+        WHERE o.ready_slot = v_r.ready_slot AND o.job_id = p_job_id AND o.lane_seq = v_r.lane_seq
         LIMIT 1;
         IF FOUND THEN
             RETURN QUERY
@@ -1985,37 +2109,19 @@ $$;
 -- +goose StatementBegin
 -- awa.claim_ready_runtime(queue, max, instance_id, now, attempt_deadline):
 -- claims up to max jobs of a queue, highest priority (1) first, FIFO by lane
--- position within a lane.
--- A priority's enqueue-shard lanes are visited in a rotation that starts at a
--- random shard, so no shard starves; jobs of different shards have no order
--- between them. Each claimed job gets run_lease + 1 and a receipt identity
--- (claim_slot, receipt_id) that every finalizer must present. The batch's
--- deadline_at (past it awa.rescue_expired_deadlines closes the attempts) is
--- the claim time plus the smaller of the queue's deadline and
--- attempt_deadline; NULL only when neither is set.
---
--- Writes only appends: one compact lease_claim_batches row per ready slot
--- drawn from (in the current claim slot) and one INSERT of claim marks
--- (awa.cursor_marks, current cursor slot), one per lane it advanced. Ready
--- rows and claim heads are never updated.
--- Locks: per lane it may take from, the lane's claim lock
--- pg_try_advisory_xact_lock(1096237317, lane_id), in visiting order: a lane
--- another claimer (or awa.cancel_job) holds is skipped in this call, never
--- waited for, so claimers never wait on each other and never share a job.
--- Under the lock the cursor is read by a statement of its own (awa.claim_cursors;
--- lock-before-snapshot: docs/storage.md, "The claim cursor").
--- Cheap skip: a lane whose tip (awa._lane_tip: the highest position its pool
--- sequence allows) is not past a lower bound of its cursor (the floor, or this
--- session's cache, the setting named by awa._cursor_cache_key, which a
--- rollback forgets) is empty and costs one sequence read, no lock and no
--- marks read. The other lanes (candidates) are classified in one statement:
--- a candidate with no row above that bound is skipped, and when its producer
--- lock (1096237313) was free (awa._producer_free, tested after its tip was
--- read and before that statement) the cache remembers its tip: the lane
--- holds nothing unconsumed up to it (its positions there were rolled back, or
--- drawn by another lane sharing its pool sequence). Only a candidate with a
--- row above its cursor is locked and read again. Cancelled (tombstoned) jobs
--- are never returned. Lock order: docs/storage.md, "Locks".
+-- position within a lane; a priority's shard lanes in a rotation that starts
+-- at a random shard. Each claimed job gets run_lease + 1 and a receipt
+-- (claim_slot, receipt_id) that every finalizer must present; the batch's
+-- deadline_at is the claim time plus the smaller of the queue's deadline and
+-- attempt_deadline (NULL when neither is set). Cancelled jobs are skipped.
+-- Writes only appends: one claim_batches row per ready slot drawn from and
+-- one INSERT of claim marks (one per lane it advanced).
+-- Locks: per lane with a row above its cursor, the claim lock (lane_claim,
+-- lane_id), try only: a held lane is skipped, never waited for. Empty lanes
+-- cost one sequence read (awa._lane_tip against a lower bound of the cursor:
+-- the floor or this session's cache, awa._cursor_cache_key), and no lock.
+-- How and why (the cheap skip, the producer-lock test, the cache, lock order):
+-- docs/storage.md, "A job's life", "The claim cursor", "Lanes and positions".
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
 -- positive.
 -- Called by workers (the Go driver) and by any SQL client.
@@ -2131,58 +2237,52 @@ BEGIN
 
     FOR v_k IN 1 .. cardinality(v_ids) LOOP
         IF NOT v_has[v_k] THEN
-            IF v_free[v_k] THEN
-                v_pos := v_tips[v_k];
-                v_i := array_position(v_cids, v_ids[v_k]);
-                IF v_i IS NULL THEN
-                    v_cids := v_cids || v_ids[v_k];
-                    v_ccur := v_ccur || v_pos;
-                ELSIF v_ccur[v_i] < v_pos THEN
-                    v_ccur[v_i] := v_pos;
+            -- No row above its lower bound: with its producer lock free, the
+            -- lane holds nothing unconsumed up to its tip (a bound to cache).
+            CONTINUE WHEN NOT v_free[v_k];
+            v_pos := v_tips[v_k];
+        ELSE
+            -- Held by another claimer (or a cancel): skip it, never wait.
+            CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('lane_claim'), v_ids[v_k]);
+
+            -- A statement of its own, after the lock: it sees the previous
+            -- holder's committed mark, and a floor raised by a prune it waited for.
+            SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_ids[v_k];
+            v_last := v_tips[v_k];
+
+            -- Take the next rows above the cursor straight off the lane index (a
+            -- LIMIT scan, whatever the backlog), then drop those cancelled while
+            -- available (tombstoned); repeat only if tombstones left us short. The
+            -- cursor moves to the last row examined.
+            v_pos := v_cursor;
+            WHILE v_last > v_pos LOOP
+                v_want := p_max - cardinality(v_rows);
+                v_got := ARRAY(
+                    SELECT r FROM awa.ready_entries r
+                    WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
+                    ORDER BY r.lane_seq
+                    LIMIT v_want);
+                EXIT WHEN cardinality(v_got) = 0;
+                v_seen := cardinality(v_got);
+                v_first := v_got[1].lane_seq;
+                v_pos := v_got[v_seen].lane_seq;
+                v_spent := ARRAY(
+                    SELECT t.lane_seq FROM awa.ready_tombstones t
+                    WHERE t.lane_id = v_ids[v_k] AND t.lane_seq BETWEEN v_first AND v_pos);
+                IF cardinality(v_spent) > 0 THEN
+                    v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
                 END IF;
-                v_dirty := true;
+                v_rows := v_rows || v_got;
+                EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
+            END LOOP;
+
+            IF v_pos > v_cursor THEN
+                v_mlanes := v_mlanes || v_ids[v_k];
+                v_mseqs := v_mseqs || v_pos;
             END IF;
-            CONTINUE;
         END IF;
-        -- Held by another claimer (or a cancel): skip it, never wait.
-        CONTINUE WHEN NOT pg_try_advisory_xact_lock(1096237317, v_ids[v_k]);
-
-        -- A statement of its own, after the lock: it sees the previous
-        -- holder's committed mark, and a floor raised by a prune it waited for.
-        SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_ids[v_k];
-        v_last := v_tips[v_k];
-
-        -- Take the next rows above the cursor straight off the lane index (a
-        -- LIMIT scan, whatever the backlog), then drop those cancelled while
-        -- available (tombstoned); repeat only if tombstones left us short. The
-        -- cursor moves to the last row examined.
-        v_pos := v_cursor;
-        WHILE v_last > v_pos LOOP
-            v_want := p_max - cardinality(v_rows);
-            v_got := ARRAY(
-                SELECT r FROM awa.ready_entries r
-                WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
-                ORDER BY r.lane_seq
-                LIMIT v_want);
-            EXIT WHEN cardinality(v_got) = 0;
-            v_seen := cardinality(v_got);
-            v_first := v_got[1].lane_seq;
-            v_pos := v_got[v_seen].lane_seq;
-            v_spent := ARRAY(
-                SELECT t.lane_seq FROM awa.ready_tombstones t
-                WHERE t.lane_id = v_ids[v_k] AND t.lane_seq BETWEEN v_first AND v_pos);
-            IF cardinality(v_spent) > 0 THEN
-                v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
-            END IF;
-            v_rows := v_rows || v_got;
-            EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
-        END LOOP;
-
-        IF v_pos > v_cursor THEN
-            v_mlanes := v_mlanes || v_ids[v_k];
-            v_mseqs := v_mseqs || v_pos;
-        END IF;
-        -- The cursor (or the new mark) is a lower bound from now on.
+        -- v_pos (the tip passed, the cursor or the new mark) is a lower bound
+        -- of the lane's cursor from now on: the session cache keeps it.
         IF v_pos > v_lows[v_k] THEN
             v_i := array_position(v_cids, v_ids[v_k]);
             IF v_i IS NULL THEN
@@ -2221,7 +2321,7 @@ BEGIN
         SELECT ROW(s.ready_slot, nextval('awa.claim_batch_id_seq'))::awa._slot_batch
         FROM (SELECT DISTINCT r.ready_slot FROM unnest(v_rows) AS r ORDER BY 1) AS s);
 
-    INSERT INTO awa.lease_claim_batches (
+    INSERT INTO awa.claim_batches (
         claim_slot, batch_id, issued_slot, ready_slot, queue, claimed_at, instance_id, deadline_at,
         job_ids, run_leases, lane_ids, lane_seqs)
     SELECT v_claim_slot, b.batch_id, v_claim_slot, b.ready_slot, p_queue, v_now, p_instance_id, v_deadline_at,
@@ -2233,7 +2333,7 @@ BEGIN
 
     RETURN QUERY
     SELECT r.job_id, r.run_lease + 1, v_claim_slot,
-           b.batch_id * 1024 + row_number() OVER (PARTITION BY r.ready_slot ORDER BY r.ordinality) - 1,
+           awa._receipt_id(b.batch_id, row_number() OVER (PARTITION BY r.ready_slot ORDER BY r.ordinality)),
            r.kind, r.queue, r.priority, r.args, r.attempt + 1, r.max_attempts,
            r.tags, r.metadata, r.errors, r.created_at, r.run_at, v_now, v_deadline_at
     FROM unnest(v_rows) WITH ORDINALITY AS r
@@ -2456,7 +2556,7 @@ BEGIN
         RETURN QUERY SELECT * FROM awa.insert_jobs(ARRAY[p_kind], ARRAY[p_args], ARRAY[p_opts]);
         RETURN;
     END IF;
-    v_job := awa._request_body(p_kind, p_args, p_opts, v_now);
+    v_job := awa._build_job_body(nextval('awa.job_id_seq'), p_kind, p_args, p_opts, v_now);
     PERFORM awa._append_ready(ARRAY[v_job], v_now);
     RETURN NEXT ROW(v_job.job_id, 'available', v_job.queue, v_job.priority, v_job.kind, v_job.run_at)::awa.inserted_job;
 END;
@@ -2508,18 +2608,9 @@ BEGIN
                     coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n]))) AS u (kind, args, opts)
         WHERE NOT awa._request_plain(u.kind, u.args, u.opts)
     ) THEN
-        -- The same body as awa._request_body, inline (a call per row would
-        -- cost more than the whole batch insert).
+        -- awa._build_job_body is inlined: no call per row.
         v_jobs := ARRAY(
-            SELECT ROW(nextval('awa.job_id_seq'), 0, 0,
-                       coalesce((u.opts ->> 'max_attempts')::int, 25),
-                       coalesce((u.opts ->> 'priority')::smallint, 2),
-                       coalesce(u.opts ->> 'queue', 'default'),
-                       u.kind, u.args,
-                       coalesce(ARRAY(SELECT t.v FROM jsonb_array_elements_text(u.opts -> 'tags') WITH ORDINALITY AS t (v, o)
-                                      ORDER BY t.o), ARRAY[]::text[]),
-                       coalesce(u.opts -> 'metadata', '{}'::jsonb),
-                       NULL, v_now, v_now)::awa._job_body
+            SELECT awa._build_job_body(nextval('awa.job_id_seq'), u.kind, u.args, u.opts, v_now)
             FROM unnest(p_kinds, coalesce(p_args, array_fill('{}'::jsonb, ARRAY[v_n])),
                         coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n])))
                  WITH ORDINALITY AS u (kind, args, opts, ord)
@@ -2610,7 +2701,7 @@ $$;
 -- Creates the ring children (one partition per slot of every ring parent),
 -- starts each append-only rotation ledger at generation 0, and creates the
 -- fixed pool of 256 lane position sequences (awa.lane_positions_0 .. _255,
--- see awa._lane_positions): the only objects lanes use, so a new queue
+-- see awa._lane_position_seq): the only objects lanes use, so a new queue
 -- creates none. Idempotent: a second
 -- call with the same slot counts changes nothing. A ring's slot count is fixed
 -- once installed; asking for another raises AW031.
@@ -2632,7 +2723,7 @@ DECLARE
     v_parent text;
     v_slot   int;
 BEGIN
-    PERFORM pg_advisory_xact_lock(1096237316, 0);
+    PERFORM pg_advisory_xact_lock(awa._lock_key('install'), 0);
 
     FOR v_ring, v_slots IN
         SELECT * FROM (VALUES ('queue', p_queue_slots), ('claim', p_claim_slots), ('lease', p_lease_slots),
@@ -2788,42 +2879,26 @@ $$;
 
 -- source: sql/functions/prune_ring.sql
 -- +goose StatementBegin
--- awa.prune_ring(ring, lock_timeout_ms, keep_sealed, carry_limit): reclaims the oldest
--- sealed slot of a ring by TRUNCATE, only after proving nothing live remains in
--- it. keep_sealed is how many of the most recently sealed slots to leave alone
--- (terminal history stays readable there); it is capped at slot_count - 2, so
--- the slot the next rotation needs can always be reclaimed.
--- Steps: (1) take the ring's maintenance try-lock (shared with rotate);
--- (2) pick the oldest sealed slot that holds rows, among all but the
--- keep_sealed newest; (3) prove it holds nothing live
--- (awa._slot_live_reason; in the queue ring, available jobs do not count: they
--- are carried) and take its fingerprint (awa._slot_fingerprint) in the same
--- snapshot; the cursor ring needs no proof (marks are cursor history);
--- (4) take the locks, all or none per attempt: NOWAIT attempts 1 ms apart
--- for four fifths of lock_timeout_ms, then one attempt that waits for the
--- last fifth (queue ring: ACCESS SHARE on awa.cursor_marks first, the order
--- claims use, then ACCESS EXCLUSIVE on the slot's child tables in
--- awa._ring_tables order); (5) under the locks, compare the
--- fingerprint: if it changed, something committed before the locks were
--- granted (skipped_live); (6) queue ring: move up to carry_limit available jobs to the
--- current slot (awa._carry_ready); if some remain, outcome carried and a later
--- call goes on; (6b) when the slot is the one the next rotation needs
--- ((current + 1) mod n), open attempts do not keep it: the proof skips them
--- and, under the locks, the queue ring moves its running jobs' ready rows
--- forward (awa._carry_running; skipped_live if a closer holds one of their
--- batch locks) and the claim ring copies its open claim batches forward
--- (awa._carry_open_claims); (7) cursor ring: raise the floor of each lane whose highest
--- mark in the slot is above its floor and every mark it has in another slot
--- (one UPDATE of queue_claim_heads, in a statement that starts after the lock,
--- so it sees every mark committed before it); (8) TRUNCATE. The hot path
--- waits behind prune at most the last fifth of lock_timeout_ms (10 ms of the
--- Go default 50) plus (5) to (8), whose cost does not grow with the slot's
--- claims (at most one carry of carry_limit rows); docs/storage.md.
--- Outcomes: pruned; carried (detail: how many moved, how many remain);
--- already_empty (no sealed slot holds rows); skipped_live (detail says what
--- is live); skipped_blocked (some reader or writer held the slot through every
--- attempt of the budget; retried on a later tick, never forced);
--- skipped_locked (another rotate or prune of this ring is running).
+-- awa.prune_ring(ring, lock_timeout_ms, keep_sealed, carry_limit): reclaims the
+-- oldest sealed slot of a ring that holds rows (leaving the keep_sealed newest,
+-- capped at slot_count - 2) by TRUNCATE, only after proving nothing live
+-- remains in it (awa._slot_live_reason, with the fingerprint
+-- awa._slot_fingerprint taken in the same snapshot and compared again under
+-- the locks). Available jobs are carried to the current slot (up to
+-- carry_limit a call: outcome carried); in the slot the next rotation needs,
+-- open attempts are carried too. The cursor ring raises the floors its marks
+-- carry before the TRUNCATE. Steps and why: docs/storage.md, "Rotation and
+-- prune" and "Long attempts".
+-- Locks: the ring try-lock (ring, hashtext(ring)); then, all or none per
+-- attempt, for the queue ring ACCESS SHARE on awa.cursor_marks and for every
+-- ring ACCESS EXCLUSIVE on the slot's children in awa._ring_tables order:
+-- NOWAIT attempts 1 ms apart for four fifths of lock_timeout_ms, then one
+-- attempt that waits in the lock queue for the last fifth (for all of it when
+-- the ring is stalled), so the hot path waits behind prune at most that
+-- attempt plus the carry and TRUNCATE (docs/storage.md, "Locks").
+-- Outcomes: pruned; carried; already_empty; skipped_live (detail says what is
+-- live); skipped_blocked (held through the whole budget; retried on a later
+-- tick, never forced); skipped_locked (another rotate or prune of the ring).
 -- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
 -- keep_sealed, carry_limit outside 1..100000. Called by the maintenance leader
 -- on a ticker.
@@ -2859,10 +2934,7 @@ DECLARE
     v_runs    int := 0;
 BEGIN
     PERFORM awa._require_read_committed('awa.prune_ring');
-    SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
-    END IF;
+    v_slots := awa._ring_slot_count(p_ring);
     IF p_lock_timeout_ms IS NULL OR p_lock_timeout_ms NOT BETWEEN 1 AND 60000 THEN
         RAISE EXCEPTION 'awa: lock_timeout_ms must be between 1 and 60000, got %', p_lock_timeout_ms
             USING ERRCODE = 'AW010';
@@ -2875,7 +2947,7 @@ BEGIN
         RAISE EXCEPTION 'awa: carry_limit must be between 1 and 100000, got %', coalesce(p_carry_limit::text, 'null')
             USING ERRCODE = 'AW010';
     END IF;
-    IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
+    IF NOT pg_try_advisory_xact_lock(awa._lock_key('ring'), hashtext(p_ring)) THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_locked', NULL::int, NULL::bigint,
                             'another rotate or prune of this ring holds its lock';
         RETURN;
@@ -3092,10 +3164,10 @@ AS $$
     running AS (
         SELECT x.queue, sum(x.n)::bigint AS n
         FROM (SELECT b.queue, cardinality(b.job_ids)::bigint AS n
-              FROM awa.lease_claim_batches b WHERE p_queue IS NULL OR b.queue = p_queue
+              FROM awa.claim_batches b WHERE p_queue IS NULL OR b.queue = p_queue
               UNION ALL
               SELECT c.queue, -(SELECT sum(upper(r) - lower(r)) FROM unnest(c.receipts) AS r)
-              FROM awa.lease_claim_closures c WHERE p_queue IS NULL OR c.queue = p_queue) AS x
+              FROM awa.claim_closures c WHERE p_queue IS NULL OR c.queue = p_queue) AS x
         GROUP BY x.queue
     ),
     deferred AS (
@@ -3106,7 +3178,7 @@ AS $$
     ),
     completed AS (
         SELECT cb.queue, sum(cardinality(cb.job_ids))::bigint AS n
-        FROM awa.receipt_completion_batches cb WHERE p_queue IS NULL OR cb.queue = p_queue
+        FROM awa.done_completions cb WHERE p_queue IS NULL OR cb.queue = p_queue
         GROUP BY cb.queue
     ),
     done AS (
@@ -3151,7 +3223,7 @@ $$;
 -- Per lane: one sequence read (awa._lane_tip); only a lane whose tip is past a
 -- lower bound of its cursor (its floor, or this session's cache of cursors,
 -- awa._cursor_cache_key) goes further. It is pending when its producer lock
--- (1096237313, lane_id) is held (awa._producer_free: nothing stays held).
+-- (lane_producer, lane_id) is held (awa._producer_free: nothing stays held).
 -- Otherwise every producer that reserved a position has ended, and the lane is
 -- ready (and pending) when a row lies above its cursor (awa.claim_cursors), both
 -- read after the lock test. So positions of a rolled-back producer, or of another
@@ -3251,43 +3323,24 @@ SET jit = off
 AS $$
 DECLARE
     v_now  timestamptz := coalesce(p_now, now());
-    v_jobs bigint[];
-    v_lses bigint[];
-    v_slts int[];
-    v_rcts bigint[];
 BEGIN
     PERFORM awa._require_read_committed('awa.rescue_expired_deadlines');
     IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
         RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
     END IF;
 
-    -- Per expired batch one closure probe (awa._batch_closed); only the items of
-    -- a batch still open are probed one by one. Both probes are per-row
-    -- subplans on the closures' GiST index: as a join, the planner would hash
-    -- the whole slot's closures and test every item against every closure.
-    SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
-    INTO v_jobs, v_lses, v_slts, v_rcts
-    FROM (
-        SELECT i.job_id, i.run_lease, b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
-        FROM awa.lease_claim_batches b
-        CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
-        WHERE b.deadline_at < v_now
-          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
-          AND (SELECT true FROM awa.lease_claim_closures c
-               WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1)
-               LIMIT 1) IS NULL
-        ORDER BY b.deadline_at, b.batch_id, i.k
-        LIMIT p_limit
-    ) AS s;
-
-    IF v_jobs IS NULL THEN
-        RETURN;
-    END IF;
-
+    -- Per expired batch one closure probe (awa._claim_batch_closed); only the
+    -- items of a batch still open are probed one by one (awa._open_receipts).
+    -- Both probes are per-row subplans on the closures' GiST index: as a join,
+    -- the planner would hash the whole slot's closures and test every item
+    -- against every closure.
     RETURN QUERY
-    SELECT * FROM awa._finalize('retry', 'deadline_expired', v_jobs, v_lses, v_slts, v_rcts,
-                                array_fill('rescued: deadline exceeded'::text, ARRAY[cardinality(v_jobs)]),
-                                NULL, v_now);
+    SELECT * FROM awa._rescue_open('deadline_expired', 'rescued: deadline exceeded', ARRAY(
+        SELECT o FROM awa._open_receipts o
+        WHERE o.deadline_at < v_now
+          AND NOT awa._claim_batch_closed(o.claim_slot, o.batch_id, o.batch_size)
+        ORDER BY o.deadline_at, o.batch_id, o.item
+        LIMIT p_limit), v_now);
 END;
 $$;
 -- +goose StatementEnd
@@ -3319,10 +3372,6 @@ AS $$
 DECLARE
     v_now  timestamptz := coalesce(p_now, now());
     v_cut  timestamptz;
-    v_jobs bigint[];
-    v_lses bigint[];
-    v_slts int[];
-    v_rcts bigint[];
 BEGIN
     PERFORM awa._require_read_committed('awa.rescue_stale_claims');
     IF p_staleness IS NULL OR p_staleness <= interval '0' THEN
@@ -3333,35 +3382,18 @@ BEGIN
     END IF;
     v_cut := v_now - p_staleness;
 
-    -- Per candidate batch one closure probe (awa._batch_closed); only the
-    -- items of a batch still open are probed one by one (as in
-    -- awa.rescue_expired_deadlines: as a join, the planner would test every
-    -- item against every closure of the slot).
-    SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
-    INTO v_jobs, v_lses, v_slts, v_rcts
-    FROM (
-        SELECT i.job_id, i.run_lease, b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
-        FROM awa.lease_claim_batches b
-        LEFT JOIN awa.runtime_instances ri ON ri.instance_id = b.instance_id
-        CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
-        WHERE b.claimed_at < v_cut
-          AND (ri.instance_id IS NULL OR ri.heartbeat_at < v_cut)
-          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
-          AND (SELECT true FROM awa.lease_claim_closures c
-               WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1)
-               LIMIT 1) IS NULL
-        ORDER BY b.claimed_at, b.batch_id, i.k
-        LIMIT p_limit
-    ) AS s;
-
-    IF v_jobs IS NULL THEN
-        RETURN;
-    END IF;
-
+    -- Per candidate batch one closure probe (awa._claim_batch_closed); only the
+    -- items of a batch still open are probed one by one (awa._open_receipts,
+    -- as in awa.rescue_expired_deadlines).
     RETURN QUERY
-    SELECT * FROM awa._finalize('retry', 'rescued_stale', v_jobs, v_lses, v_slts, v_rcts,
-                                array_fill('rescued: worker heartbeat went stale'::text, ARRAY[cardinality(v_jobs)]),
-                                NULL, v_now);
+    SELECT * FROM awa._rescue_open('rescued_stale', 'rescued: worker heartbeat went stale', ARRAY(
+        SELECT o FROM awa._open_receipts o
+        LEFT JOIN awa.runtime_instances ri ON ri.instance_id = o.instance_id
+        WHERE o.claimed_at < v_cut
+          AND (ri.instance_id IS NULL OR ri.heartbeat_at < v_cut)
+          AND NOT awa._claim_batch_closed(o.claim_slot, o.batch_id, o.batch_size)
+        ORDER BY o.claimed_at, o.batch_id, o.item
+        LIMIT p_limit), v_now);
 END;
 $$;
 -- +goose StatementEnd
@@ -3465,7 +3497,7 @@ $$;
 -- prune of this ring is running); skipped_race (another rotator appended this
 -- generation first).
 -- Every 2 wraps the ledger is trimmed to its last 2 wraps.
--- Locks: pg_try_advisory_xact_lock(1096237315, hashtext(ring)), shared with
+-- Locks: the ring try-lock (ring, hashtext(ring); awa._lock_key), shared with
 -- awa.prune_ring, so a tick skips rather than queues.
 -- Errors: AW010 unknown ring, negative min_interval.
 -- Called by the maintenance leader on a ticker.
@@ -3483,14 +3515,11 @@ DECLARE
     v_now   timestamptz := coalesce(p_now, now());
 BEGIN
     PERFORM awa._require_read_committed('awa.rotate_ring');
-    SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
-    END IF;
+    v_slots := awa._ring_slot_count(p_ring);
     IF p_min_interval < interval '0' THEN
         RAISE EXCEPTION 'awa: min_interval must not be negative, got %', p_min_interval USING ERRCODE = 'AW010';
     END IF;
-    IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
+    IF NOT pg_try_advisory_xact_lock(awa._lock_key('ring'), hashtext(p_ring)) THEN
         RETURN QUERY SELECT p_ring, 'rotate', 'skipped_locked', NULL::int, NULL::bigint,
                             'another rotate or prune of this ring holds its lock';
         RETURN;

@@ -32,7 +32,7 @@ func TestReadListsEveryAwaTable(t *testing.T) {
 		}
 		byName[s.Table] = s
 	}
-	for _, name := range []string{"awa.ready_entries_0", "awa.ready_entries_15", "awa.lease_claim_batches_7",
+	for _, name := range []string{"awa.ready_entries_0", "awa.ready_entries_15", "awa.claim_batches_7",
 		"awa.leases_0", "awa.cursor_marks_1", "awa.deferred_jobs", "awa.dlq_entries", "awa.queue_claim_heads",
 		"awa.ring_rotations"} {
 		s, ok := byName[name]

@@ -54,14 +54,14 @@ func requireShared(t *testing.T, ctx context.Context, pool *pgxpool.Pool, a, b s
 	}
 }
 
-// leakedProducerLocks counts the producer locks (1096237313, lane) that
+// leakedProducerLocks counts the producer locks (lane_producer, lane) that
 // conn's session holds at session level.
 func leakedProducerLocks(t *testing.T, ctx context.Context, conn *pgx.Conn) int {
 	t.Helper()
 	var n int
 	if err := conn.QueryRow(ctx, `
 		SELECT count(*) FROM pg_locks
-		WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND classid = 1096237313 AND objsubid = 2`).Scan(&n); err != nil {
+		WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND classid = awa._lock_key('lane_producer') AND objsubid = 2`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -209,10 +209,10 @@ func claimWithLanes(ctx context.Context, conn *pgx.Conn, queue string, max int) 
 	rows, err := conn.Query(ctx, `
 		SELECT i.job_id, i.run_lease, i.lane_id, i.lane_seq, b.batch_id, i.k
 		FROM unnest($1::int[], $2::bigint[]) AS r (slot, receipt)
-		JOIN awa.lease_claim_batches b ON b.claim_slot = r.slot AND b.batch_id = r.receipt / 1024
+		JOIN awa.claim_batches b ON b.claim_slot = r.slot AND b.batch_id = awa._receipt_batch_id(r.receipt)
 		CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases, b.lane_ids, b.lane_seqs) WITH ORDINALITY
 		     AS i (job_id, run_lease, lane_id, lane_seq, k)
-		WHERE i.k = r.receipt % 1024 + 1`, slots, receipts)
+		WHERE i.k = awa._receipt_item(r.receipt)`, slots, receipts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -383,7 +383,7 @@ func orphanRun(t *testing.T, n, rate int, kind runKind) orphanResult {
 			SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint
 			FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
 			WHERE s.nspname = 'awa' AND c.relkind = 'r'
-			  AND c.relname ~ '^(ready_entries|ready_tombstones|done_entries|receipt_completion_batches|lease_claim_batches|lease_claim_closures)_[0-9]+$'`).
+			  AND c.relname ~ '^(ready_entries|ready_tombstones|done_entries|done_completions|claim_batches|claim_closures)_[0-9]+$'`).
 			Scan(&b); err != nil {
 			fail.set("ring size: %v", err)
 		}
@@ -624,7 +624,7 @@ func TestCarryOfARunningJobNeverMovesItUnderItsCloser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ctx1.Exec(ctx, `SELECT pg_advisory_xact_lock(1096237314, (($1::bigint >> 10) % 2147483647)::int)`,
+	if _, err := ctx1.Exec(ctx, `SELECT pg_advisory_xact_lock(awa._lock_key('claim_batch'), awa._lock_claim_batch_id(awa._receipt_batch_id($1::bigint)))`,
 		long[0].ReceiptID); err != nil {
 		t.Fatal(err)
 	}
@@ -678,7 +678,7 @@ func TestCarryOfARunningJobNeverMovesItUnderItsCloser(t *testing.T) {
 	if err != nil || !slices.Equal(states, []string{"completed"}) {
 		t.Fatalf("awa.jobs shows the job as %v (err %v), want completed once", states, err)
 	}
-	if err := conn.QueryRow(ctx, `SELECT ready_slot FROM awa.receipt_completion_batches WHERE $1 = ANY (job_ids)`, id).
+	if err := conn.QueryRow(ctx, `SELECT ready_slot FROM awa.done_completions WHERE $1 = ANY (job_ids)`, id).
 		Scan(&slot); err != nil || slot != 15 {
 		t.Fatalf("the completion is in slot %d (err %v), want 15, with the carried ready row", slot, err)
 	}

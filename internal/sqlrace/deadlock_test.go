@@ -168,11 +168,11 @@ func seedRotation(t *testing.T, ctx context.Context, conn *pgx.Conn, first, then
 }
 
 // holdHead opens a transaction on its own connection that holds the claim
-// lock of lane (1096237317, lane_id), as a claim (or awa.cancel_job) in
+// lock of lane (lane_claim, lane_id), as a claim (or awa.cancel_job) in
 // progress does. The lock goes when the returned transaction ends.
 func holdHead(t *testing.T, ctx context.Context, pool *pgxpool.Pool, lane int32) pgx.Tx {
 	t.Helper()
-	return holdingTx(t, ctx, pool, `SELECT pg_advisory_xact_lock(1096237317, $1)`, lane)
+	return holdingTx(t, ctx, pool, `SELECT pg_advisory_xact_lock(awa._lock_key('lane_claim'), $1)`, lane)
 }
 
 // holdingTx opens a transaction on its own connection and runs stmt in it, so

@@ -198,8 +198,8 @@ func TestDeadTupleContract(t *testing.T) {
 	if ringTables != 16*4+8*2+8+2 {
 		t.Errorf("pg_stat_user_tables lists %d ring child tables, want %d", ringTables, 16*4+8*2+8+2)
 	}
-	for _, prefix := range []string{"ready_entries", "receipt_completion_batches", "lease_claim_batches",
-		"lease_claim_closures", "cursor_marks"} {
+	for _, prefix := range []string{"ready_entries", "done_completions", "claim_batches",
+		"claim_closures", "cursor_marks"} {
 		var ins int64
 		var slots []string
 		for _, name := range names {
@@ -314,8 +314,8 @@ func slotSuffix(name string) string {
 func slotsWithRows(t *testing.T, ctx context.Context, conn *pgx.Conn) map[string][]int32 {
 	t.Helper()
 	parents := map[string][]string{
-		"queue":  {"ready_entries", "ready_tombstones", "done_entries", "receipt_completion_batches"},
-		"claim":  {"lease_claim_batches", "lease_claim_closures"},
+		"queue":  {"ready_entries", "ready_tombstones", "done_entries", "done_completions"},
+		"claim":  {"claim_batches", "claim_closures"},
 		"cursor": {"cursor_marks"},
 	}
 	out := map[string][]int32{}

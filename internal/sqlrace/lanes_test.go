@@ -210,9 +210,9 @@ func TestSingleInsertTransactionsDoNotDeadlockOnLaneCreation(t *testing.T) {
 	}
 	hold := connect(t, ctx, pool)
 	// Hold lane (b, 1)'s producer lock (awa._append_ready takes
-	// pg_advisory_xact_lock(1096237313, lane_id)), so T1 stops there after
+	// pg_advisory_xact_lock(awa._lock_key('lane_producer'), lane_id)), so T1 stops there after
 	// creating queue a's lanes, still holding a's creation lock.
-	if _, err := hold.Exec(ctx, `SELECT pg_advisory_lock(1096237313, $1::int)`, laneB1); err != nil {
+	if _, err := hold.Exec(ctx, `SELECT pg_advisory_lock(awa._lock_key('lane_producer'), $1::int)`, laneB1); err != nil {
 		t.Fatal(err)
 	}
 
@@ -241,7 +241,7 @@ func TestSingleInsertTransactionsDoNotDeadlockOnLaneCreation(t *testing.T) {
 	waitForLockWait(t, ctx, pool, c1.PgConn().PID()) // T1 created queue a, waits for lane (b, 1)
 	done2 := run(c2, []string{"b", "a"}, []int32{1, 2})
 	waitForLockWait(t, ctx, pool, c2.PgConn().PID()) // T2 waits for queue a's creation lock, holding no lane lock
-	if _, err := hold.Exec(ctx, `SELECT pg_advisory_unlock(1096237313, $1::int)`, laneB1); err != nil {
+	if _, err := hold.Exec(ctx, `SELECT pg_advisory_unlock(awa._lock_key('lane_producer'), $1::int)`, laneB1); err != nil {
 		t.Fatal(err)
 	}
 	e1, e2 := <-done1, <-done2

@@ -69,7 +69,7 @@ func sortedCounts(m map[string]int) string {
 
 // ringRowTables: per ring, the parent whose rows grow with the load.
 var ringRowTables = map[string]string{
-	"queue": "ready_entries", "claim": "lease_claim_batches", "cursor": "cursor_marks",
+	"queue": "ready_entries", "claim": "claim_batches", "cursor": "cursor_marks",
 }
 
 // TestRingPrunesKeepUpUnderSustainedLoad: prune takes a slot's exclusive

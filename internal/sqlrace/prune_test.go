@@ -312,7 +312,7 @@ func TestPruneNeverTruncatesAnOpenClaim(t *testing.T) {
 	locate := func() {
 		t.Helper()
 		var c, r int32
-		if err := conn.QueryRow(ctx, `SELECT claim_slot, ready_slot FROM awa.lease_claim_batches WHERE batch_id = $1`,
+		if err := conn.QueryRow(ctx, `SELECT claim_slot, ready_slot FROM awa.claim_batches WHERE batch_id = $1`,
 			open[0].ReceiptID>>10).Scan(&c, &r); err != nil {
 			t.Fatalf("the open attempt's claim batch: %v", err)
 		}
@@ -446,7 +446,7 @@ func ringRows(t *testing.T, ctx context.Context, conn *pgx.Conn) string {
 }
 
 // ringPattern matches the ring child tables (one per parent and slot).
-const ringPattern = `^(ready_entries|ready_tombstones|done_entries|receipt_completion_batches|lease_claim_batches|lease_claim_closures|leases|cursor_marks)_[0-9]+$`
+const ringPattern = `^(ready_entries|ready_tombstones|done_entries|done_completions|claim_batches|claim_closures|leases|cursor_marks)_[0-9]+$`
 
 func ringChildren(t *testing.T, ctx context.Context, conn *pgx.Conn) []string {
 	t.Helper()

@@ -123,7 +123,7 @@ func TestStaleCompletionAfterRescueChangesNothing(t *testing.T) {
 			var recorded int64
 			if err := pool.QueryRow(ctx, `
 				SELECT (SELECT string_agg(state::text, ',') FROM awa.jobs WHERE id = $1),
-				       (SELECT count(*) FROM awa.receipt_completion_batches WHERE $1 = ANY (job_ids))`, g.ID).
+				       (SELECT count(*) FROM awa.done_completions WHERE $1 = ANY (job_ids))`, g.ID).
 				Scan(&state, &recorded); err != nil {
 				t.Fatal(err)
 			}
@@ -217,7 +217,7 @@ func TestStaleCompletionAfterRescueChangesNothing(t *testing.T) {
 	}
 	var doubles int64
 	if err := pool.QueryRow(ctx, `
-		SELECT count(*) FROM (SELECT j FROM awa.receipt_completion_batches, unnest(job_ids) AS j
+		SELECT count(*) FROM (SELECT j FROM awa.done_completions, unnest(job_ids) AS j
 		                      GROUP BY j HAVING count(*) > 1) AS d`).Scan(&doubles); err != nil {
 		t.Fatal(err)
 	}

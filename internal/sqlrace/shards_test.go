@@ -220,7 +220,7 @@ func TestTransactionKeepsItsShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	hold := connect(t, ctx, pool)
-	if _, err := hold.Exec(ctx, `SELECT pg_advisory_lock(1096237313, $1::int)`, home); err != nil {
+	if _, err := hold.Exec(ctx, `SELECT pg_advisory_lock(awa._lock_key('lane_producer'), $1::int)`, home); err != nil {
 		t.Fatal(err)
 	}
 	tx, err := c.Begin(ctx)
@@ -232,7 +232,7 @@ func TestTransactionKeepsItsShard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := hold.Exec(ctx, `SELECT pg_advisory_unlock(1096237313, $1::int)`, home); err != nil {
+	if _, err := hold.Exec(ctx, `SELECT pg_advisory_unlock(awa._lock_key('lane_producer'), $1::int)`, home); err != nil {
 		t.Fatal(err)
 	}
 	y, err := insertOne(ctx, tx, "q", 2)

@@ -5,7 +5,7 @@
 -- (queue, priority) is held, so concurrent producers spread over up to
 -- enqueue_shards lanes and a queue fed by one session keeps one lane per
 -- priority.
--- Locks: per shard, pg_try_advisory_xact_lock(1096237318,
+-- Locks: per shard, the try-lock (shard_creation,
 -- hashtext(queue/priority/shard)), try only and held to the end of the
 -- transaction when taken: the caller may already hold lane locks, so it never
 -- waits here, and a shard that another open transaction is creating is
@@ -20,10 +20,10 @@ BEGIN
     FOR v_shard IN 0 .. p_shards - 1 LOOP
         CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes l
                               WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard = v_shard)
-            OR NOT pg_try_advisory_xact_lock(1096237318, hashtext(p_queue || '/' || p_priority || '/' || v_shard));
+            OR NOT pg_try_advisory_xact_lock(awa._lock_key('shard_creation'), hashtext(p_queue || '/' || p_priority || '/' || v_shard));
         BEGIN
             id := nextval('awa.lane_id_seq');
-            seq := awa._lane_positions(id);
+            seq := awa._lane_position_seq(id);
             INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
             VALUES (id, p_queue, p_priority, v_shard, seq);
             INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (id, 0);

@@ -1,54 +1,16 @@
 -- awa._append_ready(jobs, now): appends jobs as ready rows in the current queue
--- slot, in array order within each lane, and notifies a queue's channel when
--- its claimers may be idle.
--- Notify rule (a NOTIFY serializes the commits of every notifying transaction
--- of the database, so it is sent only when needed): per lane, unless the
--- lane's highest row below this batch's first position holds a job above the
--- lane's claim cursor (looked up in the current slot only; not found there
--- means notify). That job's producer notified in turn (or the same rule held
--- for it), and a claimer that claims it before this transaction commits sees
--- this batch's reserved position above its cursor: awa.queue_pending then
--- tells it to poll again rather than sleep. So a committed job never waits for
--- the poll interval while its queue's claimers sleep. The cursor is read from
--- awa.claim_cursors in that one statement (docs/storage.md, "The claim cursor").
--- Outside READ COMMITTED the rule is skipped and every lane notifies: a
--- snapshot older than the call may miss the committed job (or see a stale
--- cursor) the rule relies on.
--- Each (queue, priority) of the batch goes to one of its enqueue-shard lanes:
--- the shard this transaction already used for it, else the first whose
--- producer lock is free, starting from (backend pid mod lanes); when every
--- lane is held, a new shard lane (awa._add_lane, up to enqueue_shards, at READ
--- COMMITTED, unless another transaction is adding one); only then does it
--- wait, on that first lane. So concurrent producers, and a transaction that
--- enqueued and stays open, do not queue behind one lock while shards remain,
--- a queue fed by one session keeps one lane per priority (claims visit no
--- idle shard lanes), and one transaction's jobs for a (queue, priority) stay
--- in one lane, in order.
--- Locks: every lane is resolved (a (queue, priority)'s first lane created on
--- first use) before any lane lock is taken; a shard added later takes the
--- queue's lane-creation lock by try only; then per (queue, priority), in
--- (queue, priority) order, an
--- advisory transaction lock (1096237313, lane_id) on the chosen lane, held
--- until commit, so a later lane position can never become visible while an
--- earlier one could still commit. Positions come from the lane's pool
--- sequence in blocks of 1024 (one nextval per 1024 rows; row k of block b is
--- b * 1024 + k, see awa._lane_tip): they grow within the lane, with gaps. The
--- chosen shard is remembered for the rest
--- of the transaction in the setting awa.enqueue_shard_<first lane_id>.
--- A transaction that inserts into several (queue, priority) pairs in separate
--- calls, in an order that differs from another concurrent transaction's, can
--- deadlock (40P01) once every shard is held: insert into several in one call,
--- or in a fixed order.
--- Lane cache: a session remembers the lanes of each (queue, priority) it
--- enqueued into for 5 seconds of transaction time (now(), whatever p_now
--- says), in the setting
--- awa.lanes_<schema oid>_<priority>_<hash of queue> (queue name, lane ids,
--- sequence oids and the shard limit), so most inserts skip the lane lookup;
--- adding a shard clears it. Lanes are never
--- removed and a reinstalled schema has a new oid, so a cached lane is always a
--- lane of that (queue, priority); a changed enqueue_shards reaches a session
--- within 5 seconds. The setting follows the transaction: a rollback forgets
--- what it cached (lanes it created included).
+-- slot, in array order within each lane, and notifies a queue's channel only
+-- when its claimers may be idle (the notify rule). Each (queue, priority)
+-- goes to one of its shard lanes: the one this transaction used, else a free
+-- one, else a new shard (awa._add_lane), else it waits on one. Positions come
+-- in blocks of 1024 from the lane's pool sequence.
+-- Locks: every lane resolved first (awa._resolve_lanes), then per (queue,
+-- priority) in that order the lane's producer lock (lane_producer, lane_id),
+-- held until commit. Separate calls that lock lanes in opposite orders can
+-- deadlock (40P01) once every shard is held.
+-- Session settings: the lane cache (5 s) and the transaction's chosen shard.
+-- The rules and why: docs/storage.md, "The producer: lanes, notify rule and
+-- session settings".
 -- Called by awa.insert_job, awa.insert_jobs, awa.promote_due_jobs and
 -- awa.retry_dlq_job.
 CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
@@ -96,7 +58,7 @@ BEGIN
     END IF;
 
     FOR g IN 1 .. cardinality(v_q) LOOP
-        -- The session's lane cache (see the header), else awa._lanes.
+        -- The session's lane cache (see the header), else awa._resolve_lanes.
         v_ckey := 'awa.lanes_' || 'awa'::regnamespace::oid || '_' || v_p[g] || '_'
                   || translate(hashtext(v_q[g])::text, '-', 'n');
         v_cache := string_to_array(current_setting(v_ckey, true), '|');
@@ -105,7 +67,7 @@ BEGIN
             v_gseqs := string_to_array(v_cache[4], ',')::oid[]::regclass[];
             v_gsh := v_cache[5]::int;
         ELSE
-            SELECT l.ids, l.seqs, l.shards INTO v_gids, v_gseqs, v_gsh FROM awa._lanes(v_q[g], v_p[g]) AS l;
+            SELECT l.ids, l.seqs, l.shards INTO v_gids, v_gseqs, v_gsh FROM awa._resolve_lanes(v_q[g], v_p[g]) AS l;
             PERFORM set_config(v_ckey, concat_ws('|', extract(epoch FROM now()) + 5, v_q[g],
                                                  array_to_string(v_gids, ','), array_to_string(v_gseqs::oid[], ','),
                                                  v_gsh),
@@ -129,7 +91,7 @@ BEGIN
 
         v_pick := NULL;
         FOR i IN 0 .. v_k[g] - 1 LOOP
-            IF pg_try_advisory_xact_lock(1096237313, v_ids[v_at[g] + (v_pref + i) % v_k[g] + 1]) THEN
+            IF pg_try_advisory_xact_lock(awa._lock_key('lane_producer'), v_ids[v_at[g] + (v_pref + i) % v_k[g] + 1]) THEN
                 v_pick := (v_pref + i) % v_k[g];
                 EXIT;
             END IF;
@@ -143,7 +105,7 @@ BEGIN
             -- one right now. Nobody can hold the new lane's lock yet.
             SELECT a.id, a.seq INTO v_lane, v_seq FROM awa._add_lane(v_q[g], v_p[g], v_sh[g]) AS a;
             IF v_lane IS NOT NULL THEN
-                PERFORM pg_advisory_xact_lock(1096237313, v_lane);
+                PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
                 v_pick := v_k[g];
                 PERFORM set_config(v_ck[g], '', false);
             END IF;
@@ -152,7 +114,7 @@ BEGIN
             v_pick := v_pref;
             v_lane := v_ids[v_at[g] + v_pick + 1];
             v_seq := v_seqs[v_at[g] + v_pick + 1];
-            PERFORM pg_advisory_xact_lock(1096237313, v_lane);
+            PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
         END IF;
         IF v_pick <> v_pref THEN
             PERFORM set_config(v_key, v_pick::text, true);

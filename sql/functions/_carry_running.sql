@@ -7,7 +7,7 @@
 -- the row in to_slot. Returns how many batches moved, or NULL when a closer
 -- holds one of their batch locks: then nothing moved, and the caller keeps the
 -- slot for a later tick. See docs/storage.md, "Long attempts".
--- Locks: per batch, pg_try_advisory_xact_lock(1096237314, batch_id), in batch
+-- Locks: per batch, the claim_batch lock (awa._lock_key), in batch
 -- order; try only, because a closer that holds one may be waiting for the
 -- slot's locks, which the caller (awa.prune_ring) holds ACCESS EXCLUSIVE. A
 -- closer takes that lock before it reads the batch, so it reads the batch
@@ -20,14 +20,14 @@ AS $$
 DECLARE
     v_ids bigint[];
 BEGIN
-    v_ids := ARRAY(SELECT b.batch_id FROM awa.lease_claim_batches b
-                   WHERE b.ready_slot = p_from AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+    v_ids := ARRAY(SELECT b.batch_id FROM awa.claim_batches b
+                   WHERE b.ready_slot = p_from AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
                    ORDER BY b.batch_id);
     IF cardinality(v_ids) = 0 THEN
         RETURN 0;
     END IF;
     FOR i IN 1 .. cardinality(v_ids) LOOP
-        IF NOT pg_try_advisory_xact_lock(1096237314, (v_ids[i] % 2147483647)::int) THEN
+        IF NOT pg_try_advisory_xact_lock(awa._lock_key('claim_batch'), awa._lock_claim_batch_id(v_ids[i])) THEN
             RETURN NULL;
         END IF;
     END LOOP;
@@ -39,14 +39,11 @@ BEGIN
         queue, kind, args, tags, metadata, errors, created_at, run_at)
     SELECT p_to, r.lane_id, r.lane_seq, r.job_id, r.run_lease, r.attempt, r.max_attempts, r.priority,
            r.queue, r.kind, r.args, r.tags, r.metadata, r.errors, r.created_at, r.run_at
-    FROM awa.lease_claim_batches b
-    CROSS JOIN LATERAL unnest(b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (lane_id, lane_seq, k)
-    JOIN awa.ready_entries r ON r.ready_slot = p_from AND r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq
-    WHERE b.batch_id = ANY (v_ids) AND b.ready_slot = p_from
-      AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                      WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1));
+    FROM awa._open_receipts o
+    JOIN awa.ready_entries r ON r.ready_slot = p_from AND r.lane_id = o.lane_id AND r.lane_seq = o.lane_seq
+    WHERE o.batch_id = ANY (v_ids) AND o.ready_slot = p_from;
 
-    UPDATE awa.lease_claim_batches b SET ready_slot = p_to
+    UPDATE awa.claim_batches b SET ready_slot = p_to
     WHERE b.batch_id = ANY (v_ids) AND b.ready_slot = p_from;
     RETURN cardinality(v_ids);
 END;

@@ -2,15 +2,15 @@
 -- the stale-writer guard shared by every finalizer, rescue and cancel.
 -- An item is applied when its receipt names a claim batch item holding
 -- exactly (job_id, run_lease) and no closure covers the receipt yet; applied
--- items get closure evidence (one lease_claim_closures row per claim slot and
+-- items get closure evidence (one claim_closures row per claim slot and
 -- queue) and are returned with the location of their ready row. Other items
 -- are stale: nothing is written for them. A receipt repeated in one call is
 -- applied once (its first occurrence).
--- The batch is found by its id (receipt_id >> 10) and the slot its receipts
+-- The batch is found by its id (awa._receipt_batch_id) and the slot its receipts
 -- were issued in (issued_slot), in whatever claim slot it is now: prune
 -- carries the batches of open attempts forward into the current slot
 -- (docs/storage.md, "Long attempts"). Closures go to the batch's slot.
--- Locks: an advisory transaction lock per claim batch (1096237314, batch_id),
+-- Locks: an advisory transaction lock per claim batch (claim_batch, batch_id),
 -- taken in batch order before the check, so two closers of one attempt
 -- serialize and the second sees the first's closure.
 -- Called by awa._finalize only.
@@ -28,27 +28,29 @@ AS $$
 DECLARE
     v_closed awa._closed_claim[];
 BEGIN
-    PERFORM pg_advisory_xact_lock(1096237314, (b.batch_id % 2147483647)::int)
-    FROM (SELECT DISTINCT r >> 10 AS batch_id FROM unnest(p_receipt_ids) AS r) AS b
+    PERFORM pg_advisory_xact_lock(awa._lock_key('claim_batch'), awa._lock_claim_batch_id(b.batch_id))
+    FROM (SELECT DISTINCT awa._receipt_batch_id(r) AS batch_id FROM unnest(p_receipt_ids) AS r) AS b
     ORDER BY b.batch_id;
 
     -- A new statement, so a new snapshot: closures committed by whoever held
-    -- the locks before us are visible here.
+    -- the locks before us are visible here. The open-receipt rule of
+    -- awa._open_receipts, probed for the presented receipts only (the view
+    -- would expand every item of their batches).
     v_closed := ARRAY(
         SELECT ROW(i.ord, i.job_id, i.run_lease, b.claim_slot, i.receipt_id,
                    b.ready_slot, b.lane_ids[i.k], b.lane_seqs[i.k], b.queue)::awa._closed_claim
-        FROM (SELECT DISTINCT ON (u.receipt_id) u.*, (u.receipt_id & 1023)::int + 1 AS k
+        FROM (SELECT DISTINCT ON (u.receipt_id) u.*, awa._receipt_item(u.receipt_id) AS k
               FROM unnest(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids)
                    WITH ORDINALITY AS u (job_id, run_lease, claim_slot, receipt_id, ord)
               ORDER BY u.receipt_id, u.ord) AS i
-        JOIN awa.lease_claim_batches b ON b.batch_id = i.receipt_id >> 10 AND b.issued_slot = i.claim_slot
+        JOIN awa.claim_batches b ON b.batch_id = awa._receipt_batch_id(i.receipt_id) AND b.issued_slot = i.claim_slot
         WHERE b.job_ids[i.k] = i.job_id
           AND b.run_leases[i.k] = i.run_lease
-          AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
+          AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
                           WHERE c.claim_slot = b.claim_slot AND c.receipts @> i.receipt_id)
         ORDER BY i.ord);
 
-    INSERT INTO awa.lease_claim_closures (claim_slot, queue, outcome, closed_at, receipts)
+    INSERT INTO awa.claim_closures (claim_slot, queue, outcome, closed_at, receipts)
     SELECT c.claim_slot, c.queue, p_outcome, p_now, range_agg(int8range(c.receipt_id, c.receipt_id + 1))
     FROM unnest(v_closed) AS c
     GROUP BY c.claim_slot, c.queue;

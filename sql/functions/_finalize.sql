@@ -4,7 +4,7 @@
 -- more than 10000 items, snooze without a run_at), closes the still-open
 -- attempts through awa._close_claims (closure outcome = outcome) and routes
 -- them: 'complete' appends compact terminal history (one
--- receipt_completion_batches row per ready slot and queue); other actions go
+-- done_completions row per ready slot and queue); other actions go
 -- through awa._route_closed. Returns an 'applied' row per closed item and a
 -- 'stale' row per other item; stale items change nothing.
 -- Isolation: first calls awa._require_read_committed('awa.<action>_jobs'),
@@ -62,7 +62,7 @@ BEGIN
                                                       p_outcome, v_now) AS c);
 
     IF p_action = 'complete' THEN
-        INSERT INTO awa.receipt_completion_batches (
+        INSERT INTO awa.done_completions (
             ready_slot, batch_id, queue, completed_at, job_ids, run_leases, lane_ids, lane_seqs)
         SELECT g.ready_slot, nextval('awa.completion_batch_id_seq'), g.queue, v_now,
                g.job_ids, g.run_leases, g.lane_ids, g.lane_seqs

@@ -1,5 +1,5 @@
 -- awa._producer_free(lane_id): whether no transaction holds the lane's
--- producer lock (1096237313, lane_id) right now, i.e. every producer that
+-- producer lock (lane_producer, lane_id) right now, i.e. every producer that
 -- reserved positions in the lane so far has committed or rolled back. A
 -- session-level try-lock released in the same expression: nothing is held
 -- after the call, and a query cancel (serviced at a statement's interrupt
@@ -11,7 +11,7 @@ RETURNS boolean
 LANGUAGE sql
 VOLATILE
 AS $$
-    SELECT CASE WHEN pg_try_advisory_lock(1096237313, p_lane_id)
-                THEN pg_advisory_unlock(1096237313, p_lane_id)
+    SELECT CASE WHEN pg_try_advisory_lock(awa._lock_key('lane_producer'), p_lane_id)
+                THEN pg_advisory_unlock(awa._lock_key('lane_producer'), p_lane_id)
                 ELSE false END
 $$;

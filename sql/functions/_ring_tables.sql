@@ -8,8 +8,8 @@ LANGUAGE sql
 IMMUTABLE
 AS $$
     SELECT CASE p_ring
-        WHEN 'queue' THEN ARRAY['ready_entries', 'ready_tombstones', 'done_entries', 'receipt_completion_batches']
-        WHEN 'claim' THEN ARRAY['lease_claim_batches', 'lease_claim_closures']
+        WHEN 'queue' THEN ARRAY['ready_entries', 'ready_tombstones', 'done_entries', 'done_completions']
+        WHEN 'claim' THEN ARRAY['claim_batches', 'claim_closures']
         WHEN 'lease' THEN ARRAY['leases']
         WHEN 'cursor' THEN ARRAY['cursor_marks']
         ELSE ARRAY[]::text[]

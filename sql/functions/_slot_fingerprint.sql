@@ -48,7 +48,7 @@ BEGIN
             'ready_entries_' || p_slot)
         INTO v_print;
     ELSIF p_ring = 'claim' THEN
-        EXECUTE format('SELECT ARRAY[count(*)] FROM awa.%I', 'lease_claim_batches_' || p_slot) INTO v_print;
+        EXECUTE format('SELECT ARRAY[count(*)] FROM awa.%I', 'claim_batches_' || p_slot) INTO v_print;
     ELSIF p_ring = 'lease' THEN
         EXECUTE format('SELECT ARRAY[count(*)] FROM awa.%I', 'leases_' || p_slot) INTO v_print;
     ELSE

@@ -45,21 +45,24 @@ BEGIN
     IF p_ring IN ('queue', 'claim') AND p_carry_open THEN
         RETURN NULL;
     ELSIF p_ring = 'queue' THEN
+        -- This and the claim branch ask the same of different batches (drawn
+        -- from the ready slot, held in the claim slot): two statements, so
+        -- each keeps its own index or partition pruning.
         SELECT format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
                       p_slot, b.batch_id, b.claim_slot)
         INTO v_detail
-        FROM awa.lease_claim_batches b
+        FROM awa.claim_batches b
         WHERE b.ready_slot = p_slot
-          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+          AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
         LIMIT 1;
         RETURN v_detail;
     ELSIF p_ring = 'claim' THEN
         SELECT format('claim slot %s has an open claim (batch %s of queue %s claimed at %s)',
                       p_slot, b.batch_id, b.queue, b.claimed_at)
         INTO v_detail
-        FROM awa.lease_claim_batches b
+        FROM awa.claim_batches b
         WHERE b.claim_slot = p_slot
-          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+          AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
         LIMIT 1;
         RETURN v_detail;
     ELSIF p_ring = 'lease' THEN

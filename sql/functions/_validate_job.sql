@@ -1,5 +1,6 @@
 -- awa._validate_job(kind, args, opts, now): checks one job request and returns
--- its body with defaults applied. Raises (SQLSTATEs in docs/errors.md):
+-- its body (awa._build_job_body, which applies the defaults; job_id NULL).
+-- Raises (SQLSTATEs in docs/errors.md):
 --   AW001 kind null, empty or longer than 255 characters
 --   AW002 queue not a string, empty, longer than 50 characters or outside [A-Za-z0-9_.:-]
 --   AW003 args null or not a JSON object
@@ -15,11 +16,11 @@ LANGUAGE plpgsql
 STABLE
 AS $$
 DECLARE
-    v_job  awa._job_body;
     v_key  text;
     v_val  jsonb;
     v_tag  jsonb;
     v_num  numeric;
+    v_at   timestamptz;
 BEGIN
     IF p_kind IS NULL OR length(p_kind) = 0 OR length(p_kind) > 255 THEN
         RAISE EXCEPTION 'awa: kind must be 1 to 255 characters, got %', coalesce(quote_literal(p_kind), 'null')
@@ -34,28 +35,15 @@ BEGIN
             USING ERRCODE = 'AW005';
     END IF;
 
-    v_job.kind := p_kind;
-    v_job.args := p_args;
-    v_job.queue := 'default';
-    v_job.priority := 2;
-    v_job.max_attempts := 25;
-    v_job.tags := ARRAY[]::text[];
-    v_job.metadata := '{}'::jsonb;
-    v_job.run_at := p_now;
-    v_job.created_at := p_now;
-    v_job.attempt := 0;
-    v_job.run_lease := 0;
-
     FOR v_key, v_val IN SELECT key, value FROM jsonb_each(coalesce(p_opts, '{}'::jsonb)) LOOP
         CASE v_key
         WHEN 'queue' THEN
             IF jsonb_typeof(v_val) <> 'string' THEN
                 RAISE EXCEPTION 'awa: opts.queue must be a string, got %', v_val USING ERRCODE = 'AW002';
             END IF;
-            v_job.queue := v_val #>> '{}';
-            IF NOT awa._queue_name_ok(v_job.queue) THEN
+            IF NOT awa._queue_name_ok(v_val #>> '{}') THEN
                 RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
-                    quote_literal(v_job.queue) USING ERRCODE = 'AW002';
+                    quote_literal(v_val #>> '{}') USING ERRCODE = 'AW002';
             END IF;
         WHEN 'priority', 'max_attempts' THEN
             IF jsonb_typeof(v_val) <> 'number' THEN
@@ -65,16 +53,10 @@ BEGIN
             IF v_num <> trunc(v_num) THEN
                 RAISE EXCEPTION 'awa: opts.% must be an integer, got %', v_key, v_val USING ERRCODE = 'AW005';
             END IF;
-            IF v_key = 'priority' THEN
-                IF v_num NOT BETWEEN 1 AND 4 THEN
-                    RAISE EXCEPTION 'awa: opts.priority must be between 1 and 4, got %', v_val USING ERRCODE = 'AW006';
-                END IF;
-                v_job.priority := v_num;
-            ELSE
-                IF v_num NOT BETWEEN 1 AND 1000 THEN
-                    RAISE EXCEPTION 'awa: opts.max_attempts must be between 1 and 1000, got %', v_val USING ERRCODE = 'AW006';
-                END IF;
-                v_job.max_attempts := v_num;
+            IF v_key = 'priority' AND v_num NOT BETWEEN 1 AND 4 THEN
+                RAISE EXCEPTION 'awa: opts.priority must be between 1 and 4, got %', v_val USING ERRCODE = 'AW006';
+            ELSIF v_key = 'max_attempts' AND v_num NOT BETWEEN 1 AND 1000 THEN
+                RAISE EXCEPTION 'awa: opts.max_attempts must be between 1 and 1000, got %', v_val USING ERRCODE = 'AW006';
             END IF;
         WHEN 'run_at' THEN
             IF jsonb_typeof(v_val) = 'null' THEN
@@ -86,7 +68,7 @@ BEGIN
                     USING ERRCODE = 'AW005';
             END IF;
             BEGIN
-                v_job.run_at := (v_val #>> '{}')::timestamptz;
+                v_at := (v_val #>> '{}')::timestamptz;
             EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format THEN
                 RAISE EXCEPTION 'awa: opts.run_at is not a valid timestamp, got %', v_val USING ERRCODE = 'AW005';
             END;
@@ -106,14 +88,12 @@ BEGIN
                 IF length(v_tag #>> '{}') NOT BETWEEN 1 AND 100 THEN
                     RAISE EXCEPTION 'awa: each tag must be 1 to 100 characters, got %', v_tag USING ERRCODE = 'AW007';
                 END IF;
-                v_job.tags := v_job.tags || (v_tag #>> '{}');
             END LOOP;
         WHEN 'metadata' THEN
             IF jsonb_typeof(v_val) <> 'object' THEN
                 RAISE EXCEPTION 'awa: opts.metadata must be a JSON object, got %', left(v_val::text, 100)
                     USING ERRCODE = 'AW005';
             END IF;
-            v_job.metadata := v_val;
         ELSE
             RAISE EXCEPTION 'awa: unknown option %', quote_literal(v_key)
                 USING ERRCODE = 'AW004',
@@ -121,6 +101,6 @@ BEGIN
         END CASE;
     END LOOP;
 
-    RETURN v_job;
+    RETURN awa._build_job_body(NULL, p_kind, p_args, p_opts, p_now);
 END;
 $$;

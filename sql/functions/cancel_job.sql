@@ -10,7 +10,7 @@
 -- Errors: AW010 job_id NULL; AW020 no such job; AW021 the job is already
 -- completed, cancelled or failed (or in the DLQ: purge it instead).
 -- Locks: the deferred row; or ACCESS SHARE on awa.cursor_marks (before the
--- ready rows), then the lane's claim lock (1096237317, lane_id),
+-- ready rows), then the lane's claim lock (lane_claim, lane_id),
 -- waited for: claimers only try it, so they skip the lane meanwhile and no
 -- cycle forms; the cursor is then read by a statement of its own
 -- (docs/storage.md, "The claim cursor"); or the claim-batch lock of
@@ -61,7 +61,7 @@ BEGIN
     LOCK TABLE awa.cursor_marks IN ACCESS SHARE MODE;
     SELECT * INTO v_r FROM awa.ready_entries r WHERE r.job_id = p_job_id ORDER BY r.run_lease DESC LIMIT 1;
     IF FOUND THEN
-        PERFORM pg_advisory_xact_lock(1096237317, v_r.lane_id);
+        PERFORM pg_advisory_xact_lock(awa._lock_key('lane_claim'), v_r.lane_id);
         SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_r.lane_id;
         IF v_r.lane_seq > v_cursor AND NOT EXISTS (
                SELECT 1 FROM awa.ready_tombstones t
@@ -81,13 +81,10 @@ BEGIN
         END IF;
 
         -- Claimed: find its attempt (the claim of this ready row) if still open.
-        SELECT b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id, i.run_lease
+        SELECT o.issued_slot AS claim_slot, o.receipt_id, o.run_lease
         INTO v_b
-        FROM awa.lease_claim_batches b
-        CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases, b.lane_seqs) WITH ORDINALITY AS i (job_id, run_lease, lane_seq, k)
-        WHERE b.ready_slot = v_r.ready_slot AND i.job_id = p_job_id AND i.lane_seq = v_r.lane_seq
-          AND NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
+        FROM awa._open_receipts o
+        WHERE o.ready_slot = v_r.ready_slot AND o.job_id = p_job_id AND o.lane_seq = v_r.lane_seq
         LIMIT 1;
         IF FOUND THEN
             RETURN QUERY

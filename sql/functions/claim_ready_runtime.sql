@@ -1,36 +1,18 @@
 -- awa.claim_ready_runtime(queue, max, instance_id, now, attempt_deadline):
 -- claims up to max jobs of a queue, highest priority (1) first, FIFO by lane
--- position within a lane.
--- A priority's enqueue-shard lanes are visited in a rotation that starts at a
--- random shard, so no shard starves; jobs of different shards have no order
--- between them. Each claimed job gets run_lease + 1 and a receipt identity
--- (claim_slot, receipt_id) that every finalizer must present. The batch's
--- deadline_at (past it awa.rescue_expired_deadlines closes the attempts) is
--- the claim time plus the smaller of the queue's deadline and
--- attempt_deadline; NULL only when neither is set.
---
--- Writes only appends: one compact lease_claim_batches row per ready slot
--- drawn from (in the current claim slot) and one INSERT of claim marks
--- (awa.cursor_marks, current cursor slot), one per lane it advanced. Ready
--- rows and claim heads are never updated.
--- Locks: per lane it may take from, the lane's claim lock
--- pg_try_advisory_xact_lock(1096237317, lane_id), in visiting order: a lane
--- another claimer (or awa.cancel_job) holds is skipped in this call, never
--- waited for, so claimers never wait on each other and never share a job.
--- Under the lock the cursor is read by a statement of its own (awa.claim_cursors;
--- lock-before-snapshot: docs/storage.md, "The claim cursor").
--- Cheap skip: a lane whose tip (awa._lane_tip: the highest position its pool
--- sequence allows) is not past a lower bound of its cursor (the floor, or this
--- session's cache, the setting named by awa._cursor_cache_key, which a
--- rollback forgets) is empty and costs one sequence read, no lock and no
--- marks read. The other lanes (candidates) are classified in one statement:
--- a candidate with no row above that bound is skipped, and when its producer
--- lock (1096237313) was free (awa._producer_free, tested after its tip was
--- read and before that statement) the cache remembers its tip: the lane
--- holds nothing unconsumed up to it (its positions there were rolled back, or
--- drawn by another lane sharing its pool sequence). Only a candidate with a
--- row above its cursor is locked and read again. Cancelled (tombstoned) jobs
--- are never returned. Lock order: docs/storage.md, "Locks".
+-- position within a lane; a priority's shard lanes in a rotation that starts
+-- at a random shard. Each claimed job gets run_lease + 1 and a receipt
+-- (claim_slot, receipt_id) that every finalizer must present; the batch's
+-- deadline_at is the claim time plus the smaller of the queue's deadline and
+-- attempt_deadline (NULL when neither is set). Cancelled jobs are skipped.
+-- Writes only appends: one claim_batches row per ready slot drawn from and
+-- one INSERT of claim marks (one per lane it advanced).
+-- Locks: per lane with a row above its cursor, the claim lock (lane_claim,
+-- lane_id), try only: a held lane is skipped, never waited for. Empty lanes
+-- cost one sequence read (awa._lane_tip against a lower bound of the cursor:
+-- the floor or this session's cache, awa._cursor_cache_key), and no lock.
+-- How and why (the cheap skip, the producer-lock test, the cache, lock order):
+-- docs/storage.md, "A job's life", "The claim cursor", "Lanes and positions".
 -- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
 -- positive.
 -- Called by workers (the Go driver) and by any SQL client.
@@ -146,58 +128,52 @@ BEGIN
 
     FOR v_k IN 1 .. cardinality(v_ids) LOOP
         IF NOT v_has[v_k] THEN
-            IF v_free[v_k] THEN
-                v_pos := v_tips[v_k];
-                v_i := array_position(v_cids, v_ids[v_k]);
-                IF v_i IS NULL THEN
-                    v_cids := v_cids || v_ids[v_k];
-                    v_ccur := v_ccur || v_pos;
-                ELSIF v_ccur[v_i] < v_pos THEN
-                    v_ccur[v_i] := v_pos;
+            -- No row above its lower bound: with its producer lock free, the
+            -- lane holds nothing unconsumed up to its tip (a bound to cache).
+            CONTINUE WHEN NOT v_free[v_k];
+            v_pos := v_tips[v_k];
+        ELSE
+            -- Held by another claimer (or a cancel): skip it, never wait.
+            CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('lane_claim'), v_ids[v_k]);
+
+            -- A statement of its own, after the lock: it sees the previous
+            -- holder's committed mark, and a floor raised by a prune it waited for.
+            SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_ids[v_k];
+            v_last := v_tips[v_k];
+
+            -- Take the next rows above the cursor straight off the lane index (a
+            -- LIMIT scan, whatever the backlog), then drop those cancelled while
+            -- available (tombstoned); repeat only if tombstones left us short. The
+            -- cursor moves to the last row examined.
+            v_pos := v_cursor;
+            WHILE v_last > v_pos LOOP
+                v_want := p_max - cardinality(v_rows);
+                v_got := ARRAY(
+                    SELECT r FROM awa.ready_entries r
+                    WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
+                    ORDER BY r.lane_seq
+                    LIMIT v_want);
+                EXIT WHEN cardinality(v_got) = 0;
+                v_seen := cardinality(v_got);
+                v_first := v_got[1].lane_seq;
+                v_pos := v_got[v_seen].lane_seq;
+                v_spent := ARRAY(
+                    SELECT t.lane_seq FROM awa.ready_tombstones t
+                    WHERE t.lane_id = v_ids[v_k] AND t.lane_seq BETWEEN v_first AND v_pos);
+                IF cardinality(v_spent) > 0 THEN
+                    v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
                 END IF;
-                v_dirty := true;
+                v_rows := v_rows || v_got;
+                EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
+            END LOOP;
+
+            IF v_pos > v_cursor THEN
+                v_mlanes := v_mlanes || v_ids[v_k];
+                v_mseqs := v_mseqs || v_pos;
             END IF;
-            CONTINUE;
         END IF;
-        -- Held by another claimer (or a cancel): skip it, never wait.
-        CONTINUE WHEN NOT pg_try_advisory_xact_lock(1096237317, v_ids[v_k]);
-
-        -- A statement of its own, after the lock: it sees the previous
-        -- holder's committed mark, and a floor raised by a prune it waited for.
-        SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_ids[v_k];
-        v_last := v_tips[v_k];
-
-        -- Take the next rows above the cursor straight off the lane index (a
-        -- LIMIT scan, whatever the backlog), then drop those cancelled while
-        -- available (tombstoned); repeat only if tombstones left us short. The
-        -- cursor moves to the last row examined.
-        v_pos := v_cursor;
-        WHILE v_last > v_pos LOOP
-            v_want := p_max - cardinality(v_rows);
-            v_got := ARRAY(
-                SELECT r FROM awa.ready_entries r
-                WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
-                ORDER BY r.lane_seq
-                LIMIT v_want);
-            EXIT WHEN cardinality(v_got) = 0;
-            v_seen := cardinality(v_got);
-            v_first := v_got[1].lane_seq;
-            v_pos := v_got[v_seen].lane_seq;
-            v_spent := ARRAY(
-                SELECT t.lane_seq FROM awa.ready_tombstones t
-                WHERE t.lane_id = v_ids[v_k] AND t.lane_seq BETWEEN v_first AND v_pos);
-            IF cardinality(v_spent) > 0 THEN
-                v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
-            END IF;
-            v_rows := v_rows || v_got;
-            EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
-        END LOOP;
-
-        IF v_pos > v_cursor THEN
-            v_mlanes := v_mlanes || v_ids[v_k];
-            v_mseqs := v_mseqs || v_pos;
-        END IF;
-        -- The cursor (or the new mark) is a lower bound from now on.
+        -- v_pos (the tip passed, the cursor or the new mark) is a lower bound
+        -- of the lane's cursor from now on: the session cache keeps it.
         IF v_pos > v_lows[v_k] THEN
             v_i := array_position(v_cids, v_ids[v_k]);
             IF v_i IS NULL THEN
@@ -236,7 +212,7 @@ BEGIN
         SELECT ROW(s.ready_slot, nextval('awa.claim_batch_id_seq'))::awa._slot_batch
         FROM (SELECT DISTINCT r.ready_slot FROM unnest(v_rows) AS r ORDER BY 1) AS s);
 
-    INSERT INTO awa.lease_claim_batches (
+    INSERT INTO awa.claim_batches (
         claim_slot, batch_id, issued_slot, ready_slot, queue, claimed_at, instance_id, deadline_at,
         job_ids, run_leases, lane_ids, lane_seqs)
     SELECT v_claim_slot, b.batch_id, v_claim_slot, b.ready_slot, p_queue, v_now, p_instance_id, v_deadline_at,
@@ -248,7 +224,7 @@ BEGIN
 
     RETURN QUERY
     SELECT r.job_id, r.run_lease + 1, v_claim_slot,
-           b.batch_id * 1024 + row_number() OVER (PARTITION BY r.ready_slot ORDER BY r.ordinality) - 1,
+           awa._receipt_id(b.batch_id, row_number() OVER (PARTITION BY r.ready_slot ORDER BY r.ordinality)),
            r.kind, r.queue, r.priority, r.args, r.attempt + 1, r.max_attempts,
            r.tags, r.metadata, r.errors, r.created_at, r.run_at, v_now, v_deadline_at
     FROM unnest(v_rows) WITH ORDINALITY AS r

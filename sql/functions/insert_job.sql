@@ -20,7 +20,7 @@ BEGIN
         RETURN QUERY SELECT * FROM awa.insert_jobs(ARRAY[p_kind], ARRAY[p_args], ARRAY[p_opts]);
         RETURN;
     END IF;
-    v_job := awa._request_body(p_kind, p_args, p_opts, v_now);
+    v_job := awa._build_job_body(nextval('awa.job_id_seq'), p_kind, p_args, p_opts, v_now);
     PERFORM awa._append_ready(ARRAY[v_job], v_now);
     RETURN NEXT ROW(v_job.job_id, 'available', v_job.queue, v_job.priority, v_job.kind, v_job.run_at)::awa.inserted_job;
 END;

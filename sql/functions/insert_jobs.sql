@@ -41,18 +41,9 @@ BEGIN
                     coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n]))) AS u (kind, args, opts)
         WHERE NOT awa._request_plain(u.kind, u.args, u.opts)
     ) THEN
-        -- The same body as awa._request_body, inline (a call per row would
-        -- cost more than the whole batch insert).
+        -- awa._build_job_body is inlined: no call per row.
         v_jobs := ARRAY(
-            SELECT ROW(nextval('awa.job_id_seq'), 0, 0,
-                       coalesce((u.opts ->> 'max_attempts')::int, 25),
-                       coalesce((u.opts ->> 'priority')::smallint, 2),
-                       coalesce(u.opts ->> 'queue', 'default'),
-                       u.kind, u.args,
-                       coalesce(ARRAY(SELECT t.v FROM jsonb_array_elements_text(u.opts -> 'tags') WITH ORDINALITY AS t (v, o)
-                                      ORDER BY t.o), ARRAY[]::text[]),
-                       coalesce(u.opts -> 'metadata', '{}'::jsonb),
-                       NULL, v_now, v_now)::awa._job_body
+            SELECT awa._build_job_body(nextval('awa.job_id_seq'), u.kind, u.args, u.opts, v_now)
             FROM unnest(p_kinds, coalesce(p_args, array_fill('{}'::jsonb, ARRAY[v_n])),
                         coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n])))
                  WITH ORDINALITY AS u (kind, args, opts, ord)

@@ -4,7 +4,7 @@
 -- Creates the ring children (one partition per slot of every ring parent),
 -- starts each append-only rotation ledger at generation 0, and creates the
 -- fixed pool of 256 lane position sequences (awa.lane_positions_0 .. _255,
--- see awa._lane_positions): the only objects lanes use, so a new queue
+-- see awa._lane_position_seq): the only objects lanes use, so a new queue
 -- creates none. Idempotent: a second
 -- call with the same slot counts changes nothing. A ring's slot count is fixed
 -- once installed; asking for another raises AW031.
@@ -26,7 +26,7 @@ DECLARE
     v_parent text;
     v_slot   int;
 BEGIN
-    PERFORM pg_advisory_xact_lock(1096237316, 0);
+    PERFORM pg_advisory_xact_lock(awa._lock_key('install'), 0);
 
     FOR v_ring, v_slots IN
         SELECT * FROM (VALUES ('queue', p_queue_slots), ('claim', p_claim_slots), ('lease', p_lease_slots),

@@ -1,39 +1,23 @@
--- awa.prune_ring(ring, lock_timeout_ms, keep_sealed, carry_limit): reclaims the oldest
--- sealed slot of a ring by TRUNCATE, only after proving nothing live remains in
--- it. keep_sealed is how many of the most recently sealed slots to leave alone
--- (terminal history stays readable there); it is capped at slot_count - 2, so
--- the slot the next rotation needs can always be reclaimed.
--- Steps: (1) take the ring's maintenance try-lock (shared with rotate);
--- (2) pick the oldest sealed slot that holds rows, among all but the
--- keep_sealed newest; (3) prove it holds nothing live
--- (awa._slot_live_reason; in the queue ring, available jobs do not count: they
--- are carried) and take its fingerprint (awa._slot_fingerprint) in the same
--- snapshot; the cursor ring needs no proof (marks are cursor history);
--- (4) take the locks, all or none per attempt: NOWAIT attempts 1 ms apart
--- for four fifths of lock_timeout_ms, then one attempt that waits for the
--- last fifth (queue ring: ACCESS SHARE on awa.cursor_marks first, the order
--- claims use, then ACCESS EXCLUSIVE on the slot's child tables in
--- awa._ring_tables order); (5) under the locks, compare the
--- fingerprint: if it changed, something committed before the locks were
--- granted (skipped_live); (6) queue ring: move up to carry_limit available jobs to the
--- current slot (awa._carry_ready); if some remain, outcome carried and a later
--- call goes on; (6b) when the slot is the one the next rotation needs
--- ((current + 1) mod n), open attempts do not keep it: the proof skips them
--- and, under the locks, the queue ring moves its running jobs' ready rows
--- forward (awa._carry_running; skipped_live if a closer holds one of their
--- batch locks) and the claim ring copies its open claim batches forward
--- (awa._carry_open_claims); (7) cursor ring: raise the floor of each lane whose highest
--- mark in the slot is above its floor and every mark it has in another slot
--- (one UPDATE of queue_claim_heads, in a statement that starts after the lock,
--- so it sees every mark committed before it); (8) TRUNCATE. The hot path
--- waits behind prune at most the last fifth of lock_timeout_ms (10 ms of the
--- Go default 50) plus (5) to (8), whose cost does not grow with the slot's
--- claims (at most one carry of carry_limit rows); docs/storage.md.
--- Outcomes: pruned; carried (detail: how many moved, how many remain);
--- already_empty (no sealed slot holds rows); skipped_live (detail says what
--- is live); skipped_blocked (some reader or writer held the slot through every
--- attempt of the budget; retried on a later tick, never forced);
--- skipped_locked (another rotate or prune of this ring is running).
+-- awa.prune_ring(ring, lock_timeout_ms, keep_sealed, carry_limit): reclaims the
+-- oldest sealed slot of a ring that holds rows (leaving the keep_sealed newest,
+-- capped at slot_count - 2) by TRUNCATE, only after proving nothing live
+-- remains in it (awa._slot_live_reason, with the fingerprint
+-- awa._slot_fingerprint taken in the same snapshot and compared again under
+-- the locks). Available jobs are carried to the current slot (up to
+-- carry_limit a call: outcome carried); in the slot the next rotation needs,
+-- open attempts are carried too. The cursor ring raises the floors its marks
+-- carry before the TRUNCATE. Steps and why: docs/storage.md, "Rotation and
+-- prune" and "Long attempts".
+-- Locks: the ring try-lock (ring, hashtext(ring)); then, all or none per
+-- attempt, for the queue ring ACCESS SHARE on awa.cursor_marks and for every
+-- ring ACCESS EXCLUSIVE on the slot's children in awa._ring_tables order:
+-- NOWAIT attempts 1 ms apart for four fifths of lock_timeout_ms, then one
+-- attempt that waits in the lock queue for the last fifth (for all of it when
+-- the ring is stalled), so the hot path waits behind prune at most that
+-- attempt plus the carry and TRUNCATE (docs/storage.md, "Locks").
+-- Outcomes: pruned; carried; already_empty; skipped_live (detail says what is
+-- live); skipped_blocked (held through the whole budget; retried on a later
+-- tick, never forced); skipped_locked (another rotate or prune of the ring).
 -- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
 -- keep_sealed, carry_limit outside 1..100000. Called by the maintenance leader
 -- on a ticker.
@@ -69,10 +53,7 @@ DECLARE
     v_runs    int := 0;
 BEGIN
     PERFORM awa._require_read_committed('awa.prune_ring');
-    SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
-    END IF;
+    v_slots := awa._ring_slot_count(p_ring);
     IF p_lock_timeout_ms IS NULL OR p_lock_timeout_ms NOT BETWEEN 1 AND 60000 THEN
         RAISE EXCEPTION 'awa: lock_timeout_ms must be between 1 and 60000, got %', p_lock_timeout_ms
             USING ERRCODE = 'AW010';
@@ -85,7 +66,7 @@ BEGIN
         RAISE EXCEPTION 'awa: carry_limit must be between 1 and 100000, got %', coalesce(p_carry_limit::text, 'null')
             USING ERRCODE = 'AW010';
     END IF;
-    IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
+    IF NOT pg_try_advisory_xact_lock(awa._lock_key('ring'), hashtext(p_ring)) THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_locked', NULL::int, NULL::bigint,
                             'another rotate or prune of this ring holds its lock';
         RETURN;

@@ -29,10 +29,10 @@ AS $$
     running AS (
         SELECT x.queue, sum(x.n)::bigint AS n
         FROM (SELECT b.queue, cardinality(b.job_ids)::bigint AS n
-              FROM awa.lease_claim_batches b WHERE p_queue IS NULL OR b.queue = p_queue
+              FROM awa.claim_batches b WHERE p_queue IS NULL OR b.queue = p_queue
               UNION ALL
               SELECT c.queue, -(SELECT sum(upper(r) - lower(r)) FROM unnest(c.receipts) AS r)
-              FROM awa.lease_claim_closures c WHERE p_queue IS NULL OR c.queue = p_queue) AS x
+              FROM awa.claim_closures c WHERE p_queue IS NULL OR c.queue = p_queue) AS x
         GROUP BY x.queue
     ),
     deferred AS (
@@ -43,7 +43,7 @@ AS $$
     ),
     completed AS (
         SELECT cb.queue, sum(cardinality(cb.job_ids))::bigint AS n
-        FROM awa.receipt_completion_batches cb WHERE p_queue IS NULL OR cb.queue = p_queue
+        FROM awa.done_completions cb WHERE p_queue IS NULL OR cb.queue = p_queue
         GROUP BY cb.queue
     ),
     done AS (

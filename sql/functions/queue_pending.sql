@@ -10,7 +10,7 @@
 -- Per lane: one sequence read (awa._lane_tip); only a lane whose tip is past a
 -- lower bound of its cursor (its floor, or this session's cache of cursors,
 -- awa._cursor_cache_key) goes further. It is pending when its producer lock
--- (1096237313, lane_id) is held (awa._producer_free: nothing stays held).
+-- (lane_producer, lane_id) is held (awa._producer_free: nothing stays held).
 -- Otherwise every producer that reserved a position has ended, and the lane is
 -- ready (and pending) when a row lies above its cursor (awa.claim_cursors), both
 -- read after the lock test. So positions of a rolled-back producer, or of another

@@ -23,10 +23,6 @@ AS $$
 DECLARE
     v_now  timestamptz := coalesce(p_now, now());
     v_cut  timestamptz;
-    v_jobs bigint[];
-    v_lses bigint[];
-    v_slts int[];
-    v_rcts bigint[];
 BEGIN
     PERFORM awa._require_read_committed('awa.rescue_stale_claims');
     IF p_staleness IS NULL OR p_staleness <= interval '0' THEN
@@ -37,34 +33,17 @@ BEGIN
     END IF;
     v_cut := v_now - p_staleness;
 
-    -- Per candidate batch one closure probe (awa._batch_closed); only the
-    -- items of a batch still open are probed one by one (as in
-    -- awa.rescue_expired_deadlines: as a join, the planner would test every
-    -- item against every closure of the slot).
-    SELECT array_agg(s.job_id), array_agg(s.run_lease), array_agg(s.claim_slot), array_agg(s.receipt_id)
-    INTO v_jobs, v_lses, v_slts, v_rcts
-    FROM (
-        SELECT i.job_id, i.run_lease, b.issued_slot AS claim_slot, b.batch_id * 1024 + i.k - 1 AS receipt_id
-        FROM awa.lease_claim_batches b
-        LEFT JOIN awa.runtime_instances ri ON ri.instance_id = b.instance_id
-        CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases) WITH ORDINALITY AS i (job_id, run_lease, k)
-        WHERE b.claimed_at < v_cut
-          AND (ri.instance_id IS NULL OR ri.heartbeat_at < v_cut)
-          AND NOT awa._batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
-          AND (SELECT true FROM awa.lease_claim_closures c
-               WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1)
-               LIMIT 1) IS NULL
-        ORDER BY b.claimed_at, b.batch_id, i.k
-        LIMIT p_limit
-    ) AS s;
-
-    IF v_jobs IS NULL THEN
-        RETURN;
-    END IF;
-
+    -- Per candidate batch one closure probe (awa._claim_batch_closed); only the
+    -- items of a batch still open are probed one by one (awa._open_receipts,
+    -- as in awa.rescue_expired_deadlines).
     RETURN QUERY
-    SELECT * FROM awa._finalize('retry', 'rescued_stale', v_jobs, v_lses, v_slts, v_rcts,
-                                array_fill('rescued: worker heartbeat went stale'::text, ARRAY[cardinality(v_jobs)]),
-                                NULL, v_now);
+    SELECT * FROM awa._rescue_open('rescued_stale', 'rescued: worker heartbeat went stale', ARRAY(
+        SELECT o FROM awa._open_receipts o
+        LEFT JOIN awa.runtime_instances ri ON ri.instance_id = o.instance_id
+        WHERE o.claimed_at < v_cut
+          AND (ri.instance_id IS NULL OR ri.heartbeat_at < v_cut)
+          AND NOT awa._claim_batch_closed(o.claim_slot, o.batch_id, o.batch_size)
+        ORDER BY o.claimed_at, o.batch_id, o.item
+        LIMIT p_limit), v_now);
 END;
 $$;

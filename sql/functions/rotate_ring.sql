@@ -9,7 +9,7 @@
 -- prune of this ring is running); skipped_race (another rotator appended this
 -- generation first).
 -- Every 2 wraps the ledger is trimmed to its last 2 wraps.
--- Locks: pg_try_advisory_xact_lock(1096237315, hashtext(ring)), shared with
+-- Locks: the ring try-lock (ring, hashtext(ring); awa._lock_key), shared with
 -- awa.prune_ring, so a tick skips rather than queues.
 -- Errors: AW010 unknown ring, negative min_interval.
 -- Called by the maintenance leader on a ticker.
@@ -27,14 +27,11 @@ DECLARE
     v_now   timestamptz := coalesce(p_now, now());
 BEGIN
     PERFORM awa._require_read_committed('awa.rotate_ring');
-    SELECT c.slot_count INTO v_slots FROM awa.ring_config c WHERE c.ring = p_ring;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'awa: unknown ring %', coalesce(quote_literal(p_ring), 'null') USING ERRCODE = 'AW010';
-    END IF;
+    v_slots := awa._ring_slot_count(p_ring);
     IF p_min_interval < interval '0' THEN
         RAISE EXCEPTION 'awa: min_interval must not be negative, got %', p_min_interval USING ERRCODE = 'AW010';
     END IF;
-    IF NOT pg_try_advisory_xact_lock(1096237315, hashtext(p_ring)) THEN
+    IF NOT pg_try_advisory_xact_lock(awa._lock_key('ring'), hashtext(p_ring)) THEN
         RETURN QUERY SELECT p_ring, 'rotate', 'skipped_locked', NULL::int, NULL::bigint,
                             'another rotate or prune of this ring holds its lock';
         RETURN;

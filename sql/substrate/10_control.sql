@@ -23,7 +23,7 @@ CREATE TABLE awa.queue_meta (
     dlq_enabled boolean     NOT NULL DEFAULT false,
     deadline    interval    CHECK (deadline IS NULL OR deadline > interval '0'),
     -- Lanes per priority that producers spread over (see queue_lanes). The
-    -- default, 8, is also what a queue without a row gets (awa._lanes).
+    -- default, 8, is also what a queue without a row gets (awa._resolve_lanes).
     enqueue_shards smallint NOT NULL DEFAULT 8 CHECK (enqueue_shards BETWEEN 1 AND 64),
     updated_at  timestamptz NOT NULL DEFAULT now()
 );

@@ -3,6 +3,10 @@
 -- updated; a whole slot is reclaimed by TRUNCATE once prune has proved nothing
 -- in it is live. The only DELETE is prune's, of the available jobs it moves
 -- out of that slot first (awa._carry_ready).
+-- The job body columns (job_id .. run_at) repeat in ready_entries,
+-- done_entries, deferred_jobs and dlq_entries on purpose: each plane keeps
+-- the whole body so its readers need no join, and sqlc types every table
+-- from this static DDL (it reads no LIKE clause), so each is spelled out.
 
 -- Immutable runnable rows. A job has one ready row per time it becomes runnable
 -- (insert, promotion of a retry or snooze, DLQ retry). The claim that consumes
@@ -67,7 +71,7 @@ CREATE INDEX done_entries_job_id ON awa.done_entries (job_id);
 -- Compact terminal history of successful completions: one row per completion
 -- call, queue and ready slot. Items point at their ready rows by lane position;
 -- awa.terminal_jobs expands them.
-CREATE TABLE awa.receipt_completion_batches (
+CREATE TABLE awa.done_completions (
     ready_slot   int         NOT NULL,
     batch_id     bigint      NOT NULL,
     queue        text        NOT NULL,

@@ -1,4 +1,4 @@
--- Claim (receipt) ring: partitioned by claim_slot. A claim call appends one
+-- Claim ring: partitioned by claim_slot. A claim call appends one
 -- compact batch row per ready slot it drew from; every finalizer, rescue and
 -- cancel appends closure evidence. An attempt is open while its receipt is in a
 -- claim batch and in no closure. A slot is truncated once every receipt in it
@@ -7,7 +7,7 @@
 -- UPDATE: queue-ring prune repoints ready_slot of a batch whose running jobs'
 -- ready rows it carries (docs/storage.md, "Long attempts").
 
-CREATE TABLE awa.lease_claim_batches (
+CREATE TABLE awa.claim_batches (
     claim_slot  int         NOT NULL,
     batch_id    bigint      NOT NULL,
     -- The claim slot the receipts were issued in: a receipt is
@@ -27,15 +27,15 @@ CREATE TABLE awa.lease_claim_batches (
 ) PARTITION BY LIST (claim_slot);
 
 -- Queue prune asks "are the attempts drawn from ready slot S all closed?".
-CREATE INDEX lease_claim_batches_ready_slot ON awa.lease_claim_batches (ready_slot);
+CREATE INDEX claim_batches_ready_slot ON awa.claim_batches (ready_slot);
 -- Stale-heartbeat rescue scans by age; deadline rescue by deadline.
-CREATE INDEX lease_claim_batches_claimed_at ON awa.lease_claim_batches (claimed_at);
-CREATE INDEX lease_claim_batches_deadline_at ON awa.lease_claim_batches (deadline_at)
+CREATE INDEX claim_batches_claimed_at ON awa.claim_batches (claimed_at);
+CREATE INDEX claim_batches_deadline_at ON awa.claim_batches (deadline_at)
     WHERE deadline_at IS NOT NULL;
 
 -- Closure evidence: one row per finalizer call, queue and claim slot, holding
 -- the closed receipt ids as a multirange (indexed for membership checks).
-CREATE TABLE awa.lease_claim_closures (
+CREATE TABLE awa.claim_closures (
     claim_slot int            NOT NULL,
     queue      text           NOT NULL,
     outcome    text           NOT NULL,
@@ -43,4 +43,4 @@ CREATE TABLE awa.lease_claim_closures (
     receipts   int8multirange NOT NULL CHECK (NOT isempty(receipts))
 ) PARTITION BY LIST (claim_slot);
 
-CREATE INDEX lease_claim_closures_receipts ON awa.lease_claim_closures USING gist (receipts);
+CREATE INDEX claim_closures_receipts ON awa.claim_closures USING gist (receipts);

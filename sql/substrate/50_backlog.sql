@@ -1,4 +1,6 @@
 -- Deferred backlog: scheduled (future run_at, snoozed) and retryable jobs.
+-- The job body columns repeat those of the queue ring's tables on purpose
+-- (20_queue_ring.sql says why).
 -- A plain table: promotion deletes a row and appends its ready row.
 CREATE TABLE awa.deferred_jobs (
     job_id       bigint        PRIMARY KEY,

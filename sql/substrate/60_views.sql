@@ -24,13 +24,35 @@ LEFT JOIN LATERAL (SELECT m.claim_seq FROM awa.cursor_marks m WHERE m.lane_id = 
 
 COMMENT ON VIEW awa.claim_cursors IS 'claim cursor of each lane: greatest(floor, newest claim mark) (read-only)';
 
+-- The open receipts, the one definition of "an attempt still open": every
+-- item of a claim batch (receipt awa._receipt_id(batch_id, item)) that no
+-- closure of its claim slot covers. The closure probe is a scalar subquery,
+-- so it stays a per-item probe of the closures' GiST index (as a join, the
+-- planner may hash a slot's closures and test every item against each);
+-- callers' conditions on the batch (slot, age, deadline, awa._claim_batch_closed)
+-- are applied per batch before it. Internal: used by cancel_job, both rescues
+-- and prune's carry (awa._close_claims probes the receipts it is given;
+-- awa.jobs writes the rule as an anti-join, see there).
+CREATE VIEW awa._open_receipts AS
+SELECT b.claim_slot, b.batch_id, b.issued_slot, b.ready_slot, b.queue, b.claimed_at, b.instance_id, b.deadline_at,
+       cardinality(b.job_ids) AS batch_size, i.item, awa._receipt_id(b.batch_id, i.item) AS receipt_id,
+       i.job_id, i.run_lease, i.lane_id, i.lane_seq
+FROM awa.claim_batches b
+CROSS JOIN LATERAL unnest(b.job_ids, b.run_leases, b.lane_ids, b.lane_seqs)
+    WITH ORDINALITY AS i (job_id, run_lease, lane_id, lane_seq, item)
+WHERE (SELECT true FROM awa.claim_closures c
+       WHERE c.claim_slot = b.claim_slot AND c.receipts @> awa._receipt_id(b.batch_id, i.item)
+       LIMIT 1) IS NULL;
+
+COMMENT ON VIEW awa._open_receipts IS 'internal: claim batch items whose receipt no closure covers (open attempts)';
+
 -- Terminal history still retained by the queue ring: compact completion batches
 -- expanded against their ready rows, plus failed/cancelled snapshots.
 CREATE VIEW awa.terminal_jobs AS
 SELECT r.job_id AS id, r.queue, r.priority, r.kind, 'completed'::awa.job_state AS state, r.args,
        r.attempt + 1 AS attempt, r.max_attempts, i.run_lease, r.run_at, r.created_at,
        cb.completed_at AS finalized_at, r.tags, r.metadata, r.errors
-FROM awa.receipt_completion_batches cb
+FROM awa.done_completions cb
 CROSS JOIN LATERAL unnest(cb.run_leases, cb.lane_ids, cb.lane_seqs) AS i (run_lease, lane_id, lane_seq)
 JOIN awa.ready_entries r
   ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = cb.ready_slot
@@ -58,14 +80,18 @@ WHERE r.lane_seq > h.claim_seq
   AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
                   WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot)
 UNION ALL
+-- Running: the open-receipt rule of awa._open_receipts, written as an
+-- anti-join here: this branch reads every retained batch, and for a whole-table
+-- read the planner's hashed anti-join is several times faster than the view's
+-- per-item probe (which the functions need, to probe only the batches they chose).
 SELECT r.job_id, r.queue, r.priority, r.kind, 'running'::awa.job_state, r.args, r.attempt + 1, r.max_attempts,
        i.run_lease, r.run_at, r.created_at, b.claimed_at, NULL, r.tags, r.metadata, r.errors, false
-FROM awa.lease_claim_batches b
+FROM awa.claim_batches b
 CROSS JOIN LATERAL unnest(b.run_leases, b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (run_lease, lane_id, lane_seq, k)
 JOIN awa.ready_entries r
   ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = b.ready_slot
-WHERE NOT EXISTS (SELECT 1 FROM awa.lease_claim_closures c
-                  WHERE c.claim_slot = b.claim_slot AND c.receipts @> (b.batch_id * 1024 + i.k - 1))
+WHERE NOT EXISTS (SELECT 1 FROM awa.claim_closures c
+                  WHERE c.claim_slot = b.claim_slot AND c.receipts @> awa._receipt_id(b.batch_id, i.k))
 UNION ALL
 SELECT t.id, t.queue, t.priority, t.kind, t.state, t.args, t.attempt, t.max_attempts, t.run_lease,
        t.run_at, t.created_at, NULL, t.finalized_at, t.tags, t.metadata, t.errors, false

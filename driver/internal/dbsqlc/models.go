@@ -142,6 +142,29 @@ func AllAwaJobStateValues() []AwaJobState {
 	}
 }
 
+type AwaClaimBatch struct {
+	ClaimSlot  int32
+	BatchID    int64
+	IssuedSlot int32
+	ReadySlot  int32
+	Queue      string
+	ClaimedAt  pgtype.Timestamptz
+	InstanceID pgtype.UUID
+	DeadlineAt pgtype.Timestamptz
+	JobIds     []int64
+	RunLeases  []int64
+	LaneIds    []int32
+	LaneSeqs   []int64
+}
+
+type AwaClaimClosure struct {
+	ClaimSlot int32
+	Queue     string
+	Outcome   string
+	ClosedAt  pgtype.Timestamptz
+	Receipts  pgtype.Multirange[pgtype.Range[pgtype.Int8]]
+}
+
 // claim cursor of each lane: greatest(floor, newest claim mark) (read-only)
 type AwaClaimCursor struct {
 	LaneID   int32
@@ -207,6 +230,17 @@ type AwaDlqEntry struct {
 	CreatedAt   pgtype.Timestamptz
 	RunAt       pgtype.Timestamptz
 	FailedAt    pgtype.Timestamptz
+}
+
+type AwaDoneCompletion struct {
+	ReadySlot   int32
+	BatchID     int64
+	Queue       string
+	CompletedAt pgtype.Timestamptz
+	JobIds      []int64
+	RunLeases   []int64
+	LaneIds     []int32
+	LaneSeqs    []int64
 }
 
 type AwaDoneEntry struct {
@@ -289,7 +323,8 @@ type AwaLease struct {
 	CreatedAt pgtype.Timestamptz
 }
 
-type AwaLeaseClaimBatch struct {
+// internal: claim batch items whose receipt no closure covers (open attempts)
+type AwaOpenReceipt struct {
 	ClaimSlot  int32
 	BatchID    int64
 	IssuedSlot int32
@@ -298,18 +333,13 @@ type AwaLeaseClaimBatch struct {
 	ClaimedAt  pgtype.Timestamptz
 	InstanceID pgtype.UUID
 	DeadlineAt pgtype.Timestamptz
-	JobIds     []int64
-	RunLeases  []int64
-	LaneIds    []int32
-	LaneSeqs   []int64
-}
-
-type AwaLeaseClaimClosure struct {
-	ClaimSlot int32
-	Queue     string
-	Outcome   string
-	ClosedAt  pgtype.Timestamptz
-	Receipts  pgtype.Multirange[pgtype.Range[pgtype.Int8]]
+	BatchSize  int32
+	Item       interface{}
+	ReceiptID  int64
+	JobID      interface{}
+	RunLease   interface{}
+	LaneID     interface{}
+	LaneSeq    interface{}
 }
 
 type AwaQueueClaimHead struct {
@@ -371,17 +401,6 @@ type AwaReadyTombstone struct {
 	LaneSeq   int64
 	JobID     int64
 	CreatedAt pgtype.Timestamptz
-}
-
-type AwaReceiptCompletionBatch struct {
-	ReadySlot   int32
-	BatchID     int64
-	Queue       string
-	CompletedAt pgtype.Timestamptz
-	JobIds      []int64
-	RunLeases   []int64
-	LaneIds     []int32
-	LaneSeqs    []int64
 }
 
 type AwaRingConfig struct {

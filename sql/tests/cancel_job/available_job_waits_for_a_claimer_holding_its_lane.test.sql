@@ -1,5 +1,5 @@
 -- Cancel of an available job and a claim of its lane take turns on the lane's
--- claim lock (1096237317, lane_id): while another session holds it (as a
+-- claim lock (lane_claim, lane_id): while another session holds it (as a
 -- claimer does until it commits), cancel_job waits for it (here: until
 -- lock_timeout) and writes nothing, and a claim skips the lane at once
 -- without a wait and without a mark. Once the lock is free, the cancel applies
@@ -8,19 +8,14 @@
 begin;
 select plan(9);
 
-create extension if not exists dblink;
 select * from awa.configure_queue('cr', '{"enqueue_shards": 1}');
 create temp table j as
 select * from awa.insert_jobs(array['a', 'b'], null, array_fill('{"queue": "cr"}'::jsonb, array[2]));
 create temp table lane as select lane_id from awa.queue_lanes where queue = 'cr' and priority = 2;
 
+select awa_test.connect_other();
 select lives_ok(
-  $$select dblink_connect('awa_other', format('host=%s port=%s dbname=%s user=%s',
-        coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
-        current_setting('port'), current_database(), current_user))$$,
-  'a second session connects (fixture)');
-select lives_ok(
-  format($$select dblink_exec('awa_other', 'begin; do $x$ begin perform pg_advisory_xact_lock(1096237317, %s); end $x$')$$,
+  format($$select dblink_exec('awa_other', 'begin; do $x$ begin perform pg_advisory_xact_lock(awa._lock_key(''lane_claim''), %s); end $x$')$$,
          (select lane_id from lane)),
   'the second session holds the lane''s claim lock, as an open claim does (fixture)');
 

@@ -6,21 +6,16 @@
 begin;
 select plan(4);
 
-create extension if not exists dblink;
 -- An available job written as insert_job writes it, without its notify rule's
 -- cursor read: this transaction must hold no lock on the marks (fixture).
 create temp table j as
 select nextval('awa.job_id_seq') as id, l.ids[1] as lane_id, nextval(l.seqs[1]) as lane_seq
-from awa._lanes('cw', 2::smallint) as l;
+from awa._resolve_lanes('cw', 2::smallint) as l;
 insert into awa.ready_entries (ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
                                queue, kind, args, tags, metadata, errors, created_at, run_at)
 select 0, j.lane_id, j.lane_seq, j.id, 0, 0, 25, 2, 'cw', 'a', '{}', '{}', '{}', null, now(), now() from j;
 
-select lives_ok(
-  $$select dblink_connect('awa_other', format('host=%s port=%s dbname=%s user=%s',
-        coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
-        current_setting('port'), current_database(), current_user))$$,
-  'a second session connects (fixture)');
+select awa_test.connect_other();
 select lives_ok(
   $$select dblink_exec('awa_other', 'begin; lock table awa.cursor_marks_1 in access exclusive mode')$$,
   'the second session holds cursor slot 1 exclusively, as cursor-ring prune does (fixture)');

@@ -16,7 +16,7 @@ select results_eq(
   $$values ('cancelled'::awa.job_state, 1, 1::bigint, 'operator stop')$$,
   'awa.jobs shows the job cancelled during attempt 1 with the reason');
 
-select is((select outcome from awa.lease_claim_closures), 'cancelled', 'the attempt got closure evidence');
+select is((select outcome from awa.claim_closures), 'cancelled', 'the attempt got closure evidence');
 
 select results_eq(
   $$select job_id, outcome from awa.complete_jobs(array[(select id from c)], array[(select run_lease from c)],
@@ -31,7 +31,7 @@ select awa_test.writes_nothing(
                                    now() + interval '2 seconds')$$,
   'the stale complete writes nothing');
 
-select is((select count(*)::int from awa.receipt_completion_batches), 0, 'no completion batch exists');
+select is((select count(*)::int from awa.done_completions), 0, 'no completion batch exists');
 
 select * from finish();
 rollback;

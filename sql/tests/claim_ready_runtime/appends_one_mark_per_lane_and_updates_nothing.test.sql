@@ -1,6 +1,6 @@
 -- A claim only appends: no row of any table is updated or deleted (claim
 -- heads included, so a held snapshot has no old version of them to keep).
--- It inserts one lease_claim_batches row and, in the current cursor slot, one
+-- It inserts one claim_batches row and, in the current cursor slot, one
 -- claim mark per lane it advanced, at the lane's last claimed position.
 begin;
 select plan(5);
@@ -25,9 +25,9 @@ select is_empty($$select relname, upd, del from stats_delta where upd + del > 0$
   'no row of any awa table is updated or deleted');
 select results_eq(
   $$select relname, ins from stats_delta where ins > 0 order by relname$$,
-  $$values (format('cursor_marks_%s', awa._current_slot('cursor')), 2::bigint),
-           (format('lease_claim_batches_%s', awa._current_slot('claim')), 1::bigint)$$,
-  'the inserts are one lease_claim_batches row and two marks in the current cursor slot');
+  $$values (format('claim_batches_%s', awa._current_slot('claim')), 1::bigint),
+           (format('cursor_marks_%s', awa._current_slot('cursor')), 2::bigint)$$,
+  'the inserts are one claim_batches row and two marks in the current cursor slot');
 select results_eq(
   $$select l.priority::int, m.claim_seq from awa.cursor_marks m join awa.queue_lanes l using (lane_id)
     where l.queue = 'hot' order by 1$$,

@@ -11,7 +11,7 @@ select * from awa.claim_ready_runtime('ad', 1, null, '2030-01-01 12:00:00+00', p
 
 select is((select deadline_at from c), '2030-01-01 13:00:00+00'::timestamptz,
           'the claim returns deadline_at = claimed_at + attempt_deadline');
-select is((select deadline_at from awa.lease_claim_batches where queue = 'ad'), '2030-01-01 13:00:00+00'::timestamptz,
+select is((select deadline_at from awa.claim_batches where queue = 'ad'), '2030-01-01 13:00:00+00'::timestamptz,
           'the claim batch records that deadline');
 select is((select deadline_at from awa.claim_ready_runtime('ad', 1, null, '2030-01-01 12:00:00+00')), null::timestamptz,
           'without attempt_deadline, a queue without a deadline still gets none');

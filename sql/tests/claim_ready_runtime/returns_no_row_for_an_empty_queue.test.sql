@@ -16,7 +16,7 @@ select * from awa.claim_ready_runtime('drained', 10, null, '2030-01-01 12:00:00+
 select is_empty($$select * from awa.claim_ready_runtime('drained', 10, null, '2030-01-01 12:00:01+00')$$,
   'a drained queue returns no row');
 
-select is((select count(*) from awa.lease_claim_batches where queue in ('never_used', 'only_scheduled')), 0::bigint,
+select is((select count(*) from awa.claim_batches where queue in ('never_used', 'only_scheduled')), 0::bigint,
   'empty claims write no claim batch');
 
 select * from finish();

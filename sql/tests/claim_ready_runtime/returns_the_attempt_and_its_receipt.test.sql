@@ -28,13 +28,13 @@ select is((select array_agg(distinct claim_slot) from claimed), array[awa._curre
   'claim_slot is the current claim slot');
 select results_eq(
   $$select c.receipt_id, c.id from claimed c order by c.ord$$,
-  $$select b.batch_id * 1024 + k - 1, b.job_ids[k] from awa.lease_claim_batches b, generate_subscripts(b.job_ids, 1) k
+  $$select b.batch_id * 1024 + k - 1, b.job_ids[k] from awa.claim_batches b, generate_subscripts(b.job_ids, 1) k
     where b.queue = 'rq' order by k$$,
   'receipt_id i is batch_id * 1024 + i - 1 of the claim batch holding the job');
 select is((select deadline_at from claimed where ord = 1), null::timestamptz,
   'deadline_at is NULL for a queue without a deadline');
 select results_eq(
-  $$select instance_id, claimed_at, run_leases from awa.lease_claim_batches where queue = 'rq'$$,
+  $$select instance_id, claimed_at, run_leases from awa.claim_batches where queue = 'rq'$$,
   $$values ('00000000-0000-0000-0000-0000000000aa'::uuid, '2030-01-01 12:00:00+00'::timestamptz, array[1, 1]::bigint[])$$,
   'the claim batch records the instance, the claim time and the new run_leases');
 select results_eq(
@@ -47,7 +47,7 @@ select * from awa.insert_job('d', '{}', '{"queue": "rq_deadline"}');
 select is((select deadline_at from awa.claim_ready_runtime('rq_deadline', 1, null, '2030-01-01 12:00:00+00')),
   '2030-01-01 12:01:00+00'::timestamptz,
   'deadline_at is p_now plus the queue deadline');
-select is((select deadline_at from awa.lease_claim_batches where queue = 'rq_deadline'),
+select is((select deadline_at from awa.claim_batches where queue = 'rq_deadline'),
   '2030-01-01 12:01:00+00'::timestamptz,
   'the claim batch records the deadline');
 

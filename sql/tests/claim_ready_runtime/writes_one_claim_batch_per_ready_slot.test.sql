@@ -12,12 +12,12 @@ create temp table claimed as select * from awa.claim_ready_runtime('slots', 10, 
 
 select bag_eq($$select kind from claimed$$, array['old', 'new'], 'both jobs are claimed');
 select results_eq(
-  $$select ready_slot, cardinality(job_ids) from awa.lease_claim_batches where queue = 'slots' order by ready_slot$$,
+  $$select ready_slot, cardinality(job_ids) from awa.claim_batches where queue = 'slots' order by ready_slot$$,
   $$values (0, 1), (1, 1)$$,
   'one claim batch per ready slot drawn from');
 select bag_eq(
   $$select c.id, c.receipt_id >> 10 from claimed c$$,
-  $$select b.job_ids[1], b.batch_id from awa.lease_claim_batches b where b.queue = 'slots'$$,
+  $$select b.job_ids[1], b.batch_id from awa.claim_batches b where b.queue = 'slots'$$,
   'each receipt names the batch of its ready slot');
 select results_eq(
   $$select outcome, count(*) from awa.complete_jobs(array(select id from claimed), array(select run_lease from claimed),

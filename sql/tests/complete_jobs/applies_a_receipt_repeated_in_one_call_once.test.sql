@@ -17,7 +17,7 @@ select * from awa.complete_jobs(
 select bag_eq($$select job_id, outcome from results$$,
   $$select id, 'applied'::awa.finalize_outcome from claimed union all select id, 'stale' from claimed$$,
   'one item is applied and its repeat is stale');
-select is((select sum(cardinality(job_ids)) from awa.receipt_completion_batches where queue = 'dup'), 1::bigint,
+select is((select sum(cardinality(job_ids)) from awa.done_completions where queue = 'dup'), 1::bigint,
   'the job is recorded completed once');
 select is((select count(*) from awa.jobs where id = (select id from claimed)), 1::bigint,
   'awa.jobs shows the job once');

@@ -30,7 +30,7 @@ select results_eq(
            ('completed'::awa.job_state, '2030-01-01 12:00:01+00'::timestamptz),
            ('running'::awa.job_state, null::timestamptz)$$,
   'a is completed by the mixed call, b keeps its first completion, c is still running');
-select is((select sum(cardinality(job_ids)) from awa.receipt_completion_batches where queue = 'mix'), 2::bigint,
+select is((select sum(cardinality(job_ids)) from awa.done_completions where queue = 'mix'), 2::bigint,
   'completion history holds each completed job once');
 
 select * from finish();

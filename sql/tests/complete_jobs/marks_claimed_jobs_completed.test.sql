@@ -27,7 +27,7 @@ select bag_eq(
   'awa.terminal_jobs lists both jobs as completed');
 select results_eq($$select running, completed from awa.queue_counts('cq')$$, $$values (0::bigint, 2::bigint)$$,
   'queue_counts shows 0 running, 2 completed');
-select is((select count(*) from awa.lease_claim_closures where queue = 'cq' and outcome = 'completed'), 1::bigint,
+select is((select count(*) from awa.claim_closures where queue = 'cq' and outcome = 'completed'), 1::bigint,
   'one closure row records the completed receipts');
 
 select * from finish();

@@ -1,5 +1,5 @@
 -- One completion call over jobs of two queues and two ready slots writes one
--- receipt_completion_batches row per (ready slot, queue) and completes them all.
+-- done_completions row per (ready slot, queue) and completes them all.
 begin;
 select plan(3);
 
@@ -19,7 +19,7 @@ select results_eq(
   $$values ('completed'::awa.job_state, 3::bigint)$$,
   'all three jobs complete');
 select results_eq(
-  $$select queue, ready_slot, cardinality(job_ids) from awa.receipt_completion_batches
+  $$select queue, ready_slot, cardinality(job_ids) from awa.done_completions
     where queue in ('cq_a', 'cq_b') order by queue, ready_slot$$,
   $$values ('cq_a', 0, 1), ('cq_a', 1, 1), ('cq_b', 0, 1)$$,
   'one completion row per queue and ready slot');

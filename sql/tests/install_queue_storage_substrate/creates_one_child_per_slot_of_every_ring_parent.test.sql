@@ -8,9 +8,9 @@ select results_eq(
   $$select i.inhparent::regclass::text, count(*)::int
     from pg_inherits i join pg_class p on p.oid = i.inhparent
     where p.relnamespace = 'awa'::regnamespace and p.relkind = 'p' group by 1 order by 1$$,
-  $$values ('awa.cursor_marks'::text, 2), ('awa.done_entries', 16), ('awa.lease_claim_batches', 8),
-           ('awa.lease_claim_closures', 8), ('awa.leases', 8), ('awa.ready_entries', 16), ('awa.ready_tombstones', 16),
-           ('awa.receipt_completion_batches', 16)$$,
+  $$values ('awa.claim_batches'::text, 8), ('awa.claim_closures', 8), ('awa.cursor_marks', 2),
+           ('awa.done_completions', 16), ('awa.done_entries', 16), ('awa.leases', 8), ('awa.ready_entries', 16),
+           ('awa.ready_tombstones', 16)$$,
   'every ring parent has one child per slot (16/8/8/2)');
 
 select is_empty(

@@ -16,8 +16,8 @@ select is(awa_test.turn('claim', 7), 7, 'the claim ring is turned until slot 0 i
 create temp table p as select * from awa.prune_ring('claim');
 select results_eq($$select outcome, slot from p$$, $$values ('pruned'::text, 0)$$, 'claim slot 0 is pruned');
 select ok((select detail from p) like '%carrying 1 claim batches of running jobs to slot 7%', 'after carrying its open batch');
-select is((select count(*)::int from awa.lease_claim_batches_0), 0, 'slot 0 is empty');
-select results_eq($$select claim_slot, issued_slot from awa.lease_claim_batches where batch_id = (select receipt_id >> 10 from c limit 1)$$,
+select is((select count(*)::int from awa.claim_batches_0), 0, 'slot 0 is empty');
+select results_eq($$select claim_slot, issued_slot from awa.claim_batches where batch_id = (select receipt_id >> 10 from c limit 1)$$,
                   $$values (7, 0)$$, 'the batch lives in slot 7 and keeps the slot its receipts were issued in');
 select results_eq($$select kind, state from awa.jobs where queue = 'lj' order by kind$$,
                   $$values ('long'::text, 'running'::awa.job_state), ('short', 'completed')$$,

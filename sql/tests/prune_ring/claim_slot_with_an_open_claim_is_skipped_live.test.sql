@@ -18,7 +18,7 @@ select is((select detail from p),
           format('claim slot 0 has an open claim (batch %s of queue nq claimed at %s)', (select receipt_id >> 10 from c), now()),
           'the detail names the open batch');
 
-select is((select count(*)::int from awa.lease_claim_batches_0), 1, 'the claim batch is kept');
+select is((select count(*)::int from awa.claim_batches_0), 1, 'the claim batch is kept');
 
 select * from finish();
 rollback;

@@ -25,8 +25,8 @@ select results_eq(
   $$values ('claim'::text, 'pruned'::text, 0, 'truncated slot 0'::text)$$,
   'with every receipt closed the claim slot 0 is pruned');
 
-select is((select count(*)::int from awa.lease_claim_batches_0), 0, 'awa.lease_claim_batches_0 is empty');
-select is((select count(*)::int from awa.lease_claim_closures_0), 0, 'awa.lease_claim_closures_0 is empty');
+select is((select count(*)::int from awa.claim_batches_0), 0, 'awa.claim_batches_0 is empty');
+select is((select count(*)::int from awa.claim_closures_0), 0, 'awa.claim_closures_0 is empty');
 
 select results_eq(
   $$select state from awa.jobs order by id$$,

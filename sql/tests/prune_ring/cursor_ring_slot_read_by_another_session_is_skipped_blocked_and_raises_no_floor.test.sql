@@ -6,18 +6,13 @@
 begin;
 select plan(7);
 
-create extension if not exists dblink;
 select * from awa.configure_queue('cb', '{"enqueue_shards": 1}');
 select * from awa.insert_job('a', '{}', '{"queue": "cb"}');
 select * from awa.claim_ready_runtime('cb', 1, null, now());
 create temp table lane as select l.lane_id from awa.queue_lanes l where l.queue = 'cb' and l.priority = 2;
 select * from awa.rotate_ring('cursor', now());
 
-select lives_ok(
-  $$select dblink_connect('awa_other', format('host=%s port=%s dbname=%s user=%s options=''-c lock_timeout=5s -c statement_timeout=10s''',
-        coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
-        current_setting('port'), current_database(), current_user))$$,
-  'a second session connects (fixture)');
+select awa_test.connect_other('-c lock_timeout=5s -c statement_timeout=10s');
 select lives_ok(
   $$select dblink_exec('awa_other', 'begin; lock table awa.cursor_marks_0 in access share mode')$$,
   'the second session holds a read lock on awa.cursor_marks_0 (fixture)');

@@ -10,8 +10,8 @@ select * from awa.rotate_ring('queue', now());
 select * from awa.complete_jobs(array[(select id from c)], array[(select run_lease from c)],
                                 array[(select claim_slot from c)], array[(select receipt_id from c)], now());
 
-select is((select ready_slot from awa.receipt_completion_batches), 0, 'the completion batch is in ready slot 0');
-select is((select count(*)::int from awa.receipt_completion_batches_1), 0, 'nothing was written into current slot 1');
+select is((select ready_slot from awa.done_completions), 0, 'the completion batch is in ready slot 0');
+select is((select count(*)::int from awa.done_completions_1), 0, 'nothing was written into current slot 1');
 select is((select outcome from awa.prune_ring('queue')), 'pruned', 'slot 0 is pruned');
 select is_empty($$select * from awa.terminal_jobs$$, 'the completion history went with it');
 

@@ -20,7 +20,7 @@ select results_eq(
 select awa_test.writes_nothing($$select * from awa.prune_ring('queue')$$, 'an already_empty prune writes nothing');
 
 select is((select count(*)::int from awa.ready_entries_0), 1, 'the current queue slot keeps its row');
-select is((select count(*)::int from awa.lease_claim_batches_0), 1, 'the current claim slot keeps its row');
+select is((select count(*)::int from awa.claim_batches_0), 1, 'the current claim slot keeps its row');
 
 select * from finish();
 rollback;

@@ -15,7 +15,7 @@ select results_eq($$select outcome, slot from p$$, $$values ('pruned'::text, 0)$
 select ok((select detail from p) like '%carrying 1 claim batches of running jobs to slot 15%', 'after carrying the running job');
 select results_eq($$select ready_slot, job_id from awa.ready_entries where queue = 'lr'$$,
                   $$select 15, id from j$$, 'the job''s ready row is in slot 15');
-select is((select ready_slot from awa.lease_claim_batches where batch_id = (select receipt_id >> 10 from c)), 15,
+select is((select ready_slot from awa.claim_batches where batch_id = (select receipt_id >> 10 from c)), 15,
           'its claim batch points there');
 select is((select state from awa.jobs where id = (select id from j)), 'running'::awa.job_state, 'the job is still running');
 

@@ -6,20 +6,12 @@
 begin;
 select plan(6);
 
-create extension if not exists dblink;
+select awa_test.connect_other('-c lock_timeout=5s -c statement_timeout=10s');
 select lives_ok(
-  $$select dblink_connect('awa_other', format('host=%s port=%s dbname=%s user=%s options=''-c lock_timeout=5s -c statement_timeout=10s''',
-        coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
-        current_setting('port'), current_database(), current_user))$$,
-  'a second session connects (fixture)');
-select lives_ok(
-  $$select dblink_exec('awa_other', 'begin; do $x$ begin perform pg_advisory_xact_lock(1096237315, hashtext(''queue'')); end $x$')$$,
+  $$select dblink_exec('awa_other', 'begin; do $x$ begin perform pg_advisory_xact_lock(awa._lock_key(''ring''), hashtext(''queue'')); end $x$')$$,
   'the second session takes the queue ring maintenance lock (fixture)');
 
-select * from awa.insert_job('prune.k', '{}', '{"queue": "nq"}');
-create temp table c as select * from awa.claim_ready_runtime('nq', 1, null, now());
-select * from awa.complete_jobs(array[(select id from c)], array[(select run_lease from c)],
-                                array[(select claim_slot from c)], array[(select receipt_id from c)], now());
+select awa_test.completed_job('nq');
 
 select results_eq(
   $$select ring, action, outcome, slot, generation, detail from awa.prune_ring('queue')$$,

@@ -30,7 +30,7 @@ select results_eq(
   'the sealed slot 0 is pruned');
 
 select is((select count(*)::int from awa.ready_entries_0), 0, 'awa.ready_entries_0 is empty');
-select is((select count(*)::int from awa.receipt_completion_batches_0), 0, 'awa.receipt_completion_batches_0 is empty');
+select is((select count(*)::int from awa.done_completions_0), 0, 'awa.done_completions_0 is empty');
 select is((select count(*)::int from awa.done_entries_0), 0, 'awa.done_entries_0 is empty');
 select is((select count(*)::int from awa.ready_tombstones_0), 0, 'awa.ready_tombstones_0 is empty');
 

@@ -5,18 +5,10 @@
 begin;
 select plan(7);
 
-create extension if not exists dblink;
-select * from awa.insert_job('prune.k', '{}', '{"queue": "nq"}');
-create temp table c as select * from awa.claim_ready_runtime('nq', 1, null, now());
-select * from awa.complete_jobs(array[(select id from c)], array[(select run_lease from c)],
-                                array[(select claim_slot from c)], array[(select receipt_id from c)], now());
+select awa_test.completed_job('nq');
 select * from awa.rotate_ring('queue', now());
 
-select lives_ok(
-  $$select dblink_connect('awa_other', format('host=%s port=%s dbname=%s user=%s options=''-c lock_timeout=5s -c statement_timeout=10s''',
-        coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
-        current_setting('port'), current_database(), current_user))$$,
-  'a second session connects (fixture)');
+select awa_test.connect_other('-c lock_timeout=5s -c statement_timeout=10s');
 select lives_ok(
   $$select dblink_exec('awa_other', 'begin; lock table awa.ready_entries_0 in access share mode')$$,
   'the second session holds a read lock on awa.ready_entries_0 (fixture)');

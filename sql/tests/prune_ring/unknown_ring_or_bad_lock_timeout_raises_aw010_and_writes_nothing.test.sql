@@ -3,10 +3,7 @@
 begin;
 select plan(6);
 
-select * from awa.insert_job('prune.k', '{}', '{"queue": "nq"}');
-create temp table c as select * from awa.claim_ready_runtime('nq', 1, null, now());
-select * from awa.complete_jobs(array[(select id from c)], array[(select run_lease from c)],
-                                array[(select claim_slot from c)], array[(select receipt_id from c)], now());
+select awa_test.completed_job('nq');
 select * from awa.rotate_ring('queue', now());
 create temp table before as select awa_test.row_counts() as c;
 

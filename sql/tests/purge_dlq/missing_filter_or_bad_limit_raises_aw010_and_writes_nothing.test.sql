@@ -3,20 +3,7 @@
 begin;
 select plan(6);
 
-select * from awa.configure_queue('pa', '{"dlq": true}');
-create function pg_temp.dlq_job(p_queue text, p_failed_at timestamptz) returns bigint
-language plpgsql as $f$
-declare
-    c awa.claimed_job;
-begin
-    perform awa.insert_job('purge.k', '{}', jsonb_build_object('queue', p_queue));
-    select * into c from awa.claim_ready_runtime(p_queue, 1, null, p_failed_at);
-    perform awa.fail_jobs(array[c.id], array[c.run_lease], array[c.claim_slot], array[c.receipt_id],
-                          array['fatal'], p_failed_at);
-    return c.id;
-end
-$f$;
-select pg_temp.dlq_job('pa', now());
+select awa_test.dlq_job('pa', now());
 create temp table before as select awa_test.row_counts() as c;
 
 select throws_ok($$select * from awa.purge_dlq()$$, 'AW010',

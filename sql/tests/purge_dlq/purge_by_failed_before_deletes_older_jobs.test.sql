@@ -3,23 +3,9 @@
 begin;
 select plan(3);
 
-select * from awa.configure_queue('pa', '{"dlq": true}');
-select * from awa.configure_queue('pb', '{"dlq": true}');
-create function pg_temp.dlq_job(p_queue text, p_failed_at timestamptz) returns bigint
-language plpgsql as $f$
-declare
-    c awa.claimed_job;
-begin
-    perform awa.insert_job('purge.k', '{}', jsonb_build_object('queue', p_queue));
-    select * into c from awa.claim_ready_runtime(p_queue, 1, null, p_failed_at);
-    perform awa.fail_jobs(array[c.id], array[c.run_lease], array[c.claim_slot], array[c.receipt_id],
-                          array['fatal'], p_failed_at);
-    return c.id;
-end
-$f$;
 create temp table d (q text, n int, id bigint);
-insert into d select 'pa', n, pg_temp.dlq_job('pa', now() + n * interval '1 day') from generate_series(1, 3) n;
-insert into d select 'pb', n, pg_temp.dlq_job('pb', now() + n * interval '1 day') from generate_series(1, 3) n;
+insert into d select 'pa', n, awa_test.dlq_job('pa', now() + n * interval '1 day') from generate_series(1, 3) n;
+insert into d select 'pb', n, awa_test.dlq_job('pb', now() + n * interval '1 day') from generate_series(1, 3) n;
 
 select bag_eq($$select job_id from awa.purge_dlq(p_queue => 'pa', p_failed_before => now() + interval '2 days')$$,
               $$select id from d where q = 'pa' and n = 1$$,

@@ -2,21 +2,8 @@
 begin;
 select plan(4);
 
-select * from awa.configure_queue('pa', '{"dlq": true}');
-create function pg_temp.dlq_job(p_queue text, p_failed_at timestamptz) returns bigint
-language plpgsql as $f$
-declare
-    c awa.claimed_job;
-begin
-    perform awa.insert_job('purge.k', '{}', jsonb_build_object('queue', p_queue));
-    select * into c from awa.claim_ready_runtime(p_queue, 1, null, p_failed_at);
-    perform awa.fail_jobs(array[c.id], array[c.run_lease], array[c.claim_slot], array[c.receipt_id],
-                          array['fatal'], p_failed_at);
-    return c.id;
-end
-$f$;
 create temp table d (n int, id bigint);
-insert into d select n, pg_temp.dlq_job('pa', now() + n * interval '1 minute') from generate_series(1, 3) n;
+insert into d select n, awa_test.dlq_job('pa', now() + n * interval '1 minute') from generate_series(1, 3) n;
 
 select bag_eq(
   $$select job_id, queue, failed_at from awa.purge_dlq(p_job_ids => (select array_agg(id) from d where n in (1, 3)))$$,

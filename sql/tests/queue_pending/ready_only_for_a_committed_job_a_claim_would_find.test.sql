@@ -8,7 +8,6 @@
 begin;
 select plan(7);
 
-create extension if not exists dblink;
 select results_eq($$select pending, ready from awa.queue_pending('rq')$$, $$values (false, false)$$,
                   'an unknown queue: neither pending nor ready');
 
@@ -20,14 +19,10 @@ select * from awa.claim_ready_runtime('rq', 10);
 select results_eq($$select pending, ready from awa.queue_pending('rq')$$, $$values (false, false)$$,
                   'a drained queue: neither');
 
-select lives_ok(
-  $$select dblink_connect('awa_other', format('host=%s port=%s dbname=%s user=%s options=''-c statement_timeout=10s''',
-        coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
-        current_setting('port'), current_database(), current_user))$$,
-  'a second session connects (fixture)');
+select awa_test.connect_other('-c statement_timeout=10s');
 -- A position block drawn from the lane's pool sequence, as a producer draws one.
-select nextval(seqs[1]) > 0 from awa._lanes('rq_open', 2::smallint);
- select is((select l from dblink('awa_other', format('select pg_advisory_lock(1096237313, %s)::text',
+select nextval(seqs[1]) > 0 from awa._resolve_lanes('rq_open', 2::smallint);
+ select is((select l from dblink('awa_other', format('select pg_advisory_lock(awa._lock_key(''lane_producer''), %s)::text',
                       (select lane_id from awa.queue_lanes where queue = 'rq_open' and priority = 2))) as r (l text)),
           '', 'the second session holds the lane''s producer lock, as an open producer does (fixture)');
 select results_eq($$select pending, ready from awa.queue_pending('rq_open')$$, $$values (true, false)$$,

@@ -17,7 +17,7 @@ select results_eq(
   $$values ('retryable'::awa.job_state, 1, 1::bigint, 'rescued: deadline exceeded')$$,
   'awa.jobs shows the job retryable after attempt 1 with the deadline error');
 
-select is((select count(*)::int from awa.lease_claim_closures where outcome = 'deadline_expired'), 1,
+select is((select count(*)::int from awa.claim_closures where outcome = 'deadline_expired'), 1,
           'closure evidence with outcome deadline_expired is written');
 
 select is_empty($$select * from awa.rescue_expired_deadlines(1000, now() + interval '1 minute')$$,

@@ -9,7 +9,7 @@ select * from awa.insert_job('deadline.k', '{}', '{"queue": "nodeadline"}');
 
 select is((select deadline_at from awa.claim_ready_runtime('dq', 1, null, now() + interval '1 second')),
           now() + interval '6 seconds', 'the claim returns deadline_at = claimed_at + 5 s');
-select is((select deadline_at from awa.lease_claim_batches where queue = 'dq'), now() + interval '6 seconds',
+select is((select deadline_at from awa.claim_batches where queue = 'dq'), now() + interval '6 seconds',
           'the claim batch records the deadline');
 select is((select deadline_at from awa.claim_ready_runtime('nodeadline', 1, null, now())), null::timestamptz,
           'a claim of a queue without a deadline has no deadline_at');

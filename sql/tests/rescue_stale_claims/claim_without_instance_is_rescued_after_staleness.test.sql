@@ -31,7 +31,7 @@ select results_eq(
 select ok((select run_at > now() + interval '91 seconds' from awa.deferred_jobs where job_id = (select id from j)),
           'the retry is scheduled after the rescue time (backoff)');
 
-select is((select count(*)::int from awa.lease_claim_closures where outcome = 'rescued_stale'), 1,
+select is((select count(*)::int from awa.claim_closures where outcome = 'rescued_stale'), 1,
           'closure evidence with outcome rescued_stale is written');
 
 select is_empty($$select * from awa.jobs where state = 'running'$$, 'no job is running any more');

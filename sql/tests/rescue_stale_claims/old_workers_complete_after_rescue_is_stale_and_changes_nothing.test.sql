@@ -25,7 +25,7 @@ select awa_test.writes_nothing(
 select is((select state from awa.jobs where id = (select id from j)), 'retryable'::awa.job_state,
           'the job stays retryable');
 
-select is((select count(*)::int from awa.receipt_completion_batches), 0, 'no completion batch was written');
+select is((select count(*)::int from awa.done_completions), 0, 'no completion batch was written');
 
 select is_empty($$select * from awa.terminal_jobs$$, 'the job has no terminal history');
 

@@ -4,16 +4,11 @@
 begin;
 select plan(5);
 
-create extension if not exists dblink;
 select * from awa.insert_job('rotate.k', '{}', '{"queue": "oq"}');
 
+select awa_test.connect_other('-c lock_timeout=5s -c statement_timeout=10s');
 select lives_ok(
-  $$select dblink_connect('awa_other', format('host=%s port=%s dbname=%s user=%s options=''-c lock_timeout=5s -c statement_timeout=10s''',
-        coalesce(host(inet_server_addr()), split_part(current_setting('unix_socket_directories'), ',', 1)),
-        current_setting('port'), current_database(), current_user))$$,
-  'a second session connects (fixture)');
-select lives_ok(
-  $$select dblink_exec('awa_other', 'begin; do $x$ begin perform pg_advisory_xact_lock(1096237315, hashtext(''queue'')); end $x$')$$,
+  $$select dblink_exec('awa_other', 'begin; do $x$ begin perform pg_advisory_xact_lock(awa._lock_key(''ring''), hashtext(''queue'')); end $x$')$$,
   'the second session takes the queue ring maintenance lock (fixture)');
 
 select results_eq(

@@ -10,8 +10,8 @@ select * from awa.complete_jobs((select array_agg(id) from c), (select array_agg
                                 (select array_agg(claim_slot) from c), (select array_agg(receipt_id) from c),
                                 now() + interval '5 seconds');
 
-select is((select count(*)::int from awa.receipt_completion_batches), 1, 'one compact batch row for the whole call');
-select is((select cardinality(job_ids) from awa.receipt_completion_batches), 3, 'the batch lists the three jobs');
+select is((select count(*)::int from awa.done_completions), 1, 'one compact batch row for the whole call');
+select is((select cardinality(job_ids) from awa.done_completions), 3, 'the batch lists the three jobs');
 select bag_eq(
   $$select id, state, attempt, run_lease, args, finalized_at from awa.terminal_jobs$$,
   $$select id, 'completed'::awa.job_state as state, 1 as attempt, run_lease, args,

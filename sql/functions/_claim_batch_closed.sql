@@ -1,18 +1,17 @@
--- awa._batch_closed(claim_slot, batch_id, size): whether every receipt of a
+-- awa._claim_batch_closed(claim_slot, batch_id, size): whether every receipt of a
 -- claim batch is covered by closure evidence in its claim slot. Exact: the
 -- batch's receipt range must lie inside the union of the closures that
 -- overlap it (GiST-indexed). Read-only. Called by the prune proofs and both
 -- rescues (awa.rescue_expired_deadlines, awa.rescue_stale_claims).
-CREATE FUNCTION awa._batch_closed(p_claim_slot int, p_batch_id bigint, p_size int)
+CREATE FUNCTION awa._claim_batch_closed(p_claim_slot int, p_batch_id bigint, p_size int)
 RETURNS boolean
 LANGUAGE sql
 STABLE
 AS $$
     SELECT coalesce(
-        int8multirange(int8range(p_batch_id * 1024, p_batch_id * 1024 + p_size))
-            <@ range_agg(c.receipts),
+        int8multirange(awa._batch_receipts(p_batch_id, p_size)) <@ range_agg(c.receipts),
         false)
-    FROM awa.lease_claim_closures c
+    FROM awa.claim_closures c
     WHERE c.claim_slot = p_claim_slot
-      AND c.receipts && int8range(p_batch_id * 1024, p_batch_id * 1024 + p_size)
+      AND c.receipts && awa._batch_receipts(p_batch_id, p_size)
 $$;

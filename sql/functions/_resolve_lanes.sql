@@ -1,4 +1,4 @@
--- awa._lanes(queue, priority): the lanes producers of (queue, priority) use,
+-- awa._resolve_lanes(queue, priority): the lanes producers of (queue, priority) use,
 -- as parallel arrays ordered by shard (ids: lane_id, seqs: the position
 -- sequence the lane draws from), and the configured shard count
 -- (queue_meta.enqueue_shards, default 8): lanes exist for shards 0 .. n-1
@@ -8,18 +8,18 @@
 -- priority yet, shard 0 of every priority is created here (so a later first
 -- use of another priority never waits for this lock mid-transaction): a
 -- queue_lanes row and a claim head each, no database object (lanes draw positions from the pool of sequences the install
--- creates, see awa._lane_positions), so a new queue needs no CREATE
+-- creates, see awa._lane_position_seq), so a new queue needs no CREATE
 -- privilege. Lanes of shards beyond a lowered shard count are kept (claimers
 -- drain them) but no longer returned.
 -- Locks: on creation only, an advisory transaction lock per queue name
--- (1096237316, hashtext(queue)). Callers resolve every lane they need before
+-- (lane_creation, hashtext(queue)). Callers resolve every lane they need before
 -- taking any lane lock, so waiting here never closes a cycle with lane locks.
 -- Outside READ COMMITTED, lanes that a transaction created and committed after
 -- this transaction's snapshot are invisible to it: creating them again would
 -- collide, so that case raises 40001 (serialization_failure; retry the
 -- transaction: its new snapshot sees the lanes). See docs/storage.md.
 -- Idempotent. Called by awa._append_ready.
-CREATE FUNCTION awa._lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[], OUT shards int)
+CREATE FUNCTION awa._resolve_lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[], OUT shards int)
 LANGUAGE plpgsql
 AS $$
 DECLARE
@@ -35,14 +35,14 @@ BEGIN
         WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < shards;
         EXIT WHEN coalesce(cardinality(ids), 0) > 0 OR v_pass = 2;
 
-        PERFORM pg_advisory_xact_lock(1096237316, hashtext(p_queue));
+        PERFORM pg_advisory_xact_lock(awa._lock_key('lane_creation'), hashtext(p_queue));
         BEGIN
             FOR v_priority IN 1 .. 4 LOOP
                 CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
                                       WHERE queue = p_queue AND priority = v_priority AND shard = 0);
                 v_id := nextval('awa.lane_id_seq');
                 INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
-                VALUES (v_id, p_queue, v_priority, 0, awa._lane_positions(v_id));
+                VALUES (v_id, p_queue, v_priority, 0, awa._lane_position_seq(v_id));
                 INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
             END LOOP;
         EXCEPTION WHEN unique_violation THEN
