@@ -50,6 +50,17 @@ func sealFinishedJob(t *testing.T, ctx context.Context, conn *pgx.Conn, at *time
 	}
 }
 
+// sealStalledRing seals a finished job in queue slots 0 and 1 with rotations
+// 10 s and 9 s ago: the ring's cadence is 1 s and it last rotated 9 s ago, so
+// it is stalled (a prune of slot 0 may wait in the lock queue).
+func sealStalledRing(t *testing.T, ctx context.Context, conn *pgx.Conn) {
+	t.Helper()
+	for _, ago := range []time.Duration{10 * time.Second, 9 * time.Second} {
+		at := time.Now().Add(-ago)
+		sealFinishedJob(t, ctx, conn, &at)
+	}
+}
+
 // readerHolding opens a transaction on its own connection that holds a read
 // lock on awa.<table> (a long reader of a slot) until the test ends it.
 func readerHolding(t *testing.T, ctx context.Context, pool *pgxpool.Pool, table string) pgx.Tx {
@@ -57,8 +68,9 @@ func readerHolding(t *testing.T, ctx context.Context, pool *pgxpool.Pool, table 
 	return holdingTx(t, ctx, pool, fmt.Sprintf("LOCK TABLE awa.%s IN ACCESS SHARE MODE", pgx.Identifier{table}.Sanitize()))
 }
 
-// TestPruneLeavesNoLockAndTheCallersLockTimeout: prune's last attempt waits
-// for the slot's locks under a lock_timeout it sets in a subtransaction. Run
+// TestPruneLeavesNoLockAndTheCallersLockTimeout: a prune of a stalled ring
+// (its last rotation 9 s ago, 1 s after the one before) waits for the slot's
+// locks under a lock_timeout it sets in a subtransaction. Run
 // inside a caller's transaction that set its own lock_timeout (7s), prune
 // must leave that setting as it was, both when the attempt times out
 // (skipped_blocked: the subtransaction's exclusive locks are all released, so
@@ -68,7 +80,7 @@ func TestPruneLeavesNoLockAndTheCallersLockTimeout(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	pool := pgtest.NewDB(t)
 	conn := connect(t, ctx, pool)
-	sealFinishedJob(t, ctx, conn, nil)
+	sealStalledRing(t, ctx, conn)
 	reader := readerHolding(t, ctx, pool, "done_entries_0")
 	if _, err := conn.Exec(ctx, "SET lock_timeout = '3s'"); err != nil {
 		t.Fatal(err)
@@ -104,7 +116,7 @@ func TestPruneLeavesNoLockAndTheCallersLockTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Granted while the last attempt waits: the reader ends then.
+	// Granted while the waiting attempt waits: the reader ends then.
 	tx, err = conn.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +139,7 @@ func TestPruneLeavesNoLockAndTheCallersLockTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	if p := <-pruned; p.err != nil || p.o.Outcome != "pruned" || p.o.Slot == nil || *p.o.Slot != 0 {
-		t.Fatalf("prune_ring(queue) granted its locks in its last attempt: %v, %v; want pruned slot 0", p.o, p.err)
+		t.Fatalf("prune_ring(queue) granted its locks in its waiting attempt: %v, %v; want pruned slot 0", p.o, p.err)
 	}
 	if v := lockTimeout(tx); v != "7s" {
 		t.Fatalf("lock_timeout in the caller's transaction after a prune granted while it waited: %s, want 7s", v)
@@ -143,7 +155,7 @@ func TestPruneLeavesNoLockAndTheCallersLockTimeout(t *testing.T) {
 // TestPruneOfAStalledRingWaitsForItsLocksFromTheStart: a ring whose last
 // rotation is older than twice the shortest interval its ledger shows is
 // stalled (rotation waits for a prune), and its prune waits in the lock queue
-// after its first 1 ms, not only in the last fifth of its budget. Here the
+// after its first 1 ms (a ring that is not stalled never queues). Here the
 // queue ring last rotated 9 s ago, 1 s after the rotation before; a reader
 // holds the sealed slot. Prune, with a 10 s budget, must be waiting for the
 // lock well before 8 s (a prune of a ring that is not stalled retries with
@@ -152,10 +164,7 @@ func TestPruneOfAStalledRingWaitsForItsLocksFromTheStart(t *testing.T) {
 	ctx := testCtx(t, 30*time.Second)
 	pool := pgtest.NewDB(t)
 	conn := connect(t, ctx, pool)
-	for _, ago := range []time.Duration{10 * time.Second, 9 * time.Second} {
-		at := time.Now().Add(-ago)
-		sealFinishedJob(t, ctx, conn, &at)
-	}
+	sealStalledRing(t, ctx, conn)
 	reader := readerHolding(t, ctx, pool, "done_entries_0")
 	pruner := connect(t, ctx, pool)
 	start := time.Now()

@@ -109,37 +109,51 @@ func TestPruneGivesUpAfterItsBudgetWhenTheSlotStaysHeld(t *testing.T) {
 }
 
 // TestPruneSeesAJobCommittedWhileItWaitsForItsLocks: a producer read the
-// current queue slot (0) and inserted into it, but has not committed when the
+// current queue slot and inserted into it, but has not committed when the
 // slot is sealed and prune proves it empty of live jobs (the producer's row is
-// invisible to that proof). Prune then tries for the producer's lock on
-// awa.ready_entries_0; the producer commits, either while prune retries with
-// NOWAIT or while its last attempt waits in the lock queue. Under the locks
-// prune must see the new job (the slot's fingerprint changed) and report
-// skipped_live, never truncate it; the job is then claimed.
+// invisible to that proof). Prune then tries for the producer's lock on the
+// slot's ready_entries child; the producer commits, either while prune
+// retries with NOWAIT or, in a stalled ring (its last rotation 8.5 s ago,
+// 0.5 s after the one before), while prune's attempt waits in the lock queue.
+// Under the locks prune must see the new job (the slot's fingerprint changed)
+// and report skipped_live, never truncate it; the job is then claimed.
 func TestPruneSeesAJobCommittedWhileItWaitsForItsLocks(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		budgetMs int
+		stalled  bool
 		// waitFor returns once prune is in the phase the producer commits in.
 		waitFor func(t *testing.T, ctx context.Context, pool *pgxpool.Pool, pid uint32)
 	}{
-		{"while prune retries with NOWAIT", 10000, func(t *testing.T, ctx context.Context, pool *pgxpool.Pool, pid uint32) {
+		{"while prune retries with NOWAIT", 10000, false, func(t *testing.T, ctx context.Context, pool *pgxpool.Pool, pid uint32) {
 			waitForPruneRetry(t, ctx, pool, pid)
 		}},
-		{"while the last attempt waits for the lock", 2000, func(t *testing.T, ctx context.Context, pool *pgxpool.Pool, pid uint32) {
+		{"while the attempt of a stalled ring waits for the lock", 2000, true, func(t *testing.T, ctx context.Context, pool *pgxpool.Pool, pid uint32) {
 			waitForLockWait(t, ctx, pool, pid)
 		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) { pruneSeesALateCommit(t, tc.budgetMs, tc.waitFor) })
+		t.Run(tc.name, func(t *testing.T) { pruneSeesALateCommit(t, tc.budgetMs, tc.stalled, tc.waitFor) })
 	}
 }
 
-func pruneSeesALateCommit(t *testing.T, budgetMs int, waitFor func(*testing.T, context.Context, *pgxpool.Pool, uint32)) {
+func pruneSeesALateCommit(t *testing.T, budgetMs int, stalled bool, waitFor func(*testing.T, context.Context, *pgxpool.Pool, uint32)) {
 	ctx := testCtx(t, 30*time.Second)
 	pool := pgtest.NewDB(t)
 	conn := connect(t, ctx, pool)
 
-	// Lanes of both queues exist, and slot 0 holds one finished job.
+	// The target slot: 0, or in the stalled ring 2 (slots 0 and 1 were sealed
+	// 10 s and 9 s ago and are pruned first).
+	target := 0
+	if stalled {
+		sealStalledRing(t, ctx, conn)
+		for range 2 {
+			if o, err := pruneOp(ctx, conn, "queue", 1000, 0, 1000); err != nil || o.Outcome != "pruned" {
+				t.Fatalf("prune of the sealed slots: %v, %v", o, err)
+			}
+		}
+		target = 2
+	}
+	// Lanes of both queues exist, and the target slot holds finished jobs.
 	for _, q := range []string{"late", "q"} {
 		if _, err := insertOne(ctx, conn, q, 2); err != nil {
 			t.Fatal(err)
@@ -164,7 +178,13 @@ func pruneSeesALateCommit(t *testing.T, budgetMs int, waitFor func(*testing.T, c
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o, err := ringOp(ctx, conn, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
+	var rotatedAt any // now
+	if stalled {
+		rotatedAt = time.Now().Add(-8500 * time.Millisecond)
+	}
+	var o ringOutcome
+	if err := conn.QueryRow(ctx, `SELECT o.outcome, o.slot FROM awa.rotate_ring('queue', $1) AS o`, rotatedAt).
+		Scan(&o.Outcome, &o.Slot); err != nil || o.Outcome != "rotated" {
 		t.Fatalf("rotate_ring(queue): %v, %v", o, err)
 	}
 
@@ -186,9 +206,9 @@ func pruneSeesALateCommit(t *testing.T, budgetMs int, waitFor func(*testing.T, c
 		t.Fatal(err)
 	}
 	p := <-pruned
-	if p.err != nil || p.o.Outcome != "skipped_live" || p.o.Slot == nil || *p.o.Slot != 0 ||
+	if p.err != nil || p.o.Outcome != "skipped_live" || p.o.Slot == nil || int(*p.o.Slot) != target ||
 		p.o.Detail == nil || !strings.Contains(*p.o.Detail, "seen under lock") {
-		t.Fatalf("prune_ring(queue) while the producer committed: %v, %v; want skipped_live for slot 0", p.o, p.err)
+		t.Fatalf("prune_ring(queue) while the producer committed: %v, %v; want skipped_live for slot %d", p.o, p.err, target)
 	}
 	got, err := claim(ctx, conn, "late", 10, nil)
 	if err != nil || len(got) != 1 || got[0].ID != late {
