@@ -261,8 +261,9 @@ func (r *demoReport) printStats(w io.Writer) {
 			num(ring.Upd), num(ring.Del))
 	}
 	fmt.Fprintf(&b, "Elsewhere, the %s updates and %s deletes (%s dead tuples now, for autovacuum) are the churn of small tables, "+
-		"which follows claim calls and clock ticks rather than jobs: one HOT update of a lane cursor per claim call, one heartbeat row "+
-		"per process, the leader lease, the rotation ledger; plus the deferred backlog, the one plain job table, whose rows "+
+		"which follows clock ticks rather than jobs: a lane's cursor floor when the cursor ring's prune raises it (claims only "+
+		"append marks), one heartbeat row per process, the leader lease, the rotation ledger; plus the deferred backlog, the one "+
+		"plain job table, whose rows "+
 		"(scheduled, retried and snoozed jobs only) are deleted when promoted (%s here).",
 		num(ctl.Upd), num(ctl.Del), num(ctl.Dead), num(deferredDel))
 	fmt.Fprintln(w)
