@@ -2892,11 +2892,10 @@ $$;
 -- Locks: the ring try-lock (ring, hashtext(ring)); then, all or none per
 -- attempt, for the queue ring ACCESS SHARE on awa.cursor_marks and for every
 -- ring ACCESS EXCLUSIVE on the slot's children in awa._ring_tables order:
--- NOWAIT attempts 1 ms apart for all of lock_timeout_ms; only when the ring
--- is stalled (no rotation for twice its cadence), one attempt that waits in
--- the lock queue for the rest of the budget. So the hot path waits behind
--- prune only while prune holds the locks (the carry and TRUNCATE), and up to
--- the budget when the ring is stalled (docs/storage.md, "Locks").
+-- NOWAIT attempts 1 ms apart for four fifths of lock_timeout_ms, then one
+-- attempt that waits in the lock queue for the last fifth (for all of it when
+-- the ring is stalled), so the hot path waits behind prune at most that
+-- attempt plus the carry and TRUNCATE (docs/storage.md, "Locks").
 -- Outcomes: pruned; carried; already_empty; skipped_live (detail says what is
 -- live); skipped_blocked (held through the whole budget; retried on a later
 -- tick, never forced); skipped_locked (another rotate or prune of the ring).
@@ -2993,25 +2992,24 @@ BEGIN
         END IF;
     END IF;
 
-    -- Queue for the locks only when the ring is stalled: while a request for
+    -- Queue for the locks only at the end of the budget: while a request for
     -- ACCESS EXCLUSIVE waits, every claim and producer that reads the ring
     -- queues behind it. So attempts take every lock with NOWAIT (all or none:
-    -- a failed attempt's subtransaction releases what it took), 1 ms apart,
-    -- for the whole budget. Under sustained load some transaction may always
-    -- hold a share lock on the slot and NOWAIT never win; rotation then waits
-    -- for this prune and the ring stalls, and a prune of a stalled ring makes,
-    -- after its first 1 ms, one attempt that waits in the lock queue for the
-    -- rest of the budget (its queued request lets the holders finish while
-    -- newcomers wait behind it). Its lock_timeout is set inside the
-    -- subtransaction and restored before it ends, so it never outlives the
-    -- attempt.
+    -- a failed attempt's subtransaction releases what it took), 1 ms apart.
+    -- Under sustained load some transaction always holds a share lock on the
+    -- slot, and NOWAIT alone almost never wins: the last fifth of the budget
+    -- (all of it after the first 1 ms when the ring is stalled) is one waiting
+    -- attempt, whose queued request lets the holders finish while newcomers
+    -- wait behind it. Its lock_timeout is set inside the subtransaction and
+    -- restored before it ends, so it never outlives the attempt.
     -- The queue ring reads the cursor under its exclusive locks (fingerprint,
     -- carry): it takes the cursor ring's share lock first, the order claims
     -- take them in.
     v_rels := CASE WHEN p_ring = 'queue' THEN ARRAY['cursor_marks'] ELSE '{}' END
               || ARRAY(SELECT t || '_' || v_target FROM unnest(awa._ring_tables(p_ring)) AS t);
     v_until := clock_timestamp() + make_interval(secs => p_lock_timeout_ms / 1000.0);
-    v_queue_at := CASE WHEN v_stalled THEN clock_timestamp() + interval '1 millisecond' ELSE v_until END;
+    v_queue_at := v_until - make_interval(secs => greatest(CASE WHEN v_stalled THEN p_lock_timeout_ms - 1
+                                                               ELSE p_lock_timeout_ms / 5 END, 1) / 1000.0);
     LOOP
         v_last := clock_timestamp() >= v_queue_at;
         BEGIN

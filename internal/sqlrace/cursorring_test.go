@@ -117,15 +117,16 @@ func TestCursorPruneRaisesTheFloorToAMarkCommittedWhileItWaited(t *testing.T) {
 
 // TestClaimsDoNotWaitBehindAQueuePruneThatRetries: a reader holds queue
 // slot 0, so queue-ring prune cannot have its locks. Prune does not queue for
-// them (NOWAIT attempts 1 ms apart; it queues only when the ring is stalled),
-// so nothing queues behind it: a claim
+// them before the last fifth of its budget (NOWAIT attempts 1 ms apart), so
+// nothing queues behind it meanwhile: a claim
 // (it reads the cursor and every ready slot) completes while the reader
 // still holds the slot and prune still retries. (Before, queue prune's
 // queued request held the claim, and a cursor prune queued behind the
 // claim, until the reader ended.) When the reader ends, queue prune gets its
 // locks within a few attempts and prunes; then cursor prune prunes the slot
-// of the claim's earlier mark. No error anywhere (no 40P01: prune never
-// waits here). Queue prune's proof reads the cursor, so a cursor prune
+// of the claim's earlier mark. No error anywhere (no 40P01: prune waits only
+// in the last fifth of its budget, under a lock_timeout, and here it never
+// gets there). Queue prune's proof reads the cursor, so a cursor prune
 // attempted while it retries cannot have its slot before it ends.
 func TestClaimsDoNotWaitBehindAQueuePruneThatRetries(t *testing.T) {
 	const (

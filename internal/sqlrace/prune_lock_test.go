@@ -155,7 +155,7 @@ func TestPruneLeavesNoLockAndTheCallersLockTimeout(t *testing.T) {
 // TestPruneOfAStalledRingWaitsForItsLocksFromTheStart: a ring whose last
 // rotation is older than twice the shortest interval its ledger shows is
 // stalled (rotation waits for a prune), and its prune waits in the lock queue
-// after its first 1 ms (a ring that is not stalled never queues). Here the
+// after its first 1 ms, not only in the last fifth of its budget. Here the
 // queue ring last rotated 9 s ago, 1 s after the rotation before; a reader
 // holds the sealed slot. Prune, with a 10 s budget, must be waiting for the
 // lock well before 8 s (a prune of a ring that is not stalled retries with

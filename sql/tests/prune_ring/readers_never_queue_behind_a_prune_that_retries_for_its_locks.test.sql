@@ -1,7 +1,7 @@
--- Prune of a ring that is not stalled never queues for a slot's locks: each
--- attempt takes them all with NOWAIT or none, 1 ms apart. So a session that
--- reads a table of the slot while prune retries is never held behind prune
--- (here, 300 ms into a 1000 ms budget:
+-- Prune queues for a slot's locks only in the last fifth of its budget:
+-- before, each attempt takes them all with NOWAIT or none, 1 ms apart. So a
+-- session that reads a table of the slot while prune retries is never held
+-- behind prune (here, 300 ms into a 1000 ms budget:
 -- another session holds done_completions_0 and then reads
 -- ready_entries_0, which a waiting prune would hold exclusively: before, that
 -- closed a lock cycle). The reader finishes within its own 200 ms
