@@ -180,3 +180,40 @@ func TestPruneOfAStalledRingWaitsForItsLocksFromTheStart(t *testing.T) {
 		t.Fatalf("prune_ring(queue) after the reader ended: %v, %v; want pruned slot 0", p.o, p.err)
 	}
 }
+
+// TestCursorRingPrunesWhileTheQueueRingsPruneRetries: the queue ring's proof
+// reads the whole cursor ring, and its share locks used to last as long as its
+// prune retried for the slot's locks, so a cursor-ring prune that came in the
+// meantime gave up (skipped_blocked). The proof now runs in a subtransaction
+// rolled back at once. Here a reader holds queue slot 0, so a queue prune (a
+// ring on its cadence: not stalled) retries with NOWAIT for most of its 4 s
+// budget; a cursor-ring prune started 300 ms into it must prune its sealed
+// slot, and the queue prune must prune slot 0 once the reader ends.
+func TestCursorRingPrunesWhileTheQueueRingsPruneRetries(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	pool := pgtest.NewDB(t)
+	conn := connect(t, ctx, pool)
+	// Rotations stamped 60 s and 120 s ahead: the ledger shows a ring that
+	// rotated on its cadence, so the prune is not the stalled kind.
+	for _, ahead := range []time.Duration{60 * time.Second, 120 * time.Second} {
+		at := time.Now().Add(ahead)
+		sealFinishedJob(t, ctx, conn, &at)
+	}
+	var rotated string
+	if err := conn.QueryRow(ctx, `SELECT outcome FROM awa.rotate_ring('cursor')`).Scan(&rotated); err != nil || rotated != "rotated" {
+		t.Fatalf("rotate_ring(cursor): %q, %v", rotated, err)
+	}
+	reader := readerHolding(t, ctx, pool, "done_entries_0")
+	queuePruner := connect(t, ctx, pool)
+	queuePruned := pruneInBackground(ctx, queuePruner, "queue", 4000)
+	time.Sleep(300 * time.Millisecond)
+	if o, err := pruneOp(ctx, conn, "cursor", 1000, 0, 1000); err != nil || o.Outcome != "pruned" {
+		t.Fatalf("prune_ring(cursor) while the queue ring's prune retries: %v, %v; want pruned", o, err)
+	}
+	if err := reader.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := <-queuePruned; p.err != nil || p.o.Outcome != "pruned" || p.o.Slot == nil || *p.o.Slot != 0 {
+		t.Fatalf("prune_ring(queue) after the reader ended: %v, %v; want pruned slot 0", p.o, p.err)
+	}
+}

@@ -11,9 +11,9 @@
 -- Locks: the ring try-lock (ring, hashtext(ring)); then, all or none per
 -- attempt, for the queue ring ACCESS SHARE on awa.cursor_marks and for every
 -- ring ACCESS EXCLUSIVE on the slot's children in awa._ring_tables order:
--- NOWAIT attempts 1 ms apart for four fifths of lock_timeout_ms, then one
--- attempt that waits in the lock queue for the last fifth (for all of it when
--- the ring is stalled), so the hot path waits behind prune at most that
+-- NOWAIT attempts 1 ms apart for three fifths of lock_timeout_ms, then
+-- attempts that wait in the lock queue for a tenth of it each (all of it when
+-- the ring is stalled), so the hot path waits behind prune at most one such
 -- attempt plus the carry and TRUNCATE (docs/storage.md, "Locks").
 -- Outcomes: pruned; carried; already_empty; skipped_live (detail says what is
 -- live); skipped_blocked (held through the whole budget; retried on a later
@@ -42,7 +42,9 @@ DECLARE
     v_print   int8[];
     v_until   timestamptz;
     v_queue_at timestamptz;
-    v_last    boolean;
+    v_wait    boolean;
+    v_step    interval;
+    v_attempt_end timestamptz;
     v_left    int;
     v_cycle   boolean := false;
     v_stalled boolean;
@@ -102,25 +104,36 @@ BEGIN
     v_urgent := v_target = (v_current + 1) % v_slots;
 
     -- One statement, one snapshot: the fingerprint describes what the proof saw.
+    -- The proof runs in a subtransaction rolled back at once (AW099 never
+    -- leaves this block), so the share locks it took on every partition it
+    -- read (the queue ring's proof reads the whole cursor ring) are not held
+    -- while prune waits for its own locks; the fingerprint is compared again
+    -- under them.
     IF p_ring <> 'cursor' THEN
-        SELECT awa._slot_live_reason(p_ring, v_target, true, v_urgent), awa._slot_fingerprint(p_ring, v_target)
-        INTO v_reason, v_print;
+        BEGIN
+            SELECT awa._slot_live_reason(p_ring, v_target, true, v_urgent), awa._slot_fingerprint(p_ring, v_target)
+            INTO v_reason, v_print;
+            RAISE EXCEPTION 'awa: prune proof done' USING ERRCODE = 'AW099';
+        EXCEPTION WHEN SQLSTATE 'AW099' THEN
+            NULL;
+        END;
         IF v_reason IS NOT NULL THEN
             RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason;
             RETURN;
         END IF;
     END IF;
 
-    -- Queue for the locks only at the end of the budget: while a request for
-    -- ACCESS EXCLUSIVE waits, every claim and producer that reads the ring
-    -- queues behind it. So attempts take every lock with NOWAIT (all or none:
-    -- a failed attempt's subtransaction releases what it took), 1 ms apart.
+    -- Queue for the locks only late and briefly: while a request for ACCESS
+    -- EXCLUSIVE waits, every claim and producer that reads the ring queues
+    -- behind it. So attempts take every lock with NOWAIT (all or none: a
+    -- failed attempt's subtransaction releases what it took), 1 ms apart.
     -- Under sustained load some transaction always holds a share lock on the
-    -- slot, and NOWAIT alone almost never wins: the last fifth of the budget
-    -- (all of it after the first 1 ms when the ring is stalled) is one waiting
-    -- attempt, whose queued request lets the holders finish while newcomers
-    -- wait behind it. Its lock_timeout is set inside the subtransaction and
-    -- restored before it ends, so it never outlives the attempt.
+    -- slot, and NOWAIT alone almost never wins: the last two fifths of the
+    -- budget are waiting attempts of a tenth of it each (at least 2 ms), 1 ms
+    -- apart, whose queued request lets the holders finish while newcomers wait
+    -- behind it at most that tenth; when the ring is stalled, everything after
+    -- the first 1 ms is one waiting attempt. Each lock_timeout is set inside
+    -- the attempt's subtransaction and restored before it ends.
     -- The queue ring reads the cursor under its exclusive locks (fingerprint,
     -- carry): it takes the cursor ring's share lock first, the order claims
     -- take them in.
@@ -128,33 +141,36 @@ BEGIN
               || ARRAY(SELECT t || '_' || v_target FROM unnest(awa._ring_tables(p_ring)) AS t);
     v_until := clock_timestamp() + make_interval(secs => p_lock_timeout_ms / 1000.0);
     v_queue_at := v_until - make_interval(secs => greatest(CASE WHEN v_stalled THEN p_lock_timeout_ms - 1
-                                                               ELSE p_lock_timeout_ms / 5 END, 1) / 1000.0);
+                                                               ELSE p_lock_timeout_ms * 2 / 5 END, 1) / 1000.0);
+    v_step := make_interval(secs => CASE WHEN v_stalled THEN p_lock_timeout_ms
+                                         ELSE greatest(p_lock_timeout_ms / 10, 2) END / 1000.0);
     LOOP
-        v_last := clock_timestamp() >= v_queue_at;
+        v_wait := clock_timestamp() >= v_queue_at;
+        v_attempt_end := least(v_until, clock_timestamp() + v_step);
         BEGIN
             FOREACH v_rel IN ARRAY v_rels LOOP
-                v_left := ceil(extract(epoch FROM v_until - clock_timestamp()) * 1000)::int;
-                IF v_last AND v_left >= 1 THEN
+                v_left := ceil(extract(epoch FROM v_attempt_end - clock_timestamp()) * 1000)::int;
+                IF v_wait AND v_left >= 1 THEN
                     PERFORM set_config('lock_timeout', v_left || 'ms', true);
                 END IF;
                 EXECUTE format('LOCK TABLE awa.%I IN %s MODE%s', v_rel,
                                CASE WHEN v_rel = 'cursor_marks' THEN 'ACCESS SHARE' ELSE 'ACCESS EXCLUSIVE' END,
-                               CASE WHEN v_last AND v_left >= 1 THEN '' ELSE ' NOWAIT' END);
+                               CASE WHEN v_wait AND v_left >= 1 THEN '' ELSE ' NOWAIT' END);
             END LOOP;
-            IF v_last THEN
+            IF v_wait THEN
                 PERFORM set_config('lock_timeout', v_old, true);
             END IF;
             EXIT;
         EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
             v_cycle := SQLSTATE = '40P01';  -- the subtransaction released its locks and lock_timeout
         END;
-        IF v_last THEN
+        IF clock_timestamp() >= v_until THEN
             RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen,
                                 format('awa.%s not free within %s ms', v_rel, p_lock_timeout_ms)
                                 || CASE WHEN v_cycle THEN ' (its wait closed a lock cycle)' ELSE '' END;
             RETURN;
         END IF;
-        PERFORM pg_sleep(least(0.001, greatest(extract(epoch FROM v_queue_at - clock_timestamp()), 0)));
+        PERFORM pg_sleep(least(0.001, greatest(extract(epoch FROM v_until - clock_timestamp()), 0)));
     END LOOP;
 
     IF p_ring <> 'cursor' AND awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print THEN
@@ -198,9 +214,8 @@ BEGIN
                           WHERE o.lane_id = s.lane_id AND o.claim_seq >= s.claim_seq AND o.cursor_slot <> v_target);
     END IF;
 
-    FOREACH v_parent IN ARRAY awa._ring_tables(p_ring) LOOP
-        EXECUTE format('TRUNCATE awa.%I', v_parent || '_' || v_target);
-    END LOOP;
+    EXECUTE 'TRUNCATE ' || (SELECT string_agg(format('awa.%I', t || '_' || v_target), ', ')
+                             FROM unnest(awa._ring_tables(p_ring)) AS t);
 
     RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target)
         || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END
