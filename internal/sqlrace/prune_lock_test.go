@@ -217,3 +217,32 @@ func TestCursorRingPrunesWhileTheQueueRingsPruneRetries(t *testing.T) {
 		t.Fatalf("prune_ring(queue) after the reader ended: %v, %v; want pruned slot 0", p.o, p.err)
 	}
 }
+
+// TestProducersNeverWaitBehindAPruneOfASealedSlot: a producer reads only the
+// current queue slot and, for a lane claimed since the cursor ring turned, the
+// current cursor slot, so a prune's exclusive locks on sealed slots (here held
+// by another session: queue slot 5 and cursor slot 1, neither current) never
+// delay an insert. Ten inserts under a 500 ms lock_timeout must all succeed;
+// before, the notify rule read both rings through their parents and waited.
+func TestProducersNeverWaitBehindAPruneOfASealedSlot(t *testing.T) {
+	ctx := testCtx(t, 30*time.Second)
+	pool := pgtest.NewDB(t)
+	producer := connect(t, ctx, pool)
+	for range 3 {
+		if _, err := insertOne(ctx, producer, "q", 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := claim(ctx, pool, "q", 1, nil); err != nil || len(got) != 1 {
+		t.Fatalf("claim (the lane's mark in the current cursor slot): %s, %v", describeClaims(got), err)
+	}
+	holdingTx(t, ctx, pool, "LOCK TABLE awa.ready_entries_5, awa.cursor_marks_1 IN ACCESS EXCLUSIVE MODE")
+	if _, err := producer.Exec(ctx, "SET lock_timeout = '500ms'"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if _, err := insertOne(ctx, producer, "q", 2); err != nil {
+			t.Fatalf("insert %d while sealed queue slot 5 and cursor slot 1 are held exclusively: %v", i+1, err)
+		}
+	}
+}

@@ -8,6 +8,8 @@
 -- priority) in that order the lane's producer lock (lane_producer, lane_id),
 -- held until commit. Separate calls that lock lanes in opposite orders can
 -- deadlock (40P01) once every shard is held.
+-- The notify rule (awa._claimers_behind) reads current slots only, so a
+-- producer never queues behind a prune of a sealed slot.
 -- Session settings: the lane cache (5 s) and the transaction's chosen shard.
 -- The rules and why: docs/storage.md, "The producer: lanes, notify rule and
 -- session settings".
@@ -140,13 +142,7 @@ BEGIN
                                                        kind, args, tags, metadata, errors, created_at, run_at, ord)
               WHERE j.queue = v_q[g] AND j.priority = v_p[g]) AS j;
 
-        CONTINUE WHEN v_q[g] = ANY (v_wake)
-            OR (v_rc AND EXISTS (SELECT 1 FROM awa.claim_cursors c
-                                 WHERE c.lane_id = v_lane
-                                   AND c.claim_seq < (SELECT r.lane_seq FROM awa.ready_entries r
-                                                      WHERE r.ready_slot = v_slot AND r.lane_id = v_lane
-                                                        AND r.lane_seq < v_first
-                                                      ORDER BY r.lane_seq DESC LIMIT 1)));
+        CONTINUE WHEN v_q[g] = ANY (v_wake) OR (v_rc AND awa._claimers_behind(v_slot, v_lane, v_first));
         v_wake := v_wake || v_q[g];
     END LOOP;
 
