@@ -127,6 +127,36 @@ func RunWithDB(m *testing.M, dsn *string) int {
 	return code
 }
 
+// NewDBAtDSN creates a fresh database with the embedded migrations applied up
+// to goose version upTo (0: an empty database, no schema awa) and returns its
+// DSN; dropped when the test ends. For tests of an older release
+// (db.LatestRelease) and of upgrades.
+func NewDBAtDSN(t testing.TB, upTo int64) string {
+	t.Helper()
+	server := DSN(t)
+	name, err := createDBFrom(server, "template0")
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(func() { DropDatabase(t, server, name) })
+	dsn := withDatabase(server, name)
+	if upTo > 0 {
+		sqlDB, err := sql.Open("pgx", dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sqlDB.Close()
+		p, err := db.Provider(sqlDB)
+		if err == nil {
+			_, err = p.UpTo(context.Background(), upTo)
+		}
+		if err != nil {
+			t.Fatalf("pgtest: migrate %s up to %d: %v", name, upTo, err)
+		}
+	}
+	return dsn
+}
+
 // createDB clones the migrated template into a new database on the server of
 // serverDSN and returns its name.
 func createDB(serverDSN string) (string, error) {
@@ -134,6 +164,10 @@ func createDB(serverDSN string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("template database: %w", err)
 	}
+	return createDBFrom(serverDSN, tmpl)
+}
+
+func createDBFrom(serverDSN, tmpl string) (string, error) {
 	var rnd [4]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return "", err

@@ -10,5 +10,5 @@ LANGUAGE sql
 STABLE
 PARALLEL SAFE
 AS $$
-    SELECT '0.1.0'::text
+    SELECT '0.2.0-dev'::text
 $$;
