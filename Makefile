@@ -4,7 +4,9 @@
 # set (e.g. postgres://postgres@127.0.0.1:5499/postgres?sslmode=disable) they
 # use that server; otherwise they run inside a private throwaway cluster from
 # scripts/pg.sh (.pg/, port $AWA_PG_PORT or 54329), started and stopped around
-# the target. AWA_SQL_DIR (default sql) points the SQL targets at another tree.
+# the target. AWA_SQL_DIR (default sql) points the pgTAP targets at another
+# tree; AWA_ROOT points generate and verify/catalog at another tree (its sql/
+# and db/). Releases and upgrades: docs/releases.md.
 #
 # The Go tests also need a second server with PostgreSQL's stock lock-table
 # settings (max_connections 100, max_locks_per_transaction 64), for the

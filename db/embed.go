@@ -1,8 +1,10 @@
 // Package db ships awa's database schema as goose migrations.
 //
 // The migrations are generated from sql/ by scripts/gen-migrations.sh
-// (`make generate`); `make verify` checks that applying them through goose
-// yields the same awa catalog as applying sql/ directly with psql.
+// (`make generate`): those of the releases (releases/vX.Y.Z) are frozen, the
+// unreleased one holds what changed since (docs/releases.md). `make verify`
+// checks that applying them all in order through goose yields the same awa
+// catalog as applying sql/ directly with psql.
 package db
 
 import (
