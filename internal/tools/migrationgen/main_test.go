@@ -163,3 +163,27 @@ func TestFrozenAndVersionRules(t *testing.T) {
 		t.Fatal("-check passed on a tree whose migrations are stale")
 	}
 }
+
+// Signatures as the DROP and the same-signature test see them: defaults
+// (with parentheses and quotes inside) cut, OUT and INOUT kept, RETURNS up to
+// the first attribute, none for OUT parameters and procedures.
+func TestRoutineSignatures(t *testing.T) {
+	for _, tc := range []struct{ src, head, drop string }{
+		{`CREATE FUNCTION awa.f(p_a int DEFAULT 1, p_b text = 'x,y', OUT id int) LANGUAGE sql AS $$ SELECT 1 $$;`,
+			"FUNCTION awa.f(p_a int DEFAULT 1, p_b text = 'x,y', OUT id int) ",
+			"DROP FUNCTION awa.f(p_a int, p_b text, OUT id int);"},
+		{"CREATE PROCEDURE awa.p(p_h uuid DEFAULT md5('a(b')::uuid, INOUT r jsonb DEFAULT NULL)\nLANGUAGE plpgsql AS $$ BEGIN END $$;",
+			"PROCEDURE awa.p(p_h uuid DEFAULT md5('a(b')::uuid, INOUT r jsonb DEFAULT NULL) ",
+			"DROP PROCEDURE awa.p(p_h uuid, INOUT r jsonb);"},
+		{"CREATE OR REPLACE FUNCTION awa.g()\nRETURNS SETOF awa.x\n-- note\nSET jit = off\nSTABLE AS $b$ SELECT 1; $b$;",
+			"FUNCTION awa.g() RETURNS SETOF awa.x", "DROP FUNCTION awa.g();"},
+	} {
+		stmts, err := splitSQL(tc.src)
+		if err != nil || len(stmts) != 1 {
+			t.Fatalf("%q: %d statements, %v", tc.src, len(stmts), err)
+		}
+		if s := stmts[0]; s.kind != "routine" || s.head != tc.head || s.drop != tc.drop {
+			t.Errorf("%q:\n got %s %q %q\nwant routine %q %q", tc.src, s.kind, s.head, s.drop, tc.head, tc.drop)
+		}
+	}
+}

@@ -139,28 +139,15 @@ func classify(s *stmt) {
 			return
 		}
 		// RETURNS ... runs until the first routine attribute at depth 0.
-		ret := ""
 		rest = strings.TrimSpace(rest)
-		for depth, i := 0, 0; i <= len(rest); i++ {
-			if i == len(rest) {
-				ret = rest
-				break
+		ret := rest
+		topLevel(rest, func(i, depth int) bool {
+			if depth == 0 && (i == 0 || rest[i] == ' ') && reAttrWord.MatchString(strings.TrimLeft(rest[i:], " ")) {
+				ret = strings.TrimSpace(rest[:i])
+				return false
 			}
-			switch rest[i] {
-			case '(':
-				depth++
-			case ')':
-				depth--
-			case ' ':
-				if depth == 0 && reAttrWord.MatchString(rest[i+1:]) {
-					ret = rest[:i]
-					i = len(rest) + 1
-				}
-			}
-			if i == 0 && reAttrWord.MatchString(rest) { // no RETURNS (OUT parameters, procedures)
-				break
-			}
-		}
+			return true
+		})
 		what := strings.ToUpper(m[1])
 		s.head = fmt.Sprintf("%s %s(%s) %s", what, s.name, params, ret)
 		var args []string
@@ -185,28 +172,40 @@ func classify(s *stmt) {
 	s.kind = "ddl"
 }
 
-// balanced returns the text inside the parenthesis s starts with, and what
-// follows it.
-func balanced(s string) (inside, rest string, ok bool) {
+// topLevel calls visit with each byte of s outside quoted strings and its
+// parenthesis depth (after an opening parenthesis, before a closing one);
+// visit returns false to stop.
+func topLevel(s string, visit func(i, depth int) bool) {
 	depth := 0
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
+		case '\'':
+			if j := strings.IndexByte(s[i+1:], '\''); j >= 0 {
+				i += j + 1
+			}
+			continue
 		case '(':
 			depth++
 		case ')':
 			depth--
-			if depth == 0 {
-				return strings.TrimSpace(s[1:i]), s[i+1:], true
-			}
-		case '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return "", "", false
-			}
-			i += j + 1
+		}
+		if !visit(i, depth) {
+			return
 		}
 	}
-	return "", "", false
+}
+
+// balanced returns the text inside the parenthesis s starts with, and what
+// follows it.
+func balanced(s string) (inside, rest string, ok bool) {
+	topLevel(s, func(i, depth int) bool {
+		if s[i] == ')' && depth == 0 {
+			inside, rest, ok = strings.TrimSpace(s[1:i]), s[i+1:], true
+			return false
+		}
+		return true
+	})
+	return inside, rest, ok
 }
 
 // splitTop splits s at commas outside parentheses and quotes.
@@ -215,24 +214,14 @@ func splitTop(s string) []string {
 		return nil
 	}
 	var out []string
-	depth, last := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		case '\'':
-			if j := strings.IndexByte(s[i+1:], '\''); j >= 0 {
-				i += j + 1
-			}
-		case ',':
-			if depth == 0 {
-				out = append(out, s[last:i])
-				last = i + 1
-			}
+	last := 0
+	topLevel(s, func(i, depth int) bool {
+		if s[i] == ',' && depth == 0 {
+			out = append(out, s[last:i])
+			last = i + 1
 		}
-	}
+		return true
+	})
 	return append(out, s[last:])
 }
 
