@@ -351,9 +351,12 @@ func upgrade(rel *marker, srcs []source, steps []step) ([]byte, error) {
 					recreated[s.name] = true
 					block(&w, "signature changed since v"+rel.version+": "+src.path, strings.Join(drops, "\n")+"\n")
 				}
-				if same {
+				switch {
+				case same:
 					block(&w, origin, asReplace(s.text)+"\n")
-				} else {
+				case len(olds) == 0:
+					block(&w, "new since v"+rel.version+": "+src.path, s.text+"\n")
+				default:
 					block(&w, origin, s.text+"\n")
 				}
 			case "view":
