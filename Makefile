@@ -4,7 +4,9 @@
 # set (e.g. postgres://postgres@127.0.0.1:5499/postgres?sslmode=disable) they
 # use that server; otherwise they run inside a private throwaway cluster from
 # scripts/pg.sh (.pg/, port $AWA_PG_PORT or 54329), started and stopped around
-# the target. AWA_SQL_DIR (default sql) points the SQL targets at another tree.
+# the target. AWA_SQL_DIR (default sql) points the pgTAP targets at another
+# tree; AWA_ROOT points generate and verify/catalog at another tree (its sql/
+# and db/). Releases and upgrades: docs/releases.md.
 #
 # The Go tests also need a second server with PostgreSQL's stock lock-table
 # settings (max_connections 100, max_locks_per_transaction 64), for the
@@ -18,7 +20,6 @@ SHELL := bash
 MAKEFLAGS += --no-print-directory
 
 export AWA_SQL_DIR ?= sql
-MIGRATION := db/migrations/00001_awa_substrate.sql
 PGTAP_PKGS := postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl
 export AWA_PG_BIN ?= /usr/lib/postgresql/15/bin
 PG_PROVE_FLAGS ?= # extra pg_prove flags, e.g. PG_PROVE_FLAGS=-v
@@ -36,7 +37,7 @@ with_stock = $(if $(AWA_STOCK_DSN),$(1),AWA_PG_STOCK=1 scripts/pg.sh run -- $(1)
 unexport AWA_PG_STOCK
 
 .PHONY: help tools generate verify verify/generated verify/go verify/bench verify/catalog \
-	test test/sql test/go demo bench _verify/catalog _test/sql _test/go _demo
+	test test/sql test/go demo bench release _verify/catalog _test/sql _test/go _demo
 
 help: ## list targets
 	@grep -hE '^[a-zA-Z/_-]+:.*## ' $(MAKEFILE_LIST) \
@@ -53,8 +54,8 @@ tools: ## install pgTAP, pg_prove and Python's psycopg (apt) when missing
 	fi; \
 	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing
 
-generate: $(SQLC) ## regenerate db/migrations from sql/ and driver/internal/dbsqlc from queries/
-	scripts/gen-migrations.sh $(MIGRATION)
+generate: $(SQLC) ## regenerate db/migrations from sql/ (the unreleased migration; released ones stay frozen) and driver/internal/dbsqlc from queries/
+	scripts/gen-migrations.sh
 	$(SQLC) generate
 
 $(SQLC):
@@ -65,8 +66,7 @@ $(SQLC):
 verify: verify/generated verify/go verify/bench verify/catalog ## all static checks + catalog check
 
 verify/generated: $(SQLC) ## fail if db/migrations or driver/internal/dbsqlc is not what `make generate` gives
-	@scripts/gen-migrations.sh - | diff -u $(MIGRATION) - \
-	  || { echo "$(MIGRATION) is stale: run make generate" >&2; exit 1; }
+	@scripts/gen-migrations.sh -check
 	@$(SQLC) diff || { echo "driver/internal/dbsqlc is stale: run make generate" >&2; exit 1; }
 
 verify/go: ## gofmt and go vet
@@ -76,7 +76,7 @@ verify/go: ## gofmt and go vet
 verify/bench: ## the bench module (its own go.mod, River inside) still builds and vets (test/go runs its tests)
 	cd bench && go build ./... && go vet ./...
 
-verify/catalog: ## sql/ via psql and db/migrations via goose give the same awa catalog
+verify/catalog: ## sql/ applied fresh (psql) and every migration applied in order (goose) give the same awa catalog
 	@$(call with_db,_verify/catalog)
 
 test: tools ## everything (verify, pgTAP, go test) in ONE database server (and a stock one for go test)
@@ -87,6 +87,10 @@ test/sql: ## pgTAP suite: pg_prove over sql/tests
 
 test/go: ## go test -count=1 ./... with AWA_TEST_DSN and AWA_STOCK_DSN, then the bench module's tests
 	@$(call with_db,_test/go)
+
+release: ## freeze sql/ as release VERSION (make release VERSION=X.Y.Z; docs/releases.md): writes db/releases/vX.Y.Z
+	@[ -n "$(VERSION)" ] || { echo "usage: make release VERSION=X.Y.Z" >&2; exit 1; }
+	scripts/gen-migrations.sh release $(VERSION)
 
 demo: ## build cmd/awa and run `awa demo` in a fresh database awa_demo (DEMO_FLAGS="-jobs N ...")
 	go build -o .bin/awa ./cmd/awa

@@ -1,14 +1,19 @@
 // Package db ships awa's database schema as goose migrations.
 //
 // The migrations are generated from sql/ by scripts/gen-migrations.sh
-// (`make generate`); `make verify` checks that applying them through goose
-// yields the same awa catalog as applying sql/ directly with psql.
+// (`make generate`): those of the releases (releases/vX.Y.Z) are frozen, the
+// unreleased one holds what changed since (docs/releases.md). `make verify`
+// checks that applying them all in order through goose yields the same awa
+// catalog as applying sql/ directly with psql.
 package db
 
 import (
 	"database/sql"
 	"embed"
+	"errors"
+	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/pressly/goose/v3"
 )
@@ -41,4 +46,49 @@ func Provider(sqlDB *sql.DB, opts ...goose.ProviderOption) (*goose.Provider, err
 	}
 	opts = append([]goose.ProviderOption{goose.WithTableName(VersionTable)}, opts...)
 	return goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, opts...)
+}
+
+// Releases holds the release markers (releases/vX.Y.Z, docs/releases.md): each
+// lists the migrations that install its release, frozen byte for byte.
+//
+//go:embed releases
+var Releases embed.FS
+
+// LatestRelease returns the newest release's version and the goose version of
+// its last migration: Provider.UpTo(ctx, last) installs exactly that release.
+func LatestRelease() (version string, last int64, err error) {
+	entries, err := fs.ReadDir(Releases, "releases")
+	if err != nil {
+		return "", 0, err
+	}
+	var best [3]int
+	for _, e := range entries {
+		var v [3]int
+		if n, _ := fmt.Sscanf(e.Name(), "v%d.%d.%d", &v[0], &v[1], &v[2]); n != 3 {
+			return "", 0, fmt.Errorf("release marker %s: want vX.Y.Z", e.Name())
+		}
+		if version != "" && !(v[0] > best[0] || v[0] == best[0] && (v[1] > best[1] || v[1] == best[1] && v[2] > best[2])) {
+			continue
+		}
+		body, err := fs.ReadFile(Releases, "releases/"+e.Name())
+		if err != nil {
+			return "", 0, err
+		}
+		last = 0
+		for _, line := range strings.Split(string(body), "\n") {
+			if name, ok := strings.CutPrefix(line, "migration\t"); ok {
+				if _, err := fmt.Sscanf(name, "%d_", &last); err != nil {
+					return "", 0, fmt.Errorf("release marker %s: %q: %w", e.Name(), line, err)
+				}
+			}
+		}
+		if last == 0 {
+			return "", 0, fmt.Errorf("release marker %s lists no migration", e.Name())
+		}
+		version, best = strings.TrimPrefix(e.Name(), "v"), v
+	}
+	if version == "" {
+		return "", 0, errors.New("no release marker in db/releases")
+	}
+	return version, last, nil
 }

@@ -29,8 +29,18 @@ func TestEmbeddedMigrations(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := p.ListSources()
-	if len(src) != 1 || src[0].Version != 1 || src[0].Path != "00001_awa_substrate.sql" {
-		t.Fatalf("embedded migrations = %+v, want the single 00001_awa_substrate.sql", src)
+	if len(src) == 0 || src[0].Version != 1 || src[0].Path != "00001_awa_substrate.sql" {
+		t.Fatalf("embedded migrations = %+v, want 00001_awa_substrate.sql first", src)
+	}
+	for i, s := range src {
+		if s.Version != int64(i+1) {
+			t.Fatalf("embedded migration %d is %s: want versions 1, 2, ... without a gap", i, s.Path)
+		}
+	}
+	version, last, err := db.LatestRelease()
+	if err != nil || version == "" || last < 1 || last > int64(len(src)) || last < int64(len(src)-1) {
+		t.Fatalf("LatestRelease() = %q, %d, %v; want a version whose migrations are all embedded, "+
+			"with at most one unreleased migration after them (%d embedded)", version, last, err, len(src))
 	}
 	body, err := db.Migrations.ReadFile("migrations/00001_awa_substrate.sql")
 	if err != nil {
@@ -51,12 +61,13 @@ func TestProviderUpDown(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	head := int64(len(p.ListSources()))
 	res, err := p.Up(ctx)
 	if err != nil {
 		t.Fatalf("up: %v", err)
 	}
-	if len(res) != 1 {
-		t.Fatalf("up applied %d migrations, want 1", len(res))
+	if int64(len(res)) != head {
+		t.Fatalf("up applied %d migrations, want all %d", len(res), head)
 	}
 	assertSchema(t, sqlDB, true)
 
@@ -64,8 +75,8 @@ func TestProviderUpDown(t *testing.T) {
 	if err != nil || len(res) != 0 {
 		t.Fatalf("second up = %d results, %v; want a no-op", len(res), err)
 	}
-	if v, err := p.GetDBVersion(ctx); err != nil || v != 1 {
-		t.Fatalf("db version = %d, %v; want 1", v, err)
+	if v, err := p.GetDBVersion(ctx); err != nil || v != head {
+		t.Fatalf("db version = %d, %v; want %d", v, err, head)
 	}
 
 	if _, err := p.DownTo(ctx, 0); err != nil {
@@ -117,13 +128,14 @@ func TestInstallsBesideAnAppsOwnGooseMigrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	head := int64(len(p.ListSources()))
 	res, err := p.Up(ctx)
-	if err != nil || len(res) != 1 {
-		t.Fatalf("awa up beside the app's version 3: %d applied, %v; want 1", len(res), err)
+	if err != nil || int64(len(res)) != head {
+		t.Fatalf("awa up beside the app's version 3: %d applied, %v; want %d", len(res), err, head)
 	}
 	assertSchema(t, sqlDB, true)
-	if v, err := p.GetDBVersion(ctx); err != nil || v != 1 {
-		t.Fatalf("awa's version = %d, %v; want 1", v, err)
+	if v, err := p.GetDBVersion(ctx); err != nil || v != head {
+		t.Fatalf("awa's version = %d, %v; want %d", v, err, head)
 	}
 	var appRows, awaRows int
 	if err := sqlDB.QueryRow(`SELECT (SELECT count(*) FROM goose_db_version WHERE version_id > 0),
@@ -131,8 +143,8 @@ func TestInstallsBesideAnAppsOwnGooseMigrations(t *testing.T) {
 		Scan(&appRows, &awaRows); err != nil {
 		t.Fatal(err)
 	}
-	if appRows != 3 || awaRows != 1 {
-		t.Fatalf("version rows: app %d, awa %d; want 3 and 1 (each in its own table)", appRows, awaRows)
+	if appRows != 3 || int64(awaRows) != head {
+		t.Fatalf("version rows: app %d, awa %d; want 3 and %d (each in its own table)", appRows, awaRows, head)
 	}
 	if v := appVersion(); v != 3 {
 		t.Fatalf("the app's version after awa's install = %d, want 3", v)

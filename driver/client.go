@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,6 +24,9 @@ type Client struct {
 	// maintenance): the pool, or readCommitted over it when the database's
 	// default isolation is not READ COMMITTED. Set by Start.
 	rt DBTX
+	// versionOK: the substrate's version was checked and is one this driver
+	// works against (checkVersion; once per client).
+	versionOK atomic.Bool
 
 	mu       sync.Mutex
 	started  bool
@@ -79,6 +83,9 @@ func (c *Client) InsertTx(ctx context.Context, tx pgx.Tx, args JobArgs, opts *In
 }
 
 func (c *Client) insert(ctx context.Context, db DBTX, args JobArgs, opts *InsertOpts) (InsertedJob, error) {
+	if err := c.checkVersion(ctx, db); err != nil {
+		return InsertedJob{}, err
+	}
 	p, err := encodeArgs(args)
 	if err != nil {
 		return InsertedJob{}, err
@@ -103,6 +110,9 @@ func (c *Client) InsertMany(ctx context.Context, jobs []InsertManyParams) ([]Ins
 
 // InsertManyTx is InsertMany in the caller's transaction.
 func (c *Client) InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyParams) ([]InsertedJob, error) {
+	if err := c.checkVersion(ctx, tx); err != nil {
+		return nil, err
+	}
 	ps, err := insertParams(jobs)
 	if err != nil {
 		return nil, err
@@ -120,11 +130,29 @@ func (c *Client) InsertManyCopy(ctx context.Context, jobs []InsertManyParams) ([
 
 // InsertManyCopyTx is InsertManyCopy in the caller's transaction.
 func (c *Client) InsertManyCopyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyParams) ([]InsertedJob, error) {
+	if err := c.checkVersion(ctx, tx); err != nil {
+		return nil, err
+	}
 	ps, err := insertParams(jobs)
 	if err != nil {
 		return nil, err
 	}
 	return c.driver.InsertManyCopy(ctx, tx, ps)
+}
+
+// checkVersion refuses a substrate this driver does not work against
+// (Driver.CheckSubstrateVersion), on db, the first time a client touches the
+// database: Start, or an insert of a client that only produces. Later calls
+// cost one atomic load.
+func (c *Client) checkVersion(ctx context.Context, db DBTX) error {
+	if c.versionOK.Load() {
+		return nil
+	}
+	if _, err := c.driver.CheckSubstrateVersion(ctx, db); err != nil {
+		return fmt.Errorf("awa: %w", err)
+	}
+	c.versionOK.Store(true)
+	return nil
 }
 
 // inTx runs f in a transaction on pool and returns its result once committed.
@@ -170,6 +198,9 @@ func (c *Client) Start(ctx context.Context) error {
 	defer c.mu.Unlock()
 	if c.started {
 		return errors.New("awa: client already started")
+	}
+	if err := c.checkVersion(ctx, c.pool); err != nil {
+		return err
 	}
 	// The runtime functions refuse a transaction that is not READ COMMITTED
 	// (AW040). With another database default, run them in explicit READ

@@ -10,6 +10,12 @@ import (
 // outside its documented range; the message names the field and its value.
 var ErrInvalidConfig = errors.New("awa: invalid config")
 
+// ErrSubstrateVersion: the database's substrate (awa.substrate_version()) is
+// neither SubstrateVersion nor PreviousSubstrateVersion, or has no version at
+// all. The message names both versions and what to run (`awa migrate up`, or
+// a newer client). Client.Start and Driver.CheckSubstrateVersion return it.
+var ErrSubstrateVersion = errors.New("awa: substrate version not supported")
+
 // Sentinel errors for the SQLSTATEs the substrate raises (docs/errors.md).
 // Errors returned by this package wrap both the sentinel and the
 // *pgconn.PgError, so errors.Is and errors.As work on either.

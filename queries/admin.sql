@@ -16,3 +16,6 @@ SELECT * FROM awa.retry_dlq_job(sqlc.arg(job_id)::bigint, sqlc.narg(run_at)::tim
 -- name: PurgeDLQ :many
 SELECT * FROM awa.purge_dlq(sqlc.narg(queue)::text, sqlc.narg(failed_before)::timestamptz,
                             sqlc.narg(job_ids)::bigint[], sqlc.arg(max)::int);
+
+-- name: SubstrateVersion :one
+SELECT awa.substrate_version()::text AS version;

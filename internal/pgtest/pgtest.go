@@ -34,6 +34,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver for goose
+	"github.com/pressly/goose/v3"
 
 	"github.com/awa-queue/awa/db"
 )
@@ -127,6 +128,27 @@ func RunWithDB(m *testing.M, dsn *string) int {
 	return code
 }
 
+// NewDBAtDSN creates a fresh database with the embedded migrations applied up
+// to goose version upTo (0: an empty database, no schema awa) and returns its
+// DSN; dropped when the test ends. For tests of an older release
+// (db.LatestRelease) and of upgrades.
+func NewDBAtDSN(t testing.TB, upTo int64) string {
+	t.Helper()
+	server := DSN(t)
+	name, err := createDBFrom(server, "template0")
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
+	t.Cleanup(func() { DropDatabase(t, server, name) })
+	dsn := withDatabase(server, name)
+	if upTo > 0 {
+		if _, err := MigrateTo(context.Background(), dsn, upTo); err != nil {
+			t.Fatalf("pgtest: migrate %s up to %d: %v", name, upTo, err)
+		}
+	}
+	return dsn
+}
+
 // createDB clones the migrated template into a new database on the server of
 // serverDSN and returns its name.
 func createDB(serverDSN string) (string, error) {
@@ -134,6 +156,10 @@ func createDB(serverDSN string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("template database: %w", err)
 	}
+	return createDBFrom(serverDSN, tmpl)
+}
+
+func createDBFrom(serverDSN, tmpl string) (string, error) {
 	var rnd [4]byte
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return "", err
@@ -254,17 +280,34 @@ func ensureTemplate(dsn string) (string, error) {
 // migrate applies the embedded goose migrations (the production path:
 // db.Provider over database/sql with the pgx stdlib driver).
 func migrate(ctx context.Context, dsn string) error {
+	_, err := MigrateTo(ctx, dsn, -1)
+	return err
+}
+
+// MigrateTo applies the embedded migrations to the database of dsn up to
+// goose version upTo (-1: all, as `awa migrate up`) through db.Provider, and
+// returns the files it applied.
+func MigrateTo(ctx context.Context, dsn string, upTo int64) ([]string, error) {
 	sqlDB, err := sql.Open("pgx", dsn)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer sqlDB.Close()
 	p, err := db.Provider(sqlDB)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = p.Up(ctx)
-	return err
+	var res []*goose.MigrationResult
+	if upTo < 0 {
+		res, err = p.Up(ctx)
+	} else {
+		res, err = p.UpTo(ctx, upTo)
+	}
+	var names []string
+	for _, r := range res {
+		names = append(names, r.Source.Path)
+	}
+	return names, err
 }
 
 // migrationsHash is a short hex digest of the embedded migration files' names

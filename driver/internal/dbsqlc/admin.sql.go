@@ -180,3 +180,14 @@ func (q *Queries) RetryDLQJob(ctx context.Context, db DBTX, arg RetryDLQJobParam
 	)
 	return i, err
 }
+
+const substrateVersion = `-- name: SubstrateVersion :one
+SELECT awa.substrate_version()::text AS version
+`
+
+func (q *Queries) SubstrateVersion(ctx context.Context, db DBTX) (string, error) {
+	row := db.QueryRow(ctx, substrateVersion)
+	var version string
+	err := row.Scan(&version)
+	return version, err
+}

@@ -2,9 +2,10 @@
 // goose's Provider API. It exists for `make verify`, which compares the catalog
 // it produces with that of scripts/apply-sql.sh.
 //
-//	go run ./internal/tools/goosemigrate -dsn DSN up | down-to N | status
+//	go run ./internal/tools/goosemigrate -dsn DSN [-dir DIR] up | up-to N | down-to N | status
 //
-// -dsn defaults to $AWA_TEST_DSN, then $DATABASE_URL.
+// -dsn defaults to $AWA_TEST_DSN, then $DATABASE_URL; -dir reads the migrations
+// from a directory instead of the embedded ones (the catalog check's own tests).
 package main
 
 import (
@@ -25,18 +26,19 @@ import (
 func main() {
 	dsn := flag.String("dsn", firstNonEmpty(os.Getenv("AWA_TEST_DSN"), os.Getenv("DATABASE_URL")), "PostgreSQL connection string")
 	verbose := flag.Bool("v", false, "log each migration")
+	dir := flag.String("dir", "", "migrations directory (default: the embedded db/migrations)")
 	flag.Usage = func() {
-		fmt.Fprintln(flag.CommandLine.Output(), "usage: goosemigrate [-dsn DSN] [-v] up | down-to VERSION | status")
+		fmt.Fprintln(flag.CommandLine.Output(), "usage: goosemigrate [-dsn DSN] [-dir DIR] [-v] up | up-to VERSION | down-to VERSION | status")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if err := run(*dsn, *verbose, flag.Args()); err != nil {
+	if err := run(*dsn, *dir, *verbose, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "goosemigrate:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dsn string, verbose bool, args []string) error {
+func run(dsn, dir string, verbose bool, args []string) error {
 	if dsn == "" {
 		return fmt.Errorf("no DSN: pass -dsn or set AWA_TEST_DSN")
 	}
@@ -49,7 +51,13 @@ func run(dsn string, verbose bool, args []string) error {
 		return err
 	}
 	defer sqlDB.Close()
-	p, err := db.Provider(sqlDB, goose.WithVerbose(verbose))
+	opts := []goose.ProviderOption{goose.WithVerbose(verbose)}
+	var p *goose.Provider
+	if dir != "" {
+		p, err = goose.NewProvider(goose.DialectPostgres, sqlDB, os.DirFS(dir), append(opts, goose.WithTableName(db.VersionTable))...)
+	} else {
+		p, err = db.Provider(sqlDB, opts...)
+	}
 	if err != nil {
 		return err
 	}
@@ -57,6 +65,11 @@ func run(dsn string, verbose bool, args []string) error {
 	switch {
 	case args[0] == "up" && len(args) == 1:
 		_, err = p.Up(ctx)
+	case args[0] == "up-to" && len(args) == 2:
+		var v int64
+		if v, err = strconv.ParseInt(args[1], 10, 64); err == nil {
+			_, err = p.UpTo(ctx, v)
+		}
 	case args[0] == "down-to" && len(args) == 2:
 		var v int64
 		if v, err = strconv.ParseInt(args[1], 10, 64); err == nil {

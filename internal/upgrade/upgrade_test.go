@@ -1,0 +1,371 @@
+// Package upgrade tests an upgrade from the newest release to the head
+// migrations with real processes (docs/releases.md, "The upgrade test").
+package upgrade
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/awa-queue/awa/db"
+	"github.com/awa-queue/awa/driver"
+	"github.com/awa-queue/awa/internal/pgtest"
+)
+
+// The newest release is installed and left with jobs in every state; a worker
+// process built from that release's source works while `goose up` takes the
+// database to the head migrations; then the head's worker finishes. Every job
+// ends as it would have without the upgrade: each worked job completed by
+// exactly one run, the DLQ job still in the DLQ, the terminal jobs unchanged.
+// With no unreleased migration the upgrade applies nothing and the outcomes
+// are asserted all the same.
+func TestUpgradeFromTheLatestReleaseWhileItsWorkerRuns(t *testing.T) {
+	start := time.Now()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	version, last, err := db.LatestRelease()
+	if err != nil {
+		t.Fatal(err)
+	}
+	commit := releaseCommit(t, root, version)
+	dsn := pgtest.NewDBAtDSN(t, last) // the release installed, as its users have it
+	tmp := t.TempDir()
+
+	// Both workers are built while the jobs are set up.
+	var builds sync.WaitGroup
+	var oldBin, newBin string
+	var oldErr, newErr error
+	builds.Add(2)
+	go func() {
+		defer builds.Done()
+		src := filepath.Join(tmp, "release")
+		if oldErr = run(root, "bash", "-c", fmt.Sprintf("set -o pipefail; mkdir -p %q && git archive %s | tar -x -C %q", src, commit, src)); oldErr == nil {
+			oldBin, oldErr = build(src, filepath.Join(tmp, "worker-v"+version))
+		}
+	}()
+	go func() {
+		defer builds.Done()
+		newBin, newErr = build(root, filepath.Join(tmp, "worker-head"))
+	}()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var installed string
+	if err := pool.QueryRow(ctx, `SELECT awa.substrate_version()`).Scan(&installed); err != nil || installed != version {
+		t.Fatalf("installed substrate = %q, %v; want the release %s", installed, err, version)
+	}
+	jobs := setUpJobs(t, ctx, pool)
+
+	builds.Wait()
+	if oldErr != nil || newErr != nil {
+		t.Fatalf("build the workers: release v%s (%s): %v; head: %v", version, commit[:12], oldErr, newErr)
+	}
+	t.Logf("release v%s from %s, workers built after %s", version, commit[:12], time.Since(start).Round(time.Millisecond))
+
+	old := startWorker(t, oldBin, dsn)
+	// Upgrade while the old worker holds jobs.
+	waitFor(t, 20*time.Second, "the release's worker runs jobs", func() bool {
+		return count(t, ctx, pool, `SELECT count(*) FROM awa.jobs WHERE state = 'running' AND queue = 'crash'`) > 0
+	})
+	applied := gooseUp(t, ctx, dsn)
+	var upgraded string
+	if err := pool.QueryRow(ctx, `SELECT awa.substrate_version()`).Scan(&upgraded); err != nil || upgraded != driver.SubstrateVersion {
+		t.Fatalf("substrate after goose up = %q, %v; want %s", upgraded, err, driver.SubstrateVersion)
+	}
+	t.Logf("goose up applied %v while the release's worker ran", applied)
+	// The old worker goes on under the new substrate, then stops gracefully
+	// (its running jobs finish and their results are flushed).
+	time.Sleep(time.Second)
+	old.stop(t)
+	neu := startWorker(t, newBin, dsn)
+	waitFor(t, 40*time.Second, "every crash job completed", func() bool {
+		return count(t, ctx, pool, `SELECT count(*) FROM awa.jobs WHERE queue = 'crash' AND state <> 'completed'`) == 0
+	})
+	neu.stop(t)
+
+	// Outcomes.
+	for _, j := range jobs {
+		var states []string
+		rows, err := pool.Query(ctx, `SELECT state::text || CASE WHEN dlq THEN '+dlq' ELSE '' END FROM awa.jobs WHERE id = $1`, j.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				t.Fatal(err)
+			}
+			states = append(states, s)
+		}
+		rows.Close()
+		if len(states) != 1 || states[0] != j.want {
+			t.Errorf("job %d (%s): awa.jobs says %v, want exactly one row, %s", j.id, j.what, states, j.want)
+		}
+		var runs int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM crash_runs WHERE job_id = $1`, j.id).Scan(&runs); err != nil {
+			t.Fatal(err)
+		}
+		if runs != j.runs {
+			t.Errorf("job %d (%s): run %d times by the workers, want %d", j.id, j.what, runs, j.runs)
+		}
+	}
+	var byOld, byNew int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE pid = $1), count(*) FILTER (WHERE pid = $2) FROM crash_runs`,
+		old.pid, neu.pid).Scan(&byOld, &byNew); err != nil {
+		t.Fatal(err)
+	}
+	if byOld == 0 || byNew == 0 {
+		t.Errorf("runs by the release's worker: %d, by the head's: %d; want both working", byOld, byNew)
+	}
+	if n := count(t, ctx, pool, `SELECT count(*) FROM awa.dlq_entries`); n != 1 {
+		t.Errorf("DLQ entries: %d, want the one DLQ job", n)
+	}
+	t.Logf("runs: %d by v%s's worker, %d by the head's; %s in all", byOld, version, byNew, time.Since(start).Round(time.Millisecond))
+}
+
+// releaseCommit finds the commit that added the release marker: commit hashes
+// change when history is rebased, the marker's first commit does not.
+func releaseCommit(t *testing.T, root, version string) string {
+	t.Helper()
+	marker := "db/releases/v" + version
+	shallow, err := output(root, "git", "rev-parse", "--is-shallow-repository")
+	if err != nil || strings.TrimSpace(shallow) != "false" {
+		t.Fatalf("the upgrade test needs the git history (it builds the worker of release v%s from the commit that "+
+			"added %s): git rev-parse --is-shallow-repository = %q, %v; run it in a full clone (git fetch --unshallow)",
+			version, marker, strings.TrimSpace(shallow), err)
+	}
+	out, err := output(root, "git", "log", "--diff-filter=A", "--format=%H", "--", marker)
+	commits := strings.Fields(out)
+	if err != nil || len(commits) == 0 {
+		t.Fatalf("the upgrade test needs the git history: no commit adds %s (git log --diff-filter=A: %q, %v)", marker, out, err)
+	}
+	return commits[len(commits)-1] // the first one to add it
+}
+
+type job struct {
+	id   int64
+	what string
+	want string // final state in awa.jobs, "+dlq" when in the DLQ
+	runs int    // runs by the workers (crash_runs rows)
+}
+
+// setUpJobs leaves jobs in every state on the release's substrate, through
+// its SQL API: available, scheduled, retryable, running (an abandoned claim),
+// DLQ, and terminal ones (completed, cancelled, failed).
+func setUpJobs(t *testing.T, ctx context.Context, pool *pgxpool.Pool) []job {
+	t.Helper()
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	insert := func(queue, opts string) int64 {
+		t.Helper()
+		var id int64
+		if err := pool.QueryRow(ctx, `SELECT id FROM awa.insert_job('crash', '{}', $1::jsonb)`,
+			`{"queue": "`+queue+`"`+opts+`}`).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	// claimOne claims the one job ready in queue and finalizes it with fn
+	// (complete_jobs, retry_jobs, fail_jobs; "" leaves the attempt open).
+	claimOne := func(queue string, id int64, fn, extra string) {
+		t.Helper()
+		var got, lease, receipt int64
+		var slot int32
+		if err := pool.QueryRow(ctx, `SELECT id, run_lease, claim_slot, receipt_id FROM awa.claim_ready_runtime($1, 1)`, queue).
+			Scan(&got, &lease, &slot, &receipt); err != nil || got != id {
+			t.Fatalf("claim %s: job %d, %v; want %d", queue, got, err, id)
+		}
+		if fn != "" {
+			exec(`SELECT * FROM awa.`+fn+`(ARRAY[$1::bigint], ARRAY[$2::bigint], ARRAY[$3::int], ARRAY[$4::bigint]`+extra+`)`,
+				id, lease, slot, receipt)
+		}
+	}
+	exec(`CREATE TABLE crash_runs (job_id bigint, run_lease bigint, pid int, at timestamptz)`)
+	exec(`SELECT * FROM awa.configure_queue('dlq', '{"dlq": true}')`)
+
+	var jobs []job
+	// Claimed in the crash queue before any worker runs, so claimed first.
+	r := insert("crash", `, "max_attempts": 5`)
+	claimOne("crash", r, "retry_jobs", `, ARRAY['boom'], ARRAY[now() + interval '4 seconds']`)
+	jobs = append(jobs, job{r, "retryable", "completed", 1})
+	x := insert("crash", "")
+	claimOne("crash", x, "", "") // no instance, never finalized: rescued after RescueStaleAfter
+	jobs = append(jobs, job{x, "running, abandoned", "completed", 1})
+
+	d := insert("dlq", `, "max_attempts": 1`)
+	claimOne("dlq", d, "fail_jobs", `, ARRAY['permanent']`)
+	jobs = append(jobs, job{d, "DLQ", "failed+dlq", 0})
+	c := insert("done", "")
+	claimOne("done", c, "complete_jobs", "")
+	jobs = append(jobs, job{c, "completed", "completed", 0})
+	f := insert("done", `, "max_attempts": 1`)
+	claimOne("done", f, "fail_jobs", `, ARRAY['permanent']`)
+	jobs = append(jobs, job{f, "failed", "failed", 0})
+	k := insert("done", "")
+	exec(`SELECT * FROM awa.cancel_job($1)`, k)
+	jobs = append(jobs, job{k, "cancelled", "cancelled", 0})
+
+	for i := 0; i < 3; i++ {
+		jobs = append(jobs, job{insert("crash", `, "run_at": "`+time.Now().Add(5*time.Second).UTC().Format(time.RFC3339Nano)+`"`),
+			"scheduled", "completed", 1})
+	}
+	for i := 0; i < 40; i++ {
+		jobs = append(jobs, job{insert("crash", ""), "available", "completed", 1})
+	}
+	want := map[string]bool{"scheduled": true, "available": true, "running": true, "retryable": true, "completed": true,
+		"cancelled": true, "failed": true}
+	rows, err := pool.Query(ctx, `SELECT DISTINCT state::text FROM awa.jobs`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		delete(want, s)
+	}
+	if len(want) > 0 || count(t, ctx, pool, `SELECT count(*) FROM awa.jobs WHERE dlq`) != 1 {
+		t.Fatalf("set-up: states missing before the upgrade: %v (or no DLQ job)", want)
+	}
+	return jobs
+}
+
+type worker struct {
+	cmd   *exec.Cmd
+	stdin interface{ Close() error }
+	pid   int
+	log   *bytes.Buffer
+}
+
+func startWorker(t *testing.T, bin, dsn string) *worker {
+	t.Helper()
+	w := &worker{log: &bytes.Buffer{}}
+	w.cmd = exec.Command(bin, "-dsn", dsn, "-workers", "4", "-sleep-min", "150ms", "-sleep-max", "300ms")
+	w.cmd.Stderr = w.log
+	stdin, err := w.cmd.StdinPipe() // the worker exits when it closes
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.stdin = stdin
+	if err := w.cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	w.pid = w.cmd.Process.Pid
+	t.Cleanup(func() {
+		if w.cmd.ProcessState == nil {
+			_ = w.cmd.Process.Kill()
+			_ = w.cmd.Wait()
+		}
+	})
+	return w
+}
+
+// stop ends the worker gracefully (SIGTERM: Client.Stop) and checks it exits 0.
+func (w *worker) stop(t *testing.T) {
+	t.Helper()
+	if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- w.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("worker %d exited: %v\n%s", w.pid, err, w.log)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("worker %d did not stop within 20s\n%s", w.pid, w.log)
+	}
+	_ = w.stdin.Close()
+}
+
+// gooseUp applies the head migrations, as `awa migrate up` does.
+func gooseUp(t *testing.T, ctx context.Context, dsn string) []string {
+	t.Helper()
+	names, err := pgtest.MigrateTo(ctx, dsn, -1)
+	if err != nil {
+		t.Fatalf("goose up to the head while the release's worker runs: %v", err)
+	}
+	head, _ := fs.Glob(db.Migrations, "migrations/*.sql")
+	var version int
+	conn, err := pgxpool.New(ctx, dsn)
+	if err == nil {
+		err = conn.QueryRow(ctx, `SELECT max(version_id) FROM `+db.VersionTable).Scan(&version)
+		conn.Close()
+	}
+	if err != nil || version != len(head) {
+		t.Fatalf("version after up = %d, %v; want %d", version, err, len(head))
+	}
+	return names
+}
+
+func build(dir, out string) (string, error) {
+	cmd := exec.Command("go", "build", "-o", out, "./internal/crashworker")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build in %s: %v\n%s", dir, err, b)
+	}
+	return out, nil
+}
+
+func run(dir string, name string, args ...string) error {
+	_, err := output(dir, name, args...)
+	return err
+}
+
+func output(dir string, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), fmt.Errorf("%s %s: %v: %s", name, strings.Join(args, " "), err, stderr.String())
+	}
+	return string(out), nil
+}
+
+func count(t *testing.T, ctx context.Context, pool *pgxpool.Pool, q string) int {
+	t.Helper()
+	var n int
+	if err := pool.QueryRow(ctx, q).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for: %s", timeout, what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
