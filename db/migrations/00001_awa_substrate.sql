@@ -674,8 +674,6 @@ $$;
 -- priority) in that order the lane's producer lock (lane_producer, lane_id),
 -- held until commit. Separate calls that lock lanes in opposite orders can
 -- deadlock (40P01) once every shard is held.
--- The notify rule (awa._claimers_behind) reads current slots only, so a
--- producer never queues behind a prune of a sealed slot.
 -- Session settings: the lane cache (5 s) and the transaction's chosen shard.
 -- The rules and why: docs/storage.md, "The producer: lanes, notify rule and
 -- session settings".
@@ -808,7 +806,13 @@ BEGIN
                                                        kind, args, tags, metadata, errors, created_at, run_at, ord)
               WHERE j.queue = v_q[g] AND j.priority = v_p[g]) AS j;
 
-        CONTINUE WHEN v_q[g] = ANY (v_wake) OR (v_rc AND awa._claimers_behind(v_slot, v_lane, v_first));
+        CONTINUE WHEN v_q[g] = ANY (v_wake)
+            OR (v_rc AND EXISTS (SELECT 1 FROM awa.claim_cursors c
+                                 WHERE c.lane_id = v_lane
+                                   AND c.claim_seq < (SELECT r.lane_seq FROM awa.ready_entries r
+                                                      WHERE r.ready_slot = v_slot AND r.lane_id = v_lane
+                                                        AND r.lane_seq < v_first
+                                                      ORDER BY r.lane_seq DESC LIMIT 1)));
         v_wake := v_wake || v_q[g];
     END LOOP;
 
@@ -1045,57 +1049,6 @@ AS $$
     FROM awa.claim_closures c
     WHERE c.claim_slot = p_claim_slot
       AND c.receipts && awa._batch_receipts(p_batch_id, p_size)
-$$;
--- +goose StatementEnd
-
--- source: sql/functions/_claimers_behind.sql
--- +goose StatementBegin
--- awa._claimers_behind(queue_slot, lane, before): the notify rule's test, true
--- when the lane's highest row below position `before` in queue slot
--- queue_slot lies above the lane's claim cursor (its claimers have not reached
--- it, so they are not idle); false means "notify".
--- A producer must not queue behind a prune, which locks sealed slots only: one
--- per-slot prepared statement (awa_behind_<schema oid>_<queue slot>_<cursor
--- slot>, prepared on a session's first use and again after DEALLOCATE) reads
--- the row in that queue slot's partition and the lane's newest mark in the
--- current cursor slot's, checked current in the same snapshot. Only a lane
--- with no mark there (no claim since the cursor ring turned) reads the whole
--- cursor (awa.claim_cursors, which may wait for a cursor-ring prune). Why each
--- read is safe: docs/storage.md, "The producer".
--- Called by awa._append_ready at READ COMMITTED only.
-CREATE FUNCTION awa._claimers_behind(p_queue_slot int, p_lane int, p_before bigint)
-RETURNS boolean
-LANGUAGE plpgsql
-AS $$
-DECLARE
-    v_cursor_slot int := awa._current_slot('cursor');
-    v_name  text := format('awa_behind_%s_%s_%s', 'awa'::regnamespace::oid, p_queue_slot, v_cursor_slot);
-    v_run   text := format('EXECUTE %s(%s, %s)', v_name, p_lane, p_before);
-    v_prev  bigint;
-    v_mark  bigint;
-    v_current boolean;
-BEGIN
-    BEGIN
-        EXECUTE v_run INTO v_prev, v_mark, v_current;
-    EXCEPTION WHEN invalid_sql_statement_name THEN
-        EXECUTE format(
-            'PREPARE %s(int, bigint) AS SELECT '
-            || '(SELECT r.lane_seq FROM awa.%I r WHERE r.lane_id = $1 AND r.lane_seq < $2'
-            || ' ORDER BY r.lane_seq DESC LIMIT 1), '
-            || '(SELECT m.claim_seq FROM awa.%I m WHERE m.lane_id = $1 ORDER BY m.claim_seq DESC LIMIT 1), '
-            || '(SELECT x.slot FROM awa.ring_rotations x WHERE x.ring = %L'
-            || ' ORDER BY x.generation DESC LIMIT 1) = %s',
-            v_name, 'ready_entries_' || p_queue_slot, 'cursor_marks_' || v_cursor_slot, 'cursor', v_cursor_slot);
-        EXECUTE v_run INTO v_prev, v_mark, v_current;
-    END;
-    IF v_prev IS NULL OR NOT v_current THEN
-        RETURN false;
-    ELSIF v_mark IS NOT NULL THEN
-        RETURN v_mark < v_prev;
-    END IF;
-    -- A statement of its own: its locks come before its snapshot.
-    RETURN EXISTS (SELECT 1 FROM awa.claim_cursors c WHERE c.lane_id = p_lane AND c.claim_seq < v_prev);
-END;
 $$;
 -- +goose StatementEnd
 

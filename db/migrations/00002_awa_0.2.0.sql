@@ -3,6 +3,182 @@
 
 -- +goose Up
 
+-- changed since v0.1.0: sql/functions/_append_ready.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_slot  int := awa._current_slot('queue');
+    -- the batch's (queue, priority) groups, in lock order, with their sizes
+    v_q     text[];
+    v_p     smallint[];
+    v_n     bigint[];
+    -- every group's lanes, flat: group g has v_k[g] lanes from v_at[g] + 1
+    v_ids   int[] := '{}';
+    v_seqs  regclass[] := '{}';
+    v_at    int[] := '{}';
+    v_k     int[] := '{}';
+    v_gids  int[];
+    v_gseqs regclass[];
+    v_gsh   int;
+    v_sh    int[] := '{}';
+    v_ck    text[] := '{}';
+    v_seq   regclass;
+    v_ckey  text;
+    v_cache text[];
+    v_home  int;
+    v_pref  int;
+    v_pick  int;
+    v_key   text;
+    v_lane  int;
+    v_first bigint;
+    v_block bigint[];
+    v_wake  text[] := '{}';
+    v_rc    boolean := current_setting('transaction_isolation') = 'read committed';
+BEGIN
+    IF cardinality(p_jobs) = 1 THEN
+        v_q := ARRAY[p_jobs[1].queue];
+        v_p := ARRAY[p_jobs[1].priority];
+        v_n := ARRAY[1];
+    ELSE
+        SELECT array_agg(g.queue ORDER BY g.queue, g.priority), array_agg(g.priority ORDER BY g.queue, g.priority),
+               array_agg(g.n ORDER BY g.queue, g.priority)
+        INTO v_q, v_p, v_n
+        FROM (SELECT j.queue, j.priority, count(*) AS n FROM unnest(p_jobs) AS j GROUP BY j.queue, j.priority) AS g;
+    END IF;
+
+    FOR g IN 1 .. cardinality(v_q) LOOP
+        -- The session's lane cache (see the header), else awa._resolve_lanes.
+        v_ckey := 'awa.lanes_' || 'awa'::regnamespace::oid || '_' || v_p[g] || '_'
+                  || translate(hashtext(v_q[g])::text, '-', 'n');
+        v_cache := string_to_array(current_setting(v_ckey, true), '|');
+        IF v_cache[2] = v_q[g] AND v_cache[1]::float8 > extract(epoch FROM now()) THEN
+            v_gids := string_to_array(v_cache[3], ',')::int[];
+            v_gseqs := string_to_array(v_cache[4], ',')::oid[]::regclass[];
+            v_gsh := v_cache[5]::int;
+        ELSE
+            SELECT l.ids, l.seqs, l.shards INTO v_gids, v_gseqs, v_gsh FROM awa._resolve_lanes(v_q[g], v_p[g]) AS l;
+            PERFORM set_config(v_ckey, concat_ws('|', extract(epoch FROM now()) + 5, v_q[g],
+                                                 array_to_string(v_gids, ','), array_to_string(v_gseqs::oid[], ','),
+                                                 v_gsh),
+                               false);
+        END IF;
+        v_sh := v_sh || v_gsh;
+        v_ck := v_ck || v_ckey;
+        v_at := v_at || cardinality(v_ids);
+        v_k := v_k || cardinality(v_gids);
+        v_ids := v_ids || v_gids;
+        v_seqs := v_seqs || v_gseqs;
+    END LOOP;
+
+    FOR g IN 1 .. cardinality(v_q) LOOP
+        v_home := pg_backend_pid() % v_k[g];
+        v_key := 'awa.enqueue_shard_' || v_ids[v_at[g] + 1];
+        v_pref := nullif(current_setting(v_key, true), '')::int;
+        IF v_pref IS NULL OR v_pref >= v_k[g] THEN
+            v_pref := v_home;
+        END IF;
+
+        v_pick := NULL;
+        FOR i IN 0 .. v_k[g] - 1 LOOP
+            IF pg_try_advisory_xact_lock(awa._lock_key('lane_producer'), v_ids[v_at[g] + (v_pref + i) % v_k[g] + 1]) THEN
+                v_pick := (v_pref + i) % v_k[g];
+                EXIT;
+            END IF;
+        END LOOP;
+        v_lane := NULL;
+        IF v_pick IS NOT NULL THEN
+            v_lane := v_ids[v_at[g] + v_pick + 1];
+            v_seq := v_seqs[v_at[g] + v_pick + 1];
+        ELSIF v_k[g] < v_sh[g] AND v_rc THEN
+            -- Every known lane is held: add a shard, if nobody else is adding
+            -- one right now. Nobody can hold the new lane's lock yet.
+            SELECT a.id, a.seq INTO v_lane, v_seq FROM awa._add_lane(v_q[g], v_p[g], v_sh[g]) AS a;
+            IF v_lane IS NOT NULL THEN
+                PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
+                v_pick := v_k[g];
+                PERFORM set_config(v_ck[g], '', false);
+            END IF;
+        END IF;
+        IF v_lane IS NULL THEN
+            v_pick := v_pref;
+            v_lane := v_ids[v_at[g] + v_pick + 1];
+            v_seq := v_seqs[v_at[g] + v_pick + 1];
+            PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
+        END IF;
+        IF v_pick <> v_pref THEN
+            PERFORM set_config(v_key, v_pick::text, true);
+        END IF;
+
+        -- One block per 1024 rows; the pool sequence is shared, so blocks of
+        -- one call need not be adjacent.
+        IF v_n[g] <= 1024 THEN
+            v_block := ARRAY[nextval(v_seq)];
+        ELSE
+            v_block := ARRAY(SELECT nextval(v_seq) FROM generate_series(1, (v_n[g] + 1023) / 1024));
+        END IF;
+        v_first := v_block[1] * 1024;
+
+        INSERT INTO awa.ready_entries (
+            ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+            queue, kind, args, tags, metadata, errors, created_at, run_at)
+        SELECT v_slot, v_lane, v_block[(j.k - 1) / 1024 + 1] * 1024 + (j.k - 1) % 1024,
+               j.job_id, j.run_lease, j.attempt, j.max_attempts, j.priority,
+               j.queue, j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at, j.run_at
+        FROM (SELECT j.*, row_number() OVER (ORDER BY j.ord) AS k
+              FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
+                                                       kind, args, tags, metadata, errors, created_at, run_at, ord)
+              WHERE j.queue = v_q[g] AND j.priority = v_p[g]) AS j;
+
+        CONTINUE WHEN v_q[g] = ANY (v_wake) OR (v_rc AND awa._claimers_behind(v_slot, v_lane, v_first));
+        v_wake := v_wake || v_q[g];
+    END LOOP;
+
+    PERFORM pg_notify('awa:' || q, '') FROM unnest(v_wake) AS q;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_claimers_behind.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._claimers_behind(p_queue_slot int, p_lane int, p_before bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_cursor_slot int := awa._current_slot('cursor');
+    v_name  text := format('awa_behind_%s_%s_%s', 'awa'::regnamespace::oid, p_queue_slot, v_cursor_slot);
+    v_run   text := format('EXECUTE %s(%s, %s)', v_name, p_lane, p_before);
+    v_prev  bigint;
+    v_mark  bigint;
+    v_current boolean;
+BEGIN
+    BEGIN
+        EXECUTE v_run INTO v_prev, v_mark, v_current;
+    EXCEPTION WHEN invalid_sql_statement_name THEN
+        EXECUTE format(
+            'PREPARE %s(int, bigint) AS SELECT '
+            || '(SELECT r.lane_seq FROM awa.%I r WHERE r.lane_id = $1 AND r.lane_seq < $2'
+            || ' ORDER BY r.lane_seq DESC LIMIT 1), '
+            || '(SELECT m.claim_seq FROM awa.%I m WHERE m.lane_id = $1 ORDER BY m.claim_seq DESC LIMIT 1), '
+            || '(SELECT x.slot FROM awa.ring_rotations x WHERE x.ring = %L'
+            || ' ORDER BY x.generation DESC LIMIT 1) = %s',
+            v_name, 'ready_entries_' || p_queue_slot, 'cursor_marks_' || v_cursor_slot, 'cursor', v_cursor_slot);
+        EXECUTE v_run INTO v_prev, v_mark, v_current;
+    END;
+    IF v_prev IS NULL OR NOT v_current THEN
+        RETURN false;
+    ELSIF v_mark IS NOT NULL THEN
+        RETURN v_mark < v_prev;
+    END IF;
+    -- A statement of its own: its locks come before its snapshot.
+    RETURN EXISTS (SELECT 1 FROM awa.claim_cursors c WHERE c.lane_id = p_lane AND c.claim_seq < v_prev);
+END;
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/substrate_version.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.substrate_version()
