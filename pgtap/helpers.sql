@@ -144,16 +144,14 @@ BEGIN
 END
 $$;
 
--- Runs the prepared statement p_stmt and swallows an awa error (SQLSTATE class
--- AW), so a bad-input test can wrap the failing call in writes_nothing() and
--- prove the function wrote nothing before it raised (pg_stat_xact_user_tables
--- still counts writes of a rolled-back subtransaction):
---   PREPARE bad AS SELECT * FROM awa.insert_job('', '{}');
---   SELECT awa_test.writes_nothing($$SELECT awa_test.attempt('bad')$$, 'writes nothing');
-CREATE FUNCTION awa_test.attempt(p_stmt text) RETURNS void
+-- Runs p_sql and swallows an awa error (SQLSTATE class AW), so
+-- awa_test.writes_nothing can wrap a failing call and prove the function wrote
+-- nothing before it raised (pg_stat_xact_user_tables still counts writes of a
+-- rolled-back subtransaction). See awa_test.raises_writing_nothing.
+CREATE FUNCTION awa_test.attempt(p_sql text) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
-  EXECUTE 'EXECUTE ' || p_stmt;
+  EXECUTE p_sql;
 EXCEPTION WHEN SQLSTATE 'AW000' THEN
   NULL;
 END
@@ -380,5 +378,40 @@ BEGIN
          'planted', '{}', '{}', '{}', NULL, now(), now()
   FROM awa.queue_lanes l WHERE l.queue = p_queue AND l.priority = 2 AND l.shard = 0;
   RETURN QUERY SELECT * FROM awa.claim_ready_runtime(p_queue, 10, NULL, p_now) c WHERE c.kind = 'planted';
+END
+$$;
+
+-- pgTAP, 2 assertions: p_sql raises p_sqlstate with message p_message (any
+-- message when NULL), described p_raises; and, run again, it writes no row of
+-- any awa table before raising (awa_test.writes_nothing over a call that
+-- swallows only an AW error), described p_nothing (p_raises' subject followed
+-- by "writes nothing" when NULL). The bad-input shape of the suite:
+--   SELECT * FROM awa_test.raises_writing_nothing($$SELECT * FROM awa.insert_job('', '{}')$$,
+--     'AW001', 'awa: kind must ...', 'an empty kind raises AW001', 'an empty kind writes nothing');
+CREATE FUNCTION awa_test.raises_writing_nothing(p_sql text, p_sqlstate text, p_message text, p_raises text,
+                                                p_nothing text DEFAULT NULL) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN NEXT throws_ok(p_sql, p_sqlstate, p_message, p_raises);
+  RETURN NEXT awa_test.writes_nothing(format('SELECT awa_test.attempt(%L)', p_sql),
+                                      coalesce(p_nothing, regexp_replace(p_raises, ' raises? .*$', '') || ' writes nothing'));
+END
+$$;
+
+-- pgTAP, 6 assertions for an unguarded call run at each level (reports from
+-- awa_test.outcome, plus the test's own check of the call's effect): at
+-- repeatable read, serializable and read committed it succeeds and has its
+-- effect.
+CREATE FUNCTION awa_test.works_at_every_level(p_rr jsonb, p_rr_ok boolean, p_sr jsonb, p_sr_ok boolean,
+                                              p_rc jsonb, p_rc_ok boolean) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN SELECT * FROM (VALUES ('repeatable read', p_rr, p_rr_ok), ('serializable', p_sr, p_sr_ok),
+                                 ('read committed', p_rc, p_rc_ok)) AS l (level, report, effect) LOOP
+    RETURN NEXT is(r.report ->> 'sqlstate', NULL, 'succeeds at ' || r.level);
+    RETURN NEXT ok(r.effect, 'has its effect at ' || r.level);
+  END LOOP;
 END
 $$;
