@@ -415,3 +415,23 @@ BEGIN
   END LOOP;
 END
 $$;
+
+-- pgTAP, 9 assertions for an insert path run at each level (reports from
+-- awa_test.outcome over `count(*) AS n` of the inserted rows, and the number
+-- of jobs the transaction then sees): at repeatable read, serializable and
+-- read committed it succeeds, returns p_jobs rows and the transaction sees
+-- p_jobs jobs.
+CREATE FUNCTION awa_test.inserts_at_every_level(p_jobs int, p_rr jsonb, p_rr_seen int, p_sr jsonb, p_sr_seen int,
+                                                p_rc jsonb, p_rc_seen int) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN SELECT * FROM (VALUES ('repeatable read', p_rr, p_rr_seen), ('serializable', p_sr, p_sr_seen),
+                                 ('read committed', p_rc, p_rc_seen)) AS l (level, report, seen) LOOP
+    RETURN NEXT is(r.report ->> 'sqlstate', NULL, 'succeeds at ' || r.level);
+    RETURN NEXT is((r.report #>> '{result,n}')::int, p_jobs, 'returns a row per job at ' || r.level);
+    RETURN NEXT is(r.seen, p_jobs, 'the transaction sees its jobs at ' || r.level);
+  END LOOP;
+END
+$$;

@@ -2,18 +2,9 @@
 -- naming itself and the level, and writes nothing, though an available job is there to cancel;
 -- at READ COMMITTED the same call goes through. Each level needs its own
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
-begin isolation level repeatable read;
-create temp table j as select * from awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
-select awa_test.outcome($$select * from awa.cancel_job((select id from j))$$) as rr \gset
-rollback;
-begin isolation level serializable;
-create temp table j as select * from awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
-select awa_test.outcome($$select * from awa.cancel_job((select id from j))$$) as sr \gset
-rollback;
-begin isolation level read committed;
-create temp table j as select * from awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
-select awa_test.outcome($$select * from awa.cancel_job((select id from j))$$) as rc \gset
-rollback;
+\set setup 'create temp table j as select * from awa.insert_job(''iso_job'', ''{}'', ''{"queue": "iso"}'');'
+\set report 'awa_test.outcome($$select * from awa.cancel_job((select id from j))$$)'
+\ir ../at_each_level.psql
 
 begin;
 select plan(8);

@@ -2,15 +2,8 @@
 -- naming itself and the level, and writes nothing, though a failed job waits in the DLQ;
 -- at READ COMMITTED the same call goes through. Each level needs its own
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
-begin isolation level repeatable read;
-select awa_test.outcome_after_dlq($$select * from awa.purge_dlq(p_queue => 'iso')$$) as rr \gset
-rollback;
-begin isolation level serializable;
-select awa_test.outcome_after_dlq($$select * from awa.purge_dlq(p_queue => 'iso')$$) as sr \gset
-rollback;
-begin isolation level read committed;
-select awa_test.outcome_after_dlq($$select * from awa.purge_dlq(p_queue => 'iso')$$) as rc \gset
-rollback;
+\set report 'awa_test.outcome_after_dlq($$select * from awa.purge_dlq(p_queue => ''iso'')$$)'
+\ir ../at_each_level.psql
 
 begin;
 select plan(8);

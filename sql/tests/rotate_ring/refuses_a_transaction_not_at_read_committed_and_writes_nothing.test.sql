@@ -2,18 +2,9 @@
 -- naming itself and the level, and writes nothing, though the current queue slot holds a job;
 -- at READ COMMITTED the same call goes through. Each level needs its own
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
-begin isolation level repeatable read;
-select * from awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
-select awa_test.outcome($$select * from awa.rotate_ring('queue', now(), '0 seconds')$$) as rr \gset
-rollback;
-begin isolation level serializable;
-select * from awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
-select awa_test.outcome($$select * from awa.rotate_ring('queue', now(), '0 seconds')$$) as sr \gset
-rollback;
-begin isolation level read committed;
-select * from awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
-select awa_test.outcome($$select * from awa.rotate_ring('queue', now(), '0 seconds')$$) as rc \gset
-rollback;
+\set setup 'select * from awa.insert_job(''iso_job'', ''{}'', ''{"queue": "iso"}'');'
+\set report 'awa_test.outcome($$select * from awa.rotate_ring(''queue'', now(), ''0 seconds'')$$)'
+\ir ../at_each_level.psql
 
 begin;
 select plan(8);
