@@ -1400,6 +1400,33 @@ AS $$
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/_require_between.sql
+-- +goose StatementBegin
+-- awa._require_between(name, value, min, max, errcode, range): returns when
+-- value lies in min..max; otherwise (NULL included) raises errcode (AW010 by
+-- default) with 'awa: <name> must be between <min> and <max>, got <value>'
+-- (range, when given, replaces '<min> and <max>'; a NULL value reads null).
+-- The one range check of the public functions' arguments; no lock, no write.
+-- Not on the per-job paths: _validate_job and claim_ready_runtime keep their
+-- checks inline (a call per job would cost the hot path).
+-- Called by run_maintenance, prune_ring, acquire_leader_lease, the limits of
+-- promote_due_jobs, the rescues and purge_dlq, configure_queue (AW006) and
+-- install_queue_storage_substrate.
+CREATE FUNCTION awa._require_between(p_name text, p_value anycompatible, p_min anycompatible, p_max anycompatible,
+                                     p_errcode text DEFAULT 'AW010', p_range text DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF p_value IS NULL OR p_value < p_min OR p_value > p_max THEN
+        RAISE EXCEPTION 'awa: % must be between %, got %', p_name, coalesce(p_range, p_min || ' and ' || p_max),
+            coalesce(p_value::text, 'null')
+            USING ERRCODE = p_errcode;
+    END IF;
+END;
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_require_read_committed.sql
 -- +goose StatementBegin
 -- awa._require_read_committed(function): returns when the current transaction
@@ -1949,10 +1976,8 @@ BEGIN
     IF p_name IS NULL OR p_holder IS NULL THEN
         RAISE EXCEPTION 'awa: lease name and holder must not be null' USING ERRCODE = 'AW010';
     END IF;
-    IF p_ttl IS NULL OR p_ttl < interval '1 second' OR p_ttl > interval '1 hour' THEN
-        RAISE EXCEPTION 'awa: lease ttl must be between 1 second and 1 hour, got %', coalesce(p_ttl::text, 'null')
-            USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('lease ttl', p_ttl, interval '1 second', interval '1 hour',
+                                 p_range => '1 second and 1 hour');
 
     INSERT INTO awa.leader_leases AS l (name, holder, acquired_at, expires_at)
     VALUES (p_name, p_holder, v_now, v_now + p_ttl)
@@ -2451,20 +2476,16 @@ BEGIN
             ELSIF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
                 RAISE EXCEPTION 'awa: opts.deadline_seconds must be an integer or null, got %', v_val
                     USING ERRCODE = 'AW005';
-            ELSIF v_val::numeric NOT BETWEEN 1 AND 31536000 THEN
-                RAISE EXCEPTION 'awa: opts.deadline_seconds must be between 1 and 31536000, got %', v_val
-                    USING ERRCODE = 'AW006';
             ELSE
+                PERFORM awa._require_between('opts.deadline_seconds', v_val::numeric, 1, 31536000, 'AW006');
                 v_meta.deadline := make_interval(secs => v_val::numeric);
             END IF;
         WHEN 'enqueue_shards' THEN
             IF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
                 RAISE EXCEPTION 'awa: opts.enqueue_shards must be an integer, got %', v_val
                     USING ERRCODE = 'AW005';
-            ELSIF v_val::numeric NOT BETWEEN 1 AND 64 THEN
-                RAISE EXCEPTION 'awa: opts.enqueue_shards must be between 1 and 64, got %', v_val
-                    USING ERRCODE = 'AW006';
             END IF;
+            PERFORM awa._require_between('opts.enqueue_shards', v_val::numeric, 1, 64, 'AW006');
             v_meta.enqueue_shards := v_val::int;
         ELSE
             RAISE EXCEPTION 'awa: unknown queue option %', quote_literal(v_key)
@@ -2729,10 +2750,7 @@ BEGIN
         SELECT * FROM (VALUES ('queue', p_queue_slots), ('claim', p_claim_slots), ('lease', p_lease_slots),
                               ('cursor', p_cursor_slots)) v
     LOOP
-        IF v_slots IS NULL OR v_slots NOT BETWEEN 2 AND 256 THEN
-            RAISE EXCEPTION 'awa: % ring slot count must be between 2 and 256, got %', v_ring, v_slots
-                USING ERRCODE = 'AW010';
-        END IF;
+        PERFORM awa._require_between(v_ring || ' ring slot count', v_slots, 2, 256);
 
         SELECT slot_count INTO v_have FROM awa.ring_config WHERE ring = v_ring;
         IF v_have IS NULL THEN
@@ -2845,9 +2863,7 @@ DECLARE
     v_jobs awa._job_body[];
 BEGIN
     PERFORM awa._require_read_committed('awa.promote_due_jobs');
-    IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
-        RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
 
     WITH due AS (
         DELETE FROM awa.deferred_jobs d
@@ -2937,18 +2953,12 @@ DECLARE
 BEGIN
     PERFORM awa._require_read_committed('awa.prune_ring');
     v_slots := awa._ring_slot_count(p_ring);
-    IF p_lock_timeout_ms IS NULL OR p_lock_timeout_ms NOT BETWEEN 1 AND 60000 THEN
-        RAISE EXCEPTION 'awa: lock_timeout_ms must be between 1 and 60000, got %', p_lock_timeout_ms
-            USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('lock_timeout_ms', p_lock_timeout_ms, 1, 60000);
     IF p_keep_sealed IS NULL OR p_keep_sealed < 0 THEN
         RAISE EXCEPTION 'awa: keep_sealed must be zero or more, got %', coalesce(p_keep_sealed::text, 'null')
             USING ERRCODE = 'AW010';
     END IF;
-    IF p_carry_limit IS NULL OR p_carry_limit NOT BETWEEN 1 AND 100000 THEN
-        RAISE EXCEPTION 'awa: carry_limit must be between 1 and 100000, got %', coalesce(p_carry_limit::text, 'null')
-            USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('carry_limit', p_carry_limit, 1, 100000);
     IF NOT pg_try_advisory_xact_lock(awa._lock_key('ring'), hashtext(p_ring)) THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_locked', NULL::int, NULL::bigint,
                             'another rotate or prune of this ring holds its lock';
@@ -3128,9 +3138,7 @@ BEGIN
     IF p_queue IS NULL AND p_failed_before IS NULL AND p_job_ids IS NULL THEN
         RAISE EXCEPTION 'awa: purge_dlq needs a queue, failed_before or job_ids filter' USING ERRCODE = 'AW010';
     END IF;
-    IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
-        RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
 
     RETURN QUERY
     DELETE FROM awa.dlq_entries d
@@ -3340,9 +3348,7 @@ DECLARE
     v_now  timestamptz := coalesce(p_now, now());
 BEGIN
     PERFORM awa._require_read_committed('awa.rescue_expired_deadlines');
-    IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
-        RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
 
     -- Per expired batch one closure probe (awa._claim_batch_closed); only the
     -- items of a batch still open are probed one by one (awa._open_receipts).
@@ -3392,9 +3398,7 @@ BEGIN
     IF p_staleness IS NULL OR p_staleness <= interval '0' THEN
         RAISE EXCEPTION 'awa: staleness must be positive, got %', p_staleness USING ERRCODE = 'AW010';
     END IF;
-    IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
-        RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
     v_cut := v_now - p_staleness;
 
     -- Per candidate batch one closure probe (awa._claim_batch_closed); only the
@@ -3628,27 +3632,16 @@ BEGIN
     IF p_holder IS NULL THEN
         RAISE EXCEPTION 'awa: holder must not be null' USING ERRCODE = 'AW010';
     END IF;
-    IF p_lease_ttl IS NULL OR p_lease_ttl < interval '1 second' OR p_lease_ttl > interval '1 hour' THEN
-        RAISE EXCEPTION 'awa: lease ttl must be between 1 second and 1 hour, got %', coalesce(p_lease_ttl::text, 'null')
-            USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('lease ttl', p_lease_ttl, interval '1 second', interval '1 hour',
+                                 p_range => '1 second and 1 hour');
     IF num_nulls(p_stale_after, p_queue_ring_interval, p_claim_ring_interval, p_cursor_ring_interval) > 0
        OR least(p_stale_after, p_queue_ring_interval, p_claim_ring_interval, p_cursor_ring_interval) <= interval '0' THEN
         RAISE EXCEPTION 'awa: stale_after and the ring intervals must be positive, got %, %, %, %',
             p_stale_after, p_queue_ring_interval, p_claim_ring_interval, p_cursor_ring_interval USING ERRCODE = 'AW010';
     END IF;
-    IF p_keep_sealed IS NULL OR p_keep_sealed NOT BETWEEN 0 AND 14 THEN
-        RAISE EXCEPTION 'awa: keep_sealed must be between 0 and 14, got %', coalesce(p_keep_sealed::text, 'null')
-            USING ERRCODE = 'AW010';
-    END IF;
-    IF p_batch IS NULL OR p_batch NOT BETWEEN 1 AND 100000 THEN
-        RAISE EXCEPTION 'awa: batch must be between 1 and 100000, got %', coalesce(p_batch::text, 'null')
-            USING ERRCODE = 'AW010';
-    END IF;
-    IF p_lock_timeout_ms IS NULL OR p_lock_timeout_ms NOT BETWEEN 1 AND 60000 THEN
-        RAISE EXCEPTION 'awa: lock_timeout_ms must be between 1 and 60000, got %', coalesce(p_lock_timeout_ms::text, 'null')
-            USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('keep_sealed', p_keep_sealed, 0, 14);
+    PERFORM awa._require_between('batch', p_batch, 1, 100000);
+    PERFORM awa._require_between('lock_timeout_ms', p_lock_timeout_ms, 1, 60000);
 
     -- Nothing is written before this: inside a transaction block it raises
     -- 2D000. Every later COMMIT AND CHAIN starts the next step's transaction

@@ -6,8 +6,7 @@ select plan(5);
 select * from awa.acquire_leader_lease('maintenance', '00000000-0000-0000-0000-0000000000a1', '30 seconds', '2030-01-01 12:00:00+00');
 create temp table counts_before as select awa_test.row_counts() as c;
 
--- The code alone, then the message: RAISE renders the NULL as '<NULL>', which
--- is not pinned here (docs/errors.md says messages are lower-case).
+-- The code, then the message up to the value.
 select * from awa_test.raises_writing_nothing(
   $$select * from awa.acquire_leader_lease('maintenance', '00000000-0000-0000-0000-0000000000a1', null, '2030-01-01 12:00:10+00')$$,
   'AW010', null, 'a NULL ttl raises AW010', 'a NULL ttl writes nothing');
