@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/awa-queue/awa/internal/numfmt"
 )
 
 // agg is the median view of one (scenario, variant, system) over repeats.
@@ -133,22 +135,7 @@ func num(v float64) string {
 	}
 }
 
-func commas(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func commas(n int64) string { return numfmt.Thousands(n) }
 
 func bytesH(v float64) string {
 	switch {
