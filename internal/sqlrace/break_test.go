@@ -93,15 +93,7 @@ func TestPruneAfterACancelCommittedWhileItWaitedNeverCarriesTheCancelledJob(t *t
 
 			pruner := connect(t, ctx, pool)
 			pid := pruner.PgConn().PID()
-			type pruneResult struct {
-				o   ringOutcome
-				err error
-			}
-			done := make(chan pruneResult, 1)
-			go func() {
-				o, err := pruneOp(ctx, pruner, "queue", 10000, 0, tc.limit)
-				done <- pruneResult{o, err}
-			}()
+			done := pruneInBackground(ctx, pruner, "queue", 10000, 0, tc.limit)
 			waitForPruneRetry(t, ctx, setup, pid)
 			if err := ctx2.Commit(ctx); err != nil {
 				t.Fatal(err)
@@ -259,26 +251,9 @@ func TestCarryingPruneHoldsItsLocksForTheSlotsLanesOnly(t *testing.T) {
 	if _, err := pruner.Exec(ctx, `BEGIN; SELECT * FROM awa._carry_ready(0, 1, 1); ROLLBACK`); err != nil {
 		t.Fatal(err)
 	}
-	reader := connect(t, ctx, pool)
-	rtx, err := reader.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rtx.Rollback(context.Background())
-	if _, err := rtx.Exec(ctx, `SELECT count(*) FROM awa.ready_entries_0`); err != nil {
-		t.Fatal(err)
-	}
+	rtx := holdingTx(t, ctx, pool, `SELECT count(*) FROM awa.ready_entries_0`)
 
-	type pruneResult struct {
-		o   ringOutcome
-		err error
-		at  time.Time
-	}
-	pruned := make(chan pruneResult, 1)
-	go func() {
-		o, err := pruneOp(ctx, pruner, "queue", 30000, 0, 1000)
-		pruned <- pruneResult{o, err, time.Now()}
-	}()
+	pruned := pruneInBackground(ctx, pruner, "queue", 30000, 0, 1000)
 	waitForPruneRetry(t, ctx, setup, pruner.PgConn().PID())
 
 	released := time.Now()

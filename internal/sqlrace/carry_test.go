@@ -29,6 +29,30 @@ func pruneOp(ctx context.Context, q interface {
 	return o, err
 }
 
+// pruneResult is what a pruneInBackground call returned, how long it took
+// and when it returned.
+type pruneResult struct {
+	o   ringOutcome
+	err error
+	d   time.Duration
+	at  time.Time
+}
+
+// pruneInBackground runs pruneOp on q in a goroutine (q is its own until the
+// result arrives): the test holds a lock prune needs, checks what waits, then
+// reads how the prune ended.
+func pruneInBackground(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, ring string, lockTimeoutMs, keepSealed, carryLimit int) <-chan pruneResult {
+	done := make(chan pruneResult, 1)
+	go func() {
+		start := time.Now()
+		o, err := pruneOp(ctx, q, ring, lockTimeoutMs, keepSealed, carryLimit)
+		done <- pruneResult{o, err, time.Since(start), time.Now()}
+	}()
+	return done
+}
+
 // TestCarryUnderAWaitingClaimAndCancel: 1,000 available jobs sit in the sealed
 // queue slot 0 and 100 newer ones of the same lane in the current slot 1. A
 // prune moves the sealed slot's jobs (all of them, or 300 of them) to slot 1

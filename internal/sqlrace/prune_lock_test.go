@@ -125,15 +125,7 @@ func TestPruneLeavesNoLockAndTheCallersLockTimeout(t *testing.T) {
 	if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = '7s'"); err != nil {
 		t.Fatal(err)
 	}
-	type pruneRes struct {
-		o   ringOutcome
-		err error
-	}
-	pruned := make(chan pruneRes, 1)
-	go func() {
-		o, err := pruneOp(ctx, tx, "queue", 2000, 0, 1000)
-		pruned <- pruneRes{o, err}
-	}()
+	pruned := pruneInBackground(ctx, tx, "queue", 2000, 0, 1000)
 	waitForLockWait(t, ctx, pool, conn.PgConn().PID())
 	if err := reader.Rollback(ctx); err != nil {
 		t.Fatal(err)
@@ -168,7 +160,7 @@ func TestPruneOfAStalledRingWaitsForItsLocksFromTheStart(t *testing.T) {
 	reader := readerHolding(t, ctx, pool, "done_entries_0")
 	pruner := connect(t, ctx, pool)
 	start := time.Now()
-	pruned := pruneInBackground(ctx, pruner, "queue", 10000)
+	pruned := pruneInBackground(ctx, pruner, "queue", 10000, 0, 1000)
 	waitForLockWait(t, ctx, pool, pruner.PgConn().PID())
 	if waited := time.Since(start); waited > 5*time.Second {
 		t.Fatalf("prune of the stalled ring first waited in the lock queue after %v; want at once (well before 8 s)", waited)

@@ -39,18 +39,7 @@ func TestClaimNeverWaitsBehindAPruneThatCannotGetItsLocks(t *testing.T) {
 
 	pruner := connect(t, ctx, pool)
 	pid := pruner.PgConn().PID()
-	type pruneRes struct {
-		o   ringOutcome
-		err error
-	}
-	pruned := make(chan pruneRes, 1)
-	go func() {
-		var o ringOutcome
-		err := pruner.QueryRow(ctx, `SELECT o.ring, o.action, o.outcome, o.slot, o.generation, o.detail
-			FROM awa.prune_ring('queue', $1) AS o`, budget.Milliseconds()).
-			Scan(&o.Ring, &o.Action, &o.Outcome, &o.Slot, &o.Generation, &o.Detail)
-		pruned <- pruneRes{o, err}
-	}()
+	pruned := pruneInBackground(ctx, pruner, "queue", int(budget.Milliseconds()), 0, 1000)
 	waitForPruneRetry(t, ctx, pool, pid)
 
 	claimCtx, cancel := context.WithTimeout(ctx, budget/2)
@@ -189,18 +178,7 @@ func pruneSeesALateCommit(t *testing.T, budgetMs int, stalled bool, waitFor func
 	}
 
 	pruner := connect(t, ctx, pool)
-	type pruneRes struct {
-		o   ringOutcome
-		err error
-	}
-	pruned := make(chan pruneRes, 1)
-	go func() {
-		var o ringOutcome
-		err := pruner.QueryRow(ctx, `SELECT o.ring, o.action, o.outcome, o.slot, o.generation, o.detail
-			FROM awa.prune_ring('queue', $1) AS o`, budgetMs).
-			Scan(&o.Ring, &o.Action, &o.Outcome, &o.Slot, &o.Generation, &o.Detail)
-		pruned <- pruneRes{o, err}
-	}()
+	pruned := pruneInBackground(ctx, pruner, "queue", budgetMs, 0, 1000)
 	waitFor(t, ctx, pool, pruner.PgConn().PID())
 	if err := producer.Commit(ctx); err != nil {
 		t.Fatal(err)
