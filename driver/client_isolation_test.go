@@ -65,8 +65,7 @@ func TestClientWorksWhenTheDatabaseDefaultsToAnotherIsolation(t *testing.T) {
 
 			var mu sync.Mutex
 			runs := map[int64]int{}
-			workers := driver.NewWorkers()
-			driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[isoArgs]) error {
+			workers := workersFor(func(ctx context.Context, j *driver.Job[isoArgs]) error {
 				mu.Lock()
 				runs[j.ID]++
 				first := runs[j.ID] == 1
@@ -75,7 +74,7 @@ func TestClientWorksWhenTheDatabaseDefaultsToAnotherIsolation(t *testing.T) {
 					return driver.JobSnooze(10 * time.Millisecond)
 				}
 				return nil
-			}))
+			})
 			log, rec := testLogger(t, "client")
 			m := fastMaintenance()
 			// Both rings rotate and prune; terminal history stays readable for 14 s.
