@@ -116,27 +116,13 @@ func TestAdversarialRunWithStaleProducersAndPartialCarries(t *testing.T) {
 					time.Sleep(2 * time.Millisecond)
 					continue
 				}
-				var now []claimed
-				for _, j := range got {
-					if rng.IntN(20) == 0 { // finalized after the stale-claim rescue may have run
-						late.Add(1)
-						time.AfterFunc(time.Duration(200+rng.IntN(400))*time.Millisecond, func() {
-							defer late.Done()
-							res, err := complete(drainCtx, pool, []claimed{j})
-							if check(drainCtx, "late complete", err) {
-								m.end("late complete", res)
-							}
-						})
-						continue
+				// One in 20 is finalized after the stale-claim rescue may have run.
+				m.finalize(drainCtx, pool, conn, &late, rng, got, func(claimed) (time.Duration, bool) {
+					if rng.IntN(20) != 0 {
+						return 0, false
 					}
-					now = append(now, j)
-				}
-				for action, js := range splitByAction(now, rng) {
-					res, err := finalizeAs(drainCtx, conn, action, js)
-					if check(drainCtx, fmt.Sprintf("claimer %d (%s)", c, action), err) {
-						m.end(action, res)
-					}
-				}
+					return time.Duration(200+rng.IntN(400)) * time.Millisecond, true
+				}, check, fmt.Sprintf("claimer %d", c))
 			}
 		}()
 	}
@@ -148,15 +134,7 @@ func TestAdversarialRunWithStaleProducersAndPartialCarries(t *testing.T) {
 			defer others.Done()
 			for drainCtx.Err() == nil {
 				time.Sleep(10 * time.Millisecond)
-				id, ok := m.recent(rng)
-				if !ok {
-					continue
-				}
-				res, err := collectFinalized(conn.Query(drainCtx, `
-					SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.cancel_job($1) AS f`, id))
-				if check(drainCtx, "cancel_job", err, "AW020", "AW021") {
-					m.end("cancel_job", res)
-				}
+				m.cancelRecent(drainCtx, conn, rng, check, "cancel_job")
 			}
 		}()
 	}
@@ -170,16 +148,7 @@ func TestAdversarialRunWithStaleProducersAndPartialCarries(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 				_, err := conn.Exec(drainCtx, `SELECT count(*) FROM awa.promote_due_jobs(1000, now() + interval '1 day')`)
 				check(drainCtx, "promote_due_jobs", err)
-				res, err := collectFinalized(conn.Query(drainCtx, `
-					SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.rescue_stale_claims('300 milliseconds', 1000) AS f`))
-				if check(drainCtx, "rescue_stale_claims", err) {
-					m.end("rescue_stale", res)
-				}
-				res, err = collectFinalized(conn.Query(drainCtx, `
-					SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.rescue_expired_deadlines(1000) AS f`))
-				if check(drainCtx, "rescue_expired_deadlines", err) {
-					m.end("rescue_deadline", res)
-				}
+				m.rescue(drainCtx, conn, "300 milliseconds", check)
 				for _, ring := range []string{"queue", "claim", "cursor"} {
 					o, err := ringOp(drainCtx, conn, "rotate", ring)
 					if check(drainCtx, "rotate "+ring, err) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/awa-queue/awa/internal/pgtest"
 )
@@ -154,27 +155,9 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 				case <-drainCtx.Done():
 					return
 				}
-				var now []claimed
-				for _, j := range batch {
-					if j.Queue == "mx_b" && rng.IntN(50) == 0 {
-						late.Add(1)
-						time.AfterFunc(4*time.Second, func() {
-							defer late.Done()
-							res, err := complete(drainCtx, pool, []claimed{j})
-							if check(drainCtx, "late finalizer", err) {
-								m.end("late complete", res)
-							}
-						})
-						continue
-					}
-					now = append(now, j)
-				}
-				for action, js := range splitByAction(now, rng) {
-					res, err := finalizeAs(drainCtx, conn, action, js)
-					if check(drainCtx, fmt.Sprintf("finalizer %d (%s)", f, action), err) {
-						m.end(action, res)
-					}
-				}
+				m.finalize(drainCtx, pool, conn, &late, rng, batch, func(j claimed) (time.Duration, bool) {
+					return 4 * time.Second, j.Queue == "mx_b" && rng.IntN(50) == 0
+				}, check, fmt.Sprintf("finalizer %d", f))
 			}
 		}()
 	}
@@ -186,15 +169,7 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 			defer others.Done()
 			for drainCtx.Err() == nil {
 				time.Sleep(20 * time.Millisecond)
-				id, ok := m.recent(rng)
-				if !ok {
-					continue
-				}
-				res, err := collectFinalized(conn.Query(drainCtx, `
-					SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.cancel_job($1) AS f`, id))
-				if check(drainCtx, "operator cancel_job", err, "AW020", "AW021") {
-					m.end("cancel_job", res)
-				}
+				m.cancelRecent(drainCtx, conn, rng, check, "operator cancel_job")
 			}
 		}()
 	}
@@ -216,16 +191,7 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 				_, err := conn.Exec(drainCtx, `SELECT count(*) FROM awa.promote_due_jobs(1000,
 					CASE WHEN $1 THEN now() + interval '1 day' END)`, draining.Load())
 				check(drainCtx, "promote_due_jobs", err)
-				res, err := collectFinalized(conn.Query(drainCtx, `
-					SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.rescue_stale_claims('1 hour', 1000) AS f`))
-				if check(drainCtx, "rescue_stale_claims", err) {
-					m.end("rescue_stale", res)
-				}
-				res, err = collectFinalized(conn.Query(drainCtx, `
-					SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.rescue_expired_deadlines(1000) AS f`))
-				if check(drainCtx, "rescue_expired_deadlines", err) {
-					m.end("rescue_deadline", res)
-				}
+				m.rescue(drainCtx, conn, "1 hour", check)
 				for _, ring := range []string{"queue", "claim", "cursor"} {
 					_, err := conn.Exec(drainCtx, `SELECT count(*) FROM awa.rotate_ring($1)`, ring)
 					check(drainCtx, "rotate_ring("+ring+")", err)
@@ -412,6 +378,70 @@ func (m *mixedLedger) end(who string, res []finalized) {
 		case "completed", "failed", "cancelled":
 			m.ended[r.JobID] = append(m.ended[r.JobID], who+":"+*r.State)
 		}
+	}
+}
+
+// checkFunc reports err (nil: true) of the call who made; an error whose
+// SQLSTATE is among expected, or one after ctx ended, is no failure but
+// returns false too (no result to record).
+type checkFunc func(ctx context.Context, who string, err error, expected ...string) bool
+
+// finalize finalizes a claimed batch as the stress tests' workers do: a job
+// for which lateAfter says (d, true) is completed on its own from pool d
+// later (tracked by late); the rest, split by splitByAction, on conn. Every
+// applied result is recorded; who names the worker in failures.
+func (m *mixedLedger) finalize(ctx context.Context, pool *pgxpool.Pool, conn *pgx.Conn, late *sync.WaitGroup,
+	rng *rand.Rand, batch []claimed, lateAfter func(claimed) (time.Duration, bool), check checkFunc, who string) {
+	var now []claimed
+	for _, j := range batch {
+		if d, isLate := lateAfter(j); isLate {
+			late.Add(1)
+			time.AfterFunc(d, func() {
+				defer late.Done()
+				res, err := complete(ctx, pool, []claimed{j})
+				if check(ctx, "late complete", err) {
+					m.end("late complete", res)
+				}
+			})
+			continue
+		}
+		now = append(now, j)
+	}
+	for action, js := range splitByAction(now, rng) {
+		res, err := finalizeAs(ctx, conn, action, js)
+		if check(ctx, fmt.Sprintf("%s (%s)", who, action), err) {
+			m.end(action, res)
+		}
+	}
+}
+
+// cancelRecent is the operator: it cancels one of the recent jobs on conn
+// (AW020, AW021: the job is gone or has ended) and records the result.
+func (m *mixedLedger) cancelRecent(ctx context.Context, conn *pgx.Conn, rng *rand.Rand, check checkFunc, who string) {
+	id, ok := m.recent(rng)
+	if !ok {
+		return
+	}
+	res, err := collectFinalized(conn.Query(ctx, `
+		SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.cancel_job($1) AS f`, id))
+	if check(ctx, who, err, "AW020", "AW021") {
+		m.end("cancel_job", res)
+	}
+}
+
+// rescue runs both rescues on conn, stale claims after staleness (an
+// interval literal), and records what they ended.
+func (m *mixedLedger) rescue(ctx context.Context, conn *pgx.Conn, staleness string, check checkFunc) {
+	res, err := collectFinalized(conn.Query(ctx, `
+		SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.rescue_stale_claims($1::interval, 1000) AS f`,
+		staleness))
+	if check(ctx, "rescue_stale_claims", err) {
+		m.end("rescue_stale", res)
+	}
+	res, err = collectFinalized(conn.Query(ctx, `
+		SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.rescue_expired_deadlines(1000) AS f`))
+	if check(ctx, "rescue_expired_deadlines", err) {
+		m.end("rescue_deadline", res)
 	}
 }
 
