@@ -435,3 +435,23 @@ BEGIN
   END LOOP;
 END
 $$;
+
+-- Fixture of the leader-lease tests: lease 'maintenance' held by
+-- 00000000-0000-0000-0000-0000000000a1, acquired at 2030-01-01 12:00:00+00
+-- for 30 seconds.
+CREATE FUNCTION awa_test.held_lease() RETURNS void
+LANGUAGE sql AS $$
+  SELECT awa.acquire_leader_lease('maintenance', '00000000-0000-0000-0000-0000000000a1', '30 seconds',
+                                  '2030-01-01 12:00:00+00');
+$$;
+
+-- pgTAP: awa.leader_leases holds the lease of awa_test.held_lease(),
+-- unchanged, and no other.
+CREATE FUNCTION awa_test.only_the_held_lease(p_description text) RETURNS text
+LANGUAGE sql AS $$
+  SELECT results_eq(
+    $q$SELECT name, holder, acquired_at, expires_at FROM awa.leader_leases$q$,
+    $q$VALUES ('maintenance'::text, '00000000-0000-0000-0000-0000000000a1'::uuid,
+               '2030-01-01 12:00:00+00'::timestamptz, '2030-01-01 12:00:30+00'::timestamptz)$q$,
+    p_description);
+$$;

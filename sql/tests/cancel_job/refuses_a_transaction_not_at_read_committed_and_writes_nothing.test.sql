@@ -4,12 +4,5 @@
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
 \set setup 'create temp table j as select * from awa.insert_job(''iso_job'', ''{}'', ''{"queue": "iso"}'');'
 \set report 'awa_test.outcome($$select * from awa.cancel_job((select id from j))$$)'
-\ir ../at_each_level.psql
-
-begin;
-select plan(8);
-select * from awa_test.refused_outside_read_committed('awa.cancel_job', :'rr', :'sr');
-select is(:'rc'::jsonb ->> 'sqlstate', null, 'at read committed the call succeeds');
-select isnt(:'rc'::jsonb -> 'written', '{}'::jsonb, 'at read committed the call writes');
-select * from finish();
-rollback;
+\set function 'awa.cancel_job'
+\ir ../refused_at_each_level.psql

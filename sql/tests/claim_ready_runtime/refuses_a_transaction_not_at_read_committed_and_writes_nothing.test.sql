@@ -4,12 +4,5 @@
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
 \set setup 'select * from awa.insert_job(''iso_job'', ''{}'', ''{"queue": "iso"}'');'
 \set report 'awa_test.outcome($$select * from awa.claim_ready_runtime(''iso'', 1)$$)'
-\ir ../at_each_level.psql
-
-begin;
-select plan(8);
-select * from awa_test.refused_outside_read_committed('awa.claim_ready_runtime', :'rr', :'sr');
-select is(:'rc'::jsonb ->> 'sqlstate', null, 'at read committed the call succeeds');
-select isnt(:'rc'::jsonb -> 'written', '{}'::jsonb, 'at read committed the call writes');
-select * from finish();
-rollback;
+\set function 'awa.claim_ready_runtime'
+\ir ../refused_at_each_level.psql

@@ -2,11 +2,5 @@
 -- READ COMMITTED (applications enqueue from their own transactions): the
 -- jobs are inserted and visible to the transaction in their state.
 \set report 'awa_test.outcome($$select count(*) as n from (select * from awa.insert_jobs(array[''a'', ''b'', ''c''], null, array[''{"queue": "iso_ins"}'', ''{"queue": "iso_ins", "priority": 1}'', ''{"queue": "iso_ins", "run_at": "2999-01-01T00:00:00Z"}'']::jsonb[])) as i$$)'
-\set effect '(select count(*) from awa.jobs where queue in (''iso_ins'', ''default'') and state in (''available'', ''scheduled''))'
-\ir ../at_each_level.psql
-
-begin;
-select plan(9);
-select * from awa_test.inserts_at_every_level(3, :'rr', :rr_effect, :'sr', :sr_effect, :'rc', :rc_effect);
-select * from finish();
-rollback;
+\set jobs 3
+\ir ../inserts_at_each_level.psql

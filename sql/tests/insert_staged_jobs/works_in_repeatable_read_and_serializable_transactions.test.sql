@@ -3,11 +3,5 @@
 -- jobs are inserted and visible to the transaction in their state.
 \set setup 'select awa.open_job_stage(); insert into pg_temp.awa_job_stage (kind, args, opts) values (''a'', ''{}'', ''{"queue": "iso_ins"}''), (''b'', ''{}'', null);'
 \set report 'awa_test.outcome($$select count(*) as n from (select * from awa.insert_staged_jobs()) as i$$)'
-\set effect '(select count(*) from awa.jobs where queue in (''iso_ins'', ''default'') and state in (''available'', ''scheduled''))'
-\ir ../at_each_level.psql
-
-begin;
-select plan(9);
-select * from awa_test.inserts_at_every_level(2, :'rr', :rr_effect, :'sr', :sr_effect, :'rc', :rc_effect);
-select * from finish();
-rollback;
+\set jobs 2
+\ir ../inserts_at_each_level.psql

@@ -4,12 +4,5 @@
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
 \set setup 'select * from awa.insert_job(''iso_job'', ''{}'', ''{"queue": "iso", "run_at": "2030-01-01T00:00:00Z"}'');'
 \set report 'awa_test.outcome($$select * from awa.promote_due_jobs(100, ''2031-01-01 00:00:00+00'')$$)'
-\ir ../at_each_level.psql
-
-begin;
-select plan(8);
-select * from awa_test.refused_outside_read_committed('awa.promote_due_jobs', :'rr', :'sr');
-select is(:'rc'::jsonb ->> 'sqlstate', null, 'at read committed the call succeeds');
-select isnt(:'rc'::jsonb -> 'written', '{}'::jsonb, 'at read committed the call writes');
-select * from finish();
-rollback;
+\set function 'awa.promote_due_jobs'
+\ir ../refused_at_each_level.psql

@@ -4,12 +4,5 @@
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
 \set setup 'select * from awa.configure_queue(''iso'', ''{"deadline_seconds": 1}'');'
 \set report 'awa_test.outcome_after_claim($$select * from awa.rescue_expired_deadlines(100, ''2030-01-02 00:00:00+00'')$$)'
-\ir ../at_each_level.psql
-
-begin;
-select plan(8);
-select * from awa_test.refused_outside_read_committed('awa.rescue_expired_deadlines', :'rr', :'sr');
-select is(:'rc'::jsonb ->> 'sqlstate', null, 'at read committed the call succeeds');
-select isnt(:'rc'::jsonb -> 'written', '{}'::jsonb, 'at read committed the call writes');
-select * from finish();
-rollback;
+\set function 'awa.rescue_expired_deadlines'
+\ir ../refused_at_each_level.psql

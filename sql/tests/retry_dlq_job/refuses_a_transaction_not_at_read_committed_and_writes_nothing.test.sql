@@ -3,12 +3,5 @@
 -- at READ COMMITTED the same call goes through. Each level needs its own
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
 \set report 'awa_test.outcome_after_dlq($$select * from awa.retry_dlq_job((select id from j))$$)'
-\ir ../at_each_level.psql
-
-begin;
-select plan(8);
-select * from awa_test.refused_outside_read_committed('awa.retry_dlq_job', :'rr', :'sr');
-select is(:'rc'::jsonb ->> 'sqlstate', null, 'at read committed the call succeeds');
-select isnt(:'rc'::jsonb -> 'written', '{}'::jsonb, 'at read committed the call writes');
-select * from finish();
-rollback;
+\set function 'awa.retry_dlq_job'
+\ir ../refused_at_each_level.psql
