@@ -29,7 +29,7 @@ func (stuckArgs) Kind() string { return "stuck_kind" }
 // is called. Rescue and retry closures still work.
 func failCompletions(t *testing.T, pool *pgxpool.Pool) (restore func()) {
 	t.Helper()
-	ctx := testCtx(t, 30*time.Second)
+	ctx := pgtest.Context(t, 30*time.Second)
 	_, err := pool.Exec(ctx, `
 		CREATE FUNCTION public.test_fail_completion() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN RAISE EXCEPTION 'test: completions are failing' USING ERRCODE = 'XX000'; END $$;
@@ -55,7 +55,7 @@ func failCompletions(t *testing.T, pool *pgxpool.Pool) (restore func()) {
 func heartbeatAge(t *testing.T, pool *pgxpool.Pool, id [16]byte) time.Duration {
 	t.Helper()
 	var age time.Duration
-	err := pool.QueryRow(testCtx(t, 10*time.Second),
+	err := pool.QueryRow(pgtest.Context(t, 10*time.Second),
 		`SELECT now() - heartbeat_at FROM awa.runtime_instances WHERE instance_id = $1`, id).Scan(&age)
 	if err != nil {
 		t.Fatalf("read heartbeat: %v", err)
@@ -68,7 +68,7 @@ func heartbeatAge(t *testing.T, pool *pgxpool.Pool, id [16]byte) time.Duration {
 func completions(t *testing.T, pool *pgxpool.Pool, id int64) int {
 	t.Helper()
 	var n int
-	err := pool.QueryRow(testCtx(t, 10*time.Second),
+	err := pool.QueryRow(pgtest.Context(t, 10*time.Second),
 		`SELECT count(*) FROM awa.terminal_jobs WHERE id = $1 AND state = 'completed'`, id).Scan(&n)
 	if err != nil {
 		t.Fatalf("count completions: %v", err)

@@ -32,7 +32,7 @@ func (isoArgs) Kind() string { return "iso_kind" }
 func TestClientWorksWhenTheDatabaseDefaultsToAnotherIsolation(t *testing.T) {
 	for _, level := range []pgx.TxIsoLevel{pgx.RepeatableRead, pgx.Serializable} {
 		t.Run(string(level), func(t *testing.T) {
-			ctx := testCtx(t, 90*time.Second)
+			ctx := pgtest.Context(t, 90*time.Second)
 			dsn := pgtest.NewDBDSN(t)
 			cfg, err := pgxpool.ParseConfig(dsn)
 			if err != nil {
@@ -164,7 +164,7 @@ func TestClientWorksWhenTheDatabaseDefaultsToAnotherIsolation(t *testing.T) {
 // COMMITTED default the client wraps nothing (no extra BEGIN/COMMIT per
 // call): it logs no switch, and its claims run as plain statements.
 func TestClientOnAReadCommittedDatabaseUsesThePoolDirectly(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
+	ctx := pgtest.Context(t, 30*time.Second)
 	pool := pgtest.NewDB(t)
 	workers := driver.NewWorkers()
 	done := make(chan int64, 1)

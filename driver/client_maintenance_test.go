@@ -183,7 +183,7 @@ func (tickArgs) Kind() string { return "tick" }
 // database through its own TCP proxy, so either can be cut off.
 func TestLeaderFailover(t *testing.T) {
 	t.Parallel()
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := pgtest.Context(t, 2*time.Minute)
 	dsn := pgtest.NewDBDSN(t)
 	admin := poolThrough(t, dsn, nil, "awa-test-admin")
 	inserter, err := driver.NewClient(admin, nil)
@@ -381,7 +381,7 @@ func TestLeaderChangeKeepsTerminalHistory(t *testing.T) {
 // synchronization. Not parallel: the race detector fails every test running
 // when it fires.
 func TestIsLeaderDuringStartStop(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := pgtest.Context(t, time.Minute)
 	pool := pgtest.NewDB(t)
 	log, _ := testLogger(t, "client")
 	c, err := driver.NewClient(pool, &driver.Config{Logger: log, Maintenance: fastMaintenance()})

@@ -44,7 +44,7 @@ func runWakeClient(t *testing.T, cfg driver.Config) (chan int64, *driver.Client)
 // client went idle is still picked up at once: the insert's NOTIFY wakes it.
 func TestNotifyWakesAnIdleQueue(t *testing.T) {
 	t.Parallel()
-	ctx := testCtx(t, time.Minute)
+	ctx := pgtest.Context(t, time.Minute)
 	ran, c := runWakeClient(t, driver.Config{FetchPollInterval: time.Hour})
 	time.Sleep(300 * time.Millisecond) // let the fetch loop go idle and the listener subscribe
 
@@ -55,7 +55,7 @@ func TestNotifyWakesAnIdleQueue(t *testing.T) {
 // still finds new work.
 func TestPollingFindsWorkWithoutNotifications(t *testing.T) {
 	t.Parallel()
-	ctx := testCtx(t, time.Minute)
+	ctx := pgtest.Context(t, time.Minute)
 	ran, c := runWakeClient(t, driver.Config{DisableListen: true, FetchPollInterval: 100 * time.Millisecond})
 	time.Sleep(300 * time.Millisecond)
 

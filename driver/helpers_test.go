@@ -25,15 +25,6 @@ import (
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
-// testCtx returns a context that ends with the test or after d, whichever is
-// first, so a hang fails the test instead of the whole package.
-func testCtx(t *testing.T, d time.Duration) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // logEntry is one record the runtime logged.
 type logEntry struct {
 	Level slog.Level
@@ -423,11 +414,11 @@ func upstreamAddr(t *testing.T, dsn string) string {
 }
 
 // parallelDB marks t parallel and returns a context that ends with the test
-// or after d (testCtx) and a fresh migrated database.
+// or after d (pgtest.Context) and a fresh migrated database.
 func parallelDB(t *testing.T, d time.Duration) (context.Context, *pgxpool.Pool) {
 	t.Helper()
 	t.Parallel()
-	return testCtx(t, d), pgtest.NewDB(t)
+	return pgtest.Context(t, d), pgtest.NewDB(t)
 }
 
 // workersFor returns a worker set with fn as its one worker (of kind T).

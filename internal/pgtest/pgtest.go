@@ -59,6 +59,16 @@ func DSN(t testing.TB) string {
 	return dsn
 }
 
+// Context returns a context that ends with the test or after d, whichever is
+// first, so a hang fails the test with a message instead of stopping the
+// whole package at its timeout.
+func Context(t testing.TB, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // NewDB returns a pool on a fresh database holding the migrated awa schema.
 // The pool is closed and the database dropped when the test ends. The pool has
 // pgxpool's default size; tests that need a fixed set of dedicated connections

@@ -13,8 +13,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // Attacks on the lane design of a617c40: lanes are rows, positions come from
@@ -80,8 +78,7 @@ func leakedProducerLocks(t *testing.T, ctx context.Context, conn *pgx.Conn) int 
 // must hold no producer lock, and a producer of a one-shard queue must not
 // wait.
 func TestACancelledQueuePendingLeavesNoProducerLockHeld(t *testing.T) {
-	ctx := testCtx(t, 120*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 120*time.Second)
 	configureShards(t, ctx, pool, "one", 1)
 	// A queue with 32 lanes (4 priorities x 8 shards) whose tips are past
 	// their cursors with nothing above them: queue_pending tests every
@@ -379,8 +376,7 @@ func (l *laneLedger) verify(t *testing.T, ctx context.Context, pool *pgxpool.Poo
 // twice, claims of a lane come out in lane order, and the counts read zero.
 func TestSharedLanesLoseNoJobRunNoneTwiceAndKeepLaneOrder(t *testing.T) {
 	run := time.Duration(envInt(t, "AWA_BREAK_LANES_SECONDS", 12, 1)) * time.Second
-	ctx := testCtx(t, run+3*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, run+3*time.Minute)
 	sharedLaneQueues(t, ctx, pool)
 	queues := []string{"busy", "idle", "one", "dq"}
 	led := newLaneLedger()
@@ -734,8 +730,7 @@ func wakeClaimer(ctx context.Context, t *testing.T, pool *pgxpool.Pool, queue st
 func TestSharedLanesMissNoWakeUp(t *testing.T) {
 	run := time.Duration(envInt(t, "AWA_BREAK_LANES_SECONDS", 12, 1)) * time.Second
 	const poll = 5 * time.Second
-	ctx := testCtx(t, run+2*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, run+2*time.Minute)
 	configureShards(t, ctx, pool, "busy", 8)
 	configureShards(t, ctx, pool, "one", 1)
 	for _, q := range []string{"busy", "one", "w8"} {
@@ -897,8 +892,7 @@ func twoSharedQueues(t *testing.T, ctx context.Context, pool *pgxpool.Pool) (lan
 // an open or rolled-back producer's positions; and it must follow claims
 // through the blocks and past an empty-lane advance.
 func TestQueueCountsCountExactlyTheCommittedUnclaimedJobsOfASharedLane(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	twoSharedQueues(t, ctx, pool)
 	want := func(what string, n int64) {
 		t.Helper()
@@ -990,8 +984,7 @@ func TestQueueCountsCountExactlyTheCommittedUnclaimedJobsOfASharedLane(t *testin
 // waiting ahead in b (whatever a drew in between), and skips only behind a
 // committed, unclaimed job of b.
 func TestNotifyRuleOfASharedLaneSkipsOnlyBehindACommittedJob(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	twoSharedQueues(t, ctx, pool)
 	listener := connect(t, ctx, pool)
 	if _, err := listener.Exec(ctx, `SELECT awa.listen_queues(ARRAY['b'])`); err != nil {
@@ -1067,8 +1060,7 @@ func TestNotifyRuleOfASharedLaneSkipsOnlyBehindACommittedJob(t *testing.T) {
 // the tombstone, the next claim advances the empty lane to the tip, and a job
 // inserted afterwards is claimed, counted and pending.
 func TestCancelInASharedLaneLetsClaimsPassItWithoutLosingTheNextJob(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	twoSharedQueues(t, ctx, pool)
 	first, err := insertOne(ctx, pool, "b", 2)
 	if err != nil {
@@ -1115,8 +1107,7 @@ func TestCancelInASharedLaneLetsClaimsPassItWithoutLosingTheNextJob(t *testing.T
 // each drawing from busy's sequences, and every committed job must be claimed
 // exactly once, in order within its lane.
 func TestProducersCreatingSharedLanesConcurrentlyAtEveryLevelLoseNothing(t *testing.T) {
-	ctx := testCtx(t, 3*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 3*time.Minute)
 	if _, err := insertMixed(ctx, pool, "busy", []int32{1, 2, 3, 4}); err != nil {
 		t.Fatal(err)
 	}
@@ -1294,8 +1285,7 @@ func TestProducersCreatingSharedLanesConcurrentlyAtEveryLevelLoseNothing(t *test
 // must really have skipped the lane up to tips it never used.
 func TestEmptyLaneAdvancesRacingProducersOfTheLaneLoseNoJob(t *testing.T) {
 	run := time.Duration(envInt(t, "AWA_BREAK_LANES_SECONDS", 12, 1)) * time.Second
-	ctx := testCtx(t, run+2*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, run+2*time.Minute)
 	_, laneB := twoSharedQueues(t, ctx, pool)
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -1472,8 +1462,7 @@ func claimBuffers(t *testing.T, ctx context.Context, conn *pgx.Conn, queue strin
 // 1,000 times a second: 12-16 ms against 0.3-0.8 ms per claim. Each such
 // claim also wrote up to 32 marks.
 func TestClaimBehindEmptyLanesSharingBusySequencesCostsAboutWhatItCostsWithoutSharing(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	all := []int32{1, 2, 3, 4}
 	for _, q := range []string{"alone", "busy", "shared"} {
 		if q == "shared" {
@@ -1556,8 +1545,7 @@ func TestClaimBehindEmptyLanesSharingBusySequencesCostsAboutWhatItCostsWithoutSh
 // lock the other holds: both commit, no 40P01; and while the worker's
 // transaction is open a producer of q1 is not kept waiting.
 func TestAClaimInATransactionThatAlsoEnqueuesDoesNotDeadlockWithAProducer(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	configureShards(t, ctx, pool, "q1", 1)
 	configureShards(t, ctx, pool, "q2", 1)
 	if _, err := insertOne(ctx, pool, "busy", 2); err != nil {
@@ -1631,8 +1619,7 @@ func TestAClaimInATransactionThatAlsoEnqueuesDoesNotDeadlockWithAProducer(t *tes
 // every claim, so every claim of idle takes and releases 32 producer locks;
 // the claims run under statement_timeouts of 1 to 60 ms.
 func TestACancelledClaimLeavesNoProducerLockHeld(t *testing.T) {
-	ctx := testCtx(t, 120*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 120*time.Second)
 	all := []int32{1, 2, 3, 4}
 	for _, q := range []string{"busy", "idle"} {
 		if q == "idle" {

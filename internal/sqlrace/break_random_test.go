@@ -12,8 +12,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestAdversarialRunWithStaleProducersAndPartialCarries: for 12 s, on one
@@ -39,8 +37,7 @@ import (
 func TestAdversarialRunWithStaleProducersAndPartialCarries(t *testing.T) {
 	const queue = "adv"
 	run := 12 * time.Second
-	ctx := testCtx(t, 4*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 4*time.Minute)
 	if _, err := pool.Exec(ctx, `SELECT awa.configure_queue($1, '{"enqueue_shards": 1}')`, queue); err != nil {
 		t.Fatal(err)
 	}
@@ -126,42 +123,26 @@ func TestAdversarialRunWithStaleProducersAndPartialCarries(t *testing.T) {
 			}
 		}()
 	}
-	{
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(5, 13))
-		others.Add(1)
-		go func() {
-			defer others.Done()
-			for drainCtx.Err() == nil {
-				time.Sleep(10 * time.Millisecond)
-				m.cancelRecent(drainCtx, conn, rng, check, "cancel_job")
+	cancelRng := rand.New(rand.NewPCG(5, 13))
+	repeatOnConn(t, ctx, drainCtx, pool, &others, 10*time.Millisecond, func(conn *pgx.Conn) {
+		m.cancelRecent(drainCtx, conn, cancelRng, check, "cancel_job")
+	})
+	maintRng := rand.New(rand.NewPCG(6, 14))
+	repeatOnConn(t, ctx, drainCtx, pool, &others, 20*time.Millisecond, func(conn *pgx.Conn) {
+		_, err := conn.Exec(drainCtx, `SELECT count(*) FROM awa.promote_due_jobs(1000, now() + interval '1 day')`)
+		check(drainCtx, "promote_due_jobs", err)
+		m.rescue(drainCtx, conn, "300 milliseconds", check)
+		for _, ring := range []string{"queue", "claim", "cursor"} {
+			o, err := ringOp(drainCtx, conn, "rotate", ring)
+			if check(drainCtx, "rotate "+ring, err) {
+				count(ring + " " + o.Outcome)
 			}
-		}()
-	}
-	{
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(6, 14))
-		others.Add(1)
-		go func() {
-			defer others.Done()
-			for drainCtx.Err() == nil {
-				time.Sleep(20 * time.Millisecond)
-				_, err := conn.Exec(drainCtx, `SELECT count(*) FROM awa.promote_due_jobs(1000, now() + interval '1 day')`)
-				check(drainCtx, "promote_due_jobs", err)
-				m.rescue(drainCtx, conn, "300 milliseconds", check)
-				for _, ring := range []string{"queue", "claim", "cursor"} {
-					o, err := ringOp(drainCtx, conn, "rotate", ring)
-					if check(drainCtx, "rotate "+ring, err) {
-						count(ring + " " + o.Outcome)
-					}
-					o, err = pruneOp(drainCtx, conn, ring, 5+rng.IntN(46), 0, 7)
-					if check(drainCtx, "prune "+ring, err) {
-						count(ring + " " + o.Outcome)
-					}
-				}
+			o, err = pruneOp(drainCtx, conn, ring, 5+maintRng.IntN(46), 0, 7)
+			if check(drainCtx, "prune "+ring, err) {
+				count(ring + " " + o.Outcome)
 			}
-		}()
-	}
+		}
+	})
 
 	select {
 	case <-time.After(run):

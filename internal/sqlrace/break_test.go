@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // drainQueue claims (max 50 per call) and completes until a claim returns
@@ -64,8 +62,7 @@ func TestPruneAfterACancelCommittedWhileItWaitedNeverCarriesTheCancelledJob(t *t
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const queue = "q"
-			ctx := testCtx(t, 60*time.Second)
-			pool := pgtest.NewDB(t)
+			ctx, pool := newDB(t, 60*time.Second)
 			setup := connect(t, ctx, pool)
 			older, err := insertBatch(ctx, setup, queue, 2, 40)
 			if err != nil {
@@ -143,8 +140,7 @@ func TestPruneAfterACancelCommittedWhileItWaitedNeverCarriesTheCancelledJob(t *t
 // and slot 0 is reclaimed.
 func TestProducerWaitingForItsLaneAcrossARotationAndPruneKeepsItsJob(t *testing.T) {
 	const queue = "s"
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	setup := connect(t, ctx, pool)
 	if _, err := setup.Exec(ctx, `SELECT awa.configure_queue($1, '{"enqueue_shards": 1}')`, queue); err != nil {
 		t.Fatal(err)
@@ -219,8 +215,7 @@ func TestProducerWaitingForItsLaneAcrossARotationAndPruneKeepsItsJob(t *testing.
 // lock budget). Afterwards a claim takes the carried job.
 func TestCarryingPruneHoldsItsLocksForTheSlotsLanesOnly(t *testing.T) {
 	const queues, bound = 96, 150 * time.Millisecond
-	ctx := testCtx(t, 120*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 120*time.Second)
 	setup := connect(t, ctx, pool)
 	for i := 0; i < queues; i++ {
 		q := fmt.Sprintf("wide_%d", i)

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // pruneOp runs awa.prune_ring(ring, lock_timeout_ms, keep_sealed, carry_limit)
@@ -75,8 +73,7 @@ func TestCarryUnderAWaitingClaimAndCancel(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const queue = "q"
-			ctx := testCtx(t, 60*time.Second)
-			pool := pgtest.NewDB(t)
+			ctx, pool := newDB(t, 60*time.Second)
 			setup := connect(t, ctx, pool)
 
 			// One connection, so every job lands in the same shard lane: lane
@@ -321,8 +318,7 @@ func orphanRun(t *testing.T, n, rate int, kind runKind) orphanResult {
 		tick      = 200 * time.Millisecond
 		keep      = 14
 	)
-	ctx := testCtx(t, 10*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 10*time.Minute)
 	check := connect(t, ctx, pool)
 
 	var orphanID int64
@@ -517,8 +513,7 @@ loop:
 // once.
 func TestPruneSeesAClaimThatCommittedWhileItWaited(t *testing.T) {
 	const queue = "q"
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	setup := connect(t, ctx, pool)
 	ids, err := insertBatch(ctx, setup, queue, 2, 10)
 	if err != nil {
@@ -630,8 +625,7 @@ func turnRing(t *testing.T, ctx context.Context, conn *pgx.Conn, ring string, ti
 //     still open) waits, then finds the job in its new slot: it applies once,
 //     and the job ends completed, with its history in the new slot.
 func TestCarryOfARunningJobNeverMovesItUnderItsCloser(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	conn := connect(t, ctx, pool)
 	id, err := insertOne(ctx, conn, "long", 2)
 	if err != nil {

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestTwoClaimersNeverShareAJob: 8 claimers, each on its own connection, drain
@@ -24,8 +22,7 @@ func TestTwoClaimersNeverShareAJob(t *testing.T) {
 		claimers = 8
 		perClaim = 50
 	)
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 
 	inserted := map[int64]bool{}
 	prod := connect(t, ctx, pool)

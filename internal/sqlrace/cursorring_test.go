@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // The cursor ring (awa.cursor_marks, 2 slots) holds the claim marks. Its
@@ -33,8 +31,7 @@ func backendPID(t *testing.T, ctx context.Context, conn *pgx.Conn) uint32 {
 // claimed jobs are neither available nor claimed again.
 func TestCursorPruneRaisesTheFloorToAMarkCommittedWhileItWaited(t *testing.T) {
 	const queue = "q"
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	configureShards(t, ctx, pool, queue, 1)
 	conn := connect(t, ctx, pool)
 	ids, err := insertBatch(ctx, conn, queue, 2, 4)
@@ -113,8 +110,7 @@ func TestClaimsDoNotWaitBehindAQueuePruneThatRetries(t *testing.T) {
 		queueBudgetMs = 10000
 		cursorBudget  = 5000
 	)
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	configureShards(t, ctx, pool, queue, 1)
 	conn := connect(t, ctx, pool)
 	if _, err := insertOne(ctx, conn, queue, 2); err != nil {

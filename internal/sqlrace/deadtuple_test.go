@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestDeadTupleContract checks the storage contract of the ring planes: a full
@@ -36,8 +34,7 @@ func TestDeadTupleContract(t *testing.T) {
 		claimers = 4
 		perClaim = 100
 	)
-	ctx := testCtx(t, 90*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 90*time.Second)
 	check := connect(t, ctx, pool)
 	if _, err := check.Exec(ctx, "SELECT pg_stat_reset()"); err != nil {
 		t.Fatalf("pg_stat_reset: %v", err)

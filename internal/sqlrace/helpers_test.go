@@ -15,15 +15,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/awa-queue/awa/internal/pgtest"
 )
 
-// testCtx is the deadline every test runs under, so a lock-up fails the test
-// with a message instead of hanging the package.
-func testCtx(t *testing.T, d time.Duration) context.Context {
+// newDB returns a context that ends with the test or after d (pgtest.Context) and
+// a fresh migrated database.
+func newDB(t *testing.T, d time.Duration) (context.Context, *pgxpool.Pool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
+	return pgtest.Context(t, d), pgtest.NewDB(t)
 }
 
 // connect opens a dedicated connection to the pool's database (one backend

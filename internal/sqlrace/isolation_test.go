@@ -11,8 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // The isolation contract (docs/storage.md, "Isolation levels"): inserts work
@@ -91,8 +89,7 @@ var finalizerActions = []string{"complete", "retry", "snooze", "cancel", "fail"}
 func TestClaimWithASnapshotOlderThanAnInsertLosesNoJob(t *testing.T) {
 	for _, level := range isoLevels {
 		t.Run(levelName(level), func(t *testing.T) {
-			ctx := testCtx(t, 30*time.Second)
-			pool := pgtest.NewDB(t)
+			ctx, pool := newDB(t, 30*time.Second)
 			warmQueue(t, ctx, pool, "q")
 			claimer, producer := connect(t, ctx, pool), connect(t, ctx, pool)
 
@@ -133,8 +130,7 @@ func TestFinalizerAfterACancelOrRescueItsSnapshotMissedAppliesOnce(t *testing.T)
 		{"rescue_stale_claims", `SELECT count(*) FROM awa.rescue_stale_claims('1 minute', 1000) WHERE $1::bigint IS NOT NULL`, "retryable"},
 		{"rescue_expired_deadlines", `SELECT count(*) FROM awa.rescue_expired_deadlines(1000) WHERE $1::bigint IS NOT NULL`, "retryable"},
 	}
-	ctx := testCtx(t, 2*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 2*time.Minute)
 	worker, operator := connect(t, ctx, pool), connect(t, ctx, pool)
 	n := 0
 	for _, cl := range closers {
@@ -213,8 +209,7 @@ func claimAt(ctx context.Context, q rowQuerier, queue string, now time.Time) ([]
 func TestPruneWithASnapshotOlderThanAProducersCommitKeepsTheJob(t *testing.T) {
 	for _, level := range isoLevels {
 		t.Run(levelName(level), func(t *testing.T) {
-			ctx := testCtx(t, 30*time.Second)
-			pool := pgtest.NewDB(t)
+			ctx, pool := newDB(t, 30*time.Second)
 			warmQueue(t, ctx, pool, "q") // the slot holds a finished job: rotation seals it
 			producer, pruner := connect(t, ctx, pool), connect(t, ctx, pool)
 
@@ -337,8 +332,7 @@ func TestMaintenanceAndCancelWithAnOlderSnapshotAreRefused(t *testing.T) {
 	for _, s := range steps {
 		for _, level := range isoLevels {
 			t.Run(s.name+"/"+levelName(level), func(t *testing.T) {
-				ctx := testCtx(t, 30*time.Second)
-				pool := pgtest.NewDB(t)
+				ctx, pool := newDB(t, 30*time.Second)
 				conn, other := connect(t, ctx, pool), connect(t, ctx, pool)
 				id := s.setup(t, ctx, pool, other)
 				tx := beginAt(t, ctx, conn, level)
@@ -381,8 +375,7 @@ func TestUnguardedCallsWithAnOlderSnapshotStayCorrect(t *testing.T) {
 	}
 	for _, level := range isoLevels {
 		t.Run(levelName(level), func(t *testing.T) {
-			ctx := testCtx(t, 30*time.Second)
-			pool := pgtest.NewDB(t)
+			ctx, pool := newDB(t, 30*time.Second)
 			conn := connect(t, ctx, pool)
 
 			// Leader lease: another holder takes it after the snapshot.

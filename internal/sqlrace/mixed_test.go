@@ -15,8 +15,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // MixedRunSecondsEnv sets the length of TestMixedWorkloadNeverDeadlocks
@@ -50,8 +48,7 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 		}
 		run = time.Duration(s) * time.Second
 	}
-	ctx := testCtx(t, 3*run+3*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 3*run+3*time.Minute)
 	queues := []string{"mx_a", "mx_b"}
 	if _, err := pool.Exec(ctx, `SELECT awa.configure_queue('mx_b', '{"enqueue_shards": 1, "deadline_seconds": 3}')`); err != nil {
 		t.Fatal(err)
@@ -161,18 +158,10 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 			}
 		}()
 	}
-	{
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(4, 4))
-		others.Add(1)
-		go func() {
-			defer others.Done()
-			for drainCtx.Err() == nil {
-				time.Sleep(20 * time.Millisecond)
-				m.cancelRecent(drainCtx, conn, rng, check, "operator cancel_job")
-			}
-		}()
-	}
+	cancelRng := rand.New(rand.NewPCG(4, 4))
+	repeatOnConn(t, ctx, drainCtx, pool, &others, 20*time.Millisecond, func(conn *pgx.Conn) {
+		m.cancelRecent(drainCtx, conn, cancelRng, check, "operator cancel_job")
+	})
 	{
 		conn := connect(t, ctx, pool)
 		others.Add(1)
@@ -443,6 +432,21 @@ func (m *mixedLedger) rescue(ctx context.Context, conn *pgx.Conn, staleness stri
 	if check(ctx, "rescue_expired_deadlines", err) {
 		m.end("rescue_deadline", res)
 	}
+}
+
+// repeatOnConn runs step on a connection of its own (opened with ctx) every
+// pause until runCtx ends, in a goroutine counted by wg.
+func repeatOnConn(t *testing.T, ctx, runCtx context.Context, pool *pgxpool.Pool, wg *sync.WaitGroup, pause time.Duration,
+	step func(conn *pgx.Conn)) {
+	conn := connect(t, ctx, pool)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for runCtx.Err() == nil {
+			time.Sleep(pause)
+			step(conn)
+		}
+	}()
 }
 
 // recent picks one of the last 200 committed jobs.

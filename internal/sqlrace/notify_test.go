@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestInsertNotifiesOnlyWhenNoCommittedJobWaitsAhead: awa._append_ready sends
@@ -13,8 +11,7 @@ import (
 // between the lane's claim cursor and the new job (whose producer notified).
 // A listener on its own connection counts what arrives.
 func TestInsertNotifiesOnlyWhenNoCommittedJobWaitsAhead(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	listener := connect(t, ctx, pool)
 	if _, err := listener.Exec(ctx, `SELECT awa.listen_queues(ARRAY['q'])`); err != nil {
 		t.Fatal(err)
@@ -110,8 +107,7 @@ func TestInsertNotifiesOnlyWhenNoCommittedJobWaitsAhead(t *testing.T) {
 // and false for positions another lane drew from the shared sequence or a
 // producer rolled back.
 func TestQueuePendingSeesOpenProducersButNotAnotherLanesPositions(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	configureShards(t, ctx, pool, "pa", 1)
 	configureShards(t, ctx, pool, "pb", 1)
 	if _, err := insertOne(ctx, pool, "pa", 2); err != nil {

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestConcurrentProducersKeepLaneOrder: four producers, each on its own
@@ -47,8 +45,7 @@ func concurrentProducersKeepLaneOrder(t *testing.T, shards int) {
 		txPerProd = 60
 		perClaim  = 7 // cuts across producer transactions
 	)
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	if _, err := pool.Exec(ctx, `SELECT awa.configure_queue($1, jsonb_build_object('enqueue_shards', $2::int))`,
 		queue, shards); err != nil {
 		t.Fatal(err)

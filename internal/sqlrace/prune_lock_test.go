@@ -8,8 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // exclusiveLocksHeld counts the relation locks stronger than ROW EXCLUSIVE
@@ -77,8 +75,7 @@ func readerHolding(t *testing.T, ctx context.Context, pool *pgxpool.Pool, table 
 // the caller holds none) and when the lock it waited for is granted (pruned).
 // After the caller commits, the session's own lock_timeout is untouched.
 func TestPruneLeavesNoLockAndTheCallersLockTimeout(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	conn := connect(t, ctx, pool)
 	sealStalledRing(t, ctx, conn)
 	reader := readerHolding(t, ctx, pool, "done_entries_0")
@@ -153,8 +150,7 @@ func TestPruneLeavesNoLockAndTheCallersLockTimeout(t *testing.T) {
 // lock well before 8 s (a prune of a ring that is not stalled retries with
 // NOWAIT until then), and prunes the slot as soon as the reader ends.
 func TestPruneOfAStalledRingWaitsForItsLocksFromTheStart(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	conn := connect(t, ctx, pool)
 	sealStalledRing(t, ctx, conn)
 	reader := readerHolding(t, ctx, pool, "done_entries_0")

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestPruneRacingClaimsNeverRemovesALiveJob: two producers (about one
@@ -36,8 +34,7 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 		claimers  = 3
 		perClaim  = 20
 	)
-	ctx := testCtx(t, 90*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 90*time.Second)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 
@@ -284,8 +281,7 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 // pruned.
 func TestPruneNeverTruncatesAnOpenClaim(t *testing.T) {
 	const queue = "q"
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	conn := connect(t, ctx, pool)
 
 	mustInsert := func(n int) {
