@@ -381,9 +381,8 @@ func TestSharedLanesLoseNoJobRunNoneTwiceAndKeepLaneOrder(t *testing.T) {
 	queues := []string{"busy", "idle", "one", "dq"}
 	led := newLaneLedger()
 
-	failCtx, failCancel := context.WithCancel(ctx)
+	failCtx, failCancel, fail := withErrOnce(ctx)
 	defer failCancel()
-	fail := &errOnce{cancel: failCancel}
 	ok := func(who string, err error, expected ...string) bool {
 		if err == nil {
 			return true
@@ -745,9 +744,8 @@ func TestSharedLanesMissNoWakeUp(t *testing.T) {
 		}
 	}
 
-	runCtx, stop := context.WithCancel(ctx)
+	runCtx, stop, fail := withErrOnce(ctx)
 	defer stop()
-	fail := &errOnce{cancel: stop}
 	var mu sync.Mutex
 	committed := map[int64]time.Time{}
 	claimedAt := map[int64]time.Time{}
@@ -1287,9 +1285,8 @@ func TestEmptyLaneAdvancesRacingProducersOfTheLaneLoseNoJob(t *testing.T) {
 	run := time.Duration(envInt(t, "AWA_BREAK_LANES_SECONDS", 12, 1)) * time.Second
 	ctx, pool := newDB(t, run+2*time.Minute)
 	_, laneB := twoSharedQueues(t, ctx, pool)
-	runCtx, stop := context.WithCancel(ctx)
+	runCtx, stop, fail := withErrOnce(ctx)
 	defer stop()
-	fail := &errOnce{cancel: stop}
 	led := newLaneLedger()
 	var bg, producers sync.WaitGroup
 	bg.Add(1)

@@ -42,9 +42,8 @@ func TestAdversarialRunWithStaleProducersAndPartialCarries(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := &mixedLedger{inserted: map[int64]bool{}, ended: map[int64][]string{}}
-	failCtx, failCancel := context.WithCancel(ctx)
+	failCtx, failCancel, fail := withErrOnce(ctx)
 	defer failCancel()
-	fail := &errOnce{cancel: failCancel}
 	check := func(ctx context.Context, who string, err error, expected ...string) bool {
 		if err == nil {
 			return true
@@ -150,18 +149,7 @@ func TestAdversarialRunWithStaleProducersAndPartialCarries(t *testing.T) {
 	}
 	stopProducing.Store(true)
 	producers.Wait()
-	for best, since := -1, time.Now(); failCtx.Err() == nil; time.Sleep(200 * time.Millisecond) {
-		open := m.open()
-		if len(open) == 0 {
-			break
-		}
-		if best < 0 || len(open) < best {
-			best, since = len(open), time.Now()
-		} else if time.Since(since) > 20*time.Second {
-			fail.set("%d committed jobs never ended (no progress for 20 s), e.g. %v; awa.jobs has them as %s", len(open),
-				firstN(open, 10), describeJobs(ctx, pool, open[:min(10, len(open))]))
-		}
-	}
+	m.awaitDrained(failCtx, ctx, pool, fail)
 	stopOthers()
 	others.Wait()
 	late.Wait()

@@ -1,7 +1,6 @@
 package sqlrace
 
 import (
-	"context"
 	"sync"
 	"testing"
 	"time"
@@ -50,9 +49,8 @@ func TestTwoClaimersNeverShareAJob(t *testing.T) {
 	for i := range conns {
 		conns[i].conn = connect(t, ctx, pool)
 	}
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel, fail := withErrOnce(ctx)
 	defer cancel()
-	fail := &errOnce{cancel: cancel}
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for w := range conns {

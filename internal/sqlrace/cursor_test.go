@@ -90,9 +90,8 @@ func TestClaimersOfOneLaneSkipEachOtherAndNeverShareAJob(t *testing.T) {
 	}
 
 	// Many claimers on the one lane, each holding its claim open a little.
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel, fail := withErrOnce(ctx)
 	defer cancel()
-	fail := &errOnce{cancel: cancel}
 	var (
 		mu      sync.Mutex
 		skips   int
@@ -333,9 +332,8 @@ func TestPinnedSnapshotDoesNotBloatClaimCursors(t *testing.T) {
 
 	work := []*pgx.Conn{connect(t, ctx, pool), connect(t, ctx, pool), connect(t, ctx, pool), connect(t, ctx, pool)}
 	prod, maint, claimConns := work[0], work[1], work[2:]
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel, fail := withErrOnce(ctx)
 	defer cancel()
-	fail := &errOnce{cancel: cancel}
 	var (
 		mu        sync.Mutex
 		completed int

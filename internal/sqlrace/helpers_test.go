@@ -134,6 +134,39 @@ func complete(ctx context.Context, q rowQuerier, cs []claimed) ([]finalized, err
 		ids, leases, slots, receipts))
 }
 
+// insertRolledBack inserts one job of queue (priority 2) in a transaction of
+// b and rolls it back.
+func insertRolledBack(t *testing.T, ctx context.Context, b interface {
+	Begin(context.Context) (pgx.Tx, error)
+}, queue string) {
+	t.Helper()
+	tx, err := b.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := insertOne(ctx, tx, queue, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// completeApplied completes cs (one call) and returns how many were applied;
+// a failed call or an outcome other than applied is an error.
+func completeApplied(ctx context.Context, q rowQuerier, cs []claimed) (int, error) {
+	res, err := complete(ctx, q, cs)
+	if err != nil {
+		return 0, fmt.Errorf("complete_jobs: %w", err)
+	}
+	for _, r := range res {
+		if r.Outcome != "applied" {
+			return 0, fmt.Errorf("complete_jobs gave %v", r)
+		}
+	}
+	return len(res), nil
+}
+
 func receiptArrays(cs []claimed) (ids, leases []int64, slots []int32, receipts []int64) {
 	for _, c := range cs {
 		ids = append(ids, c.ID)
@@ -232,6 +265,13 @@ type errOnce struct {
 	mu     sync.Mutex
 	err    error
 	cancel context.CancelFunc
+}
+
+// withErrOnce returns a context derived from ctx, its cancel, and an errOnce
+// whose first failure cancels it (stopping every goroutine that watches it).
+func withErrOnce(ctx context.Context) (context.Context, context.CancelFunc, *errOnce) {
+	runCtx, cancel := context.WithCancel(ctx)
+	return runCtx, cancel, &errOnce{cancel: cancel}
 }
 
 func (e *errOnce) set(format string, args ...any) {

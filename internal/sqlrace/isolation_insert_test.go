@@ -182,9 +182,8 @@ func TestRandomizedRunAtEachLevelAccountsForEveryJob(t *testing.T) {
 				producersWG sync.WaitGroup
 				othersWG    sync.WaitGroup
 			)
-			failCtx, cancelAll := context.WithCancel(ctx)
+			failCtx, cancelAll, e := withErrOnce(ctx)
 			defer cancelAll()
-			e := &errOnce{cancel: cancelAll}
 			done := make(chan struct{}) // closed once every committed job is completed
 
 			refused := func(conn *pgx.Conn, err error) bool {

@@ -63,9 +63,8 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 	var seen40P01 atomic.Int64
 	var draining atomic.Bool
 	pruned := map[string]*atomic.Int64{"queue": {}, "claim": {}, "cursor": {}}
-	failCtx, failCancel := context.WithCancel(ctx)
+	failCtx, failCancel, fail := withErrOnce(ctx)
 	defer failCancel()
-	fail := &errOnce{cancel: failCancel}
 	// check sorts an error: a deadlock is counted (and fails the test at the
 	// end, with the count); anything else not expected fails at once.
 	check := func(ctx context.Context, who string, err error, expected ...string) bool {
@@ -204,18 +203,7 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 	// Drain: every committed job must end; retries come back through
 	// promotion. The machine may be slow: fail only when the drain stops
 	// making progress.
-	for best, since := -1, time.Now(); failCtx.Err() == nil; time.Sleep(200 * time.Millisecond) {
-		open := m.open()
-		if len(open) == 0 {
-			break
-		}
-		if best < 0 || len(open) < best {
-			best, since = len(open), time.Now()
-		} else if time.Since(since) > 20*time.Second {
-			fail.set("%d committed jobs never ended (no progress for 20 s), e.g. %v; awa.jobs has them as %s", len(open),
-				firstN(open, 10), describeJobs(ctx, pool, open[:min(10, len(open))]))
-		}
-	}
+	m.awaitDrained(failCtx, ctx, pool, fail)
 	stopOthers()
 	others.Wait()
 	late.Wait()
@@ -447,6 +435,25 @@ func repeatOnConn(t *testing.T, ctx, runCtx context.Context, pool *pgxpool.Pool,
 			step(conn)
 		}
 	}()
+}
+
+// awaitDrained waits until every committed job has ended or runCtx ends. The
+// machine may be slow: it fails (through fail) only when the number of open
+// jobs stops falling for 20 s, naming some of them as awa.jobs (read with
+// ctx) has them.
+func (m *mixedLedger) awaitDrained(runCtx, ctx context.Context, pool *pgxpool.Pool, fail *errOnce) {
+	for best, since := -1, time.Now(); runCtx.Err() == nil; time.Sleep(200 * time.Millisecond) {
+		open := m.open()
+		if len(open) == 0 {
+			return
+		}
+		if best < 0 || len(open) < best {
+			best, since = len(open), time.Now()
+		} else if time.Since(since) > 20*time.Second {
+			fail.set("%d committed jobs never ended (no progress for 20 s), e.g. %v; awa.jobs has them as %s", len(open),
+				firstN(open, 10), describeJobs(ctx, pool, open[:min(10, len(open))]))
+		}
+	}
 }
 
 // recent picks one of the last 200 committed jobs.

@@ -52,32 +52,14 @@ func TestInsertNotifiesOnlyWhenNoCommittedJobWaitsAhead(t *testing.T) {
 	insert()
 	notified("a job in a drained lane", true)
 
-	tx, err := producer.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := insertOne(ctx, tx, "q", 2); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
+	insertRolledBack(t, ctx, producer, "q")
 	notified("a rolled-back insert", false)
 	if got, err := claim(ctx, pool, "q", 10, nil); err != nil || len(got) != 1 {
 		t.Fatalf("claim: %s, %v", describeClaims(got), err)
 	}
 	// The rolled-back position is now passed; roll back another and insert
 	// behind it: no committed job waits ahead, so the insert notifies.
-	tx, err = producer.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := insertOne(ctx, tx, "q", 2); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
+	insertRolledBack(t, ctx, producer, "q")
 	insert()
 	notified("a job behind a rolled-back position", true)
 
@@ -167,16 +149,7 @@ func TestQueuePendingSeesOpenProducersButNotAnotherLanesPositions(t *testing.T) 
 	}
 
 	// A producer that rolls back leaves nothing pending.
-	rb, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := insertOne(ctx, rb, "pa", 2); err != nil {
-		t.Fatal(err)
-	}
-	if err := rb.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
+	insertRolledBack(t, ctx, pool, "pa")
 	if queuePending(t, ctx, pool, "pa") {
 		t.Fatal("pa is pending after its producer rolled back")
 	}

@@ -1,7 +1,6 @@
 package sqlrace
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -69,9 +68,8 @@ func concurrentProducersKeepLaneOrder(t *testing.T, shards int) {
 	}
 	claimConn := connect(t, ctx, pool)
 
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel, fail := withErrOnce(ctx)
 	defer cancel()
-	fail := &errOnce{cancel: cancel}
 	var producing atomic.Int32
 	producing.Store(producers)
 	var wg sync.WaitGroup
@@ -157,16 +155,9 @@ func concurrentProducersKeepLaneOrder(t *testing.T, shards int) {
 			}
 			calls = append(calls, got)
 			claimOrder = append(claimOrder, got...)
-			res, err := complete(runCtx, claimConn, got)
-			if err != nil {
-				fail.set("claimer: complete_jobs: %v", err)
+			if _, err := completeApplied(runCtx, claimConn, got); err != nil {
+				fail.set("claimer: %v", err)
 				return
-			}
-			for _, r := range res {
-				if r.Outcome != "applied" {
-					fail.set("claimer: complete_jobs gave %v, want applied", r)
-					return
-				}
 			}
 		}
 	}()

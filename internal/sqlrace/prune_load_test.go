@@ -100,9 +100,8 @@ func TestRingPrunesKeepUpUnderSustainedLoad(t *testing.T) {
 	ctx, pool := newDB(t, run+2*time.Minute)
 	queues := []string{"ld_a", "ld_b"}
 
-	failCtx, failCancel := context.WithCancel(ctx)
+	failCtx, failCancel, fail := withErrOnce(ctx)
 	defer failCancel()
-	fail := &errOnce{cancel: failCancel}
 	loadCtx, stopLoad := context.WithCancel(failCtx)
 	defer stopLoad()
 	var wg sync.WaitGroup

@@ -47,9 +47,8 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel, fail := withErrOnce(ctx)
 	defer cancel()
-	fail := &errOnce{cancel: cancel}
 
 	var (
 		mu         sync.Mutex
