@@ -789,31 +789,23 @@ func TestSharedLanesMissNoWakeUp(t *testing.T) {
 			defer producers.Done()
 			for runCtx.Err() == nil && time.Since(began) < run {
 				q := []string{"one", "w8"}[rng.IntN(2)]
-				tx, err := conn.Begin(runCtx)
+				hold, rollBack := time.Duration(rng.IntN(30))*time.Millisecond, rng.IntN(10) == 0
+				ids, err := produceHeld(runCtx, conn, hold, rollBack, func(tx pgx.Tx) ([]int64, error) {
+					id, err := insertOne(runCtx, tx, q, 1+rng.IntN(4))
+					return []int64{id}, err
+				})
 				if err != nil {
-					return
-				}
-				id, err := insertOne(runCtx, tx, q, 1+rng.IntN(4))
-				if err == nil {
-					time.Sleep(time.Duration(rng.IntN(30)) * time.Millisecond)
-				}
-				if err == nil && rng.IntN(10) == 0 {
-					err = tx.Rollback(runCtx)
-					rolled.Add(1)
-					continue
-				}
-				if err == nil {
-					err = tx.Commit(runCtx)
-				}
-				if err != nil {
-					_ = tx.Rollback(context.Background())
 					if runCtx.Err() == nil {
 						fail.set("producer: %v", err)
 					}
 					return
 				}
+				if rollBack {
+					rolled.Add(1)
+					continue
+				}
 				mu.Lock()
-				committed[id] = time.Now()
+				committed[ids[0]] = time.Now()
 				mu.Unlock()
 				jobs.Add(1)
 				time.Sleep(time.Duration(rng.IntN(20)) * time.Millisecond)
@@ -1306,27 +1298,22 @@ func TestEmptyLaneAdvancesRacingProducersOfTheLaneLoseNoJob(t *testing.T) {
 		go func() {
 			defer producers.Done()
 			for start := time.Now(); runCtx.Err() == nil && time.Since(start) < run; {
-				tx, err := conn.Begin(runCtx)
+				var hold time.Duration
+				if rng.IntN(3) == 0 {
+					hold = time.Duration(rng.IntN(2000)) * time.Microsecond
+				}
+				rollBack := rng.IntN(8) == 0
+				ids, err := produceHeld(runCtx, conn, hold, rollBack, func(tx pgx.Tx) ([]int64, error) {
+					return insertBatch(runCtx, tx, "b", 2, 1+rng.IntN(3)*rng.IntN(3))
+				})
 				if err != nil {
-					return
-				}
-				ids, err := insertBatch(runCtx, tx, "b", 2, 1+rng.IntN(3)*rng.IntN(3))
-				if err == nil && rng.IntN(3) == 0 {
-					time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
-				}
-				if err == nil && rng.IntN(8) == 0 {
-					_ = tx.Rollback(runCtx)
-					continue
-				}
-				if err == nil {
-					err = tx.Commit(runCtx)
-				}
-				if err != nil {
-					_ = tx.Rollback(context.Background())
 					if runCtx.Err() == nil {
 						fail.set("producer of b: %v", err)
 					}
 					return
+				}
+				if rollBack {
+					continue
 				}
 				led.commit("b", ids)
 				// Pauses leave b's producer lock free, so claims can advance

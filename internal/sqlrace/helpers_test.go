@@ -152,6 +152,30 @@ func insertRolledBack(t *testing.T, ctx context.Context, b interface {
 	}
 }
 
+// produceHeld runs insert in a transaction of conn, keeps it open for hold
+// (a producer holding its lane), then rolls it back (rollBack: no ids) or
+// commits it. On an error the transaction is rolled back.
+func produceHeld(ctx context.Context, conn *pgx.Conn, hold time.Duration, rollBack bool,
+	insert func(pgx.Tx) ([]int64, error)) ([]int64, error) {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := insert(tx)
+	if err == nil {
+		time.Sleep(hold)
+		if rollBack {
+			return nil, tx.Rollback(ctx)
+		}
+		err = tx.Commit(ctx)
+	}
+	if err != nil {
+		_ = tx.Rollback(context.Background())
+		return nil, err
+	}
+	return ids, nil
+}
+
 // completeApplied completes cs (one call) and returns how many were applied;
 // a failed call or an outcome other than applied is an error.
 func completeApplied(ctx context.Context, q rowQuerier, cs []claimed) (int, error) {
