@@ -455,3 +455,30 @@ LANGUAGE sql AS $$
                '2030-01-01 12:00:00+00'::timestamptz, '2030-01-01 12:00:30+00'::timestamptz)$q$,
     p_description);
 $$;
+
+-- pgTAP, 3 assertions for a bounded claim: p_sql (a SELECT of one count)
+-- returns p_n (described p_returns), and while it ran the ready ring's
+-- partitions were read by no sequential scan (p_no_seq) and through their
+-- indexes fetched at most p_max_fetch rows (p_fetched); counted in
+-- pg_stat_xact_user_tables before and after.
+CREATE FUNCTION awa_test.claim_reads_within(p_sql text, p_n bigint, p_max_fetch numeric, p_returns text,
+                                            p_no_seq text, p_fetched text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_reads  text := $q$SELECT coalesce(sum(seq_tup_read), 0)::numeric, coalesce(sum(idx_tup_fetch), 0)::numeric
+                      FROM pg_stat_xact_user_tables
+                      WHERE schemaname = 'awa' AND relname LIKE 'ready\_entries\_%'$q$;
+  v_seq0   numeric;
+  v_fetch0 numeric;
+  v_seq1   numeric;
+  v_fetch1 numeric;
+  v_n      bigint;
+BEGIN
+  EXECUTE v_reads INTO v_seq0, v_fetch0;
+  EXECUTE p_sql INTO v_n;
+  EXECUTE v_reads INTO v_seq1, v_fetch1;
+  RETURN NEXT is(v_n, p_n, p_returns);
+  RETURN NEXT cmp_ok(v_seq1 - v_seq0, '=', 0::numeric, p_no_seq);
+  RETURN NEXT cmp_ok(v_fetch1 - v_fetch0, '<=', p_max_fetch, p_fetched);
+END
+$$;
