@@ -482,3 +482,17 @@ BEGIN
   RETURN NEXT cmp_ok(v_fetch1 - v_fetch0, '<=', p_max_fetch, p_fetched);
 END
 $$;
+
+-- pgTAP, 2 assertions (fixture): opens the second session
+-- (awa_test.connect_other(p_options)) and, in a transaction it keeps open
+-- there, locks awa.<p_table> in p_mode; describe says why.
+CREATE FUNCTION awa_test.other_session_locks(p_table text, p_mode text, p_options text, p_description text)
+RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN NEXT awa_test.connect_other(p_options);
+  RETURN NEXT lives_ok(format('SELECT dblink_exec(%L, %L)', 'awa_other',
+                              format('begin; lock table awa.%I in %s mode', p_table, p_mode)),
+                       p_description);
+END
+$$;
