@@ -496,3 +496,16 @@ BEGIN
                        p_description);
 END
 $$;
+
+-- Fixture step of the finalizer tests: inserts one job (p_kind, p_args,
+-- p_opts, whose "queue" names its queue) and claims it from that queue at
+-- p_at. Returns the claim:
+--   CREATE TEMP TABLE claimed AS SELECT * FROM awa_test.claim_one('k', '{}', '{"queue": "q"}', '2030-01-01 12:00:00+00');
+CREATE FUNCTION awa_test.claim_one(p_kind text, p_args jsonb, p_opts jsonb, p_at timestamptz)
+RETURNS SETOF awa.claimed_job
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM awa.insert_job(p_kind, p_args, p_opts);
+  RETURN QUERY SELECT * FROM awa.claim_ready_runtime(p_opts ->> 'queue', 1, NULL, p_at);
+END
+$$;

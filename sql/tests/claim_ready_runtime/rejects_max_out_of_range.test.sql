@@ -2,7 +2,6 @@
 begin;
 select plan(10);
 
-
 select * from awa.insert_job('k', '{}', '{"queue": "maxbad"}');
 create temp table counts_before as select awa_test.row_counts() as c;
 

@@ -3,7 +3,6 @@
 begin;
 select plan(17);
 
-
 select * from awa.insert_jobs(array['a', 'b'], null, array_fill('{"queue": "badarr"}'::jsonb, array[2]));
 create temp table claimed as select row_number() over () as ord, * from awa.claim_ready_runtime('badarr', 2, null, '2030-01-01 12:00:00+00');
 create temp table counts_before as select awa_test.row_counts() as c;

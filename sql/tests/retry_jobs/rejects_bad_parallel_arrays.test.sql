@@ -3,9 +3,7 @@
 begin;
 select plan(9);
 
-
-select * from awa.insert_job('k', '{}', '{"queue": "rtbad"}');
-create temp table claimed as select * from awa.claim_ready_runtime('rtbad', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('k', '{}', '{"queue": "rtbad"}', '2030-01-01 12:00:00+00');
 create temp table counts_before as select awa_test.row_counts() as c;
 
 select * from awa_test.raises_writing_nothing($$select * from awa.retry_jobs(array(select id from claimed), array(select run_lease from claimed),
