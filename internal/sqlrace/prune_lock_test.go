@@ -178,8 +178,7 @@ func TestPruneOfAStalledRingWaitsForItsLocksFromTheStart(t *testing.T) {
 // budget; a cursor-ring prune started 300 ms into it must prune its sealed
 // slot, and the queue prune must prune slot 0 once the reader ends.
 func TestCursorRingPrunesWhileTheQueueRingsPruneRetries(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	conn := connect(t, ctx, pool)
 	// Rotations stamped 60 s and 120 s ahead: the ledger shows a ring that
 	// rotated on its cadence, so the prune is not the stalled kind.
@@ -193,7 +192,7 @@ func TestCursorRingPrunesWhileTheQueueRingsPruneRetries(t *testing.T) {
 	}
 	reader := readerHolding(t, ctx, pool, "done_entries_0")
 	queuePruner := connect(t, ctx, pool)
-	queuePruned := pruneInBackground(ctx, queuePruner, "queue", 4000)
+	queuePruned := pruneInBackground(ctx, queuePruner, "queue", 4000, 0, 1000)
 	time.Sleep(300 * time.Millisecond)
 	if o, err := pruneOp(ctx, conn, "cursor", 1000, 0, 1000); err != nil || o.Outcome != "pruned" {
 		t.Fatalf("prune_ring(cursor) while the queue ring's prune retries: %v, %v; want pruned", o, err)
