@@ -1897,6 +1897,7 @@ BEGIN
             IF v_num <> trunc(v_num) THEN
                 RAISE EXCEPTION 'awa: opts.% must be an integer, got %', v_key, v_val USING ERRCODE = 'AW005';
             END IF;
+            -- Inline, not awa._require_between (same message): no extra call per job.
             IF v_key = 'priority' AND v_num NOT BETWEEN 1 AND 4 THEN
                 RAISE EXCEPTION 'awa: opts.priority must be between 1 and 4, got %', v_val USING ERRCODE = 'AW006';
             ELSIF v_key = 'max_attempts' AND v_num NOT BETWEEN 1 AND 1000 THEN
@@ -2205,6 +2206,7 @@ BEGIN
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
     END IF;
+    -- Inline, not awa._require_between (same message): no extra call per claim.
     IF p_max IS NULL OR p_max NOT BETWEEN 1 AND 1024 THEN
         RAISE EXCEPTION 'awa: max must be between 1 and 1024, got %', p_max USING ERRCODE = 'AW010';
     END IF;
