@@ -6,17 +6,15 @@ select plan(7);
 create temp table claimed as select * from awa_test.claim_one('k', '{}', '{"queue": "cnbad"}', '2030-01-01 12:00:00+00');
 create temp table counts_before as select awa_test.row_counts() as c;
 
-select * from awa_test.raises_writing_nothing($$select * from awa.cancel_jobs(array(select id from claimed), array(select run_lease from claimed),
-  array(select claim_slot from claimed), array(select receipt_id from claimed), array['r1', 'r2'], '2030-01-01 12:00:10+00')$$,
-  'AW010', 'awa: parallel arrays differ in length (job_ids has 1)', 'a reasons array of another length raises AW010', 'a reasons array of another length writes nothing');
-
-select * from awa_test.raises_writing_nothing($$select * from awa.cancel_jobs(array(select id from claimed), array(select run_lease from claimed),
-  null, array(select receipt_id from claimed), array['r'], '2030-01-01 12:00:10+00')$$,
-  'AW010', NULL, 'a NULL claim_slots array raises AW010', 'a NULL claim_slots array writes nothing');
-
-select * from awa_test.raises_writing_nothing($$select * from awa.cancel_jobs(array(select id from claimed), array(select run_lease from claimed),
-  array[null::int], array(select receipt_id from claimed), array['r'], '2030-01-01 12:00:10+00')$$,
-  'AW010', NULL, 'a NULL claim_slot element raises AW010', 'a NULL claim_slot element writes nothing');
+select t.* from (values
+  ($$select * from awa.cancel_jobs(array(select id from claimed), array(select run_lease from claimed),
+  array(select claim_slot from claimed), array(select receipt_id from claimed), array['r1', 'r2'], '2030-01-01 12:00:10+00')$$, 'AW010', 'awa: parallel arrays differ in length (job_ids has 1)', 'a reasons array of another length raises AW010', 'a reasons array of another length writes nothing'),
+  ($$select * from awa.cancel_jobs(array(select id from claimed), array(select run_lease from claimed),
+  null, array(select receipt_id from claimed), array['r'], '2030-01-01 12:00:10+00')$$, 'AW010', NULL, 'a NULL claim_slots array raises AW010', 'a NULL claim_slots array writes nothing'),
+  ($$select * from awa.cancel_jobs(array(select id from claimed), array(select run_lease from claimed),
+  array[null::int], array(select receipt_id from claimed), array['r'], '2030-01-01 12:00:10+00')$$, 'AW010', NULL, 'a NULL claim_slot element raises AW010', 'a NULL claim_slot element writes nothing')
+) as c (call, sqlstate, message, raises, nothing)
+cross join lateral awa_test.raises_writing_nothing(c.call, c.sqlstate, c.message, c.raises, c.nothing) t;
 
 select is(awa_test.row_counts(), (select c from counts_before), 'no awa table gained or lost a row');
 

@@ -5,17 +5,13 @@ select plan(13);
 
 create temp table counts_before as select awa_test.row_counts() as c;
 
-select * from awa_test.raises_writing_nothing($$select * from awa.insert_job('noop', '{}', '{"priority": 0}')$$,
-  'AW006', 'awa: opts.priority must be between 1 and 4, got 0', 'priority 0 raises AW006', 'priority 0 writes nothing');
-
-select * from awa_test.raises_writing_nothing($$select * from awa.insert_job('noop', '{}', '{"priority": 5}')$$,
-  'AW006', 'awa: opts.priority must be between 1 and 4, got 5', 'priority 5 raises AW006', 'priority 5 writes nothing');
-
-select * from awa_test.raises_writing_nothing($$select * from awa.insert_job('noop', '{}', '{"max_attempts": 0}')$$,
-  'AW006', 'awa: opts.max_attempts must be between 1 and 1000, got 0', 'max_attempts 0 raises AW006', 'max_attempts 0 writes nothing');
-
-select * from awa_test.raises_writing_nothing($$select * from awa.insert_job('noop', '{}', '{"max_attempts": 1001}')$$,
-  'AW006', 'awa: opts.max_attempts must be between 1 and 1000, got 1001', 'max_attempts 1001 raises AW006', 'max_attempts 1001 writes nothing');
+select t.* from (values
+  ($$select * from awa.insert_job('noop', '{}', '{"priority": 0}')$$, 'AW006', 'awa: opts.priority must be between 1 and 4, got 0', 'priority 0 raises AW006', 'priority 0 writes nothing'),
+  ($$select * from awa.insert_job('noop', '{}', '{"priority": 5}')$$, 'AW006', 'awa: opts.priority must be between 1 and 4, got 5', 'priority 5 raises AW006', 'priority 5 writes nothing'),
+  ($$select * from awa.insert_job('noop', '{}', '{"max_attempts": 0}')$$, 'AW006', 'awa: opts.max_attempts must be between 1 and 1000, got 0', 'max_attempts 0 raises AW006', 'max_attempts 0 writes nothing'),
+  ($$select * from awa.insert_job('noop', '{}', '{"max_attempts": 1001}')$$, 'AW006', 'awa: opts.max_attempts must be between 1 and 1000, got 1001', 'max_attempts 1001 raises AW006', 'max_attempts 1001 writes nothing')
+) as c (call, sqlstate, message, raises, nothing)
+cross join lateral awa_test.raises_writing_nothing(c.call, c.sqlstate, c.message, c.raises, c.nothing) t;
 
 select is(awa_test.row_counts(), (select c from counts_before), 'no awa table gained or lost a row');
 
