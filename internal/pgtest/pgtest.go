@@ -34,6 +34,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver for goose
+	"github.com/pressly/goose/v3"
 
 	"github.com/awa-queue/awa/db"
 )
@@ -110,7 +111,7 @@ func NewDBDSN(t testing.TB) string {
 			t.Errorf("pgtest: %v", err)
 		}
 	})
-	return withDatabase(dsn, name)
+	return WithDatabase(dsn, name)
 }
 
 // RunWithDB runs m with *dsn set to a fresh migrated database, as NewDBDSN
@@ -128,7 +129,7 @@ func RunWithDB(m *testing.M, dsn *string) int {
 		fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
 		return 1
 	}
-	*dsn = withDatabase(server, name)
+	*dsn = WithDatabase(server, name)
 	code := m.Run()
 	if err := dropDB(server, name); err != nil {
 		fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
@@ -237,7 +238,7 @@ func ensureTemplate(dsn string) (string, error) {
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+ident(build)+" TEMPLATE template0"); err != nil {
 		return "", err
 	}
-	if err := migrate(ctx, withDatabase(dsn, build)); err != nil {
+	if err := migrate(ctx, WithDatabase(dsn, build)); err != nil {
 		return "", fmt.Errorf("migrate %s: %w", build, err)
 	}
 	// Rename needs the build database to have no sessions; the migration's
@@ -261,20 +262,30 @@ func ensureTemplate(dsn string) (string, error) {
 	return name, nil
 }
 
-// migrate applies the embedded goose migrations (the production path:
-// db.Provider over database/sql with the pgx stdlib driver).
+// migrate applies the embedded goose migrations.
 func migrate(ctx context.Context, dsn string) error {
-	sqlDB, err := sql.Open("pgx", dsn)
+	p, closeDB, err := OpenProvider(dsn)
 	if err != nil {
 		return err
 	}
-	defer sqlDB.Close()
-	p, err := db.Provider(sqlDB)
-	if err != nil {
-		return err
-	}
+	defer closeDB()
 	_, err = p.Up(ctx)
 	return err
+}
+
+// OpenProvider opens the goose provider of the embedded migrations the way
+// production does (db.Provider over database/sql with the pgx stdlib driver);
+// closeDB closes its connection pool.
+func OpenProvider(dsn string) (p *goose.Provider, closeDB func(), err error) {
+	sqlDB, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p, err = db.Provider(sqlDB); err != nil {
+		sqlDB.Close()
+		return nil, nil, err
+	}
+	return p, func() { sqlDB.Close() }, nil
 }
 
 // migrationsHash is a short hex digest of the embedded migration files' names
@@ -299,9 +310,9 @@ func migrationsHash() (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
-// withDatabase returns dsn with its database replaced by name. It handles URLs
+// WithDatabase returns dsn with its database replaced by name. It handles URLs
 // (postgres://...) and keyword/value strings (a later dbname= wins).
-func withDatabase(dsn, name string) string {
+func WithDatabase(dsn, name string) string {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		if u, err := url.Parse(dsn); err == nil {
 			u.Path = "/" + name

@@ -2,7 +2,6 @@ package sqlrace
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/awa-queue/awa/db"
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
@@ -284,15 +282,11 @@ func TestLaneCacheNeverOutlivesItsSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	sqlDB, err := sql.Open("pgx", dsn)
+	p, closeDB, err := pgtest.OpenProvider(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sqlDB.Close()
-	p, err := db.Provider(sqlDB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer closeDB()
 	if _, err := p.DownTo(ctx, 0); err != nil {
 		t.Fatalf("down-to 0: %v", err)
 	}
