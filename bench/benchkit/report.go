@@ -23,6 +23,21 @@ type agg struct {
 
 type key struct{ scenario, variant, system string }
 
+// scenarioVariants returns the (scenario, variant) pairs of order, each once,
+// in the order they first appear, with the system left empty.
+func scenarioVariants(order []key) []key {
+	seen := map[key]bool{}
+	var out []key
+	for _, k := range order {
+		kk := key{k.scenario, k.variant, ""}
+		if !seen[kk] {
+			seen[kk] = true
+			out = append(out, kk)
+		}
+	}
+	return out
+}
+
 func aggregate(rep *Report) (map[key]*agg, []key) {
 	by := map[key]*agg{}
 	var order []key
@@ -219,13 +234,7 @@ func PrintSummary(w io.Writer, rep *Report, systems ...string) {
 	fmt.Fprintln(tw, "scenario\tvariant\tunit\t"+
 		cols(func(s string) string { return s }, func() string { return pair })+
 		cols(func(s string) string { return "WAL/job " + s }, func() string { return pair }))
-	seen := map[key]bool{}
-	for _, k := range order {
-		kk := key{k.scenario, k.variant, ""}
-		if seen[kk] {
-			continue
-		}
-		seen[kk] = true
+	for _, k := range scenarioVariants(order) {
 		get := func(s string, f func(*agg) float64) float64 {
 			if x := by[key{k.scenario, k.variant, s}]; x != nil {
 				return f(x)
@@ -368,13 +377,7 @@ func WriteMarkdown(path string, rep *Report) error {
 	w("and WAL written per job during the measured phase (`pg_current_wal_lsn()` difference / jobs; burn-down excludes the pre-insert):\n\n")
 	w("| scenario | variant | unit | awa | River | awa/River | WAL/job awa | WAL/job River | awa/River |\n")
 	w("|---|---|---|--:|--:|--:|--:|--:|--:|\n")
-	seen := map[key]bool{}
-	for _, k := range order {
-		kk := key{k.scenario, k.variant, ""}
-		if seen[kk] {
-			continue
-		}
-		seen[kk] = true
+	for _, k := range scenarioVariants(order) {
 		a, r := get(key{k.scenario, k.variant, "awa"}), get(key{k.scenario, k.variant, "river"})
 		f := func(x *agg, g func(*agg) float64) float64 {
 			if x == nil {

@@ -96,9 +96,14 @@ type rowQuerier interface {
 // claim calls awa.claim_ready_runtime(queue, max, instance) and returns the
 // claimed jobs in the order the function returned them.
 func claim(ctx context.Context, q rowQuerier, queue string, max int, instance any) ([]claimed, error) {
-	rows, err := q.Query(ctx, `
+	return collectClaims(q.Query(ctx, `
 		SELECT c.id, c.run_lease, c.claim_slot, c.receipt_id, c.priority, c.attempt
-		FROM awa.claim_ready_runtime($1, $2, $3::uuid) AS c`, queue, max, instance)
+		FROM awa.claim_ready_runtime($1, $2, $3::uuid) AS c`, queue, max, instance))
+}
+
+// collectClaims scans claim rows (id, run_lease, claim_slot, receipt_id,
+// priority, attempt).
+func collectClaims(rows pgx.Rows, err error) ([]claimed, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -188,17 +188,9 @@ func TestFinalizerAfterACancelOrRescueItsSnapshotMissedAppliesOnce(t *testing.T)
 
 // claimAt claims one job of queue with the claim's clock at now.
 func claimAt(ctx context.Context, q rowQuerier, queue string, now time.Time) ([]claimed, error) {
-	rows, err := q.Query(ctx, `
+	return collectClaims(q.Query(ctx, `
 		SELECT c.id, c.run_lease, c.claim_slot, c.receipt_id, c.priority, c.attempt
-		FROM awa.claim_ready_runtime($1, 1, NULL, $2) AS c`, queue, now)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (claimed, error) {
-		var c claimed
-		err := r.Scan(&c.ID, &c.RunLease, &c.ClaimSlot, &c.ReceiptID, &c.Priority, &c.Attempt)
-		return c, err
-	})
+		FROM awa.claim_ready_runtime($1, 1, NULL, $2) AS c`, queue, now))
 }
 
 // Observation 3: a producer that wrote into the queue slot before it was
