@@ -15,19 +15,16 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/awa-queue/awa/db"
+	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestEmbeddedMigrations needs no server: it checks what the binary carries.
 func TestEmbeddedMigrations(t *testing.T) {
-	sqlDB, err := sql.Open("pgx", "postgres://unused.invalid/x") // never connected
+	p, closeDB, err := pgtest.OpenProvider("postgres://unused.invalid/x") // never connected
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sqlDB.Close()
-	p, err := db.Provider(sqlDB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer closeDB()
 	src := p.ListSources()
 	if len(src) == 0 || src[0].Version != 1 || src[0].Path != "00001_awa_substrate.sql" {
 		t.Fatalf("embedded migrations = %+v, want 00001_awa_substrate.sql first", src)

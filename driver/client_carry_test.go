@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/awa-queue/awa/driver"
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestMaintenanceCarriesAnUnworkedBacklogInOneTick: 5,000 jobs wait in a queue
@@ -18,9 +17,7 @@ import (
 // rotate, with no rotate (the next tick) between them. The jobs stay
 // available, each once.
 func TestMaintenanceCarriesAnUnworkedBacklogInOneTick(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	if _, err := pool.Exec(ctx, `SELECT * FROM awa.insert_jobs(array_fill('k'::text, ARRAY[5000]), NULL,
 		array_fill('{"queue": "unworked"}'::jsonb, ARRAY[5000]))`); err != nil {
 		t.Fatal(err)

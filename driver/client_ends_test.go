@@ -29,7 +29,7 @@ func (stuckArgs) Kind() string { return "stuck_kind" }
 // is called. Rescue and retry closures still work.
 func failCompletions(t *testing.T, pool *pgxpool.Pool) (restore func()) {
 	t.Helper()
-	ctx := testCtx(t, 30*time.Second)
+	ctx := pgtest.Context(t, 30*time.Second)
 	_, err := pool.Exec(ctx, `
 		CREATE FUNCTION public.test_fail_completion() RETURNS trigger LANGUAGE plpgsql AS $$
 		BEGIN RAISE EXCEPTION 'test: completions are failing' USING ERRCODE = 'XX000'; END $$;
@@ -55,7 +55,7 @@ func failCompletions(t *testing.T, pool *pgxpool.Pool) (restore func()) {
 func heartbeatAge(t *testing.T, pool *pgxpool.Pool, id [16]byte) time.Duration {
 	t.Helper()
 	var age time.Duration
-	err := pool.QueryRow(testCtx(t, 10*time.Second),
+	err := pool.QueryRow(pgtest.Context(t, 10*time.Second),
 		`SELECT now() - heartbeat_at FROM awa.runtime_instances WHERE instance_id = $1`, id).Scan(&age)
 	if err != nil {
 		t.Fatalf("read heartbeat: %v", err)
@@ -68,7 +68,7 @@ func heartbeatAge(t *testing.T, pool *pgxpool.Pool, id [16]byte) time.Duration {
 func completions(t *testing.T, pool *pgxpool.Pool, id int64) int {
 	t.Helper()
 	var n int
-	err := pool.QueryRow(testCtx(t, 10*time.Second),
+	err := pool.QueryRow(pgtest.Context(t, 10*time.Second),
 		`SELECT count(*) FROM awa.terminal_jobs WHERE id = $1 AND state = 'completed'`, id).Scan(&n)
 	if err != nil {
 		t.Fatalf("count completions: %v", err)
@@ -82,16 +82,13 @@ func completions(t *testing.T, pool *pgxpool.Pool, id int64) int {
 // RescueStuckAfter is a minute), the job runs again and completes once, and
 // when the abandoned handler finally returns its result changes nothing.
 func TestHandlerIgnoringItsContextIsAbandonedAfterGrace(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, 2*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, 2*time.Minute)
 	const timeout, grace = 400 * time.Millisecond, 600 * time.Millisecond
 	release := make(chan struct{})
 	started := make(chan time.Time, 1)
 	var lateReturned atomic.Bool
 	var secondRuns atomic.Int64
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[stuckArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[stuckArgs]) error {
 		if j.Attempt > 1 {
 			secondRuns.Add(1)
 			return nil
@@ -100,18 +97,13 @@ func TestHandlerIgnoringItsContextIsAbandonedAfterGrace(t *testing.T) {
 		<-release // ignores ctx
 		lateReturned.Store(true)
 		return nil // would complete the job
-	}))
-	log, rec := testLogger(t, "client")
-	client := startClient(t, pool, &driver.Config{
-		Queues:            map[string]driver.QueueConfig{"stuck": {MaxWorkers: 2}},
-		Workers:           workers,
-		Logger:            log,
-		FetchPollInterval: 50 * time.Millisecond,
-		JobTimeout:        timeout,
-		JobTimeoutGrace:   grace,
-		RescueStuckAfter:  time.Minute,
-		Maintenance:       fastMaintenance(),
 	})
+	log, rec := testLogger(t, "client")
+	client := startClient(t, pool, workConfig("stuck", 2, workers, log, &driver.Config{
+		JobTimeout:       timeout,
+		JobTimeoutGrace:  grace,
+		RescueStuckAfter: time.Minute,
+	}))
 	defer close(release)
 	job, err := client.Insert(ctx, stuckArgs{}, &driver.InsertOpts{Queue: "stuck", MaxAttempts: 3})
 	if err != nil {
@@ -171,14 +163,11 @@ func TestHandlerIgnoringItsContextIsAbandonedAfterGrace(t *testing.T) {
 // really returns: a handler that ignores its context costs its slot, never
 // extra goroutines.
 func TestAbandonedHandlerKeepsItsSlot(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, 2*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, 2*time.Minute)
 	release := make(chan struct{})
 	var returned, secondStartedEarly atomic.Bool
 	var secondRuns atomic.Int64
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[stuckArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[stuckArgs]) error {
 		if j.Attempt > 1 {
 			secondRuns.Add(1)
 			secondStartedEarly.Store(!returned.Load())
@@ -187,17 +176,12 @@ func TestAbandonedHandlerKeepsItsSlot(t *testing.T) {
 		<-release
 		returned.Store(true)
 		return nil
-	}))
-	log, _ := testLogger(t, "client")
-	client := startClient(t, pool, &driver.Config{
-		Queues:            map[string]driver.QueueConfig{"slot": {MaxWorkers: 1}},
-		Workers:           workers,
-		Logger:            log,
-		FetchPollInterval: 50 * time.Millisecond,
-		JobTimeout:        200 * time.Millisecond,
-		JobTimeoutGrace:   200 * time.Millisecond,
-		Maintenance:       fastMaintenance(),
 	})
+	log, _ := testLogger(t, "client")
+	client := startClient(t, pool, workConfig("slot", 1, workers, log, &driver.Config{
+		JobTimeout:      200 * time.Millisecond,
+		JobTimeoutGrace: 200 * time.Millisecond,
+	}))
 	var releaseOnce sync.Once
 	releaseHandler := func() { releaseOnce.Do(func() { close(release) }) }
 	t.Cleanup(releaseHandler) // runs before the client's clean-up stop
@@ -226,16 +210,9 @@ func TestAbandonedHandlerKeepsItsSlot(t *testing.T) {
 // job runs and completes exactly once, and the first attempt's completion,
 // still retried by the completer, is reported stale and changes nothing.
 func TestFailingFinalizerCallsAreRescuedAtTheAttemptDeadline(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, 2*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, 2*time.Minute)
 	restore := failCompletions(t, pool)
-	var runs atomic.Int64
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[stuckArgs]) error {
-		runs.Add(1)
-		return nil
-	}))
+	workers, runs := countingWorkers[stuckArgs]()
 	const stuckAfter = 2 * time.Second
 	m := fastMaintenance() // DeadlineInterval 200ms
 	log, rec := testLogger(t, "client")
@@ -302,25 +279,13 @@ func TestFailingFinalizerCallsAreRescuedAtTheAttemptDeadline(t *testing.T) {
 // ever): once calls work again the completion is applied, by attempt 1, and
 // the job ran once.
 func TestStrandedAttemptEndsWhileItsProcessHeartbeats(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, 2*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, 2*time.Minute)
 	restore := failCompletions(t, pool)
-	var runs atomic.Int64
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[stuckArgs]) error {
-		runs.Add(1)
-		return nil
-	}))
+	workers, runs := countingWorkers[stuckArgs]()
 	log, rec := testLogger(t, "client")
-	client := startClient(t, pool, &driver.Config{
-		Queues:                 map[string]driver.QueueConfig{"strand": {MaxWorkers: 2}},
-		Workers:                workers,
-		Logger:                 log,
-		FetchPollInterval:      50 * time.Millisecond,
+	client := startClient(t, pool, workConfig("strand", 2, workers, log, &driver.Config{
 		CompleterRetryInterval: 300 * time.Millisecond,
-		Maintenance:            fastMaintenance(),
-	})
+	}))
 	job, err := client.Insert(ctx, stuckArgs{}, &driver.InsertOpts{Queue: "strand", MaxAttempts: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -380,28 +345,20 @@ func TestConfigRescueStuckAfterMustExceedJobTimeout(t *testing.T) {
 // later, so Stop returns (instead of waiting for ever) and the attempt is
 // retried, not left running.
 func TestStopAndCancelAbandonsAHandlerIgnoringItsContext(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	release := make(chan struct{})
 	defer close(release)
 	started := make(chan struct{}, 1)
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[stuckArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[stuckArgs]) error {
 		started <- struct{}{}
 		<-release
 		return nil
-	}))
+	})
 	const grace = 500 * time.Millisecond
 	log, rec := testLogger(t, "client")
-	client := startClient(t, pool, &driver.Config{
-		Queues:            map[string]driver.QueueConfig{"hard": {MaxWorkers: 1}},
-		Workers:           workers,
-		Logger:            log,
-		FetchPollInterval: 50 * time.Millisecond,
-		JobTimeoutGrace:   grace,
-		Maintenance:       fastMaintenance(),
-	})
+	client := startClient(t, pool, workConfig("hard", 1, workers, log, &driver.Config{
+		JobTimeoutGrace: grace,
+	}))
 	job, err := client.Insert(ctx, stuckArgs{}, &driver.InsertOpts{Queue: "hard", MaxAttempts: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -434,9 +391,7 @@ func TestStopAndCancelAbandonsAHandlerIgnoringItsContext(t *testing.T) {
 // (retried, until its deadline or until calls work), and completes once the
 // failure is gone.
 func TestOnePoisonResultDoesNotBlockTheOthers(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, 2*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, 2*time.Minute)
 	if _, err := pool.Exec(ctx, `
 		CREATE TABLE public.poison (job_id bigint);
 		CREATE FUNCTION public.test_poison() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -455,22 +410,16 @@ func TestOnePoisonResultDoesNotBlockTheOthers(t *testing.T) {
 	}
 	gate := make(chan struct{})
 	var started atomic.Int64
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[stuckArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[stuckArgs]) error {
 		started.Add(1)
 		<-gate // both finish together, so they share a complete call
 		return nil
-	}))
+	})
 	log, rec := testLogger(t, "client")
-	client := startClient(t, pool, &driver.Config{
-		Queues:                 map[string]driver.QueueConfig{"poison": {MaxWorkers: 2}},
-		Workers:                workers,
-		Logger:                 log,
-		FetchPollInterval:      50 * time.Millisecond,
+	client := startClient(t, pool, workConfig("poison", 2, workers, log, &driver.Config{
 		CompleterFlushInterval: 200 * time.Millisecond,
 		CompleterRetryInterval: 300 * time.Millisecond,
-		Maintenance:            fastMaintenance(),
-	})
+	}))
 	jobs, err := client.InsertMany(ctx, []driver.InsertManyParams{
 		{Args: stuckArgs{}, Opts: &driver.InsertOpts{Queue: "poison"}},
 		{Args: stuckArgs{}, Opts: &driver.InsertOpts{Queue: "poison"}},
@@ -508,21 +457,13 @@ func TestOnePoisonResultDoesNotBlockTheOthers(t *testing.T) {
 // completions fail makes one last attempt, logs the results it leaves and
 // returns; the attempt stays open for rescue (the process's heartbeat stops).
 func TestStopLeavesResultsItCannotFinalizeToRescue(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	failCompletions(t, pool)
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[stuckArgs]) error { return nil }))
+	workers := workersFor(func(ctx context.Context, j *driver.Job[stuckArgs]) error { return nil })
 	log, rec := testLogger(t, "client")
-	client := startClient(t, pool, &driver.Config{
-		Queues:                 map[string]driver.QueueConfig{"last": {MaxWorkers: 1}},
-		Workers:                workers,
-		Logger:                 log,
-		FetchPollInterval:      50 * time.Millisecond,
+	client := startClient(t, pool, workConfig("last", 1, workers, log, &driver.Config{
 		CompleterRetryInterval: 300 * time.Millisecond,
-		Maintenance:            fastMaintenance(),
-	})
+	}))
 	job, err := client.Insert(ctx, stuckArgs{}, &driver.InsertOpts{Queue: "last"})
 	if err != nil {
 		t.Fatal(err)

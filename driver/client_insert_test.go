@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/awa-queue/awa/driver"
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 type insertArgs struct {
@@ -56,24 +54,15 @@ func countJobs(t *testing.T, db querier, where string, args ...any) int {
 // back never exists (not in awa.jobs, never run), and the lane position it
 // reserved does not hold up the job inserted after it.
 func TestInsertTxRollbackLeavesNoJob(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	log, _ := testLogger(t, "client")
 
 	ran := make(chan int, 10)
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[insertArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[insertArgs]) error {
 		ran <- j.Args.N
 		return nil
-	}))
-	client := startClient(t, pool, &driver.Config{
-		Queues:            map[string]driver.QueueConfig{"txq": {MaxWorkers: 2}},
-		Workers:           workers,
-		Logger:            log,
-		FetchPollInterval: 50 * time.Millisecond,
-		Maintenance:       fastMaintenance(),
 	})
+	client := startClient(t, pool, workConfig("txq", 2, workers, log, nil))
 
 	tx, err := pool.Begin(ctx)
 	if err != nil {
@@ -125,17 +114,10 @@ func TestInsertTxRollbackLeavesNoJob(t *testing.T) {
 // invisible to other sessions and never claimed until the transaction
 // commits; after the commit it is visible and gets worked.
 func TestInsertTxCommitMakesJobVisible(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	log, _ := testLogger(t, "client")
 
-	var ran atomic.Int64
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[insertArgs]) error {
-		ran.Add(1)
-		return nil
-	}))
+	workers, ran := countingWorkers[insertArgs]()
 	client := startClient(t, pool, &driver.Config{
 		Queues:            map[string]driver.QueueConfig{"txq": {MaxWorkers: 2}},
 		Workers:           workers,
@@ -181,9 +163,7 @@ func TestInsertTxCommitMakesJobVisible(t *testing.T) {
 // TestInsertAndInsertManyReturnIDs: Insert and InsertMany return the ids of
 // the rows they wrote, in input order, with the job's options applied.
 func TestInsertAndInsertManyReturnIDs(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	client, err := driver.NewClient(pool, nil) // insert-only
 	if err != nil {
 		t.Fatal(err)
@@ -255,9 +235,7 @@ func TestInsertAndInsertManyReturnIDs(t *testing.T) {
 // driver's sentinel errors (and the underlying *pgconn.PgError), write
 // nothing, and an invalid job fails its whole InsertMany batch.
 func TestInsertInvalidOptionsMapToSentinels(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	client, err := driver.NewClient(pool, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -325,9 +303,7 @@ func TestInsertInvalidOptionsMapToSentinels(t *testing.T) {
 // connections all land in one lane per priority; a value outside 1..64 is
 // ErrOptionOutOfRange and changes nothing.
 func TestConfigureQueueEnqueueShards(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	d := driver.New()
 	one, bad := 1, 65
 	if err := d.ConfigureQueue(ctx, pool, "one", driver.QueueOptions{EnqueueShards: &one}); err != nil {

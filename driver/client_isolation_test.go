@@ -32,7 +32,7 @@ func (isoArgs) Kind() string { return "iso_kind" }
 func TestClientWorksWhenTheDatabaseDefaultsToAnotherIsolation(t *testing.T) {
 	for _, level := range []pgx.TxIsoLevel{pgx.RepeatableRead, pgx.Serializable} {
 		t.Run(string(level), func(t *testing.T) {
-			ctx := testCtx(t, 90*time.Second)
+			ctx := pgtest.Context(t, 90*time.Second)
 			dsn := pgtest.NewDBDSN(t)
 			cfg, err := pgxpool.ParseConfig(dsn)
 			if err != nil {
@@ -65,8 +65,7 @@ func TestClientWorksWhenTheDatabaseDefaultsToAnotherIsolation(t *testing.T) {
 
 			var mu sync.Mutex
 			runs := map[int64]int{}
-			workers := driver.NewWorkers()
-			driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[isoArgs]) error {
+			workers := workersFor(func(ctx context.Context, j *driver.Job[isoArgs]) error {
 				mu.Lock()
 				runs[j.ID]++
 				first := runs[j.ID] == 1
@@ -75,7 +74,7 @@ func TestClientWorksWhenTheDatabaseDefaultsToAnotherIsolation(t *testing.T) {
 					return driver.JobSnooze(10 * time.Millisecond)
 				}
 				return nil
-			}))
+			})
 			log, rec := testLogger(t, "client")
 			m := fastMaintenance()
 			// Both rings rotate and prune; terminal history stays readable for 14 s.
@@ -165,7 +164,7 @@ func TestClientWorksWhenTheDatabaseDefaultsToAnotherIsolation(t *testing.T) {
 // COMMITTED default the client wraps nothing (no extra BEGIN/COMMIT per
 // call): it logs no switch, and its claims run as plain statements.
 func TestClientOnAReadCommittedDatabaseUsesThePoolDirectly(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
+	ctx := pgtest.Context(t, 30*time.Second)
 	pool := pgtest.NewDB(t)
 	workers := driver.NewWorkers()
 	done := make(chan int64, 1)

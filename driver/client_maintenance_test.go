@@ -23,9 +23,7 @@ func (slowArgs) Kind() string { return "slow" }
 // TestTwoClientsNeverRunTheSameJob: two clients on one queue with a slow
 // handler; every job runs exactly once and ends with one completed record.
 func TestTwoClientsNeverRunTheSameJob(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, 2*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, 2*time.Minute)
 	const n = 200
 
 	var mu sync.Mutex
@@ -33,8 +31,7 @@ func TestTwoClientsNeverRunTheSameJob(t *testing.T) {
 	runsByClient := [2]int{}
 	var concurrent, maxConcurrent atomic.Int64
 	mk := func(idx int) *driver.Client {
-		workers := driver.NewWorkers()
-		driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[slowArgs]) error {
+		workers := workersFor(func(ctx context.Context, j *driver.Job[slowArgs]) error {
 			c := concurrent.Add(1)
 			defer concurrent.Add(-1)
 			for {
@@ -49,16 +46,11 @@ func TestTwoClientsNeverRunTheSameJob(t *testing.T) {
 			mu.Unlock()
 			time.Sleep(time.Duration(5+j.Args.N%16) * time.Millisecond)
 			return nil
-		}))
-		log, _ := testLogger(t, fmt.Sprintf("client%d", idx))
-		return startClient(t, pool, &driver.Config{
-			Queues:            map[string]driver.QueueConfig{"shared": {MaxWorkers: 5}},
-			Workers:           workers,
-			Logger:            log,
-			FetchBatchSize:    3, // many small claims: more chances to collide
-			FetchPollInterval: 50 * time.Millisecond,
-			Maintenance:       fastMaintenance(),
 		})
+		log, _ := testLogger(t, fmt.Sprintf("client%d", idx))
+		return startClient(t, pool, workConfig("shared", 5, workers, log, &driver.Config{
+			FetchBatchSize: 3, // many small claims: more chances to collide
+		}))
 	}
 	a := mk(0)
 	mk(1)
@@ -191,7 +183,7 @@ func (tickArgs) Kind() string { return "tick" }
 // database through its own TCP proxy, so either can be cut off.
 func TestLeaderFailover(t *testing.T) {
 	t.Parallel()
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := pgtest.Context(t, 2*time.Minute)
 	dsn := pgtest.NewDBDSN(t)
 	admin := poolThrough(t, dsn, nil, "awa-test-admin")
 	inserter, err := driver.NewClient(admin, nil)
@@ -209,11 +201,10 @@ func TestLeaderFailover(t *testing.T) {
 	for i, name := range names {
 		proxies[i] = newTCPProxy(t, upstreamAddr(t, dsn))
 		pool := poolThrough(t, dsn, proxies[i], "awa-test-"+name)
-		workers := driver.NewWorkers()
-		driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[tickArgs]) error {
+		workers := workersFor(func(ctx context.Context, j *driver.Job[tickArgs]) error {
 			ran <- name + ":" + j.Args.Tag
 			return nil
-		}))
+		})
 		log, _ := testLogger(t, name)
 		clients[i] = startClient(t, pool, &driver.Config{
 			Queues:            map[string]driver.QueueConfig{"ticks": {MaxWorkers: 2}},
@@ -300,9 +291,7 @@ func TestLeaderFailover(t *testing.T) {
 // TestCleanStopReleasesLeadership: a leader that stops cleanly releases the
 // lease at once, so the other client leads long before the 30s TTL.
 func TestCleanStopReleasesLeadership(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	maint := fastMaintenance()
 	maint.LeaderTTL = 30 * time.Second
 	maint.ElectInterval = 200 * time.Millisecond
@@ -343,11 +332,8 @@ func (histArgs) Kind() string { return "hist" }
 // shorten that: a job completed just before the change stays in
 // awa.terminal_jobs after the new leader's ring services have run.
 func TestLeaderChangeKeepsTerminalHistory(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[histArgs]) error { return nil }))
+	ctx, pool := parallelDB(t, time.Minute)
+	workers := workersFor(func(ctx context.Context, j *driver.Job[histArgs]) error { return nil })
 	logA, _ := testLogger(t, "A")
 	a := startClient(t, pool, &driver.Config{
 		Queues: map[string]driver.QueueConfig{"hist": {MaxWorkers: 1}}, Workers: workers,
@@ -395,7 +381,7 @@ func TestLeaderChangeKeepsTerminalHistory(t *testing.T) {
 // synchronization. Not parallel: the race detector fails every test running
 // when it fires.
 func TestIsLeaderDuringStartStop(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
+	ctx := pgtest.Context(t, time.Minute)
 	pool := pgtest.NewDB(t)
 	log, _ := testLogger(t, "client")
 	c, err := driver.NewClient(pool, &driver.Config{Logger: log, Maintenance: fastMaintenance()})
@@ -437,15 +423,8 @@ func (cursorArgs) Kind() string { return "cursor" }
 // skipped_busy) and holds marks of at most about two intervals; every job
 // still runs once.
 func TestLeaderPrunesThenRotatesTheCursorRing(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
-	var runs atomic.Int64
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[cursorArgs]) error {
-		runs.Add(1)
-		return nil
-	}))
+	ctx, pool := parallelDB(t, time.Minute)
+	workers, runs := countingWorkers[cursorArgs]()
 	log, _ := testLogger(t, "cursor")
 	m := fastMaintenance()
 	m.CursorRingInterval = 200 * time.Millisecond

@@ -22,14 +22,13 @@ func TestClientWorksInsertedJobs(t *testing.T) {
 	pool := pgtest.NewDB(t)
 
 	var ran atomic.Int64
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[smokeArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[smokeArgs]) error {
 		ran.Add(1)
 		if j.Args.N%10 == 0 && j.Attempt == 1 {
 			return errors.New("first attempt fails")
 		}
 		return nil
-	}))
+	})
 	client, err := driver.NewClient(pool, &driver.Config{
 		Queues:      map[string]driver.QueueConfig{"default": {MaxWorkers: 20}},
 		Workers:     workers,

@@ -265,7 +265,7 @@ func TestNoGoroutineLeakAfterBusyRuns(t *testing.T) {
 	dsn := pgtest.NewDBDSN(t)
 	base := baselineGoroutines()
 	pool := openPool(t, dsn)
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := pgtest.Context(t, 2*time.Minute)
 
 	var ran atomic.Int64
 	var snoozed sync.Map
@@ -353,7 +353,7 @@ func (strandArgs) Kind() string { return "strand" }
 // client at varied moments while it claims from a deep backlog and checks
 // after each Stop that nothing is left running.
 func TestGracefulStopStrandsNoClaimedJob(t *testing.T) {
-	ctx := testCtx(t, 2*time.Minute)
+	ctx := pgtest.Context(t, 2*time.Minute)
 	pool := pgtest.NewDB(t)
 	var handed sync.Map
 	ws := driver.NewWorkers()

@@ -29,11 +29,10 @@ func runWakeClient(t *testing.T, cfg driver.Config) (chan int64, *driver.Client)
 	t.Helper()
 	pool := pgtest.NewDB(t)
 	ran := make(chan int64, 16)
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[wakeArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[wakeArgs]) error {
 		ran <- j.ID
 		return nil
-	}))
+	})
 	cfg.Queues = map[string]driver.QueueConfig{"wake": {MaxWorkers: 2}}
 	cfg.Workers = workers
 	cfg.Maintenance = fastMaintenance()
@@ -45,10 +44,31 @@ func runWakeClient(t *testing.T, cfg driver.Config) (chan int64, *driver.Client)
 // client went idle is still picked up at once: the insert's NOTIFY wakes it.
 func TestNotifyWakesAnIdleQueue(t *testing.T) {
 	t.Parallel()
-	ctx := testCtx(t, time.Minute)
+	ctx := pgtest.Context(t, time.Minute)
 	ran, c := runWakeClient(t, driver.Config{FetchPollInterval: time.Hour})
 	time.Sleep(300 * time.Millisecond) // let the fetch loop go idle and the listener subscribe
 
+	insertAndAwaitRun(t, ctx, c, ran, "with polling at 1h: the notification did not wake the queue")
+}
+
+// With LISTEN off (as behind a transaction-mode pooler), the poll fallback
+// still finds new work.
+func TestPollingFindsWorkWithoutNotifications(t *testing.T) {
+	t.Parallel()
+	ctx := pgtest.Context(t, time.Minute)
+	ran, c := runWakeClient(t, driver.Config{DisableListen: true, FetchPollInterval: 100 * time.Millisecond})
+	time.Sleep(300 * time.Millisecond)
+
+	for i := 0; i < 3; i++ {
+		insertAndAwaitRun(t, ctx, c, ran, "with LISTEN off and polling every 100ms")
+	}
+}
+
+// insertAndAwaitRun inserts a job of queue wake and fails the test unless the
+// client runs that job (ran, from runWakeClient) within 20s; why says how it
+// should have been found.
+func insertAndAwaitRun(t *testing.T, ctx context.Context, c *driver.Client, ran <-chan int64, why string) {
+	t.Helper()
 	job, err := c.Insert(ctx, wakeArgs{}, &driver.InsertOpts{Queue: "wake"})
 	if err != nil {
 		t.Fatalf("insert: %v", err)
@@ -59,31 +79,7 @@ func TestNotifyWakesAnIdleQueue(t *testing.T) {
 			t.Fatalf("ran job %d, want %d", id, job.ID)
 		}
 	case <-time.After(20 * time.Second):
-		t.Fatalf("job %d did not run within 20s with polling at 1h: the notification did not wake the queue", job.ID)
-	}
-}
-
-// With LISTEN off (as behind a transaction-mode pooler), the poll fallback
-// still finds new work.
-func TestPollingFindsWorkWithoutNotifications(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	ran, c := runWakeClient(t, driver.Config{DisableListen: true, FetchPollInterval: 100 * time.Millisecond})
-	time.Sleep(300 * time.Millisecond)
-
-	for i := 0; i < 3; i++ {
-		job, err := c.Insert(ctx, wakeArgs{}, &driver.InsertOpts{Queue: "wake"})
-		if err != nil {
-			t.Fatalf("insert: %v", err)
-		}
-		select {
-		case id := <-ran:
-			if id != job.ID {
-				t.Fatalf("ran job %d, want %d", id, job.ID)
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatalf("job %d did not run within 20s with LISTEN off and polling every 100ms", job.ID)
-		}
+		t.Fatalf("job %d did not run within 20s %s", job.ID, why)
 	}
 }
 
@@ -97,19 +93,16 @@ func TestPollingFindsWorkWithoutNotifications(t *testing.T) {
 // must have received fewer notifications than there were commits (the rule
 // skipped some).
 func TestNoJobWaitsForThePollWhenInsertsSkipNotify(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, 2*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, 2*time.Minute)
 	var mu sync.Mutex
 	ran := map[int64]bool{}
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[wakeArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[wakeArgs]) error {
 		time.Sleep(time.Duration(1000+j.ID%1000) * time.Microsecond)
 		mu.Lock()
 		ran[j.ID] = true
 		mu.Unlock()
 		return nil
-	}))
+	})
 	startClient(t, pool, &driver.Config{
 		Queues:            map[string]driver.QueueConfig{"wake": {MaxWorkers: 4}},
 		Workers:           workers,
@@ -229,19 +222,16 @@ func TestNoJobWaitsForThePollWhenInsertsSkipNotify(t *testing.T) {
 // above the cursor (awa.queue_pending) must make it claim again soon, so B
 // runs within seconds of its commit.
 func TestClaimerPollsAgainWhileAProducerIsOpen(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	release := make(chan struct{})
 	ran := make(chan string, 4)
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[noteArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[noteArgs]) error {
 		if j.Args.Note == "blocker" {
 			<-release
 		}
 		ran <- j.Args.Note
 		return nil
-	}))
+	})
 	c := startClient(t, pool, &driver.Config{
 		Queues:            map[string]driver.QueueConfig{"wake": {MaxWorkers: 1}},
 		Workers:           workers,

@@ -14,7 +14,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/awa-queue/awa/driver"
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // run is what a handler saw in one call.
@@ -57,13 +56,7 @@ func (l *runLog) get(id int64) []run {
 func workClient(t *testing.T, pool *pgxpool.Pool, queue string, workers *driver.Workers) *driver.Client {
 	t.Helper()
 	log, _ := testLogger(t, "client")
-	return startClient(t, pool, &driver.Config{
-		Queues:            map[string]driver.QueueConfig{queue: {MaxWorkers: 4}},
-		Workers:           workers,
-		Logger:            log,
-		FetchPollInterval: 50 * time.Millisecond,
-		Maintenance:       fastMaintenance(),
-	})
+	return startClient(t, pool, workConfig(queue, 4, workers, log, nil))
 }
 
 type sqlArgs struct {
@@ -78,20 +71,17 @@ func (sqlArgs) Kind() string { return "sql_kind" }
 // and insert_jobs) are run by the registered Worker with decoded args and
 // the row's options.
 func TestJobsInsertedFromSQLAreWorked(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 
 	type seen struct {
 		args sqlArgs
 		row  driver.JobRow
 	}
 	got := make(chan seen, 10)
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[sqlArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[sqlArgs]) error {
 		got <- seen{j.Args, *j.JobRow}
 		return nil
-	}))
+	})
 	workClient(t, pool, "q", workers)
 
 	var id1 int64
@@ -143,17 +133,14 @@ func (retryArgs) Kind() string { return "retry_kind" }
 // TestHandlerErrorIsRetried: an error retries the job; attempt 2 sees attempt
 // 1's error in Job.Errors and completes.
 func TestHandlerErrorIsRetried(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	runs := newRunLog()
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[retryArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[retryArgs]) error {
 		if runs.add(j.JobRow); j.Attempt == 1 {
 			return errors.New("boom on attempt 1")
 		}
 		return nil
-	}))
+	})
 	client := workClient(t, pool, "retry", workers)
 	job, err := client.Insert(ctx, retryArgs{}, &driver.InsertOpts{Queue: "retry", MaxAttempts: 3})
 	if err != nil {
@@ -196,17 +183,14 @@ func (snoozeArgs) Kind() string { return "snooze_kind" }
 // scheduled without counting the attempt; it runs again after the delay with
 // the same attempt number and no error recorded.
 func TestJobSnoozeRunsAgainWithSameAttempt(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	runs := newRunLog()
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[snoozeArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[snoozeArgs]) error {
 		if rs := runs.add(j.JobRow); len(rs) == 1 {
 			return driver.JobSnooze(time.Second)
 		}
 		return nil
-	}))
+	})
 	client := workClient(t, pool, "snooze", workers)
 	job, err := client.Insert(ctx, snoozeArgs{}, &driver.InsertOpts{Queue: "snooze", MaxAttempts: 2})
 	if err != nil {
@@ -238,15 +222,12 @@ func (cancelArgs) Kind() string { return "cancel_kind" }
 // TestJobCancelEndsCancelled: JobCancel ends the job cancelled with its
 // reason, whatever attempts remain, and it does not run again.
 func TestJobCancelEndsCancelled(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	runs := newRunLog()
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[cancelArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[cancelArgs]) error {
 		runs.add(j.JobRow)
 		return driver.JobCancel(errors.New("customer deleted"))
-	}))
+	})
 	client := workClient(t, pool, "cancel", workers)
 	job, err := client.Insert(ctx, cancelArgs{}, &driver.InsertOpts{Queue: "cancel", MaxAttempts: 5})
 	if err != nil {
@@ -271,15 +252,12 @@ func (failArgs) Kind() string { return "fail_kind" }
 // TestJobFailEndsFailedWithAttemptsLeft: JobFail fails the job for good on
 // attempt 1 of 5.
 func TestJobFailEndsFailedWithAttemptsLeft(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	runs := newRunLog()
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[failArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[failArgs]) error {
 		runs.add(j.JobRow)
 		return driver.JobFail(fmt.Errorf("bad input %d", 42))
-	}))
+	})
 	client := workClient(t, pool, "fail", workers)
 	job, err := client.Insert(ctx, failArgs{}, &driver.InsertOpts{Queue: "fail", MaxAttempts: 5})
 	if err != nil {
@@ -307,17 +285,14 @@ func (dlqArgs) Kind() string { return "dlq_kind" }
 // job (and a JobFail) lands in awa.dlq_entries; RetryDLQJob runs it again
 // from attempt 1 with a higher run_lease, and it completes.
 func TestExhaustedJobGoesToDLQAndRetryDLQJobRunsIt(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	d := driver.New()
 	on := true
 	if err := d.ConfigureQueue(ctx, pool, "dlqq", driver.QueueOptions{DLQ: &on}); err != nil {
 		t.Fatalf("ConfigureQueue: %v", err)
 	}
 	runs := newRunLog()
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[dlqArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[dlqArgs]) error {
 		rs := runs.add(j.JobRow)
 		if len(rs) > 1 {
 			return nil // after the DLQ retry
@@ -326,7 +301,7 @@ func TestExhaustedJobGoesToDLQAndRetryDLQJobRunsIt(t *testing.T) {
 			return driver.JobFail(errors.New("terminal"))
 		}
 		return errors.New("transient but out of attempts")
-	}))
+	})
 	client := workClient(t, pool, "dlqq", workers)
 	exhausted, err := client.Insert(ctx, dlqArgs{Mode: "error"}, &driver.InsertOpts{Queue: "dlqq", MaxAttempts: 1})
 	if err != nil {
@@ -391,17 +366,14 @@ func (panicArgs) Kind() string { return "panic_kind" }
 // TestHandlerPanicIsRecoveredAndRetried: a panic does not crash the client;
 // the attempt is retried with the panic recorded, and the retry completes.
 func TestHandlerPanicIsRecoveredAndRetried(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	runs := newRunLog()
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[panicArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[panicArgs]) error {
 		if runs.add(j.JobRow); j.Attempt == 1 {
 			panic("handler exploded")
 		}
 		return nil
-	}))
+	})
 	client := workClient(t, pool, "panicq", workers)
 	job, err := client.Insert(ctx, panicArgs{}, &driver.InsertOpts{Queue: "panicq", MaxAttempts: 2})
 	if err != nil {
@@ -420,11 +392,8 @@ func TestHandlerPanicIsRecoveredAndRetried(t *testing.T) {
 // TestUnknownKindFails: a job no worker handles fails at once with an error
 // naming its kind.
 func TestUnknownKindFails(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[retryArgs]) error { return nil }))
+	ctx, pool := parallelDB(t, time.Minute)
+	workers := workersFor(func(ctx context.Context, j *driver.Job[retryArgs]) error { return nil })
 	workClient(t, pool, "mixed", workers)
 	var id int64
 	if err := pool.QueryRow(ctx, `SELECT id FROM awa.insert_job('no_such_kind', '{}', '{"queue":"mixed","max_attempts":5}')`).
@@ -446,15 +415,12 @@ func (badArgsArgs) Kind() string { return "bad_args" }
 // TestUndecodableArgsFail: args that do not decode into the worker's type
 // fail the job terminally with the decode error (no retries).
 func TestUndecodableArgsFail(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	runs := newRunLog()
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[badArgsArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[badArgsArgs]) error {
 		runs.add(j.JobRow)
 		return nil
-	}))
+	})
 	workClient(t, pool, "decode", workers)
 	var id int64
 	if err := pool.QueryRow(ctx, `SELECT id FROM awa.insert_job('bad_args', '{"n":"not a number"}', '{"queue":"decode"}')`).
@@ -503,9 +469,7 @@ func (w *timeoutWorker) Work(ctx context.Context, j *driver.Job[timeoutArgs]) er
 // context (the client default is a minute); the timed-out attempt is retried
 // with an error saying so.
 func TestWorkerTimeoutRetriesWithTimeoutError(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	w := &timeoutWorker{runs: newRunLog(), ctxErrs: make(chan error, 1)}
 	workers := driver.NewWorkers()
 	driver.AddWorker[timeoutArgs](workers, w)
@@ -544,9 +508,7 @@ func (deadlineArgs) Kind() string { return "deadline_kind" }
 // then: the same job must never run twice at once in one process. JobTimeout
 // is a minute, so without the deadline the first attempt would run on.
 func TestQueueDeadlineEndsHandlerContext(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, 2*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, 2*time.Minute)
 	d := driver.New()
 	secs := 1
 	if err := d.ConfigureQueue(ctx, pool, "dl", driver.QueueOptions{DeadlineSeconds: &secs}); err != nil {
@@ -554,8 +516,7 @@ func TestQueueDeadlineEndsHandlerContext(t *testing.T) {
 	}
 	var firstEnded, firstRunningAtSecond atomic.Bool
 	var secondRan atomic.Int64
-	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[deadlineArgs]) error {
+	workers := workersFor(func(ctx context.Context, j *driver.Job[deadlineArgs]) error {
 		if j.Attempt > 1 {
 			secondRan.Add(1)
 			firstRunningAtSecond.Store(!firstEnded.Load())
@@ -564,16 +525,11 @@ func TestQueueDeadlineEndsHandlerContext(t *testing.T) {
 		<-ctx.Done()
 		firstEnded.Store(true)
 		return ctx.Err()
-	}))
-	log, _ := testLogger(t, "client")
-	client := startClient(t, pool, &driver.Config{
-		Queues:            map[string]driver.QueueConfig{"dl": {MaxWorkers: 2}},
-		Workers:           workers,
-		Logger:            log,
-		FetchPollInterval: 50 * time.Millisecond,
-		JobTimeout:        time.Minute,
-		Maintenance:       fastMaintenance(),
 	})
+	log, _ := testLogger(t, "client")
+	client := startClient(t, pool, workConfig("dl", 2, workers, log, &driver.Config{
+		JobTimeout: time.Minute,
+	}))
 	job, err := client.Insert(ctx, deadlineArgs{}, &driver.InsertOpts{Queue: "dl", MaxAttempts: 3})
 	if err != nil {
 		t.Fatal(err)

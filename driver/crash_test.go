@@ -77,7 +77,7 @@ type crashEnv struct {
 
 func newCrashEnv(t *testing.T) *crashEnv {
 	t.Helper()
-	env := &crashEnv{t: t, ctx: testCtx(t, 3*time.Minute), dsn: pgtest.NewDBDSN(t), dir: t.TempDir()}
+	env := &crashEnv{t: t, ctx: pgtest.Context(t, 3*time.Minute), dsn: pgtest.NewDBDSN(t), dir: t.TempDir()}
 	env.bin = buildCrashWorker(t)
 	env.pool = openPool(t, env.dsn)
 	if _, err := env.pool.Exec(env.ctx, `CREATE TABLE crash_runs (job_id bigint, run_lease bigint, pid int, at timestamptz)`); err != nil {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/awa-queue/awa/driver"
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 type eventArgs struct {
@@ -22,9 +21,7 @@ func (eventArgs) Kind() string { return "event_job" }
 // per finalized attempt, with the job's id, kind, queue, attempt, new state,
 // handler duration and error; a subscription to one kind receives only it.
 func TestEventsReportJobOutcomes(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	ws := driver.NewWorkers()
 	driver.AddWorker(ws, driver.WorkFunc(func(ctx context.Context, j *driver.Job[eventArgs]) error {
 		time.Sleep(5 * time.Millisecond)
@@ -127,9 +124,7 @@ func TestEventsReportJobOutcomes(t *testing.T) {
 // deadline rescues and every rotate and prune of every ring; stopping
 // reports the leadership lost.
 func TestEventsReportMaintenance(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	m := fastMaintenance()
 	m.QueueRingInterval, m.ClaimRingInterval, m.LeaseRingInterval, m.CursorRingInterval =
 		200*time.Millisecond, 200*time.Millisecond, 200*time.Millisecond, 200*time.Millisecond
@@ -184,9 +179,7 @@ func TestEventsReportMaintenance(t *testing.T) {
 // TestEventsBlockedSubscriberDoesNotStallJobs: a subscriber that never reads
 // loses events (counted by EventsDropped), and every job still runs.
 func TestEventsBlockedSubscriberDoesNotStallJobs(t *testing.T) {
-	t.Parallel()
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, time.Minute)
 	ws := driver.NewWorkers()
 	driver.AddWorker(ws, driver.WorkFunc(func(ctx context.Context, j *driver.Job[eventArgs]) error { return nil }))
 	client := startClient(t, pool, &driver.Config{

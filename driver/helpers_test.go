@@ -14,6 +14,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,16 +22,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/awa-queue/awa/driver"
+	"github.com/awa-queue/awa/internal/pgtest"
 )
-
-// testCtx returns a context that ends with the test or after d, whichever is
-// first, so a hang fails the test instead of the whole package.
-func testCtx(t *testing.T, d time.Duration) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
 
 // logEntry is one record the runtime logged.
 type logEntry struct {
@@ -418,4 +411,44 @@ func upstreamAddr(t *testing.T, dsn string) string {
 		t.Fatalf("parse DSN: %v", err)
 	}
 	return net.JoinHostPort(cfg.Host, fmt.Sprint(cfg.Port))
+}
+
+// parallelDB marks t parallel and returns a context that ends with the test
+// or after d (pgtest.Context) and a fresh migrated database.
+func parallelDB(t *testing.T, d time.Duration) (context.Context, *pgxpool.Pool) {
+	t.Helper()
+	t.Parallel()
+	return pgtest.Context(t, d), pgtest.NewDB(t)
+}
+
+// workersFor returns a worker set with fn as its one worker (of kind T).
+func workersFor[T driver.JobArgs](fn func(ctx context.Context, j *driver.Job[T]) error) *driver.Workers {
+	workers := driver.NewWorkers()
+	driver.AddWorker(workers, driver.WorkFunc(fn))
+	return workers
+}
+
+// workConfig is the client configuration most tests share: queue worked by
+// maxWorkers workers, workers, log, a 50 ms fetch poll and fastMaintenance(),
+// on top of cfg (nil for none), which holds what the test sets besides.
+func workConfig(queue string, maxWorkers int, workers *driver.Workers, log *slog.Logger, cfg *driver.Config) *driver.Config {
+	if cfg == nil {
+		cfg = &driver.Config{}
+	}
+	cfg.Queues = map[string]driver.QueueConfig{queue: {MaxWorkers: maxWorkers}}
+	cfg.Workers = workers
+	cfg.Logger = log
+	cfg.FetchPollInterval = 50 * time.Millisecond
+	cfg.Maintenance = fastMaintenance()
+	return cfg
+}
+
+// countingWorkers returns a worker set whose one worker (of kind T) counts
+// its runs and succeeds, and the count.
+func countingWorkers[T driver.JobArgs]() (*driver.Workers, *atomic.Int64) {
+	var runs atomic.Int64
+	return workersFor(func(ctx context.Context, j *driver.Job[T]) error {
+		runs.Add(1)
+		return nil
+	}), &runs
 }

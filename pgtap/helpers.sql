@@ -1,6 +1,10 @@
 -- Test-only helpers for the pgTAP suite (sql/tests). pgtap/setup.sh loads this
 -- into the throwaway test database after pgTAP and the awa schema; it is never
 -- part of a migration.
+-- What the tests share lives here (and in sql/tests/*.psql for the isolation
+-- tests' transactions). Tests of sibling functions (the finalizers, the two
+-- rescues, the limits) still look alike line by line on purpose: each one
+-- calls the function it tests directly and states its own expectations.
 CREATE SCHEMA awa_test;
 
 -- Row count of every leaf table in schema awa, as {"relname": count, ...}.
@@ -144,16 +148,14 @@ BEGIN
 END
 $$;
 
--- Runs the prepared statement p_stmt and swallows an awa error (SQLSTATE class
--- AW), so a bad-input test can wrap the failing call in writes_nothing() and
--- prove the function wrote nothing before it raised (pg_stat_xact_user_tables
--- still counts writes of a rolled-back subtransaction):
---   PREPARE bad AS SELECT * FROM awa.insert_job('', '{}');
---   SELECT awa_test.writes_nothing($$SELECT awa_test.attempt('bad')$$, 'writes nothing');
-CREATE FUNCTION awa_test.attempt(p_stmt text) RETURNS void
+-- Runs p_sql and swallows an awa error (SQLSTATE class AW), so
+-- awa_test.writes_nothing can wrap a failing call and prove the function wrote
+-- nothing before it raised (pg_stat_xact_user_tables still counts writes of a
+-- rolled-back subtransaction). See awa_test.raises_writing_nothing.
+CREATE FUNCTION awa_test.attempt(p_sql text) RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
-  EXECUTE 'EXECUTE ' || p_stmt;
+  EXECUTE p_sql;
 EXCEPTION WHEN SQLSTATE 'AW000' THEN
   NULL;
 END
@@ -380,5 +382,123 @@ BEGIN
          'planted', '{}', '{}', '{}', NULL, now(), now()
   FROM awa.queue_lanes l WHERE l.queue = p_queue AND l.priority = 2 AND l.shard = 0;
   RETURN QUERY SELECT * FROM awa.claim_ready_runtime(p_queue, 10, NULL, p_now) c WHERE c.kind = 'planted';
+END
+$$;
+
+-- pgTAP, 2 assertions: p_sql raises p_sqlstate with message p_message (any
+-- message when NULL), described p_raises; and, run again, it writes no row of
+-- any awa table before raising (awa_test.writes_nothing over a call that
+-- swallows only an AW error), described p_nothing (p_raises' subject followed
+-- by "writes nothing" when NULL). The bad-input shape of the suite:
+--   SELECT * FROM awa_test.raises_writing_nothing($$SELECT * FROM awa.insert_job('', '{}')$$,
+--     'AW001', 'awa: kind must ...', 'an empty kind raises AW001', 'an empty kind writes nothing');
+CREATE FUNCTION awa_test.raises_writing_nothing(p_sql text, p_sqlstate text, p_message text, p_raises text,
+                                                p_nothing text DEFAULT NULL) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN NEXT throws_ok(p_sql, p_sqlstate, p_message, p_raises);
+  RETURN NEXT awa_test.writes_nothing(format('SELECT awa_test.attempt(%L)', p_sql),
+                                      coalesce(p_nothing, regexp_replace(p_raises, ' raises? .*$', '') || ' writes nothing'));
+END
+$$;
+
+-- pgTAP, for an unguarded call run at each level (reports from
+-- awa_test.outcome; effects, what the test read after the call, as text): at
+-- repeatable read, serializable and read committed it succeeds and
+--   p_jobs NULL: has its effect (the effect reads true); 6 assertions;
+--   p_jobs given (an insert path: the report counts the inserted rows as n,
+--   the effect is the number of jobs the transaction sees): returns p_jobs
+--   rows and the transaction sees p_jobs jobs; 9 assertions.
+CREATE FUNCTION awa_test.works_at_every_level(p_rr jsonb, p_rr_effect text, p_sr jsonb, p_sr_effect text,
+                                              p_rc jsonb, p_rc_effect text, p_jobs int DEFAULT NULL)
+RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  r record;
+BEGIN
+  FOR r IN SELECT * FROM (VALUES ('repeatable read', p_rr, p_rr_effect), ('serializable', p_sr, p_sr_effect),
+                                 ('read committed', p_rc, p_rc_effect)) AS l (level, report, effect) LOOP
+    RETURN NEXT is(r.report ->> 'sqlstate', NULL, 'succeeds at ' || r.level);
+    IF p_jobs IS NULL THEN
+      RETURN NEXT ok(r.effect::boolean, 'has its effect at ' || r.level);
+    ELSE
+      RETURN NEXT is((r.report #>> '{result,n}')::int, p_jobs, 'returns a row per job at ' || r.level);
+      RETURN NEXT is(r.effect::int, p_jobs, 'the transaction sees its jobs at ' || r.level);
+    END IF;
+  END LOOP;
+END
+$$;
+
+-- Fixture of the leader-lease tests: lease 'maintenance' held by
+-- 00000000-0000-0000-0000-0000000000a1, acquired at 2030-01-01 12:00:00+00
+-- for 30 seconds.
+CREATE FUNCTION awa_test.held_lease() RETURNS void
+LANGUAGE sql AS $$
+  SELECT awa.acquire_leader_lease('maintenance', '00000000-0000-0000-0000-0000000000a1', '30 seconds',
+                                  '2030-01-01 12:00:00+00');
+$$;
+
+-- pgTAP: awa.leader_leases holds the lease of awa_test.held_lease(),
+-- unchanged, and no other.
+CREATE FUNCTION awa_test.only_the_held_lease(p_description text) RETURNS text
+LANGUAGE sql AS $$
+  SELECT results_eq(
+    $q$SELECT name, holder, acquired_at, expires_at FROM awa.leader_leases$q$,
+    $q$VALUES ('maintenance'::text, '00000000-0000-0000-0000-0000000000a1'::uuid,
+               '2030-01-01 12:00:00+00'::timestamptz, '2030-01-01 12:00:30+00'::timestamptz)$q$,
+    p_description);
+$$;
+
+-- pgTAP, 3 assertions for a bounded claim: p_sql (a SELECT of one count)
+-- returns p_n (described p_returns), and while it ran the ready ring's
+-- partitions were read by no sequential scan (p_no_seq) and through their
+-- indexes fetched at most p_max_fetch rows (p_fetched); counted in
+-- pg_stat_xact_user_tables before and after.
+CREATE FUNCTION awa_test.claim_reads_within(p_sql text, p_n bigint, p_max_fetch numeric, p_returns text,
+                                            p_no_seq text, p_fetched text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_reads  text := $q$SELECT coalesce(sum(seq_tup_read), 0)::numeric, coalesce(sum(idx_tup_fetch), 0)::numeric
+                      FROM pg_stat_xact_user_tables
+                      WHERE schemaname = 'awa' AND relname LIKE 'ready\_entries\_%'$q$;
+  v_seq0   numeric;
+  v_fetch0 numeric;
+  v_seq1   numeric;
+  v_fetch1 numeric;
+  v_n      bigint;
+BEGIN
+  EXECUTE v_reads INTO v_seq0, v_fetch0;
+  EXECUTE p_sql INTO v_n;
+  EXECUTE v_reads INTO v_seq1, v_fetch1;
+  RETURN NEXT is(v_n, p_n, p_returns);
+  RETURN NEXT cmp_ok(v_seq1 - v_seq0, '=', 0::numeric, p_no_seq);
+  RETURN NEXT cmp_ok(v_fetch1 - v_fetch0, '<=', p_max_fetch, p_fetched);
+END
+$$;
+
+-- pgTAP, 2 assertions (fixture): opens the second session
+-- (awa_test.connect_other(p_options)) and, in a transaction it keeps open
+-- there, locks awa.<p_table> in p_mode; describe says why.
+CREATE FUNCTION awa_test.other_session_locks(p_table text, p_mode text, p_options text, p_description text)
+RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN NEXT awa_test.connect_other(p_options);
+  RETURN NEXT lives_ok(format('SELECT dblink_exec(%L, %L)', 'awa_other',
+                              format('begin; lock table awa.%I in %s mode', p_table, p_mode)),
+                       p_description);
+END
+$$;
+
+-- Fixture step of the finalizer tests: inserts one job (p_kind, p_args,
+-- p_opts, whose "queue" names its queue) and claims it from that queue at
+-- p_at. Returns the claim:
+--   CREATE TEMP TABLE claimed AS SELECT * FROM awa_test.claim_one('k', '{}', '{"queue": "q"}', '2030-01-01 12:00:00+00');
+CREATE FUNCTION awa_test.claim_one(p_kind text, p_args jsonb, p_opts jsonb, p_at timestamptz)
+RETURNS SETOF awa.claimed_job
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM awa.insert_job(p_kind, p_args, p_opts);
+  RETURN QUERY SELECT * FROM awa.claim_ready_runtime(p_opts ->> 'queue', 1, NULL, p_at);
 END
 $$;

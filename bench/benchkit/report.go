@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/awa-queue/awa/internal/numfmt"
 )
 
 // agg is the median view of one (scenario, variant, system) over repeats.
@@ -20,6 +22,21 @@ type agg struct {
 }
 
 type key struct{ scenario, variant, system string }
+
+// scenarioVariants returns the (scenario, variant) pairs of order, each once,
+// in the order they first appear, with the system left empty.
+func scenarioVariants(order []key) []key {
+	seen := map[key]bool{}
+	var out []key
+	for _, k := range order {
+		kk := key{k.scenario, k.variant, ""}
+		if !seen[kk] {
+			seen[kk] = true
+			out = append(out, kk)
+		}
+	}
+	return out
+}
 
 func aggregate(rep *Report) (map[key]*agg, []key) {
 	by := map[key]*agg{}
@@ -133,22 +150,7 @@ func num(v float64) string {
 	}
 }
 
-func commas(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func commas(n int64) string { return numfmt.Thousands(n) }
 
 func bytesH(v float64) string {
 	switch {
@@ -232,13 +234,7 @@ func PrintSummary(w io.Writer, rep *Report, systems ...string) {
 	fmt.Fprintln(tw, "scenario\tvariant\tunit\t"+
 		cols(func(s string) string { return s }, func() string { return pair })+
 		cols(func(s string) string { return "WAL/job " + s }, func() string { return pair }))
-	seen := map[key]bool{}
-	for _, k := range order {
-		kk := key{k.scenario, k.variant, ""}
-		if seen[kk] {
-			continue
-		}
-		seen[kk] = true
+	for _, k := range scenarioVariants(order) {
 		get := func(s string, f func(*agg) float64) float64 {
 			if x := by[key{k.scenario, k.variant, s}]; x != nil {
 				return f(x)
@@ -381,13 +377,7 @@ func WriteMarkdown(path string, rep *Report) error {
 	w("and WAL written per job during the measured phase (`pg_current_wal_lsn()` difference / jobs; burn-down excludes the pre-insert):\n\n")
 	w("| scenario | variant | unit | awa | River | awa/River | WAL/job awa | WAL/job River | awa/River |\n")
 	w("|---|---|---|--:|--:|--:|--:|--:|--:|\n")
-	seen := map[key]bool{}
-	for _, k := range order {
-		kk := key{k.scenario, k.variant, ""}
-		if seen[kk] {
-			continue
-		}
-		seen[kk] = true
+	for _, k := range scenarioVariants(order) {
 		a, r := get(key{k.scenario, k.variant, "awa"}), get(key{k.scenario, k.variant, "river"})
 		f := func(x *agg, g func(*agg) float64) float64 {
 			if x == nil {

@@ -126,6 +126,9 @@ func newHarness(ctx context.Context, e *env, sys System, run *Run) (*harness, er
 	return h, nil
 }
 
+// pool opens a pool on the run's database. Each scenario opens its own (the
+// sizes differ) and closes it before collect, so the backends flush their
+// counters; the scenarios' open-check-defer lines look alike for that reason.
 func (h *harness) pool(ctx context.Context, maxConns int) (*pgxpool.Pool, error) {
 	return OpenPool(ctx, h.dsn, maxConns)
 }

@@ -38,14 +38,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.DurationVar(&o.Duration, "duration", 2*time.Minute, "stop working after this long even if jobs remain (the demo then fails)")
 	fs.BoolVar(&o.Reset, "reset", false, "drop schema awa and every job in it (goose down to 0) before installing it: for reruns on one database")
 	fs.BoolVar(&o.Verbose, "v", false, "log at info level (default: warnings only)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usageErrorf("unexpected arguments %q", pos)
-	}
-	if err := resolveDSN(dsn); err != nil {
+	if err := parseFlagsOnly(fs, args, dsn); err != nil {
 		return err
 	}
 	if o.Jobs < 0 || o.Workers < 1 || o.Duration <= 0 {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/awa-queue/awa/driver"
 	"github.com/awa-queue/awa/internal/pgtest"
 )
@@ -74,19 +76,7 @@ func TestDemoAccountsForEveryJob(t *testing.T) {
 // TestDemoRefusesADatabaseWithJobs: the demo accounts for every job, so it
 // refuses a database that already holds some, unless -reset.
 func TestDemoRefusesADatabaseWithJobs(t *testing.T) {
-	t.Parallel()
-	dsn := pgtest.NewDBDSN(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	pool, err := openPool(ctx, dsn, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	client, err := driver.NewClient(pool, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dsn, ctx, _, client := clientOnNewDB(t)
 	if _, err := client.Insert(ctx, SendEmailArgs{To: "x@example.com"}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -130,19 +120,7 @@ func TestMigrateDownStatusUp(t *testing.T) {
 // TestWorkRunsDemoKinds runs `awa work` until its context ends, while jobs of
 // the demo kinds are enqueued.
 func TestWorkRunsDemoKinds(t *testing.T) {
-	t.Parallel()
-	dsn := pgtest.NewDBDSN(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	pool, err := openPool(ctx, dsn, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	client, err := driver.NewClient(pool, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dsn, ctx, pool, client := clientOnNewDB(t)
 	var jobs []driver.InsertManyParams
 	for i := 0; i < 20; i++ {
 		jobs = append(jobs, driver.InsertManyParams{Args: SendEmailArgs{To: fmt.Sprintf("u%d@example.com", i)},
@@ -179,4 +157,24 @@ func TestWorkRunsDemoKinds(t *testing.T) {
 	if !strings.Contains(out.String(), "completed 20 ") || !strings.Contains(out.String(), "cancelled 1 ") {
 		t.Errorf("awa work output lacks the final counts: %s", out.String())
 	}
+}
+
+// clientOnNewDB marks t parallel and returns a fresh database, a context of
+// 30 s, a pool of one connection to it and a driver client (no workers) on it.
+func clientOnNewDB(t *testing.T) (string, context.Context, *pgxpool.Pool, *driver.Client) {
+	t.Helper()
+	t.Parallel()
+	dsn := pgtest.NewDBDSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	pool, err := openPool(ctx, dsn, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	client, err := driver.NewClient(pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dsn, ctx, pool, client
 }

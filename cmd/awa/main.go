@@ -120,6 +120,19 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// parseFlagsOnly parses a command that takes flags and no arguments, then
+// resolves its DSN (resolveDSN).
+func parseFlagsOnly(fs *flag.FlagSet, args []string, dsn *string) error {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usageErrorf("unexpected arguments %q", pos)
+	}
+	return resolveDSN(dsn)
+}
+
 // resolveDSN fills *dsn from $DATABASE_URL when -dsn was not given.
 func resolveDSN(dsn *string) error {
 	if strings.TrimSpace(*dsn) == "" {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/awa-queue/awa/driver"
+	"github.com/awa-queue/awa/internal/numfmt"
 )
 
 // progress prints one status line: rewritten in place (carriage return) on a
@@ -205,19 +206,4 @@ func (r *ringCounter) follow(client *driver.Client) (stop func()) {
 }
 
 // num formats n with thousands separators.
-func num(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func num(n int64) string { return numfmt.Thousands(n) }

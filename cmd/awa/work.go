@@ -36,14 +36,7 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	queues := fs.String("queues", strings.Join([]string{queueDefault, queueMail, queueRisky}, ","), "comma-separated queues to work")
 	workers := fs.Int("workers", 20, "jobs run at once per queue")
 	verbose := fs.Bool("v", false, "log at info level (default: warnings only)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usageErrorf("unexpected arguments %q", pos)
-	}
-	if err := resolveDSN(dsn); err != nil {
+	if err := parseFlagsOnly(fs, args, dsn); err != nil {
 		return err
 	}
 	if *workers < 1 {

@@ -179,6 +179,1025 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_require_between.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._require_between(p_name text, p_value anycompatible, p_min anycompatible, p_max anycompatible,
+                                     p_errcode text DEFAULT 'AW010', p_range text DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF p_value IS NULL OR p_value < p_min OR p_value > p_max THEN
+        RAISE EXCEPTION 'awa: % must be between %, got %', p_name, coalesce(p_range, p_min || ' and ' || p_max),
+            coalesce(p_value::text, 'null')
+            USING ERRCODE = p_errcode;
+    END IF;
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/_validate_job.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa._validate_job(p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
+RETURNS awa._job_body
+LANGUAGE plpgsql
+STABLE
+AS $$
+DECLARE
+    v_key  text;
+    v_val  jsonb;
+    v_tag  jsonb;
+    v_num  numeric;
+    v_at   timestamptz;
+BEGIN
+    IF p_kind IS NULL OR length(p_kind) = 0 OR length(p_kind) > 255 THEN
+        RAISE EXCEPTION 'awa: kind must be 1 to 255 characters, got %', coalesce(quote_literal(p_kind), 'null')
+            USING ERRCODE = 'AW001';
+    END IF;
+    IF p_args IS NULL OR jsonb_typeof(p_args) <> 'object' THEN
+        RAISE EXCEPTION 'awa: args must be a JSON object, got %', coalesce(left(p_args::text, 100), 'null')
+            USING ERRCODE = 'AW003';
+    END IF;
+    IF p_opts IS NOT NULL AND jsonb_typeof(p_opts) <> 'object' THEN
+        RAISE EXCEPTION 'awa: opts must be a JSON object, got %', left(p_opts::text, 100)
+            USING ERRCODE = 'AW005';
+    END IF;
+
+    FOR v_key, v_val IN SELECT key, value FROM jsonb_each(coalesce(p_opts, '{}'::jsonb)) LOOP
+        CASE v_key
+        WHEN 'queue' THEN
+            IF jsonb_typeof(v_val) <> 'string' THEN
+                RAISE EXCEPTION 'awa: opts.queue must be a string, got %', v_val USING ERRCODE = 'AW002';
+            END IF;
+            IF NOT awa._queue_name_ok(v_val #>> '{}') THEN
+                RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
+                    quote_literal(v_val #>> '{}') USING ERRCODE = 'AW002';
+            END IF;
+        WHEN 'priority', 'max_attempts' THEN
+            IF jsonb_typeof(v_val) <> 'number' THEN
+                RAISE EXCEPTION 'awa: opts.% must be an integer, got %', v_key, v_val USING ERRCODE = 'AW005';
+            END IF;
+            v_num := v_val::numeric;
+            IF v_num <> trunc(v_num) THEN
+                RAISE EXCEPTION 'awa: opts.% must be an integer, got %', v_key, v_val USING ERRCODE = 'AW005';
+            END IF;
+            -- Inline, not awa._require_between (same message): no extra call per job.
+            IF v_key = 'priority' AND v_num NOT BETWEEN 1 AND 4 THEN
+                RAISE EXCEPTION 'awa: opts.priority must be between 1 and 4, got %', v_val USING ERRCODE = 'AW006';
+            ELSIF v_key = 'max_attempts' AND v_num NOT BETWEEN 1 AND 1000 THEN
+                RAISE EXCEPTION 'awa: opts.max_attempts must be between 1 and 1000, got %', v_val USING ERRCODE = 'AW006';
+            END IF;
+        WHEN 'run_at' THEN
+            IF jsonb_typeof(v_val) = 'null' THEN
+                CONTINUE;
+            END IF;
+            IF jsonb_typeof(v_val) <> 'string'
+               OR (v_val #>> '{}') !~ '^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*(Z|z|[+-]\d{2}(:?\d{2})?)$' THEN
+                RAISE EXCEPTION 'awa: opts.run_at must be an RFC 3339 timestamp with a time zone, got %', v_val
+                    USING ERRCODE = 'AW005';
+            END IF;
+            BEGIN
+                v_at := (v_val #>> '{}')::timestamptz;
+            EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format THEN
+                RAISE EXCEPTION 'awa: opts.run_at is not a valid timestamp, got %', v_val USING ERRCODE = 'AW005';
+            END;
+        WHEN 'tags' THEN
+            IF jsonb_typeof(v_val) <> 'array' THEN
+                RAISE EXCEPTION 'awa: opts.tags must be an array of strings, got %', v_val USING ERRCODE = 'AW005';
+            END IF;
+            IF jsonb_array_length(v_val) > 20 THEN
+                RAISE EXCEPTION 'awa: opts.tags holds % tags, at most 20 are allowed', jsonb_array_length(v_val)
+                    USING ERRCODE = 'AW007';
+            END IF;
+            FOR v_tag IN SELECT value FROM jsonb_array_elements(v_val) LOOP
+                IF jsonb_typeof(v_tag) <> 'string' THEN
+                    RAISE EXCEPTION 'awa: opts.tags must be an array of strings, got element %', v_tag
+                        USING ERRCODE = 'AW005';
+                END IF;
+                IF length(v_tag #>> '{}') NOT BETWEEN 1 AND 100 THEN
+                    RAISE EXCEPTION 'awa: each tag must be 1 to 100 characters, got %', v_tag USING ERRCODE = 'AW007';
+                END IF;
+            END LOOP;
+        WHEN 'metadata' THEN
+            IF jsonb_typeof(v_val) <> 'object' THEN
+                RAISE EXCEPTION 'awa: opts.metadata must be a JSON object, got %', left(v_val::text, 100)
+                    USING ERRCODE = 'AW005';
+            END IF;
+        ELSE
+            RAISE EXCEPTION 'awa: unknown option %', quote_literal(v_key)
+                USING ERRCODE = 'AW004',
+                      HINT = 'known options: queue, priority, run_at, max_attempts, tags, metadata';
+        END CASE;
+    END LOOP;
+
+    RETURN awa._build_job_body(NULL, p_kind, p_args, p_opts, p_now);
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/acquire_leader_lease.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.acquire_leader_lease(
+    p_name   text,
+    p_holder uuid,
+    p_ttl    interval,
+    p_now    timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.leader_outcome
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_now timestamptz := coalesce(p_now, clock_timestamp());
+    v_row awa.leader_leases;
+BEGIN
+    IF p_name IS NULL OR p_holder IS NULL THEN
+        RAISE EXCEPTION 'awa: lease name and holder must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    PERFORM awa._require_between('lease ttl', p_ttl, interval '1 second', interval '1 hour',
+                                 p_range => '1 second and 1 hour');
+
+    INSERT INTO awa.leader_leases AS l (name, holder, acquired_at, expires_at)
+    VALUES (p_name, p_holder, v_now, v_now + p_ttl)
+    ON CONFLICT (name) DO UPDATE
+        SET holder = excluded.holder,
+            acquired_at = CASE WHEN l.holder = excluded.holder THEN l.acquired_at ELSE excluded.acquired_at END,
+            expires_at = excluded.expires_at
+        WHERE l.holder = excluded.holder OR l.expires_at <= v_now
+    RETURNING l.* INTO v_row;
+
+    IF NOT FOUND THEN
+        SELECT * INTO v_row FROM awa.leader_leases WHERE name = p_name;
+    END IF;
+
+    RETURN QUERY SELECT v_row.name, v_row.holder, v_row.holder = p_holder, v_row.expires_at;
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/claim_ready_runtime.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.claim_ready_runtime(
+    p_queue       text,
+    p_max         int DEFAULT 1,
+    p_instance_id uuid DEFAULT NULL,
+    p_now         timestamptz DEFAULT NULL,
+    p_attempt_deadline interval DEFAULT NULL
+)
+RETURNS SETOF awa.claimed_job
+LANGUAGE plpgsql
+-- The lane reads must walk the lane index in order (Merge Append + LIMIT) so a
+-- claim costs O(max), whatever the backlog. With statistics that misjudge a
+-- lane (a new lane, an analyze taken while the slot was small) the planner
+-- would rather fetch the lane's whole backlog and sort it; with sorts off
+-- that plan loses. (Sorts the function needs still run: they have no
+-- alternative.) The penalty that disabling adds to those plans' cost would
+-- trigger JIT compilation, so JIT is off too (it never pays for these small
+-- statements).
+SET enable_sort = off
+SET jit = off
+AS $$
+DECLARE
+    v_now         timestamptz := coalesce(p_now, now());
+    v_ids         int[] := '{}';
+    v_tips        bigint[];
+    v_free        boolean[];
+    v_has         boolean[];
+    v_lows        bigint[];
+    v_k           int;
+    v_cursor      bigint;
+    v_last        bigint;
+    v_got         awa.ready_entries[];
+    v_spent       bigint[];
+    v_pos         bigint;
+    v_first       bigint;
+    v_want        int;
+    v_seen        int;
+    v_rows        awa.ready_entries[] := '{}';
+    v_claim_slot  int;
+    v_deadline_at timestamptz;
+    v_batches     awa._slot_batch[];
+    v_spin        float8 := random();
+    v_ckey        text;
+    v_cache       text[];
+    v_cids        int[] := '{}';
+    v_ccur        bigint[] := '{}';
+    v_i           int;
+    v_dirty       boolean := false;
+    v_mlanes      int[] := '{}';
+    v_mseqs       bigint[] := '{}';
+BEGIN
+    PERFORM awa._require_read_committed('awa.claim_ready_runtime');
+    IF p_queue IS NULL THEN
+        RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
+    END IF;
+    -- Inline, not awa._require_between (same message): no extra call per claim.
+    IF p_max IS NULL OR p_max NOT BETWEEN 1 AND 1024 THEN
+        RAISE EXCEPTION 'awa: max must be between 1 and 1024, got %', p_max USING ERRCODE = 'AW010';
+    END IF;
+    IF p_attempt_deadline <= interval '0' THEN
+        RAISE EXCEPTION 'awa: attempt_deadline must be positive, got %', p_attempt_deadline USING ERRCODE = 'AW010';
+    END IF;
+
+    -- This session's cursor cache for the queue (see the header): lane ids and
+    -- cursors it saw, lower bounds since cursors only grow.
+    v_ckey := awa._cursor_cache_key(p_queue);
+    v_cache := string_to_array(current_setting(v_ckey, true), '|');
+    IF v_cache[1] = p_queue THEN
+        v_cids := string_to_array(v_cache[2], ',')::int[];
+        v_ccur := string_to_array(v_cache[3], ',')::bigint[];
+    END IF;
+
+    -- Candidates, in visiting order: lanes whose tip passed a lower bound of
+    -- their cursor (one sequence read each; the rest are empty).
+    SELECT coalesce(array_agg(c.lane_id ORDER BY c.ord), '{}'), coalesce(array_agg(c.tip ORDER BY c.ord), '{}'),
+           coalesce(array_agg(c.low ORDER BY c.ord), '{}')
+    INTO v_ids, v_tips, v_lows
+    FROM (SELECT l.lane_id, awa._lane_tip(l.lane_seq) AS tip,
+                 greatest(l.claim_seq, v_ccur[array_position(v_cids, l.lane_id)]) AS low,
+                 row_number() OVER (ORDER BY l.priority, l.shard >= floor(v_spin * l.n) DESC, l.shard) AS ord
+          FROM (SELECT l.lane_id, l.lane_seq, l.priority, l.shard, h.claim_seq,
+                       count(*) OVER (PARTITION BY l.priority) AS n
+                FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
+                WHERE l.queue = p_queue) AS l) AS c
+    WHERE c.tip > c.low;
+
+    IF cardinality(v_ids) > 0 THEN
+        -- Lock order (docs/storage.md, "Locks"): the marks before any ready
+        -- row, as queue-ring prune takes them, so that a cursor-ring prune
+        -- queued between the two cannot close a cycle with it.
+        LOCK TABLE awa.cursor_marks IN ACCESS SHARE MODE;
+        -- After the tips were read: is each lane's producer lock free (every
+        -- position up to its tip belongs to a producer that has ended)?
+        v_free := ARRAY(SELECT awa._producer_free(u.id) FROM unnest(v_ids) WITH ORDINALITY AS u (id, ord) ORDER BY u.ord);
+        -- One statement after those tests: does a row lie above each
+        -- candidate's lower bound (at or below its cursor, so none means
+        -- none above the cursor)? A lane with none is skipped; when its
+        -- producer lock was free it holds nothing unconsumed up to its tip,
+        -- which the session cache remembers (its tip can pass its cursor
+        -- without a job of its own: a rolled-back producer, or a busier lane
+        -- drawing from the same pool sequence).
+        v_has := ARRAY(
+            -- A correlated LIMIT probe, not EXISTS: a semi-join could read
+            -- the whole ready ring by sequential scan.
+            SELECT coalesce((SELECT true FROM awa.ready_entries r
+                             WHERE r.lane_id = u.id AND r.lane_seq > u.low
+                             ORDER BY r.lane_seq LIMIT 1), false)
+            FROM unnest(v_ids, v_lows) WITH ORDINALITY AS u (id, low, ord)
+            ORDER BY u.ord);
+    END IF;
+
+    FOR v_k IN 1 .. cardinality(v_ids) LOOP
+        IF NOT v_has[v_k] THEN
+            -- No row above its lower bound: with its producer lock free, the
+            -- lane holds nothing unconsumed up to its tip (a bound to cache).
+            CONTINUE WHEN NOT v_free[v_k];
+            v_pos := v_tips[v_k];
+        ELSE
+            -- Held by another claimer (or a cancel): skip it, never wait.
+            CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('lane_claim'), v_ids[v_k]);
+
+            -- A statement of its own, after the lock: it sees the previous
+            -- holder's committed mark, and a floor raised by a prune it waited for.
+            SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_ids[v_k];
+            v_last := v_tips[v_k];
+
+            -- Take the next rows above the cursor straight off the lane index (a
+            -- LIMIT scan, whatever the backlog), then drop those cancelled while
+            -- available (tombstoned); repeat only if tombstones left us short. The
+            -- cursor moves to the last row examined.
+            v_pos := v_cursor;
+            WHILE v_last > v_pos LOOP
+                v_want := p_max - cardinality(v_rows);
+                v_got := ARRAY(
+                    SELECT r FROM awa.ready_entries r
+                    WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
+                    ORDER BY r.lane_seq
+                    LIMIT v_want);
+                EXIT WHEN cardinality(v_got) = 0;
+                v_seen := cardinality(v_got);
+                v_first := v_got[1].lane_seq;
+                v_pos := v_got[v_seen].lane_seq;
+                v_spent := ARRAY(
+                    SELECT t.lane_seq FROM awa.ready_tombstones t
+                    WHERE t.lane_id = v_ids[v_k] AND t.lane_seq BETWEEN v_first AND v_pos);
+                IF cardinality(v_spent) > 0 THEN
+                    v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
+                END IF;
+                v_rows := v_rows || v_got;
+                EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
+            END LOOP;
+
+            IF v_pos > v_cursor THEN
+                v_mlanes := v_mlanes || v_ids[v_k];
+                v_mseqs := v_mseqs || v_pos;
+            END IF;
+        END IF;
+        -- v_pos (the tip passed, the cursor or the new mark) is a lower bound
+        -- of the lane's cursor from now on: the session cache keeps it.
+        IF v_pos > v_lows[v_k] THEN
+            v_i := array_position(v_cids, v_ids[v_k]);
+            IF v_i IS NULL THEN
+                v_cids := v_cids || v_ids[v_k];
+                v_ccur := v_ccur || v_pos;
+            ELSIF v_ccur[v_i] < v_pos THEN
+                v_ccur[v_i] := v_pos;
+            END IF;
+            v_dirty := true;
+        END IF;
+        EXIT WHEN cardinality(v_rows) >= p_max;
+    END LOOP;
+
+    IF cardinality(v_mlanes) > 0 THEN
+        INSERT INTO awa.cursor_marks (cursor_slot, lane_id, claim_seq)
+        SELECT s.slot, m.lane_id, m.claim_seq
+        FROM awa._current_slot('cursor') AS s (slot), unnest(v_mlanes, v_mseqs) AS m (lane_id, claim_seq);
+    END IF;
+    IF v_dirty THEN
+        PERFORM set_config(v_ckey, concat_ws('|', p_queue, array_to_string(v_cids, ','), array_to_string(v_ccur, ',')),
+                           false);
+    END IF;
+
+    IF cardinality(v_rows) = 0 THEN
+        RETURN;
+    END IF;
+
+    v_claim_slot := awa._current_slot('claim');
+    -- least() ignores NULLs: either bound alone applies.
+    SELECT v_now + least(m.deadline, p_attempt_deadline) INTO v_deadline_at
+    FROM (SELECT) AS one LEFT JOIN awa.queue_meta m ON m.queue = p_queue;
+
+    -- One compact claim batch per ready slot drawn from; then the jobs in claim
+    -- order (priority, then lane position), each with its batch's receipt.
+    v_batches := ARRAY(
+        SELECT ROW(s.ready_slot, nextval('awa.claim_batch_id_seq'))::awa._slot_batch
+        FROM (SELECT DISTINCT r.ready_slot FROM unnest(v_rows) AS r ORDER BY 1) AS s);
+
+    INSERT INTO awa.claim_batches (
+        claim_slot, batch_id, issued_slot, ready_slot, queue, claimed_at, instance_id, deadline_at,
+        job_ids, run_leases, lane_ids, lane_seqs)
+    SELECT v_claim_slot, b.batch_id, v_claim_slot, b.ready_slot, p_queue, v_now, p_instance_id, v_deadline_at,
+           array_agg(r.job_id ORDER BY r.ordinality), array_agg(r.run_lease + 1 ORDER BY r.ordinality),
+           array_agg(r.lane_id ORDER BY r.ordinality), array_agg(r.lane_seq ORDER BY r.ordinality)
+    FROM unnest(v_rows) WITH ORDINALITY AS r
+    JOIN unnest(v_batches) AS b ON b.ready_slot = r.ready_slot
+    GROUP BY b.ready_slot, b.batch_id;
+
+    RETURN QUERY
+    SELECT r.job_id, r.run_lease + 1, v_claim_slot,
+           awa._receipt_id(b.batch_id, row_number() OVER (PARTITION BY r.ready_slot ORDER BY r.ordinality)),
+           r.kind, r.queue, r.priority, r.args, r.attempt + 1, r.max_attempts,
+           r.tags, r.metadata, r.errors, r.created_at, r.run_at, v_now, v_deadline_at
+    FROM unnest(v_rows) WITH ORDINALITY AS r
+    JOIN unnest(v_batches) AS b ON b.ready_slot = r.ready_slot
+    ORDER BY r.ordinality;
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/configure_queue.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.configure_queue(p_queue text, p_opts jsonb)
+RETURNS SETOF awa.queue_meta
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_key  text;
+    v_val  jsonb;
+    v_meta awa.queue_meta;
+BEGIN
+    IF NOT awa._queue_name_ok(p_queue) THEN
+        RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
+            coalesce(quote_literal(p_queue), 'null') USING ERRCODE = 'AW002';
+    END IF;
+    IF p_opts IS NULL OR jsonb_typeof(p_opts) <> 'object' THEN
+        RAISE EXCEPTION 'awa: opts must be a JSON object, got %', coalesce(left(p_opts::text, 100), 'null')
+            USING ERRCODE = 'AW005';
+    END IF;
+
+    SELECT * INTO v_meta FROM awa.queue_meta WHERE queue = p_queue FOR UPDATE;
+    IF NOT FOUND THEN
+        v_meta := ROW(p_queue, false, NULL, 8, now())::awa.queue_meta;
+    END IF;
+
+    FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_opts) LOOP
+        CASE v_key
+        WHEN 'dlq' THEN
+            IF jsonb_typeof(v_val) <> 'boolean' THEN
+                RAISE EXCEPTION 'awa: opts.dlq must be a boolean, got %', v_val USING ERRCODE = 'AW005';
+            END IF;
+            v_meta.dlq_enabled := v_val::boolean;
+        WHEN 'deadline_seconds' THEN
+            IF jsonb_typeof(v_val) = 'null' THEN
+                v_meta.deadline := NULL;
+            ELSIF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
+                RAISE EXCEPTION 'awa: opts.deadline_seconds must be an integer or null, got %', v_val
+                    USING ERRCODE = 'AW005';
+            ELSE
+                PERFORM awa._require_between('opts.deadline_seconds', v_val::numeric, 1, 31536000, 'AW006');
+                v_meta.deadline := make_interval(secs => v_val::numeric);
+            END IF;
+        WHEN 'enqueue_shards' THEN
+            IF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
+                RAISE EXCEPTION 'awa: opts.enqueue_shards must be an integer, got %', v_val
+                    USING ERRCODE = 'AW005';
+            END IF;
+            PERFORM awa._require_between('opts.enqueue_shards', v_val::numeric, 1, 64, 'AW006');
+            v_meta.enqueue_shards := v_val::int;
+        ELSE
+            RAISE EXCEPTION 'awa: unknown queue option %', quote_literal(v_key)
+                USING ERRCODE = 'AW004', HINT = 'known options: dlq, deadline_seconds, enqueue_shards';
+        END CASE;
+    END LOOP;
+
+    RETURN QUERY
+    INSERT INTO awa.queue_meta AS m (queue, dlq_enabled, deadline, enqueue_shards, updated_at)
+    VALUES (p_queue, v_meta.dlq_enabled, v_meta.deadline, v_meta.enqueue_shards, now())
+    ON CONFLICT (queue) DO UPDATE
+        SET dlq_enabled = excluded.dlq_enabled, deadline = excluded.deadline,
+            enqueue_shards = excluded.enqueue_shards, updated_at = excluded.updated_at
+    RETURNING m.*;
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/install_queue_storage_substrate.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.install_queue_storage_substrate(
+    p_queue_slots int DEFAULT 16,
+    p_claim_slots int DEFAULT 8,
+    p_lease_slots int DEFAULT 8,
+    p_cursor_slots int DEFAULT 2
+)
+RETURNS SETOF awa.ring_config
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_ring   text;
+    v_slots  int;
+    v_have   int;
+    v_parent text;
+    v_slot   int;
+BEGIN
+    PERFORM pg_advisory_xact_lock(awa._lock_key('install'), 0);
+
+    FOR v_ring, v_slots IN
+        SELECT * FROM (VALUES ('queue', p_queue_slots), ('claim', p_claim_slots), ('lease', p_lease_slots),
+                              ('cursor', p_cursor_slots)) v
+    LOOP
+        PERFORM awa._require_between(v_ring || ' ring slot count', v_slots, 2, 256);
+
+        SELECT slot_count INTO v_have FROM awa.ring_config WHERE ring = v_ring;
+        IF v_have IS NULL THEN
+            INSERT INTO awa.ring_config (ring, slot_count) VALUES (v_ring, v_slots);
+        ELSIF v_have <> v_slots THEN
+            RAISE EXCEPTION 'awa: % ring is installed with % slots, cannot change to %', v_ring, v_have, v_slots
+                USING ERRCODE = 'AW031';
+        END IF;
+
+        -- Genesis (0, 0), once: after the ledger is trimmed the ring still has
+        -- rows, and its cursor must not be reset.
+        INSERT INTO awa.ring_rotations (ring, generation, slot, rotated_at)
+        SELECT v_ring, 0, 0, now()
+        WHERE NOT EXISTS (SELECT 1 FROM awa.ring_rotations r WHERE r.ring = v_ring);
+
+        FOREACH v_parent IN ARRAY awa._ring_tables(v_ring) LOOP
+            FOR v_slot IN 0 .. v_slots - 1 LOOP
+                IF to_regclass(format('awa.%I', v_parent || '_' || v_slot)) IS NULL THEN
+                    EXECUTE format('CREATE TABLE awa.%I PARTITION OF awa.%I FOR VALUES IN (%s)',
+                                   v_parent || '_' || v_slot, v_parent, v_slot);
+                END IF;
+            END LOOP;
+        END LOOP;
+    END LOOP;
+
+    FOR v_slot IN 0 .. 255 LOOP
+        IF to_regclass(format('awa.%I', 'lane_positions_' || v_slot)) IS NULL THEN
+            EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_positions_' || v_slot);
+        END IF;
+    END LOOP;
+
+    RETURN QUERY SELECT * FROM awa.ring_config ORDER BY ring;
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/promote_due_jobs.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.promote_due_jobs(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.inserted_job
+LANGUAGE plpgsql
+-- Short statements over many partitions: JIT compilation would cost far
+-- more than it saves.
+SET jit = off
+AS $$
+DECLARE
+    v_now  timestamptz := coalesce(p_now, now());
+    v_jobs awa._job_body[];
+BEGIN
+    PERFORM awa._require_read_committed('awa.promote_due_jobs');
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
+
+    WITH due AS (
+        DELETE FROM awa.deferred_jobs d
+        WHERE d.job_id IN (SELECT x.job_id FROM awa.deferred_jobs x
+                           WHERE x.run_at <= v_now
+                           ORDER BY x.run_at, x.job_id
+                           LIMIT p_limit
+                           FOR UPDATE SKIP LOCKED)
+        RETURNING d.*
+    )
+    SELECT array_agg(ROW(d.job_id, d.run_lease, d.attempt, d.max_attempts, d.priority, d.queue, d.kind, d.args,
+                         d.tags, d.metadata, d.errors, d.created_at, d.run_at)::awa._job_body
+                     ORDER BY d.run_at, d.job_id)
+    INTO v_jobs
+    FROM due AS d;
+
+    IF v_jobs IS NULL THEN
+        RETURN;
+    END IF;
+
+    PERFORM awa._append_ready(v_jobs, v_now);
+
+    RETURN QUERY
+    SELECT j.job_id, 'available'::awa.job_state, j.queue, j.priority, j.kind, j.run_at
+    FROM unnest(v_jobs) AS j;
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/prune_ring.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_keep_sealed int DEFAULT 0,
+                               p_carry_limit int DEFAULT 1000)
+RETURNS SETOF awa.ring_outcome
+LANGUAGE plpgsql
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves (and hold partition locks while it compiles).
+SET jit = off
+AS $$
+DECLARE
+    v_slots   int;
+    v_gen     bigint;
+    v_current int;
+    v_target  int;
+    v_reason  text;
+    v_parent  text;
+    v_rel     text;
+    v_rels    text[];
+    v_print   int8[];
+    v_until   timestamptz;
+    v_queue_at timestamptz;
+    v_wait    boolean;
+    v_step    interval;
+    v_attempt_end timestamptz;
+    v_left    int;
+    v_cycle   boolean := false;
+    v_stalled boolean;
+    v_old     text := current_setting('lock_timeout');
+    v_moved   int := 0;
+    v_rest    int;
+    v_urgent  boolean;
+    v_runs    int := 0;
+BEGIN
+    PERFORM awa._require_read_committed('awa.prune_ring');
+    v_slots := awa._ring_slot_count(p_ring);
+    PERFORM awa._require_between('lock_timeout_ms', p_lock_timeout_ms, 1, 60000);
+    IF p_keep_sealed IS NULL OR p_keep_sealed < 0 THEN
+        RAISE EXCEPTION 'awa: keep_sealed must be zero or more, got %', coalesce(p_keep_sealed::text, 'null')
+            USING ERRCODE = 'AW010';
+    END IF;
+    PERFORM awa._require_between('carry_limit', p_carry_limit, 1, 100000);
+    IF NOT pg_try_advisory_xact_lock(awa._lock_key('ring'), hashtext(p_ring)) THEN
+        RETURN QUERY SELECT p_ring, 'prune', 'skipped_locked', NULL::int, NULL::bigint,
+                            'another rotate or prune of this ring holds its lock';
+        RETURN;
+    END IF;
+
+    SELECT r.generation, r.slot INTO v_gen, v_current
+    FROM awa.ring_rotations r WHERE r.ring = p_ring ORDER BY r.generation DESC LIMIT 1;
+    -- Stalled: no rotation for twice the shortest interval the ledger (the
+    -- last two wraps) shows, the ring's cadence: rotation waits for a prune.
+    SELECT coalesce(now() - max(g.rotated_at) > 2 * min(g.gap), false) INTO v_stalled
+    FROM (SELECT r.rotated_at, r.rotated_at - lag(r.rotated_at) OVER (ORDER BY r.generation) AS gap
+          FROM awa.ring_rotations r WHERE r.ring = p_ring) AS g;
+
+    -- Sealed slots from oldest ((current + 1) mod n) to newest ((current - 1)
+    -- mod n); the keep_sealed newest are not candidates.
+    FOR i IN 1 .. v_slots - 1 - least(p_keep_sealed, v_slots - 2) LOOP
+        IF awa._slot_has_rows(p_ring, (v_current + i) % v_slots) THEN
+            v_target := (v_current + i) % v_slots;
+            EXIT;
+        END IF;
+    END LOOP;
+    IF v_target IS NULL THEN
+        RETURN QUERY SELECT p_ring, 'prune', 'already_empty', NULL::int, v_gen,
+                            CASE WHEN p_keep_sealed = 0 THEN 'no sealed slot holds rows'
+                                 ELSE format('no sealed slot older than the %s kept holds rows',
+                                             least(p_keep_sealed, v_slots - 2)) END;
+        RETURN;
+    END IF;
+
+    -- The slot the next rotation needs: open attempts do not keep it (they
+    -- are carried forward, docs/storage.md "Long attempts"); an older-sealed
+    -- target waits for them to close, as most do within a few seconds.
+    v_urgent := v_target = (v_current + 1) % v_slots;
+
+    -- One statement, one snapshot: the fingerprint describes what the proof saw.
+    -- The proof runs in a subtransaction rolled back at once (AW099 never
+    -- leaves this block), so the share locks it took on every partition it
+    -- read (the queue ring's proof reads the whole cursor ring) are not held
+    -- while prune waits for its own locks; the fingerprint is compared again
+    -- under them.
+    IF p_ring <> 'cursor' THEN
+        BEGIN
+            SELECT awa._slot_live_reason(p_ring, v_target, true, v_urgent), awa._slot_fingerprint(p_ring, v_target)
+            INTO v_reason, v_print;
+            RAISE EXCEPTION 'awa: prune proof done' USING ERRCODE = 'AW099';
+        EXCEPTION WHEN SQLSTATE 'AW099' THEN
+            NULL;
+        END;
+        IF v_reason IS NOT NULL THEN
+            RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen, v_reason;
+            RETURN;
+        END IF;
+    END IF;
+
+    -- Queue for the locks only late and briefly: while a request for ACCESS
+    -- EXCLUSIVE waits, every claim and producer that reads the ring queues
+    -- behind it. So attempts take every lock with NOWAIT (all or none: a
+    -- failed attempt's subtransaction releases what it took), 1 ms apart.
+    -- Under sustained load some transaction always holds a share lock on the
+    -- slot, and NOWAIT alone almost never wins: the last two fifths of the
+    -- budget are waiting attempts of a tenth of it each (at least 2 ms), 1 ms
+    -- apart, whose queued request lets the holders finish while newcomers wait
+    -- behind it at most that tenth; when the ring is stalled, everything after
+    -- the first 1 ms is one waiting attempt. Each lock_timeout is set inside
+    -- the attempt's subtransaction and restored before it ends.
+    -- The queue ring reads the cursor under its exclusive locks (fingerprint,
+    -- carry): it takes the cursor ring's share lock first, the order claims
+    -- take them in.
+    v_rels := CASE WHEN p_ring = 'queue' THEN ARRAY['cursor_marks'] ELSE '{}' END
+              || ARRAY(SELECT t || '_' || v_target FROM unnest(awa._ring_tables(p_ring)) AS t);
+    v_until := clock_timestamp() + make_interval(secs => p_lock_timeout_ms / 1000.0);
+    v_queue_at := v_until - make_interval(secs => greatest(CASE WHEN v_stalled THEN p_lock_timeout_ms - 1
+                                                               ELSE p_lock_timeout_ms * 2 / 5 END, 1) / 1000.0);
+    v_step := make_interval(secs => CASE WHEN v_stalled THEN p_lock_timeout_ms
+                                         ELSE greatest(p_lock_timeout_ms / 10, 2) END / 1000.0);
+    LOOP
+        v_wait := clock_timestamp() >= v_queue_at;
+        v_attempt_end := least(v_until, clock_timestamp() + v_step);
+        BEGIN
+            FOREACH v_rel IN ARRAY v_rels LOOP
+                v_left := ceil(extract(epoch FROM v_attempt_end - clock_timestamp()) * 1000)::int;
+                IF v_wait AND v_left >= 1 THEN
+                    PERFORM set_config('lock_timeout', v_left || 'ms', true);
+                END IF;
+                EXECUTE format('LOCK TABLE awa.%I IN %s MODE%s', v_rel,
+                               CASE WHEN v_rel = 'cursor_marks' THEN 'ACCESS SHARE' ELSE 'ACCESS EXCLUSIVE' END,
+                               CASE WHEN v_wait AND v_left >= 1 THEN '' ELSE ' NOWAIT' END);
+            END LOOP;
+            IF v_wait THEN
+                PERFORM set_config('lock_timeout', v_old, true);
+            END IF;
+            EXIT;
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+            v_cycle := SQLSTATE = '40P01';  -- the subtransaction released its locks and lock_timeout
+        END;
+        IF clock_timestamp() >= v_until THEN
+            RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen,
+                                format('awa.%s not free within %s ms', v_rel, p_lock_timeout_ms)
+                                || CASE WHEN v_cycle THEN ' (its wait closed a lock cycle)' ELSE '' END;
+            RETURN;
+        END IF;
+        PERFORM pg_sleep(least(0.001, greatest(extract(epoch FROM v_until - clock_timestamp()), 0)));
+    END LOOP;
+
+    IF p_ring <> 'cursor' AND awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print THEN
+        RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
+                            format('slot %s changed while prune waited for its locks (seen under lock)', v_target);
+        RETURN;
+    END IF;
+
+    IF p_ring = 'queue' THEN
+        SELECT c.moved, c.remaining INTO v_moved, v_rest FROM awa._carry_ready(v_target, v_current, p_carry_limit) AS c;
+        IF v_rest > 0 THEN
+            RETURN QUERY SELECT p_ring, 'prune', 'carried', v_target, v_gen,
+                                format('moved %s available jobs to slot %s, %s%s remain', v_moved, v_current,
+                                       CASE WHEN v_rest = p_carry_limit THEN 'at least ' ELSE '' END, v_rest);
+            RETURN;
+        END IF;
+        IF v_urgent THEN
+            v_runs := awa._carry_running(v_target, v_current);
+            IF v_runs IS NULL THEN
+                RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
+                                    format('a closer holds the lock of a claim batch drawn from slot %s', v_target);
+                RETURN;
+            END IF;
+        END IF;
+    ELSIF p_ring = 'claim' AND v_urgent THEN
+        v_runs := awa._carry_open_claims(v_target, v_current, now());
+    END IF;
+
+    -- The lanes whose newest mark goes with the slot keep their cursor as a
+    -- floor (a busy lane has a newer mark in the current slot and needs none).
+    -- A statement of its own after the lock: it sees a mark that a claim
+    -- appended to this slot after the rotation and committed while we waited.
+    -- A cursor reader that waited for the lock sees the floor and the
+    -- truncated marks together.
+    IF p_ring = 'cursor' THEN
+        UPDATE awa.queue_claim_heads h SET claim_seq = s.claim_seq
+        FROM (SELECT m.lane_id, max(m.claim_seq) AS claim_seq
+              FROM awa.cursor_marks m WHERE m.cursor_slot = v_target GROUP BY m.lane_id) AS s
+        WHERE h.lane_id = s.lane_id AND h.claim_seq < s.claim_seq
+          AND NOT EXISTS (SELECT 1 FROM awa.cursor_marks o
+                          WHERE o.lane_id = s.lane_id AND o.claim_seq >= s.claim_seq AND o.cursor_slot <> v_target);
+    END IF;
+
+    EXECUTE 'TRUNCATE ' || (SELECT string_agg(format('awa.%I', t || '_' || v_target), ', ')
+                             FROM unnest(awa._ring_tables(p_ring)) AS t);
+
+    RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target)
+        || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END
+        || CASE WHEN v_runs > 0 THEN format(' after carrying %s claim batches of running jobs to slot %s', v_runs, v_current)
+                ELSE '' END;
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/purge_dlq.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.purge_dlq(
+    p_queue         text DEFAULT NULL,
+    p_failed_before timestamptz DEFAULT NULL,
+    p_job_ids       bigint[] DEFAULT NULL,
+    p_limit         int DEFAULT 10000
+)
+RETURNS SETOF awa.dlq_entries
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    PERFORM awa._require_read_committed('awa.purge_dlq');
+    IF p_queue IS NULL AND p_failed_before IS NULL AND p_job_ids IS NULL THEN
+        RAISE EXCEPTION 'awa: purge_dlq needs a queue, failed_before or job_ids filter' USING ERRCODE = 'AW010';
+    END IF;
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
+
+    RETURN QUERY
+    DELETE FROM awa.dlq_entries d
+    WHERE d.job_id IN (SELECT x.job_id FROM awa.dlq_entries x
+                       WHERE (p_queue IS NULL OR x.queue = p_queue)
+                         AND (p_failed_before IS NULL OR x.failed_at < p_failed_before)
+                         AND (p_job_ids IS NULL OR x.job_id = ANY (p_job_ids))
+                       ORDER BY x.failed_at, x.job_id
+                       LIMIT p_limit
+                       FOR UPDATE SKIP LOCKED)
+    RETURNING d.*;
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/queue_counts.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.queue_counts(p_queue text DEFAULT NULL)
+RETURNS SETOF awa.queue_count
+LANGUAGE sql
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves (and hold partition locks while it compiles). The
+-- cursor reads walk each marks index backwards, never sort a lane's marks.
+SET jit = off
+SET enable_sort = off
+STABLE
+AS $$
+    -- One CTE per table family, alike on purpose: each filters and groups its
+    -- own table by queue, so each keeps its own index or partition pruning.
+    WITH available AS (
+        SELECT l.queue,
+               sum((SELECT count(*) FROM awa.ready_entries r
+                    WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq)
+                   - (SELECT count(*) FROM awa.ready_tombstones t
+                      WHERE t.lane_id = l.lane_id AND t.lane_seq > h.claim_seq))::bigint AS n
+        FROM awa.queue_lanes l JOIN awa.claim_cursors h USING (lane_id)
+        WHERE p_queue IS NULL OR l.queue = p_queue
+        GROUP BY l.queue
+    ),
+    running AS (
+        SELECT x.queue, sum(x.n)::bigint AS n
+        FROM (SELECT b.queue, cardinality(b.job_ids)::bigint AS n
+              FROM awa.claim_batches b WHERE p_queue IS NULL OR b.queue = p_queue
+              UNION ALL
+              SELECT c.queue, -(SELECT sum(upper(r) - lower(r)) FROM unnest(c.receipts) AS r)
+              FROM awa.claim_closures c WHERE p_queue IS NULL OR c.queue = p_queue) AS x
+        GROUP BY x.queue
+    ),
+    deferred AS (
+        SELECT d.queue, count(*) FILTER (WHERE d.state = 'scheduled') AS scheduled,
+               count(*) FILTER (WHERE d.state = 'retryable') AS retryable
+        FROM awa.deferred_jobs d WHERE p_queue IS NULL OR d.queue = p_queue
+        GROUP BY d.queue
+    ),
+    completed AS (
+        SELECT cb.queue, sum(cardinality(cb.job_ids))::bigint AS n
+        FROM awa.done_completions cb WHERE p_queue IS NULL OR cb.queue = p_queue
+        GROUP BY cb.queue
+    ),
+    done AS (
+        SELECT d.queue, count(*) FILTER (WHERE d.state = 'cancelled') AS cancelled,
+               count(*) FILTER (WHERE d.state = 'failed') AS failed
+        FROM awa.done_entries d WHERE p_queue IS NULL OR d.queue = p_queue
+        GROUP BY d.queue
+    ),
+    dlq AS (
+        SELECT d.queue, count(*) AS n FROM awa.dlq_entries d WHERE p_queue IS NULL OR d.queue = p_queue
+        GROUP BY d.queue
+    ),
+    queues AS (
+        SELECT queue FROM available UNION SELECT queue FROM running UNION SELECT queue FROM deferred
+        UNION SELECT queue FROM completed UNION SELECT queue FROM done UNION SELECT queue FROM dlq
+    )
+    SELECT q.queue,
+           coalesce(a.n, 0), coalesce(r.n, 0), coalesce(d.scheduled, 0), coalesce(d.retryable, 0),
+           coalesce(c.n, 0), coalesce(t.cancelled, 0), coalesce(t.failed, 0), coalesce(x.n, 0)
+    FROM queues q
+    LEFT JOIN available a ON a.queue = q.queue
+    LEFT JOIN running r ON r.queue = q.queue
+    LEFT JOIN deferred d ON d.queue = q.queue
+    LEFT JOIN completed c ON c.queue = q.queue
+    LEFT JOIN done t ON t.queue = q.queue
+    LEFT JOIN dlq x ON x.queue = q.queue
+    ORDER BY q.queue
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/rescue_expired_deadlines.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.rescue_expired_deadlines(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.finalize_result
+LANGUAGE plpgsql
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves (and hold partition locks while it compiles).
+SET jit = off
+AS $$
+DECLARE
+    v_now  timestamptz := coalesce(p_now, now());
+BEGIN
+    PERFORM awa._require_read_committed('awa.rescue_expired_deadlines');
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
+
+    -- Per expired batch one closure probe (awa._claim_batch_closed); only the
+    -- items of a batch still open are probed one by one (awa._open_receipts).
+    -- Both probes are per-row subplans on the closures' GiST index: as a join,
+    -- the planner would hash the whole slot's closures and test every item
+    -- against every closure.
+    RETURN QUERY
+    SELECT * FROM awa._rescue_open('deadline_expired', 'rescued: deadline exceeded', ARRAY(
+        SELECT o FROM awa._open_receipts o
+        WHERE o.deadline_at < v_now
+          AND NOT awa._claim_batch_closed(o.claim_slot, o.batch_id, o.batch_size)
+        ORDER BY o.deadline_at, o.batch_id, o.item
+        LIMIT p_limit), v_now);
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/rescue_stale_claims.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.rescue_stale_claims(
+    p_staleness interval DEFAULT interval '90 seconds',
+    p_limit     int DEFAULT 1000,
+    p_now       timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.finalize_result
+LANGUAGE plpgsql
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves (and hold partition locks while it compiles).
+SET jit = off
+AS $$
+DECLARE
+    v_now  timestamptz := coalesce(p_now, now());
+    v_cut  timestamptz;
+BEGIN
+    PERFORM awa._require_read_committed('awa.rescue_stale_claims');
+    IF p_staleness IS NULL OR p_staleness <= interval '0' THEN
+        RAISE EXCEPTION 'awa: staleness must be positive, got %', p_staleness USING ERRCODE = 'AW010';
+    END IF;
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
+    v_cut := v_now - p_staleness;
+
+    -- Per candidate batch one closure probe (awa._claim_batch_closed); only the
+    -- items of a batch still open are probed one by one (awa._open_receipts,
+    -- as in awa.rescue_expired_deadlines).
+    RETURN QUERY
+    SELECT * FROM awa._rescue_open('rescued_stale', 'rescued: worker heartbeat went stale', ARRAY(
+        SELECT o FROM awa._open_receipts o
+        LEFT JOIN awa.runtime_instances ri ON ri.instance_id = o.instance_id
+        WHERE o.claimed_at < v_cut
+          AND (ri.instance_id IS NULL OR ri.heartbeat_at < v_cut)
+          AND NOT awa._claim_batch_closed(o.claim_slot, o.batch_id, o.batch_size)
+        ORDER BY o.claimed_at, o.batch_id, o.item
+        LIMIT p_limit), v_now);
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/run_maintenance.sql
+-- +goose StatementBegin
+CREATE OR REPLACE PROCEDURE awa.run_maintenance(
+    p_holder               uuid     DEFAULT md5('awa.run_maintenance')::uuid,
+    p_lease_ttl            interval DEFAULT interval '2 minutes',
+    p_stale_after          interval DEFAULT interval '90 seconds',
+    p_queue_ring_interval  interval DEFAULT interval '5 seconds',
+    p_claim_ring_interval  interval DEFAULT interval '2 seconds',
+    p_cursor_ring_interval interval DEFAULT interval '2 seconds',
+    p_keep_sealed          int      DEFAULT 14,
+    p_batch                int      DEFAULT 1000,
+    p_lock_timeout_ms      int      DEFAULT 50,
+    INOUT report           jsonb    DEFAULT NULL
+)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_leader   boolean;
+    v_n        int;
+    v_rings    jsonb := '[]';
+    v_out      jsonb;
+    v_ring     text;
+    v_interval interval;
+    v_carried  boolean;
+    v_until    timestamptz;
+BEGIN
+    IF p_holder IS NULL THEN
+        RAISE EXCEPTION 'awa: holder must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    PERFORM awa._require_between('lease ttl', p_lease_ttl, interval '1 second', interval '1 hour',
+                                 p_range => '1 second and 1 hour');
+    IF num_nulls(p_stale_after, p_queue_ring_interval, p_claim_ring_interval, p_cursor_ring_interval) > 0
+       OR least(p_stale_after, p_queue_ring_interval, p_claim_ring_interval, p_cursor_ring_interval) <= interval '0' THEN
+        RAISE EXCEPTION 'awa: stale_after and the ring intervals must be positive, got %, %, %, %',
+            p_stale_after, p_queue_ring_interval, p_claim_ring_interval, p_cursor_ring_interval USING ERRCODE = 'AW010';
+    END IF;
+    PERFORM awa._require_between('keep_sealed', p_keep_sealed, 0, 14);
+    PERFORM awa._require_between('batch', p_batch, 1, 100000);
+    PERFORM awa._require_between('lock_timeout_ms', p_lock_timeout_ms, 1, 60000);
+
+    -- Nothing is written before this: inside a transaction block it raises
+    -- 2D000. Every later COMMIT AND CHAIN starts the next step's transaction
+    -- at READ COMMITTED too.
+    COMMIT;
+    SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+    SELECT l.is_leader INTO v_leader FROM awa.acquire_leader_lease('maintenance', p_holder, p_lease_ttl) AS l;
+    COMMIT AND CHAIN;
+    IF NOT v_leader THEN
+        report := jsonb_build_object('leader', false);
+        RETURN;
+    END IF;
+
+    SELECT count(*) INTO v_n FROM awa.promote_due_jobs(p_batch);
+    report := jsonb_build_object('leader', true, 'promoted', v_n);
+    COMMIT AND CHAIN;
+    SELECT count(*) INTO v_n FROM awa.rescue_stale_claims(p_stale_after, p_batch);
+    report := report || jsonb_build_object('rescued_stale', v_n);
+    COMMIT AND CHAIN;
+    SELECT count(*) INTO v_n FROM awa.rescue_expired_deadlines(p_batch);
+    report := report || jsonb_build_object('rescued_deadline', v_n);
+    COMMIT AND CHAIN;
+
+    FOREACH v_ring IN ARRAY ARRAY['queue', 'claim', 'lease', 'cursor'] LOOP
+        v_interval := CASE v_ring WHEN 'queue' THEN p_queue_ring_interval WHEN 'claim' THEN p_claim_ring_interval
+                                  WHEN 'lease' THEN p_queue_ring_interval ELSE p_cursor_ring_interval END;
+        -- As the Go leader: a little under the interval, so a scheduler's
+        -- jitter never skips a whole rotation.
+        v_interval := v_interval * 0.9;
+        IF v_ring <> 'cursor' THEN
+            SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]') INTO v_out FROM awa.rotate_ring(v_ring, NULL, v_interval) AS o;
+            v_rings := v_rings || v_out;
+            COMMIT AND CHAIN;
+        END IF;
+        -- A prune that carried available jobs goes on, each call its own
+        -- transaction, for up to a quarter of the interval.
+        v_until := clock_timestamp() + v_interval / 4;
+        LOOP
+            SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]'), coalesce(bool_or(o.outcome = 'carried'), false)
+            INTO v_out, v_carried
+            FROM awa.prune_ring(v_ring, p_lock_timeout_ms, CASE WHEN v_ring = 'queue' THEN p_keep_sealed ELSE 0 END,
+                                p_batch) AS o;
+            v_rings := v_rings || v_out;
+            COMMIT AND CHAIN;
+            EXIT WHEN NOT v_carried OR clock_timestamp() >= v_until;
+        END LOOP;
+        IF v_ring = 'cursor' THEN
+            SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]') INTO v_out FROM awa.rotate_ring(v_ring, NULL, v_interval) AS o;
+            v_rings := v_rings || v_out;
+            COMMIT AND CHAIN;
+        END IF;
+    END LOOP;
+
+    SELECT count(*) INTO v_n FROM awa.cleanup_runtime_instances(greatest(interval '1 hour', 2 * p_stale_after));
+    report := report || jsonb_build_object('instances_removed', v_n, 'rings', v_rings);
+    COMMIT AND CHAIN;
+END;
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/substrate_version.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.substrate_version()

@@ -60,6 +60,16 @@ func DSN(t testing.TB) string {
 	return dsn
 }
 
+// Context returns a context that ends with the test or after d, whichever is
+// first, so a hang fails the test with a message instead of stopping the
+// whole package at its timeout.
+func Context(t testing.TB, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 // NewDB returns a pool on a fresh database holding the migrated awa schema.
 // The pool is closed and the database dropped when the test ends. The pool has
 // pgxpool's default size; tests that need a fixed set of dedicated connections
@@ -101,7 +111,7 @@ func NewDBDSN(t testing.TB) string {
 			t.Errorf("pgtest: %v", err)
 		}
 	})
-	return withDatabase(dsn, name)
+	return WithDatabase(dsn, name)
 }
 
 // RunWithDB runs m with *dsn set to a fresh migrated database, as NewDBDSN
@@ -119,7 +129,7 @@ func RunWithDB(m *testing.M, dsn *string) int {
 		fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
 		return 1
 	}
-	*dsn = withDatabase(server, name)
+	*dsn = WithDatabase(server, name)
 	code := m.Run()
 	if err := dropDB(server, name); err != nil {
 		fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
@@ -140,7 +150,7 @@ func NewDBAtDSN(t testing.TB, upTo int64) string {
 		t.Fatalf("pgtest: %v", err)
 	}
 	t.Cleanup(func() { DropDatabase(t, server, name) })
-	dsn := withDatabase(server, name)
+	dsn := WithDatabase(server, name)
 	if upTo > 0 {
 		if _, err := MigrateTo(context.Background(), dsn, upTo); err != nil {
 			t.Fatalf("pgtest: migrate %s up to %d: %v", name, upTo, err)
@@ -253,7 +263,7 @@ func ensureTemplate(dsn string) (string, error) {
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+ident(build)+" TEMPLATE template0"); err != nil {
 		return "", err
 	}
-	if err := migrate(ctx, withDatabase(dsn, build)); err != nil {
+	if err := migrate(ctx, WithDatabase(dsn, build)); err != nil {
 		return "", fmt.Errorf("migrate %s: %w", build, err)
 	}
 	// Rename needs the build database to have no sessions; the migration's
@@ -277,8 +287,7 @@ func ensureTemplate(dsn string) (string, error) {
 	return name, nil
 }
 
-// migrate applies the embedded goose migrations (the production path:
-// db.Provider over database/sql with the pgx stdlib driver).
+// migrate applies the embedded goose migrations.
 func migrate(ctx context.Context, dsn string) error {
 	_, err := MigrateTo(ctx, dsn, -1)
 	return err
@@ -288,15 +297,11 @@ func migrate(ctx context.Context, dsn string) error {
 // goose version upTo (-1: all, as `awa migrate up`) through db.Provider, and
 // returns the files it applied.
 func MigrateTo(ctx context.Context, dsn string, upTo int64) ([]string, error) {
-	sqlDB, err := sql.Open("pgx", dsn)
+	p, closeDB, err := OpenProvider(dsn)
 	if err != nil {
 		return nil, err
 	}
-	defer sqlDB.Close()
-	p, err := db.Provider(sqlDB)
-	if err != nil {
-		return nil, err
-	}
+	defer closeDB()
 	var res []*goose.MigrationResult
 	if upTo < 0 {
 		res, err = p.Up(ctx)
@@ -308,6 +313,21 @@ func MigrateTo(ctx context.Context, dsn string, upTo int64) ([]string, error) {
 		names = append(names, r.Source.Path)
 	}
 	return names, err
+}
+
+// OpenProvider opens the goose provider of the embedded migrations the way
+// production does (db.Provider over database/sql with the pgx stdlib driver);
+// closeDB closes its connection pool.
+func OpenProvider(dsn string) (p *goose.Provider, closeDB func(), err error) {
+	sqlDB, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p, err = db.Provider(sqlDB); err != nil {
+		sqlDB.Close()
+		return nil, nil, err
+	}
+	return p, func() { sqlDB.Close() }, nil
 }
 
 // migrationsHash is a short hex digest of the embedded migration files' names
@@ -332,9 +352,9 @@ func migrationsHash() (string, error) {
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
-// withDatabase returns dsn with its database replaced by name. It handles URLs
+// WithDatabase returns dsn with its database replaced by name. It handles URLs
 // (postgres://...) and keyword/value strings (a later dbname= wins).
-func withDatabase(dsn, name string) string {
+func WithDatabase(dsn, name string) string {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		if u, err := url.Parse(dsn); err == nil {
 			u.Path = "/" + name

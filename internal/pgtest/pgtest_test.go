@@ -11,8 +11,8 @@ func TestWithDatabase(t *testing.T) {
 		{"postgresql://u@h", "postgresql://u@h/x_1"},
 		{"host=h user=u dbname=postgres", "host=h user=u dbname=postgres dbname=x_1"},
 	} {
-		if got := withDatabase(c.in, "x_1"); got != c.want {
-			t.Errorf("withDatabase(%q) = %q, want %q", c.in, got, c.want)
+		if got := WithDatabase(c.in, "x_1"); got != c.want {
+			t.Errorf("WithDatabase(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

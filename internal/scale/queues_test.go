@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/awa-queue/awa/driver"
+	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 const (
@@ -56,7 +57,7 @@ func TestTenThousandQueuesCostRowsNotObjects(t *testing.T) {
 	// The role first: its cleanup runs after the databases' drops.
 	role, password := newRole(t, ctx, serverDSN, "awa_scale_app")
 	dbName := newDatabase(t, ctx, serverDSN, "awa_scale")
-	dbDSN := withDatabase(serverDSN, dbName)
+	dbDSN := pgtest.WithDatabase(serverDSN, dbName)
 	migrate(t, ctx, dbDSN)
 	owner := connectAs(t, ctx, dbDSN, "", "")
 
@@ -279,7 +280,7 @@ func TestTenThousandQueuesCostRowsNotObjects(t *testing.T) {
 		t.Logf("dump: %d bytes", st.Size())
 	}
 	restored := newDatabase(t, ctx, serverDSN, "awa_scale_restored")
-	restoredDSN := withDatabase(serverDSN, restored)
+	restoredDSN := pgtest.WithDatabase(serverDSN, restored)
 	timed(t, "pg_restore into an empty database", func() {
 		runPG(t, ctx, "pg_restore", "--exit-on-error", "-d", restoredDSN, dump)
 	})

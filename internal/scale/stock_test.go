@@ -9,19 +9,15 @@ package scale
 import (
 	"context"
 	"crypto/rand"
-	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"net/url"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for goose
 
-	"github.com/awa-queue/awa/db"
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
@@ -90,15 +86,11 @@ func newDatabase(t *testing.T, ctx context.Context, serverDSN, prefix string) st
 // migrate applies the embedded goose migrations to the database of dsn.
 func migrate(t *testing.T, ctx context.Context, dsn string) {
 	t.Helper()
-	sqlDB, err := sql.Open("pgx", dsn)
+	p, closeDB, err := pgtest.OpenProvider(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sqlDB.Close()
-	p, err := db.Provider(sqlDB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer closeDB()
 	if _, err := p.Up(ctx); err != nil {
 		t.Fatalf("goose up: %v", err)
 	}
@@ -153,19 +145,6 @@ func connectAs(t *testing.T, ctx context.Context, dsn, user, password string) *p
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
-}
-
-// withDatabase returns dsn with its database replaced by name. It handles URLs
-// (postgres://...) and keyword/value strings (a later dbname= wins).
-func withDatabase(dsn, name string) string {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		if u, err := url.Parse(dsn); err == nil {
-			u.Path = "/" + name
-			u.RawPath = ""
-			return u.String()
-		}
-	}
-	return dsn + " dbname=" + name
 }
 
 func randomHex(t *testing.T) string {

@@ -13,8 +13,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // Attacks on the lane design of a617c40: lanes are rows, positions come from
@@ -80,8 +78,7 @@ func leakedProducerLocks(t *testing.T, ctx context.Context, conn *pgx.Conn) int 
 // must hold no producer lock, and a producer of a one-shard queue must not
 // wait.
 func TestACancelledQueuePendingLeavesNoProducerLockHeld(t *testing.T) {
-	ctx := testCtx(t, 120*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 120*time.Second)
 	configureShards(t, ctx, pool, "one", 1)
 	// A queue with 32 lanes (4 priorities x 8 shards) whose tips are past
 	// their cursors with nothing above them: queue_pending tests every
@@ -379,15 +376,13 @@ func (l *laneLedger) verify(t *testing.T, ctx context.Context, pool *pgxpool.Poo
 // twice, claims of a lane come out in lane order, and the counts read zero.
 func TestSharedLanesLoseNoJobRunNoneTwiceAndKeepLaneOrder(t *testing.T) {
 	run := time.Duration(envInt(t, "AWA_BREAK_LANES_SECONDS", 12, 1)) * time.Second
-	ctx := testCtx(t, run+3*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, run+3*time.Minute)
 	sharedLaneQueues(t, ctx, pool)
 	queues := []string{"busy", "idle", "one", "dq"}
 	led := newLaneLedger()
 
-	failCtx, failCancel := context.WithCancel(ctx)
+	failCtx, failCancel, fail := withErrOnce(ctx)
 	defer failCancel()
-	fail := &errOnce{cancel: failCancel}
 	ok := func(who string, err error, expected ...string) bool {
 		if err == nil {
 			return true
@@ -734,8 +729,7 @@ func wakeClaimer(ctx context.Context, t *testing.T, pool *pgxpool.Pool, queue st
 func TestSharedLanesMissNoWakeUp(t *testing.T) {
 	run := time.Duration(envInt(t, "AWA_BREAK_LANES_SECONDS", 12, 1)) * time.Second
 	const poll = 5 * time.Second
-	ctx := testCtx(t, run+2*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, run+2*time.Minute)
 	configureShards(t, ctx, pool, "busy", 8)
 	configureShards(t, ctx, pool, "one", 1)
 	for _, q := range []string{"busy", "one", "w8"} {
@@ -750,9 +744,8 @@ func TestSharedLanesMissNoWakeUp(t *testing.T) {
 		}
 	}
 
-	runCtx, stop := context.WithCancel(ctx)
+	runCtx, stop, fail := withErrOnce(ctx)
 	defer stop()
-	fail := &errOnce{cancel: stop}
 	var mu sync.Mutex
 	committed := map[int64]time.Time{}
 	claimedAt := map[int64]time.Time{}
@@ -796,31 +789,23 @@ func TestSharedLanesMissNoWakeUp(t *testing.T) {
 			defer producers.Done()
 			for runCtx.Err() == nil && time.Since(began) < run {
 				q := []string{"one", "w8"}[rng.IntN(2)]
-				tx, err := conn.Begin(runCtx)
+				hold, rollBack := time.Duration(rng.IntN(30))*time.Millisecond, rng.IntN(10) == 0
+				ids, err := produceHeld(runCtx, conn, hold, rollBack, func(tx pgx.Tx) ([]int64, error) {
+					id, err := insertOne(runCtx, tx, q, 1+rng.IntN(4))
+					return []int64{id}, err
+				})
 				if err != nil {
-					return
-				}
-				id, err := insertOne(runCtx, tx, q, 1+rng.IntN(4))
-				if err == nil {
-					time.Sleep(time.Duration(rng.IntN(30)) * time.Millisecond)
-				}
-				if err == nil && rng.IntN(10) == 0 {
-					err = tx.Rollback(runCtx)
-					rolled.Add(1)
-					continue
-				}
-				if err == nil {
-					err = tx.Commit(runCtx)
-				}
-				if err != nil {
-					_ = tx.Rollback(context.Background())
 					if runCtx.Err() == nil {
 						fail.set("producer: %v", err)
 					}
 					return
 				}
+				if rollBack {
+					rolled.Add(1)
+					continue
+				}
 				mu.Lock()
-				committed[id] = time.Now()
+				committed[ids[0]] = time.Now()
 				mu.Unlock()
 				jobs.Add(1)
 				time.Sleep(time.Duration(rng.IntN(20)) * time.Millisecond)
@@ -897,8 +882,7 @@ func twoSharedQueues(t *testing.T, ctx context.Context, pool *pgxpool.Pool) (lan
 // an open or rolled-back producer's positions; and it must follow claims
 // through the blocks and past an empty-lane advance.
 func TestQueueCountsCountExactlyTheCommittedUnclaimedJobsOfASharedLane(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	twoSharedQueues(t, ctx, pool)
 	want := func(what string, n int64) {
 		t.Helper()
@@ -990,8 +974,7 @@ func TestQueueCountsCountExactlyTheCommittedUnclaimedJobsOfASharedLane(t *testin
 // waiting ahead in b (whatever a drew in between), and skips only behind a
 // committed, unclaimed job of b.
 func TestNotifyRuleOfASharedLaneSkipsOnlyBehindACommittedJob(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	twoSharedQueues(t, ctx, pool)
 	listener := connect(t, ctx, pool)
 	if _, err := listener.Exec(ctx, `SELECT awa.listen_queues(ARRAY['b'])`); err != nil {
@@ -1067,8 +1050,7 @@ func TestNotifyRuleOfASharedLaneSkipsOnlyBehindACommittedJob(t *testing.T) {
 // the tombstone, the next claim advances the empty lane to the tip, and a job
 // inserted afterwards is claimed, counted and pending.
 func TestCancelInASharedLaneLetsClaimsPassItWithoutLosingTheNextJob(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	twoSharedQueues(t, ctx, pool)
 	first, err := insertOne(ctx, pool, "b", 2)
 	if err != nil {
@@ -1115,8 +1097,7 @@ func TestCancelInASharedLaneLetsClaimsPassItWithoutLosingTheNextJob(t *testing.T
 // each drawing from busy's sequences, and every committed job must be claimed
 // exactly once, in order within its lane.
 func TestProducersCreatingSharedLanesConcurrentlyAtEveryLevelLoseNothing(t *testing.T) {
-	ctx := testCtx(t, 3*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 3*time.Minute)
 	if _, err := insertMixed(ctx, pool, "busy", []int32{1, 2, 3, 4}); err != nil {
 		t.Fatal(err)
 	}
@@ -1294,12 +1275,10 @@ func TestProducersCreatingSharedLanesConcurrentlyAtEveryLevelLoseNothing(t *test
 // must really have skipped the lane up to tips it never used.
 func TestEmptyLaneAdvancesRacingProducersOfTheLaneLoseNoJob(t *testing.T) {
 	run := time.Duration(envInt(t, "AWA_BREAK_LANES_SECONDS", 12, 1)) * time.Second
-	ctx := testCtx(t, run+2*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, run+2*time.Minute)
 	_, laneB := twoSharedQueues(t, ctx, pool)
-	runCtx, stop := context.WithCancel(ctx)
+	runCtx, stop, fail := withErrOnce(ctx)
 	defer stop()
-	fail := &errOnce{cancel: stop}
 	led := newLaneLedger()
 	var bg, producers sync.WaitGroup
 	bg.Add(1)
@@ -1319,27 +1298,22 @@ func TestEmptyLaneAdvancesRacingProducersOfTheLaneLoseNoJob(t *testing.T) {
 		go func() {
 			defer producers.Done()
 			for start := time.Now(); runCtx.Err() == nil && time.Since(start) < run; {
-				tx, err := conn.Begin(runCtx)
+				var hold time.Duration
+				if rng.IntN(3) == 0 {
+					hold = time.Duration(rng.IntN(2000)) * time.Microsecond
+				}
+				rollBack := rng.IntN(8) == 0
+				ids, err := produceHeld(runCtx, conn, hold, rollBack, func(tx pgx.Tx) ([]int64, error) {
+					return insertBatch(runCtx, tx, "b", 2, 1+rng.IntN(3)*rng.IntN(3))
+				})
 				if err != nil {
-					return
-				}
-				ids, err := insertBatch(runCtx, tx, "b", 2, 1+rng.IntN(3)*rng.IntN(3))
-				if err == nil && rng.IntN(3) == 0 {
-					time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
-				}
-				if err == nil && rng.IntN(8) == 0 {
-					_ = tx.Rollback(runCtx)
-					continue
-				}
-				if err == nil {
-					err = tx.Commit(runCtx)
-				}
-				if err != nil {
-					_ = tx.Rollback(context.Background())
 					if runCtx.Err() == nil {
 						fail.set("producer of b: %v", err)
 					}
 					return
+				}
+				if rollBack {
+					continue
 				}
 				led.commit("b", ids)
 				// Pauses leave b's producer lock free, so claims can advance
@@ -1472,8 +1446,7 @@ func claimBuffers(t *testing.T, ctx context.Context, conn *pgx.Conn, queue strin
 // 1,000 times a second: 12-16 ms against 0.3-0.8 ms per claim. Each such
 // claim also wrote up to 32 marks.
 func TestClaimBehindEmptyLanesSharingBusySequencesCostsAboutWhatItCostsWithoutSharing(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	all := []int32{1, 2, 3, 4}
 	for _, q := range []string{"alone", "busy", "shared"} {
 		if q == "shared" {
@@ -1556,8 +1529,7 @@ func TestClaimBehindEmptyLanesSharingBusySequencesCostsAboutWhatItCostsWithoutSh
 // lock the other holds: both commit, no 40P01; and while the worker's
 // transaction is open a producer of q1 is not kept waiting.
 func TestAClaimInATransactionThatAlsoEnqueuesDoesNotDeadlockWithAProducer(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	configureShards(t, ctx, pool, "q1", 1)
 	configureShards(t, ctx, pool, "q2", 1)
 	if _, err := insertOne(ctx, pool, "busy", 2); err != nil {
@@ -1631,8 +1603,7 @@ func TestAClaimInATransactionThatAlsoEnqueuesDoesNotDeadlockWithAProducer(t *tes
 // every claim, so every claim of idle takes and releases 32 producer locks;
 // the claims run under statement_timeouts of 1 to 60 ms.
 func TestACancelledClaimLeavesNoProducerLockHeld(t *testing.T) {
-	ctx := testCtx(t, 120*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 120*time.Second)
 	all := []int32{1, 2, 3, 4}
 	for _, q := range []string{"busy", "idle"} {
 		if q == "idle" {

@@ -12,8 +12,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestAdversarialRunWithStaleProducersAndPartialCarries: for 12 s, on one
@@ -39,15 +37,13 @@ import (
 func TestAdversarialRunWithStaleProducersAndPartialCarries(t *testing.T) {
 	const queue = "adv"
 	run := 12 * time.Second
-	ctx := testCtx(t, 4*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 4*time.Minute)
 	if _, err := pool.Exec(ctx, `SELECT awa.configure_queue($1, '{"enqueue_shards": 1}')`, queue); err != nil {
 		t.Fatal(err)
 	}
 	m := &mixedLedger{inserted: map[int64]bool{}, ended: map[int64][]string{}}
-	failCtx, failCancel := context.WithCancel(ctx)
+	failCtx, failCancel, fail := withErrOnce(ctx)
 	defer failCancel()
-	fail := &errOnce{cancel: failCancel}
 	check := func(ctx context.Context, who string, err error, expected ...string) bool {
 		if err == nil {
 			return true
@@ -116,83 +112,36 @@ func TestAdversarialRunWithStaleProducersAndPartialCarries(t *testing.T) {
 					time.Sleep(2 * time.Millisecond)
 					continue
 				}
-				var now []claimed
-				for _, j := range got {
-					if rng.IntN(20) == 0 { // finalized after the stale-claim rescue may have run
-						late.Add(1)
-						time.AfterFunc(time.Duration(200+rng.IntN(400))*time.Millisecond, func() {
-							defer late.Done()
-							res, err := complete(drainCtx, pool, []claimed{j})
-							if check(drainCtx, "late complete", err) {
-								m.end("late complete", res)
-							}
-						})
-						continue
+				// One in 20 is finalized after the stale-claim rescue may have run.
+				m.finalize(drainCtx, pool, conn, &late, rng, got, func(claimed) (time.Duration, bool) {
+					if rng.IntN(20) != 0 {
+						return 0, false
 					}
-					now = append(now, j)
-				}
-				for action, js := range splitByAction(now, rng) {
-					res, err := finalizeAs(drainCtx, conn, action, js)
-					if check(drainCtx, fmt.Sprintf("claimer %d (%s)", c, action), err) {
-						m.end(action, res)
-					}
-				}
+					return time.Duration(200+rng.IntN(400)) * time.Millisecond, true
+				}, check, fmt.Sprintf("claimer %d", c))
 			}
 		}()
 	}
-	{
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(5, 13))
-		others.Add(1)
-		go func() {
-			defer others.Done()
-			for drainCtx.Err() == nil {
-				time.Sleep(10 * time.Millisecond)
-				id, ok := m.recent(rng)
-				if !ok {
-					continue
-				}
-				res, err := collectFinalized(conn.Query(drainCtx, `
-					SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.cancel_job($1) AS f`, id))
-				if check(drainCtx, "cancel_job", err, "AW020", "AW021") {
-					m.end("cancel_job", res)
-				}
+	cancelRng := rand.New(rand.NewPCG(5, 13))
+	repeatOnConn(t, ctx, drainCtx, pool, &others, 10*time.Millisecond, func(conn *pgx.Conn) {
+		m.cancelRecent(drainCtx, conn, cancelRng, check, "cancel_job")
+	})
+	maintRng := rand.New(rand.NewPCG(6, 14))
+	repeatOnConn(t, ctx, drainCtx, pool, &others, 20*time.Millisecond, func(conn *pgx.Conn) {
+		_, err := conn.Exec(drainCtx, `SELECT count(*) FROM awa.promote_due_jobs(1000, now() + interval '1 day')`)
+		check(drainCtx, "promote_due_jobs", err)
+		m.rescue(drainCtx, conn, "300 milliseconds", check)
+		for _, ring := range []string{"queue", "claim", "cursor"} {
+			o, err := ringOp(drainCtx, conn, "rotate", ring)
+			if check(drainCtx, "rotate "+ring, err) {
+				count(ring + " " + o.Outcome)
 			}
-		}()
-	}
-	{
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(6, 14))
-		others.Add(1)
-		go func() {
-			defer others.Done()
-			for drainCtx.Err() == nil {
-				time.Sleep(20 * time.Millisecond)
-				_, err := conn.Exec(drainCtx, `SELECT count(*) FROM awa.promote_due_jobs(1000, now() + interval '1 day')`)
-				check(drainCtx, "promote_due_jobs", err)
-				res, err := collectFinalized(conn.Query(drainCtx, `
-					SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.rescue_stale_claims('300 milliseconds', 1000) AS f`))
-				if check(drainCtx, "rescue_stale_claims", err) {
-					m.end("rescue_stale", res)
-				}
-				res, err = collectFinalized(conn.Query(drainCtx, `
-					SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.rescue_expired_deadlines(1000) AS f`))
-				if check(drainCtx, "rescue_expired_deadlines", err) {
-					m.end("rescue_deadline", res)
-				}
-				for _, ring := range []string{"queue", "claim", "cursor"} {
-					o, err := ringOp(drainCtx, conn, "rotate", ring)
-					if check(drainCtx, "rotate "+ring, err) {
-						count(ring + " " + o.Outcome)
-					}
-					o, err = pruneOp(drainCtx, conn, ring, 5+rng.IntN(46), 0, 7)
-					if check(drainCtx, "prune "+ring, err) {
-						count(ring + " " + o.Outcome)
-					}
-				}
+			o, err = pruneOp(drainCtx, conn, ring, 5+maintRng.IntN(46), 0, 7)
+			if check(drainCtx, "prune "+ring, err) {
+				count(ring + " " + o.Outcome)
 			}
-		}()
-	}
+		}
+	})
 
 	select {
 	case <-time.After(run):
@@ -200,18 +149,7 @@ func TestAdversarialRunWithStaleProducersAndPartialCarries(t *testing.T) {
 	}
 	stopProducing.Store(true)
 	producers.Wait()
-	for best, since := -1, time.Now(); failCtx.Err() == nil; time.Sleep(200 * time.Millisecond) {
-		open := m.open()
-		if len(open) == 0 {
-			break
-		}
-		if best < 0 || len(open) < best {
-			best, since = len(open), time.Now()
-		} else if time.Since(since) > 20*time.Second {
-			fail.set("%d committed jobs never ended (no progress for 20 s), e.g. %v; awa.jobs has them as %s", len(open),
-				firstN(open, 10), describeJobs(ctx, pool, open[:min(10, len(open))]))
-		}
-	}
+	m.awaitDrained(failCtx, ctx, pool, fail)
 	stopOthers()
 	others.Wait()
 	late.Wait()

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // drainQueue claims (max 50 per call) and completes until a claim returns
@@ -64,8 +62,7 @@ func TestPruneAfterACancelCommittedWhileItWaitedNeverCarriesTheCancelledJob(t *t
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const queue = "q"
-			ctx := testCtx(t, 60*time.Second)
-			pool := pgtest.NewDB(t)
+			ctx, pool := newDB(t, 60*time.Second)
 			setup := connect(t, ctx, pool)
 			older, err := insertBatch(ctx, setup, queue, 2, 40)
 			if err != nil {
@@ -93,15 +90,7 @@ func TestPruneAfterACancelCommittedWhileItWaitedNeverCarriesTheCancelledJob(t *t
 
 			pruner := connect(t, ctx, pool)
 			pid := pruner.PgConn().PID()
-			type pruneResult struct {
-				o   ringOutcome
-				err error
-			}
-			done := make(chan pruneResult, 1)
-			go func() {
-				o, err := pruneOp(ctx, pruner, "queue", 10000, 0, tc.limit)
-				done <- pruneResult{o, err}
-			}()
+			done := pruneInBackground(ctx, pruner, "queue", 10000, 0, tc.limit)
 			waitForPruneRetry(t, ctx, setup, pid)
 			if err := ctx2.Commit(ctx); err != nil {
 				t.Fatal(err)
@@ -151,8 +140,7 @@ func TestPruneAfterACancelCommittedWhileItWaitedNeverCarriesTheCancelledJob(t *t
 // and slot 0 is reclaimed.
 func TestProducerWaitingForItsLaneAcrossARotationAndPruneKeepsItsJob(t *testing.T) {
 	const queue = "s"
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	setup := connect(t, ctx, pool)
 	if _, err := setup.Exec(ctx, `SELECT awa.configure_queue($1, '{"enqueue_shards": 1}')`, queue); err != nil {
 		t.Fatal(err)
@@ -227,8 +215,7 @@ func TestProducerWaitingForItsLaneAcrossARotationAndPruneKeepsItsJob(t *testing.
 // lock budget). Afterwards a claim takes the carried job.
 func TestCarryingPruneHoldsItsLocksForTheSlotsLanesOnly(t *testing.T) {
 	const queues, bound = 96, 150 * time.Millisecond
-	ctx := testCtx(t, 120*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 120*time.Second)
 	setup := connect(t, ctx, pool)
 	for i := 0; i < queues; i++ {
 		q := fmt.Sprintf("wide_%d", i)
@@ -259,26 +246,9 @@ func TestCarryingPruneHoldsItsLocksForTheSlotsLanesOnly(t *testing.T) {
 	if _, err := pruner.Exec(ctx, `BEGIN; SELECT * FROM awa._carry_ready(0, 1, 1); ROLLBACK`); err != nil {
 		t.Fatal(err)
 	}
-	reader := connect(t, ctx, pool)
-	rtx, err := reader.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rtx.Rollback(context.Background())
-	if _, err := rtx.Exec(ctx, `SELECT count(*) FROM awa.ready_entries_0`); err != nil {
-		t.Fatal(err)
-	}
+	rtx := holdingTx(t, ctx, pool, `SELECT count(*) FROM awa.ready_entries_0`)
 
-	type pruneResult struct {
-		o   ringOutcome
-		err error
-		at  time.Time
-	}
-	pruned := make(chan pruneResult, 1)
-	go func() {
-		o, err := pruneOp(ctx, pruner, "queue", 30000, 0, 1000)
-		pruned <- pruneResult{o, err, time.Now()}
-	}()
+	pruned := pruneInBackground(ctx, pruner, "queue", 30000, 0, 1000)
 	waitForPruneRetry(t, ctx, setup, pruner.PgConn().PID())
 
 	released := time.Now()

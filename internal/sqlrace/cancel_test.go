@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // An operator cancelling jobs while workers claim and complete them: every
@@ -19,8 +17,7 @@ import (
 // worker's completion stale; one that loses (the job already finished) is
 // refused with AW021 and changes nothing.
 func TestCancelRacingClaimsEndsEachJobOnce(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, time.Minute)
 
 	const n = 1500
 	ids, err := collectIDs(pool.Query(ctx, `SELECT j.id FROM awa.insert_jobs(

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // pruneOp runs awa.prune_ring(ring, lock_timeout_ms, keep_sealed, carry_limit)
@@ -27,6 +25,30 @@ func pruneOp(ctx context.Context, q interface {
 		FROM awa.prune_ring($1, $2, $3, $4) AS o`, ring, lockTimeoutMs, keepSealed, carryLimit).
 		Scan(&o.Ring, &o.Action, &o.Outcome, &o.Slot, &o.Generation, &o.Detail)
 	return o, err
+}
+
+// pruneResult is what a pruneInBackground call returned, how long it took
+// and when it returned.
+type pruneResult struct {
+	o   ringOutcome
+	err error
+	d   time.Duration
+	at  time.Time
+}
+
+// pruneInBackground runs pruneOp on q in a goroutine (q is its own until the
+// result arrives): the test holds a lock prune needs, checks what waits, then
+// reads how the prune ended.
+func pruneInBackground(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, ring string, lockTimeoutMs, keepSealed, carryLimit int) <-chan pruneResult {
+	done := make(chan pruneResult, 1)
+	go func() {
+		start := time.Now()
+		o, err := pruneOp(ctx, q, ring, lockTimeoutMs, keepSealed, carryLimit)
+		done <- pruneResult{o, err, time.Since(start), time.Now()}
+	}()
+	return done
 }
 
 // TestCarryUnderAWaitingClaimAndCancel: 1,000 available jobs sit in the sealed
@@ -51,8 +73,7 @@ func TestCarryUnderAWaitingClaimAndCancel(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			const queue = "q"
-			ctx := testCtx(t, 60*time.Second)
-			pool := pgtest.NewDB(t)
+			ctx, pool := newDB(t, 60*time.Second)
 			setup := connect(t, ctx, pool)
 
 			// One connection, so every job lands in the same shard lane: lane
@@ -297,8 +318,7 @@ func orphanRun(t *testing.T, n, rate int, kind runKind) orphanResult {
 		tick      = 200 * time.Millisecond
 		keep      = 14
 	)
-	ctx := testCtx(t, 10*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 10*time.Minute)
 	check := connect(t, ctx, pool)
 
 	var orphanID int64
@@ -319,9 +339,8 @@ func orphanRun(t *testing.T, n, rate int, kind runKind) orphanResult {
 		}
 	}
 
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel, fail := withErrOnce(ctx)
 	defer cancel()
-	fail := &errOnce{cancel: cancel}
 	var batches, completed atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -359,18 +378,12 @@ func orphanRun(t *testing.T, n, rate int, kind runKind) orphanResult {
 					time.Sleep(time.Millisecond)
 					continue
 				}
-				res, err := complete(runCtx, conn, got)
+				n, err := completeApplied(runCtx, conn, got)
 				if err != nil {
-					fail.set("claimer %d: complete_jobs: %v", c, err)
+					fail.set("claimer %d: %v", c, err)
 					return
 				}
-				for _, r := range res {
-					if r.Outcome != "applied" {
-						fail.set("claimer %d: complete_jobs gave %v", c, r)
-						return
-					}
-				}
-				completed.Add(int64(len(res)))
+				completed.Add(int64(n))
 			}
 		}()
 	}
@@ -493,8 +506,7 @@ loop:
 // once.
 func TestPruneSeesAClaimThatCommittedWhileItWaited(t *testing.T) {
 	const queue = "q"
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	setup := connect(t, ctx, pool)
 	ids, err := insertBatch(ctx, setup, queue, 2, 10)
 	if err != nil {
@@ -606,8 +618,7 @@ func turnRing(t *testing.T, ctx context.Context, conn *pgx.Conn, ring string, ti
 //     still open) waits, then finds the job in its new slot: it applies once,
 //     and the job ends completed, with its history in the new slot.
 func TestCarryOfARunningJobNeverMovesItUnderItsCloser(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	conn := connect(t, ctx, pool)
 	id, err := insertOne(ctx, conn, "long", 2)
 	if err != nil {

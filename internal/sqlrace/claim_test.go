@@ -1,14 +1,11 @@
 package sqlrace
 
 import (
-	"context"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestTwoClaimersNeverShareAJob: 8 claimers, each on its own connection, drain
@@ -24,8 +21,7 @@ func TestTwoClaimersNeverShareAJob(t *testing.T) {
 		claimers = 8
 		perClaim = 50
 	)
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 
 	inserted := map[int64]bool{}
 	prod := connect(t, ctx, pool)
@@ -53,9 +49,8 @@ func TestTwoClaimersNeverShareAJob(t *testing.T) {
 	for i := range conns {
 		conns[i].conn = connect(t, ctx, pool)
 	}
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel, fail := withErrOnce(ctx)
 	defer cancel()
-	fail := &errOnce{cancel: cancel}
 	start := make(chan struct{})
 	var wg sync.WaitGroup
 	for w := range conns {

@@ -11,8 +11,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // Claim cursors: a claim appends marks (awa.cursor_marks, the cursor ring) and
@@ -34,8 +32,7 @@ func TestClaimersOfOneLaneSkipEachOtherAndNeverShareAJob(t *testing.T) {
 		claimers = 4
 		perClaim = 10
 	)
-	ctx := testCtx(t, 90*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 90*time.Second)
 	configureShards(t, ctx, pool, queue, 1)
 	prod := connect(t, ctx, pool)
 	inserted := map[int64]bool{}
@@ -93,9 +90,8 @@ func TestClaimersOfOneLaneSkipEachOtherAndNeverShareAJob(t *testing.T) {
 	}
 
 	// Many claimers on the one lane, each holding its claim open a little.
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel, fail := withErrOnce(ctx)
 	defer cancel()
-	fail := &errOnce{cancel: cancel}
 	var (
 		mu      sync.Mutex
 		skips   int
@@ -190,8 +186,7 @@ func TestClaimersOfOneLaneSkipEachOtherAndNeverShareAJob(t *testing.T) {
 // nothing at or below the floor is available, pending or claimable again.
 func TestClaimBlockedBehindCursorPruneSeesTheRaisedFloor(t *testing.T) {
 	const queue = "q"
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	configureShards(t, ctx, pool, queue, 1)
 	conn := connect(t, ctx, pool)
 
@@ -309,8 +304,7 @@ func TestPinnedSnapshotDoesNotBloatClaimCursors(t *testing.T) {
 		batch    = 20
 		perClaim = 5
 	)
-	ctx := testCtx(t, 120*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 120*time.Second)
 	setup := connect(t, ctx, pool)
 	if _, err := setup.Exec(ctx, `CREATE TABLE app_orders (id int PRIMARY KEY); INSERT INTO app_orders VALUES (1)`); err != nil {
 		t.Fatal(err)
@@ -338,9 +332,8 @@ func TestPinnedSnapshotDoesNotBloatClaimCursors(t *testing.T) {
 
 	work := []*pgx.Conn{connect(t, ctx, pool), connect(t, ctx, pool), connect(t, ctx, pool), connect(t, ctx, pool)}
 	prod, maint, claimConns := work[0], work[1], work[2:]
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel, fail := withErrOnce(ctx)
 	defer cancel()
-	fail := &errOnce{cancel: cancel}
 	var (
 		mu        sync.Mutex
 		completed int

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // The cursor ring (awa.cursor_marks, 2 slots) holds the claim marks. Its
@@ -24,27 +22,6 @@ func backendPID(t *testing.T, ctx context.Context, conn *pgx.Conn) uint32 {
 	return pid
 }
 
-// timedRingOp runs prune_ring(ring, budget) on conn in the background and
-// reports its outcome, error and duration.
-type timedOutcome struct {
-	o   ringOutcome
-	err error
-	d   time.Duration
-}
-
-func pruneInBackground(ctx context.Context, conn *pgx.Conn, ring string, budgetMs int) <-chan timedOutcome {
-	done := make(chan timedOutcome, 1)
-	go func() {
-		start := time.Now()
-		var o ringOutcome
-		err := conn.QueryRow(ctx, `SELECT o.ring, o.action, o.outcome, o.slot, o.generation, o.detail
-			FROM awa.prune_ring($1, $2) AS o`, ring, budgetMs).
-			Scan(&o.Ring, &o.Action, &o.Outcome, &o.Slot, &o.Generation, &o.Detail)
-		done <- timedOutcome{o, err, time.Since(start)}
-	}()
-	return done
-}
-
 // TestCursorPruneRaisesTheFloorToAMarkCommittedWhileItWaited: a claim
 // appends its mark to cursor slot 0 and stays open; the cursor ring rotates
 // (slot 0 sealed) and its prune waits for the claim's share lock on the
@@ -54,8 +31,7 @@ func pruneInBackground(ctx context.Context, conn *pgx.Conn, ring string, budgetM
 // claimed jobs are neither available nor claimed again.
 func TestCursorPruneRaisesTheFloorToAMarkCommittedWhileItWaited(t *testing.T) {
 	const queue = "q"
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	configureShards(t, ctx, pool, queue, 1)
 	conn := connect(t, ctx, pool)
 	ids, err := insertBatch(ctx, conn, queue, 2, 4)
@@ -81,7 +57,7 @@ func TestCursorPruneRaisesTheFloorToAMarkCommittedWhileItWaited(t *testing.T) {
 
 	pruner := connect(t, ctx, pool)
 	pid := backendPID(t, ctx, pruner)
-	done := pruneInBackground(ctx, pruner, "cursor", 10000)
+	done := pruneInBackground(ctx, pruner, "cursor", 10000, 0, 1000)
 	waitForPruneRetry(t, ctx, pool, pid)
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
@@ -134,8 +110,7 @@ func TestClaimsDoNotWaitBehindAQueuePruneThatRetries(t *testing.T) {
 		queueBudgetMs = 10000
 		cursorBudget  = 5000
 	)
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	configureShards(t, ctx, pool, queue, 1)
 	conn := connect(t, ctx, pool)
 	if _, err := insertOne(ctx, conn, queue, 2); err != nil {
@@ -158,19 +133,11 @@ func TestClaimsDoNotWaitBehindAQueuePruneThatRetries(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	reader := connect(t, ctx, pool)
-	rtx, err := reader.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rtx.Rollback(context.Background())
-	if _, err := rtx.Exec(ctx, `SELECT count(*) FROM awa.ready_entries_0`); err != nil {
-		t.Fatal(err)
-	}
+	rtx := holdingTx(t, ctx, pool, `SELECT count(*) FROM awa.ready_entries_0`)
 
 	qp, cl, cp := connect(t, ctx, pool), connect(t, ctx, pool), connect(t, ctx, pool)
 	qpPID := backendPID(t, ctx, qp)
-	qpDone := pruneInBackground(ctx, qp, "queue", queueBudgetMs)
+	qpDone := pruneInBackground(ctx, qp, "queue", queueBudgetMs, 0, 1000)
 	waitForPruneRetry(t, ctx, pool, qpPID)
 
 	cs, err := claim(ctx, cl, queue, 10, nil)
@@ -195,7 +162,7 @@ func TestClaimsDoNotWaitBehindAQueuePruneThatRetries(t *testing.T) {
 	if after := time.Since(released); after > 2*time.Second {
 		t.Fatalf("queue prune took %v after the reader ended; want it within a few attempts", after)
 	}
-	p := <-pruneInBackground(ctx, cp, "cursor", cursorBudget)
+	p := <-pruneInBackground(ctx, cp, "cursor", cursorBudget, 0, 1000)
 	if p.err != nil || p.o.Outcome != "pruned" || *p.o.Slot != 0 {
 		t.Fatalf("cursor prune after queue prune: %v, %v; want pruned slot 0", p.o, p.err)
 	}

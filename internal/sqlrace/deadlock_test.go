@@ -7,8 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // Lock-order tests: who may wait for whom (docs/storage.md, "Locks").
@@ -24,8 +22,7 @@ import (
 // and takes its next job from its own lane instead. Both second claims return
 // one job at once, every job is claimed once, in lane order.
 func TestClaimersVisitingLanesInOppositeOrderDoNotDeadlock(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	configureShards(t, ctx, pool, "q", 2)
 	lanes := fillTwoShards(t, ctx, pool, "q", 2)
 
@@ -223,8 +220,7 @@ func queuePending(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queue s
 // awa.queue_pending stays true (a Go worker claims again soon instead of
 // sleeping). Once the head is free, the next claim returns them in lane order.
 func TestClaimSkipsAHeldLaneAndQueuePendingStaysTrue(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	configureShards(t, ctx, pool, "q", 2)
 	lanes := fillTwoShards(t, ctx, pool, "q", 2)
 	held := holdHead(t, ctx, pool, laneOf(t, ctx, pool, lanes[0][0]).id)
@@ -253,8 +249,7 @@ func TestClaimSkipsAHeldLaneAndQueuePendingStaysTrue(t *testing.T) {
 // which writes nothing for it. When another transaction holds that lane's
 // claim lock, the claim must not wait for it either.
 func TestClaimDoesNotWaitToAdvanceAnEmptyLane(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	configureShards(t, ctx, pool, "gap", 1)
 	id, err := insertOne(ctx, pool, "gap", 2)
 	if err != nil {

@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestDeadTupleContract checks the storage contract of the ring planes: a full
@@ -36,8 +34,7 @@ func TestDeadTupleContract(t *testing.T) {
 		claimers = 4
 		perClaim = 100
 	)
-	ctx := testCtx(t, 90*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 90*time.Second)
 	check := connect(t, ctx, pool)
 	if _, err := check.Exec(ctx, "SELECT pg_stat_reset()"); err != nil {
 		t.Fatalf("pg_stat_reset: %v", err)
@@ -72,9 +69,8 @@ func TestDeadTupleContract(t *testing.T) {
 		inserted++
 	}
 
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel, fail := withErrOnce(ctx)
 	defer cancel()
-	fail := &errOnce{cancel: cancel}
 	completed := make([]int, claimers)
 	conns := make([]*pgx.Conn, claimers)
 	for i := range conns {
@@ -101,18 +97,12 @@ func TestDeadTupleContract(t *testing.T) {
 					time.Sleep(time.Millisecond) // another claimer holds the lane with jobs
 					continue
 				}
-				res, err := complete(runCtx, conns[c], got)
+				n, err := completeApplied(runCtx, conns[c], got)
 				if err != nil {
-					fail.set("claimer %d: complete_jobs: %v", c, err)
+					fail.set("claimer %d: %v", c, err)
 					return
 				}
-				for _, r := range res {
-					if r.Outcome != "applied" {
-						fail.set("claimer %d: complete_jobs gave %v", c, r)
-						return
-					}
-				}
-				completed[c] += len(res)
+				completed[c] += n
 			}
 		}()
 	}

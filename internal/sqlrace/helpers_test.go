@@ -15,15 +15,15 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/awa-queue/awa/internal/pgtest"
 )
 
-// testCtx is the deadline every test runs under, so a lock-up fails the test
-// with a message instead of hanging the package.
-func testCtx(t *testing.T, d time.Duration) context.Context {
+// newDB returns a context that ends with the test or after d (pgtest.Context) and
+// a fresh migrated database.
+func newDB(t *testing.T, d time.Duration) (context.Context, *pgxpool.Pool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
+	return pgtest.Context(t, d), pgtest.NewDB(t)
 }
 
 // connect opens a dedicated connection to the pool's database (one backend
@@ -96,9 +96,14 @@ type rowQuerier interface {
 // claim calls awa.claim_ready_runtime(queue, max, instance) and returns the
 // claimed jobs in the order the function returned them.
 func claim(ctx context.Context, q rowQuerier, queue string, max int, instance any) ([]claimed, error) {
-	rows, err := q.Query(ctx, `
+	return collectClaims(q.Query(ctx, `
 		SELECT c.id, c.run_lease, c.claim_slot, c.receipt_id, c.priority, c.attempt
-		FROM awa.claim_ready_runtime($1, $2, $3::uuid) AS c`, queue, max, instance)
+		FROM awa.claim_ready_runtime($1, $2, $3::uuid) AS c`, queue, max, instance))
+}
+
+// collectClaims scans claim rows (id, run_lease, claim_slot, receipt_id,
+// priority, attempt).
+func collectClaims(rows pgx.Rows, err error) ([]claimed, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -132,6 +137,63 @@ func complete(ctx context.Context, q rowQuerier, cs []claimed) ([]finalized, err
 		SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text
 		FROM awa.complete_jobs($1::bigint[], $2::bigint[], $3::int[], $4::bigint[]) AS f`,
 		ids, leases, slots, receipts))
+}
+
+// insertRolledBack inserts one job of queue (priority 2) in a transaction of
+// b and rolls it back.
+func insertRolledBack(t *testing.T, ctx context.Context, b interface {
+	Begin(context.Context) (pgx.Tx, error)
+}, queue string) {
+	t.Helper()
+	tx, err := b.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := insertOne(ctx, tx, queue, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// produceHeld runs insert in a transaction of conn, keeps it open for hold
+// (a producer holding its lane), then rolls it back (rollBack: no ids) or
+// commits it. On an error the transaction is rolled back.
+func produceHeld(ctx context.Context, conn *pgx.Conn, hold time.Duration, rollBack bool,
+	insert func(pgx.Tx) ([]int64, error)) ([]int64, error) {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := insert(tx)
+	if err == nil {
+		time.Sleep(hold)
+		if rollBack {
+			return nil, tx.Rollback(ctx)
+		}
+		err = tx.Commit(ctx)
+	}
+	if err != nil {
+		_ = tx.Rollback(context.Background())
+		return nil, err
+	}
+	return ids, nil
+}
+
+// completeApplied completes cs (one call) and returns how many were applied;
+// a failed call or an outcome other than applied is an error.
+func completeApplied(ctx context.Context, q rowQuerier, cs []claimed) (int, error) {
+	res, err := complete(ctx, q, cs)
+	if err != nil {
+		return 0, fmt.Errorf("complete_jobs: %w", err)
+	}
+	for _, r := range res {
+		if r.Outcome != "applied" {
+			return 0, fmt.Errorf("complete_jobs gave %v", r)
+		}
+	}
+	return len(res), nil
 }
 
 func receiptArrays(cs []claimed) (ids, leases []int64, slots []int32, receipts []int64) {
@@ -232,6 +294,13 @@ type errOnce struct {
 	mu     sync.Mutex
 	err    error
 	cancel context.CancelFunc
+}
+
+// withErrOnce returns a context derived from ctx, its cancel, and an errOnce
+// whose first failure cancels it (stopping every goroutine that watches it).
+func withErrOnce(ctx context.Context) (context.Context, context.CancelFunc, *errOnce) {
+	runCtx, cancel := context.WithCancel(ctx)
+	return runCtx, cancel, &errOnce{cancel: cancel}
 }
 
 func (e *errOnce) set(format string, args ...any) {

@@ -12,8 +12,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // Inserts from REPEATABLE READ and SERIALIZABLE transactions (the
@@ -28,8 +26,7 @@ import (
 func TestInsertWithAnOlderSnapshotStillWakesTheClaimers(t *testing.T) {
 	for _, level := range isoLevels {
 		t.Run(levelName(level), func(t *testing.T) {
-			ctx := testCtx(t, 30*time.Second)
-			pool := pgtest.NewDB(t)
+			ctx, pool := newDB(t, 30*time.Second)
 			if _, err := pool.Exec(ctx, `SELECT awa.configure_queue('n', '{"enqueue_shards": 1}')`); err != nil {
 				t.Fatal(err)
 			}
@@ -85,8 +82,7 @@ func drainNotifications(ctx context.Context, conn *pgx.Conn) {
 func TestFirstInsertRacingLaneCreationWithAnOlderSnapshotAsksForARetry(t *testing.T) {
 	for _, level := range isoLevels {
 		t.Run(levelName(level), func(t *testing.T) {
-			ctx := testCtx(t, 30*time.Second)
-			pool := pgtest.NewDB(t)
+			ctx, pool := newDB(t, 30*time.Second)
 			late, first := connect(t, ctx, pool), connect(t, ctx, pool)
 			tx := beginAt(t, ctx, late, level)
 			if _, err := insertOne(ctx, first, "new", 2); err != nil {
@@ -123,8 +119,7 @@ func TestFirstInsertRacingLaneCreationWithAnOlderSnapshotAsksForARetry(t *testin
 func TestInsertIntoASlotRotatedAndPrunedAfterItsSnapshotLosesNothing(t *testing.T) {
 	for _, level := range isoLevels {
 		t.Run(levelName(level), func(t *testing.T) {
-			ctx := testCtx(t, 30*time.Second)
-			pool := pgtest.NewDB(t)
+			ctx, pool := newDB(t, 30*time.Second)
 			warmQueue(t, ctx, pool, "r")
 			producer, maint := connect(t, ctx, pool), connect(t, ctx, pool)
 			tx := beginAt(t, ctx, producer, level)
@@ -172,8 +167,7 @@ func TestInsertIntoASlotRotatedAndPrunedAfterItsSnapshotLosesNothing(t *testing.
 func TestRandomizedRunAtEachLevelAccountsForEveryJob(t *testing.T) {
 	for _, level := range isoLevels {
 		t.Run(levelName(level), func(t *testing.T) {
-			ctx := testCtx(t, 60*time.Second)
-			pool := pgtest.NewDB(t)
+			ctx, pool := newDB(t, 60*time.Second)
 			runCtx, stopProducers := context.WithTimeout(ctx, 3*time.Second)
 			defer stopProducers()
 			setLevel := fmt.Sprintf(`SET default_transaction_isolation = '%s'`, levelName(level))
@@ -188,9 +182,8 @@ func TestRandomizedRunAtEachLevelAccountsForEveryJob(t *testing.T) {
 				producersWG sync.WaitGroup
 				othersWG    sync.WaitGroup
 			)
-			failCtx, cancelAll := context.WithCancel(ctx)
+			failCtx, cancelAll, e := withErrOnce(ctx)
 			defer cancelAll()
-			e := &errOnce{cancel: cancelAll}
 			done := make(chan struct{}) // closed once every committed job is completed
 
 			refused := func(conn *pgx.Conn, err error) bool {

@@ -11,8 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // The isolation contract (docs/storage.md, "Isolation levels"): inserts work
@@ -91,8 +89,7 @@ var finalizerActions = []string{"complete", "retry", "snooze", "cancel", "fail"}
 func TestClaimWithASnapshotOlderThanAnInsertLosesNoJob(t *testing.T) {
 	for _, level := range isoLevels {
 		t.Run(levelName(level), func(t *testing.T) {
-			ctx := testCtx(t, 30*time.Second)
-			pool := pgtest.NewDB(t)
+			ctx, pool := newDB(t, 30*time.Second)
 			warmQueue(t, ctx, pool, "q")
 			claimer, producer := connect(t, ctx, pool), connect(t, ctx, pool)
 
@@ -133,8 +130,7 @@ func TestFinalizerAfterACancelOrRescueItsSnapshotMissedAppliesOnce(t *testing.T)
 		{"rescue_stale_claims", `SELECT count(*) FROM awa.rescue_stale_claims('1 minute', 1000) WHERE $1::bigint IS NOT NULL`, "retryable"},
 		{"rescue_expired_deadlines", `SELECT count(*) FROM awa.rescue_expired_deadlines(1000) WHERE $1::bigint IS NOT NULL`, "retryable"},
 	}
-	ctx := testCtx(t, 2*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 2*time.Minute)
 	worker, operator := connect(t, ctx, pool), connect(t, ctx, pool)
 	n := 0
 	for _, cl := range closers {
@@ -192,17 +188,9 @@ func TestFinalizerAfterACancelOrRescueItsSnapshotMissedAppliesOnce(t *testing.T)
 
 // claimAt claims one job of queue with the claim's clock at now.
 func claimAt(ctx context.Context, q rowQuerier, queue string, now time.Time) ([]claimed, error) {
-	rows, err := q.Query(ctx, `
+	return collectClaims(q.Query(ctx, `
 		SELECT c.id, c.run_lease, c.claim_slot, c.receipt_id, c.priority, c.attempt
-		FROM awa.claim_ready_runtime($1, 1, NULL, $2) AS c`, queue, now)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (claimed, error) {
-		var c claimed
-		err := r.Scan(&c.ID, &c.RunLease, &c.ClaimSlot, &c.ReceiptID, &c.Priority, &c.Attempt)
-		return c, err
-	})
+		FROM awa.claim_ready_runtime($1, 1, NULL, $2) AS c`, queue, now))
 }
 
 // Observation 3: a producer that wrote into the queue slot before it was
@@ -213,8 +201,7 @@ func claimAt(ctx context.Context, q rowQuerier, queue string, now time.Time) ([]
 func TestPruneWithASnapshotOlderThanAProducersCommitKeepsTheJob(t *testing.T) {
 	for _, level := range isoLevels {
 		t.Run(levelName(level), func(t *testing.T) {
-			ctx := testCtx(t, 30*time.Second)
-			pool := pgtest.NewDB(t)
+			ctx, pool := newDB(t, 30*time.Second)
 			warmQueue(t, ctx, pool, "q") // the slot holds a finished job: rotation seals it
 			producer, pruner := connect(t, ctx, pool), connect(t, ctx, pool)
 
@@ -337,8 +324,7 @@ func TestMaintenanceAndCancelWithAnOlderSnapshotAreRefused(t *testing.T) {
 	for _, s := range steps {
 		for _, level := range isoLevels {
 			t.Run(s.name+"/"+levelName(level), func(t *testing.T) {
-				ctx := testCtx(t, 30*time.Second)
-				pool := pgtest.NewDB(t)
+				ctx, pool := newDB(t, 30*time.Second)
 				conn, other := connect(t, ctx, pool), connect(t, ctx, pool)
 				id := s.setup(t, ctx, pool, other)
 				tx := beginAt(t, ctx, conn, level)
@@ -381,8 +367,7 @@ func TestUnguardedCallsWithAnOlderSnapshotStayCorrect(t *testing.T) {
 	}
 	for _, level := range isoLevels {
 		t.Run(levelName(level), func(t *testing.T) {
-			ctx := testCtx(t, 30*time.Second)
-			pool := pgtest.NewDB(t)
+			ctx, pool := newDB(t, 30*time.Second)
 			conn := connect(t, ctx, pool)
 
 			// Leader lease: another holder takes it after the snapshot.

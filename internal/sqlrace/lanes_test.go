@@ -9,8 +9,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // Deterministic reproductions of lane-order and lane-lock behaviour that the
@@ -20,8 +18,7 @@ import (
 // promises "highest priority (1) first". A claim that draws from two ready
 // slots must still return the priority-1 job before the priority-2 job.
 func TestClaimReturnsPriorityOrderAcrossReadySlots(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	conn := connect(t, ctx, pool)
 
 	low, err := insertOne(ctx, conn, "q", 2) // ready slot 0
@@ -49,8 +46,7 @@ func TestClaimReturnsPriorityOrderAcrossReadySlots(t *testing.T) {
 // lane (FIFO) order, also when the lane's ready rows sit in the last queue
 // slot and, after the ring wrapped, in slot 0.
 func TestClaimReturnsLaneOrderAcrossRingWrap(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	conn := connect(t, ctx, pool)
 
 	var slots int
@@ -110,8 +106,7 @@ func TestClaimReturnsLaneOrderAcrossRingWrap(t *testing.T) {
 // (With free shards the same pattern commits both: see
 // TestShardedProducersInOppositeOrderBothCommit.)
 func TestProducerTransactionsInOppositeLaneOrderDeadlockCleanly(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	configureShards(t, ctx, pool, "q", 1)
 	for _, prio := range []int{1, 2} { // create both lanes up front
 		if _, err := insertOne(ctx, pool, "q", prio); err != nil {
@@ -198,8 +193,7 @@ func TestProducerTransactionsInOppositeLaneOrderDeadlockCleanly(t *testing.T) {
 // lock while T2 holds lane 2 and needs the creation lock. Both must commit.
 // Queue b has one enqueue shard, so the held lane lock cannot be avoided.
 func TestSingleInsertTransactionsDoNotDeadlockOnLaneCreation(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	configureShards(t, ctx, pool, "b", 1)
 	if _, err := insertOne(ctx, pool, "b", 1); err != nil { // queue b and its lanes exist
 		t.Fatal(err)

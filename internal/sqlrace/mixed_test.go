@@ -14,8 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/awa-queue/awa/internal/pgtest"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // MixedRunSecondsEnv sets the length of TestMixedWorkloadNeverDeadlocks
@@ -49,8 +48,7 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 		}
 		run = time.Duration(s) * time.Second
 	}
-	ctx := testCtx(t, 3*run+3*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 3*run+3*time.Minute)
 	queues := []string{"mx_a", "mx_b"}
 	if _, err := pool.Exec(ctx, `SELECT awa.configure_queue('mx_b', '{"enqueue_shards": 1, "deadline_seconds": 3}')`); err != nil {
 		t.Fatal(err)
@@ -65,9 +63,8 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 	var seen40P01 atomic.Int64
 	var draining atomic.Bool
 	pruned := map[string]*atomic.Int64{"queue": {}, "claim": {}, "cursor": {}}
-	failCtx, failCancel := context.WithCancel(ctx)
+	failCtx, failCancel, fail := withErrOnce(ctx)
 	defer failCancel()
-	fail := &errOnce{cancel: failCancel}
 	// check sorts an error: a deadlock is counted (and fails the test at the
 	// end, with the count); anything else not expected fails at once.
 	check := func(ctx context.Context, who string, err error, expected ...string) bool {
@@ -154,50 +151,16 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 				case <-drainCtx.Done():
 					return
 				}
-				var now []claimed
-				for _, j := range batch {
-					if j.Queue == "mx_b" && rng.IntN(50) == 0 {
-						late.Add(1)
-						time.AfterFunc(4*time.Second, func() {
-							defer late.Done()
-							res, err := complete(drainCtx, pool, []claimed{j})
-							if check(drainCtx, "late finalizer", err) {
-								m.end("late complete", res)
-							}
-						})
-						continue
-					}
-					now = append(now, j)
-				}
-				for action, js := range splitByAction(now, rng) {
-					res, err := finalizeAs(drainCtx, conn, action, js)
-					if check(drainCtx, fmt.Sprintf("finalizer %d (%s)", f, action), err) {
-						m.end(action, res)
-					}
-				}
+				m.finalize(drainCtx, pool, conn, &late, rng, batch, func(j claimed) (time.Duration, bool) {
+					return 4 * time.Second, j.Queue == "mx_b" && rng.IntN(50) == 0
+				}, check, fmt.Sprintf("finalizer %d", f))
 			}
 		}()
 	}
-	{
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(4, 4))
-		others.Add(1)
-		go func() {
-			defer others.Done()
-			for drainCtx.Err() == nil {
-				time.Sleep(20 * time.Millisecond)
-				id, ok := m.recent(rng)
-				if !ok {
-					continue
-				}
-				res, err := collectFinalized(conn.Query(drainCtx, `
-					SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.cancel_job($1) AS f`, id))
-				if check(drainCtx, "operator cancel_job", err, "AW020", "AW021") {
-					m.end("cancel_job", res)
-				}
-			}
-		}()
-	}
+	cancelRng := rand.New(rand.NewPCG(4, 4))
+	repeatOnConn(t, ctx, drainCtx, pool, &others, 20*time.Millisecond, func(conn *pgx.Conn) {
+		m.cancelRecent(drainCtx, conn, cancelRng, check, "operator cancel_job")
+	})
 	{
 		conn := connect(t, ctx, pool)
 		others.Add(1)
@@ -216,16 +179,7 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 				_, err := conn.Exec(drainCtx, `SELECT count(*) FROM awa.promote_due_jobs(1000,
 					CASE WHEN $1 THEN now() + interval '1 day' END)`, draining.Load())
 				check(drainCtx, "promote_due_jobs", err)
-				res, err := collectFinalized(conn.Query(drainCtx, `
-					SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.rescue_stale_claims('1 hour', 1000) AS f`))
-				if check(drainCtx, "rescue_stale_claims", err) {
-					m.end("rescue_stale", res)
-				}
-				res, err = collectFinalized(conn.Query(drainCtx, `
-					SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.rescue_expired_deadlines(1000) AS f`))
-				if check(drainCtx, "rescue_expired_deadlines", err) {
-					m.end("rescue_deadline", res)
-				}
+				m.rescue(drainCtx, conn, "1 hour", check)
 				for _, ring := range []string{"queue", "claim", "cursor"} {
 					_, err := conn.Exec(drainCtx, `SELECT count(*) FROM awa.rotate_ring($1)`, ring)
 					check(drainCtx, "rotate_ring("+ring+")", err)
@@ -249,18 +203,7 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 	// Drain: every committed job must end; retries come back through
 	// promotion. The machine may be slow: fail only when the drain stops
 	// making progress.
-	for best, since := -1, time.Now(); failCtx.Err() == nil; time.Sleep(200 * time.Millisecond) {
-		open := m.open()
-		if len(open) == 0 {
-			break
-		}
-		if best < 0 || len(open) < best {
-			best, since = len(open), time.Now()
-		} else if time.Since(since) > 20*time.Second {
-			fail.set("%d committed jobs never ended (no progress for 20 s), e.g. %v; awa.jobs has them as %s", len(open),
-				firstN(open, 10), describeJobs(ctx, pool, open[:min(10, len(open))]))
-		}
-	}
+	m.awaitDrained(failCtx, ctx, pool, fail)
 	stopOthers()
 	others.Wait()
 	late.Wait()
@@ -411,6 +354,104 @@ func (m *mixedLedger) end(who string, res []finalized) {
 		switch *r.State {
 		case "completed", "failed", "cancelled":
 			m.ended[r.JobID] = append(m.ended[r.JobID], who+":"+*r.State)
+		}
+	}
+}
+
+// checkFunc reports err (nil: true) of the call who made; an error whose
+// SQLSTATE is among expected, or one after ctx ended, is no failure but
+// returns false too (no result to record).
+type checkFunc func(ctx context.Context, who string, err error, expected ...string) bool
+
+// finalize finalizes a claimed batch as the stress tests' workers do: a job
+// for which lateAfter says (d, true) is completed on its own from pool d
+// later (tracked by late); the rest, split by splitByAction, on conn. Every
+// applied result is recorded; who names the worker in failures.
+func (m *mixedLedger) finalize(ctx context.Context, pool *pgxpool.Pool, conn *pgx.Conn, late *sync.WaitGroup,
+	rng *rand.Rand, batch []claimed, lateAfter func(claimed) (time.Duration, bool), check checkFunc, who string) {
+	var now []claimed
+	for _, j := range batch {
+		if d, isLate := lateAfter(j); isLate {
+			late.Add(1)
+			time.AfterFunc(d, func() {
+				defer late.Done()
+				res, err := complete(ctx, pool, []claimed{j})
+				if check(ctx, "late complete", err) {
+					m.end("late complete", res)
+				}
+			})
+			continue
+		}
+		now = append(now, j)
+	}
+	for action, js := range splitByAction(now, rng) {
+		res, err := finalizeAs(ctx, conn, action, js)
+		if check(ctx, fmt.Sprintf("%s (%s)", who, action), err) {
+			m.end(action, res)
+		}
+	}
+}
+
+// cancelRecent is the operator: it cancels one of the recent jobs on conn
+// (AW020, AW021: the job is gone or has ended) and records the result.
+func (m *mixedLedger) cancelRecent(ctx context.Context, conn *pgx.Conn, rng *rand.Rand, check checkFunc, who string) {
+	id, ok := m.recent(rng)
+	if !ok {
+		return
+	}
+	res, err := collectFinalized(conn.Query(ctx, `
+		SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.cancel_job($1) AS f`, id))
+	if check(ctx, who, err, "AW020", "AW021") {
+		m.end("cancel_job", res)
+	}
+}
+
+// rescue runs both rescues on conn, stale claims after staleness (an
+// interval literal), and records what they ended.
+func (m *mixedLedger) rescue(ctx context.Context, conn *pgx.Conn, staleness string, check checkFunc) {
+	res, err := collectFinalized(conn.Query(ctx, `
+		SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.rescue_stale_claims($1::interval, 1000) AS f`,
+		staleness))
+	if check(ctx, "rescue_stale_claims", err) {
+		m.end("rescue_stale", res)
+	}
+	res, err = collectFinalized(conn.Query(ctx, `
+		SELECT f.job_id, f.run_lease, f.outcome::text, f.state::text FROM awa.rescue_expired_deadlines(1000) AS f`))
+	if check(ctx, "rescue_expired_deadlines", err) {
+		m.end("rescue_deadline", res)
+	}
+}
+
+// repeatOnConn runs step on a connection of its own (opened with ctx) every
+// pause until runCtx ends, in a goroutine counted by wg.
+func repeatOnConn(t *testing.T, ctx, runCtx context.Context, pool *pgxpool.Pool, wg *sync.WaitGroup, pause time.Duration,
+	step func(conn *pgx.Conn)) {
+	conn := connect(t, ctx, pool)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for runCtx.Err() == nil {
+			time.Sleep(pause)
+			step(conn)
+		}
+	}()
+}
+
+// awaitDrained waits until every committed job has ended or runCtx ends. The
+// machine may be slow: it fails (through fail) only when the number of open
+// jobs stops falling for 20 s, naming some of them as awa.jobs (read with
+// ctx) has them.
+func (m *mixedLedger) awaitDrained(runCtx, ctx context.Context, pool *pgxpool.Pool, fail *errOnce) {
+	for best, since := -1, time.Now(); runCtx.Err() == nil; time.Sleep(200 * time.Millisecond) {
+		open := m.open()
+		if len(open) == 0 {
+			return
+		}
+		if best < 0 || len(open) < best {
+			best, since = len(open), time.Now()
+		} else if time.Since(since) > 20*time.Second {
+			fail.set("%d committed jobs never ended (no progress for 20 s), e.g. %v; awa.jobs has them as %s", len(open),
+				firstN(open, 10), describeJobs(ctx, pool, open[:min(10, len(open))]))
 		}
 	}
 }

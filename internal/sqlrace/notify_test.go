@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestInsertNotifiesOnlyWhenNoCommittedJobWaitsAhead: awa._append_ready sends
@@ -13,8 +11,7 @@ import (
 // between the lane's claim cursor and the new job (whose producer notified).
 // A listener on its own connection counts what arrives.
 func TestInsertNotifiesOnlyWhenNoCommittedJobWaitsAhead(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	listener := connect(t, ctx, pool)
 	if _, err := listener.Exec(ctx, `SELECT awa.listen_queues(ARRAY['q'])`); err != nil {
 		t.Fatal(err)
@@ -55,32 +52,14 @@ func TestInsertNotifiesOnlyWhenNoCommittedJobWaitsAhead(t *testing.T) {
 	insert()
 	notified("a job in a drained lane", true)
 
-	tx, err := producer.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := insertOne(ctx, tx, "q", 2); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
+	insertRolledBack(t, ctx, producer, "q")
 	notified("a rolled-back insert", false)
 	if got, err := claim(ctx, pool, "q", 10, nil); err != nil || len(got) != 1 {
 		t.Fatalf("claim: %s, %v", describeClaims(got), err)
 	}
 	// The rolled-back position is now passed; roll back another and insert
 	// behind it: no committed job waits ahead, so the insert notifies.
-	tx, err = producer.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := insertOne(ctx, tx, "q", 2); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
+	insertRolledBack(t, ctx, producer, "q")
 	insert()
 	notified("a job behind a rolled-back position", true)
 
@@ -110,8 +89,7 @@ func TestInsertNotifiesOnlyWhenNoCommittedJobWaitsAhead(t *testing.T) {
 // and false for positions another lane drew from the shared sequence or a
 // producer rolled back.
 func TestQueuePendingSeesOpenProducersButNotAnotherLanesPositions(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	configureShards(t, ctx, pool, "pa", 1)
 	configureShards(t, ctx, pool, "pb", 1)
 	if _, err := insertOne(ctx, pool, "pa", 2); err != nil {
@@ -171,16 +149,7 @@ func TestQueuePendingSeesOpenProducersButNotAnotherLanesPositions(t *testing.T) 
 	}
 
 	// A producer that rolls back leaves nothing pending.
-	rb, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := insertOne(ctx, rb, "pa", 2); err != nil {
-		t.Fatal(err)
-	}
-	if err := rb.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
+	insertRolledBack(t, ctx, pool, "pa")
 	if queuePending(t, ctx, pool, "pa") {
 		t.Fatal("pa is pending after its producer rolled back")
 	}

@@ -1,7 +1,6 @@
 package sqlrace
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -10,8 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestConcurrentProducersKeepLaneOrder: four producers, each on its own
@@ -47,8 +44,7 @@ func concurrentProducersKeepLaneOrder(t *testing.T, shards int) {
 		txPerProd = 60
 		perClaim  = 7 // cuts across producer transactions
 	)
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	if _, err := pool.Exec(ctx, `SELECT awa.configure_queue($1, jsonb_build_object('enqueue_shards', $2::int))`,
 		queue, shards); err != nil {
 		t.Fatal(err)
@@ -72,9 +68,8 @@ func concurrentProducersKeepLaneOrder(t *testing.T, shards int) {
 	}
 	claimConn := connect(t, ctx, pool)
 
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel, fail := withErrOnce(ctx)
 	defer cancel()
-	fail := &errOnce{cancel: cancel}
 	var producing atomic.Int32
 	producing.Store(producers)
 	var wg sync.WaitGroup
@@ -160,16 +155,9 @@ func concurrentProducersKeepLaneOrder(t *testing.T, shards int) {
 			}
 			calls = append(calls, got)
 			claimOrder = append(claimOrder, got...)
-			res, err := complete(runCtx, claimConn, got)
-			if err != nil {
-				fail.set("claimer: complete_jobs: %v", err)
+			if _, err := completeApplied(runCtx, claimConn, got); err != nil {
+				fail.set("claimer: %v", err)
 				return
-			}
-			for _, r := range res {
-				if r.Outcome != "applied" {
-					fail.set("claimer: complete_jobs gave %v, want applied", r)
-					return
-				}
 			}
 		}
 	}()

@@ -4,16 +4,13 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // Several maintenance processes promoting at once (a leader change, or a
 // second leader for a moment): each due job is promoted exactly once (one
 // ready row per job), none is lost, and a job not yet due stays scheduled.
 func TestConcurrentPromotersPromoteEachJobOnce(t *testing.T) {
-	ctx := testCtx(t, time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, time.Minute)
 
 	const due, promoters = 2000, 4
 	if _, err := pool.Exec(ctx, `SELECT count(*) FROM awa.insert_jobs(

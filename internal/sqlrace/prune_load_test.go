@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // PruneLoadSecondsEnv sets the length of TestRingPrunesKeepUpUnderSustainedLoad
@@ -99,13 +97,11 @@ var ringRowTables = map[string]string{
 func TestRingPrunesKeepUpUnderSustainedLoad(t *testing.T) {
 	run := time.Duration(envInt(t, PruneLoadSecondsEnv, 20, 9)) * time.Second
 	const budgetMs = 50
-	ctx := testCtx(t, run+2*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, run+2*time.Minute)
 	queues := []string{"ld_a", "ld_b"}
 
-	failCtx, failCancel := context.WithCancel(ctx)
+	failCtx, failCancel, fail := withErrOnce(ctx)
 	defer failCancel()
-	fail := &errOnce{cancel: failCancel}
 	loadCtx, stopLoad := context.WithCancel(failCtx)
 	defer stopLoad()
 	var wg sync.WaitGroup

@@ -8,8 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // exclusiveLocksHeld counts the relation locks stronger than ROW EXCLUSIVE
@@ -77,8 +75,7 @@ func readerHolding(t *testing.T, ctx context.Context, pool *pgxpool.Pool, table 
 // the caller holds none) and when the lock it waited for is granted (pruned).
 // After the caller commits, the session's own lock_timeout is untouched.
 func TestPruneLeavesNoLockAndTheCallersLockTimeout(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	conn := connect(t, ctx, pool)
 	sealStalledRing(t, ctx, conn)
 	reader := readerHolding(t, ctx, pool, "done_entries_0")
@@ -125,15 +122,7 @@ func TestPruneLeavesNoLockAndTheCallersLockTimeout(t *testing.T) {
 	if _, err := tx.Exec(ctx, "SET LOCAL lock_timeout = '7s'"); err != nil {
 		t.Fatal(err)
 	}
-	type pruneRes struct {
-		o   ringOutcome
-		err error
-	}
-	pruned := make(chan pruneRes, 1)
-	go func() {
-		o, err := pruneOp(ctx, tx, "queue", 2000, 0, 1000)
-		pruned <- pruneRes{o, err}
-	}()
+	pruned := pruneInBackground(ctx, tx, "queue", 2000, 0, 1000)
 	waitForLockWait(t, ctx, pool, conn.PgConn().PID())
 	if err := reader.Rollback(ctx); err != nil {
 		t.Fatal(err)
@@ -161,14 +150,13 @@ func TestPruneLeavesNoLockAndTheCallersLockTimeout(t *testing.T) {
 // lock well before 8 s (a prune of a ring that is not stalled retries with
 // NOWAIT until then), and prunes the slot as soon as the reader ends.
 func TestPruneOfAStalledRingWaitsForItsLocksFromTheStart(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	conn := connect(t, ctx, pool)
 	sealStalledRing(t, ctx, conn)
 	reader := readerHolding(t, ctx, pool, "done_entries_0")
 	pruner := connect(t, ctx, pool)
 	start := time.Now()
-	pruned := pruneInBackground(ctx, pruner, "queue", 10000)
+	pruned := pruneInBackground(ctx, pruner, "queue", 10000, 0, 1000)
 	waitForLockWait(t, ctx, pool, pruner.PgConn().PID())
 	if waited := time.Since(start); waited > 5*time.Second {
 		t.Fatalf("prune of the stalled ring first waited in the lock queue after %v; want at once (well before 8 s)", waited)
@@ -190,8 +178,7 @@ func TestPruneOfAStalledRingWaitsForItsLocksFromTheStart(t *testing.T) {
 // budget; a cursor-ring prune started 300 ms into it must prune its sealed
 // slot, and the queue prune must prune slot 0 once the reader ends.
 func TestCursorRingPrunesWhileTheQueueRingsPruneRetries(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	conn := connect(t, ctx, pool)
 	// Rotations stamped 60 s and 120 s ahead: the ledger shows a ring that
 	// rotated on its cadence, so the prune is not the stalled kind.
@@ -205,7 +192,7 @@ func TestCursorRingPrunesWhileTheQueueRingsPruneRetries(t *testing.T) {
 	}
 	reader := readerHolding(t, ctx, pool, "done_entries_0")
 	queuePruner := connect(t, ctx, pool)
-	queuePruned := pruneInBackground(ctx, queuePruner, "queue", 4000)
+	queuePruned := pruneInBackground(ctx, queuePruner, "queue", 4000, 0, 1000)
 	time.Sleep(300 * time.Millisecond)
 	if o, err := pruneOp(ctx, conn, "cursor", 1000, 0, 1000); err != nil || o.Outcome != "pruned" {
 		t.Fatalf("prune_ring(cursor) while the queue ring's prune retries: %v, %v; want pruned", o, err)
@@ -225,8 +212,7 @@ func TestCursorRingPrunesWhileTheQueueRingsPruneRetries(t *testing.T) {
 // delay an insert. Ten inserts under a 500 ms lock_timeout must all succeed;
 // before, the notify rule read both rings through their parents and waited.
 func TestProducersNeverWaitBehindAPruneOfASealedSlot(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	producer := connect(t, ctx, pool)
 	for range 3 {
 		if _, err := insertOne(ctx, producer, "q", 2); err != nil {

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestClaimNeverWaitsBehindAPruneThatCannotGetItsLocks: every claim reads
@@ -24,8 +22,7 @@ import (
 // ends, prune gets its locks and prunes the slot.
 func TestClaimNeverWaitsBehindAPruneThatCannotGetItsLocks(t *testing.T) {
 	const budget = 10 * time.Second
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	conn := connect(t, ctx, pool)
 
 	// Slot 0: one finished job; rotate; slot 1: the job the claim will take.
@@ -39,18 +36,7 @@ func TestClaimNeverWaitsBehindAPruneThatCannotGetItsLocks(t *testing.T) {
 
 	pruner := connect(t, ctx, pool)
 	pid := pruner.PgConn().PID()
-	type pruneRes struct {
-		o   ringOutcome
-		err error
-	}
-	pruned := make(chan pruneRes, 1)
-	go func() {
-		var o ringOutcome
-		err := pruner.QueryRow(ctx, `SELECT o.ring, o.action, o.outcome, o.slot, o.generation, o.detail
-			FROM awa.prune_ring('queue', $1) AS o`, budget.Milliseconds()).
-			Scan(&o.Ring, &o.Action, &o.Outcome, &o.Slot, &o.Generation, &o.Detail)
-		pruned <- pruneRes{o, err}
-	}()
+	pruned := pruneInBackground(ctx, pruner, "queue", int(budget.Milliseconds()), 0, 1000)
 	waitForPruneRetry(t, ctx, pool, pid)
 
 	claimCtx, cancel := context.WithTimeout(ctx, budget/2)
@@ -81,8 +67,7 @@ func TestClaimNeverWaitsBehindAPruneThatCannotGetItsLocks(t *testing.T) {
 // truncated and the slot is pruned on a later call.
 func TestPruneGivesUpAfterItsBudgetWhenTheSlotStaysHeld(t *testing.T) {
 	const budget = 300 * time.Millisecond
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	conn := connect(t, ctx, pool)
 	sealFinishedJob(t, ctx, conn, nil)
 	reader := readerHolding(t, ctx, pool, "done_entries_0")
@@ -137,8 +122,7 @@ func TestPruneSeesAJobCommittedWhileItWaitsForItsLocks(t *testing.T) {
 }
 
 func pruneSeesALateCommit(t *testing.T, budgetMs int, stalled bool, waitFor func(*testing.T, context.Context, *pgxpool.Pool, uint32)) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	conn := connect(t, ctx, pool)
 
 	// The target slot: 0, or in the stalled ring 2 (slots 0 and 1 were sealed
@@ -189,18 +173,7 @@ func pruneSeesALateCommit(t *testing.T, budgetMs int, stalled bool, waitFor func
 	}
 
 	pruner := connect(t, ctx, pool)
-	type pruneRes struct {
-		o   ringOutcome
-		err error
-	}
-	pruned := make(chan pruneRes, 1)
-	go func() {
-		var o ringOutcome
-		err := pruner.QueryRow(ctx, `SELECT o.ring, o.action, o.outcome, o.slot, o.generation, o.detail
-			FROM awa.prune_ring('queue', $1) AS o`, budgetMs).
-			Scan(&o.Ring, &o.Action, &o.Outcome, &o.Slot, &o.Generation, &o.Detail)
-		pruned <- pruneRes{o, err}
-	}()
+	pruned := pruneInBackground(ctx, pruner, "queue", budgetMs, 0, 1000)
 	waitFor(t, ctx, pool, pruner.PgConn().PID())
 	if err := producer.Commit(ctx); err != nil {
 		t.Fatal(err)

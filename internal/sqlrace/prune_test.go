@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestPruneRacingClaimsNeverRemovesALiveJob: two producers (about one
@@ -36,8 +34,7 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 		claimers  = 3
 		perClaim  = 20
 	)
-	ctx := testCtx(t, 90*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 90*time.Second)
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 
@@ -50,9 +47,8 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel, fail := withErrOnce(ctx)
 	defer cancel()
-	fail := &errOnce{cancel: cancel}
 
 	var (
 		mu         sync.Mutex
@@ -284,8 +280,7 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 // pruned.
 func TestPruneNeverTruncatesAnOpenClaim(t *testing.T) {
 	const queue = "q"
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	conn := connect(t, ctx, pool)
 
 	mustInsert := func(n int) {

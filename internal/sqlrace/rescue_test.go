@@ -6,8 +6,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestStaleCompletionAfterRescueChangesNothing races, round after round, a
@@ -27,8 +25,7 @@ func TestStaleCompletionAfterRescueChangesNothing(t *testing.T) {
 		perRound = 4
 	)
 	staleness := "1 hour"
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	worker := connect(t, ctx, pool)
 	leader := connect(t, ctx, pool)
 

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // maintenanceReport is awa.run_maintenance's report.
@@ -63,8 +61,7 @@ const (
 // transaction. Afterwards the promoted job is claimable and the rescued
 // attempts are closed.
 func TestRunMaintenanceDoesAWholeTickWhateverTheSessionsIsolation(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	conn := connect(t, ctx, pool)
 	if _, err := conn.Exec(ctx, `SET default_transaction_isolation = 'repeatable read'`); err != nil {
 		t.Fatal(err)
@@ -146,8 +143,7 @@ func jsonID(id int64) string {
 // call reports leader false and promotes nothing; once A's lease has expired
 // (ttl 1 s), B leads.
 func TestRunMaintenanceActsOnlyForTheLeaseHolder(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	a, b := connect(t, ctx, pool), connect(t, ctx, pool)
 	const ttl = `, p_lease_ttl => interval '1 second'`
 
@@ -178,8 +174,7 @@ func TestRunMaintenanceActsOnlyForTheLeaseHolder(t *testing.T) {
 // worth, not grow with the jobs that went through.
 func TestRunMaintenanceReclaimsTheRingsTickAfterTick(t *testing.T) {
 	const rounds, perRound = 60, 50
-	ctx := testCtx(t, 120*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 120*time.Second)
 	conn := connect(t, ctx, pool)
 	for i := 0; i < rounds; i++ {
 		if _, err := insertBatch(ctx, conn, "flow", 2, perRound); err != nil {

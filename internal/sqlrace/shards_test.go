@@ -2,7 +2,6 @@ package sqlrace
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
-	"github.com/awa-queue/awa/db"
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
@@ -54,8 +52,7 @@ func laneOf(t *testing.T, ctx context.Context, pool *pgxpool.Pool, id int64) job
 // then returns both in commit order.
 func TestOpenProducerTransactionDoesNotBlockOtherProducers(t *testing.T) {
 	t.Run("enqueue_shards=8", func(t *testing.T) {
-		ctx := testCtx(t, 30*time.Second)
-		pool := pgtest.NewDB(t)
+		ctx, pool := newDB(t, 30*time.Second)
 		// The queue's lanes exist (a transaction that creates them holds the
 		// queue's lane-creation lock until it ends).
 		if _, err := insertOne(ctx, pool, "q", 2); err != nil {
@@ -110,8 +107,7 @@ func TestOpenProducerTransactionDoesNotBlockOtherProducers(t *testing.T) {
 	})
 
 	t.Run("enqueue_shards=1", func(t *testing.T) {
-		ctx := testCtx(t, 30*time.Second)
-		pool := pgtest.NewDB(t)
+		ctx, pool := newDB(t, 30*time.Second)
 		configureShards(t, ctx, pool, "q", 1)
 		open := connect(t, ctx, pool)
 		tx, err := open.Begin(ctx)
@@ -156,8 +152,7 @@ func TestOpenProducerTransactionDoesNotBlockOtherProducers(t *testing.T) {
 // opposite orders, in separate calls) commits both when the shards are free:
 // the second transaction to reach a held lane takes another shard.
 func TestShardedProducersInOppositeOrderBothCommit(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	for _, prio := range []int{1, 2} {
 		if _, err := insertOne(ctx, pool, "q", prio); err != nil {
 			t.Fatal(err)
@@ -209,8 +204,7 @@ func TestShardedProducersInOppositeOrderBothCommit(t *testing.T) {
 // one transaction's jobs keep their order. The next transaction goes back to
 // its own shard.
 func TestTransactionKeepsItsShard(t *testing.T) {
-	ctx := testCtx(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	if _, err := insertOne(ctx, pool, "q", 2); err != nil { // the lanes exist
 		t.Fatal(err)
 	}
@@ -273,7 +267,7 @@ func TestTransactionKeepsItsShard(t *testing.T) {
 // stays open, lane ids start over and the sequences are new: the session's
 // next insert must use the new lanes, not the cached ones.
 func TestLaneCacheNeverOutlivesItsSchema(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
+	ctx := pgtest.Context(t, 60*time.Second)
 	dsn := pgtest.NewDBDSN(t)
 	pool, err := pgxpool.New(ctx, dsn)
 	if err != nil {
@@ -288,15 +282,11 @@ func TestLaneCacheNeverOutlivesItsSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	sqlDB, err := sql.Open("pgx", dsn)
+	p, closeDB, err := pgtest.OpenProvider(dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sqlDB.Close()
-	p, err := db.Provider(sqlDB)
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer closeDB()
 	if _, err := p.DownTo(ctx, 0); err != nil {
 		t.Fatalf("down-to 0: %v", err)
 	}
@@ -318,8 +308,7 @@ func TestLaneCacheNeverOutlivesItsSchema(t *testing.T) {
 // drops to 1; then its jobs go to shard 0. (The 8 lanes are added up front, as
 // concurrent producers would add them.)
 func TestLaneCacheFollowsAShardCountChange(t *testing.T) {
-	ctx := testCtx(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	if _, err := pool.Exec(ctx, `SELECT awa._add_lane('q', 2::smallint, 8) FROM generate_series(1, 8)`); err != nil {
 		t.Fatal(err)
 	}

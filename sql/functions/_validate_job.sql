@@ -53,6 +53,7 @@ BEGIN
             IF v_num <> trunc(v_num) THEN
                 RAISE EXCEPTION 'awa: opts.% must be an integer, got %', v_key, v_val USING ERRCODE = 'AW005';
             END IF;
+            -- Inline, not awa._require_between (same message): no extra call per job.
             IF v_key = 'priority' AND v_num NOT BETWEEN 1 AND 4 THEN
                 RAISE EXCEPTION 'awa: opts.priority must be between 1 and 4, got %', v_val USING ERRCODE = 'AW006';
             ELSIF v_key = 'max_attempts' AND v_num NOT BETWEEN 1 AND 1000 THEN

@@ -22,10 +22,8 @@ BEGIN
     IF p_name IS NULL OR p_holder IS NULL THEN
         RAISE EXCEPTION 'awa: lease name and holder must not be null' USING ERRCODE = 'AW010';
     END IF;
-    IF p_ttl IS NULL OR p_ttl < interval '1 second' OR p_ttl > interval '1 hour' THEN
-        RAISE EXCEPTION 'awa: lease ttl must be between 1 second and 1 hour, got %', coalesce(p_ttl::text, 'null')
-            USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('lease ttl', p_ttl, interval '1 second', interval '1 hour',
+                                 p_range => '1 second and 1 hour');
 
     INSERT INTO awa.leader_leases AS l (name, holder, acquired_at, expires_at)
     VALUES (p_name, p_holder, v_now, v_now + p_ttl)

@@ -46,20 +46,16 @@ BEGIN
             ELSIF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
                 RAISE EXCEPTION 'awa: opts.deadline_seconds must be an integer or null, got %', v_val
                     USING ERRCODE = 'AW005';
-            ELSIF v_val::numeric NOT BETWEEN 1 AND 31536000 THEN
-                RAISE EXCEPTION 'awa: opts.deadline_seconds must be between 1 and 31536000, got %', v_val
-                    USING ERRCODE = 'AW006';
             ELSE
+                PERFORM awa._require_between('opts.deadline_seconds', v_val::numeric, 1, 31536000, 'AW006');
                 v_meta.deadline := make_interval(secs => v_val::numeric);
             END IF;
         WHEN 'enqueue_shards' THEN
             IF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
                 RAISE EXCEPTION 'awa: opts.enqueue_shards must be an integer, got %', v_val
                     USING ERRCODE = 'AW005';
-            ELSIF v_val::numeric NOT BETWEEN 1 AND 64 THEN
-                RAISE EXCEPTION 'awa: opts.enqueue_shards must be between 1 and 64, got %', v_val
-                    USING ERRCODE = 'AW006';
             END IF;
+            PERFORM awa._require_between('opts.enqueue_shards', v_val::numeric, 1, 64, 'AW006');
             v_meta.enqueue_shards := v_val::int;
         ELSE
             RAISE EXCEPTION 'awa: unknown queue option %', quote_literal(v_key)

@@ -32,10 +32,7 @@ BEGIN
         SELECT * FROM (VALUES ('queue', p_queue_slots), ('claim', p_claim_slots), ('lease', p_lease_slots),
                               ('cursor', p_cursor_slots)) v
     LOOP
-        IF v_slots IS NULL OR v_slots NOT BETWEEN 2 AND 256 THEN
-            RAISE EXCEPTION 'awa: % ring slot count must be between 2 and 256, got %', v_ring, v_slots
-                USING ERRCODE = 'AW010';
-        END IF;
+        PERFORM awa._require_between(v_ring || ' ring slot count', v_slots, 2, 256);
 
         SELECT slot_count INTO v_have FROM awa.ring_config WHERE ring = v_ring;
         IF v_have IS NULL THEN

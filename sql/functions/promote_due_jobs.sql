@@ -17,9 +17,7 @@ DECLARE
     v_jobs awa._job_body[];
 BEGIN
     PERFORM awa._require_read_committed('awa.promote_due_jobs');
-    IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
-        RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
 
     WITH due AS (
         DELETE FROM awa.deferred_jobs d

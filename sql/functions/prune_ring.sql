@@ -56,18 +56,12 @@ DECLARE
 BEGIN
     PERFORM awa._require_read_committed('awa.prune_ring');
     v_slots := awa._ring_slot_count(p_ring);
-    IF p_lock_timeout_ms IS NULL OR p_lock_timeout_ms NOT BETWEEN 1 AND 60000 THEN
-        RAISE EXCEPTION 'awa: lock_timeout_ms must be between 1 and 60000, got %', p_lock_timeout_ms
-            USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('lock_timeout_ms', p_lock_timeout_ms, 1, 60000);
     IF p_keep_sealed IS NULL OR p_keep_sealed < 0 THEN
         RAISE EXCEPTION 'awa: keep_sealed must be zero or more, got %', coalesce(p_keep_sealed::text, 'null')
             USING ERRCODE = 'AW010';
     END IF;
-    IF p_carry_limit IS NULL OR p_carry_limit NOT BETWEEN 1 AND 100000 THEN
-        RAISE EXCEPTION 'awa: carry_limit must be between 1 and 100000, got %', coalesce(p_carry_limit::text, 'null')
-            USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('carry_limit', p_carry_limit, 1, 100000);
     IF NOT pg_try_advisory_xact_lock(awa._lock_key('ring'), hashtext(p_ring)) THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_locked', NULL::int, NULL::bigint,
                             'another rotate or prune of this ring holds its lock';

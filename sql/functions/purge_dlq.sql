@@ -18,9 +18,7 @@ BEGIN
     IF p_queue IS NULL AND p_failed_before IS NULL AND p_job_ids IS NULL THEN
         RAISE EXCEPTION 'awa: purge_dlq needs a queue, failed_before or job_ids filter' USING ERRCODE = 'AW010';
     END IF;
-    IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
-        RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
 
     RETURN QUERY
     DELETE FROM awa.dlq_entries d

@@ -16,6 +16,8 @@ SET jit = off
 SET enable_sort = off
 STABLE
 AS $$
+    -- One CTE per table family, alike on purpose: each filters and groups its
+    -- own table by queue, so each keeps its own index or partition pruning.
     WITH available AS (
         SELECT l.queue,
                sum((SELECT count(*) FROM awa.ready_entries r

@@ -17,9 +17,7 @@ DECLARE
     v_now  timestamptz := coalesce(p_now, now());
 BEGIN
     PERFORM awa._require_read_committed('awa.rescue_expired_deadlines');
-    IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
-        RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
 
     -- Per expired batch one closure probe (awa._claim_batch_closed); only the
     -- items of a batch still open are probed one by one (awa._open_receipts).

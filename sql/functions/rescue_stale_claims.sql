@@ -28,9 +28,7 @@ BEGIN
     IF p_staleness IS NULL OR p_staleness <= interval '0' THEN
         RAISE EXCEPTION 'awa: staleness must be positive, got %', p_staleness USING ERRCODE = 'AW010';
     END IF;
-    IF p_limit IS NULL OR p_limit NOT BETWEEN 1 AND 100000 THEN
-        RAISE EXCEPTION 'awa: limit must be between 1 and 100000, got %', p_limit USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
     v_cut := v_now - p_staleness;
 
     -- Per candidate batch one closure probe (awa._claim_batch_closed); only the

@@ -46,27 +46,16 @@ BEGIN
     IF p_holder IS NULL THEN
         RAISE EXCEPTION 'awa: holder must not be null' USING ERRCODE = 'AW010';
     END IF;
-    IF p_lease_ttl IS NULL OR p_lease_ttl < interval '1 second' OR p_lease_ttl > interval '1 hour' THEN
-        RAISE EXCEPTION 'awa: lease ttl must be between 1 second and 1 hour, got %', coalesce(p_lease_ttl::text, 'null')
-            USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('lease ttl', p_lease_ttl, interval '1 second', interval '1 hour',
+                                 p_range => '1 second and 1 hour');
     IF num_nulls(p_stale_after, p_queue_ring_interval, p_claim_ring_interval, p_cursor_ring_interval) > 0
        OR least(p_stale_after, p_queue_ring_interval, p_claim_ring_interval, p_cursor_ring_interval) <= interval '0' THEN
         RAISE EXCEPTION 'awa: stale_after and the ring intervals must be positive, got %, %, %, %',
             p_stale_after, p_queue_ring_interval, p_claim_ring_interval, p_cursor_ring_interval USING ERRCODE = 'AW010';
     END IF;
-    IF p_keep_sealed IS NULL OR p_keep_sealed NOT BETWEEN 0 AND 14 THEN
-        RAISE EXCEPTION 'awa: keep_sealed must be between 0 and 14, got %', coalesce(p_keep_sealed::text, 'null')
-            USING ERRCODE = 'AW010';
-    END IF;
-    IF p_batch IS NULL OR p_batch NOT BETWEEN 1 AND 100000 THEN
-        RAISE EXCEPTION 'awa: batch must be between 1 and 100000, got %', coalesce(p_batch::text, 'null')
-            USING ERRCODE = 'AW010';
-    END IF;
-    IF p_lock_timeout_ms IS NULL OR p_lock_timeout_ms NOT BETWEEN 1 AND 60000 THEN
-        RAISE EXCEPTION 'awa: lock_timeout_ms must be between 1 and 60000, got %', coalesce(p_lock_timeout_ms::text, 'null')
-            USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_between('keep_sealed', p_keep_sealed, 0, 14);
+    PERFORM awa._require_between('batch', p_batch, 1, 100000);
+    PERFORM awa._require_between('lock_timeout_ms', p_lock_timeout_ms, 1, 60000);
 
     -- Nothing is written before this: inside a transaction block it raises
     -- 2D000. Every later COMMIT AND CHAIN starts the next step's transaction

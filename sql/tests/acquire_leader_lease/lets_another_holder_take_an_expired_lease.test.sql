@@ -4,7 +4,7 @@
 begin;
 select plan(4);
 
-select * from awa.acquire_leader_lease('maintenance', '00000000-0000-0000-0000-0000000000a1', '30 seconds', '2030-01-01 12:00:00+00');
+select awa_test.held_lease();
 
 select results_eq(
   $$select name, holder, is_leader, expires_at

@@ -12,7 +12,7 @@ create function pg_temp.changed(p_before jsonb, p_after jsonb) returns jsonb lan
 $$;
 create temp table before as select awa_test.write_counts() as w, awa_test.row_counts() as r;
 
-select * from awa.acquire_leader_lease('maintenance', '00000000-0000-0000-0000-0000000000a1', '30 seconds', '2030-01-01 12:00:00+00');
+select awa_test.held_lease();
 create temp table after_acquire as select awa_test.write_counts() as w, awa_test.row_counts() as r;
 
 select is(pg_temp.changed((select w from before), (select w from after_acquire)), '{"leader_leases": 1}'::jsonb,

@@ -15,9 +15,7 @@ insert into awa.ready_entries (ready_slot, lane_id, lane_seq, job_id, run_lease,
                                queue, kind, args, tags, metadata, errors, created_at, run_at)
 select 0, j.lane_id, j.lane_seq, j.id, 0, 0, 25, 2, 'cw', 'a', '{}', '{}', '{}', null, now(), now() from j;
 
-select awa_test.connect_other();
-select lives_ok(
-  $$select dblink_exec('awa_other', 'begin; lock table awa.cursor_marks_1 in access exclusive mode')$$,
+select * from awa_test.other_session_locks('cursor_marks_1', 'access exclusive', null,
   'the second session holds cursor slot 1 exclusively, as cursor-ring prune does (fixture)');
 
 create function pg_temp.cancel_waits_at() returns text language plpgsql as $f$

@@ -2,23 +2,7 @@
 -- naming itself and the level, and writes nothing, though an available job is there to cancel;
 -- at READ COMMITTED the same call goes through. Each level needs its own
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
-begin isolation level repeatable read;
-create temp table j as select * from awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
-select awa_test.outcome($$select * from awa.cancel_job((select id from j))$$) as rr \gset
-rollback;
-begin isolation level serializable;
-create temp table j as select * from awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
-select awa_test.outcome($$select * from awa.cancel_job((select id from j))$$) as sr \gset
-rollback;
-begin isolation level read committed;
-create temp table j as select * from awa.insert_job('iso_job', '{}', '{"queue": "iso"}');
-select awa_test.outcome($$select * from awa.cancel_job((select id from j))$$) as rc \gset
-rollback;
-
-begin;
-select plan(8);
-select * from awa_test.refused_outside_read_committed('awa.cancel_job', :'rr', :'sr');
-select is(:'rc'::jsonb ->> 'sqlstate', null, 'at read committed the call succeeds');
-select isnt(:'rc'::jsonb -> 'written', '{}'::jsonb, 'at read committed the call writes');
-select * from finish();
-rollback;
+\set setup 'create temp table j as select * from awa.insert_job(''iso_job'', ''{}'', ''{"queue": "iso"}'');'
+\set report 'awa_test.outcome($$select * from awa.cancel_job((select id from j))$$)'
+\set function 'awa.cancel_job'
+\ir ../refused_at_each_level.psql

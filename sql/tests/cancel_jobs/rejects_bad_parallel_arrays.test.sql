@@ -3,25 +3,18 @@
 begin;
 select plan(7);
 
-
-select * from awa.insert_job('k', '{}', '{"queue": "cnbad"}');
-create temp table claimed as select * from awa.claim_ready_runtime('cnbad', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('k', '{}', '{"queue": "cnbad"}', '2030-01-01 12:00:00+00');
 create temp table counts_before as select awa_test.row_counts() as c;
 
-prepare long_reasons as select * from awa.cancel_jobs(array(select id from claimed), array(select run_lease from claimed),
-  array(select claim_slot from claimed), array(select receipt_id from claimed), array['r1', 'r2'], '2030-01-01 12:00:10+00');
-select throws_ok('long_reasons', 'AW010', 'awa: parallel arrays differ in length (job_ids has 1)', 'a reasons array of another length raises AW010');
-select awa_test.writes_nothing($$select awa_test.attempt('long_reasons')$$, 'a reasons array of another length writes nothing');
-
-prepare null_slots as select * from awa.cancel_jobs(array(select id from claimed), array(select run_lease from claimed),
-  null, array(select receipt_id from claimed), array['r'], '2030-01-01 12:00:10+00');
-select throws_ok('null_slots', 'AW010', NULL, 'a NULL claim_slots array raises AW010');
-select awa_test.writes_nothing($$select awa_test.attempt('null_slots')$$, 'a NULL claim_slots array writes nothing');
-
-prepare null_slot_element as select * from awa.cancel_jobs(array(select id from claimed), array(select run_lease from claimed),
-  array[null::int], array(select receipt_id from claimed), array['r'], '2030-01-01 12:00:10+00');
-select throws_ok('null_slot_element', 'AW010', NULL, 'a NULL claim_slot element raises AW010');
-select awa_test.writes_nothing($$select awa_test.attempt('null_slot_element')$$, 'a NULL claim_slot element writes nothing');
+select t.* from (values
+  ($$select * from awa.cancel_jobs(array(select id from claimed), array(select run_lease from claimed),
+  array(select claim_slot from claimed), array(select receipt_id from claimed), array['r1', 'r2'], '2030-01-01 12:00:10+00')$$, 'AW010', 'awa: parallel arrays differ in length (job_ids has 1)', 'a reasons array of another length raises AW010', 'a reasons array of another length writes nothing'),
+  ($$select * from awa.cancel_jobs(array(select id from claimed), array(select run_lease from claimed),
+  null, array(select receipt_id from claimed), array['r'], '2030-01-01 12:00:10+00')$$, 'AW010', NULL, 'a NULL claim_slots array raises AW010', 'a NULL claim_slots array writes nothing'),
+  ($$select * from awa.cancel_jobs(array(select id from claimed), array(select run_lease from claimed),
+  array[null::int], array(select receipt_id from claimed), array['r'], '2030-01-01 12:00:10+00')$$, 'AW010', NULL, 'a NULL claim_slot element raises AW010', 'a NULL claim_slot element writes nothing')
+) as c (call, sqlstate, message, raises, nothing)
+cross join lateral awa_test.raises_writing_nothing(c.call, c.sqlstate, c.message, c.raises, c.nothing) t;
 
 select is(awa_test.row_counts(), (select c from counts_before), 'no awa table gained or lost a row');
 

@@ -3,8 +3,7 @@
 begin;
 select plan(6);
 
-select * from awa.insert_job('k', '{}', '{"queue": "cns"}');
-create temp table claimed as select * from awa.claim_ready_runtime('cns', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('k', '{}', '{"queue": "cns"}', '2030-01-01 12:00:00+00');
 prepare cancel_it as
   select job_id, outcome, state from awa.cancel_jobs(array(select id from claimed), array(select run_lease from claimed),
     array(select claim_slot from claimed), array(select receipt_id from claimed), array['stop'], '2030-01-01 12:00:10+00');

@@ -13,32 +13,14 @@ select count(*) from awa.insert_jobs(array_fill('k'::text, array[6000]), null,
 select count(*) from awa.claim_ready_runtime('prefix', 1000) cross join generate_series(1, 1) g;
 do $$ begin for i in 1 .. 5 loop perform awa.claim_ready_runtime('prefix', 998); end loop; end $$;
 
-create temp table before as
-select coalesce(sum(seq_tup_read), 0) as seq_read, coalesce(sum(idx_tup_fetch), 0) as idx_fetch
-from pg_stat_xact_user_tables where schemaname = 'awa' and relname like 'ready\_entries\_%';
-
-select is((select count(*) from awa.claim_ready_runtime('prefix', 5)), 5::bigint,
-          'the next claim of 5 returns 5 jobs');
-select cmp_ok((select coalesce(sum(seq_tup_read), 0) - (select seq_read from before)
-               from pg_stat_xact_user_tables where schemaname = 'awa' and relname like 'ready\_entries\_%'),
-              '=', 0::numeric, 'it reads no ready rows by sequential scan');
-select cmp_ok((select coalesce(sum(idx_tup_fetch), 0) - (select idx_fetch from before)
-               from pg_stat_xact_user_tables where schemaname = 'awa' and relname like 'ready\_entries\_%'),
-              '<=', 50::numeric, 'it fetches at most a few dozen ready rows, not the 5,990-row prefix');
+select * from awa_test.claim_reads_within($$select count(*) from awa.claim_ready_runtime('prefix', 5)$$, 5, 50,
+  'the next claim of 5 returns 5 jobs', 'it reads no ready rows by sequential scan',
+  'it fetches at most a few dozen ready rows, not the 5,990-row prefix');
 
 analyze awa.ready_entries;
-create temp table after_analyze as
-select coalesce(sum(seq_tup_read), 0) as seq_read, coalesce(sum(idx_tup_fetch), 0) as idx_fetch
-from pg_stat_xact_user_tables where schemaname = 'awa' and relname like 'ready\_entries\_%';
-
-select is((select count(*) from awa.claim_ready_runtime('prefix', 5)), 5::bigint,
-          'with statistics, the next claim of 5 returns 5 jobs');
-select cmp_ok((select coalesce(sum(seq_tup_read), 0) - (select seq_read from after_analyze)
-               from pg_stat_xact_user_tables where schemaname = 'awa' and relname like 'ready\_entries\_%'),
-              '=', 0::numeric, 'with statistics it reads no ready rows by sequential scan');
-select cmp_ok((select coalesce(sum(idx_tup_fetch), 0) - (select idx_fetch from after_analyze)
-               from pg_stat_xact_user_tables where schemaname = 'awa' and relname like 'ready\_entries\_%'),
-              '<=', 50::numeric, 'with statistics it fetches at most a few dozen ready rows');
+select * from awa_test.claim_reads_within($$select count(*) from awa.claim_ready_runtime('prefix', 5)$$, 5, 50,
+  'with statistics, the next claim of 5 returns 5 jobs', 'with statistics it reads no ready rows by sequential scan',
+  'with statistics it fetches at most a few dozen ready rows');
 
 select * from finish();
 rollback;

@@ -2,23 +2,7 @@
 -- naming itself and the level, and writes nothing, though a process stopped heartbeating a year ago;
 -- at READ COMMITTED the same call goes through. Each level needs its own
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
-begin isolation level repeatable read;
-select * from awa.heartbeat_instance(gen_random_uuid(), '2030-01-01 00:00:00+00');
-select awa_test.outcome($$select * from awa.cleanup_runtime_instances('1 hour', '2031-01-01 00:00:00+00')$$) as rr \gset
-rollback;
-begin isolation level serializable;
-select * from awa.heartbeat_instance(gen_random_uuid(), '2030-01-01 00:00:00+00');
-select awa_test.outcome($$select * from awa.cleanup_runtime_instances('1 hour', '2031-01-01 00:00:00+00')$$) as sr \gset
-rollback;
-begin isolation level read committed;
-select * from awa.heartbeat_instance(gen_random_uuid(), '2030-01-01 00:00:00+00');
-select awa_test.outcome($$select * from awa.cleanup_runtime_instances('1 hour', '2031-01-01 00:00:00+00')$$) as rc \gset
-rollback;
-
-begin;
-select plan(8);
-select * from awa_test.refused_outside_read_committed('awa.cleanup_runtime_instances', :'rr', :'sr');
-select is(:'rc'::jsonb ->> 'sqlstate', null, 'at read committed the call succeeds');
-select isnt(:'rc'::jsonb -> 'written', '{}'::jsonb, 'at read committed the call writes');
-select * from finish();
-rollback;
+\set setup 'select * from awa.heartbeat_instance(gen_random_uuid(), ''2030-01-01 00:00:00+00'');'
+\set report 'awa_test.outcome($$select * from awa.cleanup_runtime_instances(''1 hour'', ''2031-01-01 00:00:00+00'')$$)'
+\set function 'awa.cleanup_runtime_instances'
+\ir ../refused_at_each_level.psql

@@ -3,8 +3,7 @@
 begin;
 select plan(3);
 
-select * from awa.insert_job('k', '{}', '{"queue": "dup"}');
-create temp table claimed as select * from awa.claim_ready_runtime('dup', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('k', '{}', '{"queue": "dup"}', '2030-01-01 12:00:00+00');
 
 create temp table results as
 select * from awa.complete_jobs(

@@ -3,8 +3,7 @@
 begin;
 select plan(4);
 
-select * from awa.insert_job('once', '{}', '{"queue": "twice"}');
-create temp table claimed as select * from awa.claim_ready_runtime('twice', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('once', '{}', '{"queue": "twice"}', '2030-01-01 12:00:00+00');
 prepare complete_it as
   select job_id, run_lease, outcome, state from awa.complete_jobs(
     array(select id from claimed), array(select run_lease from claimed),

@@ -3,8 +3,7 @@
 begin;
 select plan(3);
 
-select * from awa.insert_job('k', '{}', '{"queue": "slot"}');
-create temp table claimed as select * from awa.claim_ready_runtime('slot', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('k', '{}', '{"queue": "slot"}', '2030-01-01 12:00:00+00');
 
 prepare wrong_slot as
   select job_id, outcome, state from awa.complete_jobs(

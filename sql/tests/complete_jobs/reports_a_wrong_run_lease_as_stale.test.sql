@@ -3,8 +3,7 @@
 begin;
 select plan(5);
 
-select * from awa.insert_job('k', '{}', '{"queue": "lease"}');
-create temp table claimed as select * from awa.claim_ready_runtime('lease', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('k', '{}', '{"queue": "lease"}', '2030-01-01 12:00:00+00');
 
 prepare old_lease as
   select job_id, run_lease, outcome, state from awa.complete_jobs(

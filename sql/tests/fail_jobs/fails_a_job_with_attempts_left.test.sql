@@ -3,8 +3,7 @@
 begin;
 select plan(5);
 
-select * from awa.insert_job('k', '{"n": 1}', '{"queue": "fl", "max_attempts": 25}');
-create temp table claimed as select * from awa.claim_ready_runtime('fl', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('k', '{"n": 1}', '{"queue": "fl", "max_attempts": 25}', '2030-01-01 12:00:00+00');
 
 select results_eq(
   $$select job_id, run_lease, outcome, state from awa.fail_jobs(array(select id from claimed), array(select run_lease from claimed),

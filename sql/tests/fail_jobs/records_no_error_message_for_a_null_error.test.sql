@@ -3,8 +3,7 @@
 begin;
 select plan(2);
 
-select * from awa.insert_job('k', '{}', '{"queue": "flnull"}');
-create temp table claimed as select * from awa.claim_ready_runtime('flnull', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('k', '{}', '{"queue": "flnull"}', '2030-01-01 12:00:00+00');
 select results_eq(
   $$select state from awa.fail_jobs(array(select id from claimed), array(select run_lease from claimed),
       array(select claim_slot from claimed), array(select receipt_id from claimed), null, '2030-01-01 12:00:10+00')$$,

@@ -2,8 +2,7 @@
 begin;
 select plan(4);
 
-select * from awa.insert_job('k', '{}', '{"queue": "flst"}');
-create temp table claimed as select * from awa.claim_ready_runtime('flst', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('k', '{}', '{"queue": "flst"}', '2030-01-01 12:00:00+00');
 prepare fail_it as
   select job_id, outcome, state from awa.fail_jobs(array(select id from claimed), array(select run_lease from claimed),
     array(select claim_slot from claimed), array(select receipt_id from claimed), array['e'], '2030-01-01 12:00:10+00');

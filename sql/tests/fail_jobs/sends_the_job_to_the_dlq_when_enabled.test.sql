@@ -4,8 +4,7 @@ begin;
 select plan(5);
 
 select * from awa.configure_queue('fldlq', '{"dlq": true}');
-select * from awa.insert_job('k', '{"n": 1}', '{"queue": "fldlq", "max_attempts": 5}');
-create temp table claimed as select * from awa.claim_ready_runtime('fldlq', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('k', '{"n": 1}', '{"queue": "fldlq", "max_attempts": 5}', '2030-01-01 12:00:00+00');
 
 select results_eq(
   $$select job_id, outcome, state from awa.fail_jobs(array(select id from claimed), array(select run_lease from claimed),

@@ -5,18 +5,12 @@ select plan(8);
 
 create temp table counts_before as select awa_test.row_counts() as c;
 
-prepare tags_21 as
-  select * from awa.insert_job('noop', '{}', jsonb_build_object('tags', (select jsonb_agg('t' || i) from generate_series(1, 21) i)));
-select throws_ok('tags_21', 'AW007', 'awa: opts.tags holds 21 tags, at most 20 are allowed', '21 tags raise AW007');
-select awa_test.writes_nothing($$select awa_test.attempt('tags_21')$$, '21 tags write nothing');
-
-prepare tag_empty as select * from awa.insert_job('noop', '{}', '{"tags": ["ok", ""]}');
-select throws_ok('tag_empty', 'AW007', 'awa: each tag must be 1 to 100 characters, got ""', 'an empty tag raises AW007');
-select awa_test.writes_nothing($$select awa_test.attempt('tag_empty')$$, 'an empty tag writes nothing');
-
-prepare tag_101 as select * from awa.insert_job('noop', '{}', jsonb_build_object('tags', jsonb_build_array(repeat('t', 101))));
-select throws_ok('tag_101', 'AW007', NULL, 'a 101-character tag raises AW007');
-select awa_test.writes_nothing($$select awa_test.attempt('tag_101')$$, 'a 101-character tag writes nothing');
+select t.* from (values
+  ($$select * from awa.insert_job('noop', '{}', jsonb_build_object('tags', (select jsonb_agg('t' || i) from generate_series(1, 21) i)))$$, 'AW007', 'awa: opts.tags holds 21 tags, at most 20 are allowed', '21 tags raise AW007', '21 tags write nothing'),
+  ($$select * from awa.insert_job('noop', '{}', '{"tags": ["ok", ""]}')$$, 'AW007', 'awa: each tag must be 1 to 100 characters, got ""', 'an empty tag raises AW007', 'an empty tag writes nothing'),
+  ($$select * from awa.insert_job('noop', '{}', jsonb_build_object('tags', jsonb_build_array(repeat('t', 101))))$$, 'AW007', NULL, 'a 101-character tag raises AW007', 'a 101-character tag writes nothing')
+) as c (call, sqlstate, message, raises, nothing)
+cross join lateral awa_test.raises_writing_nothing(c.call, c.sqlstate, c.message, c.raises, c.nothing) t;
 
 select is(awa_test.row_counts(), (select c from counts_before), 'no awa table gained or lost a row');
 

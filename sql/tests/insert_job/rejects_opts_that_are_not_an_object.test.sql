@@ -5,17 +5,12 @@ select plan(7);
 
 create temp table counts_before as select awa_test.row_counts() as c;
 
-prepare opts_array as select * from awa.insert_job('noop', '{}', '[{"queue": "q"}]');
-select throws_ok('opts_array', 'AW005', 'awa: opts must be a JSON object, got [{"queue": "q"}]', 'opts as an array raises AW005');
-select awa_test.writes_nothing($$select awa_test.attempt('opts_array')$$, 'opts as an array writes nothing');
-
-prepare opts_string as select * from awa.insert_job('noop', '{}', '"queue=q"');
-select throws_ok('opts_string', 'AW005', NULL, 'opts as a string raises AW005');
-select awa_test.writes_nothing($$select awa_test.attempt('opts_string')$$, 'opts as a string writes nothing');
-
-prepare opts_number as select * from awa.insert_job('noop', '{}', '1');
-select throws_ok('opts_number', 'AW005', NULL, 'opts as a number raises AW005');
-select awa_test.writes_nothing($$select awa_test.attempt('opts_number')$$, 'opts as a number writes nothing');
+select t.* from (values
+  ($$select * from awa.insert_job('noop', '{}', '[{"queue": "q"}]')$$, 'AW005', 'awa: opts must be a JSON object, got [{"queue": "q"}]', 'opts as an array raises AW005', 'opts as an array writes nothing'),
+  ($$select * from awa.insert_job('noop', '{}', '"queue=q"')$$, 'AW005', NULL, 'opts as a string raises AW005', 'opts as a string writes nothing'),
+  ($$select * from awa.insert_job('noop', '{}', '1')$$, 'AW005', NULL, 'opts as a number raises AW005', 'opts as a number writes nothing')
+) as c (call, sqlstate, message, raises, nothing)
+cross join lateral awa_test.raises_writing_nothing(c.call, c.sqlstate, c.message, c.raises, c.nothing) t;
 
 select is(awa_test.row_counts(), (select c from counts_before), 'no awa table gained or lost a row');
 

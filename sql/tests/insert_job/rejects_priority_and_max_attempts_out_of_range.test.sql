@@ -5,21 +5,13 @@ select plan(13);
 
 create temp table counts_before as select awa_test.row_counts() as c;
 
-prepare priority_0 as select * from awa.insert_job('noop', '{}', '{"priority": 0}');
-select throws_ok('priority_0', 'AW006', 'awa: opts.priority must be between 1 and 4, got 0', 'priority 0 raises AW006');
-select awa_test.writes_nothing($$select awa_test.attempt('priority_0')$$, 'priority 0 writes nothing');
-
-prepare priority_5 as select * from awa.insert_job('noop', '{}', '{"priority": 5}');
-select throws_ok('priority_5', 'AW006', 'awa: opts.priority must be between 1 and 4, got 5', 'priority 5 raises AW006');
-select awa_test.writes_nothing($$select awa_test.attempt('priority_5')$$, 'priority 5 writes nothing');
-
-prepare max_attempts_0 as select * from awa.insert_job('noop', '{}', '{"max_attempts": 0}');
-select throws_ok('max_attempts_0', 'AW006', 'awa: opts.max_attempts must be between 1 and 1000, got 0', 'max_attempts 0 raises AW006');
-select awa_test.writes_nothing($$select awa_test.attempt('max_attempts_0')$$, 'max_attempts 0 writes nothing');
-
-prepare max_attempts_1001 as select * from awa.insert_job('noop', '{}', '{"max_attempts": 1001}');
-select throws_ok('max_attempts_1001', 'AW006', 'awa: opts.max_attempts must be between 1 and 1000, got 1001', 'max_attempts 1001 raises AW006');
-select awa_test.writes_nothing($$select awa_test.attempt('max_attempts_1001')$$, 'max_attempts 1001 writes nothing');
+select t.* from (values
+  ($$select * from awa.insert_job('noop', '{}', '{"priority": 0}')$$, 'AW006', 'awa: opts.priority must be between 1 and 4, got 0', 'priority 0 raises AW006', 'priority 0 writes nothing'),
+  ($$select * from awa.insert_job('noop', '{}', '{"priority": 5}')$$, 'AW006', 'awa: opts.priority must be between 1 and 4, got 5', 'priority 5 raises AW006', 'priority 5 writes nothing'),
+  ($$select * from awa.insert_job('noop', '{}', '{"max_attempts": 0}')$$, 'AW006', 'awa: opts.max_attempts must be between 1 and 1000, got 0', 'max_attempts 0 raises AW006', 'max_attempts 0 writes nothing'),
+  ($$select * from awa.insert_job('noop', '{}', '{"max_attempts": 1001}')$$, 'AW006', 'awa: opts.max_attempts must be between 1 and 1000, got 1001', 'max_attempts 1001 raises AW006', 'max_attempts 1001 writes nothing')
+) as c (call, sqlstate, message, raises, nothing)
+cross join lateral awa_test.raises_writing_nothing(c.call, c.sqlstate, c.message, c.raises, c.nothing) t;
 
 select is(awa_test.row_counts(), (select c from counts_before), 'no awa table gained or lost a row');
 

@@ -6,13 +6,9 @@ select plan(3);
 -- 16 rotations of the 8-slot claim ring (each round: claim, finalize, rotate,
 -- prune the sealed slot) trim generation 0 out of the claim ledger.
 do $$
-declare
-    c awa.claimed_job;
 begin
     for i in 1 .. 16 loop
-        perform awa.insert_job('install.k', '{}', '{"queue": "iq"}');
-        select * into c from awa.claim_ready_runtime('iq', 1, null, now());
-        perform awa.complete_jobs(array[c.id], array[c.run_lease], array[c.claim_slot], array[c.receipt_id], now());
+        perform awa_test.completed_job('iq', 'install.k');
         perform awa.rotate_ring('claim', now());
         perform awa.prune_ring('claim');
     end loop;

@@ -9,7 +9,7 @@ select throws_ok($$select * from awa.install_queue_storage_substrate(1, 8, 8)$$,
 select throws_ok($$select * from awa.install_queue_storage_substrate(16, 257, 8)$$,
                  'AW010', 'awa: claim ring slot count must be between 2 and 256, got 257', '257 claim slots raise AW010');
 select throws_ok($$select * from awa.install_queue_storage_substrate(16, 8, null)$$,
-                 'AW010', 'awa: lease ring slot count must be between 2 and 256, got <NULL>', 'a NULL lease slot count raises AW010');
+                 'AW010', 'awa: lease ring slot count must be between 2 and 256, got null', 'a NULL lease slot count raises AW010');
 select throws_ok($$select * from awa.install_queue_storage_substrate(16, 8, 0)$$,
                  'AW010', null, 'zero lease slots raise AW010 (range is checked before the installed count)');
 select throws_ok($$select * from awa.install_queue_storage_substrate(16, 8, 8, 1)$$,

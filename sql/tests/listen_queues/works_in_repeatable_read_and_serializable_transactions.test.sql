@@ -19,11 +19,6 @@ unlisten *;
 
 begin;
 select plan(6);
-select is(:'rr'::jsonb ->> 'sqlstate', null, 'succeeds at repeatable read');
-select ok(:'rr_ok'::boolean, 'has its effect at repeatable read');
-select is(:'sr'::jsonb ->> 'sqlstate', null, 'succeeds at serializable');
-select ok(:'sr_ok'::boolean, 'has its effect at serializable');
-select is(:'rc'::jsonb ->> 'sqlstate', null, 'succeeds at read committed');
-select ok(:'rc_ok'::boolean, 'has its effect at read committed');
+select * from awa_test.works_at_every_level(:'rr', :'rr_ok', :'sr', :'sr_ok', :'rc', :'rc_ok');
 select * from finish();
 rollback;

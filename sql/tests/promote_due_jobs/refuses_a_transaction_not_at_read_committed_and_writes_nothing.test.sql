@@ -2,23 +2,7 @@
 -- naming itself and the level, and writes nothing, though a scheduled job is due;
 -- at READ COMMITTED the same call goes through. Each level needs its own
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
-begin isolation level repeatable read;
-select * from awa.insert_job('iso_job', '{}', '{"queue": "iso", "run_at": "2030-01-01T00:00:00Z"}');
-select awa_test.outcome($$select * from awa.promote_due_jobs(100, '2031-01-01 00:00:00+00')$$) as rr \gset
-rollback;
-begin isolation level serializable;
-select * from awa.insert_job('iso_job', '{}', '{"queue": "iso", "run_at": "2030-01-01T00:00:00Z"}');
-select awa_test.outcome($$select * from awa.promote_due_jobs(100, '2031-01-01 00:00:00+00')$$) as sr \gset
-rollback;
-begin isolation level read committed;
-select * from awa.insert_job('iso_job', '{}', '{"queue": "iso", "run_at": "2030-01-01T00:00:00Z"}');
-select awa_test.outcome($$select * from awa.promote_due_jobs(100, '2031-01-01 00:00:00+00')$$) as rc \gset
-rollback;
-
-begin;
-select plan(8);
-select * from awa_test.refused_outside_read_committed('awa.promote_due_jobs', :'rr', :'sr');
-select is(:'rc'::jsonb ->> 'sqlstate', null, 'at read committed the call succeeds');
-select isnt(:'rc'::jsonb -> 'written', '{}'::jsonb, 'at read committed the call writes');
-select * from finish();
-rollback;
+\set setup 'select * from awa.insert_job(''iso_job'', ''{}'', ''{"queue": "iso", "run_at": "2030-01-01T00:00:00Z"}'');'
+\set report 'awa_test.outcome($$select * from awa.promote_due_jobs(100, ''2031-01-01 00:00:00+00'')$$)'
+\set function 'awa.promote_due_jobs'
+\ir ../refused_at_each_level.psql

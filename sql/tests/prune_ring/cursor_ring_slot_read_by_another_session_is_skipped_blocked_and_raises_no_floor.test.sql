@@ -12,9 +12,7 @@ select * from awa.claim_ready_runtime('cb', 1, null, now());
 create temp table lane as select l.lane_id from awa.queue_lanes l where l.queue = 'cb' and l.priority = 2;
 select * from awa.rotate_ring('cursor', now());
 
-select awa_test.connect_other('-c lock_timeout=5s -c statement_timeout=10s');
-select lives_ok(
-  $$select dblink_exec('awa_other', 'begin; lock table awa.cursor_marks_0 in access share mode')$$,
+select * from awa_test.other_session_locks('cursor_marks_0', 'access share', '-c lock_timeout=5s -c statement_timeout=10s',
   'the second session holds a read lock on awa.cursor_marks_0 (fixture)');
 
 select results_eq(

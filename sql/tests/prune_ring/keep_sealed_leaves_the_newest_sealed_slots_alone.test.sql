@@ -6,13 +6,9 @@ select plan(6);
 
 -- A completed job in each of slots 0, 1 and 2; current slot 3.
 do $$
-declare c record;
 begin
   for i in 0 .. 2 loop
-    perform awa.insert_job('k', '{}', '{"queue": "keep"}');
-    for c in select * from awa.claim_ready_runtime('keep', 10) loop
-      perform awa.complete_jobs(array[c.id], array[c.run_lease], array[c.claim_slot], array[c.receipt_id]);
-    end loop;
+    perform awa_test.completed_job('keep', 'k');
     perform awa.rotate_ring('queue');
   end loop;
 end $$;

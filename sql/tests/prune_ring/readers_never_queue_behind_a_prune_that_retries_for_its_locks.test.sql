@@ -15,9 +15,7 @@ select plan(6);
 select awa_test.completed_job('nq');
 select * from awa.rotate_ring('queue', now());
 
-select awa_test.connect_other('-c lock_timeout=200ms -c statement_timeout=10s');
-select lives_ok(
-  $$select dblink_exec('awa_other', 'begin; lock table awa.done_completions_0 in access share mode')$$,
+select * from awa_test.other_session_locks('done_completions_0', 'access share', '-c lock_timeout=200ms -c statement_timeout=10s',
   'the second session holds a read lock on awa.done_completions_0 (fixture)');
 -- In 300 ms, while prune retries, the second session reads ready_entries_0.
 select is(dblink_send_query('awa_other',

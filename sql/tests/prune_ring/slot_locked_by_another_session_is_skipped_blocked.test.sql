@@ -8,9 +8,7 @@ select plan(7);
 select awa_test.completed_job('nq');
 select * from awa.rotate_ring('queue', now());
 
-select awa_test.connect_other('-c lock_timeout=5s -c statement_timeout=10s');
-select lives_ok(
-  $$select dblink_exec('awa_other', 'begin; lock table awa.ready_entries_0 in access share mode')$$,
+select * from awa_test.other_session_locks('ready_entries_0', 'access share', '-c lock_timeout=5s -c statement_timeout=10s',
   'the second session holds a read lock on awa.ready_entries_0 (fixture)');
 
 select results_eq(

@@ -2,19 +2,13 @@
 begin;
 select plan(4);
 
--- Runs a prepared statement and swallows the awa error (class AW) it raises,
--- so awa_test.writes_nothing sees every tuple it wrote, even rolled back.
-select * from awa.acquire_leader_lease('maintenance', '00000000-0000-0000-0000-0000000000a1', '30 seconds', '2030-01-01 12:00:00+00');
+select awa_test.held_lease();
 create temp table counts_before as select awa_test.row_counts() as c;
 
-prepare null_name as select * from awa.release_leader_lease(null, '00000000-0000-0000-0000-0000000000a1');
-select throws_ok('null_name', 'AW010', 'awa: lease name and holder must not be null', 'a NULL name raises AW010');
-select awa_test.writes_nothing($$select awa_test.attempt('null_name')$$, 'a NULL name writes nothing');
+select * from awa_test.raises_writing_nothing($$select * from awa.release_leader_lease(null, '00000000-0000-0000-0000-0000000000a1')$$,
+  'AW010', 'awa: lease name and holder must not be null', 'a NULL name raises AW010', 'a NULL name writes nothing');
 select is(awa_test.row_counts(), (select c from counts_before), 'no awa table gained or lost a row');
-select results_eq(
-  $$select name, holder from awa.leader_leases$$,
-  $$values ('maintenance'::text, '00000000-0000-0000-0000-0000000000a1'::uuid)$$,
-  'the lease is kept');
+select awa_test.only_the_held_lease('the lease is kept');
 
 select * from finish();
 rollback;

@@ -8,7 +8,7 @@ create function pg_temp.changed(p_before jsonb, p_after jsonb) returns jsonb lan
   from jsonb_each_text(p_after) a
   where a.value::bigint <> coalesce((p_before ->> a.key)::bigint, 0)
 $$;
-select * from awa.acquire_leader_lease('maintenance', '00000000-0000-0000-0000-0000000000a1', '30 seconds', '2030-01-01 12:00:00+00');
+select awa_test.held_lease();
 select * from awa.acquire_leader_lease('maintenance', '00000000-0000-0000-0000-0000000000a1', '30 seconds', '2030-01-01 12:00:10+00');
 create temp table before as select awa_test.write_counts() as w;
 

@@ -1,28 +1,6 @@
 -- awa.release_leader_lease is not guarded: it works the same in REPEATABLE READ and
 -- SERIALIZABLE transactions as at READ COMMITTED.
-begin isolation level repeatable read;
-select * from awa.acquire_leader_lease('iso_lease', '00000000-0000-0000-0000-0000000000aa', '10 seconds');
-select awa_test.outcome($$select * from awa.release_leader_lease('iso_lease', '00000000-0000-0000-0000-0000000000aa')$$) as rr \gset
-select (select count(*) = 0 as ok from awa.leader_leases where name = 'iso_lease') as rr_ok \gset
-rollback;
-begin isolation level serializable;
-select * from awa.acquire_leader_lease('iso_lease', '00000000-0000-0000-0000-0000000000aa', '10 seconds');
-select awa_test.outcome($$select * from awa.release_leader_lease('iso_lease', '00000000-0000-0000-0000-0000000000aa')$$) as sr \gset
-select (select count(*) = 0 as ok from awa.leader_leases where name = 'iso_lease') as sr_ok \gset
-rollback;
-begin isolation level read committed;
-select * from awa.acquire_leader_lease('iso_lease', '00000000-0000-0000-0000-0000000000aa', '10 seconds');
-select awa_test.outcome($$select * from awa.release_leader_lease('iso_lease', '00000000-0000-0000-0000-0000000000aa')$$) as rc \gset
-select (select count(*) = 0 as ok from awa.leader_leases where name = 'iso_lease') as rc_ok \gset
-rollback;
-
-begin;
-select plan(6);
-select is(:'rr'::jsonb ->> 'sqlstate', null, 'succeeds at repeatable read');
-select ok(:'rr_ok'::boolean, 'has its effect at repeatable read');
-select is(:'sr'::jsonb ->> 'sqlstate', null, 'succeeds at serializable');
-select ok(:'sr_ok'::boolean, 'has its effect at serializable');
-select is(:'rc'::jsonb ->> 'sqlstate', null, 'succeeds at read committed');
-select ok(:'rc_ok'::boolean, 'has its effect at read committed');
-select * from finish();
-rollback;
+\set setup 'select * from awa.acquire_leader_lease(''iso_lease'', ''00000000-0000-0000-0000-0000000000aa'', ''10 seconds'');'
+\set report 'awa_test.outcome($$select * from awa.release_leader_lease(''iso_lease'', ''00000000-0000-0000-0000-0000000000aa'')$$)'
+\set effect '(select count(*) = 0 as ok from awa.leader_leases where name = ''iso_lease'')'
+\ir ../works_at_each_level.psql

@@ -2,23 +2,7 @@
 -- naming itself and the level, and writes nothing, though a claim's deadline has passed;
 -- at READ COMMITTED the same call goes through. Each level needs its own
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
-begin isolation level repeatable read;
-select * from awa.configure_queue('iso', '{"deadline_seconds": 1}');
-select awa_test.outcome_after_claim($$select * from awa.rescue_expired_deadlines(100, '2030-01-02 00:00:00+00')$$) as rr \gset
-rollback;
-begin isolation level serializable;
-select * from awa.configure_queue('iso', '{"deadline_seconds": 1}');
-select awa_test.outcome_after_claim($$select * from awa.rescue_expired_deadlines(100, '2030-01-02 00:00:00+00')$$) as sr \gset
-rollback;
-begin isolation level read committed;
-select * from awa.configure_queue('iso', '{"deadline_seconds": 1}');
-select awa_test.outcome_after_claim($$select * from awa.rescue_expired_deadlines(100, '2030-01-02 00:00:00+00')$$) as rc \gset
-rollback;
-
-begin;
-select plan(8);
-select * from awa_test.refused_outside_read_committed('awa.rescue_expired_deadlines', :'rr', :'sr');
-select is(:'rc'::jsonb ->> 'sqlstate', null, 'at read committed the call succeeds');
-select isnt(:'rc'::jsonb -> 'written', '{}'::jsonb, 'at read committed the call writes');
-select * from finish();
-rollback;
+\set setup 'select * from awa.configure_queue(''iso'', ''{"deadline_seconds": 1}'');'
+\set report 'awa_test.outcome_after_claim($$select * from awa.rescue_expired_deadlines(100, ''2030-01-02 00:00:00+00'')$$)'
+\set function 'awa.rescue_expired_deadlines'
+\ir ../refused_at_each_level.psql

@@ -2,20 +2,6 @@
 -- naming itself and the level, and writes nothing, though a claim without a process is an hour old;
 -- at READ COMMITTED the same call goes through. Each level needs its own
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
-begin isolation level repeatable read;
-select awa_test.outcome_after_claim($$select * from awa.rescue_stale_claims('1 minute', 100, '2030-01-01 01:00:00+00')$$) as rr \gset
-rollback;
-begin isolation level serializable;
-select awa_test.outcome_after_claim($$select * from awa.rescue_stale_claims('1 minute', 100, '2030-01-01 01:00:00+00')$$) as sr \gset
-rollback;
-begin isolation level read committed;
-select awa_test.outcome_after_claim($$select * from awa.rescue_stale_claims('1 minute', 100, '2030-01-01 01:00:00+00')$$) as rc \gset
-rollback;
-
-begin;
-select plan(8);
-select * from awa_test.refused_outside_read_committed('awa.rescue_stale_claims', :'rr', :'sr');
-select is(:'rc'::jsonb ->> 'sqlstate', null, 'at read committed the call succeeds');
-select isnt(:'rc'::jsonb -> 'written', '{}'::jsonb, 'at read committed the call writes');
-select * from finish();
-rollback;
+\set report 'awa_test.outcome_after_claim($$select * from awa.rescue_stale_claims(''1 minute'', 100, ''2030-01-01 01:00:00+00'')$$)'
+\set function 'awa.rescue_stale_claims'
+\ir ../refused_at_each_level.psql

@@ -2,20 +2,6 @@
 -- naming itself and the level, and writes nothing, though a failed job waits in the DLQ;
 -- at READ COMMITTED the same call goes through. Each level needs its own
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
-begin isolation level repeatable read;
-select awa_test.outcome_after_dlq($$select * from awa.retry_dlq_job((select id from j))$$) as rr \gset
-rollback;
-begin isolation level serializable;
-select awa_test.outcome_after_dlq($$select * from awa.retry_dlq_job((select id from j))$$) as sr \gset
-rollback;
-begin isolation level read committed;
-select awa_test.outcome_after_dlq($$select * from awa.retry_dlq_job((select id from j))$$) as rc \gset
-rollback;
-
-begin;
-select plan(8);
-select * from awa_test.refused_outside_read_committed('awa.retry_dlq_job', :'rr', :'sr');
-select is(:'rc'::jsonb ->> 'sqlstate', null, 'at read committed the call succeeds');
-select isnt(:'rc'::jsonb -> 'written', '{}'::jsonb, 'at read committed the call writes');
-select * from finish();
-rollback;
+\set report 'awa_test.outcome_after_dlq($$select * from awa.retry_dlq_job((select id from j))$$)'
+\set function 'awa.retry_dlq_job'
+\ir ../refused_at_each_level.psql

@@ -3,8 +3,7 @@
 begin;
 select plan(6);
 
-select * from awa.insert_job('doomed', '{"x": 1}', '{"queue": "exh", "max_attempts": 1}');
-create temp table claimed as select * from awa.claim_ready_runtime('exh', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('doomed', '{"x": 1}', '{"queue": "exh", "max_attempts": 1}', '2030-01-01 12:00:00+00');
 
 select results_eq(
   $$select job_id, outcome, state from awa.retry_jobs(array(select id from claimed), array(select run_lease from claimed),

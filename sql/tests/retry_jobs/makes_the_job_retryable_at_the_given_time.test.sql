@@ -3,8 +3,7 @@
 begin;
 select plan(5);
 
-select * from awa.insert_job('flaky', '{"n": 1}', '{"queue": "rt", "max_attempts": 5}');
-create temp table claimed as select * from awa.claim_ready_runtime('rt', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('flaky', '{"n": 1}', '{"queue": "rt", "max_attempts": 5}', '2030-01-01 12:00:00+00');
 
 select results_eq(
   $$select job_id, run_lease, outcome, state from awa.retry_jobs(

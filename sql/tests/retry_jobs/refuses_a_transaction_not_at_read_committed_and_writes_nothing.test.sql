@@ -2,20 +2,6 @@
 -- naming itself and the level, and writes nothing, though a claimed attempt is open;
 -- at READ COMMITTED the same call goes through. Each level needs its own
 -- transaction: the reports cross the rollbacks in psql variables (\gset).
-begin isolation level repeatable read;
-select awa_test.outcome_after_claim($$select * from awa.retry_jobs(array(select id from c), array(select run_lease from c), array(select claim_slot from c), array(select receipt_id from c), array['boom'])$$) as rr \gset
-rollback;
-begin isolation level serializable;
-select awa_test.outcome_after_claim($$select * from awa.retry_jobs(array(select id from c), array(select run_lease from c), array(select claim_slot from c), array(select receipt_id from c), array['boom'])$$) as sr \gset
-rollback;
-begin isolation level read committed;
-select awa_test.outcome_after_claim($$select * from awa.retry_jobs(array(select id from c), array(select run_lease from c), array(select claim_slot from c), array(select receipt_id from c), array['boom'])$$) as rc \gset
-rollback;
-
-begin;
-select plan(8);
-select * from awa_test.refused_outside_read_committed('awa.retry_jobs', :'rr', :'sr');
-select is(:'rc'::jsonb ->> 'sqlstate', null, 'at read committed the call succeeds');
-select isnt(:'rc'::jsonb -> 'written', '{}'::jsonb, 'at read committed the call writes');
-select * from finish();
-rollback;
+\set report 'awa_test.outcome_after_claim($$select * from awa.retry_jobs(array(select id from c), array(select run_lease from c), array(select claim_slot from c), array(select receipt_id from c), array[''boom''])$$)'
+\set function 'awa.retry_jobs'
+\ir ../refused_at_each_level.psql

@@ -3,8 +3,7 @@
 begin;
 select plan(4);
 
-select * from awa.insert_job('k', '{}', '{"queue": "rtstale"}');
-create temp table claimed as select * from awa.claim_ready_runtime('rtstale', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('k', '{}', '{"queue": "rtstale"}', '2030-01-01 12:00:00+00');
 prepare retry_it as
   select job_id, run_lease, outcome, state from awa.retry_jobs(array(select id from claimed), array(select run_lease from claimed),
     array(select claim_slot from claimed), array(select receipt_id from claimed), array['e'],

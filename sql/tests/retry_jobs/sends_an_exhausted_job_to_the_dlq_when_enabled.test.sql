@@ -4,8 +4,7 @@ begin;
 select plan(6);
 
 select * from awa.configure_queue('rtdlq', '{"dlq": true}');
-select * from awa.insert_job('doomed', '{"x": 1}', '{"queue": "rtdlq", "max_attempts": 1}');
-create temp table claimed as select * from awa.claim_ready_runtime('rtdlq', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('doomed', '{"x": 1}', '{"queue": "rtdlq", "max_attempts": 1}', '2030-01-01 12:00:00+00');
 
 select results_eq(
   $$select job_id, outcome, state from awa.retry_jobs(array(select id from claimed), array(select run_lease from claimed),

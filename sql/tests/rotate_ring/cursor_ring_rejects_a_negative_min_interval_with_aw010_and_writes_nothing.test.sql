@@ -6,11 +6,9 @@ select plan(3);
 
 select * from awa.insert_job('a', '{}', '{"queue": "cn"}');
 select * from awa.claim_ready_runtime('cn', 1, null, now());
-prepare bad_interval as select * from awa.rotate_ring('cursor', now(), '-1 second');
-
-select throws_ok('bad_interval', 'AW010', 'awa: min_interval must not be negative, got -00:00:01',
-                 'a negative min_interval raises AW010');
-select awa_test.writes_nothing($$select awa_test.attempt('bad_interval')$$, 'the failed call writes nothing');
+select * from awa_test.raises_writing_nothing($$select * from awa.rotate_ring('cursor', now(), '-1 second')$$,
+  'AW010', 'awa: min_interval must not be negative, got -00:00:01', 'a negative min_interval raises AW010',
+  'the failed call writes nothing');
 select is(awa._current_slot('cursor'), 0, 'the cursor ring stays at slot 0');
 
 select * from finish();

@@ -7,19 +7,13 @@ select plan(5);
 -- Each round: one claim in the current claim slot, finalized, then rotate and
 -- prune the slot just sealed so the ring can wrap.
 do $$
-declare
-    c awa.claimed_job;
 begin
     for i in 1 .. 15 loop
-        perform awa.insert_job('rotate.k', '{}', '{"queue": "oq"}');
-        select * into c from awa.claim_ready_runtime('oq', 1, null, now());
-        perform awa.complete_jobs(array[c.id], array[c.run_lease], array[c.claim_slot], array[c.receipt_id], now());
+        perform awa_test.completed_job('oq', 'rotate.k');
         perform awa.rotate_ring('claim', now());
         perform awa.prune_ring('claim');
     end loop;
-    perform awa.insert_job('rotate.k', '{}', '{"queue": "oq"}');
-    select * into c from awa.claim_ready_runtime('oq', 1, null, now());
-    perform awa.complete_jobs(array[c.id], array[c.run_lease], array[c.claim_slot], array[c.receipt_id], now());
+    perform awa_test.completed_job('oq', 'rotate.k');
 end
 $$;
 

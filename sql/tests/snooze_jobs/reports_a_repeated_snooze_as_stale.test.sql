@@ -4,8 +4,7 @@
 begin;
 select plan(5);
 
-select * from awa.insert_job('k', '{}', '{"queue": "snst"}');
-create temp table claimed as select * from awa.claim_ready_runtime('snst', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('k', '{}', '{"queue": "snst"}', '2030-01-01 12:00:00+00');
 prepare snooze_it(timestamptz) as
   select job_id, outcome, state from awa.snooze_jobs(array(select id from claimed), array(select run_lease from claimed),
     array(select claim_slot from claimed), array(select receipt_id from claimed), array[$1], '2030-01-01 12:00:10+00');

@@ -3,8 +3,7 @@
 begin;
 select plan(5);
 
-select * from awa.insert_job('later', '{"n": 1}', '{"queue": "sn"}');
-create temp table claimed as select * from awa.claim_ready_runtime('sn', 1, null, '2030-01-01 12:00:00+00');
+create temp table claimed as select * from awa_test.claim_one('later', '{"n": 1}', '{"queue": "sn"}', '2030-01-01 12:00:00+00');
 
 select results_eq(
   $$select job_id, run_lease, outcome, state from awa.snooze_jobs(array(select id from claimed), array(select run_lease from claimed),
