@@ -1400,6 +1400,28 @@ AS $$
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/_require_queue_name.sql
+-- +goose StatementBegin
+-- awa._require_queue_name(queue): returns when queue is a name a job can have
+-- (awa._queue_name_ok); otherwise raises AW002 naming it. For calls that read
+-- a queue (claim, queue_pending): asked of a name no insert accepts, they
+-- could only answer "nothing", forever, a silent no-op. Pure; no lock, no write.
+-- Errors: AW002 a NULL or invalid queue name.
+-- Called by awa.claim_ready_runtime and awa.queue_pending.
+CREATE FUNCTION awa._require_queue_name(p_queue text)
+RETURNS void
+LANGUAGE plpgsql
+IMMUTABLE
+AS $$
+BEGIN
+    IF NOT awa._queue_name_ok(p_queue) THEN
+        RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
+            coalesce(quote_literal(p_queue), 'null') USING ERRCODE = 'AW002';
+    END IF;
+END;
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_require_read_committed.sql
 -- +goose StatementBegin
 -- awa._require_read_committed(function): returns when the current transaction
@@ -2122,8 +2144,8 @@ $$;
 -- the floor or this session's cache, awa._cursor_cache_key), and no lock.
 -- How and why (the cheap skip, the producer-lock test, the cache, lock order):
 -- docs/storage.md, "A job's life", "The claim cursor", "Lanes and positions".
--- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
--- positive.
+-- Errors: AW002 queue NULL or a name no job can have (awa._require_queue_name);
+-- AW010 max outside 1..1024, attempt_deadline not positive.
 -- Called by workers (the Go driver) and by any SQL client.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.claim_ready_runtime(
@@ -2180,6 +2202,7 @@ BEGIN
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
     END IF;
+    PERFORM awa._require_queue_name(p_queue);
     IF p_max IS NULL OR p_max NOT BETWEEN 1 AND 1024 THEN
         RAISE EXCEPTION 'awa: max must be between 1 and 1024, got %', p_max USING ERRCODE = 'AW010';
     END IF;
@@ -3246,7 +3269,7 @@ $$;
 -- snapshot may predate a commit, so a tip past the cursor counts as pending,
 -- and ready stays false.
 -- Writes nothing; holds no lock past the call.
--- Errors: AW002 queue NULL.
+-- Errors: AW002 queue NULL or a name no job can have (awa._require_queue_name).
 CREATE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean, OUT ready boolean)
 LANGUAGE plpgsql
 -- The cursor read walks each marks index backwards, never sorts a lane's marks.
@@ -3263,6 +3286,7 @@ BEGIN
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
     END IF;
+    PERFORM awa._require_queue_name(p_queue);
     v_cache := string_to_array(current_setting(awa._cursor_cache_key(p_queue), true), '|');
     IF v_cache[1] = p_queue THEN
         v_cids := string_to_array(v_cache[2], ',')::int[];
