@@ -9,7 +9,7 @@ import (
 )
 
 // TestClaimAndQueuePendingRaiseAW002ForAQueueNameNoJobCanHave: a claim or a
-// pending check of a queue name that no insert accepts ('', spaces, 51
+// pending check of a queue name that no insert accepts (the empty name, spaces, 51
 // characters) can never find a job. Before, both answered "nothing" with no
 // error (a worker polling a typo such as "mail " forever), while insert,
 // configure_queue and listen_queues raise AW002 for the same names: a silent
