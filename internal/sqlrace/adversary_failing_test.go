@@ -49,20 +49,7 @@ func TestReadSurfacesWithASnapshotOlderThanAPruneShowEachJobOnceInItsState(t *te
 
 			// Cursor ring: a claimed and completed job whose lane's only mark
 			// is in the slot cursor-ring prune truncates.
-			done, err := insertOne(ctx, pool, "r", 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cs, err := claim(ctx, pool, "r", 10, nil)
-			if err != nil || len(cs) != 1 {
-				t.Fatalf("claim: %v %v", cs, err)
-			}
-			if f, err := complete(ctx, pool, cs); err != nil || f[0].Outcome != "applied" {
-				t.Fatalf("complete: %v %v", f, err)
-			}
-			if o, err := ringOp(ctx, maint, "rotate", "cursor"); err != nil || o.Outcome != "rotated" {
-				t.Fatalf("rotate cursor: %v %v", o, err)
-			}
+			done := completedBehindASealedMarksSlot(t, ctx, pool, maint, "r")
 			tx := beginAt(t, ctx, reader, level)
 			if o, err := ringOp(ctx, maint, "prune", "cursor"); err != nil || o.Outcome != "pruned" {
 				t.Fatalf("prune cursor: %v %v", o, err)

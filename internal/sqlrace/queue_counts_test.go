@@ -1,8 +1,12 @@
 package sqlrace
 
 import (
+	"context"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/awa-queue/awa/internal/pgtest"
 )
@@ -23,19 +27,7 @@ func TestQueueCountsThatWaitedBehindACursorPruneCountNoCompletedJobAvailable(t *
 	maint := connect(t, ctx, pool)
 	reader := connect(t, ctx, pool)
 
-	if _, err := insertOne(ctx, pool, "r", 2); err != nil {
-		t.Fatal(err)
-	}
-	cs, err := claim(ctx, pool, "r", 10, nil)
-	if err != nil || len(cs) != 1 {
-		t.Fatalf("claim: %v %v", cs, err)
-	}
-	if f, err := complete(ctx, pool, cs); err != nil || f[0].Outcome != "applied" {
-		t.Fatalf("complete: %v %v", f, err)
-	}
-	if o, err := ringOp(ctx, maint, "rotate", "cursor"); err != nil || o.Outcome != "rotated" {
-		t.Fatalf("rotate cursor: %v %v", o, err)
-	}
+	completedBehindASealedMarksSlot(t, ctx, pool, maint, "r")
 	// The prune holds its locks (floors raised, slot truncated) until commit.
 	tx, err := maint.Begin(ctx)
 	if err != nil {
@@ -55,22 +47,7 @@ func TestQueueCountsThatWaitedBehindACursorPruneCountNoCompletedJobAvailable(t *
 		err := reader.QueryRow(ctx, `SELECT available, completed FROM awa.queue_counts('r')`).Scan(&c.Available, &c.Completed)
 		got <- counts{c, err}
 	}()
-	// Wait until the reader is blocked on the prune's lock, then commit.
-	waitUntil := time.Now().Add(10 * time.Second)
-	for {
-		var waiting bool
-		if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%queue_counts%')`).Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-		if waiting {
-			break
-		}
-		if time.Now().After(waitUntil) {
-			t.Fatal("queue_counts never waited behind the prune")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitForLockWait(t, ctx, pool, reader.PgConn().PID())
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -85,4 +62,26 @@ func TestQueueCountsThatWaitedBehindACursorPruneCountNoCompletedJobAvailable(t *
 	if c := queueCounts(t, ctx, pool, "r"); c.Available != 0 || c.Completed != 1 {
 		t.Fatalf("queue_counts afterwards: %+v", c)
 	}
+}
+
+// completedBehindASealedMarksSlot inserts, claims and completes one job of
+// queue and rotates the cursor ring: the job's lane's only mark is then in
+// the sealed slot that the next cursor-ring prune truncates. Returns its id.
+func completedBehindASealedMarksSlot(t *testing.T, ctx context.Context, pool *pgxpool.Pool, maint *pgx.Conn, queue string) int64 {
+	t.Helper()
+	id, err := insertOne(ctx, pool, queue, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := claim(ctx, pool, queue, 10, nil)
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("claim: %v %v", cs, err)
+	}
+	if f, err := complete(ctx, pool, cs); err != nil || f[0].Outcome != "applied" {
+		t.Fatalf("complete: %v %v", f, err)
+	}
+	if o, err := ringOp(ctx, maint, "rotate", "cursor"); err != nil || o.Outcome != "rotated" {
+		t.Fatalf("rotate cursor: %v %v", o, err)
+	}
+	return id
 }
