@@ -20,7 +20,7 @@ import (
 // that was claimed and completed long before as available. VOLATILE, its
 // query takes its snapshot after its locks. (awa.jobs read by a top-level statement locks before its
 // snapshot and is not affected; the writers read the cursor in PL/pgSQL
-// statements of their own, docs/storage.md "Lock before snapshot".)
+// statements of their own, docs/storage.md, "The claim cursor", lock before snapshot.)
 func TestQueueCountsThatWaitedBehindACursorPruneCountNoCompletedJobAvailable(t *testing.T) {
 	ctx := testCtx(t, 60*time.Second)
 	pool := pgtest.NewDB(t)
