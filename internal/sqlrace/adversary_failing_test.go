@@ -1,6 +1,7 @@
 package sqlrace
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -82,5 +83,84 @@ func TestReadSurfacesWithASnapshotOlderThanAPruneShowEachJobOnceInItsState(t *te
 			}
 			_ = tx.Rollback(ctx)
 		})
+	}
+}
+
+// ringRowCount is how many rows the queue, claim and cursor rings hold.
+func ringRowCount(t *testing.T, ctx context.Context, q rowQuerier) int64 {
+	t.Helper()
+	rows, err := q.Query(ctx, `SELECT (SELECT count(*) FROM awa.ready_entries) + (SELECT count(*) FROM awa.done_completions)
+		+ (SELECT count(*) FROM awa.claim_batches) + (SELECT count(*) FROM awa.claim_closures) + (SELECT count(*) FROM awa.cursor_marks)`)
+	n, err := pgx.CollectExactlyOneRow(rows, pgx.RowTo[int64])
+	if err != nil {
+		t.Fatalf("ring rows: %v", err)
+	}
+	return n
+}
+
+// TestAnIdleTransactionThatReadAwaJobsDoesNotStopReclamation: issue 7,
+// observation 9: "a session that holds a snapshot after reading awa.jobs
+// also blocks prune, so the schema grows while it stays open". Reading
+// awa.jobs (or queue_counts) takes ACCESS SHARE on every ring child, held
+// until the transaction ends, and prune needs ACCESS EXCLUSIVE on a slot's
+// children to TRUNCATE it: while a dashboard's transaction stays idle after
+// that read, every prune reports skipped_blocked, rotation stops at the
+// first unpruned slot (skipped_busy), and every queue's rows pile up in one
+// slot. The same jobs go through twice, rotating and pruning every ring
+// after every round: without the idle reader and with it (READ COMMITTED,
+// `SELECT count(*) FROM awa.jobs`, then idle). The rings must end within 2x
+// (plus a slot's worth) of the run without it. On main, nothing is
+// reclaimed while it stays open.
+func TestAnIdleTransactionThatReadAwaJobsDoesNotStopReclamation(t *testing.T) {
+	const rounds, perRound = 80, 50
+	ctx := testCtx(t, 3*time.Minute)
+	through := func(idleReader bool) int64 {
+		pool := pgtest.NewDB(t)
+		conn := connect(t, ctx, pool)
+		maint := connect(t, ctx, pool)
+		if idleReader {
+			tx, err := connect(t, ctx, pool).Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = tx.Rollback(context.Background()) }()
+			if _, err := tx.Exec(ctx, `SELECT count(*) FROM awa.jobs`); err != nil {
+				t.Fatal(err)
+			}
+		}
+		outcomes := map[string]int{}
+		for i := 0; i < rounds; i++ {
+			if _, err := insertBatch(ctx, conn, "flow", 2, perRound); err != nil {
+				t.Fatal(err)
+			}
+			cs, err := claim(ctx, conn, "flow", perRound, nil)
+			if err != nil || len(cs) != perRound {
+				t.Fatalf("round %d: claimed %d, %v", i, len(cs), err)
+			}
+			if _, err := complete(ctx, conn, cs); err != nil {
+				t.Fatal(err)
+			}
+			for _, ring := range []string{"queue", "claim", "cursor"} {
+				if o, err := ringOp(ctx, maint, "rotate", ring); err != nil {
+					t.Fatal(err)
+				} else {
+					outcomes[ring+" rotate "+o.Outcome]++
+				}
+				var outcome string
+				if err := maint.QueryRow(ctx, `SELECT outcome FROM awa.prune_ring($1, 10)`, ring).Scan(&outcome); err != nil {
+					t.Fatal(err)
+				}
+				outcomes[ring+" prune "+outcome]++
+			}
+		}
+		n := ringRowCount(t, ctx, conn)
+		t.Logf("idle reader %v: %d ring rows after %d jobs; outcomes %v", idleReader, n, rounds*perRound, outcomes)
+		return n
+	}
+	clean := through(false)
+	held := through(true)
+	if limit := 2*clean + 2*perRound; held > limit {
+		t.Errorf("an idle transaction that read awa.jobs: the rings hold %d rows after %d jobs, against %d without it (limit %d): reclamation stopped while it stayed open",
+			held, rounds*perRound, clean, limit)
 	}
 }
