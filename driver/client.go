@@ -192,7 +192,8 @@ func (c *Client) InstanceID() [16]byte { return c.cfg.InstanceID }
 
 // Start registers the process, then starts claiming and running jobs of the
 // configured queues, heartbeating, listening for notifications and taking
-// part in maintenance leader election. It returns once everything runs.
+// part in maintenance leader election. It returns once everything runs, or
+// ErrInvalidQueue, having started nothing, for a queue name no job can have.
 func (c *Client) Start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -213,6 +214,14 @@ func (c *Client) Start(ctx context.Context) error {
 	if level != "read committed" {
 		c.rt = readCommitted{pool: c.pool}
 		c.log.InfoContext(ctx, "awa: Runtime calls run in READ COMMITTED transactions", slog.String("default_isolation", level))
+	}
+	// A queue name no insert accepts could only be claimed from in vain,
+	// forever: refuse it (ErrInvalidQueue) before anything starts. One call
+	// per queue, at Start only.
+	for name := range c.cfg.Queues {
+		if _, err := c.driver.QueuePending(ctx, c.rt, name); err != nil {
+			return fmt.Errorf("awa: %w", err)
+		}
 	}
 	if err := c.driver.Heartbeat(ctx, c.rt, c.cfg.InstanceID); err != nil {
 		return fmt.Errorf("awa: register process: %w", err)

@@ -196,6 +196,22 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_require_queue_name.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._require_queue_name(p_queue text)
+RETURNS void
+LANGUAGE plpgsql
+IMMUTABLE
+AS $$
+BEGIN
+    IF NOT awa._queue_name_ok(p_queue) THEN
+        RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
+            coalesce(quote_literal(p_queue), 'null') USING ERRCODE = 'AW002';
+    END IF;
+END;
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/_validate_job.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa._validate_job(p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
@@ -390,6 +406,7 @@ BEGIN
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
     END IF;
+    PERFORM awa._require_queue_name(p_queue);
     -- Inline, not awa._require_between (same message): no extra call per claim.
     IF p_max IS NULL OR p_max NOT BETWEEN 1 AND 1024 THEN
         RAISE EXCEPTION 'awa: max must be between 1 and 1024, got %', p_max USING ERRCODE = 'AW010';
@@ -966,7 +983,7 @@ LANGUAGE sql
 -- cursor reads walk each marks index backwards, never sort a lane's marks.
 SET jit = off
 SET enable_sort = off
-STABLE
+VOLATILE
 AS $$
     -- One CTE per table family, alike on purpose: each filters and groups its
     -- own table by queue, so each keeps its own index or partition pruning.
@@ -1025,6 +1042,62 @@ AS $$
     LEFT JOIN done t ON t.queue = q.queue
     LEFT JOIN dlq x ON x.queue = q.queue
     ORDER BY q.queue
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/queue_pending.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean, OUT ready boolean)
+LANGUAGE plpgsql
+-- The cursor read walks each marks index backwards, never sorts a lane's marks.
+SET enable_sort = off
+AS $$
+DECLARE
+    v_cache text[];
+    v_cids  int[] := '{}';
+    v_ccur  bigint[] := '{}';
+    v_lane  record;
+    v_cur   bigint;
+    v_rc    boolean := current_setting('transaction_isolation') = 'read committed';
+BEGIN
+    IF p_queue IS NULL THEN
+        RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
+    END IF;
+    PERFORM awa._require_queue_name(p_queue);
+    v_cache := string_to_array(current_setting(awa._cursor_cache_key(p_queue), true), '|');
+    IF v_cache[1] = p_queue THEN
+        v_cids := string_to_array(v_cache[2], ',')::int[];
+        v_ccur := string_to_array(v_cache[3], ',')::bigint[];
+    END IF;
+    pending := false;
+    ready := false;
+    FOR v_lane IN
+        SELECT l.lane_id, l.lane_seq
+        FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
+        WHERE l.queue = p_queue
+          AND awa._lane_tip(l.lane_seq) > greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)])
+    LOOP
+        IF v_rc AND NOT awa._producer_free(v_lane.lane_id) THEN
+            -- Pending; another lane may still be ready.
+            pending := true;
+            CONTINUE;
+        END IF;
+        -- Statements of their own, after the lock test: they see every row
+        -- of the producers that held the lane before it.
+        SELECT c.claim_seq INTO v_cur FROM awa.claim_cursors c WHERE c.lane_id = v_lane.lane_id;
+        CONTINUE WHEN awa._lane_tip(v_lane.lane_seq) <= v_cur;
+        IF NOT v_rc THEN
+            pending := true;
+            RETURN;
+        END IF;
+        IF EXISTS (SELECT 1 FROM awa.ready_entries r
+                   WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur) THEN
+            pending := true;
+            ready := true;
+            RETURN;
+        END IF;
+    END LOOP;
+END;
 $$;
 -- +goose StatementEnd
 

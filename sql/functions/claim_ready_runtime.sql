@@ -13,8 +13,8 @@
 -- the floor or this session's cache, awa._cursor_cache_key), and no lock.
 -- How and why (the cheap skip, the producer-lock test, the cache, lock order):
 -- docs/storage.md, "A job's life", "The claim cursor", "Lanes and positions".
--- Errors: AW002 queue NULL; AW010 max outside 1..1024, attempt_deadline not
--- positive.
+-- Errors: AW002 queue NULL or a name no job can have (awa._require_queue_name);
+-- AW010 max outside 1..1024, attempt_deadline not positive.
 -- Called by workers (the Go driver) and by any SQL client.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 CREATE FUNCTION awa.claim_ready_runtime(
@@ -71,6 +71,7 @@ BEGIN
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
     END IF;
+    PERFORM awa._require_queue_name(p_queue);
     -- Inline, not awa._require_between (same message): no extra call per claim.
     IF p_max IS NULL OR p_max NOT BETWEEN 1 AND 1024 THEN
         RAISE EXCEPTION 'awa: max must be between 1 and 1024, got %', p_max USING ERRCODE = 'AW010';

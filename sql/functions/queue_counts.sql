@@ -5,7 +5,10 @@
 -- here); running is receipts minus closures in the claim ring; completed sums
 -- compact batch sizes. completed/cancelled/failed count terminal history still
 -- retained by the queue ring. Jobs of producers that have not committed are
--- not counted. Read-only.
+-- not counted. Read-only, yet VOLATILE: a STABLE function's query runs on
+-- its caller's snapshot, taken before the query locks the marks, so a call
+-- that waited behind a cursor-ring prune read the old floor with the
+-- truncated marks (docs/storage.md, "The claim cursor": lock before snapshot).
 CREATE FUNCTION awa.queue_counts(p_queue text DEFAULT NULL)
 RETURNS SETOF awa.queue_count
 LANGUAGE sql
@@ -14,7 +17,7 @@ LANGUAGE sql
 -- cursor reads walk each marks index backwards, never sort a lane's marks.
 SET jit = off
 SET enable_sort = off
-STABLE
+VOLATILE
 AS $$
     -- One CTE per table family, alike on purpose: each filters and groups its
     -- own table by queue, so each keeps its own index or partition pruning.

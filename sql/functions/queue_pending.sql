@@ -18,7 +18,7 @@
 -- snapshot may predate a commit, so a tip past the cursor counts as pending,
 -- and ready stays false.
 -- Writes nothing; holds no lock past the call.
--- Errors: AW002 queue NULL.
+-- Errors: AW002 queue NULL or a name no job can have (awa._require_queue_name).
 CREATE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean, OUT ready boolean)
 LANGUAGE plpgsql
 -- The cursor read walks each marks index backwards, never sorts a lane's marks.
@@ -35,6 +35,7 @@ BEGIN
     IF p_queue IS NULL THEN
         RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
     END IF;
+    PERFORM awa._require_queue_name(p_queue);
     v_cache := string_to_array(current_setting(awa._cursor_cache_key(p_queue), true), '|');
     IF v_cache[1] = p_queue THEN
         v_cids := string_to_array(v_cache[2], ',')::int[];
