@@ -821,6 +821,74 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- source: sql/functions/_apply_privileges.sql
+-- +goose StatementBegin
+-- awa._apply_privileges(): the privileges of schema awa, in one place
+-- (docs/privileges.md). PUBLIC gets nothing: no USAGE on the schema, no
+-- EXECUTE on any routine, no table or sequence right. Three NOLOGIN group
+-- roles (awa._ensure_role; skipped with a WARNING when missing and not
+-- creatable) get USAGE on the schema and EXECUTE on their entry points only:
+--   awa_producer  enqueue: insert_job, insert_jobs, the COPY stage
+--   awa_worker    claim, finalize, heartbeat, queue_pending, listen
+--   awa_admin     maintenance, configuration, rescue, prune, DLQ, cancel,
+--                 counts, and SELECT on the read views awa.jobs and
+--                 awa.terminal_jobs (plus awa._receipt_id, which awa.jobs
+--                 calls: PostgreSQL checks a view's function calls against
+--                 the reader)
+-- Everything else, internals included, is the owner's. Entry points that
+-- touch tables are SECURITY DEFINER with a pinned search_path, so no role
+-- holds a table right. Each role's previous grants in schema awa are revoked
+-- first, so a routine moved between roles leaves no stale grant.
+-- Locks: none of its own (GRANT/REVOKE lock the catalog rows they change).
+-- Idempotent. Called by awa.install_queue_storage_substrate (every install
+-- and upgrade); run that again after creating missing roles.
+CREATE FUNCTION awa._apply_privileges()
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_role      text;
+    v_routines  text[];
+    v_relations text[];
+BEGIN
+    REVOKE ALL ON SCHEMA awa FROM PUBLIC;
+    REVOKE ALL ON ALL ROUTINES IN SCHEMA awa FROM PUBLIC;
+    REVOKE ALL ON ALL TABLES IN SCHEMA awa FROM PUBLIC;
+    REVOKE ALL ON ALL SEQUENCES IN SCHEMA awa FROM PUBLIC;
+
+    FOR v_role, v_routines, v_relations IN
+        SELECT * FROM (VALUES
+            ('awa_producer',
+             ARRAY['insert_job', 'insert_jobs', 'open_job_stage', 'insert_staged_jobs'],
+             ARRAY[]::text[]),
+            ('awa_worker',
+             ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
+                   'heartbeat_instance', 'queue_pending', 'listen_queues'],
+             ARRAY[]::text[]),
+            ('awa_admin',
+             ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
+                   'rescue_stale_claims', 'rescue_expired_deadlines', 'rotate_ring', 'prune_ring',
+                   'cleanup_runtime_instances', 'configure_queue', 'cancel_job', 'retry_dlq_job', 'purge_dlq',
+                   'queue_counts', '_receipt_id'],
+             ARRAY['jobs', 'terminal_jobs'])
+        ) AS g (role, routines, relations)
+    LOOP
+        CONTINUE WHEN NOT awa._ensure_role(v_role);
+        EXECUTE format('REVOKE ALL ON ALL ROUTINES IN SCHEMA awa FROM %1$I;
+                        REVOKE ALL ON ALL TABLES IN SCHEMA awa FROM %1$I;
+                        REVOKE ALL ON ALL SEQUENCES IN SCHEMA awa FROM %1$I;
+                        GRANT USAGE ON SCHEMA awa TO %1$I', v_role);
+        EXECUTE format('GRANT EXECUTE ON ROUTINE %s TO %I',
+                       (SELECT string_agg('awa.' || quote_ident(r), ', ') FROM unnest(v_routines) AS r), v_role);
+        IF cardinality(v_relations) > 0 THEN
+            EXECUTE format('GRANT SELECT ON TABLE %s TO %I',
+                           (SELECT string_agg('awa.' || quote_ident(r), ', ') FROM unnest(v_relations) AS r), v_role);
+        END IF;
+    END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
 -- source: sql/functions/_build_job_body.sql
 -- +goose StatementBegin
 -- awa._build_job_body(job_id, kind, args, opts, now): the body of a job
@@ -1145,6 +1213,41 @@ LANGUAGE sql
 STABLE
 AS $$
     SELECT 'awa.cursors_' || 'awa'::regnamespace::oid || '_' || translate(hashtext(p_queue)::text, '-', 'n')
+$$;
+-- +goose StatementEnd
+
+-- source: sql/functions/_ensure_role.sql
+-- +goose StatementBegin
+-- awa._ensure_role(role): makes sure the group role exists, creating it
+-- NOLOGIN when missing and the installing user may (superuser or CREATEROLE).
+-- Returns true when the role exists afterwards. When it is missing and cannot
+-- be created, raises a WARNING with the statement a DBA runs (then
+-- SELECT awa.install_queue_storage_substrate() grants it) and returns false:
+-- the install goes on, and only the owner can use awa meanwhile.
+-- A role of that name that already exists is used as it is (roles are
+-- cluster-wide: another database's install may have created it).
+-- Locks: none of its own; two installs creating the role at once: the loser
+-- sees it exist. Idempotent. Called by awa._apply_privileges.
+CREATE FUNCTION awa._ensure_role(p_role text)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF to_regrole(quote_ident(p_role)) IS NOT NULL THEN
+        RETURN true;
+    END IF;
+    IF NOT (SELECT r.rolsuper OR r.rolcreaterole FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN
+        RAISE WARNING 'awa: role % does not exist and % cannot create it: run CREATE ROLE % NOLOGIN as a role with CREATEROLE, then SELECT awa.install_queue_storage_substrate()',
+            p_role, current_user, quote_ident(p_role);
+        RETURN false;
+    END IF;
+    BEGIN
+        EXECUTE format('CREATE ROLE %I NOLOGIN', p_role);
+    EXCEPTION WHEN duplicate_object OR unique_violation THEN
+        NULL; -- created meanwhile by a concurrent install
+    END;
+    RETURN true;
+END;
 $$;
 -- +goose StatementEnd
 
@@ -1941,6 +2044,8 @@ CREATE FUNCTION awa.acquire_leader_lease(
 )
 RETURNS SETOF awa.leader_outcome
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_now timestamptz := coalesce(p_now, clock_timestamp());
@@ -1995,6 +2100,8 @@ $$;
 CREATE FUNCTION awa.cancel_job(p_job_id bigint, p_reason text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
 -- far more than it saves (and hold partition locks while it compiles). The
 -- cursor read walks each marks index backwards, never sorts a lane's marks.
@@ -2099,6 +2206,8 @@ CREATE FUNCTION awa.cancel_jobs(
 )
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT * FROM awa._finalize('cancel', 'cancelled', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 p_reasons, NULL, p_now)
@@ -2135,6 +2244,8 @@ CREATE FUNCTION awa.claim_ready_runtime(
 )
 RETURNS SETOF awa.claimed_job
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- The lane reads must walk the lane index in order (Merge Append + LIMIT) so a
 -- claim costs O(max), whatever the backlog. With statistics that misjudge a
 -- lane (a new lane, an analyze taken while the slot was small) the planner
@@ -2359,6 +2470,8 @@ CREATE FUNCTION awa.cleanup_runtime_instances(
 )
 RETURNS SETOF awa.runtime_instances
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM awa._require_read_committed('awa.cleanup_runtime_instances');
@@ -2395,6 +2508,8 @@ CREATE FUNCTION awa.complete_jobs(
 )
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT * FROM awa._finalize('complete', 'completed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 NULL, NULL, p_now)
@@ -2418,6 +2533,8 @@ $$;
 CREATE FUNCTION awa.configure_queue(p_queue text, p_opts jsonb)
 RETURNS SETOF awa.queue_meta
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_key  text;
@@ -2502,6 +2619,8 @@ CREATE FUNCTION awa.fail_jobs(
 )
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT * FROM awa._finalize('fail', 'failed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 p_errors, NULL, p_now)
@@ -2518,6 +2637,8 @@ $$;
 CREATE FUNCTION awa.heartbeat_instance(p_instance_id uuid, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.runtime_instances
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_instance_id IS NULL THEN
@@ -2545,6 +2666,8 @@ $$;
 CREATE FUNCTION awa.insert_job(p_kind text, p_args jsonb DEFAULT '{}', p_opts jsonb DEFAULT '{}')
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_now timestamptz := now();
@@ -2578,6 +2701,8 @@ $$;
 CREATE FUNCTION awa.insert_jobs(p_kinds text[], p_args jsonb[] DEFAULT NULL, p_opts jsonb[] DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short statements over many partitions: JIT compilation would cost far
 -- more than it saves.
 SET jit = off
@@ -2702,7 +2827,8 @@ $$;
 -- starts each append-only rotation ledger at generation 0, and creates the
 -- fixed pool of 256 lane position sequences (awa.lane_positions_0 .. _255,
 -- see awa._lane_position_seq): the only objects lanes use, so a new queue
--- creates none. Idempotent: a second
+-- creates none; then applies the privileges (awa._apply_privileges: roles,
+-- grants, nothing for PUBLIC). Idempotent: a second
 -- call with the same slot counts changes nothing. A ring's slot count is fixed
 -- once installed; asking for another raises AW031.
 -- Locks: a transaction-scoped advisory lock serializes concurrent installers.
@@ -2764,6 +2890,8 @@ BEGIN
         END IF;
     END LOOP;
 
+    PERFORM awa._apply_privileges();
+
     RETURN QUERY SELECT * FROM awa.ring_config ORDER BY ring;
 END;
 $$;
@@ -2780,6 +2908,8 @@ $$;
 CREATE FUNCTION awa.listen_queues(p_queues text[])
 RETURNS void
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_queue text;
@@ -2836,6 +2966,8 @@ $$;
 CREATE FUNCTION awa.promote_due_jobs(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short statements over many partitions: JIT compilation would cost far
 -- more than it saves.
 SET jit = off
@@ -2907,6 +3039,8 @@ CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_
                                p_carry_limit int DEFAULT 1000)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
 -- far more than it saves (and hold partition locks while it compiles).
 SET jit = off
@@ -3122,6 +3256,8 @@ CREATE FUNCTION awa.purge_dlq(
 )
 RETURNS SETOF awa.dlq_entries
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM awa._require_read_committed('awa.purge_dlq');
@@ -3159,6 +3295,8 @@ $$;
 CREATE FUNCTION awa.queue_counts(p_queue text DEFAULT NULL)
 RETURNS SETOF awa.queue_count
 LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
 -- far more than it saves (and hold partition locks while it compiles). The
 -- cursor reads walk each marks index backwards, never sort a lane's marks.
@@ -3249,6 +3387,8 @@ $$;
 -- Errors: AW002 queue NULL.
 CREATE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean, OUT ready boolean)
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- The cursor read walks each marks index backwards, never sorts a lane's marks.
 SET enable_sort = off
 AS $$
@@ -3309,6 +3449,8 @@ $$;
 CREATE FUNCTION awa.release_leader_lease(p_name text, p_holder uuid)
 RETURNS SETOF awa.leader_leases
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_name IS NULL OR p_holder IS NULL THEN
@@ -3332,6 +3474,8 @@ $$;
 CREATE FUNCTION awa.rescue_expired_deadlines(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
 -- far more than it saves (and hold partition locks while it compiles).
 SET jit = off
@@ -3380,6 +3524,8 @@ CREATE FUNCTION awa.rescue_stale_claims(
 )
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
 -- far more than it saves (and hold partition locks while it compiles).
 SET jit = off
@@ -3426,6 +3572,8 @@ $$;
 CREATE FUNCTION awa.retry_dlq_job(p_job_id bigint, p_run_at timestamptz DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
 -- far more than it saves (and hold partition locks while it compiles).
 SET jit = off
@@ -3493,6 +3641,8 @@ CREATE FUNCTION awa.retry_jobs(
 )
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT * FROM awa._finalize('retry', 'retried', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 p_errors, p_retry_at, p_now)
@@ -3520,6 +3670,8 @@ $$;
 CREATE FUNCTION awa.rotate_ring(p_ring text, p_now timestamptz DEFAULT NULL, p_min_interval interval DEFAULT NULL)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_slots int;
@@ -3728,6 +3880,8 @@ CREATE FUNCTION awa.snooze_jobs(
 )
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT * FROM awa._finalize('snooze', 'snoozed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 NULL, p_run_at, p_now)
