@@ -502,3 +502,63 @@ BEGIN
   RETURN QUERY SELECT * FROM awa.claim_ready_runtime(p_opts ->> 'queue', 1, NULL, p_at);
 END
 $$;
+
+-- Login-less test roles for the privilege tests (sql/tests/awa_producer,
+-- awa_worker, awa_admin, _apply_privileges): awa_test_producer, _worker and
+-- _admin are members of the group role of the same suffix, as an
+-- application's login role would be; awa_test_nobody is a member of none
+-- (what PUBLIC gets). A test switches with SET LOCAL ROLE and back with RESET
+-- ROLE. Roles are cluster-wide: created once, reused by later test databases.
+DO $$
+DECLARE
+  v_kind text;
+BEGIN
+  FOREACH v_kind IN ARRAY ARRAY['producer', 'worker', 'admin', 'nobody'] LOOP
+    IF to_regrole('awa_test_' || v_kind) IS NULL THEN
+      EXECUTE format('CREATE ROLE %I NOLOGIN', 'awa_test_' || v_kind);
+    END IF;
+    IF v_kind <> 'nobody' AND NOT pg_has_role('awa_test_' || v_kind, 'awa_' || v_kind, 'MEMBER') THEN
+      EXECUTE format('GRANT %I TO %I', 'awa_' || v_kind, 'awa_test_' || v_kind);
+    END IF;
+  END LOOP;
+END
+$$;
+
+-- pgTAP: one assertion per statement of p_sql, that p_role (one of the test
+-- roles above) running it is refused with 42501 (insufficient_privilege).
+-- Each statement runs under SET LOCAL ROLE p_role; the role is reset after it.
+CREATE FUNCTION awa_test.refused(p_role text, p_sql text[]) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_sql text;
+BEGIN
+  FOREACH v_sql IN ARRAY p_sql LOOP
+    EXECUTE format('SET LOCAL ROLE %I', p_role);
+    RETURN NEXT throws_ok(v_sql, '42501', NULL, format('%s is refused: %s', p_role, v_sql));
+    RESET ROLE;
+  END LOOP;
+END
+$$;
+
+-- The routines of schema awa that p_role may execute, by name (catalog view
+-- of the grants; PUBLIC's and membership's included).
+CREATE FUNCTION awa_test.executable_by(p_role text) RETURNS SETOF text
+LANGUAGE sql AS $$
+  SELECT p.proname::text FROM pg_proc p
+  WHERE p.pronamespace = 'awa'::regnamespace AND has_function_privilege(p_role, p.oid, 'EXECUTE')
+  ORDER BY 1
+$$;
+
+-- The tables, views and sequences of schema awa on which p_role holds any
+-- right, as 'name:privilege' (catalog view of the grants).
+CREATE FUNCTION awa_test.relation_rights_of(p_role text) RETURNS SETOF text
+LANGUAGE sql AS $$
+  SELECT c.relname || ':' || r.p FROM pg_class c
+  CROSS JOIN LATERAL unnest(CASE WHEN c.relkind = 'S' THEN ARRAY['USAGE', 'SELECT', 'UPDATE']
+                                 ELSE ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE', 'REFERENCES', 'TRIGGER']
+                            END) AS r (p)
+  WHERE c.relnamespace = 'awa'::regnamespace AND c.relkind IN ('r', 'p', 'v', 'S')
+    AND CASE WHEN c.relkind = 'S' THEN has_sequence_privilege(p_role, c.oid, r.p)
+             ELSE has_table_privilege(p_role, c.oid, r.p) END
+  ORDER BY 1
+$$;

@@ -141,6 +141,55 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_apply_privileges.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._apply_privileges()
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_role      text;
+    v_routines  text[];
+    v_relations text[];
+BEGIN
+    REVOKE ALL ON SCHEMA awa FROM PUBLIC;
+    REVOKE ALL ON ALL ROUTINES IN SCHEMA awa FROM PUBLIC;
+    REVOKE ALL ON ALL TABLES IN SCHEMA awa FROM PUBLIC;
+    REVOKE ALL ON ALL SEQUENCES IN SCHEMA awa FROM PUBLIC;
+
+    FOR v_role, v_routines, v_relations IN
+        SELECT * FROM (VALUES
+            ('awa_producer',
+             ARRAY['insert_job', 'insert_jobs', 'open_job_stage', 'insert_staged_jobs', 'substrate_version'],
+             ARRAY[]::text[]),
+            ('awa_worker',
+             ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
+                   'heartbeat_instance', 'queue_pending', 'listen_queues', 'substrate_version'],
+             ARRAY[]::text[]),
+            ('awa_admin',
+             ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
+                   'rescue_stale_claims', 'rescue_expired_deadlines', 'rotate_ring', 'prune_ring',
+                   'cleanup_runtime_instances', 'configure_queue', 'cancel_job', 'retry_dlq_job', 'purge_dlq',
+                   'queue_counts', 'substrate_version', '_receipt_id'],
+             ARRAY['jobs', 'terminal_jobs'])
+        ) AS g (role, routines, relations)
+    LOOP
+        CONTINUE WHEN NOT awa._ensure_role(v_role);
+        EXECUTE format('REVOKE ALL ON ALL ROUTINES IN SCHEMA awa FROM %1$I;
+                        REVOKE ALL ON ALL TABLES IN SCHEMA awa FROM %1$I;
+                        REVOKE ALL ON ALL SEQUENCES IN SCHEMA awa FROM %1$I;
+                        GRANT USAGE ON SCHEMA awa TO %1$I', v_role);
+        EXECUTE format('GRANT EXECUTE ON ROUTINE %s TO %I',
+                       (SELECT string_agg('awa.' || quote_ident(r), ', ') FROM unnest(v_routines) AS r), v_role);
+        IF cardinality(v_relations) > 0 THEN
+            EXECUTE format('GRANT SELECT ON TABLE %s TO %I',
+                           (SELECT string_agg('awa.' || quote_ident(r), ', ') FROM unnest(v_relations) AS r), v_role);
+        END IF;
+    END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_claimers_behind.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._claimers_behind(p_queue_slot int, p_lane int, p_before bigint)
@@ -175,6 +224,31 @@ BEGIN
     END IF;
     -- A statement of its own: its locks come before its snapshot.
     RETURN EXISTS (SELECT 1 FROM awa.claim_cursors c WHERE c.lane_id = p_lane AND c.claim_seq < v_prev);
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_ensure_role.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._ensure_role(p_role text)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF to_regrole(quote_ident(p_role)) IS NOT NULL THEN
+        RETURN true;
+    END IF;
+    IF NOT (SELECT r.rolsuper OR r.rolcreaterole FROM pg_catalog.pg_roles r WHERE r.rolname = current_user) THEN
+        RAISE WARNING 'awa: role % does not exist and % cannot create it: run CREATE ROLE % NOLOGIN as a role with CREATEROLE, then SELECT awa.install_queue_storage_substrate()',
+            p_role, current_user, quote_ident(p_role);
+        RETURN false;
+    END IF;
+    BEGIN
+        EXECUTE format('CREATE ROLE %I NOLOGIN', p_role);
+    EXCEPTION WHEN duplicate_object OR unique_violation THEN
+        NULL; -- created meanwhile by a concurrent install
+    END;
+    RETURN true;
 END;
 $$;
 -- +goose StatementEnd
@@ -321,6 +395,8 @@ CREATE OR REPLACE FUNCTION awa.acquire_leader_lease(
 )
 RETURNS SETOF awa.leader_outcome
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_now timestamptz := coalesce(p_now, clock_timestamp());
@@ -350,6 +426,118 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- changed since v0.1.0: sql/functions/cancel_job.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.cancel_job(p_job_id bigint, p_reason text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.finalize_result
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves (and hold partition locks while it compiles). The
+-- cursor read walks each marks index backwards, never sorts a lane's marks.
+SET jit = off
+SET enable_sort = off
+AS $$
+DECLARE
+    v_now    timestamptz := coalesce(p_now, now());
+    v_reason text := coalesce(p_reason, 'cancelled by operator');
+    v_lease  bigint;
+    v_r      awa.ready_entries;
+    v_cursor bigint;
+    v_b      record;
+    v_state  awa.job_state;
+BEGIN
+    PERFORM awa._require_read_committed('awa.cancel_job');
+    IF p_job_id IS NULL THEN
+        RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+
+    WITH d AS (DELETE FROM awa.deferred_jobs WHERE job_id = p_job_id RETURNING *)
+    INSERT INTO awa.done_entries (
+        ready_slot, job_id, run_lease, state, attempt, max_attempts, priority, queue, kind, args,
+        tags, metadata, errors, created_at, run_at, finalized_at)
+    SELECT awa._current_slot('queue'), d.job_id, d.run_lease, 'cancelled', d.attempt, d.max_attempts,
+           d.priority, d.queue, d.kind, d.args, d.tags, d.metadata,
+           coalesce(d.errors, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+               'attempt', d.attempt, 'at', v_now, 'error', v_reason)),
+           d.created_at, d.run_at, v_now
+    FROM d
+    RETURNING run_lease INTO v_lease;
+    IF FOUND THEN
+        RETURN QUERY SELECT p_job_id, v_lease, 'applied'::awa.finalize_outcome, 'cancelled'::awa.job_state;
+        RETURN;
+    END IF;
+
+    -- The cursor ring before the queue ring, the order claims and prune take
+    -- them in (docs/storage.md, "Locks"): this call reads the cursor after the
+    -- ready rows.
+    LOCK TABLE awa.cursor_marks IN ACCESS SHARE MODE;
+    SELECT * INTO v_r FROM awa.ready_entries r WHERE r.job_id = p_job_id ORDER BY r.run_lease DESC LIMIT 1;
+    IF FOUND THEN
+        PERFORM pg_advisory_xact_lock(awa._lock_key('lane_claim'), v_r.lane_id);
+        SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_r.lane_id;
+        IF v_r.lane_seq > v_cursor AND NOT EXISTS (
+               SELECT 1 FROM awa.ready_tombstones t
+               WHERE t.lane_id = v_r.lane_id AND t.lane_seq = v_r.lane_seq AND t.ready_slot = v_r.ready_slot) THEN
+            INSERT INTO awa.ready_tombstones (ready_slot, lane_id, lane_seq, job_id, created_at)
+            VALUES (v_r.ready_slot, v_r.lane_id, v_r.lane_seq, v_r.job_id, v_now);
+            INSERT INTO awa.done_entries (
+                ready_slot, job_id, run_lease, state, attempt, max_attempts, priority, queue, kind, args,
+                tags, metadata, errors, created_at, run_at, finalized_at)
+            VALUES (v_r.ready_slot, v_r.job_id, v_r.run_lease, 'cancelled', v_r.attempt, v_r.max_attempts,
+                    v_r.priority, v_r.queue, v_r.kind, v_r.args, v_r.tags, v_r.metadata,
+                    coalesce(v_r.errors, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+                        'attempt', v_r.attempt, 'at', v_now, 'error', v_reason)),
+                    v_r.created_at, v_r.run_at, v_now);
+            RETURN QUERY SELECT p_job_id, v_r.run_lease, 'applied'::awa.finalize_outcome, 'cancelled'::awa.job_state;
+            RETURN;
+        END IF;
+
+        -- Claimed: find its attempt (the claim of this ready row) if still open.
+        SELECT o.issued_slot AS claim_slot, o.receipt_id, o.run_lease
+        INTO v_b
+        FROM awa._open_receipts o
+        WHERE o.ready_slot = v_r.ready_slot AND o.job_id = p_job_id AND o.lane_seq = v_r.lane_seq
+        LIMIT 1;
+        IF FOUND THEN
+            RETURN QUERY
+            SELECT * FROM awa._finalize('cancel', 'cancelled', ARRAY[p_job_id], ARRAY[v_b.run_lease],
+                                        ARRAY[v_b.claim_slot], ARRAY[v_b.receipt_id], ARRAY[v_reason],
+                                        NULL, v_now);
+            RETURN;
+        END IF;
+    END IF;
+
+    SELECT j.state INTO v_state FROM awa.jobs j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'awa: job % is already %', p_job_id, v_state USING ERRCODE = 'AW021';
+    END IF;
+    RAISE EXCEPTION 'awa: job % not found', p_job_id USING ERRCODE = 'AW020';
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/cancel_jobs.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.cancel_jobs(
+    p_job_ids     bigint[],
+    p_run_leases  bigint[],
+    p_claim_slots int[],
+    p_receipt_ids bigint[],
+    p_reasons     text[] DEFAULT NULL,
+    p_now         timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.finalize_result
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT * FROM awa._finalize('cancel', 'cancelled', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
+                                p_reasons, NULL, p_now)
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/claim_ready_runtime.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.claim_ready_runtime(
@@ -361,6 +549,8 @@ CREATE OR REPLACE FUNCTION awa.claim_ready_runtime(
 )
 RETURNS SETOF awa.claimed_job
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- The lane reads must walk the lane index in order (Merge Append + LIMIT) so a
 -- claim costs O(max), whatever the backlog. With statistics that misjudge a
 -- lane (a new lane, an analyze taken while the slot was small) the planner
@@ -571,11 +761,57 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- changed since v0.1.0: sql/functions/cleanup_runtime_instances.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.cleanup_runtime_instances(
+    p_older_than interval DEFAULT interval '1 hour',
+    p_now        timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.runtime_instances
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM awa._require_read_committed('awa.cleanup_runtime_instances');
+    IF p_older_than IS NULL OR p_older_than < interval '1 minute' THEN
+        RAISE EXCEPTION 'awa: older_than must be at least one minute, got %', coalesce(p_older_than::text, 'null')
+            USING ERRCODE = 'AW010';
+    END IF;
+    RETURN QUERY
+    DELETE FROM awa.runtime_instances i
+    WHERE i.heartbeat_at < coalesce(p_now, now()) - p_older_than
+    RETURNING i.*;
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/complete_jobs.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.complete_jobs(
+    p_job_ids     bigint[],
+    p_run_leases  bigint[],
+    p_claim_slots int[],
+    p_receipt_ids bigint[],
+    p_now         timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.finalize_result
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT * FROM awa._finalize('complete', 'completed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
+                                NULL, NULL, p_now)
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/configure_queue.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.configure_queue(p_queue text, p_opts jsonb)
 RETURNS SETOF awa.queue_meta
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_key  text;
@@ -637,6 +873,149 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- changed since v0.1.0: sql/functions/fail_jobs.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.fail_jobs(
+    p_job_ids     bigint[],
+    p_run_leases  bigint[],
+    p_claim_slots int[],
+    p_receipt_ids bigint[],
+    p_errors      text[],
+    p_now         timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.finalize_result
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT * FROM awa._finalize('fail', 'failed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
+                                p_errors, NULL, p_now)
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/heartbeat_instance.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.heartbeat_instance(p_instance_id uuid, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.runtime_instances
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_instance_id IS NULL THEN
+        RAISE EXCEPTION 'awa: instance_id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    RETURN QUERY
+    INSERT INTO awa.runtime_instances AS i (instance_id, started_at, heartbeat_at)
+    VALUES (p_instance_id, coalesce(p_now, now()), coalesce(p_now, now()))
+    ON CONFLICT (instance_id) DO UPDATE SET heartbeat_at = greatest(i.heartbeat_at, excluded.heartbeat_at)
+    RETURNING i.*;
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/insert_job.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.insert_job(p_kind text, p_args jsonb DEFAULT '{}', p_opts jsonb DEFAULT '{}')
+RETURNS SETOF awa.inserted_job
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_now timestamptz := now();
+    v_job awa._job_body;
+BEGIN
+    -- The common case (plainly valid, due now) skips the batch machinery;
+    -- anything else takes awa.insert_jobs for its precise errors and rules.
+    IF NOT awa._request_plain(p_kind, p_args, p_opts) THEN
+        RETURN QUERY SELECT * FROM awa.insert_jobs(ARRAY[p_kind], ARRAY[p_args], ARRAY[p_opts]);
+        RETURN;
+    END IF;
+    v_job := awa._build_job_body(nextval('awa.job_id_seq'), p_kind, p_args, p_opts, v_now);
+    PERFORM awa._append_ready(ARRAY[v_job], v_now);
+    RETURN NEXT ROW(v_job.job_id, 'available', v_job.queue, v_job.priority, v_job.kind, v_job.run_at)::awa.inserted_job;
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/insert_jobs.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.insert_jobs(p_kinds text[], p_args jsonb[] DEFAULT NULL, p_opts jsonb[] DEFAULT NULL)
+RETURNS SETOF awa.inserted_job
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+-- Short statements over many partitions: JIT compilation would cost far
+-- more than it saves.
+SET jit = off
+AS $$
+DECLARE
+    v_now  timestamptz := now();
+    v_n    int := coalesce(cardinality(p_kinds), 0);
+    v_jobs awa._job_body[] := '{}';
+    v_job  awa._job_body;
+BEGIN
+    IF v_n = 0 OR v_n > 10000 THEN
+        RAISE EXCEPTION 'awa: kinds must hold 1 to 10000 jobs, got %', v_n USING ERRCODE = 'AW010';
+    END IF;
+    IF p_args IS NOT NULL AND cardinality(p_args) <> v_n THEN
+        RAISE EXCEPTION 'awa: args holds % elements for % kinds', cardinality(p_args), v_n USING ERRCODE = 'AW010';
+    END IF;
+    IF p_opts IS NOT NULL AND cardinality(p_opts) <> v_n THEN
+        RAISE EXCEPTION 'awa: opts holds % elements for % kinds', cardinality(p_opts), v_n USING ERRCODE = 'AW010';
+    END IF;
+
+    -- Fast path: when every job is plainly valid and due now (no run_at), the
+    -- bodies are built in one set-based query. Anything else (a bad value, a
+    -- run_at) goes through awa._validate_job row by row, which raises the
+    -- precise error or accepts the row with the same values.
+    IF NOT EXISTS (
+        SELECT 1
+        FROM unnest(p_kinds, coalesce(p_args, array_fill('{}'::jsonb, ARRAY[v_n])),
+                    coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n]))) AS u (kind, args, opts)
+        WHERE NOT awa._request_plain(u.kind, u.args, u.opts)
+    ) THEN
+        -- awa._build_job_body is inlined: no call per row.
+        v_jobs := ARRAY(
+            SELECT awa._build_job_body(nextval('awa.job_id_seq'), u.kind, u.args, u.opts, v_now)
+            FROM unnest(p_kinds, coalesce(p_args, array_fill('{}'::jsonb, ARRAY[v_n])),
+                        coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n])))
+                 WITH ORDINALITY AS u (kind, args, opts, ord)
+            ORDER BY u.ord);
+    ELSE
+        FOR i IN 1 .. v_n LOOP
+            v_job := awa._validate_job(
+                p_kinds[i],
+                CASE WHEN p_args IS NULL THEN '{}'::jsonb ELSE p_args[i] END,
+                CASE WHEN p_opts IS NULL THEN NULL ELSE p_opts[i] END,
+                v_now);
+            v_job.job_id := nextval('awa.job_id_seq');
+            v_jobs := v_jobs || v_job;
+        END LOOP;
+    END IF;
+
+    INSERT INTO awa.deferred_jobs (
+        job_id, state, run_at, run_lease, attempt, max_attempts, priority, queue, kind, args,
+        tags, metadata, errors, created_at)
+    SELECT j.job_id, 'scheduled', j.run_at, j.run_lease, j.attempt, j.max_attempts, j.priority, j.queue,
+           j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at
+    FROM unnest(v_jobs) AS j
+    WHERE j.run_at > v_now;
+
+    IF EXISTS (SELECT 1 FROM unnest(v_jobs) AS j WHERE j.run_at <= v_now) THEN
+        PERFORM awa._append_ready(ARRAY(SELECT j FROM unnest(v_jobs) AS j WHERE j.run_at <= v_now), v_now);
+    END IF;
+
+    RETURN QUERY
+    SELECT j.job_id,
+           (CASE WHEN j.run_at > v_now THEN 'scheduled' ELSE 'available' END)::awa.job_state,
+           j.queue, j.priority, j.kind, j.run_at
+    FROM unnest(v_jobs) AS j;
+END;
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/install_queue_storage_substrate.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.install_queue_storage_substrate(
@@ -693,7 +1072,31 @@ BEGIN
         END IF;
     END LOOP;
 
+    PERFORM awa._apply_privileges();
+
     RETURN QUERY SELECT * FROM awa.ring_config ORDER BY ring;
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/listen_queues.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.listen_queues(p_queues text[])
+RETURNS void
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_queue text;
+BEGIN
+    FOREACH v_queue IN ARRAY coalesce(p_queues, ARRAY[]::text[]) LOOP
+        IF NOT awa._queue_name_ok(v_queue) THEN
+            RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
+                coalesce(quote_literal(v_queue), 'null') USING ERRCODE = 'AW002';
+        END IF;
+        EXECUTE format('LISTEN %I', 'awa:' || v_queue);
+    END LOOP;
 END;
 $$;
 -- +goose StatementEnd
@@ -703,6 +1106,8 @@ $$;
 CREATE OR REPLACE FUNCTION awa.promote_due_jobs(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short statements over many partitions: JIT compilation would cost far
 -- more than it saves.
 SET jit = off
@@ -748,6 +1153,8 @@ CREATE OR REPLACE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEF
                                p_carry_limit int DEFAULT 1000)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
 -- far more than it saves (and hold partition locks while it compiles).
 SET jit = off
@@ -951,6 +1358,8 @@ CREATE OR REPLACE FUNCTION awa.purge_dlq(
 )
 RETURNS SETOF awa.dlq_entries
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM awa._require_read_committed('awa.purge_dlq');
@@ -978,6 +1387,8 @@ $$;
 CREATE OR REPLACE FUNCTION awa.queue_counts(p_queue text DEFAULT NULL)
 RETURNS SETOF awa.queue_count
 LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
 -- far more than it saves (and hold partition locks while it compiles). The
 -- cursor reads walk each marks index backwards, never sort a lane's marks.
@@ -1049,6 +1460,8 @@ $$;
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean, OUT ready boolean)
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- The cursor read walks each marks index backwards, never sorts a lane's marks.
 SET enable_sort = off
 AS $$
@@ -1101,11 +1514,30 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- changed since v0.1.0: sql/functions/release_leader_lease.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.release_leader_lease(p_name text, p_holder uuid)
+RETURNS SETOF awa.leader_leases
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_name IS NULL OR p_holder IS NULL THEN
+        RAISE EXCEPTION 'awa: lease name and holder must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    RETURN QUERY DELETE FROM awa.leader_leases l WHERE l.name = p_name AND l.holder = p_holder RETURNING l.*;
+END;
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/rescue_expired_deadlines.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.rescue_expired_deadlines(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
 -- far more than it saves (and hold partition locks while it compiles).
 SET jit = off
@@ -1141,6 +1573,8 @@ CREATE OR REPLACE FUNCTION awa.rescue_stale_claims(
 )
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
 -- far more than it saves (and hold partition locks while it compiles).
 SET jit = off
@@ -1172,6 +1606,143 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- changed since v0.1.0: sql/functions/retry_dlq_job.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.retry_dlq_job(p_job_id bigint, p_run_at timestamptz DEFAULT NULL, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.inserted_job
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves (and hold partition locks while it compiles).
+SET jit = off
+AS $$
+DECLARE
+    v_now   timestamptz := coalesce(p_now, now());
+    v_d     awa.dlq_entries;
+    v_job   awa._job_body;
+    v_state awa.job_state;
+BEGIN
+    PERFORM awa._require_read_committed('awa.retry_dlq_job');
+    IF p_job_id IS NULL THEN
+        RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+
+    DELETE FROM awa.dlq_entries WHERE job_id = p_job_id RETURNING * INTO v_d;
+    IF NOT FOUND THEN
+        SELECT j.state INTO v_state FROM awa.jobs j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'awa: job % is not in the DLQ (it is %)', p_job_id, v_state USING ERRCODE = 'AW021';
+        END IF;
+        RAISE EXCEPTION 'awa: job % not found', p_job_id USING ERRCODE = 'AW020';
+    END IF;
+
+    v_job := ROW(v_d.job_id, v_d.run_lease, 0, v_d.max_attempts, v_d.priority, v_d.queue, v_d.kind, v_d.args,
+                 v_d.tags, v_d.metadata, v_d.errors, v_d.created_at, coalesce(p_run_at, v_now))::awa._job_body;
+
+    IF v_job.run_at > v_now THEN
+        INSERT INTO awa.deferred_jobs (
+            job_id, state, run_at, run_lease, attempt, max_attempts, priority, queue, kind, args,
+            tags, metadata, errors, created_at)
+        VALUES (v_job.job_id, 'scheduled', v_job.run_at, v_job.run_lease, 0, v_job.max_attempts, v_job.priority,
+                v_job.queue, v_job.kind, v_job.args, v_job.tags, v_job.metadata, v_job.errors, v_job.created_at);
+        v_state := 'scheduled';
+    ELSE
+        PERFORM awa._append_ready(ARRAY[v_job], v_now);
+        v_state := 'available';
+    END IF;
+
+    RETURN QUERY SELECT v_job.job_id, v_state, v_job.queue, v_job.priority, v_job.kind, v_job.run_at;
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/retry_jobs.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.retry_jobs(
+    p_job_ids     bigint[],
+    p_run_leases  bigint[],
+    p_claim_slots int[],
+    p_receipt_ids bigint[],
+    p_errors      text[],
+    p_retry_at    timestamptz[] DEFAULT NULL,
+    p_now         timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.finalize_result
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT * FROM awa._finalize('retry', 'retried', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
+                                p_errors, p_retry_at, p_now)
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/rotate_ring.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.rotate_ring(p_ring text, p_now timestamptz DEFAULT NULL, p_min_interval interval DEFAULT NULL)
+RETURNS SETOF awa.ring_outcome
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_slots int;
+    v_gen   bigint;
+    v_slot  int;
+    v_next  int;
+    v_at    timestamptz;
+    v_now   timestamptz := coalesce(p_now, now());
+BEGIN
+    PERFORM awa._require_read_committed('awa.rotate_ring');
+    v_slots := awa._ring_slot_count(p_ring);
+    IF p_min_interval < interval '0' THEN
+        RAISE EXCEPTION 'awa: min_interval must not be negative, got %', p_min_interval USING ERRCODE = 'AW010';
+    END IF;
+    IF NOT pg_try_advisory_xact_lock(awa._lock_key('ring'), hashtext(p_ring)) THEN
+        RETURN QUERY SELECT p_ring, 'rotate', 'skipped_locked', NULL::int, NULL::bigint,
+                            'another rotate or prune of this ring holds its lock';
+        RETURN;
+    END IF;
+
+    SELECT r.generation, r.slot, r.rotated_at INTO v_gen, v_slot, v_at
+    FROM awa.ring_rotations r WHERE r.ring = p_ring ORDER BY r.generation DESC LIMIT 1;
+    v_next := (v_slot + 1) % v_slots;
+
+    IF p_min_interval IS NOT NULL AND v_at > v_now - p_min_interval THEN
+        RETURN QUERY SELECT p_ring, 'rotate', 'skipped_recent', v_slot, v_gen,
+                            format('last rotation at %s is younger than %s', v_at, p_min_interval);
+        RETURN;
+    END IF;
+
+    IF NOT awa._slot_has_rows(p_ring, v_slot) THEN
+        RETURN QUERY SELECT p_ring, 'rotate', 'skipped_idle', v_slot, v_gen, 'current slot is empty';
+        RETURN;
+    END IF;
+    IF awa._slot_has_rows(p_ring, v_next) THEN
+        RETURN QUERY SELECT p_ring, 'rotate', 'skipped_busy', v_next, v_gen,
+                            format('incoming slot %s still holds rows; prune has not reclaimed it', v_next);
+        RETURN;
+    END IF;
+
+    INSERT INTO awa.ring_rotations (ring, generation, slot, rotated_at)
+    VALUES (p_ring, v_gen + 1, v_next, v_now)
+    ON CONFLICT DO NOTHING;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT p_ring, 'rotate', 'skipped_race', v_slot, v_gen,
+                            format('generation %s was appended by another rotator', v_gen + 1);
+        RETURN;
+    END IF;
+
+    IF (v_gen + 1) % (2 * v_slots) = 0 THEN
+        DELETE FROM awa.ring_rotations r WHERE r.ring = p_ring AND r.generation <= v_gen + 1 - 2 * v_slots;
+    END IF;
+
+    RETURN QUERY SELECT p_ring, 'rotate', 'rotated', v_next, v_gen + 1, format('sealed slot %s', v_slot);
+END;
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/run_maintenance.sql
 -- +goose StatementBegin
 CREATE OR REPLACE PROCEDURE awa.run_maintenance(
@@ -1193,6 +1764,7 @@ DECLARE
     v_n        int;
     v_rings    jsonb := '[]';
     v_out      jsonb;
+    v_bad      text;
     v_ring     text;
     v_interval interval;
     v_carried  boolean;
@@ -1201,16 +1773,27 @@ BEGIN
     IF p_holder IS NULL THEN
         RAISE EXCEPTION 'awa: holder must not be null' USING ERRCODE = 'AW010';
     END IF;
-    PERFORM awa._require_between('lease ttl', p_lease_ttl, interval '1 second', interval '1 hour',
-                                 p_range => '1 second and 1 hour');
+    -- Range checks written here, not with the internal _require_between (same
+    -- messages): a caller's-rights procedure may call no internal, which its
+    -- caller (awa_admin) may not execute (docs/privileges.md).
+    IF p_lease_ttl IS NULL OR p_lease_ttl NOT BETWEEN interval '1 second' AND interval '1 hour' THEN
+        RAISE EXCEPTION 'awa: lease ttl must be between 1 second and 1 hour, got %', coalesce(p_lease_ttl::text, 'null')
+            USING ERRCODE = 'AW010';
+    END IF;
     IF num_nulls(p_stale_after, p_queue_ring_interval, p_claim_ring_interval, p_cursor_ring_interval) > 0
        OR least(p_stale_after, p_queue_ring_interval, p_claim_ring_interval, p_cursor_ring_interval) <= interval '0' THEN
         RAISE EXCEPTION 'awa: stale_after and the ring intervals must be positive, got %, %, %, %',
             p_stale_after, p_queue_ring_interval, p_claim_ring_interval, p_cursor_ring_interval USING ERRCODE = 'AW010';
     END IF;
-    PERFORM awa._require_between('keep_sealed', p_keep_sealed, 0, 14);
-    PERFORM awa._require_between('batch', p_batch, 1, 100000);
-    PERFORM awa._require_between('lock_timeout_ms', p_lock_timeout_ms, 1, 60000);
+    SELECT format('awa: %s must be between %s and %s, got %s', r.name, r.lo, r.hi, coalesce(r.value::text, 'null'))
+    INTO v_bad
+    FROM (VALUES ('keep_sealed', p_keep_sealed, 0, 14), ('batch', p_batch, 1, 100000),
+                 ('lock_timeout_ms', p_lock_timeout_ms, 1, 60000)) AS r (name, value, lo, hi)
+    WHERE r.value IS NULL OR r.value NOT BETWEEN r.lo AND r.hi
+    LIMIT 1;
+    IF v_bad IS NOT NULL THEN
+        RAISE EXCEPTION '%', v_bad USING ERRCODE = 'AW010';
+    END IF;
 
     -- Nothing is written before this: inside a transaction block it raises
     -- 2D000. Every later COMMIT AND CHAIN starts the next step's transaction
@@ -1268,6 +1851,26 @@ BEGIN
     report := report || jsonb_build_object('instances_removed', v_n, 'rings', v_rings);
     COMMIT AND CHAIN;
 END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/snooze_jobs.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa.snooze_jobs(
+    p_job_ids     bigint[],
+    p_run_leases  bigint[],
+    p_claim_slots int[],
+    p_receipt_ids bigint[],
+    p_run_at      timestamptz[],
+    p_now         timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.finalize_result
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT * FROM awa._finalize('snooze', 'snoozed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
+                                NULL, p_run_at, p_now)
 $$;
 -- +goose StatementEnd
 

@@ -62,12 +62,9 @@ func TestTenThousandQueuesCostRowsNotObjects(t *testing.T) {
 	owner := connectAs(t, ctx, dbDSN, "", "")
 
 	// What an application role that produces, reads and works jobs gets: the
-	// schema's USAGE and the privileges on its tables and sequences, no
-	// CREATE. (Functions are executable by PUBLIC.)
+	// three group roles the install grants (docs/privileges.md), no CREATE.
 	for _, stmt := range []string{
-		"GRANT USAGE ON SCHEMA awa TO " + ident(role),
-		"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA awa TO " + ident(role),
-		"GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA awa TO " + ident(role),
+		"GRANT awa_producer, awa_worker, awa_admin TO " + ident(role),
 	} {
 		if _, err := owner.Exec(ctx, stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)

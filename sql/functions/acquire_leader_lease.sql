@@ -14,6 +14,8 @@ CREATE FUNCTION awa.acquire_leader_lease(
 )
 RETURNS SETOF awa.leader_outcome
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_now timestamptz := coalesce(p_now, clock_timestamp());

@@ -19,6 +19,8 @@
 CREATE FUNCTION awa.cancel_job(p_job_id bigint, p_reason text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
 -- far more than it saves (and hold partition locks while it compiles). The
 -- cursor read walks each marks index backwards, never sorts a lane's marks.

@@ -26,6 +26,8 @@ CREATE FUNCTION awa.claim_ready_runtime(
 )
 RETURNS SETOF awa.claimed_job
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- The lane reads must walk the lane index in order (Merge Append + LIMIT) so a
 -- claim costs O(max), whatever the backlog. With statistics that misjudge a
 -- lane (a new lane, an analyze taken while the slot was small) the planner

@@ -12,6 +12,8 @@ CREATE FUNCTION awa.cleanup_runtime_instances(
 )
 RETURNS SETOF awa.runtime_instances
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM awa._require_read_committed('awa.cleanup_runtime_instances');

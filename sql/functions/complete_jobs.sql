@@ -17,6 +17,8 @@ CREATE FUNCTION awa.complete_jobs(
 )
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT * FROM awa._finalize('complete', 'completed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 NULL, NULL, p_now)

@@ -13,6 +13,8 @@
 CREATE FUNCTION awa.configure_queue(p_queue text, p_opts jsonb)
 RETURNS SETOF awa.queue_meta
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_key  text;

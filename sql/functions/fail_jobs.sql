@@ -15,6 +15,8 @@ CREATE FUNCTION awa.fail_jobs(
 )
 RETURNS SETOF awa.finalize_result
 LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT * FROM awa._finalize('fail', 'failed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 p_errors, NULL, p_now)

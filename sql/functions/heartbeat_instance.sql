@@ -6,6 +6,8 @@
 CREATE FUNCTION awa.heartbeat_instance(p_instance_id uuid, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.runtime_instances
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_instance_id IS NULL THEN

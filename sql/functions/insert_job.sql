@@ -9,6 +9,8 @@
 CREATE FUNCTION awa.insert_job(p_kind text, p_args jsonb DEFAULT '{}', p_opts jsonb DEFAULT '{}')
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_now timestamptz := now();

@@ -11,6 +11,8 @@
 CREATE FUNCTION awa.insert_jobs(p_kinds text[], p_args jsonb[] DEFAULT NULL, p_opts jsonb[] DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short statements over many partitions: JIT compilation would cost far
 -- more than it saves.
 SET jit = off

@@ -5,7 +5,8 @@
 -- starts each append-only rotation ledger at generation 0, and creates the
 -- fixed pool of 256 lane position sequences (awa.lane_positions_0 .. _255,
 -- see awa._lane_position_seq): the only objects lanes use, so a new queue
--- creates none. Idempotent: a second
+-- creates none; then applies the privileges (awa._apply_privileges: roles,
+-- grants, nothing for PUBLIC). Idempotent: a second
 -- call with the same slot counts changes nothing. A ring's slot count is fixed
 -- once installed; asking for another raises AW031.
 -- Locks: a transaction-scoped advisory lock serializes concurrent installers.
@@ -63,6 +64,8 @@ BEGIN
             EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_positions_' || v_slot);
         END IF;
     END LOOP;
+
+    PERFORM awa._apply_privileges();
 
     RETURN QUERY SELECT * FROM awa.ring_config ORDER BY ring;
 END;

@@ -7,6 +7,8 @@
 CREATE FUNCTION awa.listen_queues(p_queues text[])
 RETURNS void
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_queue text;

@@ -8,6 +8,8 @@
 CREATE FUNCTION awa.promote_due_jobs(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short statements over many partitions: JIT compilation would cost far
 -- more than it saves.
 SET jit = off

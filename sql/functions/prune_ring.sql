@@ -26,6 +26,8 @@ CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_
                                p_carry_limit int DEFAULT 1000)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
 -- far more than it saves (and hold partition locks while it compiles).
 SET jit = off

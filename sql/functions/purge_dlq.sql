@@ -12,6 +12,8 @@ CREATE FUNCTION awa.purge_dlq(
 )
 RETURNS SETOF awa.dlq_entries
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     PERFORM awa._require_read_committed('awa.purge_dlq');

@@ -12,6 +12,8 @@
 CREATE FUNCTION awa.queue_counts(p_queue text DEFAULT NULL)
 RETURNS SETOF awa.queue_count
 LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
 -- far more than it saves (and hold partition locks while it compiles). The
 -- cursor reads walk each marks index backwards, never sort a lane's marks.

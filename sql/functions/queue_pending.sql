@@ -21,6 +21,8 @@
 -- Errors: AW002 queue NULL or a name no job can have (awa._require_queue_name).
 CREATE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean, OUT ready boolean)
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- The cursor read walks each marks index backwards, never sorts a lane's marks.
 SET enable_sort = off
 AS $$

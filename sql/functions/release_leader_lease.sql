@@ -5,6 +5,8 @@
 CREATE FUNCTION awa.release_leader_lease(p_name text, p_holder uuid)
 RETURNS SETOF awa.leader_leases
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF p_name IS NULL OR p_holder IS NULL THEN

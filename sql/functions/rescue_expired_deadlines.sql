@@ -9,6 +9,8 @@
 CREATE FUNCTION awa.rescue_expired_deadlines(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
 -- far more than it saves (and hold partition locks while it compiles).
 SET jit = off

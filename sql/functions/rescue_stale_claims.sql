@@ -16,6 +16,8 @@ CREATE FUNCTION awa.rescue_stale_claims(
 )
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
 -- far more than it saves (and hold partition locks while it compiles).
 SET jit = off

@@ -9,6 +9,8 @@
 CREATE FUNCTION awa.retry_dlq_job(p_job_id bigint, p_run_at timestamptz DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
 -- far more than it saves (and hold partition locks while it compiles).
 SET jit = off

@@ -17,6 +17,8 @@
 CREATE FUNCTION awa.rotate_ring(p_ring text, p_now timestamptz DEFAULT NULL, p_min_interval interval DEFAULT NULL)
 RETURNS SETOF awa.ring_outcome
 LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     v_slots int;

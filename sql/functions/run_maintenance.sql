@@ -38,6 +38,7 @@ DECLARE
     v_n        int;
     v_rings    jsonb := '[]';
     v_out      jsonb;
+    v_bad      text;
     v_ring     text;
     v_interval interval;
     v_carried  boolean;
@@ -46,16 +47,27 @@ BEGIN
     IF p_holder IS NULL THEN
         RAISE EXCEPTION 'awa: holder must not be null' USING ERRCODE = 'AW010';
     END IF;
-    PERFORM awa._require_between('lease ttl', p_lease_ttl, interval '1 second', interval '1 hour',
-                                 p_range => '1 second and 1 hour');
+    -- Range checks written here, not with the internal _require_between (same
+    -- messages): a caller's-rights procedure may call no internal, which its
+    -- caller (awa_admin) may not execute (docs/privileges.md).
+    IF p_lease_ttl IS NULL OR p_lease_ttl NOT BETWEEN interval '1 second' AND interval '1 hour' THEN
+        RAISE EXCEPTION 'awa: lease ttl must be between 1 second and 1 hour, got %', coalesce(p_lease_ttl::text, 'null')
+            USING ERRCODE = 'AW010';
+    END IF;
     IF num_nulls(p_stale_after, p_queue_ring_interval, p_claim_ring_interval, p_cursor_ring_interval) > 0
        OR least(p_stale_after, p_queue_ring_interval, p_claim_ring_interval, p_cursor_ring_interval) <= interval '0' THEN
         RAISE EXCEPTION 'awa: stale_after and the ring intervals must be positive, got %, %, %, %',
             p_stale_after, p_queue_ring_interval, p_claim_ring_interval, p_cursor_ring_interval USING ERRCODE = 'AW010';
     END IF;
-    PERFORM awa._require_between('keep_sealed', p_keep_sealed, 0, 14);
-    PERFORM awa._require_between('batch', p_batch, 1, 100000);
-    PERFORM awa._require_between('lock_timeout_ms', p_lock_timeout_ms, 1, 60000);
+    SELECT format('awa: %s must be between %s and %s, got %s', r.name, r.lo, r.hi, coalesce(r.value::text, 'null'))
+    INTO v_bad
+    FROM (VALUES ('keep_sealed', p_keep_sealed, 0, 14), ('batch', p_batch, 1, 100000),
+                 ('lock_timeout_ms', p_lock_timeout_ms, 1, 60000)) AS r (name, value, lo, hi)
+    WHERE r.value IS NULL OR r.value NOT BETWEEN r.lo AND r.hi
+    LIMIT 1;
+    IF v_bad IS NOT NULL THEN
+        RAISE EXCEPTION '%', v_bad USING ERRCODE = 'AW010';
+    END IF;
 
     -- Nothing is written before this: inside a transaction block it raises
     -- 2D000. Every later COMMIT AND CHAIN starts the next step's transaction

@@ -1,0 +1,65 @@
+-- awa._apply_privileges(): the privileges of schema awa, in one place
+-- (docs/privileges.md). PUBLIC gets nothing: no USAGE on the schema, no
+-- EXECUTE on any routine, no table or sequence right. Three NOLOGIN group
+-- roles (awa._ensure_role; skipped with a WARNING when missing and not
+-- creatable) get USAGE on the schema and EXECUTE on their entry points only:
+--   awa_producer  enqueue: insert_job, insert_jobs, the COPY stage
+--   awa_worker    claim, finalize, heartbeat, queue_pending, listen
+--   (all three: substrate_version, which every Go client checks at start)
+--   awa_admin     maintenance, configuration, rescue, prune, DLQ, cancel,
+--                 counts, and SELECT on the read views awa.jobs and
+--                 awa.terminal_jobs (plus awa._receipt_id, which awa.jobs
+--                 calls: PostgreSQL checks a view's function calls against
+--                 the reader)
+-- Everything else, internals included, is the owner's. Entry points that
+-- touch tables are SECURITY DEFINER with a pinned search_path, so no role
+-- holds a table right. Each role's previous grants in schema awa are revoked
+-- first, so a routine moved between roles leaves no stale grant.
+-- Locks: none of its own (GRANT/REVOKE lock the catalog rows they change).
+-- Idempotent. Called by awa.install_queue_storage_substrate (every install
+-- and upgrade); run that again after creating missing roles.
+CREATE FUNCTION awa._apply_privileges()
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_role      text;
+    v_routines  text[];
+    v_relations text[];
+BEGIN
+    REVOKE ALL ON SCHEMA awa FROM PUBLIC;
+    REVOKE ALL ON ALL ROUTINES IN SCHEMA awa FROM PUBLIC;
+    REVOKE ALL ON ALL TABLES IN SCHEMA awa FROM PUBLIC;
+    REVOKE ALL ON ALL SEQUENCES IN SCHEMA awa FROM PUBLIC;
+
+    FOR v_role, v_routines, v_relations IN
+        SELECT * FROM (VALUES
+            ('awa_producer',
+             ARRAY['insert_job', 'insert_jobs', 'open_job_stage', 'insert_staged_jobs', 'substrate_version'],
+             ARRAY[]::text[]),
+            ('awa_worker',
+             ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
+                   'heartbeat_instance', 'queue_pending', 'listen_queues', 'substrate_version'],
+             ARRAY[]::text[]),
+            ('awa_admin',
+             ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
+                   'rescue_stale_claims', 'rescue_expired_deadlines', 'rotate_ring', 'prune_ring',
+                   'cleanup_runtime_instances', 'configure_queue', 'cancel_job', 'retry_dlq_job', 'purge_dlq',
+                   'queue_counts', 'substrate_version', '_receipt_id'],
+             ARRAY['jobs', 'terminal_jobs'])
+        ) AS g (role, routines, relations)
+    LOOP
+        CONTINUE WHEN NOT awa._ensure_role(v_role);
+        EXECUTE format('REVOKE ALL ON ALL ROUTINES IN SCHEMA awa FROM %1$I;
+                        REVOKE ALL ON ALL TABLES IN SCHEMA awa FROM %1$I;
+                        REVOKE ALL ON ALL SEQUENCES IN SCHEMA awa FROM %1$I;
+                        GRANT USAGE ON SCHEMA awa TO %1$I', v_role);
+        EXECUTE format('GRANT EXECUTE ON ROUTINE %s TO %I',
+                       (SELECT string_agg('awa.' || quote_ident(r), ', ') FROM unnest(v_routines) AS r), v_role);
+        IF cardinality(v_relations) > 0 THEN
+            EXECUTE format('GRANT SELECT ON TABLE %s TO %I',
+                           (SELECT string_agg('awa.' || quote_ident(r), ', ') FROM unnest(v_relations) AS r), v_role);
+        END IF;
+    END LOOP;
+END;
+$$;

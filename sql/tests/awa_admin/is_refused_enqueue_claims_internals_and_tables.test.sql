@@ -1,0 +1,38 @@
+-- A member of awa_admin may execute the maintenance, configuration, DLQ,
+-- cancel and count entry points (and awa._receipt_id, which the awa.jobs view
+-- calls), may SELECT the read views awa.jobs and awa.terminal_jobs, and
+-- nothing else: it cannot enqueue, claim, finalize a claim, heartbeat, read or
+-- write a storage table, truncate a slot, reinstall, or call another internal;
+-- each such call is refused with 42501.
+begin;
+select plan(17);
+
+select results_eq($$select * from awa_test.executable_by('awa_test_admin')$$,
+                  $$values ('_receipt_id'::text), ('acquire_leader_lease'), ('cancel_job'), ('cleanup_runtime_instances'),
+                           ('configure_queue'), ('promote_due_jobs'), ('prune_ring'), ('purge_dlq'), ('queue_counts'),
+                           ('release_leader_lease'), ('rescue_expired_deadlines'), ('rescue_stale_claims'),
+                           ('retry_dlq_job'), ('rotate_ring'), ('run_maintenance'), ('substrate_version')$$,
+                  'awa_admin executes the operator entry points only');
+select results_eq($$select * from awa_test.relation_rights_of('awa_test_admin')$$,
+                  $$values ('jobs:SELECT'::text), ('terminal_jobs:SELECT')$$,
+                  'awa_admin may SELECT the read views and holds no other table or sequence right');
+
+select * from awa_test.refused('awa_test_admin', array[
+  $$select * from awa.insert_job('k')$$,
+  $$select * from awa.insert_jobs(array['k'])$$,
+  $$select * from awa.insert_staged_jobs()$$,
+  $$select * from awa.claim_ready_runtime('admin_q', 1)$$,
+  $$select * from awa.complete_jobs(array[1::bigint], array[1::bigint], array[0], array[0::bigint])$$,
+  $$select * from awa.heartbeat_instance(gen_random_uuid())$$,
+  $$select awa.listen_queues(array['admin_q'])$$,
+  $$select count(*) from awa.ready_entries$$,
+  $$update awa.queue_meta set dlq_enabled = true$$,
+  $$truncate awa.ready_entries_0$$,
+  $$select awa._lock_key('ring')$$,
+  $$select * from awa.install_queue_storage_substrate()$$,
+  $$select awa._apply_privileges()$$,
+  $$select awa._ensure_role('awa_admin')$$,
+  $$select nextval('awa.lane_positions_0')$$]);
+
+select * from finish();
+rollback;

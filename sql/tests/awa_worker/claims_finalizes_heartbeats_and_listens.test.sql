@@ -1,0 +1,38 @@
+-- A member of awa_worker does a worker's whole job: registers and heartbeats
+-- its process, asks queue_pending, listens, claims, and finalizes its claims
+-- by every outcome (complete, retry, snooze, fail, cancel by receipt).
+begin;
+select plan(10);
+
+select is((select count(*) from awa.insert_jobs(array['w.complete', 'w.retry', 'w.snooze', 'w.fail', 'w.cancel'],
+                                                null, array_fill('{"queue": "worker_q"}'::jsonb, array[5]))),
+          5::bigint, 'five jobs are enqueued (fixture, as the owner)');
+
+set local role awa_test_worker;
+select is((select count(*) from awa.heartbeat_instance('00000000-0000-0000-0000-00000000000a')), 1::bigint,
+          'heartbeat_instance registers the process');
+select is((select pending from awa.queue_pending('worker_q')), true, 'queue_pending sees the jobs');
+select lives_ok($$select awa.listen_queues(array['worker_q'])$$, 'listen_queues listens');
+create temp table c as
+  select * from awa.claim_ready_runtime('worker_q', 5, '00000000-0000-0000-0000-00000000000a');
+select is((select count(*) from c), 5::bigint, 'claim_ready_runtime claims the five jobs');
+select is((select outcome::text || '/' || state from c, awa.complete_jobs(array[id], array[run_lease], array[claim_slot],
+                                                                       array[receipt_id]) f where c.kind = 'w.complete'),
+          'applied/completed', 'complete_jobs completes its claim');
+select is((select outcome::text || '/' || state from c, awa.retry_jobs(array[id], array[run_lease], array[claim_slot],
+                                                                    array[receipt_id], array['boom']) f where c.kind = 'w.retry'),
+          'applied/retryable', 'retry_jobs retries its claim');
+select is((select outcome::text || '/' || state
+           from c, awa.snooze_jobs(array[id], array[run_lease], array[claim_slot], array[receipt_id],
+                                array[now() + interval '1 hour']) f where c.kind = 'w.snooze'),
+          'applied/scheduled', 'snooze_jobs snoozes its claim');
+select is((select outcome::text || '/' || state from c, awa.fail_jobs(array[id], array[run_lease], array[claim_slot],
+                                                                   array[receipt_id], array['fatal']) f where c.kind = 'w.fail'),
+          'applied/failed', 'fail_jobs fails its claim');
+select is((select outcome::text || '/' || state from c, awa.cancel_jobs(array[id], array[run_lease], array[claim_slot],
+                                                                     array[receipt_id]) f where c.kind = 'w.cancel'),
+          'applied/cancelled', 'cancel_jobs cancels its claim');
+reset role;
+
+select * from finish();
+rollback;

@@ -1,0 +1,39 @@
+-- A member of awa_worker may execute the claim, finalize, heartbeat,
+-- queue_pending and listen entry points and nothing else of schema awa, and
+-- holds no table or sequence right: it cannot enqueue, configure a queue,
+-- prune, rotate, maintain, rescue, cancel by id, touch the DLQ, list, read or
+-- write a table, or call an internal; each such call is refused with 42501.
+begin;
+select plan(22);
+
+select results_eq($$select * from awa_test.executable_by('awa_test_worker')$$,
+                  $$values ('cancel_jobs'::text), ('claim_ready_runtime'), ('complete_jobs'), ('fail_jobs'),
+                           ('heartbeat_instance'), ('listen_queues'), ('queue_pending'), ('retry_jobs'), ('snooze_jobs'), ('substrate_version')$$,
+                  'awa_worker executes the worker entry points only');
+select is_empty($$select * from awa_test.relation_rights_of('awa_test_worker')$$,
+                'awa_worker holds no right on any table, view or sequence');
+
+select * from awa_test.refused('awa_test_worker', array[
+  $$select * from awa.insert_job('k')$$,
+  $$select * from awa.insert_jobs(array['k'])$$,
+  $$select awa.open_job_stage()$$,
+  $$select * from awa.configure_queue('worker_q', '{"dlq": true}')$$,
+  $$select * from awa.prune_ring('queue')$$,
+  $$select * from awa.rotate_ring('queue')$$,
+  $$call awa.run_maintenance()$$,
+  $$select * from awa.promote_due_jobs()$$,
+  $$select * from awa.rescue_stale_claims()$$,
+  $$select * from awa.acquire_leader_lease('maintenance', gen_random_uuid(), interval '1 minute')$$,
+  $$select * from awa.cancel_job(1)$$,
+  $$select * from awa.purge_dlq()$$,
+  $$select * from awa.queue_counts()$$,
+  $$select count(*) from awa.jobs$$,
+  $$select count(*) from awa.claim_batches$$,
+  $$delete from awa.runtime_instances$$,
+  $$truncate awa.claim_closures_0$$,
+  $$select awa._lock_key('ring')$$,
+  $$select * from awa._finalize('complete', 'completed', array[1::bigint], array[1::bigint], array[0], array[0::bigint], null, null, null)$$,
+  $$select * from awa.install_queue_storage_substrate()$$]);
+
+select * from finish();
+rollback;
