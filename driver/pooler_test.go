@@ -282,27 +282,17 @@ func TestStartAcceptsASessionPooler(t *testing.T) {
 	bouncer := pgtest.StartPgBouncer(t, "session", 4)
 	direct := pgtest.NewDBDSN(t)
 	pool := openPool(t, withParams(t, bouncer.DSN(direct), "default_query_exec_mode", "cache_statement"))
-	done := make(chan int, 1)
 	workers := driver.NewWorkers()
-	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[modeArgs]) error {
-		done <- j.Args.N
-		return nil
-	}))
+	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[modeArgs]) error { return nil }))
 	client, events := startClientEvents(t, pool, &driver.Config{
 		Queues:  map[string]driver.QueueConfig{modeQueue: {MaxWorkers: 1}},
 		Workers: workers,
 	})
-	if _, err := client.Insert(testCtx(t, 10*time.Second), modeArgs{N: 42}, &driver.InsertOpts{Queue: modeQueue}); err != nil {
+	job, err := client.Insert(testCtx(t, 10*time.Second), modeArgs{N: 42}, &driver.InsertOpts{Queue: modeQueue})
+	if err != nil {
 		t.Fatalf("Insert: %v", err)
 	}
-	select {
-	case n := <-done:
-		if n != 42 {
-			t.Fatalf("worked job n=%d, want 42", n)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("the job was not worked within 20s")
-	}
+	waitJobState(t, pool, job.ID, "completed", 20*time.Second)
 	if got := events.of(driver.EventNotificationsMissing, nil); len(got) != 0 {
 		t.Fatalf("a session pooler was taken for a transaction pooler: %+v", got[0].Notifications)
 	}

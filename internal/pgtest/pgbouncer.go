@@ -1,7 +1,6 @@
 package pgtest
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -11,7 +10,6 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -30,7 +28,8 @@ type PgBouncer struct {
 	Port int
 	// Mode is its pool_mode: "transaction" or "session".
 	Mode string
-	log  *lockedBuffer
+	// logPath is PgBouncer's stderr, where it logs.
+	logPath string
 }
 
 // StartPgBouncer starts PgBouncer in poolMode ("transaction" or "session")
@@ -105,9 +104,14 @@ max_client_conn = 1000
 			}
 		}
 	}
-	b := &PgBouncer{Port: port, Mode: poolMode, log: &lockedBuffer{}}
+	b := &PgBouncer{Port: port, Mode: poolMode, logPath: filepath.Join(dir, fmt.Sprintf("pgbouncer-%d.log", port))}
+	logFile, err := os.Create(b.logPath)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close() // the child keeps its own descriptor
 	cmd := exec.Command(PgBouncerBin, append(runAs, filepath.Join(dir, "pgbouncer.ini"))...)
-	cmd.Stdout, cmd.Stderr = b.log, b.log
+	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -127,7 +131,7 @@ max_client_conn = 1000
 	for {
 		select {
 		case err := <-exited:
-			return nil, fmt.Errorf("pgbouncer exited (%v): %s", err, b.log.String())
+			return nil, fmt.Errorf("pgbouncer exited (%v): %s", err, b.Log())
 		default:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -142,14 +146,14 @@ max_client_conn = 1000
 		}
 		if time.Now().After(deadline) {
 			stop()
-			return nil, fmt.Errorf("pgbouncer not ready after 15s: %v; log: %s", err, b.log.String())
+			return nil, fmt.Errorf("pgbouncer not ready after 15s: %v; log: %s", err, b.Log())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Cleanup(func() {
 		stop()
 		if t.Failed() {
-			t.Logf("pgtest: PgBouncer log:\n%s", b.log.String())
+			t.Logf("pgtest: PgBouncer log:\n%s", b.Log())
 		}
 	})
 	return b, nil
@@ -167,7 +171,13 @@ func (b *PgBouncer) DSN(dsn string) string {
 }
 
 // Log returns what PgBouncer logged so far.
-func (b *PgBouncer) Log() string { return b.log.String() }
+func (b *PgBouncer) Log() string {
+	out, err := os.ReadFile(b.logPath)
+	if err != nil {
+		return fmt.Sprintf("(cannot read %s: %v)", b.logPath, err)
+	}
+	return string(out)
+}
 
 func freePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -176,22 +186,4 @@ func freePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-// lockedBuffer is a bytes.Buffer safe for the process's writes and the test's reads.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
