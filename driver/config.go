@@ -76,7 +76,8 @@ type Config struct {
 	// ListenWatchWindow: when no notification arrives for a whole window
 	// while at least 3 claims woken by the poll find jobs, the client logs a
 	// warning and sends EventNotificationsMissing. At least 3 x
-	// FetchPollInterval. Defaults to 1 minute.
+	// FetchPollInterval. Defaults to 1 minute, or 3 x FetchPollInterval when
+	// that is longer.
 	ListenWatchWindow time.Duration
 	// Maintenance configures the maintenance services the elected leader
 	// runs. Defaults to DefaultMaintenance().
@@ -215,7 +216,7 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	chk.count("Config.FetchBatchSize", &cfg.FetchBatchSize, 100, 1024)
 	chk.duration("Config.FetchPollInterval", &cfg.FetchPollInterval, time.Second)
-	chk.duration("Config.ListenWatchWindow", &cfg.ListenWatchWindow, time.Minute)
+	chk.duration("Config.ListenWatchWindow", &cfg.ListenWatchWindow, max(time.Minute, 3*cfg.FetchPollInterval))
 	if cfg.ListenWatchWindow > 0 && cfg.FetchPollInterval > 0 && cfg.ListenWatchWindow < 3*cfg.FetchPollInterval {
 		chk.reject("Config.ListenWatchWindow", cfg.ListenWatchWindow,
 			fmt.Sprintf("be at least 3 x FetchPollInterval (%s)", 3*cfg.FetchPollInterval))

@@ -96,6 +96,7 @@ func TestConfigValidConfigsStart(t *testing.T) {
 		{Workers: ws, Queues: map[string]driver.QueueConfig{"q": {MaxWorkers: 1}}, FetchBatchSize: 1024},
 		{JobTimeout: -1},
 		{FetchPollInterval: 100 * time.Millisecond, ListenWatchWindow: 300 * time.Millisecond},
+		{FetchPollInterval: time.Hour},                                        // ListenWatchWindow defaults to 3h
 		{Maintenance: &driver.MaintenanceConfig{LeaderTTL: 2 * time.Second}},  // ElectInterval defaults to 500ms
 		{Maintenance: &driver.MaintenanceConfig{RescueStaleAfter: time.Hour}}, // InstanceRetention defaults to 2h
 		{Maintenance: &driver.MaintenanceConfig{KeepSealedQueueSlots: -1, DLQRetention: -1, PruneLockTimeout: time.Millisecond}},
