@@ -42,6 +42,11 @@ type Client struct {
 	bgWG     sync.WaitGroup
 
 	events eventBus
+	// polledClaims counts claims woken by the poll ticker that found jobs,
+	// for the listener's watch.
+	polledClaims atomic.Int64
+	// listenConfig is Config.ListenDSN parsed (nil when empty).
+	listenConfig *pgx.ConnConfig
 
 	queues    map[string]*queueRunner
 	completer *completer
@@ -57,7 +62,11 @@ func NewClient(pool *pgxpool.Pool, config *Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{pool: pool, cfg: cfg, driver: New(), log: cfg.Logger}, nil
+	c := &Client{pool: pool, cfg: cfg, driver: New(), log: cfg.Logger}
+	if cfg.ListenDSN != "" {
+		c.listenConfig, _ = pgx.ParseConfig(cfg.ListenDSN) // validated by withDefaults
+	}
+	return c, nil
 }
 
 func encodeArgs(args JobArgs) (InsertParams, error) {
@@ -200,6 +209,11 @@ func (c *Client) Start(ctx context.Context) error {
 	if c.started {
 		return errors.New("awa: client already started")
 	}
+	// First, as the other calls would fail through a pooler in an exec mode
+	// it does not support, and less clearly.
+	if err := c.checkPooler(ctx); err != nil {
+		return err
+	}
 	if err := c.checkVersion(ctx, c.pool); err != nil {
 		return err
 	}
@@ -248,9 +262,10 @@ func (c *Client) Start(ctx context.Context) error {
 	go func() { defer c.bgWG.Done(); c.heartbeatLoop(bgCtx) }()
 
 	if !c.cfg.DisableListen && len(c.queues) > 0 {
-		l := &listener{pool: c.pool, log: c.log, queues: c.queues}
-		c.bgWG.Add(1)
+		l := &listener{pool: c.pool, direct: c.listenConfig, log: c.log, queues: c.queues}
+		c.bgWG.Add(2)
 		go func() { defer c.bgWG.Done(); l.run(bgCtx) }()
+		go func() { defer c.bgWG.Done(); l.watch(bgCtx, c) }()
 	}
 
 	if !c.cfg.DisableMaintenance {

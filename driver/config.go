@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // QueueConfig configures how a client works one queue.
@@ -65,6 +67,18 @@ type Config struct {
 	HeartbeatInterval time.Duration
 	// DisableListen turns LISTEN/NOTIFY off; queues are then polled only.
 	DisableListen bool
+	// ListenDSN is a connection string for the one connection that LISTENs
+	// for new jobs. Behind a transaction-mode pooler (PgBouncer with
+	// pool_mode = transaction) LISTEN receives nothing, so point it at
+	// PostgreSQL directly (or at a session-mode pooler). Defaults to a
+	// connection taken from the pool.
+	ListenDSN string
+	// ListenWatchWindow: when no notification arrives for a whole window
+	// while at least 3 claims woken by the poll find jobs, the client logs a
+	// warning and sends EventNotificationsMissing. At least 3 x
+	// FetchPollInterval. Defaults to 1 minute, or 3 x FetchPollInterval when
+	// that is longer.
+	ListenWatchWindow time.Duration
 	// Maintenance configures the maintenance services the elected leader
 	// runs. Defaults to DefaultMaintenance().
 	Maintenance *MaintenanceConfig
@@ -202,6 +216,16 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	chk.count("Config.FetchBatchSize", &cfg.FetchBatchSize, 100, 1024)
 	chk.duration("Config.FetchPollInterval", &cfg.FetchPollInterval, time.Second)
+	chk.duration("Config.ListenWatchWindow", &cfg.ListenWatchWindow, max(time.Minute, 3*cfg.FetchPollInterval))
+	if cfg.ListenWatchWindow > 0 && cfg.FetchPollInterval > 0 && cfg.ListenWatchWindow < 3*cfg.FetchPollInterval {
+		chk.reject("Config.ListenWatchWindow", cfg.ListenWatchWindow,
+			fmt.Sprintf("be at least 3 x FetchPollInterval (%s)", 3*cfg.FetchPollInterval))
+	}
+	if cfg.ListenDSN != "" {
+		if _, err := pgx.ParseConfig(cfg.ListenDSN); err != nil {
+			chk.reject("Config.ListenDSN", "(not shown)", fmt.Sprintf("be a valid connection string (%v)", err))
+		}
+	}
 	if cfg.JobTimeout == 0 { // negative: no timeout of its own
 		cfg.JobTimeout = time.Minute
 	}

@@ -33,6 +33,11 @@ func TestConfigInvalidFieldsAreRejected(t *testing.T) {
 		{driver.Config{FetchBatchSize: -1}, "Config.FetchBatchSize must be between 1 and 1024, got -1"},
 		{driver.Config{FetchPollInterval: -time.Second}, "Config.FetchPollInterval must not be negative, got -1s"},
 		{driver.Config{JobTimeoutGrace: -time.Second}, "Config.JobTimeoutGrace must not be negative, got -1s"},
+		{driver.Config{ListenWatchWindow: -time.Second}, "Config.ListenWatchWindow must not be negative, got -1s"},
+		{driver.Config{FetchPollInterval: time.Second, ListenWatchWindow: 2 * time.Second},
+			"Config.ListenWatchWindow must be at least 3 x FetchPollInterval (3s), got 2s"},
+		{driver.Config{ListenDSN: "postgres://u@h:notaport/db"},
+			"Config.ListenDSN must be a valid connection string"},
 		{driver.Config{RescueStuckAfter: -time.Second}, "Config.RescueStuckAfter must be positive, got -1s"},
 		{driver.Config{JobTimeout: time.Hour, RescueStuckAfter: time.Hour},
 			"Config.RescueStuckAfter must exceed JobTimeout (1h0m0s), got 1h0m0s"},
@@ -90,6 +95,8 @@ func TestConfigValidConfigsStart(t *testing.T) {
 		{},
 		{Workers: ws, Queues: map[string]driver.QueueConfig{"q": {MaxWorkers: 1}}, FetchBatchSize: 1024},
 		{JobTimeout: -1},
+		{FetchPollInterval: 100 * time.Millisecond, ListenWatchWindow: 300 * time.Millisecond},
+		{FetchPollInterval: time.Hour},                                        // ListenWatchWindow defaults to 3h
 		{Maintenance: &driver.MaintenanceConfig{LeaderTTL: 2 * time.Second}},  // ElectInterval defaults to 500ms
 		{Maintenance: &driver.MaintenanceConfig{RescueStaleAfter: time.Hour}}, // InstanceRetention defaults to 2h
 		{Maintenance: &driver.MaintenanceConfig{KeepSealedQueueSlots: -1, DLQRetention: -1, PruneLockTimeout: time.Millisecond}},

@@ -193,14 +193,14 @@ func insertedJobs(rows []dbsqlc.AwaInsertedJob) []InsertedJob {
 // batch functions take. Bulk loads mostly repeat a few options: each
 // distinct simple set is encoded once, and opts is nil as a whole (NULL: the
 // defaults) when no job has any.
-func encodeBatch(ps []InsertParams) (kinds []string, args, opts [][]byte, err error) {
-	kinds, args, opts = make([]string, len(ps)), make([][]byte, len(ps)), make([][]byte, len(ps))
+func encodeBatch(ps []InsertParams) (kinds []string, args, opts []json.RawMessage, err error) {
+	kinds, args, opts = make([]string, len(ps)), make([]json.RawMessage, len(ps)), make([]json.RawMessage, len(ps))
 	type simpleOpts struct {
 		queue             string
 		priority, maxAtts int
 		runAt             time.Time
 	}
-	encoded := map[simpleOpts][]byte{}
+	encoded := map[simpleOpts]json.RawMessage{}
 	anyOpts := false
 	for i, p := range ps {
 		kinds[i], args[i] = p.Kind, p.Args

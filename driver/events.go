@@ -48,6 +48,34 @@ const (
 	EventLeadershipLost EventKind = "leadership_lost"
 )
 
+// EventNotificationsMissing: the client's LISTEN connection receives no
+// notifications, so its queues wake by polling only (FetchPollInterval
+// latency). Event.Notifications says why it thinks so. Sent at most once per
+// silence: again only after a window in which notifications arrived.
+const EventNotificationsMissing EventKind = "notifications_missing"
+
+// Reasons of an EventNotificationsMissing.
+const (
+	// MissingBehindTransactionPooler: Start found the pool behind a
+	// transaction-mode pooler and the listener takes its connection from the
+	// pool (Config.ListenDSN is empty).
+	MissingBehindTransactionPooler = "behind_transaction_pooler"
+	// MissingSilentListener: over a whole Config.ListenWatchWindow no
+	// notification arrived while claims woken by the poll found jobs, which a
+	// notification should have announced.
+	MissingSilentListener = "silent_listener"
+)
+
+// NotificationsMissing describes an EventNotificationsMissing.
+type NotificationsMissing struct {
+	// Reason is MissingBehindTransactionPooler or MissingSilentListener.
+	Reason string
+	// Window is the silent window (MissingSilentListener).
+	Window time.Duration
+	// PolledClaims is how many claims woken by the poll found jobs in it.
+	PolledClaims int
+}
+
 // Event is one thing the client reports to subscribers (Client.Subscribe).
 // Only the fields its Kind documents are set. Every subscription receives
 // the same *Event: read it, never modify it.
@@ -62,6 +90,8 @@ type Event struct {
 	Count int
 	// Service names the maintenance service of EventJobsRescued.
 	Service string
+	// Notifications explains an EventNotificationsMissing.
+	Notifications *NotificationsMissing
 }
 
 // JobEvent describes the attempt of a job outcome event.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -13,9 +15,14 @@ import (
 // channel and wakes the queue's fetch loop on each notification. When the
 // connection fails it reconnects with backoff; polling covers the gap.
 type listener struct {
-	pool   *pgxpool.Pool
+	pool *pgxpool.Pool
+	// direct is Config.ListenDSN parsed: connect with it instead of taking
+	// a connection from the pool (nil).
+	direct *pgx.ConnConfig
 	log    *slog.Logger
 	queues map[string]*queueRunner
+	// received counts notifications since the watch last looked.
+	received atomic.Int64
 }
 
 func (l *listener) run(ctx context.Context) {
@@ -36,13 +43,25 @@ func (l *listener) run(ctx context.Context) {
 	}
 }
 
-func (l *listener) listen(ctx context.Context) error {
+// connect returns the listener's own connection: a direct one with
+// Config.ListenDSN, else one taken out of the pool for good (it carries
+// LISTEN state).
+func (l *listener) connect(ctx context.Context) (*pgx.Conn, error) {
+	if l.direct != nil {
+		return pgx.ConnectConfig(ctx, l.direct)
+	}
 	pc, err := l.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return pc.Hijack(), nil
+}
+
+func (l *listener) listen(ctx context.Context) error {
+	conn, err := l.connect(ctx)
 	if err != nil {
 		return err
 	}
-	// The connection carries LISTEN state: take it out of the pool for good.
-	conn := pc.Hijack()
 	defer conn.Close(context.WithoutCancel(ctx))
 
 	names := make([]string, 0, len(l.queues))
@@ -62,8 +81,44 @@ func (l *listener) listen(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		l.received.Add(1)
 		if q, ok := l.queues[strings.TrimPrefix(n.Channel, "awa:")]; ok {
 			q.notify()
+		}
+	}
+}
+
+// silentListenerClaims is how many claims woken by the poll must find jobs
+// in a window without notifications before the watch warns.
+const silentListenerClaims = 3
+
+// watch warns (log and EventNotificationsMissing) when a whole window passes
+// without a notification while claims woken by the poll keep finding jobs: a
+// LISTEN that silently receives nothing, as through a transaction-mode
+// pooler. It warns once per silence.
+func (l *listener) watch(ctx context.Context, c *Client) {
+	window := c.cfg.ListenWatchWindow
+	t := time.NewTicker(window)
+	defer t.Stop()
+	c.polledClaims.Store(0)
+	silent := false
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		got, polled := l.received.Swap(0), c.polledClaims.Swap(0)
+		switch {
+		case got > 0:
+			silent = false
+		case polled >= silentListenerClaims && !silent:
+			silent = true
+			c.log.WarnContext(ctx, "awa: No notification arrived while claims woken by polling found jobs; "+
+				"is LISTEN going through a transaction-mode pooler? Set Config.ListenDSN to a direct DSN (docs/poolers.md)",
+				slog.Duration("window", window), slog.Int64("polled_claims", polled))
+			c.events.emit(&Event{Kind: EventNotificationsMissing, Notifications: &NotificationsMissing{
+				Reason: MissingSilentListener, Window: window, PolledClaims: int(polled)}})
 		}
 	}
 }

@@ -58,6 +58,7 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 	var recheck time.Duration // > 0: claim again after this long, even without a wake; claimNow: at once
 
 	for {
+		polled := false // woken by the poll ticker (the listener watch counts these)
 		if !backlog && recheck != claimNow {
 			var again <-chan time.Time
 			var timer *time.Timer
@@ -69,6 +70,7 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 			case <-fetchCtx.Done():
 			case <-q.wake:
 			case <-poll.C:
+				polled = true
 			case <-again:
 			}
 			if timer != nil {
@@ -115,6 +117,9 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 			continue
 		}
 		errDelay = 100 * time.Millisecond
+		if polled && len(jobs) > 0 {
+			q.c.polledClaims.Add(1)
+		}
 		q.releasePermits(n - len(jobs))
 		for _, j := range jobs {
 			q.c.jobWG.Add(1)

@@ -45,3 +45,8 @@ SELECT * FROM awa.queue_pending(sqlc.arg(queue)::text);
 -- The isolation level a statement on this connection runs at by default (the
 -- database's or role's default_transaction_isolation).
 SELECT current_setting('transaction_isolation')::text AS level;
+
+-- name: BackendPID :one
+-- The PostgreSQL backend serving this statement (the pooler probe compares it
+-- across statements and client connections).
+SELECT pg_backend_pid()::int AS pid;

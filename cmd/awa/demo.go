@@ -23,6 +23,7 @@ import (
 // demoOptions are the flags of `awa demo`.
 type demoOptions struct {
 	DSN      string
+	Listen   string        // Config.ListenDSN: a direct DSN for LISTEN when DSN goes through a transaction pooler
 	Jobs     int           // bulk process_order jobs; the special ones come on top
 	Workers  int           // jobs run at once per queue
 	Duration time.Duration // give up (and fail) after this long working
@@ -31,8 +32,9 @@ type demoOptions struct {
 }
 
 func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, dsn := newFlagSet("demo", "[-dsn DSN] [-jobs N] [-workers W] [-duration D] [-reset] [-v]", stderr)
+	fs, dsn := newFlagSet("demo", "[-dsn DSN] [-listen-dsn DSN] [-jobs N] [-workers W] [-duration D] [-reset] [-v]", stderr)
 	var o demoOptions
+	fs.StringVar(&o.Listen, "listen-dsn", "", listenDSNUsage)
 	fs.IntVar(&o.Jobs, "jobs", 75000, "bulk jobs to enqueue from Go; a few hundred special ones (retry, DLQ, snooze, cancel, scheduled) come on top")
 	fs.IntVar(&o.Workers, "workers", 50, "jobs run at once per queue")
 	fs.DurationVar(&o.Duration, "duration", 2*time.Minute, "stop working after this long even if jobs remain (the demo then fails)")
@@ -119,6 +121,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 		Workers:           ws,
 		Logger:            log,
 		FetchPollInterval: 250 * time.Millisecond,
+		ListenDSN:         o.Listen,
 		Maintenance: &driver.MaintenanceConfig{
 			ElectInterval:      250 * time.Millisecond,
 			PromoteInterval:    200 * time.Millisecond,

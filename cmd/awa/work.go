@@ -27,7 +27,7 @@ binary: driver.NewWorkers, driver.AddWorker, driver.NewClient, Client.Start
 
 // cmdWork is `awa work`: workers for the demo's job kinds.
 func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, dsn := newFlagSet("work", "[-dsn DSN] [-queues default,mail] [-workers W] [-v]", stderr)
+	fs, dsn := newFlagSet("work", "[-dsn DSN] [-listen-dsn DSN] [-queues default,mail] [-workers W] [-v]", stderr)
 	flagUsage := fs.Usage
 	fs.Usage = func() {
 		flagUsage()
@@ -35,6 +35,7 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	queues := fs.String("queues", strings.Join([]string{queueDefault, queueMail, queueRisky}, ","), "comma-separated queues to work")
 	workers := fs.Int("workers", 20, "jobs run at once per queue")
+	listenDSN := fs.String("listen-dsn", "", listenDSNUsage)
 	verbose := fs.Bool("v", false, "log at info level (default: warnings only)")
 	if err := parseFlagsOnly(fs, args, dsn); err != nil {
 		return err
@@ -62,7 +63,7 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	rec := newOutcomes(nil, false)
 	ws := driver.NewWorkers()
 	addDemoWorkers(ws, rec)
-	client, err := driver.NewClient(pool, &driver.Config{Queues: qcfg, Workers: ws, Logger: log})
+	client, err := driver.NewClient(pool, &driver.Config{Queues: qcfg, Workers: ws, Logger: log, ListenDSN: *listenDSN})
 	if err != nil {
 		return fmt.Errorf("new client: %w", err)
 	}
@@ -132,6 +133,10 @@ func (o *outcomes) summaryLine() string {
 
 // openPool opens a pgx pool sized for a client working queues queues plus
 // its background services and the caller's own queries.
+// listenDSNUsage documents the -listen-dsn flag of demo and work.
+const listenDSNUsage = "PostgreSQL connection string for LISTEN (default: a connection of -dsn's pool); " +
+	"when -dsn goes through a transaction-mode pooler, give a direct one (docs/poolers.md)"
+
 func openPool(ctx context.Context, dsn string, queues int) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {

@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -52,7 +53,7 @@ SELECT queue, dlq_enabled, deadline, enqueue_shards, updated_at FROM awa.configu
 
 type ConfigureQueueParams struct {
 	Queue string
-	Opts  []byte
+	Opts  json.RawMessage
 }
 
 func (q *Queries) ConfigureQueue(ctx context.Context, db DBTX, arg ConfigureQueueParams) (AwaQueueMetum, error) {

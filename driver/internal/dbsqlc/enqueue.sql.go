@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"encoding/json"
 )
 
 const insertJob = `-- name: InsertJob :one
@@ -16,8 +17,8 @@ SELECT id, state, queue, priority, kind, run_at FROM awa.insert_job($1::text, $2
 
 type InsertJobParams struct {
 	Kind string
-	Args []byte
-	Opts []byte
+	Args json.RawMessage
+	Opts json.RawMessage
 }
 
 // Enqueue: thin wrappers over the SQL functions; one statement each.
@@ -41,8 +42,8 @@ SELECT id, state, queue, priority, kind, run_at FROM awa.insert_jobs($1::text[],
 
 type InsertJobsParams struct {
 	Kinds []string
-	Args  [][]byte
-	Opts  [][]byte
+	Args  []json.RawMessage
+	Opts  []json.RawMessage
 }
 
 func (q *Queries) InsertJobs(ctx context.Context, db DBTX, arg InsertJobsParams) ([]AwaInsertedJob, error) {

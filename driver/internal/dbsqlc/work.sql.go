@@ -11,6 +11,19 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const backendPID = `-- name: BackendPID :one
+SELECT pg_backend_pid()::int AS pid
+`
+
+// The PostgreSQL backend serving this statement (the pooler probe compares it
+// across statements and client connections).
+func (q *Queries) BackendPID(ctx context.Context, db DBTX) (int32, error) {
+	row := db.QueryRow(ctx, backendPID)
+	var pid int32
+	err := row.Scan(&pid)
+	return pid, err
+}
+
 const cancelJobs = `-- name: CancelJobs :many
 SELECT job_id, run_lease, outcome, state FROM awa.cancel_jobs($1::bigint[], $2::bigint[],
                               $3::int[], $4::bigint[],
