@@ -32,7 +32,7 @@ type WorkResult struct {
 // and it does not bound the handler by the attempt's deadline.
 func (d *Driver) Work(ctx context.Context, db DBTX, workers *Workers, j ClaimedJob, timeout time.Duration) (WorkResult, error) {
 	req := noWorker(j)
-	if unit, ok := workers.byKind[j.Kind]; ok {
+	if unit, ok := workers.lookup(j.Kind); ok {
 		row := jobRow(j)
 		hctx, cancel := ctx, context.CancelFunc(func() {})
 		t := unit.jobTimeout(row, j.Args, timeout)
@@ -55,6 +55,15 @@ func (d *Driver) Work(ctx context.Context, db DBTX, workers *Workers, j ClaimedJ
 		res.Event = EventJobFailed
 	}
 	return res, nil
+}
+
+// lookup returns the worker of kind; a nil registry has none.
+func (ws *Workers) lookup(kind string) (workUnit, bool) {
+	if ws == nil {
+		return workUnit{}, false
+	}
+	u, ok := ws.byKind[kind]
+	return u, ok
 }
 
 // jobRow is what a worker sees of a claimed job besides its args.

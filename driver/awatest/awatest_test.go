@@ -353,3 +353,12 @@ func TestWorkInATransaction(t *testing.T) {
 		t.Fatalf("Work in tx: %+v", res)
 	}
 }
+
+// TestWorkWithoutWorkers: a nil registry fails the job as an unknown kind
+// does, rather than panicking.
+func TestWorkWithoutWorkers(t *testing.T) {
+	res := awatest.Work(context.Background(), t, pgtest.NewDB(t), nil, SendWelcome{UserID: 1}, nil)
+	if res.Event != driver.EventJobFailed || res.State != driver.StateFailed || !strings.Contains(res.Error, "no worker registered") {
+		t.Fatalf("Work with nil workers: %+v, want failed with no worker registered", res)
+	}
+}

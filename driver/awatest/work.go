@@ -21,9 +21,8 @@ type Result struct {
 	// Event is the job outcome event the Client would send: job_completed,
 	// job_retried, job_snoozed, job_cancelled or job_failed.
 	Event driver.EventKind
-	// State is the job's state afterwards: completed, retryable (or
-	// available, for a retry due at once), scheduled after a snooze,
-	// cancelled, failed.
+	// State is the job's state afterwards, as the finalizer reports it:
+	// completed, retryable, scheduled (snoozed), cancelled or failed.
 	State driver.JobState
 	// Error is the error or reason recorded with a retry, cancel or failure.
 	Error string
