@@ -229,25 +229,15 @@ func localDeadline(j ClaimedJob, claimStart time.Time) time.Time {
 func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, deadline time.Time) {
 	defer func() { q.permits <- struct{}{} }()
 	cfg := q.c.cfg
-	row := &JobRow{
-		ID: j.JobID, Kind: j.Kind, Queue: j.Queue, Priority: int(j.Priority), Attempt: j.Attempt,
-		MaxAttempts: j.MaxAttempts, Tags: j.Tags, Metadata: j.Metadata, Errors: j.Errors,
-		CreatedAt: j.CreatedAt, RunAt: j.RunAt, ClaimedAt: j.ClaimedAt, RunLease: j.RunLease,
-	}
+	row := jobRow(j)
 	unit, ok := cfg.Workers.byKind[j.Kind]
 	if !ok {
-		q.c.completer.add(withJob(finishReq{action: actionFail, r: j.Receipt,
-			msg: fmt.Sprintf("no worker registered for kind %q", j.Kind)}, j, 0))
+		q.c.completer.add(withJob(noWorker(j), j, 0))
 		q.c.jobWG.Done()
 		return
 	}
 
-	timeout := cfg.JobTimeout
-	if unit.timeout != nil {
-		if d, ok := unit.timeout(row, j.Args); ok && d != 0 {
-			timeout = d
-		}
-	}
+	timeout := unit.jobTimeout(row, j.Args, cfg.JobTimeout)
 	ctx, cancel := workCtx, context.CancelFunc(func() {})
 	if timeout > 0 {
 		ctx, cancel = context.WithTimeout(workCtx, timeout)
@@ -281,7 +271,7 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, deadline ti
 		})
 	})
 
-	res := withJob(q.runHandler(ctx, workCtx, unit, row, j, deadline, timeout), j, time.Since(start))
+	res := withJob(runHandler(ctx, workCtx, unit, row, j, deadline, timeout), j, time.Since(start))
 	stopWatch()
 	if state.CompareAndSwap(attemptRunning, attemptReturned) {
 		q.c.completer.add(res)
@@ -313,7 +303,7 @@ func (q *queueRunner) overstay(workCtx context.Context, j ClaimedJob, deadline t
 }
 
 // runHandler runs the handler under ctx and maps its return to a finalizer request.
-func (q *queueRunner) runHandler(ctx, workCtx context.Context, unit workUnit, row *JobRow, j ClaimedJob,
+func runHandler(ctx, workCtx context.Context, unit workUnit, row *JobRow, j ClaimedJob,
 	deadline time.Time, timeout time.Duration) finishReq {
 	err := func() (err error) {
 		defer func() {

@@ -1,5 +1,7 @@
 // Package pgtest gives Go tests a private, fully migrated awa database on the
-// PostgreSQL server named by AWA_TEST_DSN (`make test` and `make test/go` set it).
+// PostgreSQL server named by AWA_TEST_DSN (`make test` and `make test/go` set
+// it). Without AWA_TEST_DSN it starts a PostgreSQL 15 container with
+// testcontainers-go when Docker is reachable, and fails the tests otherwise.
 //
 // The first NewDB/NewDBDSN call in a test binary makes sure a template database
 // exists: awa_tmpl_<hash>, where <hash> covers the embedded goose migrations
@@ -47,15 +49,15 @@ const EnvDSN = "AWA_TEST_DSN"
 // across concurrent test binaries on one server.
 const templateLockKey int64 = 0x6177615f746d706c // "awa_tmpl"
 
-// DSN returns AWA_TEST_DSN, or fails the test when it is unset: the database
-// tests are part of the suite, never silently skipped.
+// DSN returns the server the tests use: AWA_TEST_DSN when set; otherwise,
+// when Docker is reachable, a PostgreSQL 15 container started once per test
+// binary with testcontainers-go (see server.go); otherwise it fails the test:
+// the database tests are part of the suite, never silently skipped.
 func DSN(t testing.TB) string {
 	t.Helper()
-	dsn := os.Getenv(EnvDSN)
-	if dsn == "" {
-		t.Fatalf("pgtest: %s is not set. Run `make test` (or `make test/go`), which provides a PostgreSQL server, "+
-			"or set %s to a PostgreSQL 15 DSN of a role that can create databases, e.g. "+
-			"postgres://postgres@127.0.0.1:5499/postgres?sslmode=disable", EnvDSN, EnvDSN)
+	dsn, err := server()
+	if err != nil {
+		t.Fatalf("%v", err)
 	}
 	return dsn
 }
@@ -117,21 +119,27 @@ func NewDBDSN(t testing.TB) string {
 // RunWithDB runs m with *dsn set to a fresh migrated database, as NewDBDSN
 // makes, for packages whose Go examples need one (an example has no
 // testing.T), and returns the exit status for os.Exit. The run fails when
-// AWA_TEST_DSN is unset; the database is dropped after the run.
+// there is no server (see DSN); the database is dropped after the run, and a
+// container started for the run is removed.
 func RunWithDB(m *testing.M, dsn *string) int {
-	server := os.Getenv(EnvDSN)
-	if server == "" {
-		fmt.Fprintf(os.Stderr, "pgtest: %s is not set; run `make test` or set it (see NewDBDSN)\n", EnvDSN)
+	srv, err := server()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	name, err := createDB(server)
+	defer func() {
+		if err := stopServer(); err != nil {
+			fmt.Fprintf(os.Stderr, "pgtest: remove container: %v\n", err)
+		}
+	}()
+	name, err := createDB(srv)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
 		return 1
 	}
-	*dsn = WithDatabase(server, name)
+	*dsn = WithDatabase(srv, name)
 	code := m.Run()
-	if err := dropDB(server, name); err != nil {
+	if err := dropDB(srv, name); err != nil {
 		fmt.Fprintf(os.Stderr, "pgtest: %v\n", err)
 		code = max(code, 1)
 	}

@@ -1,0 +1,92 @@
+package driver
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// WorkResult is how one attempt run by Driver.Work ended.
+type WorkResult struct {
+	// Event is the job outcome event the Client sends for this result:
+	// EventJobCompleted, EventJobRetried, EventJobSnoozed, EventJobCancelled
+	// or EventJobFailed (JobFail, exhausted attempts, no worker for the kind).
+	Event EventKind
+	// Result is the finalizer's: Applied with the job's new state, or Stale
+	// when the attempt was already closed.
+	Result Result
+	// Error is the error or reason recorded with a retry, cancel or failure.
+	Error string
+	// SnoozedUntil is when a snoozed job runs again.
+	SnoozedUntil time.Time
+}
+
+// Work runs one claimed job through the worker registered for its kind and
+// finalizes the attempt on db, as the Client's runtime does: args decoded
+// into the kind's type (a decode error fails the job), the worker's Timeout
+// or else timeout (negative: none) on the handler's context, a panic
+// recovered and retried, the handler's result mapped to complete, retry,
+// snooze, cancel or fail. It runs the handler synchronously on the calling
+// goroutine: for runtimes of your own and for tests (see package awatest).
+// Unlike the Client it does not abandon a handler that ignores its context,
+// and it does not bound the handler by the attempt's deadline.
+func (d *Driver) Work(ctx context.Context, db DBTX, workers *Workers, j ClaimedJob, timeout time.Duration) (WorkResult, error) {
+	req := noWorker(j)
+	if unit, ok := workers.lookup(j.Kind); ok {
+		row := jobRow(j)
+		hctx, cancel := ctx, context.CancelFunc(func() {})
+		t := unit.jobTimeout(row, j.Args, timeout)
+		if t > 0 {
+			hctx, cancel = context.WithTimeout(ctx, t)
+		}
+		req = runHandler(hctx, ctx, unit, row, j, time.Time{}, t)
+		cancel()
+	}
+	req.msg = cleanText(req.msg)
+	results, err := (&completer{db: db, driver: d}).call(ctx, req.action, []finishReq{req})
+	if err != nil {
+		return WorkResult{}, err
+	}
+	if len(results) != 1 {
+		return WorkResult{}, fmt.Errorf("awa: %s of job %d returned %d results, want 1", req.action, j.JobID, len(results))
+	}
+	res := WorkResult{Event: eventKinds[req.action], Result: results[0], Error: req.msg, SnoozedUntil: req.at}
+	if res.Result.State == StateFailed {
+		res.Event = EventJobFailed
+	}
+	return res, nil
+}
+
+// lookup returns the worker of kind; a nil registry has none.
+func (ws *Workers) lookup(kind string) (workUnit, bool) {
+	if ws == nil {
+		return workUnit{}, false
+	}
+	u, ok := ws.byKind[kind]
+	return u, ok
+}
+
+// jobRow is what a worker sees of a claimed job besides its args.
+func jobRow(j ClaimedJob) *JobRow {
+	return &JobRow{
+		ID: j.JobID, Kind: j.Kind, Queue: j.Queue, Priority: int(j.Priority), Attempt: j.Attempt,
+		MaxAttempts: j.MaxAttempts, Tags: j.Tags, Metadata: j.Metadata, Errors: j.Errors,
+		CreatedAt: j.CreatedAt, RunAt: j.RunAt, ClaimedAt: j.ClaimedAt, RunLease: j.RunLease,
+	}
+}
+
+// noWorker fails a job whose kind has no registered worker.
+func noWorker(j ClaimedJob) finishReq {
+	return finishReq{action: actionFail, r: j.Receipt, msg: fmt.Sprintf("no worker registered for kind %q", j.Kind)}
+}
+
+// jobTimeout is the job's timeout: its worker's Timeout when it has one and
+// returns nonzero, otherwise def.
+func (u workUnit) jobTimeout(row *JobRow, args []byte, def time.Duration) time.Duration {
+	if u.timeout != nil {
+		if d, ok := u.timeout(row, args); ok && d != 0 {
+			return d
+		}
+	}
+	return def
+}
