@@ -18,6 +18,8 @@ type QueueCount struct {
 }
 
 // QueueCounts returns per-state counts of queue, or of every queue when queue is "".
+// Run it on a pool or in a READ COMMITTED transaction: in another, it returns
+// ErrReadCommittedRequired (an older snapshot would count across a prune wrongly).
 func (d *Driver) QueueCounts(ctx context.Context, db DBTX, queue string) ([]QueueCount, error) {
 	rows, err := d.q.QueueCounts(ctx, db, pgtype.Text{String: queue, Valid: queue != ""})
 	if err != nil {

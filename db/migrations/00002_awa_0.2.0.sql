@@ -1396,6 +1396,7 @@ SET jit = off
 SET enable_sort = off
 VOLATILE
 AS $$
+    SELECT awa._require_read_committed('awa.queue_counts');
     -- One CTE per table family, alike on purpose: each filters and groups its
     -- own table by queue, so each keeps its own index or partition pruning.
     WITH available AS (

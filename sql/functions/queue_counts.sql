@@ -9,6 +9,8 @@
 -- its caller's snapshot, taken before the query locks the marks, so a call
 -- that waited behind a cursor-ring prune read the old floor with the
 -- truncated marks (docs/storage.md, "The claim cursor": lock before snapshot).
+-- Isolation: refuses a transaction not at READ COMMITTED (AW040): an older
+-- snapshot sees a slot pruned since as empty, not what the prune wrote.
 CREATE FUNCTION awa.queue_counts(p_queue text DEFAULT NULL)
 RETURNS SETOF awa.queue_count
 LANGUAGE sql
@@ -21,6 +23,7 @@ SET jit = off
 SET enable_sort = off
 VOLATILE
 AS $$
+    SELECT awa._require_read_committed('awa.queue_counts');
     -- One CTE per table family, alike on purpose: each filters and groups its
     -- own table by queue, so each keeps its own index or partition pruning.
     WITH available AS (
