@@ -7,16 +7,46 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/awa-queue/awa/db"
 )
 
+// fixtures are the sql/functions files the tests edit or expect untouched:
+// tree restores them as the last release has them, so a change to one of
+// them on main since the release does not change what the tests see.
+var fixtures = []string{"queue_counts", "cancel_job", "purge_dlq", "claim_ready_runtime"}
+
 // tree copies the repository's sql/ and db/ into a temporary root, where
-// the tests edit sql/ as an engineer would.
+// the tests edit sql/ as an engineer would, with the fixture functions as
+// released (from the commit that added the last release marker; the tests
+// need the git history, as the upgrade test does).
 func tree(t *testing.T) string {
 	t.Helper()
+	repo := filepath.Join("..", "..", "..")
 	root := t.TempDir()
 	for _, dir := range []string{"sql", "db"} {
-		if out, err := exec.Command("cp", "-r", filepath.Join("..", "..", "..", dir), root).CombinedOutput(); err != nil {
+		if out, err := exec.Command("cp", "-r", filepath.Join(repo, dir), root).CombinedOutput(); err != nil {
 			t.Fatalf("copy %s: %v: %s", dir, err, out)
+		}
+	}
+	version, _, err := db.LatestRelease()
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := "db/releases/v" + version
+	out, err := exec.Command("git", "-C", repo, "log", "--diff-filter=A", "--format=%H", "--", marker).Output()
+	commit := strings.TrimSpace(string(out))
+	if err != nil || commit == "" {
+		t.Fatalf("the generator tests need the git history: no commit adds %s (%v)", marker, err)
+	}
+	for _, f := range fixtures {
+		path := "sql/functions/" + f + ".sql"
+		b, err := exec.Command("git", "-C", repo, "show", commit+":"+path).Output()
+		if err != nil {
+			t.Fatalf("git show %s:%s: %v", commit, path, err)
+		}
+		if err := os.WriteFile(filepath.Join(root, path), b, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 	return root
