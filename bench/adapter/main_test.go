@@ -6,13 +6,16 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +25,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/awa-queue/awa/bench/benchkit"
+	"github.com/awa-queue/awa/db"
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
@@ -123,6 +127,21 @@ func TestAdapterConfigFromEnv(t *testing.T) {
 	}
 }
 
+// headMigration is the goose version of the newest embedded migration (its
+// file name's number): what a fresh install reports as its schema version.
+func headMigration(t *testing.T) string {
+	t.Helper()
+	names, err := fs.Glob(db.Migrations, "migrations/*.sql")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("embedded migrations: %v, %v", names, err)
+	}
+	n, err := strconv.Atoi(strings.SplitN(path.Base(slices.Max(names)), "_", 2)[0])
+	if err != nil {
+		t.Fatalf("migration %s: %v", slices.Max(names), err)
+	}
+	return strconv.Itoa(n)
+}
+
 // TestBenchAdapterFixedRate runs the adapter in process at 200 jobs/s, with a
 // sample every second, for three ticks, then cancels it like SIGTERM does.
 func TestBenchAdapterFixedRate(t *testing.T) {
@@ -131,8 +150,8 @@ func TestBenchAdapterFixedRate(t *testing.T) {
 	out := runAdapterInProcess(t, dsn, map[string]string{"SCENARIO": "long_horizon", "PRODUCER_MODE": "fixed",
 		"PRODUCER_RATE": "200", "WORKER_COUNT": "4", "JOB_WORK_MS": "1", "SAMPLE_EVERY_S": "1"}, 3)
 	desc, ticks := parseAdapterOutput(t, out)
-	if desc.DBName != dbNameOf(t, dsn) || desc.SchemaVersion != "1" {
-		t.Errorf("descriptor db_name %q schema_version %q, want %q, 1", desc.DBName, desc.SchemaVersion, dbNameOf(t, dsn))
+	if want := headMigration(t); desc.DBName != dbNameOf(t, dsn) || desc.SchemaVersion != want {
+		t.Errorf("descriptor db_name %q schema_version %q, want %q, %s", desc.DBName, desc.SchemaVersion, dbNameOf(t, dsn), want)
 	}
 	for i, tk := range ticks {
 		if i > 0 { // the first interval may include the client's start
