@@ -292,10 +292,7 @@ func (l *laneLedger) end(who string, res []finalized) {
 func (l *laneLedger) recent(rng *rand.Rand) (int64, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.order) == 0 {
-		return 0, false
-	}
-	return l.order[len(l.order)-1-rng.IntN(min(300, len(l.order)))], true
+	return pickRecent(l.order, rng, 300)
 }
 
 // firstFailure marks a dq job as sent to the DLQ; false when it already was.
@@ -891,14 +888,9 @@ func TestQueueCountsCountExactlyTheCommittedUnclaimedJobsOfASharedLane(t *testin
 		}
 	}
 	want("after the set-up", 0)
-	if _, err := insertBatch(ctx, pool, "a", 2, 3000); err != nil { // a moves the shared sequence
-		t.Fatal(err)
-	}
+	mustInsertBatch(t, ctx, pool, "a", 2, 3000) // a moves the shared sequence
 	want("after a drew 3 blocks of the shared sequence", 0)
-	ids, err := insertBatch(ctx, pool, "b", 2, 2500)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ids := mustInsertBatch(t, ctx, pool, "b", 2, 2500)
 	want("after 2,500 jobs in three blocks", 2500)
 
 	open, err := pool.Begin(ctx)
@@ -906,16 +898,12 @@ func TestQueueCountsCountExactlyTheCommittedUnclaimedJobsOfASharedLane(t *testin
 		t.Fatal(err)
 	}
 	defer open.Rollback(ctx)
-	if _, err := insertBatch(ctx, open, "a", 2, 5); err != nil { // holds a's lane, not b's
-		t.Fatal(err)
-	}
+	mustInsertBatch(t, ctx, open, "a", 2, 5) // holds a's lane, not b's
 	rb, err := pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := insertBatch(ctx, rb, "b", 2, 7); err != nil {
-		t.Fatal(err)
-	}
+	mustInsertBatch(t, ctx, rb, "b", 2, 7)
 	want("while producers of a and b are open", 2500)
 	if err := rb.Rollback(ctx); err != nil {
 		t.Fatal(err)
@@ -955,9 +943,7 @@ func TestQueueCountsCountExactlyTheCommittedUnclaimedJobsOfASharedLane(t *testin
 			len(claimedIDs), firstN(claimedIDs, 5), len(wantIDs), firstN(wantIDs, 5))
 	}
 	want("after the drain", 0)
-	if _, err := insertBatch(ctx, pool, "a", 2, 10); err != nil {
-		t.Fatal(err)
-	}
+	mustInsertBatch(t, ctx, pool, "a", 2, 10)
 	if got, err := claim(ctx, pool, "b", 10, nil); err != nil || len(got) != 0 {
 		t.Fatalf("claim of a drained b: %s, %v", describeClaims(got), err)
 	}
@@ -1001,16 +987,12 @@ func TestNotifyRuleOfASharedLaneSkipsOnlyBehindACommittedJob(t *testing.T) {
 	}
 	aDraws := func() {
 		t.Helper()
-		if _, err := insertBatch(ctx, pool, "a", 2, 1500); err != nil {
-			t.Fatal(err)
-		}
+		mustInsertBatch(t, ctx, pool, "a", 2, 1500)
 	}
 	producer := connect(t, ctx, pool)
 	insert := func(n int) {
 		t.Helper()
-		if _, err := insertBatch(ctx, producer, "b", 2, n); err != nil {
-			t.Fatal(err)
-		}
+		mustInsertBatch(t, ctx, producer, "b", 2, n)
 	}
 	notified("set-up", false)
 	aDraws()
@@ -1056,9 +1038,7 @@ func TestCancelInASharedLaneLetsClaimsPassItWithoutLosingTheNextJob(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := insertBatch(ctx, pool, "a", 2, 2000); err != nil {
-		t.Fatal(err)
-	}
+	mustInsertBatch(t, ctx, pool, "a", 2, 2000)
 	if _, err := pool.Exec(ctx, `SELECT count(*) FROM awa.cancel_job($1)`, first); err != nil {
 		t.Fatal(err)
 	}
@@ -1066,9 +1046,7 @@ func TestCancelInASharedLaneLetsClaimsPassItWithoutLosingTheNextJob(t *testing.T
 		if got, err := claim(ctx, pool, "b", 10, nil); err != nil || len(got) != 0 {
 			t.Fatalf("claim %d of b: %s, %v; want nothing (its only job is cancelled)", i, describeClaims(got), err)
 		}
-		if _, err := insertBatch(ctx, pool, "a", 2, 10); err != nil {
-			t.Fatal(err)
-		}
+		mustInsertBatch(t, ctx, pool, "a", 2, 10)
 	}
 	if c := queueCounts(t, ctx, pool, "b"); c.Available != 0 || c.Cancelled != 1 {
 		t.Fatalf("queue_counts(b) = %+v; want 0 available, 1 cancelled", c)
@@ -1381,20 +1359,11 @@ func TestEmptyLaneAdvancesRacingProducersOfTheLaneLoseNoJob(t *testing.T) {
 		t.Fatalf("setup: only %d claims of b skipped it up to a tip", advances.Load())
 	}
 	led.mu.Lock()
-	var lost, twice []int64
 	claimed := map[int64]int{}
 	for _, c := range led.claims {
 		claimed[c.job]++
 	}
-	for id := range led.committed {
-		switch claimed[id] {
-		case 0:
-			lost = append(lost, id)
-		case 1:
-		default:
-			twice = append(twice, id)
-		}
-	}
+	lost, twice := lostAndTwice(sortedKeys(led.committed), claimed)
 	led.mu.Unlock()
 	if len(lost) > 0 || len(twice) > 0 {
 		t.Fatalf("of %d committed jobs of b, %d never claimed %s (awa.jobs: %s), %d claimed more than once %s",
@@ -1472,9 +1441,7 @@ func TestClaimBehindEmptyLanesSharingBusySequencesCostsAboutWhatItCostsWithoutSh
 		t.Fatalf("setup: alone shares a sequence: %v, %v", aloneShares, err)
 	}
 	for _, q := range []string{"alone", "shared"} {
-		if _, err := insertBatch(ctx, pool, q, 4, 500); err != nil {
-			t.Fatal(err)
-		}
+		mustInsertBatch(t, ctx, pool, q, 4, 500)
 	}
 	conn := connect(t, ctx, pool)
 	bump := func() {

@@ -78,17 +78,9 @@ func TestCarryUnderAWaitingClaimAndCancel(t *testing.T) {
 
 			// One connection, so every job lands in the same shard lane: lane
 			// order is id order.
-			older, err := insertBatch(ctx, setup, queue, 2, 1000)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if o, err := ringOp(ctx, setup, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
-				t.Fatalf("rotate: %v, %v", o, err)
-			}
-			newer, err := insertBatch(ctx, setup, queue, 2, 100)
-			if err != nil {
-				t.Fatal(err)
-			}
+			older := mustInsertBatch(t, ctx, setup, queue, 2, 1000)
+			rotateQueueRing(t, ctx, setup)
+			newer := mustInsertBatch(t, ctx, setup, queue, 2, 100)
 			all := append(slices.Clone(older), newer...)
 			var lanes int
 			if err := setup.QueryRow(ctx, `SELECT count(DISTINCT lane_id) FROM awa.ready_entries`).Scan(&lanes); err != nil || lanes != 1 {
@@ -508,13 +500,8 @@ func TestPruneSeesAClaimThatCommittedWhileItWaited(t *testing.T) {
 	const queue = "q"
 	ctx, pool := newDB(t, 60*time.Second)
 	setup := connect(t, ctx, pool)
-	ids, err := insertBatch(ctx, setup, queue, 2, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o, err := ringOp(ctx, setup, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
-		t.Fatalf("rotate: %v, %v", o, err)
-	}
+	ids := mustInsertBatch(t, ctx, setup, queue, 2, 10)
+	rotateQueueRing(t, ctx, setup)
 
 	claimer := connect(t, ctx, pool)
 	tx, err := claimer.Begin(ctx)

@@ -190,10 +190,7 @@ func TestClaimBlockedBehindCursorPruneSeesTheRaisedFloor(t *testing.T) {
 	configureShards(t, ctx, pool, queue, 1)
 	conn := connect(t, ctx, pool)
 
-	first, err := insertBatch(ctx, conn, queue, 2, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := mustInsertBatch(t, ctx, conn, queue, 2, 5)
 	got, err := claim(ctx, conn, queue, 5, nil)
 	if err != nil || len(got) != 5 {
 		t.Fatalf("claim of the first 5: %v, %v", got, err)

@@ -34,10 +34,7 @@ func TestCursorPruneRaisesTheFloorToAMarkCommittedWhileItWaited(t *testing.T) {
 	ctx, pool := newDB(t, 60*time.Second)
 	configureShards(t, ctx, pool, queue, 1)
 	conn := connect(t, ctx, pool)
-	ids, err := insertBatch(ctx, conn, queue, 2, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ids := mustInsertBatch(t, ctx, conn, queue, 2, 4)
 	if got, err := claim(ctx, conn, queue, 1, nil); err != nil || len(got) != 1 {
 		t.Fatalf("first claim: %v, %v", got, err)
 	}

@@ -116,14 +116,8 @@ func fillTwoShards(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queue 
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids1, err := insertBatch(ctx, tx1, queue, 2, perShard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids2, err := insertBatch(ctx, tx2, queue, 2, perShard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ids1 := mustInsertBatch(t, ctx, tx1, queue, 2, perShard)
+	ids2 := mustInsertBatch(t, ctx, tx2, queue, 2, perShard)
 	if err := tx1.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}

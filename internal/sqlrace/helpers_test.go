@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"sync"
 	"testing"
@@ -36,6 +37,52 @@ func connect(t *testing.T, ctx context.Context, pool *pgxpool.Pool) *pgx.Conn {
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
+}
+
+// drainRings rotates and prunes the queue, claim and cursor rings until a
+// whole round is idle (rotate skipped_idle, prune already_empty), at most 100
+// rounds. Nothing may be live: any prune outcome but pruned or already_empty
+// fails the test (the message starts with when). It returns the slots each
+// ring pruned and whether the rings ended idle.
+func drainRings(t *testing.T, ctx context.Context, conn *pgx.Conn, when string) (map[string]map[int32]bool, bool) {
+	t.Helper()
+	pruned := map[string]map[int32]bool{"queue": {}, "claim": {}, "cursor": {}}
+	idle := false
+	for i := 0; i < 100 && !idle; i++ {
+		idle = true
+		for _, ring := range []string{"queue", "claim", "cursor"} {
+			r, err := ringOp(ctx, conn, "rotate", ring)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := ringOp(ctx, conn, "prune", ring)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch p.Outcome {
+			case "pruned":
+				pruned[ring][*p.Slot] = true
+			case "already_empty":
+			default:
+				t.Fatalf("%s %v", when, p)
+			}
+			idle = idle && r.Outcome == "skipped_idle" && p.Outcome == "already_empty"
+		}
+	}
+	return pruned, idle
+}
+
+// mustInsertBatch is insertBatch that fails the test on an error.
+func mustInsertBatch(t *testing.T, ctx context.Context, q rowQuerier, queue string, priority, n int) []int64 {
+	t.Helper()
+	ids := mustInsertBatch(t, ctx, q, queue, priority, n)
+	return ids
+}
+
+// rotateQueueRing rotates the queue ring and fails the test unless it rotated.
+func rotateQueueRing(t *testing.T, ctx context.Context, conn *pgx.Conn) {
+	t.Helper()
+	rotateQueueRing(t, ctx, conn)
 }
 
 // insertBatch inserts n jobs of kind "k" into queue with the given priority via
@@ -326,6 +373,28 @@ func sortedKeys[V any](m map[int64]V) []int64 {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// lostAndTwice returns, in the order of ids, those that times counts never
+// and those it counts more than once.
+func lostAndTwice(ids []int64, times map[int64]int) (lost, twice []int64) {
+	for _, id := range ids {
+		switch n := times[id]; {
+		case n == 0:
+			lost = append(lost, id)
+		case n > 1:
+			twice = append(twice, id)
+		}
+	}
+	return lost, twice
+}
+
+// pickRecent picks one of the last window ids of order (false when empty).
+func pickRecent(order []int64, rng *rand.Rand, window int) (int64, bool) {
+	if len(order) == 0 {
+		return 0, false
+	}
+	return order[len(order)-1-rng.IntN(min(window, len(order)))], true
 }
 
 // firstN formats at most n elements of xs.

@@ -460,10 +460,7 @@ func (m *mixedLedger) awaitDrained(runCtx, ctx context.Context, pool *pgxpool.Po
 func (m *mixedLedger) recent(rng *rand.Rand) (int64, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.order) == 0 {
-		return 0, false
-	}
-	return m.order[len(m.order)-1-rng.IntN(min(200, len(m.order)))], true
+	return pickRecent(m.order, rng, 200)
 }
 
 func (m *mixedLedger) open() []int64 {

@@ -7,8 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestQueueCountsThatWaitedBehindACursorPruneCountNoCompletedJobAvailable:
@@ -22,8 +20,7 @@ import (
 // snapshot and is not affected; the writers read the cursor in PL/pgSQL
 // statements of their own, docs/storage.md, "The claim cursor", lock before snapshot.)
 func TestQueueCountsThatWaitedBehindACursorPruneCountNoCompletedJobAvailable(t *testing.T) {
-	ctx := pgtest.Context(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	maint := connect(t, ctx, pool)
 	reader := connect(t, ctx, pool)
 
