@@ -20,6 +20,8 @@ import (
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
+// blockArgs: the tests' args types look alike on purpose: a kind is a
+// type (driver.JobArgs), and each test names its own.
 type blockArgs struct {
 	N int `json:"n"`
 }

@@ -21,6 +21,18 @@ import (
 // sharing (setval of awa.lane_id_seq) and checks a property with several real
 // sessions.
 
+// emptyLaneAtEachPriority inserts a job into queue at each priority 1..4 and
+// claims the four, so the queue has a lane at each priority, empty.
+func emptyLaneAtEachPriority(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queue string) {
+	t.Helper()
+	if _, err := insertMixed(ctx, pool, queue, []int32{1, 2, 3, 4}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := claim(ctx, pool, queue, 10, nil); err != nil || len(got) != 4 {
+		t.Fatalf("claim %s: %s, %v", queue, describeClaims(got), err)
+	}
+}
+
 // shareLanesWith makes the next lanes created share pool sequences with the
 // lanes of queue busy: the next lane id becomes busy's first lane id + 256 *
 // k, so a queue created next with as many shards draws from busy's
@@ -400,11 +412,8 @@ func TestSharedLanesLoseNoJobRunNoneTwiceAndKeepLaneOrder(t *testing.T) {
 	var producers, workers sync.WaitGroup
 	var produced, big, rolledBack, serial atomic.Int64
 	for p := 0; p < 4; p++ {
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(uint64(p), 7))
-		producers.Add(1)
-		go func() {
-			defer producers.Done()
+		goSession(t, ctx, pool, &producers, func(conn *pgx.Conn) {
+			rng := rand.New(rand.NewPCG(uint64(p), 7))
 			for failCtx.Err() == nil && !stopProducing.Load() {
 				q := queues[rng.IntN(len(queues))]
 				if rng.IntN(3) == 0 {
@@ -463,15 +472,12 @@ func TestSharedLanesLoseNoJobRunNoneTwiceAndKeepLaneOrder(t *testing.T) {
 				}
 				time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
 			}
-		}()
+		})
 	}
 
 	for c := 0; c < 3; c++ {
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(uint64(c), 8))
-		workers.Add(1)
-		go func() {
-			defer workers.Done()
+		goSession(t, ctx, pool, &workers, func(conn *pgx.Conn) {
+			rng := rand.New(rand.NewPCG(uint64(c), 8))
 			for i := c; failCtx.Err() == nil && !drained.Load(); i++ {
 				q := queues[i%len(queues)]
 				cs, lcs, err := claimWithLanes(failCtx, conn, q, 1+rng.IntN(40))
@@ -503,7 +509,7 @@ func TestSharedLanesLoseNoJobRunNoneTwiceAndKeepLaneOrder(t *testing.T) {
 					time.Sleep(time.Millisecond)
 				}
 			}
-		}()
+		})
 	}
 
 	workers.Add(1)
@@ -779,11 +785,8 @@ func TestSharedLanesMissNoWakeUp(t *testing.T) {
 	var jobs, rolled atomic.Int64
 	began := time.Now()
 	for p := 0; p < 4; p++ {
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(uint64(p), 2))
-		producers.Add(1)
-		go func() {
-			defer producers.Done()
+		goSession(t, ctx, pool, &producers, func(conn *pgx.Conn) {
+			rng := rand.New(rand.NewPCG(uint64(p), 2))
 			for runCtx.Err() == nil && time.Since(began) < run {
 				q := []string{"one", "w8"}[rng.IntN(2)]
 				hold, rollBack := time.Duration(rng.IntN(30))*time.Millisecond, rng.IntN(10) == 0
@@ -807,7 +810,7 @@ func TestSharedLanesMissNoWakeUp(t *testing.T) {
 				jobs.Add(1)
 				time.Sleep(time.Duration(rng.IntN(20)) * time.Millisecond)
 			}
-		}()
+		})
 	}
 	producers.Wait()
 	time.Sleep(2 * time.Second) // well below the poll interval
@@ -1270,11 +1273,8 @@ func TestEmptyLaneAdvancesRacingProducersOfTheLaneLoseNoJob(t *testing.T) {
 		}
 	}()
 	for p := 0; p < 3; p++ {
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(uint64(p), 3))
-		producers.Add(1)
-		go func() {
-			defer producers.Done()
+		goSession(t, ctx, pool, &producers, func(conn *pgx.Conn) {
+			rng := rand.New(rand.NewPCG(uint64(p), 3))
 			for start := time.Now(); runCtx.Err() == nil && time.Since(start) < run; {
 				var hold time.Duration
 				if rng.IntN(3) == 0 {
@@ -1300,7 +1300,7 @@ func TestEmptyLaneAdvancesRacingProducersOfTheLaneLoseNoJob(t *testing.T) {
 				// never free and the run tested nothing (no advance).
 				time.Sleep(5*time.Millisecond + time.Duration(rng.IntN(10000))*time.Microsecond)
 			}
-		}()
+		})
 	}
 	var claimers sync.WaitGroup
 	var stopClaiming atomic.Bool
@@ -1416,17 +1416,11 @@ func claimBuffers(t *testing.T, ctx context.Context, conn *pgx.Conn, queue strin
 // claim also wrote up to 32 marks.
 func TestClaimBehindEmptyLanesSharingBusySequencesCostsAboutWhatItCostsWithoutSharing(t *testing.T) {
 	ctx, pool := newDB(t, 60*time.Second)
-	all := []int32{1, 2, 3, 4}
 	for _, q := range []string{"alone", "busy", "shared"} {
 		if q == "shared" {
 			shareLanesWith(t, ctx, pool, "busy")
 		}
-		if _, err := insertMixed(ctx, pool, q, all); err != nil {
-			t.Fatal(err)
-		}
-		if got, err := claim(ctx, pool, q, 10, nil); err != nil || len(got) != 4 {
-			t.Fatalf("claim %s: %s, %v", q, describeClaims(got), err)
-		}
+		emptyLaneAtEachPriority(t, ctx, pool, q)
 		// Producers add shards as they need them: give each priority all 8,
 		// in the same order for every queue (so shared's stay congruent).
 		if _, err := pool.Exec(ctx, `SELECT awa._add_lane($1, p::smallint, 8) FROM generate_series(1, 4) p
@@ -1571,17 +1565,11 @@ func TestAClaimInATransactionThatAlsoEnqueuesDoesNotDeadlockWithAProducer(t *tes
 // the claims run under statement_timeouts of 1 to 60 ms.
 func TestACancelledClaimLeavesNoProducerLockHeld(t *testing.T) {
 	ctx, pool := newDB(t, 120*time.Second)
-	all := []int32{1, 2, 3, 4}
 	for _, q := range []string{"busy", "idle"} {
 		if q == "idle" {
 			shareLanesWith(t, ctx, pool, "busy")
 		}
-		if _, err := insertMixed(ctx, pool, q, all); err != nil {
-			t.Fatal(err)
-		}
-		if got, err := claim(ctx, pool, q, 10, nil); err != nil || len(got) != 4 {
-			t.Fatalf("claim %s: %s, %v", q, describeClaims(got), err)
-		}
+		emptyLaneAtEachPriority(t, ctx, pool, q)
 	}
 	requireShared(t, ctx, pool, "idle", "busy")
 	conn := connect(t, ctx, pool)

@@ -647,26 +647,15 @@ func TestCarryOfARunningJobNeverMovesItUnderItsCloser(t *testing.T) {
 	if err != nil || o.Outcome != "pruned" || o.Detail == nil || !strings.Contains(*o.Detail, "carrying 1 claim batches") {
 		t.Fatalf("prune: %v, %v; want slot 0 pruned after carrying the running job", o, err)
 	}
-	var pid uint32
-	if err := closer.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
-		t.Fatal(err)
-	}
-	type result struct {
-		fin []finalized
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		fin, err := complete(ctx, closer, long)
-		done <- result{fin, err}
-	}()
+	pid := backendPID(t, ctx, closer)
+	done := inBackground(func() ([]finalized, error) { return complete(ctx, closer, long) })
 	waitForLockWait(t, ctx, pool, pid)
 	if err := ptx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 	r := <-done
-	if r.err != nil || len(r.fin) != 1 || r.fin[0].Outcome != "applied" {
-		t.Fatalf("the closer that waited for prune: %v, %v; want applied", r.fin, r.err)
+	if r.err != nil || len(r.v) != 1 || r.v[0].Outcome != "applied" {
+		t.Fatalf("the closer that waited for prune: %v, %v; want applied", r.v, r.err)
 	}
 	var states []string
 	rows, err := conn.Query(ctx, `SELECT state::text FROM awa.jobs WHERE id = $1`, id)

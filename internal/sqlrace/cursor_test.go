@@ -234,19 +234,8 @@ func TestClaimBlockedBehindCursorPruneSeesTheRaisedFloor(t *testing.T) {
 	}
 
 	claimer := connect(t, ctx, pool)
-	var pid uint32
-	if err := claimer.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
-		t.Fatal(err)
-	}
-	type result struct {
-		cs  []claimed
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		cs, err := claim(ctx, claimer, queue, 10, nil)
-		done <- result{cs, err}
-	}()
+	pid := backendPID(t, ctx, claimer)
+	done := inBackground(func() ([]claimed, error) { return claim(ctx, claimer, queue, 10, nil) })
 	waitForLockWait(t, ctx, pool, pid)
 	if err := ptx.Commit(ctx); err != nil {
 		t.Fatal(err)
@@ -255,8 +244,8 @@ func TestClaimBlockedBehindCursorPruneSeesTheRaisedFloor(t *testing.T) {
 	if r.err != nil {
 		t.Fatalf("claim blocked behind prune: %v", r.err)
 	}
-	if len(r.cs) != 1 || r.cs[0].ID != above || r.cs[0].RunLease != 1 {
-		t.Fatalf("claim blocked behind prune returned %v, want only job %d (the one above the floor), run_lease 1", r.cs, above)
+	if len(r.v) != 1 || r.v[0].ID != above || r.v[0].RunLease != 1 {
+		t.Fatalf("claim blocked behind prune returned %v, want only job %d (the one above the floor), run_lease 1", r.v, above)
 	}
 	var floor, cursor int64
 	var marks []int64

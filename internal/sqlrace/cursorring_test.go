@@ -110,16 +110,7 @@ func TestClaimsDoNotWaitBehindAQueuePruneThatRetries(t *testing.T) {
 	ctx, pool := newDB(t, 60*time.Second)
 	configureShards(t, ctx, pool, queue, 1)
 	conn := connect(t, ctx, pool)
-	if _, err := insertOne(ctx, conn, queue, 2); err != nil {
-		t.Fatal(err)
-	}
-	got, err := claim(ctx, conn, queue, 1, nil)
-	if err != nil || len(got) != 1 {
-		t.Fatalf("claim: %v, %v", got, err)
-	}
-	if _, err := complete(ctx, conn, got); err != nil {
-		t.Fatal(err)
-	}
+	warmQueue(t, ctx, conn, queue)
 	for _, ring := range []string{"queue", "cursor"} {
 		if o, err := ringOp(ctx, conn, "rotate", ring); err != nil || o.Outcome != "rotated" {
 			t.Fatalf("rotate_ring(%s): %v, %v", ring, o, err)

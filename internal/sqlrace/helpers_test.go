@@ -72,17 +72,54 @@ func drainRings(t *testing.T, ctx context.Context, conn *pgx.Conn, when string) 
 	return pruned, idle
 }
 
+// openProducer begins a transaction on db (rolled back when the test ends
+// unless committed) and inserts one job into queue at priority in it: a
+// producer that has not committed yet. It returns the transaction and the id.
+func openProducer(t *testing.T, ctx context.Context, db interface {
+	Begin(context.Context) (pgx.Tx, error)
+}, queue string, priority int) (pgx.Tx, int64) {
+	t.Helper()
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
+	id, err := insertOne(ctx, tx, queue, priority)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx, id
+}
+
+// goSession starts one simulated process: run gets a connection of its own
+// (opened here, closed when the test ends) and runs in a goroutine counted by
+// wg.
+func goSession(t *testing.T, ctx context.Context, pool *pgxpool.Pool, wg *sync.WaitGroup, run func(conn *pgx.Conn)) {
+	t.Helper()
+	conn := connect(t, ctx, pool)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		run(conn)
+	}()
+}
+
 // mustInsertBatch is insertBatch that fails the test on an error.
 func mustInsertBatch(t *testing.T, ctx context.Context, q rowQuerier, queue string, priority, n int) []int64 {
 	t.Helper()
-	ids := mustInsertBatch(t, ctx, q, queue, priority, n)
+	ids, err := insertBatch(ctx, q, queue, priority, n)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return ids
 }
 
 // rotateQueueRing rotates the queue ring and fails the test unless it rotated.
 func rotateQueueRing(t *testing.T, ctx context.Context, conn *pgx.Conn) {
 	t.Helper()
-	rotateQueueRing(t, ctx, conn)
+	if o, err := ringOp(ctx, conn, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
+		t.Fatalf("rotate: %v, %v", o, err)
+	}
 }
 
 // insertBatch inserts n jobs of kind "k" into queue with the given priority via
@@ -395,6 +432,22 @@ func pickRecent(order []int64, rng *rand.Rand, window int) (int64, bool) {
 		return 0, false
 	}
 	return order[len(order)-1-rng.IntN(min(window, len(order)))], true
+}
+
+// result is what a call run by inBackground returned.
+type result[T any] struct {
+	v   T
+	err error
+}
+
+// inBackground runs f in a goroutine; its result arrives on the channel.
+func inBackground[T any](f func() (T, error)) <-chan result[T] {
+	done := make(chan result[T], 1)
+	go func() {
+		v, err := f()
+		done <- result[T]{v, err}
+	}()
+	return done
 }
 
 // firstN formats at most n elements of xs.

@@ -65,7 +65,10 @@ func wantRefused(t *testing.T, err error, fn string, level pgx.TxIsoLevel) {
 
 // warmQueue creates queue's lanes (a first job, claimed and completed), so
 // the tests race claims, not lane creation.
-func warmQueue(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queue string) {
+func warmQueue(t *testing.T, ctx context.Context, pool interface {
+	rowQuerier
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, queue string) {
 	t.Helper()
 	if _, err := insertOne(ctx, pool, queue, 2); err != nil {
 		t.Fatal(err)
