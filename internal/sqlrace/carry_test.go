@@ -51,6 +51,15 @@ func pruneInBackground(ctx context.Context, q interface {
 	return done
 }
 
+// requirePrunedSlot0 fails the test (message starting with what) unless the
+// background prune p pruned slot 0.
+func requirePrunedSlot0(t *testing.T, p pruneResult, what string) {
+	t.Helper()
+	if p.err != nil || p.o.Outcome != "pruned" || p.o.Slot == nil || *p.o.Slot != 0 {
+		t.Fatalf("%s: %v, %v; want pruned slot 0", what, p.o, p.err)
+	}
+}
+
 // TestCarryUnderAWaitingClaimAndCancel: 1,000 available jobs sit in the sealed
 // queue slot 0 and 100 newer ones of the same lane in the current slot 1. A
 // prune moves the sealed slot's jobs (all of them, or 300 of them) to slot 1
