@@ -896,16 +896,10 @@ func TestQueueCountsCountExactlyTheCommittedUnclaimedJobsOfASharedLane(t *testin
 	ids := mustInsertBatch(t, ctx, pool, "b", 2, 2500)
 	want("after 2,500 jobs in three blocks", 2500)
 
-	open, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	open := mustBegin(t, ctx, pool)
 	defer open.Rollback(ctx)
 	mustInsertBatch(t, ctx, open, "a", 2, 5) // holds a's lane, not b's
-	rb, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rb := mustBegin(t, ctx, pool)
 	mustInsertBatch(t, ctx, rb, "b", 2, 7)
 	want("while producers of a and b are open", 2500)
 	if err := rb.Rollback(ctx); err != nil {
@@ -1511,10 +1505,7 @@ func TestAClaimInATransactionThatAlsoEnqueuesDoesNotDeadlockWithAProducer(t *tes
 	}
 
 	worker := connect(t, ctx, pool)
-	wtx, err := worker.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wtx := mustBegin(t, ctx, worker)
 	defer wtx.Rollback(context.Background())
 	if got, err := claim(ctx, wtx, "q1", 10, nil); err != nil || len(got) != 0 {
 		t.Fatalf("worker's claim of q1: %s, %v", describeClaims(got), err)
@@ -1530,10 +1521,7 @@ func TestAClaimInATransactionThatAlsoEnqueuesDoesNotDeadlockWithAProducer(t *tes
 	}
 
 	producer := connect(t, ctx, pool)
-	ptx, err := producer.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ptx := mustBegin(t, ctx, producer)
 	defer ptx.Rollback(context.Background())
 	if _, err := insertOne(ctx, ptx, "q2", 2); err != nil {
 		t.Fatal(err)

@@ -143,10 +143,7 @@ func TestProducerWaitingForItsLaneAcrossARotationAndPruneKeepsItsJob(t *testing.
 	}
 
 	holder := connect(t, ctx, pool)
-	htx, err := holder.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	htx := mustBegin(t, ctx, holder)
 	defer htx.Rollback(context.Background())
 	held, err := insertOne(ctx, htx, queue, 2)
 	if err != nil {

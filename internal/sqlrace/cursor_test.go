@@ -55,10 +55,7 @@ func TestClaimersOfOneLaneSkipEachOtherAndNeverShareAJob(t *testing.T) {
 
 	// One claimer holds the lane; another claim skips it, at once.
 	holder, other := open(), open()
-	tx, err := holder.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, ctx, holder)
 	held, err := claim(ctx, tx, queue, perClaim, nil)
 	if err != nil || len(held) != perClaim {
 		t.Fatalf("holder's claim: %d jobs, %v; want %d", len(held), err, perClaim)
@@ -221,10 +218,7 @@ func TestClaimBlockedBehindCursorPruneSeesTheRaisedFloor(t *testing.T) {
 	}
 
 	pruner := connect(t, ctx, pool)
-	ptx, err := pruner.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ptx := mustBegin(t, ctx, pruner)
 	var o ringOutcome
 	if err := ptx.QueryRow(ctx, `SELECT o.outcome, o.slot FROM awa.prune_ring('cursor') AS o`).Scan(&o.Outcome, &o.Slot); err != nil {
 		t.Fatal(err)

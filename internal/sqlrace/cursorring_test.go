@@ -40,10 +40,7 @@ func TestCursorPruneRaisesTheFloorToAMarkCommittedWhileItWaited(t *testing.T) {
 	}
 
 	claimer := connect(t, ctx, pool)
-	tx, err := claimer.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, ctx, claimer)
 	held, err := claim(ctx, tx, queue, 2, nil)
 	if err != nil || len(held) != 2 || held[0].ID != ids[1] || held[1].ID != ids[2] {
 		t.Fatalf("open claim: %v, %v; want jobs %v", held, err, ids[1:3])

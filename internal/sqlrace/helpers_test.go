@@ -79,10 +79,7 @@ func openProducer(t *testing.T, ctx context.Context, db interface {
 	Begin(context.Context) (pgx.Tx, error)
 }, queue string, priority int) (pgx.Tx, int64) {
 	t.Helper()
-	tx, err := db.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, ctx, db)
 	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
 	id, err := insertOne(ctx, tx, queue, priority)
 	if err != nil {
@@ -102,6 +99,18 @@ func goSession(t *testing.T, ctx context.Context, pool *pgxpool.Pool, wg *sync.W
 		defer wg.Done()
 		run(conn)
 	}()
+}
+
+// mustBegin begins a transaction on db and fails the test on an error.
+func mustBegin(t *testing.T, ctx context.Context, db interface {
+	Begin(context.Context) (pgx.Tx, error)
+}) pgx.Tx {
+	t.Helper()
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
 }
 
 // mustInsertBatch is insertBatch that fails the test on an error.
@@ -229,10 +238,7 @@ func insertRolledBack(t *testing.T, ctx context.Context, b interface {
 	Begin(context.Context) (pgx.Tx, error)
 }, queue string) {
 	t.Helper()
-	tx, err := b.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, ctx, b)
 	if _, err := insertOne(ctx, tx, queue, 2); err != nil {
 		t.Fatal(err)
 	}

@@ -208,10 +208,7 @@ func TestPruneWithASnapshotOlderThanAProducersCommitKeepsTheJob(t *testing.T) {
 			warmQueue(t, ctx, pool, "q") // the slot holds a finished job: rotation seals it
 			producer, pruner := connect(t, ctx, pool), connect(t, ctx, pool)
 
-			ptx, err := producer.Begin(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ptx := mustBegin(t, ctx, producer)
 			id, err := insertOne(ctx, ptx, "q", 2)
 			if err != nil {
 				t.Fatal(err)

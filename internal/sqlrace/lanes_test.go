@@ -114,14 +114,8 @@ func TestProducerTransactionsInOppositeLaneOrderDeadlockCleanly(t *testing.T) {
 		}
 	}
 	c1, c2 := connect(t, ctx, pool), connect(t, ctx, pool)
-	tx1, err := c1.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx2, err := c2.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx1 := mustBegin(t, ctx, c1)
+	tx2 := mustBegin(t, ctx, c2)
 	a1, err := insertOne(ctx, tx1, "q", 1)
 	if err != nil {
 		t.Fatal(err)

@@ -26,10 +26,7 @@ func TestQueueCountsThatWaitedBehindACursorPruneCountNoCompletedJobAvailable(t *
 
 	completedBehindASealedMarksSlot(t, ctx, pool, maint, "r")
 	// The prune holds its locks (floors raised, slot truncated) until commit.
-	tx, err := maint.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, ctx, maint)
 	var outcome string
 	if err := tx.QueryRow(ctx, `SELECT outcome FROM awa.prune_ring('cursor')`).Scan(&outcome); err != nil || outcome != "pruned" {
 		t.Fatalf("prune cursor: %s %v", outcome, err)
