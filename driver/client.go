@@ -119,12 +119,21 @@ func (c *Client) InsertMany(ctx context.Context, jobs []InsertManyParams) ([]Ins
 
 // InsertManyTx is InsertMany in the caller's transaction.
 func (c *Client) InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyParams) ([]InsertedJob, error) {
+	return c.insertManyTx(ctx, tx, jobs, false)
+}
+
+// insertManyTx checks the substrate version, builds the rows and inserts them
+// through Driver.InsertManyCopy (viaCopy) or Driver.InsertMany.
+func (c *Client) insertManyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyParams, viaCopy bool) ([]InsertedJob, error) {
 	if err := c.checkVersion(ctx, tx); err != nil {
 		return nil, err
 	}
 	ps, err := insertParams(jobs)
 	if err != nil {
 		return nil, err
+	}
+	if viaCopy {
+		return c.driver.InsertManyCopy(ctx, tx, ps)
 	}
 	return c.driver.InsertMany(ctx, tx, ps)
 }
@@ -139,14 +148,7 @@ func (c *Client) InsertManyCopy(ctx context.Context, jobs []InsertManyParams) ([
 
 // InsertManyCopyTx is InsertManyCopy in the caller's transaction.
 func (c *Client) InsertManyCopyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyParams) ([]InsertedJob, error) {
-	if err := c.checkVersion(ctx, tx); err != nil {
-		return nil, err
-	}
-	ps, err := insertParams(jobs)
-	if err != nil {
-		return nil, err
-	}
-	return c.driver.InsertManyCopy(ctx, tx, ps)
+	return c.insertManyTx(ctx, tx, jobs, true)
 }
 
 // checkVersion refuses a substrate this driver does not work against

@@ -18,6 +18,8 @@ import (
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
+// chaosArgs: the tests' args types look alike on purpose: a kind is a
+// type (driver.JobArgs), and each test names its own.
 type chaosArgs struct {
 	N int `json:"n"`
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
+// stuckArgs: the tests' args types look alike on purpose: a kind is a
+// type (driver.JobArgs), and each test names its own.
 type stuckArgs struct{}
 
 func (stuckArgs) Kind() string { return "stuck_kind" }

@@ -14,6 +14,8 @@ import (
 	"github.com/awa-queue/awa/driver"
 )
 
+// insertArgs: the tests' args types look alike on purpose: a kind is a
+// type (driver.JobArgs), and each test names its own.
 type insertArgs struct {
 	N    int    `json:"n"`
 	Note string `json:"note,omitempty"`

@@ -15,6 +15,8 @@ import (
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
+// isoArgs: the tests' args types look alike on purpose: a kind is a
+// type (driver.JobArgs), and each test names its own.
 type isoArgs struct {
 	N int `json:"n"`
 }

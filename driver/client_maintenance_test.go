@@ -14,6 +14,8 @@ import (
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
+// slowArgs: the tests' args types look alike on purpose: a kind is a
+// type (driver.JobArgs), and each test names its own.
 type slowArgs struct {
 	N int `json:"n"`
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/awa-queue/awa/driver"
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestStartRefusesAQueueNameNoJobCanHave: a client asked to work a queue
@@ -16,9 +15,7 @@ import (
 // nothing at all was logged): a silent no-op. Start now returns
 // ErrInvalidQueue and starts nothing.
 func TestStartRefusesAQueueNameNoJobCanHave(t *testing.T) {
-	t.Parallel()
-	ctx := pgtest.Context(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := parallelDB(t, 30*time.Second)
 	workers := driver.NewWorkers()
 	driver.AddWorker(workers, driver.WorkFunc(func(context.Context, *driver.Job[sqlArgs]) error { return nil }))
 	log, _ := testLogger(t, "client")

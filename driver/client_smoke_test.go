@@ -11,6 +11,8 @@ import (
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
+// smokeArgs: the tests' args types look alike on purpose: a kind is a
+// type (driver.JobArgs), and each test names its own.
 type smokeArgs struct {
 	N int `json:"n"`
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
+// blockArgs: the tests' args types look alike on purpose: a kind is a
+// type (driver.JobArgs), and each test names its own.
 type blockArgs struct {
 	N int `json:"n"`
 }
@@ -251,11 +253,13 @@ func TestStopContextExpiryCancelsJobs(t *testing.T) {
 	base.check(t, "after Stop (context expired) and pool.Close")
 }
 
-type busyArgs struct {
+// numberedArgs is the job of the busy-run and strand tests (each test has a
+// database of its own, so they share the kind).
+type numberedArgs struct {
 	N int `json:"n"`
 }
 
-func (busyArgs) Kind() string { return "busy" }
+func (numberedArgs) Kind() string { return "numbered" }
 
 // TestNoGoroutineLeakAfterBusyRuns: a client that worked several queues,
 // led maintenance, listened and heartbeated, and was started and stopped
@@ -270,7 +274,7 @@ func TestNoGoroutineLeakAfterBusyRuns(t *testing.T) {
 	var ran atomic.Int64
 	var snoozed sync.Map
 	ws := driver.NewWorkers()
-	driver.AddWorker(ws, driver.WorkFunc(func(ctx context.Context, j *driver.Job[busyArgs]) error {
+	driver.AddWorker(ws, driver.WorkFunc(func(ctx context.Context, j *driver.Job[numberedArgs]) error {
 		ran.Add(1)
 		switch j.Args.N % 10 {
 		case 1:
@@ -307,7 +311,7 @@ func TestNoGoroutineLeakAfterBusyRuns(t *testing.T) {
 		}
 		params := make([]driver.InsertManyParams, n)
 		for i := range params {
-			params[i] = driver.InsertManyParams{Args: busyArgs{N: i}, Opts: &driver.InsertOpts{Queue: fmt.Sprintf("b%d", 1+i%2)}}
+			params[i] = driver.InsertManyParams{Args: numberedArgs{N: i}, Opts: &driver.InsertOpts{Queue: fmt.Sprintf("b%d", 1+i%2)}}
 		}
 		if _, err := client.InsertMany(ctx, params); err != nil {
 			t.Fatal(err)
@@ -339,12 +343,6 @@ func TestNoGoroutineLeakAfterBusyRuns(t *testing.T) {
 	base.check(t, "after two Start/Stop rounds and pool.Close")
 }
 
-type strandArgs struct {
-	N int `json:"n"`
-}
-
-func (strandArgs) Kind() string { return "strand" }
-
 // TestGracefulStopStrandsNoClaimedJob: a graceful Stop must not leave jobs
 // claimed but never run. Stop cancels the fetch loop; if that cancels a claim
 // whose transaction already committed, the claimed jobs are dropped by the
@@ -357,13 +355,13 @@ func TestGracefulStopStrandsNoClaimedJob(t *testing.T) {
 	pool := pgtest.NewDB(t)
 	var handed sync.Map
 	ws := driver.NewWorkers()
-	driver.AddWorker(ws, driver.WorkFunc(func(ctx context.Context, j *driver.Job[strandArgs]) error {
+	driver.AddWorker(ws, driver.WorkFunc(func(ctx context.Context, j *driver.Job[numberedArgs]) error {
 		handed.Store(j.ID, true)
 		return nil
 	}))
 	params := make([]driver.InsertManyParams, 20000)
 	for i := range params {
-		params[i] = driver.InsertManyParams{Args: strandArgs{N: i}, Opts: &driver.InsertOpts{Queue: "strand"}}
+		params[i] = driver.InsertManyParams{Args: numberedArgs{N: i}, Opts: &driver.InsertOpts{Queue: "strand"}}
 	}
 	ins, err := driver.NewClient(pool, nil)
 	if err != nil {

@@ -14,6 +14,8 @@ import (
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
+// wakeArgs: the tests' args types look alike on purpose: a kind is a
+// type (driver.JobArgs), and each test names its own.
 type wakeArgs struct{}
 
 func (wakeArgs) Kind() string { return "wake_kind" }

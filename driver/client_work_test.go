@@ -59,6 +59,8 @@ func workClient(t *testing.T, pool *pgxpool.Pool, queue string, workers *driver.
 	return startClient(t, pool, workConfig(queue, 4, workers, log, nil))
 }
 
+// sqlArgs: the tests' args types look alike on purpose: a kind is a
+// type (driver.JobArgs), and each test names its own.
 type sqlArgs struct {
 	N    int      `json:"n"`
 	Word string   `json:"word"`

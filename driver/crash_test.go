@@ -209,6 +209,8 @@ func (env *crashEnv) insertJobs(n int) []int64 {
 	return ids
 }
 
+// crashArgs: the tests' args types look alike on purpose: a kind is a
+// type (driver.JobArgs), and each test names its own.
 type crashArgs struct {
 	N int `json:"n"`
 }

@@ -34,7 +34,8 @@ type DBTX interface {
 // awa.job_state; the generated type stays internal, converted at the boundary).
 type JobState string
 
-// Job states.
+// Job states. Alike the event kinds and the sqlc enum only in shape: each
+// const list names its own values.
 const (
 	StateScheduled JobState = "scheduled"
 	StateAvailable JobState = "available"
@@ -397,7 +398,8 @@ type SnoozeItem struct {
 	RunAt time.Time
 }
 
-// Snooze reschedules attempts without counting them.
+// Snooze reschedules attempts without counting them. Same steps as Retry on
+// purpose: each finalizer fills its own sqlc params type.
 func (d *Driver) Snooze(ctx context.Context, db DBTX, items []SnoozeItem) ([]Result, error) {
 	a := splitReceipts(len(items), func(i int) Receipt { return items[i].Receipt })
 	at := make([]pgtype.Timestamptz, len(items))

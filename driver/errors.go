@@ -26,7 +26,8 @@ var ErrTransactionPooler = errors.New("awa: transaction pooler in an unsupported
 
 // Sentinel errors for the SQLSTATEs the substrate raises (docs/errors.md).
 // Errors returned by this package wrap both the sentinel and the
-// *pgconn.PgError, so errors.Is and errors.As work on either.
+// *pgconn.PgError, so errors.Is and errors.As work on either. The entries
+// look alike on purpose: one documented sentinel per SQLSTATE.
 var (
 	// ErrInvalidKind (AW001): the job kind is empty or longer than 255 characters.
 	ErrInvalidKind = errors.New("awa: invalid kind")

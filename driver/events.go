@@ -27,6 +27,9 @@ const (
 	EventJobCancelled EventKind = "job_cancelled"
 )
 
+// The const lists here look alike (name, kind, string) on purpose: one value
+// per event, each with its own doc line; there is nothing to factor.
+
 // Maintenance events, sent by the client while it is the maintenance leader.
 const (
 	// EventRingMaintenance: one rotate or prune attempt; Event.Ring is set.

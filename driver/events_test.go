@@ -11,6 +11,8 @@ import (
 	"github.com/awa-queue/awa/driver"
 )
 
+// eventArgs: the tests' args types look alike on purpose: a kind is a
+// type (driver.JobArgs), and each test names its own.
 type eventArgs struct {
 	Do string `json:"do"`
 }

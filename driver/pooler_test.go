@@ -45,6 +45,8 @@ func withParams(t *testing.T, dsn string, kv ...string) string {
 	return u.String()
 }
 
+// modeArgs: the tests' args types look alike on purpose: a kind is a
+// type (driver.JobArgs), and each test names its own.
 type modeArgs struct {
 	N int `json:"n"`
 }

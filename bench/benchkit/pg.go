@@ -206,7 +206,8 @@ func isDigits(s string) bool {
 	return true
 }
 
-// DBStat is pg_stat_database of the run's database.
+// DBStat is pg_stat_database of the run's database. It and the other stat
+// records below look alike (JSON-tagged counters) only in shape.
 type DBStat struct {
 	Commits   int64 `json:"xact_commit"`
 	Rollbacks int64 `json:"xact_rollback"`

@@ -417,6 +417,7 @@ func WriteMarkdown(path string, rep *Report) error {
 	w("\n")
 	writePinned(w, rep, by, order)
 
+	// Each section writes its own table: alike the others only in shape.
 	w("### Table churn and size\n\n")
 	w("Per run, summed over the system's tables (partitions of a table summed), read from `pg_stat_user_tables` after\n")
 	w("the clients stopped and their backends exited; counters cover the measured phase only (reset after the\n")

@@ -15,7 +15,8 @@ import (
 	"github.com/awa-queue/awa/internal/pgstats"
 )
 
-// Run is the record of one system running one scenario variant once.
+// Run is the record of one system running one scenario variant once (alike
+// the adapter's harnessManifest only in shape: JSON-tagged fields).
 type Run struct {
 	System   string `json:"system"`
 	Scenario string `json:"scenario"`
@@ -413,6 +414,8 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 		}
 		defer pin.Close(context.Background())
 	}
+	// Opens its pools as burndown does, on purpose: each scenario owns their
+	// lifetimes (deferred closes) and rateRun adds the producers' pool.
 	pool, err := h.pool(ctx, e.conns)
 	if err != nil {
 		return err

@@ -122,6 +122,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 		Logger:            log,
 		FetchPollInterval: 250 * time.Millisecond,
 		ListenDSN:         o.Listen,
+		// A literal of its own on purpose: the demo's values, not the tests'.
 		Maintenance: &driver.MaintenanceConfig{
 			ElectInterval:      250 * time.Millisecond,
 			PromoteInterval:    200 * time.Millisecond,

@@ -22,6 +22,9 @@ const (
 // behaviour depends only on its args and attempt, so any process runs them the
 // same way, whoever enqueued them (Go, or SQL from any language).
 
+// The demo kinds below look alike on purpose: one args type and Kind method
+// per kind is driver.JobArgs's contract.
+
 // SendEmailArgs (kind send_email) completes at once.
 type SendEmailArgs struct {
 	To      string `json:"to"`

@@ -52,6 +52,8 @@ func signUp(ctx context.Context, tx pgx.Tx, userID int64) error {
 
 // ExampleRequireInserted asserts what a transaction enqueued, before it
 // commits: a job of the kind, with equal args, in the queue, with metadata.
+// (Each example opens its own pool, as examples/worker does, on purpose: the
+// docs show an example alone.)
 func ExampleRequireInserted() {
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, databaseURL)
@@ -83,7 +85,8 @@ func ExampleRequireInserted() {
 }
 
 // ExampleWork runs a job through its worker in the test: the same
-// registration the service's Client uses, the same outcomes.
+// registration the service's Client uses, the same outcomes. (Its own pool on
+// purpose, as ExampleRequireInserted says.)
 func ExampleWork() {
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, databaseURL)

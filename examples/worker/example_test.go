@@ -19,7 +19,8 @@ type SendEmail struct {
 func (SendEmail) Kind() string { return "send_email" }
 
 // Example is the main of a service that works its own job kinds: register a
-// handler per kind, start a client, insert a job, and stop gracefully.
+// handler per kind, start a client, insert a job, and stop gracefully. Its
+// opening is the awatest examples' on purpose: each example stands alone.
 func Example() {
 	ctx := context.Background()
 	pool, err := pgxpool.New(ctx, databaseURL)

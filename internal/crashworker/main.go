@@ -95,6 +95,7 @@ func run(log *slog.Logger, dsn, instance string, workers int, sleepMin, sleepMax
 		FetchPollInterval: 100 * time.Millisecond,
 		HeartbeatInterval: 200 * time.Millisecond,
 		InstanceID:        id,
+		// Alike fastMaintenance (driver tests) in shape only: other values.
 		Maintenance: &driver.MaintenanceConfig{
 			LeaderTTL:          2 * time.Second,
 			ElectInterval:      200 * time.Millisecond,

@@ -240,6 +240,7 @@ func ensureTemplate(dsn string) (string, error) {
 	name := "awa_tmpl_" + sum
 	build := name + "_build"
 
+	// Connects as createDBFrom does (the Go idiom, with its own deadline).
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	admin, err := pgx.Connect(ctx, dsn)

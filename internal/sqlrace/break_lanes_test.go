@@ -21,6 +21,18 @@ import (
 // sharing (setval of awa.lane_id_seq) and checks a property with several real
 // sessions.
 
+// emptyLaneAtEachPriority inserts a job into queue at each priority 1..4 and
+// claims the four, so the queue has a lane at each priority, empty.
+func emptyLaneAtEachPriority(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queue string) {
+	t.Helper()
+	if _, err := insertMixed(ctx, pool, queue, []int32{1, 2, 3, 4}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := claim(ctx, pool, queue, 10, nil); err != nil || len(got) != 4 {
+		t.Fatalf("claim %s: %s, %v", queue, describeClaims(got), err)
+	}
+}
+
 // shareLanesWith makes the next lanes created share pool sequences with the
 // lanes of queue busy: the next lane id becomes busy's first lane id + 256 *
 // k, so a queue created next with as many shards draws from busy's
@@ -292,10 +304,7 @@ func (l *laneLedger) end(who string, res []finalized) {
 func (l *laneLedger) recent(rng *rand.Rand) (int64, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.order) == 0 {
-		return 0, false
-	}
-	return l.order[len(l.order)-1-rng.IntN(min(300, len(l.order)))], true
+	return pickRecent(l.order, rng, 300)
 }
 
 // firstFailure marks a dq job as sent to the DLQ; false when it already was.
@@ -403,11 +412,8 @@ func TestSharedLanesLoseNoJobRunNoneTwiceAndKeepLaneOrder(t *testing.T) {
 	var producers, workers sync.WaitGroup
 	var produced, big, rolledBack, serial atomic.Int64
 	for p := 0; p < 4; p++ {
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(uint64(p), 7))
-		producers.Add(1)
-		go func() {
-			defer producers.Done()
+		goSession(t, ctx, pool, &producers, func(conn *pgx.Conn) {
+			rng := rand.New(rand.NewPCG(uint64(p), 7))
 			for failCtx.Err() == nil && !stopProducing.Load() {
 				q := queues[rng.IntN(len(queues))]
 				if rng.IntN(3) == 0 {
@@ -466,15 +472,12 @@ func TestSharedLanesLoseNoJobRunNoneTwiceAndKeepLaneOrder(t *testing.T) {
 				}
 				time.Sleep(time.Duration(rng.IntN(3)) * time.Millisecond)
 			}
-		}()
+		})
 	}
 
 	for c := 0; c < 3; c++ {
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(uint64(c), 8))
-		workers.Add(1)
-		go func() {
-			defer workers.Done()
+		goSession(t, ctx, pool, &workers, func(conn *pgx.Conn) {
+			rng := rand.New(rand.NewPCG(uint64(c), 8))
 			for i := c; failCtx.Err() == nil && !drained.Load(); i++ {
 				q := queues[i%len(queues)]
 				cs, lcs, err := claimWithLanes(failCtx, conn, q, 1+rng.IntN(40))
@@ -506,7 +509,7 @@ func TestSharedLanesLoseNoJobRunNoneTwiceAndKeepLaneOrder(t *testing.T) {
 					time.Sleep(time.Millisecond)
 				}
 			}
-		}()
+		})
 	}
 
 	workers.Add(1)
@@ -782,11 +785,8 @@ func TestSharedLanesMissNoWakeUp(t *testing.T) {
 	var jobs, rolled atomic.Int64
 	began := time.Now()
 	for p := 0; p < 4; p++ {
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(uint64(p), 2))
-		producers.Add(1)
-		go func() {
-			defer producers.Done()
+		goSession(t, ctx, pool, &producers, func(conn *pgx.Conn) {
+			rng := rand.New(rand.NewPCG(uint64(p), 2))
 			for runCtx.Err() == nil && time.Since(began) < run {
 				q := []string{"one", "w8"}[rng.IntN(2)]
 				hold, rollBack := time.Duration(rng.IntN(30))*time.Millisecond, rng.IntN(10) == 0
@@ -810,7 +810,7 @@ func TestSharedLanesMissNoWakeUp(t *testing.T) {
 				jobs.Add(1)
 				time.Sleep(time.Duration(rng.IntN(20)) * time.Millisecond)
 			}
-		}()
+		})
 	}
 	producers.Wait()
 	time.Sleep(2 * time.Second) // well below the poll interval
@@ -891,31 +891,16 @@ func TestQueueCountsCountExactlyTheCommittedUnclaimedJobsOfASharedLane(t *testin
 		}
 	}
 	want("after the set-up", 0)
-	if _, err := insertBatch(ctx, pool, "a", 2, 3000); err != nil { // a moves the shared sequence
-		t.Fatal(err)
-	}
+	mustInsertBatch(t, ctx, pool, "a", 2, 3000) // a moves the shared sequence
 	want("after a drew 3 blocks of the shared sequence", 0)
-	ids, err := insertBatch(ctx, pool, "b", 2, 2500)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ids := mustInsertBatch(t, ctx, pool, "b", 2, 2500)
 	want("after 2,500 jobs in three blocks", 2500)
 
-	open, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	open := mustBegin(t, ctx, pool)
 	defer open.Rollback(ctx)
-	if _, err := insertBatch(ctx, open, "a", 2, 5); err != nil { // holds a's lane, not b's
-		t.Fatal(err)
-	}
-	rb, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := insertBatch(ctx, rb, "b", 2, 7); err != nil {
-		t.Fatal(err)
-	}
+	mustInsertBatch(t, ctx, open, "a", 2, 5) // holds a's lane, not b's
+	rb := mustBegin(t, ctx, pool)
+	mustInsertBatch(t, ctx, rb, "b", 2, 7)
 	want("while producers of a and b are open", 2500)
 	if err := rb.Rollback(ctx); err != nil {
 		t.Fatal(err)
@@ -955,9 +940,7 @@ func TestQueueCountsCountExactlyTheCommittedUnclaimedJobsOfASharedLane(t *testin
 			len(claimedIDs), firstN(claimedIDs, 5), len(wantIDs), firstN(wantIDs, 5))
 	}
 	want("after the drain", 0)
-	if _, err := insertBatch(ctx, pool, "a", 2, 10); err != nil {
-		t.Fatal(err)
-	}
+	mustInsertBatch(t, ctx, pool, "a", 2, 10)
 	if got, err := claim(ctx, pool, "b", 10, nil); err != nil || len(got) != 0 {
 		t.Fatalf("claim of a drained b: %s, %v", describeClaims(got), err)
 	}
@@ -1001,16 +984,12 @@ func TestNotifyRuleOfASharedLaneSkipsOnlyBehindACommittedJob(t *testing.T) {
 	}
 	aDraws := func() {
 		t.Helper()
-		if _, err := insertBatch(ctx, pool, "a", 2, 1500); err != nil {
-			t.Fatal(err)
-		}
+		mustInsertBatch(t, ctx, pool, "a", 2, 1500)
 	}
 	producer := connect(t, ctx, pool)
 	insert := func(n int) {
 		t.Helper()
-		if _, err := insertBatch(ctx, producer, "b", 2, n); err != nil {
-			t.Fatal(err)
-		}
+		mustInsertBatch(t, ctx, producer, "b", 2, n)
 	}
 	notified("set-up", false)
 	aDraws()
@@ -1056,9 +1035,7 @@ func TestCancelInASharedLaneLetsClaimsPassItWithoutLosingTheNextJob(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := insertBatch(ctx, pool, "a", 2, 2000); err != nil {
-		t.Fatal(err)
-	}
+	mustInsertBatch(t, ctx, pool, "a", 2, 2000)
 	if _, err := pool.Exec(ctx, `SELECT count(*) FROM awa.cancel_job($1)`, first); err != nil {
 		t.Fatal(err)
 	}
@@ -1066,9 +1043,7 @@ func TestCancelInASharedLaneLetsClaimsPassItWithoutLosingTheNextJob(t *testing.T
 		if got, err := claim(ctx, pool, "b", 10, nil); err != nil || len(got) != 0 {
 			t.Fatalf("claim %d of b: %s, %v; want nothing (its only job is cancelled)", i, describeClaims(got), err)
 		}
-		if _, err := insertBatch(ctx, pool, "a", 2, 10); err != nil {
-			t.Fatal(err)
-		}
+		mustInsertBatch(t, ctx, pool, "a", 2, 10)
 	}
 	if c := queueCounts(t, ctx, pool, "b"); c.Available != 0 || c.Cancelled != 1 {
 		t.Fatalf("queue_counts(b) = %+v; want 0 available, 1 cancelled", c)
@@ -1292,11 +1267,8 @@ func TestEmptyLaneAdvancesRacingProducersOfTheLaneLoseNoJob(t *testing.T) {
 		}
 	}()
 	for p := 0; p < 3; p++ {
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(uint64(p), 3))
-		producers.Add(1)
-		go func() {
-			defer producers.Done()
+		goSession(t, ctx, pool, &producers, func(conn *pgx.Conn) {
+			rng := rand.New(rand.NewPCG(uint64(p), 3))
 			for start := time.Now(); runCtx.Err() == nil && time.Since(start) < run; {
 				var hold time.Duration
 				if rng.IntN(3) == 0 {
@@ -1322,7 +1294,7 @@ func TestEmptyLaneAdvancesRacingProducersOfTheLaneLoseNoJob(t *testing.T) {
 				// never free and the run tested nothing (no advance).
 				time.Sleep(5*time.Millisecond + time.Duration(rng.IntN(10000))*time.Microsecond)
 			}
-		}()
+		})
 	}
 	var claimers sync.WaitGroup
 	var stopClaiming atomic.Bool
@@ -1381,20 +1353,11 @@ func TestEmptyLaneAdvancesRacingProducersOfTheLaneLoseNoJob(t *testing.T) {
 		t.Fatalf("setup: only %d claims of b skipped it up to a tip", advances.Load())
 	}
 	led.mu.Lock()
-	var lost, twice []int64
 	claimed := map[int64]int{}
 	for _, c := range led.claims {
 		claimed[c.job]++
 	}
-	for id := range led.committed {
-		switch claimed[id] {
-		case 0:
-			lost = append(lost, id)
-		case 1:
-		default:
-			twice = append(twice, id)
-		}
-	}
+	lost, twice := lostAndTwice(sortedKeys(led.committed), claimed)
 	led.mu.Unlock()
 	if len(lost) > 0 || len(twice) > 0 {
 		t.Fatalf("of %d committed jobs of b, %d never claimed %s (awa.jobs: %s), %d claimed more than once %s",
@@ -1447,17 +1410,11 @@ func claimBuffers(t *testing.T, ctx context.Context, conn *pgx.Conn, queue strin
 // claim also wrote up to 32 marks.
 func TestClaimBehindEmptyLanesSharingBusySequencesCostsAboutWhatItCostsWithoutSharing(t *testing.T) {
 	ctx, pool := newDB(t, 60*time.Second)
-	all := []int32{1, 2, 3, 4}
 	for _, q := range []string{"alone", "busy", "shared"} {
 		if q == "shared" {
 			shareLanesWith(t, ctx, pool, "busy")
 		}
-		if _, err := insertMixed(ctx, pool, q, all); err != nil {
-			t.Fatal(err)
-		}
-		if got, err := claim(ctx, pool, q, 10, nil); err != nil || len(got) != 4 {
-			t.Fatalf("claim %s: %s, %v", q, describeClaims(got), err)
-		}
+		emptyLaneAtEachPriority(t, ctx, pool, q)
 		// Producers add shards as they need them: give each priority all 8,
 		// in the same order for every queue (so shared's stay congruent).
 		if _, err := pool.Exec(ctx, `SELECT awa._add_lane($1, p::smallint, 8) FROM generate_series(1, 4) p
@@ -1472,9 +1429,7 @@ func TestClaimBehindEmptyLanesSharingBusySequencesCostsAboutWhatItCostsWithoutSh
 		t.Fatalf("setup: alone shares a sequence: %v, %v", aloneShares, err)
 	}
 	for _, q := range []string{"alone", "shared"} {
-		if _, err := insertBatch(ctx, pool, q, 4, 500); err != nil {
-			t.Fatal(err)
-		}
+		mustInsertBatch(t, ctx, pool, q, 4, 500)
 	}
 	conn := connect(t, ctx, pool)
 	bump := func() {
@@ -1550,10 +1505,7 @@ func TestAClaimInATransactionThatAlsoEnqueuesDoesNotDeadlockWithAProducer(t *tes
 	}
 
 	worker := connect(t, ctx, pool)
-	wtx, err := worker.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wtx := mustBegin(t, ctx, worker)
 	defer wtx.Rollback(context.Background())
 	if got, err := claim(ctx, wtx, "q1", 10, nil); err != nil || len(got) != 0 {
 		t.Fatalf("worker's claim of q1: %s, %v", describeClaims(got), err)
@@ -1569,10 +1521,7 @@ func TestAClaimInATransactionThatAlsoEnqueuesDoesNotDeadlockWithAProducer(t *tes
 	}
 
 	producer := connect(t, ctx, pool)
-	ptx, err := producer.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ptx := mustBegin(t, ctx, producer)
 	defer ptx.Rollback(context.Background())
 	if _, err := insertOne(ctx, ptx, "q2", 2); err != nil {
 		t.Fatal(err)
@@ -1604,17 +1553,11 @@ func TestAClaimInATransactionThatAlsoEnqueuesDoesNotDeadlockWithAProducer(t *tes
 // the claims run under statement_timeouts of 1 to 60 ms.
 func TestACancelledClaimLeavesNoProducerLockHeld(t *testing.T) {
 	ctx, pool := newDB(t, 120*time.Second)
-	all := []int32{1, 2, 3, 4}
 	for _, q := range []string{"busy", "idle"} {
 		if q == "idle" {
 			shareLanesWith(t, ctx, pool, "busy")
 		}
-		if _, err := insertMixed(ctx, pool, q, all); err != nil {
-			t.Fatal(err)
-		}
-		if got, err := claim(ctx, pool, q, 10, nil); err != nil || len(got) != 4 {
-			t.Fatalf("claim %s: %s, %v", q, describeClaims(got), err)
-		}
+		emptyLaneAtEachPriority(t, ctx, pool, q)
 	}
 	requireShared(t, ctx, pool, "idle", "busy")
 	conn := connect(t, ctx, pool)

@@ -96,11 +96,8 @@ func TestAdversarialRunWithStaleProducersAndPartialCarries(t *testing.T) {
 	defer stopOthers()
 	var late sync.WaitGroup
 	for c := 0; c < 2; c++ {
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(uint64(c), 12))
-		others.Add(1)
-		go func() {
-			defer others.Done()
+		goSession(t, ctx, pool, &others, func(conn *pgx.Conn) {
+			rng := rand.New(rand.NewPCG(uint64(c), 12))
 			for drainCtx.Err() == nil {
 				// Slower than the producers while they run, so sealed
 				// slots hold available jobs that prune must carry.
@@ -120,7 +117,7 @@ func TestAdversarialRunWithStaleProducersAndPartialCarries(t *testing.T) {
 					return time.Duration(200+rng.IntN(400)) * time.Millisecond, true
 				}, check, fmt.Sprintf("claimer %d", c))
 			}
-		}()
+		})
 	}
 	cancelRng := rand.New(rand.NewPCG(5, 13))
 	repeatOnConn(t, ctx, drainCtx, pool, &others, 10*time.Millisecond, func(conn *pgx.Conn) {

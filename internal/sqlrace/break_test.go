@@ -64,17 +64,9 @@ func TestPruneAfterACancelCommittedWhileItWaitedNeverCarriesTheCancelledJob(t *t
 			const queue = "q"
 			ctx, pool := newDB(t, 60*time.Second)
 			setup := connect(t, ctx, pool)
-			older, err := insertBatch(ctx, setup, queue, 2, 40)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if o, err := ringOp(ctx, setup, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
-				t.Fatalf("rotate: %v, %v", o, err)
-			}
-			newer, err := insertBatch(ctx, setup, queue, 2, 5)
-			if err != nil {
-				t.Fatal(err)
-			}
+			older := mustInsertBatch(t, ctx, setup, queue, 2, 40)
+			rotateQueueRing(t, ctx, setup)
+			newer := mustInsertBatch(t, ctx, setup, queue, 2, 5)
 			victim := older[3] // among the first carried in both cases
 
 			canceller := connect(t, ctx, pool)
@@ -151,10 +143,7 @@ func TestProducerWaitingForItsLaneAcrossARotationAndPruneKeepsItsJob(t *testing.
 	}
 
 	holder := connect(t, ctx, pool)
-	htx, err := holder.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	htx := mustBegin(t, ctx, holder)
 	defer htx.Rollback(context.Background())
 	held, err := insertOne(ctx, htx, queue, 2)
 	if err != nil {
@@ -174,9 +163,7 @@ func TestProducerWaitingForItsLaneAcrossARotationAndPruneKeepsItsJob(t *testing.
 	}()
 	waitForLockWait(t, ctx, setup, pid)
 
-	if o, err := ringOp(ctx, setup, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
-		t.Fatalf("rotate: %v, %v", o, err)
-	}
+	rotateQueueRing(t, ctx, setup)
 	if err := htx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -236,9 +223,7 @@ func TestCarryingPruneHoldsItsLocksForTheSlotsLanesOnly(t *testing.T) {
 	if err := setup.QueryRow(ctx, `SELECT count(*) FROM awa.queue_claim_heads`).Scan(&lanes); err != nil || lanes != queues*256 {
 		t.Fatalf("setup: %d lanes (err %v), want %d", lanes, err, queues*256)
 	}
-	if o, err := ringOp(ctx, setup, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
-		t.Fatalf("rotate: %v, %v", o, err)
-	}
+	rotateQueueRing(t, ctx, setup)
 
 	pruner := connect(t, ctx, pool)
 	// Warm the pruner session's plans (a maintenance leader's session is

@@ -51,6 +51,15 @@ func pruneInBackground(ctx context.Context, q interface {
 	return done
 }
 
+// requirePrunedSlot0 fails the test (message starting with what) unless the
+// background prune p pruned slot 0.
+func requirePrunedSlot0(t *testing.T, p pruneResult, what string) {
+	t.Helper()
+	if p.err != nil || p.o.Outcome != "pruned" || p.o.Slot == nil || *p.o.Slot != 0 {
+		t.Fatalf("%s: %v, %v; want pruned slot 0", what, p.o, p.err)
+	}
+}
+
 // TestCarryUnderAWaitingClaimAndCancel: 1,000 available jobs sit in the sealed
 // queue slot 0 and 100 newer ones of the same lane in the current slot 1. A
 // prune moves the sealed slot's jobs (all of them, or 300 of them) to slot 1
@@ -78,17 +87,9 @@ func TestCarryUnderAWaitingClaimAndCancel(t *testing.T) {
 
 			// One connection, so every job lands in the same shard lane: lane
 			// order is id order.
-			older, err := insertBatch(ctx, setup, queue, 2, 1000)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if o, err := ringOp(ctx, setup, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
-				t.Fatalf("rotate: %v, %v", o, err)
-			}
-			newer, err := insertBatch(ctx, setup, queue, 2, 100)
-			if err != nil {
-				t.Fatal(err)
-			}
+			older := mustInsertBatch(t, ctx, setup, queue, 2, 1000)
+			rotateQueueRing(t, ctx, setup)
+			newer := mustInsertBatch(t, ctx, setup, queue, 2, 100)
 			all := append(slices.Clone(older), newer...)
 			var lanes int
 			if err := setup.QueryRow(ctx, `SELECT count(DISTINCT lane_id) FROM awa.ready_entries`).Scan(&lanes); err != nil || lanes != 1 {
@@ -97,10 +98,7 @@ func TestCarryUnderAWaitingClaimAndCancel(t *testing.T) {
 			victim := older[200] // moved in both cases, beyond the first claim
 
 			pruner := connect(t, ctx, pool)
-			tx, err := pruner.Begin(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tx := mustBegin(t, ctx, pruner)
 			defer tx.Rollback(context.Background())
 			o, err := pruneOp(ctx, tx, "queue", 5000, 0, tc.limit)
 			if err != nil || o.Outcome != tc.wantOutcome || o.Slot == nil || *o.Slot != 0 {
@@ -245,18 +243,27 @@ func envInt(t *testing.T, name string, def, least int) int {
 func TestOrphanJobDoesNotStopReclamation(t *testing.T) {
 	n := envInt(t, "AWA_ORPHAN_JOBS", 200_000, 10_000)
 	rate := envInt(t, "AWA_ORPHAN_RATE", 8_000, 1_000)
-	without := orphanRun(t, n, rate, runPlain)
-	with := orphanRun(t, n, rate, runOrphan)
-	t.Logf("N=%d without orphan: %v", n, without)
-	t.Logf("N=%d with orphan:    %v", n, with)
-	if with.maxBytes > 2*without.maxBytes {
-		t.Errorf("with one orphan job the ring tables reached %d bytes, more than 2x the %d bytes of the run without it",
-			with.maxBytes, without.maxBytes)
-	}
+	without, with := runWithAndWithout(t, n, rate, runOrphan, "one orphan job")
 	if with.endBytes > 2*without.maxBytes {
 		t.Errorf("with one orphan job the ring tables end at %d bytes, more than 2x the %d bytes the run without it reached",
 			with.endBytes, without.maxBytes)
 	}
+}
+
+// runWithAndWithout makes the run of n jobs at rate twice, plain and with
+// kind (what names it), and fails the test when the ring tables of the run
+// with it reached more than 2x the size of the plain run's.
+func runWithAndWithout(t *testing.T, n, rate int, kind runKind, what string) (without, with orphanResult) {
+	t.Helper()
+	without = orphanRun(t, n, rate, runPlain)
+	with = orphanRun(t, n, rate, kind)
+	t.Logf("N=%d without %s: %v", n, what, without)
+	t.Logf("N=%d with %s:    %v", n, what, with)
+	if with.maxBytes > 2*without.maxBytes {
+		t.Errorf("with %s the ring tables reached %d bytes, more than 2x the %d bytes of the run without it",
+			what, with.maxBytes, without.maxBytes)
+	}
+	return without, with
 }
 
 type orphanResult struct {
@@ -283,14 +290,7 @@ func TestLongJobDoesNotStopReclamation(t *testing.T) {
 	// 10 wraps of the 16-slot queue ring at one rotation per 200 ms tick, and
 	// a quarter more.
 	n := rate * 10 * 16 * 5 / 4 / 5
-	without := orphanRun(t, n, rate, runPlain)
-	with := orphanRun(t, n, rate, runLong)
-	t.Logf("N=%d without the long job: %v", n, without)
-	t.Logf("N=%d with the long job:    %v", n, with)
-	if with.maxBytes > 2*without.maxBytes {
-		t.Errorf("with one long job the ring tables reached %d bytes, more than 2x the %d bytes of the run without it",
-			with.maxBytes, without.maxBytes)
-	}
+	_, with := runWithAndWithout(t, n, rate, runLong, "one long job")
 	for ring, slots := range map[string]int{"queue": 16, "claim": 8} {
 		if got := with.outcomes[ring+" rotate rotated"]; got < 10*slots {
 			t.Errorf("the %s ring rotated %d times while the long job ran, want at least %d (10 wraps); outcomes %v",
@@ -508,19 +508,11 @@ func TestPruneSeesAClaimThatCommittedWhileItWaited(t *testing.T) {
 	const queue = "q"
 	ctx, pool := newDB(t, 60*time.Second)
 	setup := connect(t, ctx, pool)
-	ids, err := insertBatch(ctx, setup, queue, 2, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o, err := ringOp(ctx, setup, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
-		t.Fatalf("rotate: %v, %v", o, err)
-	}
+	ids := mustInsertBatch(t, ctx, setup, queue, 2, 10)
+	rotateQueueRing(t, ctx, setup)
 
 	claimer := connect(t, ctx, pool)
-	tx, err := claimer.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, ctx, claimer)
 	defer tx.Rollback(context.Background())
 	running, err := claim(ctx, tx, queue, 3, nil)
 	if err != nil || len(running) != 3 {
@@ -631,10 +623,7 @@ func TestCarryOfARunningJobNeverMovesItUnderItsCloser(t *testing.T) {
 	turnRing(t, ctx, conn, "queue", 15) // current slot 15: slot 0 is the next rotation's
 
 	closer := connect(t, ctx, pool)
-	ctx1, err := closer.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx1 := mustBegin(t, ctx, closer)
 	if _, err := ctx1.Exec(ctx, `SELECT pg_advisory_xact_lock(awa._lock_key('claim_batch'), awa._lock_claim_batch_id(awa._receipt_batch_id($1::bigint)))`,
 		long[0].ReceiptID); err != nil {
 		t.Fatal(err)
@@ -652,34 +641,20 @@ func TestCarryOfARunningJobNeverMovesItUnderItsCloser(t *testing.T) {
 	}
 
 	pruner := connect(t, ctx, pool)
-	ptx, err := pruner.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ptx := mustBegin(t, ctx, pruner)
 	o, err := pruneOp(ctx, ptx, "queue", 50, 0, 1000)
 	if err != nil || o.Outcome != "pruned" || o.Detail == nil || !strings.Contains(*o.Detail, "carrying 1 claim batches") {
 		t.Fatalf("prune: %v, %v; want slot 0 pruned after carrying the running job", o, err)
 	}
-	var pid uint32
-	if err := closer.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
-		t.Fatal(err)
-	}
-	type result struct {
-		fin []finalized
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		fin, err := complete(ctx, closer, long)
-		done <- result{fin, err}
-	}()
+	pid := backendPID(t, ctx, closer)
+	done := inBackground(func() ([]finalized, error) { return complete(ctx, closer, long) })
 	waitForLockWait(t, ctx, pool, pid)
 	if err := ptx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 	r := <-done
-	if r.err != nil || len(r.fin) != 1 || r.fin[0].Outcome != "applied" {
-		t.Fatalf("the closer that waited for prune: %v, %v; want applied", r.fin, r.err)
+	if r.err != nil || len(r.v) != 1 || r.v[0].Outcome != "applied" {
+		t.Fatalf("the closer that waited for prune: %v, %v; want applied", r.v, r.err)
 	}
 	var states []string
 	rows, err := conn.Query(ctx, `SELECT state::text FROM awa.jobs WHERE id = $1`, id)

@@ -26,10 +26,7 @@ func TestTwoClaimersNeverShareAJob(t *testing.T) {
 	inserted := map[int64]bool{}
 	prod := connect(t, ctx, pool)
 	for i := 0; i < total/batch; i++ {
-		tx, err := prod.Begin(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tx := mustBegin(t, ctx, prod)
 		ids, err := insertBatch(ctx, tx, queue, 1+i%4, batch)
 		if err != nil {
 			t.Fatalf("insert_jobs batch %d: %v", i, err)

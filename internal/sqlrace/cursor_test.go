@@ -55,10 +55,7 @@ func TestClaimersOfOneLaneSkipEachOtherAndNeverShareAJob(t *testing.T) {
 
 	// One claimer holds the lane; another claim skips it, at once.
 	holder, other := open(), open()
-	tx, err := holder.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, ctx, holder)
 	held, err := claim(ctx, tx, queue, perClaim, nil)
 	if err != nil || len(held) != perClaim {
 		t.Fatalf("holder's claim: %d jobs, %v; want %d", len(held), err, perClaim)
@@ -190,10 +187,7 @@ func TestClaimBlockedBehindCursorPruneSeesTheRaisedFloor(t *testing.T) {
 	configureShards(t, ctx, pool, queue, 1)
 	conn := connect(t, ctx, pool)
 
-	first, err := insertBatch(ctx, conn, queue, 2, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := mustInsertBatch(t, ctx, conn, queue, 2, 5)
 	got, err := claim(ctx, conn, queue, 5, nil)
 	if err != nil || len(got) != 5 {
 		t.Fatalf("claim of the first 5: %v, %v", got, err)
@@ -224,10 +218,7 @@ func TestClaimBlockedBehindCursorPruneSeesTheRaisedFloor(t *testing.T) {
 	}
 
 	pruner := connect(t, ctx, pool)
-	ptx, err := pruner.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ptx := mustBegin(t, ctx, pruner)
 	var o ringOutcome
 	if err := ptx.QueryRow(ctx, `SELECT o.outcome, o.slot FROM awa.prune_ring('cursor') AS o`).Scan(&o.Outcome, &o.Slot); err != nil {
 		t.Fatal(err)
@@ -237,19 +228,8 @@ func TestClaimBlockedBehindCursorPruneSeesTheRaisedFloor(t *testing.T) {
 	}
 
 	claimer := connect(t, ctx, pool)
-	var pid uint32
-	if err := claimer.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
-		t.Fatal(err)
-	}
-	type result struct {
-		cs  []claimed
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		cs, err := claim(ctx, claimer, queue, 10, nil)
-		done <- result{cs, err}
-	}()
+	pid := backendPID(t, ctx, claimer)
+	done := inBackground(func() ([]claimed, error) { return claim(ctx, claimer, queue, 10, nil) })
 	waitForLockWait(t, ctx, pool, pid)
 	if err := ptx.Commit(ctx); err != nil {
 		t.Fatal(err)
@@ -258,8 +238,8 @@ func TestClaimBlockedBehindCursorPruneSeesTheRaisedFloor(t *testing.T) {
 	if r.err != nil {
 		t.Fatalf("claim blocked behind prune: %v", r.err)
 	}
-	if len(r.cs) != 1 || r.cs[0].ID != above || r.cs[0].RunLease != 1 {
-		t.Fatalf("claim blocked behind prune returned %v, want only job %d (the one above the floor), run_lease 1", r.cs, above)
+	if len(r.v) != 1 || r.v[0].ID != above || r.v[0].RunLease != 1 {
+		t.Fatalf("claim blocked behind prune returned %v, want only job %d (the one above the floor), run_lease 1", r.v, above)
 	}
 	var floor, cursor int64
 	var marks []int64

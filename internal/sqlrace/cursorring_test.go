@@ -34,19 +34,13 @@ func TestCursorPruneRaisesTheFloorToAMarkCommittedWhileItWaited(t *testing.T) {
 	ctx, pool := newDB(t, 60*time.Second)
 	configureShards(t, ctx, pool, queue, 1)
 	conn := connect(t, ctx, pool)
-	ids, err := insertBatch(ctx, conn, queue, 2, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ids := mustInsertBatch(t, ctx, conn, queue, 2, 4)
 	if got, err := claim(ctx, conn, queue, 1, nil); err != nil || len(got) != 1 {
 		t.Fatalf("first claim: %v, %v", got, err)
 	}
 
 	claimer := connect(t, ctx, pool)
-	tx, err := claimer.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, ctx, claimer)
 	held, err := claim(ctx, tx, queue, 2, nil)
 	if err != nil || len(held) != 2 || held[0].ID != ids[1] || held[1].ID != ids[2] {
 		t.Fatalf("open claim: %v, %v; want jobs %v", held, err, ids[1:3])
@@ -113,16 +107,7 @@ func TestClaimsDoNotWaitBehindAQueuePruneThatRetries(t *testing.T) {
 	ctx, pool := newDB(t, 60*time.Second)
 	configureShards(t, ctx, pool, queue, 1)
 	conn := connect(t, ctx, pool)
-	if _, err := insertOne(ctx, conn, queue, 2); err != nil {
-		t.Fatal(err)
-	}
-	got, err := claim(ctx, conn, queue, 1, nil)
-	if err != nil || len(got) != 1 {
-		t.Fatalf("claim: %v, %v", got, err)
-	}
-	if _, err := complete(ctx, conn, got); err != nil {
-		t.Fatal(err)
-	}
+	warmQueue(t, ctx, conn, queue)
 	for _, ring := range []string{"queue", "cursor"} {
 		if o, err := ringOp(ctx, conn, "rotate", ring); err != nil || o.Outcome != "rotated" {
 			t.Fatalf("rotate_ring(%s): %v, %v", ring, o, err)

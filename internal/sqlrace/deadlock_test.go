@@ -29,14 +29,8 @@ func TestClaimersVisitingLanesInOppositeOrderDoNotDeadlock(t *testing.T) {
 	c1, c2 := connect(t, ctx, pool), connect(t, ctx, pool)
 	seedRotation(t, ctx, c1, 0, 1)
 	seedRotation(t, ctx, c2, 1, 0)
-	tx1, err := c1.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx2, err := c2.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx1 := mustBegin(t, ctx, c1)
+	tx2 := mustBegin(t, ctx, c2)
 	first1, err := claim(ctx, tx1, "q", 1, nil)
 	if err != nil {
 		t.Fatalf("claimer 1, first claim: %v", err)
@@ -108,22 +102,10 @@ func fillTwoShards(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queue 
 		t.Fatal(err)
 	}
 	p1, p2 := connect(t, ctx, pool), connect(t, ctx, pool)
-	tx1, err := p1.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx2, err := p2.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids1, err := insertBatch(ctx, tx1, queue, 2, perShard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids2, err := insertBatch(ctx, tx2, queue, 2, perShard)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx1 := mustBegin(t, ctx, p1)
+	tx2 := mustBegin(t, ctx, p2)
+	ids1 := mustInsertBatch(t, ctx, tx1, queue, 2, perShard)
+	ids2 := mustInsertBatch(t, ctx, tx2, queue, 2, perShard)
 	if err := tx1.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -259,10 +241,7 @@ func TestClaimDoesNotWaitToAdvanceAnEmptyLane(t *testing.T) {
 		t.Fatalf("claim of the first job: %s", describeClaims(got))
 	}
 	lane := laneOf(t, ctx, pool, id).id
-	tx, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, ctx, pool)
 	if _, err := insertOne(ctx, tx, "gap", 2); err != nil {
 		t.Fatal(err)
 	}

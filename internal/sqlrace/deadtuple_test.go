@@ -204,29 +204,7 @@ func TestDeadTupleContract(t *testing.T) {
 	// Reclaim: rotate and prune both rings until idle; every slot that held rows
 	// must be truncated (prune 'pruned'), and the ring children end empty.
 	held := slotsWithRows(t, ctx, check)
-	pruned := map[string]map[int32]bool{"queue": {}, "claim": {}, "cursor": {}}
-	idle := false
-	for i := 0; i < 100 && !idle; i++ {
-		idle = true
-		for _, ring := range []string{"queue", "claim", "cursor"} {
-			r, err := ringOp(ctx, check, "rotate", ring)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := ringOp(ctx, check, "prune", ring)
-			if err != nil {
-				t.Fatal(err)
-			}
-			switch p.Outcome {
-			case "pruned":
-				pruned[ring][*p.Slot] = true
-			case "already_empty":
-			default:
-				t.Fatalf("nothing is live, yet %v", p)
-			}
-			idle = idle && r.Outcome == "skipped_idle" && p.Outcome == "already_empty"
-		}
-	}
+	pruned, idle := drainRings(t, ctx, check, "nothing is live, yet")
 	if !idle {
 		t.Fatalf("rings not idle after 100 rotate+prune rounds")
 	}

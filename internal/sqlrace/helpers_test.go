@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"sync"
 	"testing"
@@ -36,6 +37,98 @@ func connect(t *testing.T, ctx context.Context, pool *pgxpool.Pool) *pgx.Conn {
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
+}
+
+// drainRings rotates and prunes the queue, claim and cursor rings until a
+// whole round is idle (rotate skipped_idle, prune already_empty), at most 100
+// rounds. Nothing may be live: any prune outcome but pruned or already_empty
+// fails the test (the message starts with when). It returns the slots each
+// ring pruned and whether the rings ended idle.
+func drainRings(t *testing.T, ctx context.Context, conn *pgx.Conn, when string) (map[string]map[int32]bool, bool) {
+	t.Helper()
+	pruned := map[string]map[int32]bool{"queue": {}, "claim": {}, "cursor": {}}
+	idle := false
+	for i := 0; i < 100 && !idle; i++ {
+		idle = true
+		for _, ring := range []string{"queue", "claim", "cursor"} {
+			r, err := ringOp(ctx, conn, "rotate", ring)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := ringOp(ctx, conn, "prune", ring)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch p.Outcome {
+			case "pruned":
+				pruned[ring][*p.Slot] = true
+			case "already_empty":
+			default:
+				t.Fatalf("%s %v", when, p)
+			}
+			idle = idle && r.Outcome == "skipped_idle" && p.Outcome == "already_empty"
+		}
+	}
+	return pruned, idle
+}
+
+// openProducer begins a transaction on db (rolled back when the test ends
+// unless committed) and inserts one job into queue at priority in it: a
+// producer that has not committed yet. It returns the transaction and the id.
+func openProducer(t *testing.T, ctx context.Context, db interface {
+	Begin(context.Context) (pgx.Tx, error)
+}, queue string, priority int) (pgx.Tx, int64) {
+	t.Helper()
+	tx := mustBegin(t, ctx, db)
+	t.Cleanup(func() { _ = tx.Rollback(context.Background()) })
+	id, err := insertOne(ctx, tx, queue, priority)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx, id
+}
+
+// goSession starts one simulated process: run gets a connection of its own
+// (opened here, closed when the test ends) and runs in a goroutine counted by
+// wg.
+func goSession(t *testing.T, ctx context.Context, pool *pgxpool.Pool, wg *sync.WaitGroup, run func(conn *pgx.Conn)) {
+	t.Helper()
+	conn := connect(t, ctx, pool)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		run(conn)
+	}()
+}
+
+// mustBegin begins a transaction on db and fails the test on an error.
+func mustBegin(t *testing.T, ctx context.Context, db interface {
+	Begin(context.Context) (pgx.Tx, error)
+}) pgx.Tx {
+	t.Helper()
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
+}
+
+// mustInsertBatch is insertBatch that fails the test on an error.
+func mustInsertBatch(t *testing.T, ctx context.Context, q rowQuerier, queue string, priority, n int) []int64 {
+	t.Helper()
+	ids, err := insertBatch(ctx, q, queue, priority, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
+}
+
+// rotateQueueRing rotates the queue ring and fails the test unless it rotated.
+func rotateQueueRing(t *testing.T, ctx context.Context, conn *pgx.Conn) {
+	t.Helper()
+	if o, err := ringOp(ctx, conn, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
+		t.Fatalf("rotate: %v, %v", o, err)
+	}
 }
 
 // insertBatch inserts n jobs of kind "k" into queue with the given priority via
@@ -145,10 +238,7 @@ func insertRolledBack(t *testing.T, ctx context.Context, b interface {
 	Begin(context.Context) (pgx.Tx, error)
 }, queue string) {
 	t.Helper()
-	tx, err := b.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, ctx, b)
 	if _, err := insertOne(ctx, tx, queue, 2); err != nil {
 		t.Fatal(err)
 	}
@@ -326,6 +416,44 @@ func sortedKeys[V any](m map[int64]V) []int64 {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// lostAndTwice returns, in the order of ids, those that times counts never
+// and those it counts more than once.
+func lostAndTwice(ids []int64, times map[int64]int) (lost, twice []int64) {
+	for _, id := range ids {
+		switch n := times[id]; {
+		case n == 0:
+			lost = append(lost, id)
+		case n > 1:
+			twice = append(twice, id)
+		}
+	}
+	return lost, twice
+}
+
+// pickRecent picks one of the last window ids of order (false when empty).
+func pickRecent(order []int64, rng *rand.Rand, window int) (int64, bool) {
+	if len(order) == 0 {
+		return 0, false
+	}
+	return order[len(order)-1-rng.IntN(min(window, len(order)))], true
+}
+
+// result is what a call run by inBackground returned.
+type result[T any] struct {
+	v   T
+	err error
+}
+
+// inBackground runs f in a goroutine; its result arrives on the channel.
+func inBackground[T any](f func() (T, error)) <-chan result[T] {
+	done := make(chan result[T], 1)
+	go func() {
+		v, err := f()
+		done <- result[T]{v, err}
+	}()
+	return done
 }
 
 // firstN formats at most n elements of xs.

@@ -123,9 +123,7 @@ func TestInsertIntoASlotRotatedAndPrunedAfterItsSnapshotLosesNothing(t *testing.
 			warmQueue(t, ctx, pool, "r")
 			producer, maint := connect(t, ctx, pool), connect(t, ctx, pool)
 			tx := beginAt(t, ctx, producer, level)
-			if o, err := ringOp(ctx, maint, "rotate", "queue"); err != nil || o.Outcome != "rotated" {
-				t.Fatalf("rotate: %v, %v", o, err)
-			}
+			rotateQueueRing(t, ctx, maint)
 			var o string
 			if err := maint.QueryRow(ctx, `SELECT outcome FROM awa.prune_ring('queue', 1000, 0)`).Scan(&o); err != nil || o != "pruned" {
 				t.Fatalf("prune: %s, %v", o, err)

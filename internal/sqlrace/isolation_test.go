@@ -65,7 +65,10 @@ func wantRefused(t *testing.T, err error, fn string, level pgx.TxIsoLevel) {
 
 // warmQueue creates queue's lanes (a first job, claimed and completed), so
 // the tests race claims, not lane creation.
-func warmQueue(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queue string) {
+func warmQueue(t *testing.T, ctx context.Context, pool interface {
+	rowQuerier
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, queue string) {
 	t.Helper()
 	if _, err := insertOne(ctx, pool, queue, 2); err != nil {
 		t.Fatal(err)
@@ -205,10 +208,7 @@ func TestPruneWithASnapshotOlderThanAProducersCommitKeepsTheJob(t *testing.T) {
 			warmQueue(t, ctx, pool, "q") // the slot holds a finished job: rotation seals it
 			producer, pruner := connect(t, ctx, pool), connect(t, ctx, pool)
 
-			ptx, err := producer.Begin(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ptx := mustBegin(t, ctx, producer)
 			id, err := insertOne(ctx, ptx, "q", 2)
 			if err != nil {
 				t.Fatal(err)

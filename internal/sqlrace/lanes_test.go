@@ -114,14 +114,8 @@ func TestProducerTransactionsInOppositeLaneOrderDeadlockCleanly(t *testing.T) {
 		}
 	}
 	c1, c2 := connect(t, ctx, pool), connect(t, ctx, pool)
-	tx1, err := c1.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tx2, err := c2.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx1 := mustBegin(t, ctx, c1)
+	tx2 := mustBegin(t, ctx, c2)
 	a1, err := insertOne(ctx, tx1, "q", 1)
 	if err != nil {
 		t.Fatal(err)
@@ -257,20 +251,8 @@ func waitForLockWait(t *testing.T, ctx context.Context, pool interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
 }, pid uint32) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		var waiting bool
-		if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE pid = $1 AND NOT granted)`, int32(pid)).
-			Scan(&waiting); err != nil {
-			t.Fatal(err)
-		}
-		if waiting {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("backend %d never blocked on a lock", pid)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitForBackend(t, ctx, pool, pid, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE pid = $1 AND NOT granted)`,
+		5*time.Millisecond, "blocked on a lock")
 }
 
 // waitForPruneRetry waits until backend pid, in awa.prune_ring, has failed an
@@ -281,20 +263,29 @@ func waitForPruneRetry(t *testing.T, ctx context.Context, pool interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
 }, pid uint32) {
 	t.Helper()
+	waitForBackend(t, ctx, pool, pid, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE pid = $1 AND wait_event = 'PgSleep' AND query LIKE '%prune_ring%')`,
+		2*time.Millisecond, "retried prune_ring's locks")
+}
+
+// waitForBackend polls query (a boolean of $1, the backend pid) every poll
+// until it is true; after 10 s the test fails: "backend <pid> never <what>".
+func waitForBackend(t *testing.T, ctx context.Context, pool interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, pid uint32, query string, poll time.Duration, what string) {
+	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; {
-		var sleeping bool
-		if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-			WHERE pid = $1 AND wait_event = 'PgSleep' AND query LIKE '%prune_ring%')`, int32(pid)).
-			Scan(&sleeping); err != nil {
+		var ok bool
+		if err := pool.QueryRow(ctx, query, int32(pid)).Scan(&ok); err != nil {
 			t.Fatal(err)
 		}
-		if sleeping {
+		if ok {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("backend %d never retried prune_ring's locks", pid)
+			t.Fatalf("backend %d never %s", pid, what)
 		}
-		time.Sleep(2 * time.Millisecond)
+		time.Sleep(poll)
 	}
 }
 

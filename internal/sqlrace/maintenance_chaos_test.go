@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestConcurrentAndKilledRunMaintenanceLoseNothingAndNeverDeadlock: three
@@ -36,8 +34,7 @@ func TestConcurrentAndKilledRunMaintenanceLoseNothingAndNeverDeadlock(t *testing
 		}
 		run = time.Duration(n) * time.Second
 	}
-	ctx := pgtest.Context(t, run+2*time.Minute)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, run+2*time.Minute)
 	orphan, err := insertOne(ctx, pool, "orphan", 2)
 	if err != nil {
 		t.Fatal(err)
@@ -226,16 +223,7 @@ func TestConcurrentAndKilledRunMaintenanceLoseNothingAndNeverDeadlock(t *testing
 	if open != 0 {
 		t.Errorf("%d jobs still not completed after the drain", open)
 	}
-	var lost, twice []int64
-	for _, id := range sortedKeys(inserted) {
-		switch applied[id] {
-		case 0:
-			lost = append(lost, id)
-		case 1:
-		default:
-			twice = append(twice, id)
-		}
-	}
+	lost, twice := lostAndTwice(sortedKeys(inserted), applied)
 	if len(lost) > 0 || len(twice) > 0 {
 		t.Errorf("of %d jobs, never completed: %s; completed more than once: %s", len(inserted), firstN(lost, 10), firstN(twice, 10))
 	}

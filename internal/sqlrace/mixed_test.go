@@ -97,11 +97,8 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 	produceCtx := failCtx
 	var producers, others sync.WaitGroup
 	for p := 0; p < 4; p++ {
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(uint64(p), 1))
-		producers.Add(1)
-		go func() {
-			defer producers.Done()
+		goSession(t, ctx, pool, &producers, func(conn *pgx.Conn) {
+			rng := rand.New(rand.NewPCG(uint64(p), 1))
 			for produceCtx.Err() == nil && !stopProducing.Load() {
 				ids, err := mixedProduce(produceCtx, conn, rng, queues)
 				if check(produceCtx, fmt.Sprintf("producer %d", p), err) {
@@ -109,7 +106,7 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 				}
 				time.Sleep(time.Duration(10+rng.IntN(20)) * time.Millisecond)
 			}
-		}()
+		})
 	}
 
 	// Unbuffered: a claimed job waits for one finalizer call at most, well
@@ -118,11 +115,8 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 	drainCtx, stopOthers := context.WithCancel(failCtx)
 	defer stopOthers()
 	for c := 0; c < 4; c++ {
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(uint64(c), 2))
-		others.Add(1)
-		go func() {
-			defer others.Done()
+		goSession(t, ctx, pool, &others, func(conn *pgx.Conn) {
+			rng := rand.New(rand.NewPCG(uint64(c), 2))
 			for drainCtx.Err() == nil {
 				got, err := mixedClaim(drainCtx, conn, rng, queues[rng.IntN(2)])
 				if !check(drainCtx, fmt.Sprintf("claimer %d", c), err) || len(got) == 0 {
@@ -135,15 +129,12 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 					return
 				}
 			}
-		}()
+		})
 	}
 	var late sync.WaitGroup
 	for f := 0; f < 2; f++ {
-		conn := connect(t, ctx, pool)
-		rng := rand.New(rand.NewPCG(uint64(f), 3))
-		others.Add(1)
-		go func() {
-			defer others.Done()
+		goSession(t, ctx, pool, &others, func(conn *pgx.Conn) {
+			rng := rand.New(rand.NewPCG(uint64(f), 3))
 			for {
 				var batch []claimed
 				select {
@@ -155,7 +146,7 @@ func TestMixedWorkloadNeverDeadlocks(t *testing.T) {
 					return 4 * time.Second, j.Queue == "mx_b" && rng.IntN(50) == 0
 				}, check, fmt.Sprintf("finalizer %d", f))
 			}
-		}()
+		})
 	}
 	cancelRng := rand.New(rand.NewPCG(4, 4))
 	repeatOnConn(t, ctx, drainCtx, pool, &others, 20*time.Millisecond, func(conn *pgx.Conn) {
@@ -460,10 +451,7 @@ func (m *mixedLedger) awaitDrained(runCtx, ctx context.Context, pool *pgxpool.Po
 func (m *mixedLedger) recent(rng *rand.Rand) (int64, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.order) == 0 {
-		return 0, false
-	}
-	return m.order[len(m.order)-1-rng.IntN(min(200, len(m.order)))], true
+	return pickRecent(m.order, rng, 200)
 }
 
 func (m *mixedLedger) open() []int64 {

@@ -126,15 +126,7 @@ func TestQueuePendingSeesOpenProducersButNotAnotherLanesPositions(t *testing.T) 
 	}
 
 	// An open producer of pa: pending, from another session, before it commits.
-	tx, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	id, err := insertOne(ctx, tx, "pa", 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx, id := openProducer(t, ctx, pool, "pa", 2)
 	if !queuePending(t, ctx, pool, "pa") {
 		t.Fatal("pa is not pending while its producer is open")
 	}

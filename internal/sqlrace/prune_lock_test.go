@@ -127,9 +127,7 @@ func TestPruneLeavesNoLockAndTheCallersLockTimeout(t *testing.T) {
 	if err := reader.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if p := <-pruned; p.err != nil || p.o.Outcome != "pruned" || p.o.Slot == nil || *p.o.Slot != 0 {
-		t.Fatalf("prune_ring(queue) granted its locks in its waiting attempt: %v, %v; want pruned slot 0", p.o, p.err)
-	}
+	requirePrunedSlot0(t, <-pruned, "prune_ring(queue) granted its locks in its waiting attempt")
 	if v := lockTimeout(tx); v != "7s" {
 		t.Fatalf("lock_timeout in the caller's transaction after a prune granted while it waited: %s, want 7s", v)
 	}
@@ -164,9 +162,7 @@ func TestPruneOfAStalledRingWaitsForItsLocksFromTheStart(t *testing.T) {
 	if err := reader.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if p := <-pruned; p.err != nil || p.o.Outcome != "pruned" || p.o.Slot == nil || *p.o.Slot != 0 {
-		t.Fatalf("prune_ring(queue) after the reader ended: %v, %v; want pruned slot 0", p.o, p.err)
-	}
+	requirePrunedSlot0(t, <-pruned, "prune_ring(queue) after the reader ended")
 }
 
 // TestCursorRingPrunesWhileTheQueueRingsPruneRetries: the queue ring's proof
@@ -200,9 +196,7 @@ func TestCursorRingPrunesWhileTheQueueRingsPruneRetries(t *testing.T) {
 	if err := reader.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if p := <-queuePruned; p.err != nil || p.o.Outcome != "pruned" || p.o.Slot == nil || *p.o.Slot != 0 {
-		t.Fatalf("prune_ring(queue) after the reader ended: %v, %v; want pruned slot 0", p.o, p.err)
-	}
+	requirePrunedSlot0(t, <-queuePruned, "prune_ring(queue) after the reader ended")
 }
 
 // TestProducersNeverWaitBehindAPruneOfASealedSlot: a producer reads only the

@@ -55,10 +55,7 @@ func TestClaimNeverWaitsBehindAPruneThatCannotGetItsLocks(t *testing.T) {
 	if err := reader.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-	p := <-pruned
-	if p.err != nil || p.o.Outcome != "pruned" || p.o.Slot == nil || *p.o.Slot != 0 {
-		t.Fatalf("prune_ring(queue) after the reader ended: %v, %v; want pruned slot 0", p.o, p.err)
-	}
+	requirePrunedSlot0(t, <-pruned, "prune_ring(queue) after the reader ended")
 }
 
 // TestPruneGivesUpAfterItsBudgetWhenTheSlotStaysHeld: a reader that holds the

@@ -42,10 +42,7 @@ func TestPruneRacingClaimsNeverRemovesALiveJob(t *testing.T) {
 	// slot they are in never empties by itself, so prune must carry them (and
 	// whatever of queue q is still available there) while the claimers race.
 	setup := connect(t, ctx, pool)
-	idle, err := insertBatch(ctx, setup, "idle", 2, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
+	idle := mustInsertBatch(t, ctx, setup, "idle", 2, 5)
 
 	runCtx, cancel, fail := withErrOnce(ctx)
 	defer cancel()
@@ -387,31 +384,7 @@ func TestPruneNeverTruncatesAnOpenClaim(t *testing.T) {
 	}
 
 	// Now everything is closed: the rings drain completely.
-	prunedSlots := map[string]map[int32]bool{"queue": {}, "claim": {}, "cursor": {}}
-	for i := 0; i < 100; i++ {
-		idle := true
-		for _, ring := range []string{"queue", "claim", "cursor"} {
-			r, err := ringOp(ctx, conn, "rotate", ring)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := ringOp(ctx, conn, "prune", ring)
-			if err != nil {
-				t.Fatal(err)
-			}
-			switch p.Outcome {
-			case "pruned":
-				prunedSlots[ring][*p.Slot] = true
-			case "already_empty":
-			default:
-				t.Fatalf("after completing everything, %v", p)
-			}
-			idle = idle && r.Outcome == "skipped_idle" && p.Outcome == "already_empty"
-		}
-		if idle {
-			break
-		}
-	}
+	prunedSlots, _ := drainRings(t, ctx, conn, "after completing everything,")
 	for _, ring := range []string{"queue", "claim"} {
 		if !prunedSlots[ring][liveSlot[ring]] {
 			t.Errorf("%s ring: slot %d was never pruned after the open job completed (pruned %v)", ring, liveSlot[ring], prunedSlots[ring])

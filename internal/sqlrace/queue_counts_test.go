@@ -7,8 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestQueueCountsThatWaitedBehindACursorPruneCountNoCompletedJobAvailable:
@@ -22,17 +20,13 @@ import (
 // snapshot and is not affected; the writers read the cursor in PL/pgSQL
 // statements of their own, docs/storage.md, "The claim cursor", lock before snapshot.)
 func TestQueueCountsThatWaitedBehindACursorPruneCountNoCompletedJobAvailable(t *testing.T) {
-	ctx := pgtest.Context(t, 60*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 60*time.Second)
 	maint := connect(t, ctx, pool)
 	reader := connect(t, ctx, pool)
 
 	completedBehindASealedMarksSlot(t, ctx, pool, maint, "r")
 	// The prune holds its locks (floors raised, slot truncated) until commit.
-	tx, err := maint.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, ctx, maint)
 	var outcome string
 	if err := tx.QueryRow(ctx, `SELECT outcome FROM awa.prune_ring('cursor')`).Scan(&outcome); err != nil || outcome != "pruned" {
 		t.Fatalf("prune cursor: %s %v", outcome, err)

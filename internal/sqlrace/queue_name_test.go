@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 // TestClaimAndQueuePendingRaiseAW002ForAQueueNameNoJobCanHave: a claim or a
@@ -15,8 +13,7 @@ import (
 // configure_queue and listen_queues raise AW002 for the same names: a silent
 // no-op. Now they raise AW002 too and write nothing.
 func TestClaimAndQueuePendingRaiseAW002ForAQueueNameNoJobCanHave(t *testing.T) {
-	ctx := pgtest.Context(t, 30*time.Second)
-	pool := pgtest.NewDB(t)
+	ctx, pool := newDB(t, 30*time.Second)
 	for _, name := range []string{"", "mail ", "bad name!", strings.Repeat("a", 51)} {
 		if _, err := claim(ctx, pool, name, 1, nil); sqlState(err) != "AW002" {
 			t.Errorf("claim_ready_runtime(%q): %v, want AW002", name, err)

@@ -177,9 +177,7 @@ func TestRunMaintenanceReclaimsTheRingsTickAfterTick(t *testing.T) {
 	ctx, pool := newDB(t, 120*time.Second)
 	conn := connect(t, ctx, pool)
 	for i := 0; i < rounds; i++ {
-		if _, err := insertBatch(ctx, conn, "flow", 2, perRound); err != nil {
-			t.Fatal(err)
-		}
+		mustInsertBatch(t, ctx, conn, "flow", 2, perRound)
 		got, err := claim(ctx, conn, "flow", perRound, nil)
 		if err != nil || len(got) != perRound {
 			t.Fatalf("round %d: claim %d, %v", i, len(got), err)

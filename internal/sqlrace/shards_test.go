@@ -62,15 +62,7 @@ func TestOpenProducerTransactionDoesNotBlockOtherProducers(t *testing.T) {
 			t.Fatalf("claim of the warm-up job: %s, %v", describeClaims(got), err)
 		}
 		open := connect(t, ctx, pool)
-		tx, err := open.Begin(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tx.Rollback(ctx)
-		held, err := insertOne(ctx, tx, "q", 2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tx, held := openProducer(t, ctx, open, "q", 2)
 
 		other := connect(t, ctx, pool)
 		short, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -110,15 +102,7 @@ func TestOpenProducerTransactionDoesNotBlockOtherProducers(t *testing.T) {
 		ctx, pool := newDB(t, 30*time.Second)
 		configureShards(t, ctx, pool, "q", 1)
 		open := connect(t, ctx, pool)
-		tx, err := open.Begin(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tx.Rollback(ctx)
-		first, err := insertOne(ctx, tx, "q", 2)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tx, first := openProducer(t, ctx, open, "q", 2)
 		other := connect(t, ctx, pool)
 		done := make(chan error, 1)
 		var second int64
@@ -217,15 +201,7 @@ func TestTransactionKeepsItsShard(t *testing.T) {
 	if _, err := hold.Exec(ctx, `SELECT pg_advisory_lock(awa._lock_key('lane_producer'), $1::int)`, home); err != nil {
 		t.Fatal(err)
 	}
-	tx, err := c.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	x, err := insertOne(ctx, tx, "q", 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx, x := openProducer(t, ctx, c, "q", 2)
 	if _, err := hold.Exec(ctx, `SELECT pg_advisory_unlock(awa._lock_key('lane_producer'), $1::int)`, home); err != nil {
 		t.Fatal(err)
 	}

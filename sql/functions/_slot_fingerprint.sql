@@ -15,6 +15,8 @@
 --          until the slot is truncated).
 --   lease: the number of leases in the slot.
 -- Read-only. Called by awa.prune_ring.
+-- Preamble as the other prune probes' on purpose (STABLE, sorts and JIT
+-- off): SQL cannot share a function's attributes.
 CREATE FUNCTION awa._slot_fingerprint(p_ring text, p_slot int)
 RETURNS int8[]
 LANGUAGE plpgsql

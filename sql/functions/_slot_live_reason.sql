@@ -12,6 +12,8 @@
 --   lease: any materialized lease row
 -- The cursor is read from awa.claim_cursors in the proof's own statement.
 -- Read-only. Called by awa.prune_ring.
+-- Preamble as the other prune probes' on purpose (STABLE, sorts and JIT
+-- off): SQL cannot share a function's attributes.
 CREATE FUNCTION awa._slot_live_reason(p_ring text, p_slot int, p_carry boolean DEFAULT false,
                                       p_carry_open boolean DEFAULT false)
 RETURNS text

@@ -16,6 +16,8 @@
 -- (docs/storage.md, "The claim cursor"); or the claim-batch lock of
 -- awa._close_claims.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+-- Preamble as the other entry points' on purpose (definer rights, pinned
+-- search_path, jit off, v_now, READ COMMITTED guard): SQL cannot share it.
 CREATE FUNCTION awa.cancel_job(p_job_id bigint, p_reason text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql

@@ -6,6 +6,8 @@
 -- Errors: AW010 older_than below one minute.
 -- Called by the maintenance leader.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+-- Preamble as the other entry points' on purpose (definer rights, pinned
+-- search_path): SQL cannot share a function's attributes.
 CREATE FUNCTION awa.cleanup_runtime_instances(
     p_older_than interval DEFAULT interval '1 hour',
     p_now        timestamptz DEFAULT NULL

@@ -10,6 +10,8 @@
 -- claimers still drain.
 -- Errors: AW002 bad queue name; AW004 unknown key; AW005 wrong type;
 -- AW006 deadline_seconds or enqueue_shards out of range.
+-- Preamble as the other entry points' on purpose (definer rights, pinned
+-- search_path): SQL cannot share a function's attributes.
 CREATE FUNCTION awa.configure_queue(p_queue text, p_opts jsonb)
 RETURNS SETOF awa.queue_meta
 LANGUAGE plpgsql

@@ -3,6 +3,8 @@
 -- stale rescue while the heartbeat is fresh. One row per process, so the cost
 -- does not grow with the jobs it runs. The heartbeat never moves backwards.
 -- Errors: AW010 instance_id NULL. Called by each worker process on a ticker.
+-- Preamble as the other entry points' on purpose (definer rights, pinned
+-- search_path): SQL cannot share a function's attributes.
 CREATE FUNCTION awa.heartbeat_instance(p_instance_id uuid, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.runtime_instances
 LANGUAGE plpgsql

@@ -8,6 +8,8 @@
 -- more than 10000 jobs; otherwise those of awa._validate_job. Any error writes
 -- nothing (the call is one statement).
 -- Locks: lane locks as in awa._append_ready, held until the caller commits.
+-- Preamble as the other entry points' on purpose (definer rights, pinned
+-- search_path, jit off, v_now, READ COMMITTED guard): SQL cannot share it.
 CREATE FUNCTION awa.insert_jobs(p_kinds text[], p_args jsonb[] DEFAULT NULL, p_opts jsonb[] DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql

@@ -5,6 +5,8 @@
 -- job; a job being cancelled is skipped), then lane locks as awa._append_ready.
 -- Errors: AW010 limit outside 1..100000. Called by the maintenance leader.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+-- Preamble as the other entry points' on purpose (definer rights, pinned
+-- search_path, jit off, v_now, READ COMMITTED guard): SQL cannot share it.
 CREATE FUNCTION awa.promote_due_jobs(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql

@@ -22,6 +22,8 @@
 -- keep_sealed, carry_limit outside 1..100000. Called by the maintenance leader
 -- on a ticker.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+-- Preamble as the other entry points' on purpose (definer rights, pinned
+-- search_path, jit off, v_now, READ COMMITTED guard): SQL cannot share it.
 CREATE FUNCTION awa.prune_ring(p_ring text, p_lock_timeout_ms int DEFAULT 50, p_keep_sealed int DEFAULT 0,
                                p_carry_limit int DEFAULT 1000)
 RETURNS SETOF awa.ring_outcome

@@ -45,6 +45,7 @@ AS $$
               FROM awa.claim_closures c WHERE p_queue IS NULL OR c.queue = p_queue) AS x
         GROUP BY x.queue
     ),
+    -- deferred and done: one shape over two tables on purpose (one scan each).
     deferred AS (
         SELECT d.queue, count(*) FILTER (WHERE d.state = 'scheduled') AS scheduled,
                count(*) FILTER (WHERE d.state = 'retryable') AS retryable

@@ -2,6 +2,8 @@
 -- stop), so another process can lead without waiting for the expiry. Only the
 -- holder can release; returns the released lease row (none when not held).
 -- Errors: AW010 name or holder NULL.
+-- Preamble as the other entry points' on purpose (definer rights, pinned
+-- search_path): SQL cannot share a function's attributes.
 CREATE FUNCTION awa.release_leader_lease(p_name text, p_holder uuid)
 RETURNS SETOF awa.leader_leases
 LANGUAGE plpgsql

@@ -6,6 +6,8 @@
 -- Locks and races: as awa.rescue_stale_claims.
 -- Errors: AW010 limit outside 1..100000. Called by the maintenance leader.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+-- Preamble as the other entry points' on purpose (definer rights, pinned
+-- search_path, jit off, v_now, READ COMMITTED guard): SQL cannot share it.
 CREATE FUNCTION awa.rescue_expired_deadlines(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql

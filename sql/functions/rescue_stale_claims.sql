@@ -9,6 +9,8 @@
 -- Errors: AW010 staleness not positive, limit outside 1..100000.
 -- Called by the maintenance leader.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
+-- Preamble as the other entry points' on purpose (definer rights, pinned
+-- search_path, jit off, v_now, READ COMMITTED guard): SQL cannot share it.
 CREATE FUNCTION awa.rescue_stale_claims(
     p_staleness interval DEFAULT interval '90 seconds',
     p_limit     int DEFAULT 1000,

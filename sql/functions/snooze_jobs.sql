@@ -5,6 +5,8 @@
 -- Errors: AW010 (see awa._finalize; every run_at is required).
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing;
 -- awa._finalize checks first, so this body stays one SELECT).
+-- Signature as the other finalizers' on purpose: one public function per verb
+-- is the contract; the shared body is awa._finalize.
 CREATE FUNCTION awa.snooze_jobs(
     p_job_ids     bigint[],
     p_run_leases  bigint[],

@@ -1,6 +1,7 @@
 -- Lease ring: materialized leases for attempts that need mutable state
 -- (progress, callbacks). Installed now so the ring exists with its ledger;
 -- the runtime starts writing it with callbacks and progress.
+-- Alike ready_tombstones only in shape (slot, ids, created_at): other rows.
 CREATE TABLE awa.leases (
     lease_slot   int         NOT NULL,
     job_id       bigint      NOT NULL,

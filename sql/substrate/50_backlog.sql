@@ -23,6 +23,7 @@ CREATE INDEX deferred_jobs_run_at ON awa.deferred_jobs (run_at, job_id);
 
 -- Operator hold for failed jobs of DLQ-enabled queues: kept until retried,
 -- purged, or removed by retention.
+-- Its body columns repeat those of deferred_jobs on purpose (see above).
 CREATE TABLE awa.dlq_entries (
     job_id       bigint      PRIMARY KEY,
     run_lease    bigint      NOT NULL,
