@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -157,4 +158,69 @@ func TestCancelRacingClaimsEndsEachJobOnce(t *testing.T) {
 	}
 	t.Logf("completed %d, cancelled %d (of which %d while running: stale completions)",
 		len(completedApplied), len(cancelApplied), staleCompletions)
+}
+
+// TestClaimThenCancelInOppositeLanesDeadlocksCleanly: a transaction that
+// claims holds its lanes' claim locks until it commits, and cancel_job of an
+// available job waits for its lane's claim lock. So two transactions that
+// each claim from one queue and then cancel an available job of the other's
+// queue close a cycle (docs/storage.md, the multi-call deadlocks): PostgreSQL
+// aborts exactly one with 40P01, the other commits its claim and its cancel,
+// and the aborted one's claim is undone (its job available again).
+func TestClaimThenCancelInOppositeLanesDeadlocksCleanly(t *testing.T) {
+	ctx, pool := newDB(t, 30*time.Second)
+	ids := map[string][]int64{}
+	for _, q := range []string{"qa", "qb"} {
+		for range 2 {
+			id, err := insertOne(ctx, pool, q, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids[q] = append(ids[q], id)
+		}
+	}
+	c1, c2 := connect(t, ctx, pool), connect(t, ctx, pool)
+	tx1, tx2 := mustBegin(t, ctx, c1), mustBegin(t, ctx, c2)
+	for _, s := range []struct {
+		tx    pgx.Tx
+		queue string
+	}{{tx1, "qa"}, {tx2, "qb"}} {
+		if got, err := claim(ctx, s.tx, s.queue, 1, nil); err != nil || len(got) != 1 || got[0].ID != ids[s.queue][0] {
+			t.Fatalf("claim of %s: %s, %v; want job %d", s.queue, describeClaims(got), err, ids[s.queue][0])
+		}
+	}
+	cancel := func(tx pgx.Tx, id int64) error {
+		_, err := tx.Exec(ctx, `SELECT * FROM awa.cancel_job($1)`, id)
+		return err
+	}
+	r1 := make(chan error, 1)
+	go func() { r1 <- cancel(tx1, ids["qb"][1]) }()
+	waitForLockWait(t, ctx, pool, c1.PgConn().PID())
+	err2 := cancel(tx2, ids["qa"][1])
+	err1 := <-r1
+
+	var survivor, victim pgx.Tx
+	var cancelled, undone int64 // the survivor's cancelled job; the victim's claimed job
+	switch {
+	case err1 == nil && isDeadlock(err2):
+		survivor, victim, cancelled, undone = tx1, tx2, ids["qb"][1], ids["qb"][0]
+	case err2 == nil && isDeadlock(err1):
+		survivor, victim, cancelled, undone = tx2, tx1, ids["qa"][1], ids["qa"][0]
+	default:
+		t.Fatalf("want exactly one transaction to fail with 40P01: tx1 %v; tx2 %v", describeErr(err1), describeErr(err2))
+	}
+	_ = victim.Rollback(ctx)
+	if err := survivor.Commit(ctx); err != nil {
+		t.Fatalf("the surviving transaction does not commit: %v", err)
+	}
+	for id, want := range map[int64]string{cancelled: "cancelled", undone: "available"} {
+		var states []string
+		rows, err := pool.Query(ctx, `SELECT state::text FROM awa.jobs WHERE id = $1`, id)
+		if err == nil {
+			states, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		}
+		if err != nil || len(states) != 1 || states[0] != want {
+			t.Fatalf("job %d: states %v (%v), want exactly [%s]", id, states, err, want)
+		}
+	}
 }
