@@ -48,15 +48,23 @@ func sealFinishedJob(t *testing.T, ctx context.Context, conn *pgx.Conn, at *time
 	}
 }
 
+// sealFinishedJobsAt seals a finished job in queue slots 0, 1, ... with
+// rotations stamped at now + each offset, so the ledger shows the cadence the
+// test wants.
+func sealFinishedJobsAt(t *testing.T, ctx context.Context, conn *pgx.Conn, offsets ...time.Duration) {
+	t.Helper()
+	for _, off := range offsets {
+		at := time.Now().Add(off)
+		sealFinishedJob(t, ctx, conn, &at)
+	}
+}
+
 // sealStalledRing seals a finished job in queue slots 0 and 1 with rotations
 // 10 s and 9 s ago: the ring's cadence is 1 s and it last rotated 9 s ago, so
 // it is stalled (a prune of slot 0 may wait in the lock queue).
 func sealStalledRing(t *testing.T, ctx context.Context, conn *pgx.Conn) {
 	t.Helper()
-	for _, ago := range []time.Duration{10 * time.Second, 9 * time.Second} {
-		at := time.Now().Add(-ago)
-		sealFinishedJob(t, ctx, conn, &at)
-	}
+	sealFinishedJobsAt(t, ctx, conn, -10*time.Second, -9*time.Second)
 }
 
 // readerHolding opens a transaction on its own connection that holds a read
@@ -178,13 +186,9 @@ func TestCursorRingPrunesWhileTheQueueRingsPruneRetries(t *testing.T) {
 	conn := connect(t, ctx, pool)
 	// Rotations stamped 60 s and 120 s ahead: the ledger shows a ring that
 	// rotated on its cadence, so the prune is not the stalled kind.
-	for _, ahead := range []time.Duration{60 * time.Second, 120 * time.Second} {
-		at := time.Now().Add(ahead)
-		sealFinishedJob(t, ctx, conn, &at)
-	}
-	var rotated string
-	if err := conn.QueryRow(ctx, `SELECT outcome FROM awa.rotate_ring('cursor')`).Scan(&rotated); err != nil || rotated != "rotated" {
-		t.Fatalf("rotate_ring(cursor): %q, %v", rotated, err)
+	sealFinishedJobsAt(t, ctx, conn, 60*time.Second, 120*time.Second)
+	if o, err := ringOp(ctx, conn, "rotate", "cursor"); err != nil || o.Outcome != "rotated" {
+		t.Fatalf("rotate_ring(cursor): %v, %v", o, err)
 	}
 	reader := readerHolding(t, ctx, pool, "done_entries_0")
 	queuePruner := connect(t, ctx, pool)
