@@ -1,6 +1,9 @@
--- awa._carry_running(from_slot, to_slot): moves the running jobs drawn from
--- queue slot from_slot (items of claim batches with ready_slot = from_slot
--- whose receipt no closure covers) forward: a copy of each one's ready row in
+-- awa._carry_running(from_slot, to_slot, candidates): moves the running jobs
+-- drawn from queue slot from_slot (items of claim batches with ready_slot =
+-- from_slot whose receipt no closure covers) forward, looking only at the
+-- claim batches in candidates (the caller's proof: the batches drawn from the
+-- slot that were open when it took the slot's fingerprint; a batch drawn
+-- later changes the fingerprint): a copy of each one's ready row in
 -- slot to_slot (every column kept but ready_slot), and the batch repointed
 -- (ready_slot = to_slot: the one UPDATE of a claim batch, once per batch per
 -- queue-ring wrap, only for attempts that outlive one). Finalizers then find
@@ -12,7 +15,7 @@
 -- slot's locks, which the caller (awa.prune_ring) holds ACCESS EXCLUSIVE. A
 -- closer takes that lock before it reads the batch, so it reads the batch
 -- either before (and then holds the lock: no move) or after the move.
-CREATE FUNCTION awa._carry_running(p_from int, p_to int)
+CREATE FUNCTION awa._carry_running(p_from int, p_to int, p_candidates bigint[])
 RETURNS int
 LANGUAGE plpgsql
 SET jit = off
@@ -21,7 +24,7 @@ DECLARE
     v_ids bigint[];
 BEGIN
     v_ids := ARRAY(SELECT b.batch_id FROM awa.claim_batches b
-                   WHERE b.ready_slot = p_from AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+                   WHERE b.batch_id = ANY (p_candidates) AND b.ready_slot = p_from AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
                    ORDER BY b.batch_id);
     IF cardinality(v_ids) = 0 THEN
         RETURN 0;

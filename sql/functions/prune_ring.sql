@@ -54,9 +54,10 @@ DECLARE
     v_stalled boolean;
     v_old     text := current_setting('lock_timeout');
     v_moved   int := 0;
-    v_rest    int;
+    v_rest    int := 0;
     v_urgent  boolean;
     v_runs    int := 0;
+    v_open    bigint[] := '{}';
 BEGIN
     PERFORM awa._require_read_committed('awa.prune_ring');
     v_slots := awa._ring_slot_count(p_ring);
@@ -109,8 +110,16 @@ BEGIN
     -- under them.
     IF p_ring <> 'cursor' THEN
         BEGIN
-            SELECT awa._slot_live_reason(p_ring, v_target, true, v_urgent), awa._slot_fingerprint(p_ring, v_target)
-            INTO v_reason, v_print;
+            -- With the fingerprint, in its snapshot: the claim batches drawn
+            -- from a queue slot the next rotation needs that are still open,
+            -- the only ones the carry under the locks has to look at.
+            SELECT awa._slot_live_reason(p_ring, v_target, true, v_urgent), awa._slot_fingerprint(p_ring, v_target),
+                   CASE WHEN p_ring = 'queue' AND v_urgent THEN
+                       ARRAY(SELECT b.batch_id FROM awa.claim_batches b
+                             WHERE b.ready_slot = v_target
+                               AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids)))
+                   END
+            INTO v_reason, v_print, v_open;
             RAISE EXCEPTION 'awa: prune proof done' USING ERRCODE = 'AW099';
         EXCEPTION WHEN SQLSTATE 'AW099' THEN
             NULL;
@@ -177,16 +186,22 @@ BEGIN
         RETURN;
     END IF;
 
+    -- Under the locks, the hot path waits: only the work the fingerprint
+    -- leaves. Its third entry per lane is the lane's first position in the
+    -- slot above the cursor (-1: none), so without one nothing is available
+    -- to carry; running jobs can only be in batches the proof saw open.
     IF p_ring = 'queue' THEN
-        SELECT c.moved, c.remaining INTO v_moved, v_rest FROM awa._carry_ready(v_target, v_current, p_carry_limit) AS c;
+        IF EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k) WHERE u.k % 3 = 0 AND u.v <> -1) THEN
+            SELECT c.moved, c.remaining INTO v_moved, v_rest FROM awa._carry_ready(v_target, v_current, p_carry_limit) AS c;
+        END IF;
         IF v_rest > 0 THEN
             RETURN QUERY SELECT p_ring, 'prune', 'carried', v_target, v_gen,
                                 format('moved %s available jobs to slot %s, %s%s remain', v_moved, v_current,
                                        CASE WHEN v_rest = p_carry_limit THEN 'at least ' ELSE '' END, v_rest);
             RETURN;
         END IF;
-        IF v_urgent THEN
-            v_runs := awa._carry_running(v_target, v_current);
+        IF v_urgent AND cardinality(v_open) > 0 THEN
+            v_runs := awa._carry_running(v_target, v_current, v_open);
             IF v_runs IS NULL THEN
                 RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
                                     format('a closer holds the lock of a claim batch drawn from slot %s', v_target);
@@ -212,8 +227,15 @@ BEGIN
                           WHERE o.lane_id = s.lane_id AND o.claim_seq >= s.claim_seq AND o.cursor_slot <> v_target);
     END IF;
 
-    EXECUTE 'TRUNCATE ' || (SELECT string_agg(format('awa.%I', t || '_' || v_target), ', ')
-                             FROM unnest(awa._ring_tables(p_ring)) AS t);
+    -- Only the tables that hold pages (nothing can add any under the locks):
+    -- each truncated table and index costs a new file, and each btree an
+    -- fsync, while the hot path waits.
+    v_rel := (SELECT string_agg(format('awa.%I', t || '_' || v_target), ', ')
+              FROM unnest(awa._ring_tables(p_ring)) AS t
+              WHERE pg_relation_size(format('awa.%I', t || '_' || v_target)::regclass) > 0);
+    IF v_rel IS NOT NULL THEN
+        EXECUTE 'TRUNCATE ' || v_rel;
+    END IF;
 
     RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target)
         || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END
