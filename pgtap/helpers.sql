@@ -45,6 +45,14 @@ LANGUAGE sql AS $$
   WHERE schemaname = 'awa'
 $$;
 
+-- Rows of awa.p_table updated so far in the current transaction
+-- (pg_stat_xact_user_tables; partitions report their own rows).
+CREATE FUNCTION awa_test.updates_of(p_table text) RETURNS bigint
+LANGUAGE sql AS $$
+  SELECT coalesce(sum(n_tup_upd), 0)::bigint FROM pg_stat_xact_user_tables
+  WHERE schemaname = 'awa' AND relname = p_table
+$$;
+
 -- Per-table difference of two awa_test.write_counts() or row_counts()
 -- snapshots, keeping only the tables that changed: {"relname": after - before}.
 CREATE FUNCTION awa_test.changed(p_before jsonb, p_after jsonb) RETURNS jsonb
