@@ -2,9 +2,9 @@
 -- into the throwaway test database after pgTAP and the awa schema; it is never
 -- part of a migration.
 -- What the tests share lives here (and in sql/tests/*.psql for the isolation
--- tests' transactions). Tests of sibling functions (the finalizers, the two
--- rescues, the limits) still look alike line by line on purpose: each one
--- calls the function it tests directly and states its own expectations.
+-- tests' transactions). Tests of sibling functions still look alike line by
+-- line on purpose: each calls the function it tests directly and states its
+-- own expectations (docs/contributing.md, "Repeats we keep").
 CREATE SCHEMA awa_test;
 
 -- Row count of every leaf table in schema awa, as {"relname": count, ...}.

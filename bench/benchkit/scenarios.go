@@ -134,6 +134,24 @@ func (h *harness) pool(ctx context.Context, maxConns int) (*pgxpool.Pool, error)
 	return OpenPool(ctx, h.dsn, maxConns)
 }
 
+// startWorkers starts sys's w workers on pool and returns their stop, which
+// stops them once: a scenario calls it to end the run and defers it for an
+// early return (later calls return nil).
+func startWorkers(ctx context.Context, sys System, pool *pgxpool.Pool, w int, hd *Handler) (func() error, error) {
+	r, err := sys.Start(ctx, pool, w, hd)
+	if err != nil {
+		return nil, err
+	}
+	stopped := false
+	return func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		return r.Stop(ctx)
+	}, nil
+}
+
 // inserter opens a pool as pool does and sys's Inserter on it; the caller
 // closes the pool.
 func (h *harness) inserter(ctx context.Context, sys System, maxConns int) (*pgxpool.Pool, Inserter, error) {
@@ -296,16 +314,11 @@ func burndown(ctx context.Context, e *env, sys System, n int, run *Run) error {
 	}
 	hd := &Handler{}
 	start := time.Now()
-	r, err := sys.Start(ctx, pool, e.workers, hd)
+	stop, err := startWorkers(ctx, sys, pool, e.workers, hd)
 	if err != nil {
 		return err
 	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			_ = r.Stop(ctx)
-		}
-	}()
+	defer stop()
 
 	deadline := start.Add(e.timeout)
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -340,8 +353,7 @@ func burndown(ctx context.Context, e *env, sys System, n int, run *Run) error {
 	if err := h.endWAL(ctx); err != nil {
 		return err
 	}
-	stopped = true
-	if err := r.Stop(ctx); err != nil {
+	if err := stop(); err != nil {
 		return fmt.Errorf("stop: %w", err)
 	}
 	pool.Close()
@@ -451,16 +463,11 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 		}
 	}
 	hd := &Handler{}
-	r, err := sys.Start(ctx, pool, e.workers, hd)
+	stop, err := startWorkers(ctx, sys, pool, e.workers, hd)
 	if err != nil {
 		return err
 	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			_ = r.Stop(ctx)
-		}
-	}()
+	defer stop()
 
 	start := time.Now()
 	ws, we := start.Add(warmup), start.Add(warmup+dur)
@@ -525,8 +532,7 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 	if err := h.endWAL(ctx); err != nil {
 		return err
 	}
-	stopped = true
-	if err := r.Stop(ctx); err != nil {
+	if err := stop(); err != nil {
 		return err
 	}
 	pool.Close()
