@@ -127,6 +127,18 @@ func newBlockingClient(t *testing.T, pool *pgxpool.Pool, workers int, flush time
 	return bc
 }
 
+// startBlocked gives a stop test a fresh database, the goroutine baseline
+// taken before its pool opens, the pool, a blockingClient of n workers
+// (completer flush interval flush) and n jobs whose handlers all run.
+func startBlocked(t *testing.T, n int, flush time.Duration) (goroutineBaseline, *pgxpool.Pool, *blockingClient, []int64) {
+	t.Helper()
+	dsn := pgtest.NewDBDSN(t)
+	base := baselineGoroutines()
+	pool := openPool(t, dsn)
+	bc := newBlockingClient(t, pool, n, flush)
+	return base, pool, bc, bc.insertAndAwaitStart(t, n)
+}
+
 // insertAndAwaitStart inserts n jobs and waits until all n handlers run.
 func (bc *blockingClient) insertAndAwaitStart(t *testing.T, n int) []int64 {
 	t.Helper()
@@ -158,12 +170,8 @@ func (bc *blockingClient) insertAndAwaitStart(t *testing.T, n int) []int64 {
 // their context, and returns only once their completions are in the
 // database, even with a completer flush interval of a minute.
 func TestStopFinishesInFlightJobs(t *testing.T) {
-	dsn := pgtest.NewDBDSN(t)
-	base := baselineGoroutines()
-	pool := openPool(t, dsn)
 	const n = 4
-	bc := newBlockingClient(t, pool, n, time.Minute)
-	ids := bc.insertAndAwaitStart(t, n)
+	base, pool, bc, ids := startBlocked(t, n, time.Minute)
 	requireEachJob(t, pool, ids, "while its handler runs", "running", func(j jobSnap) bool { return j.State == "running" })
 
 	stopped := make(chan error, 1)
@@ -202,12 +210,8 @@ func TestStopFinishesInFlightJobs(t *testing.T) {
 // TestStopAndCancelCancelsRunningJobs: StopAndCancel cancels the running
 // handlers' contexts and flushes their results as retries before returning.
 func TestStopAndCancelCancelsRunningJobs(t *testing.T) {
-	dsn := pgtest.NewDBDSN(t)
-	base := baselineGoroutines()
-	pool := openPool(t, dsn)
 	const n = 3
-	bc := newBlockingClient(t, pool, n, time.Minute)
-	ids := bc.insertAndAwaitStart(t, n)
+	base, pool, bc, ids := startBlocked(t, n, time.Minute)
 
 	err := stopWithin(t, 30*time.Second, "StopAndCancel", func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -232,12 +236,8 @@ func TestStopAndCancelCancelsRunningJobs(t *testing.T) {
 // handlers do, Stop cancels them, still flushes their results (retries) and
 // returns the context's error.
 func TestStopContextExpiryCancelsJobs(t *testing.T) {
-	dsn := pgtest.NewDBDSN(t)
-	base := baselineGoroutines()
-	pool := openPool(t, dsn)
 	const n = 2
-	bc := newBlockingClient(t, pool, n, 2*time.Millisecond)
-	ids := bc.insertAndAwaitStart(t, n)
+	base, pool, bc, ids := startBlocked(t, n, 2*time.Millisecond)
 
 	err := stopWithin(t, 30*time.Second, "Stop with a 300ms context", func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
