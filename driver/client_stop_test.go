@@ -57,6 +57,25 @@ func stopWithin(t *testing.T, d time.Duration, what string, stop func() error) e
 	}
 }
 
+// requireEachJob fails the test unless every job of ids has exactly one row
+// and ok accepts it; when and want describe the moment and what ok asks for.
+func requireEachJob(t *testing.T, pool *pgxpool.Pool, ids []int64, when, want string, ok func(jobSnap) bool) {
+	t.Helper()
+	for _, id := range ids {
+		if rows := jobRows(t, pool, id); len(rows) != 1 || !ok(rows[0]) {
+			t.Fatalf("%s, job %d is %v, want %s", when, id, rows, want)
+		}
+	}
+}
+
+// closeAndCheck closes the test's pool and requires that no goroutine
+// outlives it (base: taken before the pool was opened).
+func closeAndCheck(t *testing.T, pool *pgxpool.Pool, base goroutineBaseline, what string) {
+	t.Helper()
+	pool.Close()
+	base.check(t, what)
+}
+
 // blockingClient is a started client whose handler reports each start on
 // started, then waits for release or for its context to end, and counts the
 // handlers that finished and those that saw ctx.Done. Tests stop it
@@ -108,6 +127,18 @@ func newBlockingClient(t *testing.T, pool *pgxpool.Pool, workers int, flush time
 	return bc
 }
 
+// startBlocked gives a stop test a fresh database, the goroutine baseline
+// taken before its pool opens, the pool, a blockingClient of n workers
+// (completer flush interval flush) and n jobs whose handlers all run.
+func startBlocked(t *testing.T, n int, flush time.Duration) (goroutineBaseline, *pgxpool.Pool, *blockingClient, []int64) {
+	t.Helper()
+	dsn := pgtest.NewDBDSN(t)
+	base := baselineGoroutines()
+	pool := openPool(t, dsn)
+	bc := newBlockingClient(t, pool, n, flush)
+	return base, pool, bc, bc.insertAndAwaitStart(t, n)
+}
+
 // insertAndAwaitStart inserts n jobs and waits until all n handlers run.
 func (bc *blockingClient) insertAndAwaitStart(t *testing.T, n int) []int64 {
 	t.Helper()
@@ -139,17 +170,9 @@ func (bc *blockingClient) insertAndAwaitStart(t *testing.T, n int) []int64 {
 // their context, and returns only once their completions are in the
 // database, even with a completer flush interval of a minute.
 func TestStopFinishesInFlightJobs(t *testing.T) {
-	dsn := pgtest.NewDBDSN(t)
-	base := baselineGoroutines()
-	pool := openPool(t, dsn)
 	const n = 4
-	bc := newBlockingClient(t, pool, n, time.Minute)
-	ids := bc.insertAndAwaitStart(t, n)
-	for _, id := range ids {
-		if rows := jobRows(t, pool, id); len(rows) != 1 || rows[0].State != "running" {
-			t.Fatalf("job %d is %v while its handler runs, want running", id, rows)
-		}
-	}
+	base, pool, bc, ids := startBlocked(t, n, time.Minute)
+	requireEachJob(t, pool, ids, "while its handler runs", "running", func(j jobSnap) bool { return j.State == "running" })
 
 	stopped := make(chan error, 1)
 	go func() {
@@ -180,24 +203,15 @@ func TestStopFinishesInFlightJobs(t *testing.T) {
 		t.Fatalf("%d handlers saw their context cancelled by a graceful Stop, want 0", e)
 	}
 	// Right after Stop: completed, not running or pending in a buffer.
-	for _, id := range ids {
-		if rows := jobRows(t, pool, id); len(rows) != 1 || rows[0].State != "completed" {
-			t.Fatalf("right after Stop returned, job %d is %v, want completed", id, rows)
-		}
-	}
-	pool.Close()
-	base.check(t, "after Stop and pool.Close")
+	requireEachJob(t, pool, ids, "right after Stop returned", "completed", func(j jobSnap) bool { return j.State == "completed" })
+	closeAndCheck(t, pool, base, "after Stop and pool.Close")
 }
 
 // TestStopAndCancelCancelsRunningJobs: StopAndCancel cancels the running
 // handlers' contexts and flushes their results as retries before returning.
 func TestStopAndCancelCancelsRunningJobs(t *testing.T) {
-	dsn := pgtest.NewDBDSN(t)
-	base := baselineGoroutines()
-	pool := openPool(t, dsn)
 	const n = 3
-	bc := newBlockingClient(t, pool, n, time.Minute)
-	ids := bc.insertAndAwaitStart(t, n)
+	base, pool, bc, ids := startBlocked(t, n, time.Minute)
 
 	err := stopWithin(t, 30*time.Second, "StopAndCancel", func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -210,27 +224,20 @@ func TestStopAndCancelCancelsRunningJobs(t *testing.T) {
 	if e, f := bc.ctxEnded.Load(), bc.finished.Load(); e != n || f != n {
 		t.Fatalf("at return of StopAndCancel %d handlers had finished and %d had seen ctx.Done, want %d and %d", f, e, n, n)
 	}
-	for _, id := range ids {
-		rows := jobRows(t, pool, id)
-		if len(rows) != 1 || rows[0].State != "retryable" || rows[0].Attempt != 1 || len(rows[0].Errors) != 1 ||
-			!strings.Contains(rows[0].Errors[0].Error, context.Canceled.Error()) || strings.Contains(rows[0].Errors[0].Error, "timed out") {
-			t.Fatalf("right after StopAndCancel job %d is %v, want retryable after attempt 1 with a 'context canceled' error", id, rows)
-		}
-	}
-	pool.Close()
-	base.check(t, "after StopAndCancel and pool.Close")
+	requireEachJob(t, pool, ids, "right after StopAndCancel", "retryable after attempt 1 with a 'context canceled' error",
+		func(j jobSnap) bool {
+			return j.State == "retryable" && j.Attempt == 1 && len(j.Errors) == 1 &&
+				strings.Contains(j.Errors[0].Error, context.Canceled.Error()) && !strings.Contains(j.Errors[0].Error, "timed out")
+		})
+	closeAndCheck(t, pool, base, "after StopAndCancel and pool.Close")
 }
 
 // TestStopContextExpiryCancelsJobs: when Stop's context ends before the
 // handlers do, Stop cancels them, still flushes their results (retries) and
 // returns the context's error.
 func TestStopContextExpiryCancelsJobs(t *testing.T) {
-	dsn := pgtest.NewDBDSN(t)
-	base := baselineGoroutines()
-	pool := openPool(t, dsn)
 	const n = 2
-	bc := newBlockingClient(t, pool, n, 2*time.Millisecond)
-	ids := bc.insertAndAwaitStart(t, n)
+	base, pool, bc, ids := startBlocked(t, n, 2*time.Millisecond)
 
 	err := stopWithin(t, 30*time.Second, "Stop with a 300ms context", func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -243,14 +250,9 @@ func TestStopContextExpiryCancelsJobs(t *testing.T) {
 	if e := bc.ctxEnded.Load(); e != n {
 		t.Fatalf("%d handlers saw ctx.Done, want %d", e, n)
 	}
-	for _, id := range ids {
-		rows := jobRows(t, pool, id)
-		if len(rows) != 1 || rows[0].State != "retryable" || rows[0].Attempt != 1 {
-			t.Fatalf("right after Stop returned, job %d is %v, want retryable after attempt 1", id, rows)
-		}
-	}
-	pool.Close()
-	base.check(t, "after Stop (context expired) and pool.Close")
+	requireEachJob(t, pool, ids, "right after Stop returned", "retryable after attempt 1",
+		func(j jobSnap) bool { return j.State == "retryable" && j.Attempt == 1 })
+	closeAndCheck(t, pool, base, "after Stop (context expired) and pool.Close")
 }
 
 // numberedArgs is the job of the busy-run and strand tests (each test has a
@@ -339,8 +341,7 @@ func TestNoGoroutineLeakAfterBusyRuns(t *testing.T) {
 	if got, want := ran.Load(), int64(2*(n+n/10)); got != want {
 		t.Fatalf("handlers ran %d times, want %d (each job once, snoozed ones twice)", got, want)
 	}
-	pool.Close()
-	base.check(t, "after two Start/Stop rounds and pool.Close")
+	closeAndCheck(t, pool, base, "after two Start/Stop rounds and pool.Close")
 }
 
 // TestGracefulStopStrandsNoClaimedJob: a graceful Stop must not leave jobs

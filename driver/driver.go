@@ -398,8 +398,8 @@ type SnoozeItem struct {
 	RunAt time.Time
 }
 
-// Snooze reschedules attempts without counting them. Same steps as Retry on
-// purpose: each finalizer fills its own sqlc params type.
+// Snooze reschedules attempts without counting them. Same steps as Complete
+// and Retry on purpose: each finalizer fills its own sqlc params type.
 func (d *Driver) Snooze(ctx context.Context, db DBTX, items []SnoozeItem) ([]Result, error) {
 	a := splitReceipts(len(items), func(i int) Receipt { return items[i].Receipt })
 	at := make([]pgtype.Timestamptz, len(items))

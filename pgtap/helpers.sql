@@ -2,9 +2,9 @@
 -- into the throwaway test database after pgTAP and the awa schema; it is never
 -- part of a migration.
 -- What the tests share lives here (and in sql/tests/*.psql for the isolation
--- tests' transactions). Tests of sibling functions (the finalizers, the two
--- rescues, the limits) still look alike line by line on purpose: each one
--- calls the function it tests directly and states its own expectations.
+-- tests' transactions). Tests of sibling functions still look alike line by
+-- line on purpose: each calls the function it tests directly and states its
+-- own expectations (docs/contributing.md, "Repeats we keep").
 CREATE SCHEMA awa_test;
 
 -- Row count of every leaf table in schema awa, as {"relname": count, ...}.
@@ -43,6 +43,23 @@ LANGUAGE sql AS $$
   SELECT coalesce(jsonb_object_agg(relname, n_tup_ins + n_tup_upd + n_tup_del), '{}')
   FROM pg_stat_xact_user_tables
   WHERE schemaname = 'awa'
+$$;
+
+-- Rows of awa.p_table updated so far in the current transaction
+-- (pg_stat_xact_user_tables; partitions report their own rows).
+CREATE FUNCTION awa_test.updates_of(p_table text) RETURNS bigint
+LANGUAGE sql AS $$
+  SELECT coalesce(sum(n_tup_upd), 0)::bigint FROM pg_stat_xact_user_tables
+  WHERE schemaname = 'awa' AND relname = p_table
+$$;
+
+-- Per-table difference of two awa_test.write_counts() or row_counts()
+-- snapshots, keeping only the tables that changed: {"relname": after - before}.
+CREATE FUNCTION awa_test.changed(p_before jsonb, p_after jsonb) RETURNS jsonb
+LANGUAGE sql AS $$
+  SELECT coalesce(jsonb_object_agg(a.key, a.value::bigint - coalesce((p_before ->> a.key)::bigint, 0)), '{}')
+  FROM jsonb_each_text(p_after) a
+  WHERE a.value::bigint <> coalesce((p_before ->> a.key)::bigint, 0)
 $$;
 
 -- pgTAP assertion: running p_sql inserts, updates and deletes no row of any awa
@@ -264,16 +281,21 @@ BEGIN
 END
 $$;
 
--- Turns a ring p_times: each time one job of queue '_turn' is inserted,
+-- Turns a ring p_times: each time one job of queue p_queue is inserted,
 -- claimed and completed (so the current slot of every ring holds rows and a
--- rotation is not skipped idle), then p_ring rotates. Returns the ring's
+-- rotation is not skipped idle), then p_ring rotates and, with p_prune, the
+-- slot just sealed is pruned (so the ring can wrap). Returns the ring's
 -- current slot afterwards.
-CREATE FUNCTION awa_test.turn(p_ring text, p_times int) RETURNS int
+CREATE FUNCTION awa_test.turn(p_ring text, p_times int, p_queue text DEFAULT '_turn', p_prune boolean DEFAULT false)
+RETURNS int
 LANGUAGE plpgsql AS $$
 BEGIN
   FOR i IN 1 .. p_times LOOP
-    PERFORM awa_test.completed_job('_turn', 'turn');
+    PERFORM awa_test.completed_job(p_queue, 'turn');
     PERFORM awa.rotate_ring(p_ring, now());
+    IF p_prune THEN
+      PERFORM awa.prune_ring(p_ring);
+    END IF;
   END LOOP;
   RETURN awa._current_slot(p_ring);
 END
@@ -334,20 +356,29 @@ BEGIN
 END
 $$;
 
--- Fixture step: a job of p_queue in the DLQ, failed at p_failed_at (the queue
--- gets the DLQ on; the job is inserted, claimed and failed then). Returns its id.
-CREATE FUNCTION awa_test.dlq_job(p_queue text, p_failed_at timestamptz) RETURNS bigint
+-- Fixture step: as awa_test.claim_one, then the queue gets the DLQ on and the
+-- attempt is failed at p_at (error 'fatal'), so the job waits in the DLQ.
+-- Returns the claim of that attempt:
+--   CREATE TEMP TABLE c AS SELECT * FROM awa_test.dlq_claim('k', '{}', '{"queue": "q"}', now());
+CREATE FUNCTION awa_test.dlq_claim(p_kind text, p_args jsonb, p_opts jsonb, p_at timestamptz)
+RETURNS SETOF awa.claimed_job
 LANGUAGE plpgsql AS $$
 DECLARE
   v_c awa.claimed_job;
 BEGIN
-  PERFORM awa.configure_queue(p_queue, '{"dlq": true}');
-  PERFORM awa.insert_job('purge.k', '{}', jsonb_build_object('queue', p_queue));
-  SELECT * INTO v_c FROM awa.claim_ready_runtime(p_queue, 1, NULL, p_failed_at);
+  PERFORM awa.configure_queue(p_opts ->> 'queue', '{"dlq": true}');
+  SELECT * INTO v_c FROM awa_test.claim_one(p_kind, p_args, p_opts, p_at);
   PERFORM awa.fail_jobs(ARRAY[v_c.id], ARRAY[v_c.run_lease], ARRAY[v_c.claim_slot], ARRAY[v_c.receipt_id],
-                        ARRAY['fatal'], p_failed_at);
-  RETURN v_c.id;
+                        ARRAY['fatal'], p_at);
+  RETURN NEXT v_c;
 END
+$$;
+
+-- Fixture step: a job of p_queue in the DLQ, failed at p_failed_at (the queue
+-- gets the DLQ on; the job is inserted, claimed and failed then). Returns its id.
+CREATE FUNCTION awa_test.dlq_job(p_queue text, p_failed_at timestamptz) RETURNS bigint
+LANGUAGE sql AS $$
+  SELECT id FROM awa_test.dlq_claim('purge.k', '{}', jsonb_build_object('queue', p_queue), p_failed_at)
 $$;
 
 -- pgTAP, for tests with two sessions: opens the dblink connection

@@ -134,6 +134,39 @@ func (h *harness) pool(ctx context.Context, maxConns int) (*pgxpool.Pool, error)
 	return OpenPool(ctx, h.dsn, maxConns)
 }
 
+// startWorkers starts sys's w workers on pool and returns their stop, which
+// stops them once: a scenario calls it to end the run and defers it for an
+// early return (later calls return nil).
+func startWorkers(ctx context.Context, sys System, pool *pgxpool.Pool, w int, hd *Handler) (func() error, error) {
+	r, err := sys.Start(ctx, pool, w, hd)
+	if err != nil {
+		return nil, err
+	}
+	stopped := false
+	return func() error {
+		if stopped {
+			return nil
+		}
+		stopped = true
+		return r.Stop(ctx)
+	}, nil
+}
+
+// inserter opens a pool as pool does and sys's Inserter on it; the caller
+// closes the pool.
+func (h *harness) inserter(ctx context.Context, sys System, maxConns int) (*pgxpool.Pool, Inserter, error) {
+	pool, err := h.pool(ctx, maxConns)
+	if err != nil {
+		return nil, nil, err
+	}
+	ins, err := sys.Inserter(pool)
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	return pool, ins, nil
+}
+
 // OpenPool opens a pgx pool on dsn of at most maxConns connections.
 func OpenPool(ctx context.Context, dsn string, maxConns int) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
@@ -250,17 +283,13 @@ func burndown(ctx context.Context, e *env, sys System, n int, run *Run) error {
 		return err
 	}
 	defer h.close(ctx)
-	pool, err := h.pool(ctx, e.conns)
+	pool, ins, err := h.inserter(ctx, sys, e.conns)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
 
 	// Pre-insert through the bulk path, 100,000 jobs per transaction.
-	ins, err := sys.Inserter(pool)
-	if err != nil {
-		return err
-	}
 	lsnA, _ := walLSN(ctx, h.monitor)
 	t0 := time.Now()
 	const perTx = 100_000
@@ -285,16 +314,11 @@ func burndown(ctx context.Context, e *env, sys System, n int, run *Run) error {
 	}
 	hd := &Handler{}
 	start := time.Now()
-	r, err := sys.Start(ctx, pool, e.workers, hd)
+	stop, err := startWorkers(ctx, sys, pool, e.workers, hd)
 	if err != nil {
 		return err
 	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			_ = r.Stop(ctx)
-		}
-	}()
+	defer stop()
 
 	deadline := start.Add(e.timeout)
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -329,8 +353,7 @@ func burndown(ctx context.Context, e *env, sys System, n int, run *Run) error {
 	if err := h.endWAL(ctx); err != nil {
 		return err
 	}
-	stopped = true
-	if err := r.Stop(ctx); err != nil {
+	if err := stop(); err != nil {
 		return fmt.Errorf("stop: %w", err)
 	}
 	pool.Close()
@@ -414,22 +437,17 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 		}
 		defer pin.Close(context.Background())
 	}
-	// Opens its pools as burndown does, on purpose: each scenario owns their
-	// lifetimes (deferred closes) and rateRun adds the producers' pool.
+	// The workers' pool, and the producers' own.
 	pool, err := h.pool(ctx, e.conns)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	ppool, err := h.pool(ctx, producers+2)
+	ppool, ins, err := h.inserter(ctx, sys, producers+2)
 	if err != nil {
 		return err
 	}
 	defer ppool.Close()
-	ins, err := sys.Inserter(ppool)
-	if err != nil {
-		return err
-	}
 	depthConn, err := pgx.Connect(ctx, h.dsn)
 	if err != nil {
 		return err
@@ -445,16 +463,11 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 		}
 	}
 	hd := &Handler{}
-	r, err := sys.Start(ctx, pool, e.workers, hd)
+	stop, err := startWorkers(ctx, sys, pool, e.workers, hd)
 	if err != nil {
 		return err
 	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			_ = r.Stop(ctx)
-		}
-	}()
+	defer stop()
 
 	start := time.Now()
 	ws, we := start.Add(warmup), start.Add(warmup+dur)
@@ -519,8 +532,7 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 	if err := h.endWAL(ctx); err != nil {
 		return err
 	}
-	stopped = true
-	if err := r.Stop(ctx); err != nil {
+	if err := stop(); err != nil {
 		return err
 	}
 	pool.Close()
@@ -593,15 +605,11 @@ func enqueueRun(ctx context.Context, e *env, sys System, mode string, p, batch i
 		return err
 	}
 	defer h.close(ctx)
-	pool, err := h.pool(ctx, p+2)
+	pool, ins, err := h.inserter(ctx, sys, p+2)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	ins, err := sys.Inserter(pool)
-	if err != nil {
-		return err
-	}
 	// One warm-up insert (connections, lane creation for awa, plans).
 	if err := ins.One(ctx, JobArgs{N: -1}); err != nil {
 		return err

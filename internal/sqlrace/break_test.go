@@ -64,9 +64,7 @@ func TestPruneAfterACancelCommittedWhileItWaitedNeverCarriesTheCancelledJob(t *t
 			const queue = "q"
 			ctx, pool := newDB(t, 60*time.Second)
 			setup := connect(t, ctx, pool)
-			older := mustInsertBatch(t, ctx, setup, queue, 2, 40)
-			rotateQueueRing(t, ctx, setup)
-			newer := mustInsertBatch(t, ctx, setup, queue, 2, 5)
+			older, newer := sealedAndCurrent(t, ctx, setup, queue, 40, 5)
 			victim := older[3] // among the first carried in both cases
 
 			canceller := connect(t, ctx, pool)

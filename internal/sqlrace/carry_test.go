@@ -87,9 +87,7 @@ func TestCarryUnderAWaitingClaimAndCancel(t *testing.T) {
 
 			// One connection, so every job lands in the same shard lane: lane
 			// order is id order.
-			older := mustInsertBatch(t, ctx, setup, queue, 2, 1000)
-			rotateQueueRing(t, ctx, setup)
-			newer := mustInsertBatch(t, ctx, setup, queue, 2, 100)
+			older, newer := sealedAndCurrent(t, ctx, setup, queue, 1000, 100)
 			all := append(slices.Clone(older), newer...)
 			var lanes int
 			if err := setup.QueryRow(ctx, `SELECT count(DISTINCT lane_id) FROM awa.ready_entries`).Scan(&lanes); err != nil || lanes != 1 {

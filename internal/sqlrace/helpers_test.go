@@ -131,6 +131,16 @@ func rotateQueueRing(t *testing.T, ctx context.Context, conn *pgx.Conn) {
 	}
 }
 
+// sealedAndCurrent inserts nSealed jobs of queue (priority 2) into the
+// current queue slot, rotates the ring so that slot is sealed, and inserts
+// nCurrent more into the new current slot. Returns both id lists.
+func sealedAndCurrent(t *testing.T, ctx context.Context, conn *pgx.Conn, queue string, nSealed, nCurrent int) (sealed, current []int64) {
+	t.Helper()
+	sealed = mustInsertBatch(t, ctx, conn, queue, 2, nSealed)
+	rotateQueueRing(t, ctx, conn)
+	return sealed, mustInsertBatch(t, ctx, conn, queue, 2, nCurrent)
+}
+
 // insertBatch inserts n jobs of kind "k" into queue with the given priority via
 // awa.insert_jobs and returns their ids in input order.
 func insertBatch(ctx context.Context, q rowQuerier, queue string, priority, n int) ([]int64, error) {

@@ -3,28 +3,21 @@
 begin;
 select plan(4);
 
--- Per-table difference of two awa_test.write_counts() / row_counts()
--- snapshots, keeping only the tables that changed.
-create function pg_temp.changed(p_before jsonb, p_after jsonb) returns jsonb language sql as $$
-  select coalesce(jsonb_object_agg(a.key, a.value::bigint - coalesce((p_before ->> a.key)::bigint, 0)), '{}')
-  from jsonb_each_text(p_after) a
-  where a.value::bigint <> coalesce((p_before ->> a.key)::bigint, 0)
-$$;
 create temp table before as select awa_test.write_counts() as w, awa_test.row_counts() as r;
 
 select awa_test.held_lease();
 create temp table after_acquire as select awa_test.write_counts() as w, awa_test.row_counts() as r;
 
-select is(pg_temp.changed((select w from before), (select w from after_acquire)), '{"leader_leases": 1}'::jsonb,
+select is(awa_test.changed((select w from before), (select w from after_acquire)), '{"leader_leases": 1}'::jsonb,
   'acquiring writes one tuple, in awa.leader_leases only');
-select is(pg_temp.changed((select r from before), (select r from after_acquire)), '{"leader_leases": 1}'::jsonb,
+select is(awa_test.changed((select r from before), (select r from after_acquire)), '{"leader_leases": 1}'::jsonb,
   'acquiring adds one row, to awa.leader_leases only');
 
 select * from awa.acquire_leader_lease('maintenance', '00000000-0000-0000-0000-0000000000a1', '30 seconds', '2030-01-01 12:00:10+00');
 
-select is(pg_temp.changed((select w from after_acquire), awa_test.write_counts()), '{"leader_leases": 1}'::jsonb,
+select is(awa_test.changed((select w from after_acquire), awa_test.write_counts()), '{"leader_leases": 1}'::jsonb,
   'renewing writes one tuple, in awa.leader_leases only');
-select is(pg_temp.changed((select r from after_acquire), awa_test.row_counts()), '{}'::jsonb,
+select is(awa_test.changed((select r from after_acquire), awa_test.row_counts()), '{}'::jsonb,
   'renewing adds and removes no row');
 
 select * from finish();

@@ -24,18 +24,12 @@ select * from awa.cancel_job((select id from j where name = 'cancelled'), null, 
 
 create temp table before as select awa_test.row_counts() as c;
 
-select throws_ok(format('select * from awa.cancel_job(%s)', (select id from j where name = 'completed')),
-                 'AW021', format('awa: job %s is already completed', (select id from j where name = 'completed')),
-                 'cancelling a completed job raises AW021');
-select throws_ok(format('select * from awa.cancel_job(%s)', (select id from j where name = 'cancelled')),
-                 'AW021', format('awa: job %s is already cancelled', (select id from j where name = 'cancelled')),
-                 'cancelling a cancelled job raises AW021');
-select throws_ok(format('select * from awa.cancel_job(%s)', (select id from j where name = 'failed')),
-                 'AW021', format('awa: job %s is already failed', (select id from j where name = 'failed')),
-                 'cancelling a failed job raises AW021');
-select throws_ok(format('select * from awa.cancel_job(%s)', (select id from j where name = 'dlq')),
-                 'AW021', format('awa: job %s is already failed', (select id from j where name = 'dlq')),
-                 'cancelling a job held in the DLQ raises AW021');
+select throws_ok(format('select * from awa.cancel_job(%s)', w.id), 'AW021',
+                 format('awa: job %s is already %s', w.id, w.state), format('cancelling %s raises AW021', w.what))
+from (values ((select id from j where name = 'completed'), 'completed', 'a completed job'),
+             ((select id from j where name = 'cancelled'), 'cancelled', 'a cancelled job'),
+             ((select id from j where name = 'failed'), 'failed', 'a failed job'),
+             ((select id from j where name = 'dlq'), 'failed', 'a job held in the DLQ')) as w (id, state, what);
 
 select is(awa_test.row_counts(), (select c from before), 'the failed calls wrote nothing');
 

@@ -5,15 +5,7 @@ select plan(3);
 
 -- 16 rotations of the 8-slot claim ring (each round: claim, finalize, rotate,
 -- prune the sealed slot) trim generation 0 out of the claim ledger.
-do $$
-begin
-    for i in 1 .. 16 loop
-        perform awa_test.completed_job('iq', 'install.k');
-        perform awa.rotate_ring('claim', now());
-        perform awa.prune_ring('claim');
-    end loop;
-end
-$$;
+select awa_test.turn('claim', 16, 'iq', p_prune => true);
 
 select results_eq(
   $$select min(generation), max(generation) from awa.ring_rotations where ring = 'claim'$$,

@@ -18,8 +18,7 @@ select * from awa.complete_jobs(array(select id from c order by id), array(selec
 
 create temp table pos as
 select queue, max(lane_seq) as top, min(lane_seq) as first from awa.ready_entries where queue in ('busy', 'idle') group by queue;
-create temp table upd_before as
-select coalesce(sum(n_tup_upd), 0) as n from pg_stat_xact_user_tables where schemaname = 'awa' and relname = 'queue_claim_heads';
+create temp table upd_before as select awa_test.updates_of('queue_claim_heads') as n;
 select results_eq($$select outcome, slot from awa.prune_ring('cursor')$$, $$values ('pruned'::text, 0)$$,
                   'cursor slot 0, holding both lanes'' first marks, is pruned');
 select results_eq(
@@ -27,8 +26,7 @@ select results_eq(
     where l.queue in ('busy', 'idle') and l.priority = 2 order by 1$$,
   $$select 'busy'::text, 0::bigint union all select queue, top from pos where queue = 'idle'$$,
   'the idle lane''s floor is raised to its mark; the busy lane''s floor stays 0');
-select is((select coalesce(sum(n_tup_upd), 0) from pg_stat_xact_user_tables
-           where schemaname = 'awa' and relname = 'queue_claim_heads') - (select n from upd_before), 1::numeric,
+select is(awa_test.updates_of('queue_claim_heads') - (select n from upd_before), 1::bigint,
           'prune updated one claim head row: the idle lane''s');
 select results_eq(
   $$select l.queue, c.claim_seq from awa.claim_cursors c join awa.queue_lanes l using (lane_id)

@@ -5,14 +5,7 @@ begin;
 select plan(6);
 
 -- A completed job in each of slots 0, 1 and 2; current slot 3.
-do $$
-begin
-  for i in 0 .. 2 loop
-    perform awa_test.completed_job('keep', 'k');
-    perform awa.rotate_ring('queue');
-  end loop;
-end $$;
-select is(awa._current_slot('queue'), 3, 'setup: slots 0..2 sealed, slot 3 current');
+select is(awa_test.turn('queue', 3, 'keep'), 3, 'setup: slots 0..2 sealed, slot 3 current');
 
 select results_eq($$select outcome, slot from awa.prune_ring('queue', 50, 3)$$,
                   $$values ('already_empty'::text, null::int)$$,

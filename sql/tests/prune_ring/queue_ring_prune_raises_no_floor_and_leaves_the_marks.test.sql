@@ -13,12 +13,10 @@ create temp table lane as select l.lane_id, (select max(lane_seq) from awa.ready
 from awa.queue_lanes l where l.queue = 'qf' and l.priority = 2;
 select * from awa.rotate_ring('queue', now());
 
-create temp table upd_before as
-select coalesce(sum(n_tup_upd), 0) as n from pg_stat_xact_user_tables where schemaname = 'awa' and relname = 'queue_claim_heads';
+create temp table upd_before as select awa_test.updates_of('queue_claim_heads') as n;
 select results_eq($$select outcome, slot from awa.prune_ring('queue')$$, $$values ('pruned'::text, 0)$$,
                   'queue slot 0, where the claimed jobs were, is pruned');
-select is((select coalesce(sum(n_tup_upd), 0) from pg_stat_xact_user_tables
-           where schemaname = 'awa' and relname = 'queue_claim_heads') - (select n from upd_before), 0::numeric,
+select is(awa_test.updates_of('queue_claim_heads') - (select n from upd_before), 0::bigint,
           'queue-ring prune updated no claim head');
 select is((select claim_seq from awa.queue_claim_heads where lane_id = (select lane_id from lane)), 0::bigint,
           'the lane''s floor is still 0');

@@ -3,11 +3,6 @@
 begin;
 select plan(3);
 
-create function pg_temp.changed(p_before jsonb, p_after jsonb) returns jsonb language sql as $$
-  select coalesce(jsonb_object_agg(a.key, a.value::bigint - coalesce((p_before ->> a.key)::bigint, 0)), '{}')
-  from jsonb_each_text(p_after) a
-  where a.value::bigint <> coalesce((p_before ->> a.key)::bigint, 0)
-$$;
 select awa_test.held_lease();
 select * from awa.acquire_leader_lease('maintenance', '00000000-0000-0000-0000-0000000000a1', '30 seconds', '2030-01-01 12:00:10+00');
 create temp table before as select awa_test.write_counts() as w;
@@ -18,7 +13,7 @@ select results_eq(
             '2030-01-01 12:00:00+00'::timestamptz, '2030-01-01 12:00:40+00'::timestamptz)$$,
   'the release returns the released lease row');
 select is_empty($$select * from awa.leader_leases where name = 'maintenance'$$, 'the lease row is gone');
-select is(pg_temp.changed((select w from before), awa_test.write_counts()), '{"leader_leases": 1}'::jsonb,
+select is(awa_test.changed((select w from before), awa_test.write_counts()), '{"leader_leases": 1}'::jsonb,
   'the release writes one tuple (the delete), in awa.leader_leases only');
 
 select * from finish();

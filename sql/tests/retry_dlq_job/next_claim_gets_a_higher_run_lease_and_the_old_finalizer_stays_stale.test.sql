@@ -3,17 +3,13 @@
 begin;
 select plan(5);
 
-select * from awa.configure_queue('dlqq', '{"dlq": true}');
-create temp table j as select * from awa.insert_job('dlq.k', '{}', '{"queue": "dlqq", "max_attempts": 1}');
-create temp table c1 as select * from awa.claim_ready_runtime('dlqq', 1, null, now());
-select * from awa.fail_jobs(array[(select id from c1)], array[(select run_lease from c1)], array[(select claim_slot from c1)],
-                            array[(select receipt_id from c1)], array['fatal'], now());
-select * from awa.retry_dlq_job((select id from j), null, now() + interval '1 minute');
+create temp table c1 as select * from awa_test.dlq_claim('dlq.k', '{}', '{"queue": "dlqq", "max_attempts": 1}', now());
+select * from awa.retry_dlq_job((select id from c1), null, now() + interval '1 minute');
 
 create temp table c2 as select * from awa.claim_ready_runtime('dlqq', 1, null, now() + interval '2 minutes');
 
 select results_eq(
-  $$select id, attempt from c2$$, $$select id, 1 from j$$,
+  $$select id, attempt from c2$$, $$select id, 1 from c1$$,
   'the retried job is claimed again as attempt 1');
 select ok((select run_lease from c2) > (select run_lease from c1),
           'the new claim has a higher run_lease than the pre-DLQ attempt');

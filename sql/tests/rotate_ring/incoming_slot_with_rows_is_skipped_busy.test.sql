@@ -3,16 +3,7 @@
 begin;
 select plan(4);
 
-do $$
-begin
-    for i in 1 .. 15 loop
-        perform awa.insert_job('rotate.k', '{}', '{"queue": "oq"}');
-        perform awa.rotate_ring('queue', now());
-    end loop;
-end
-$$;
-
-select is(awa._current_slot('queue'), 15, 'fifteen rotations reach slot 15');
+select is(awa_test.turn('queue', 15, 'oq'), 15, 'fifteen rotations reach slot 15');
 
 select * from awa.insert_job('rotate.k', '{}', '{"queue": "oq"}');
 create temp table ledger_before as select count(*) as n from awa.ring_rotations;

@@ -6,16 +6,8 @@ select plan(5);
 
 -- Each round: one claim in the current claim slot, finalized, then rotate and
 -- prune the slot just sealed so the ring can wrap.
-do $$
-begin
-    for i in 1 .. 15 loop
-        perform awa_test.completed_job('oq', 'rotate.k');
-        perform awa.rotate_ring('claim', now());
-        perform awa.prune_ring('claim');
-    end loop;
-    perform awa_test.completed_job('oq', 'rotate.k');
-end
-$$;
+select awa_test.turn('claim', 15, 'oq', p_prune => true);
+select awa_test.completed_job('oq', 'rotate.k');
 
 select results_eq(
   $$select min(generation), max(generation), count(*)::int from awa.ring_rotations where ring = 'claim'$$,
