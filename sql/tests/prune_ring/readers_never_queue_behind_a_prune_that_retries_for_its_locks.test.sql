@@ -7,8 +7,9 @@
 -- closed a lock cycle). The reader finishes within its own 200 ms
 -- lock_timeout and, its transaction still open, holds both tables; prune
 -- reports skipped_blocked naming the table its last attempt could not lock
--- (ready_entries_0, the first it asks for), and truncates nothing. A second
--- session is opened with dblink.
+-- (done_completions_0: the slot has nothing to carry, so prune first asks for
+-- its completion history alone), and truncates nothing. A second session is
+-- opened with dblink.
 begin;
 select plan(6);
 
@@ -24,7 +25,7 @@ select is(dblink_send_query('awa_other',
 
 select results_eq(
   $$select outcome, slot, detail from awa.prune_ring('queue', 1000)$$,
-  $$values ('skipped_blocked'::text, 0, 'awa.ready_entries_0 not free within 1000 ms'::text)$$,
+  $$values ('skipped_blocked'::text, 0, 'awa.done_completions_0 not free within 1000 ms'::text)$$,
   'prune reports skipped_blocked, naming the table its last attempt could not lock');
 select is((select status from dblink_get_result('awa_other') as r (status text)), 'DO',
   'the other session read ready_entries_0 within its 200 ms lock_timeout while prune retried');
