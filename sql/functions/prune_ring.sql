@@ -171,6 +171,10 @@ BEGIN
         IF v_detail IS NOT NULL THEN
             RAISE EXCEPTION 'awa: prune blocked' USING ERRCODE = 'AW099';
         END IF;
+        v_changed := p_ring <> 'cursor' AND awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print;
+        IF v_changed THEN
+            RAISE EXCEPTION 'awa: prune slot changed' USING ERRCODE = 'AW099';
+        END IF;
     EXCEPTION WHEN SQLSTATE 'AW099' THEN
         NULL;
     END;
@@ -179,12 +183,6 @@ BEGIN
         RETURN;
     END IF;
     IF v_changed THEN
-        RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
-                            format('slot %s changed while prune waited for its locks (seen under lock)', v_target);
-        RETURN;
-    END IF;
-
-    IF p_ring <> 'cursor' AND awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
                             format('slot %s changed while prune waited for its locks (seen under lock)', v_target);
         RETURN;
