@@ -24,9 +24,10 @@ type Client struct {
 	// maintenance): the pool, or readCommitted over it when the database's
 	// default isolation is not READ COMMITTED. Set by Start.
 	rt DBTX
-	// versionOK: the substrate's version was checked and is one this driver
-	// works against (checkVersion; once per client).
-	versionOK atomic.Bool
+	// checked: the first-touch checks passed (checkDatabase; once per client):
+	// no transaction pooler the pool's exec mode cannot serve, and a
+	// substrate version this driver works against.
+	checked atomic.Bool
 
 	mu       sync.Mutex
 	started  bool
@@ -92,7 +93,7 @@ func (c *Client) InsertTx(ctx context.Context, tx pgx.Tx, args JobArgs, opts *In
 }
 
 func (c *Client) insert(ctx context.Context, db DBTX, args JobArgs, opts *InsertOpts) (InsertedJob, error) {
-	if err := c.checkVersion(ctx, db); err != nil {
+	if err := c.checkDatabase(ctx, db); err != nil {
 		return InsertedJob{}, err
 	}
 	p, err := encodeArgs(args)
@@ -125,7 +126,7 @@ func (c *Client) InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyP
 // insertManyTx checks the substrate version, builds the rows and inserts them
 // through Driver.InsertManyCopy (viaCopy) or Driver.InsertMany.
 func (c *Client) insertManyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyParams, viaCopy bool) ([]InsertedJob, error) {
-	if err := c.checkVersion(ctx, tx); err != nil {
+	if err := c.checkDatabase(ctx, tx); err != nil {
 		return nil, err
 	}
 	ps, err := insertParams(jobs)
@@ -151,18 +152,23 @@ func (c *Client) InsertManyCopyTx(ctx context.Context, tx pgx.Tx, jobs []InsertM
 	return c.insertManyTx(ctx, tx, jobs, true)
 }
 
-// checkVersion refuses a substrate this driver does not work against
-// (Driver.CheckSubstrateVersion), on db, the first time a client touches the
-// database: Start, or an insert of a client that only produces. Later calls
-// cost one atomic load.
-func (c *Client) checkVersion(ctx context.Context, db DBTX) error {
-	if c.versionOK.Load() {
+// checkDatabase runs the checks of a client's first touch of the database
+// (Start, or an insert of a client that only produces), on db (the pool, or
+// the caller's transaction on it): it refuses a transaction pooler the pool's
+// exec mode cannot serve (ErrTransactionPooler; the probe runs once per pool),
+// then a substrate this driver does not work against
+// (Driver.CheckSubstrateVersion). Later calls cost one atomic load.
+func (c *Client) checkDatabase(ctx context.Context, db DBTX) error {
+	if c.checked.Load() {
 		return nil
+	}
+	if _, err := c.refuseTransactionPooler(ctx, db, false); err != nil {
+		return err
 	}
 	if _, err := c.driver.CheckSubstrateVersion(ctx, db); err != nil {
 		return fmt.Errorf("awa: %w", err)
 	}
-	c.versionOK.Store(true)
+	c.checked.Store(true)
 	return nil
 }
 
@@ -216,7 +222,7 @@ func (c *Client) Start(ctx context.Context) error {
 	if err := c.checkPooler(ctx); err != nil {
 		return err
 	}
-	if err := c.checkVersion(ctx, c.pool); err != nil {
+	if err := c.checkDatabase(ctx, c.pool); err != nil {
 		return err
 	}
 	// The runtime functions refuse a transaction that is not READ COMMITTED

@@ -16,8 +16,9 @@ var ErrInvalidConfig = errors.New("awa: invalid config")
 // a newer client). Client.Start and Driver.CheckSubstrateVersion return it.
 var ErrSubstrateVersion = errors.New("awa: substrate version not supported")
 
-// ErrTransactionPooler: Client.Start found that its pool reaches PostgreSQL
-// through a transaction-mode pooler (such as PgBouncer with pool_mode =
+// ErrTransactionPooler: Client.Start, or the first insert of a client that
+// has not started, found that its pool reaches PostgreSQL through a
+// transaction-mode pooler (such as PgBouncer with pool_mode =
 // transaction) while the pool's pgx exec mode needs session state the pooler
 // does not keep (cache_statement, the default, or describe_exec). Set
 // default_query_exec_mode to exec, simple_protocol or cache_describe
