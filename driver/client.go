@@ -209,8 +209,11 @@ func (c *Client) InstanceID() [16]byte { return c.cfg.InstanceID }
 
 // Start registers the process, then starts claiming and running jobs of the
 // configured queues, heartbeating, listening for notifications and taking
-// part in maintenance leader election. It returns once everything runs, or
-// ErrInvalidQueue, having started nothing, for a queue name no job can have.
+// part in maintenance leader election. It returns once everything runs, or,
+// having started nothing: ErrInvalidQueue for a queue name no job can have,
+// ErrTransactionPooler for a pooler the pool's exec mode cannot serve,
+// ErrSubstrateVersion, or ErrMaintenancePrivileges for a role that may not
+// run the maintenance it would take part in.
 func (c *Client) Start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -243,6 +246,11 @@ func (c *Client) Start(ctx context.Context) error {
 	for name := range c.cfg.Queues {
 		if _, err := c.driver.QueuePending(ctx, c.rt, name); err != nil {
 			return fmt.Errorf("awa: %w", err)
+		}
+	}
+	if !c.cfg.DisableMaintenance {
+		if err := c.checkMaintenancePrivileges(ctx); err != nil {
+			return err
 		}
 	}
 	if err := c.driver.Heartbeat(ctx, c.rt, c.cfg.InstanceID); err != nil {

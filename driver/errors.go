@@ -25,6 +25,14 @@ var ErrSubstrateVersion = errors.New("awa: substrate version not supported")
 // (docs/poolers.md).
 var ErrTransactionPooler = errors.New("awa: transaction pooler in an unsupported pgx exec mode")
 
+// ErrMaintenancePrivileges: Client.Start of a client that takes part in
+// maintenance leader election (Config.DisableMaintenance not set) found that
+// its database role may not execute routines the maintenance leader calls;
+// the message names the role and the routines. Grant the login role
+// awa_admin, or set DisableMaintenance and run maintenance elsewhere
+// (docs/privileges.md).
+var ErrMaintenancePrivileges = errors.New("awa: role may not run maintenance")
+
 // Sentinel errors for the SQLSTATEs the substrate raises (docs/errors.md).
 // Errors returned by this package wrap both the sentinel and the
 // *pgconn.PgError, so errors.Is and errors.As work on either. The entries
