@@ -152,6 +152,17 @@ func (c *Client) InsertManyCopyTx(ctx context.Context, tx pgx.Tx, jobs []InsertM
 	return c.insertManyTx(ctx, tx, jobs, true)
 }
 
+// CheckDatabase runs, on the client's pool, the checks of the client's first
+// touch of the database, which Start and the first insert run by themselves:
+// ErrTransactionPooler for a transaction pooler the pool's exec mode cannot
+// serve, ErrSubstrateVersion for a substrate this driver does not work
+// against. Driver calls run no check: a program that makes some on the pool
+// before the client's first insert calls it first, to fail fast with the
+// clear error rather than pgx's.
+func (c *Client) CheckDatabase(ctx context.Context) error {
+	return c.checkDatabase(ctx, c.pool)
+}
+
 // checkDatabase runs the checks of a client's first touch of the database
 // (Start, or an insert of a client that only produces), on db (the pool, or
 // the caller's transaction on it): it refuses a transaction pooler the pool's
