@@ -24,9 +24,10 @@ type Client struct {
 	// maintenance): the pool, or readCommitted over it when the database's
 	// default isolation is not READ COMMITTED. Set by Start.
 	rt DBTX
-	// versionOK: the substrate's version was checked and is one this driver
-	// works against (checkVersion; once per client).
-	versionOK atomic.Bool
+	// checked: the first-touch checks passed (checkDatabase; once per client):
+	// no transaction pooler the pool's exec mode cannot serve, and a
+	// substrate version this driver works against.
+	checked atomic.Bool
 
 	mu       sync.Mutex
 	started  bool
@@ -92,7 +93,7 @@ func (c *Client) InsertTx(ctx context.Context, tx pgx.Tx, args JobArgs, opts *In
 }
 
 func (c *Client) insert(ctx context.Context, db DBTX, args JobArgs, opts *InsertOpts) (InsertedJob, error) {
-	if err := c.checkVersion(ctx, db); err != nil {
+	if err := c.checkDatabase(ctx, db); err != nil {
 		return InsertedJob{}, err
 	}
 	p, err := encodeArgs(args)
@@ -125,7 +126,7 @@ func (c *Client) InsertManyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyP
 // insertManyTx checks the substrate version, builds the rows and inserts them
 // through Driver.InsertManyCopy (viaCopy) or Driver.InsertMany.
 func (c *Client) insertManyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyParams, viaCopy bool) ([]InsertedJob, error) {
-	if err := c.checkVersion(ctx, tx); err != nil {
+	if err := c.checkDatabase(ctx, tx); err != nil {
 		return nil, err
 	}
 	ps, err := insertParams(jobs)
@@ -151,18 +152,34 @@ func (c *Client) InsertManyCopyTx(ctx context.Context, tx pgx.Tx, jobs []InsertM
 	return c.insertManyTx(ctx, tx, jobs, true)
 }
 
-// checkVersion refuses a substrate this driver does not work against
-// (Driver.CheckSubstrateVersion), on db, the first time a client touches the
-// database: Start, or an insert of a client that only produces. Later calls
-// cost one atomic load.
-func (c *Client) checkVersion(ctx context.Context, db DBTX) error {
-	if c.versionOK.Load() {
+// CheckDatabase runs, on the client's pool, the checks of the client's first
+// touch of the database, which Start and the first insert run by themselves:
+// ErrTransactionPooler for a transaction pooler the pool's exec mode cannot
+// serve, ErrSubstrateVersion for a substrate this driver does not work
+// against. Driver calls run no check: a program that makes some on the pool
+// before the client's first insert calls it first, to fail fast with the
+// clear error rather than pgx's.
+func (c *Client) CheckDatabase(ctx context.Context) error {
+	return c.checkDatabase(ctx, c.pool)
+}
+
+// checkDatabase runs the checks of a client's first touch of the database
+// (Start, or an insert of a client that only produces), on db (the pool, or
+// the caller's transaction on it): it refuses a transaction pooler the pool's
+// exec mode cannot serve (ErrTransactionPooler; the probe runs once per pool),
+// then a substrate this driver does not work against
+// (Driver.CheckSubstrateVersion). Later calls cost one atomic load.
+func (c *Client) checkDatabase(ctx context.Context, db DBTX) error {
+	if c.checked.Load() {
 		return nil
+	}
+	if _, err := c.refuseTransactionPooler(ctx, db, false); err != nil {
+		return err
 	}
 	if _, err := c.driver.CheckSubstrateVersion(ctx, db); err != nil {
 		return fmt.Errorf("awa: %w", err)
 	}
-	c.versionOK.Store(true)
+	c.checked.Store(true)
 	return nil
 }
 
@@ -203,8 +220,11 @@ func (c *Client) InstanceID() [16]byte { return c.cfg.InstanceID }
 
 // Start registers the process, then starts claiming and running jobs of the
 // configured queues, heartbeating, listening for notifications and taking
-// part in maintenance leader election. It returns once everything runs, or
-// ErrInvalidQueue, having started nothing, for a queue name no job can have.
+// part in maintenance leader election. It returns once everything runs, or,
+// having started nothing: ErrInvalidQueue for a queue name no job can have,
+// ErrTransactionPooler for a pooler the pool's exec mode cannot serve,
+// ErrSubstrateVersion, or ErrMaintenancePrivileges for a role that may not
+// run the maintenance it would take part in.
 func (c *Client) Start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -216,7 +236,7 @@ func (c *Client) Start(ctx context.Context) error {
 	if err := c.checkPooler(ctx); err != nil {
 		return err
 	}
-	if err := c.checkVersion(ctx, c.pool); err != nil {
+	if err := c.checkDatabase(ctx, c.pool); err != nil {
 		return err
 	}
 	// The runtime functions refuse a transaction that is not READ COMMITTED
@@ -237,6 +257,11 @@ func (c *Client) Start(ctx context.Context) error {
 	for name := range c.cfg.Queues {
 		if _, err := c.driver.QueuePending(ctx, c.rt, name); err != nil {
 			return fmt.Errorf("awa: %w", err)
+		}
+	}
+	if !c.cfg.DisableMaintenance {
+		if err := c.checkMaintenancePrivileges(ctx); err != nil {
+			return err
 		}
 	}
 	if err := c.driver.Heartbeat(ctx, c.rt, c.cfg.InstanceID); err != nil {

@@ -16,13 +16,22 @@ var ErrInvalidConfig = errors.New("awa: invalid config")
 // a newer client). Client.Start and Driver.CheckSubstrateVersion return it.
 var ErrSubstrateVersion = errors.New("awa: substrate version not supported")
 
-// ErrTransactionPooler: Client.Start found that its pool reaches PostgreSQL
-// through a transaction-mode pooler (such as PgBouncer with pool_mode =
+// ErrTransactionPooler: Client.Start, or the first insert of a client that
+// has not started, found that its pool reaches PostgreSQL through a
+// transaction-mode pooler (such as PgBouncer with pool_mode =
 // transaction) while the pool's pgx exec mode needs session state the pooler
 // does not keep (cache_statement, the default, or describe_exec). Set
 // default_query_exec_mode to exec, simple_protocol or cache_describe
 // (docs/poolers.md).
 var ErrTransactionPooler = errors.New("awa: transaction pooler in an unsupported pgx exec mode")
+
+// ErrMaintenancePrivileges: Client.Start of a client that takes part in
+// maintenance leader election (Config.DisableMaintenance not set) found that
+// its database role may not execute routines the maintenance leader calls;
+// the message names the role and the routines. Grant the login role
+// awa_admin, or set DisableMaintenance and run maintenance elsewhere
+// (docs/privileges.md).
+var ErrMaintenancePrivileges = errors.New("awa: role may not run maintenance")
 
 // Sentinel errors for the SQLSTATEs the substrate raises (docs/errors.md).
 // Errors returned by this package wrap both the sentinel and the

@@ -2,7 +2,9 @@ package driver
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 )
@@ -158,6 +160,37 @@ func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logge
 		case <-t.C:
 		}
 	}
+}
+
+// maintenanceRoutines names the routines of schema awa that the elector and
+// the services of m call (keep it in step with services).
+func maintenanceRoutines(m MaintenanceConfig) []string {
+	names := []string{"acquire_leader_lease", "release_leader_lease", "promote_due_jobs", "rescue_stale_claims",
+		"rescue_expired_deadlines", "rotate_ring", "prune_ring", "cleanup_runtime_instances"}
+	if m.DLQRetention > 0 {
+		names = append(names, "purge_dlq")
+	}
+	return names
+}
+
+// checkMaintenancePrivileges refuses, with ErrMaintenancePrivileges, a role
+// that may not execute every routine maintenance calls: such a client would
+// only log a failure at every election tick.
+func (c *Client) checkMaintenancePrivileges(ctx context.Context) error {
+	rows, err := c.driver.q.MaintenanceRoutinesDenied(ctx, c.rt, maintenanceRoutines(*c.cfg.Maintenance))
+	if err != nil {
+		return fmt.Errorf("awa: check maintenance privileges: %w", mapError(err))
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	denied := make([]string, len(rows))
+	for i, r := range rows {
+		denied[i] = r.Routine
+	}
+	return fmt.Errorf("%w: the client takes part in maintenance leader election, but role %s may not execute %s: "+
+		"grant it awa_admin, or set Config.DisableMaintenance and run maintenance elsewhere (docs/privileges.md)",
+		ErrMaintenancePrivileges, rows[0].Role, strings.Join(denied, ", "))
 }
 
 func (e *elector) services() []service {

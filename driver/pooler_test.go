@@ -398,3 +398,113 @@ func TestClientWarnsWhenNotificationsNeverArrive(t *testing.T) {
 		t.Errorf("the directly listening client warned: %+v", w)
 	}
 }
+
+// poolerEntryPoints are the client's calls that reach the database before
+// Start, each on a fresh client: an insert-only client (or one that inserts
+// before it starts, as the demo does) is probed by its first call.
+var poolerEntryPoints = []struct {
+	name string
+	call func(ctx context.Context, c *driver.Client, pool *pgxpool.Pool) error
+}{
+	{"Insert", func(ctx context.Context, c *driver.Client, _ *pgxpool.Pool) error {
+		_, err := c.Insert(ctx, modeArgs{N: 1}, &driver.InsertOpts{Queue: modeQueue})
+		return err
+	}},
+	{"InsertTx", func(ctx context.Context, c *driver.Client, pool *pgxpool.Pool) error {
+		return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			_, err := c.InsertTx(ctx, tx, modeArgs{N: 1}, &driver.InsertOpts{Queue: modeQueue})
+			return err
+		})
+	}},
+	{"InsertMany", func(ctx context.Context, c *driver.Client, _ *pgxpool.Pool) error {
+		_, err := c.InsertMany(ctx, []driver.InsertManyParams{{Args: modeArgs{N: 1}, Opts: &driver.InsertOpts{Queue: modeQueue}}})
+		return err
+	}},
+	{"InsertManyCopyTx", func(ctx context.Context, c *driver.Client, pool *pgxpool.Pool) error {
+		return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			_, err := c.InsertManyCopyTx(ctx, tx, []driver.InsertManyParams{{Args: modeArgs{N: 1}, Opts: &driver.InsertOpts{Queue: modeQueue}}})
+			return err
+		})
+	}},
+}
+
+// TestEveryEntryPointRefusesATransactionPooler: through PgBouncer in
+// transaction mode, in an exec mode it cannot serve, the first call of a
+// client that has not started fails with ErrTransactionPooler and writes
+// nothing, rather than with pgx's prepared-statement error somewhere later.
+// The pools hold a single connection, which the transactional entry points
+// keep in their transaction while the probe runs: the probe uses connections
+// of its own, so it neither waits for the pool nor gives up. Through a
+// session pooler the same calls succeed.
+func TestEveryEntryPointRefusesATransactionPooler(t *testing.T) {
+	bouncer := pgtest.StartPgBouncer(t, "transaction", 2)
+	session := pgtest.StartPgBouncer(t, "session", 4)
+	direct := pgtest.NewDBDSN(t)
+	directPool := openPool(t, direct)
+	for _, mode := range []string{"cache_statement", "describe_exec"} {
+		for _, ep := range poolerEntryPoints {
+			t.Run(mode+"/"+ep.name, func(t *testing.T) {
+				ctx := pgtest.Context(t, 30*time.Second)
+				pool := openPool(t, withParams(t, bouncer.DSN(direct), "default_query_exec_mode", mode, "pool_max_conns", "1"))
+				client, err := driver.NewClient(pool, &driver.Config{DisableMaintenance: true})
+				if err != nil {
+					t.Fatalf("NewClient: %v", err)
+				}
+				for i := range 3 { // the refusal is remembered, not a one-off
+					err = ep.call(ctx, client, pool)
+					if !errors.Is(err, driver.ErrTransactionPooler) {
+						t.Fatalf("call %d: got %v, want ErrTransactionPooler", i+1, err)
+					}
+				}
+				if !strings.Contains(err.Error(), "default_query_exec_mode="+mode) {
+					t.Errorf("error %q does not name the exec mode", err)
+				}
+				if n := countJobs(t, directPool, "true"); n != 0 {
+					t.Errorf("a refused call inserted %d jobs", n)
+				}
+			})
+		}
+	}
+	t.Run("session pooler", func(t *testing.T) {
+		ctx := pgtest.Context(t, 30*time.Second)
+		before := countJobs(t, directPool, "true")
+		for _, ep := range poolerEntryPoints {
+			pool := openPool(t, withParams(t, session.DSN(direct), "default_query_exec_mode", "cache_statement", "pool_max_conns", "1"))
+			client, err := driver.NewClient(pool, &driver.Config{DisableMaintenance: true})
+			if err != nil {
+				t.Fatalf("NewClient: %v", err)
+			}
+			for i := range 2 {
+				if err := ep.call(ctx, client, pool); err != nil {
+					t.Fatalf("%s through a session pooler, call %d: %v", ep.name, i+1, err)
+				}
+			}
+			pool.Close() // gives its server connection back for the next probe
+		}
+		if n := countJobs(t, directPool, "true") - before; n != 2*len(poolerEntryPoints) {
+			t.Errorf("%d jobs inserted through the session pooler, want %d", n, 2*len(poolerEntryPoints))
+		}
+	})
+}
+
+// TestStartRefusesATransactionPoolerThroughASingleConnectionPool: a pool of
+// one connection cannot hold the two client connections the probe compares;
+// the probe opens its own, so Start still refuses the pooler.
+func TestStartRefusesATransactionPoolerThroughASingleConnectionPool(t *testing.T) {
+	bouncer := pgtest.StartPgBouncer(t, "transaction", 2)
+	direct := pgtest.NewDBDSN(t)
+	pool := openPool(t, withParams(t, bouncer.DSN(direct), "pool_max_conns", "1"))
+	client, err := driver.NewClient(pool, &driver.Config{
+		Queues:  map[string]driver.QueueConfig{modeQueue: {MaxWorkers: 1}},
+		Workers: driver.NewWorkers(),
+	})
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	if err := client.Start(pgtest.Context(t, 30*time.Second)); !errors.Is(err, driver.ErrTransactionPooler) {
+		t.Fatalf("Start through a transaction pooler on a one-connection pool: got %v, want ErrTransactionPooler", err)
+	}
+	if n := registeredProcesses(t, openPool(t, direct)); n != 0 {
+		t.Errorf("a refused Start registered %d processes, want none", n)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -45,6 +46,7 @@ func TestLeastPrivilegeInstallAndRoles(t *testing.T) {
 	suffix := hex.EncodeToString(rnd[:])
 	dbName := "awa_priv_" + suffix
 	owner, producer, worker, admin := "awa_t_owner_"+suffix, "awa_t_producer_"+suffix, "awa_t_worker_"+suffix, "awa_t_admin_"+suffix
+	maintainer := "awa_t_maintainer_" + suffix
 	exec := func(c *pgx.Conn, q string) {
 		t.Helper()
 		if _, err := c.Exec(ctx, q); err != nil {
@@ -63,6 +65,7 @@ func TestLeastPrivilegeInstallAndRoles(t *testing.T) {
 	exec(su, "CREATE ROLE "+ident(producer)+" LOGIN IN ROLE awa_producer")
 	exec(su, "CREATE ROLE "+ident(worker)+" LOGIN IN ROLE awa_worker")
 	exec(su, "CREATE ROLE "+ident(admin)+" LOGIN IN ROLE awa_admin")
+	exec(su, "CREATE ROLE "+ident(maintainer)+" LOGIN IN ROLE awa_worker, awa_admin")
 	exec(su, "CREATE DATABASE "+ident(dbName)+" OWNER "+ident(owner))
 	t.Cleanup(func() {
 		pgtest.DropDatabase(t, server, dbName)
@@ -72,7 +75,7 @@ func TestLeastPrivilegeInstallAndRoles(t *testing.T) {
 			return
 		}
 		defer c.Close(context.Background())
-		for _, r := range []string{producer, worker, admin, owner} {
+		for _, r := range []string{producer, worker, admin, maintainer, owner} {
 			if _, err := c.Exec(context.Background(), "DROP ROLE IF EXISTS "+ident(r)); err != nil {
 				t.Errorf("drop role %s: %v", r, err)
 			}
@@ -166,6 +169,54 @@ func TestLeastPrivilegeInstallAndRoles(t *testing.T) {
 	if len(counts) != 1 || counts[0].Completed != 4 || counts[0].Available+counts[0].Running != 0 {
 		t.Fatalf("counts = %+v, want 4 completed and nothing left", counts)
 	}
+
+	// Maintenance needs awa_admin: a worker login without it that would take
+	// part in leader election is refused at Start, before it registers; a
+	// login in both roles starts and leads.
+	var processes int
+	countProcesses := func() int {
+		t.Helper()
+		var n int
+		if err := ownerDB.QueryRowContext(ctx, "SELECT count(*) FROM awa.runtime_instances").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	processes = countProcesses()
+	mc, err := driver.NewClient(workerPool, &driver.Config{
+		Queues:  map[string]driver.QueueConfig{"default": {MaxWorkers: 1}},
+		Workers: workers,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = mc.Start(ctx)
+	if !errors.Is(err, driver.ErrMaintenancePrivileges) {
+		_ = mc.StopAndCancel(ctx)
+		t.Fatalf("Start with maintenance as a worker without awa_admin: err = %v, want ErrMaintenancePrivileges", err)
+	}
+	for _, want := range []string{worker, "awa.acquire_leader_lease(", "awa_admin", "DisableMaintenance"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if n := countProcesses(); n != processes {
+		t.Errorf("a refused Start registered %d processes", n-processes)
+	}
+	// The admin's SQL tick above holds the lease (2 minutes): give it up.
+	if _, err := adminPool.Exec(ctx, "SELECT * FROM awa.release_leader_lease('maintenance', md5('awa.run_maintenance')::uuid)"); err != nil {
+		t.Fatalf("admin release_leader_lease: %v", err)
+	}
+	log, _ = testLogger(t, "maintainer")
+	lc := startClient(t, loginPool(t, server, dbName, maintainer), &driver.Config{
+		Logger:      log,
+		Queues:      map[string]driver.QueueConfig{"default": {MaxWorkers: 1}},
+		Workers:     workers,
+		Maintenance: fastMaintenance(),
+	})
+	waitFor(t, 30*time.Second, "the worker and admin login leads maintenance", func() (bool, string) {
+		return lc.IsLeader(), "not leader"
+	})
 }
 
 // loginDSN is server's DSN (a URL) for database dbName as user role.

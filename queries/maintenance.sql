@@ -26,3 +26,13 @@ SELECT * FROM awa.release_leader_lease(sqlc.arg(name)::text, sqlc.arg(holder)::u
 
 -- name: CleanupRuntimeInstances :many
 SELECT * FROM awa.cleanup_runtime_instances(sqlc.arg(older_than)::interval, sqlc.narg(now)::timestamptz);
+
+-- name: MaintenanceRoutinesDenied :many
+-- Which of the named routines of schema awa the current role may not
+-- execute (Client.Start checks those a maintenance leader calls).
+SELECT current_user::text AS role, p.oid::regprocedure::text AS routine
+FROM pg_catalog.pg_proc p
+WHERE p.pronamespace = 'awa'::regnamespace
+  AND p.proname = ANY (sqlc.arg(names)::text[])
+  AND NOT has_function_privilege(p.oid, 'EXECUTE')
+ORDER BY 1;

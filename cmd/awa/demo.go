@@ -95,20 +95,6 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 	defer pool.Close()
 	d := driver.New()
 
-	if err := requireNoJobs(ctx, d, pool); err != nil {
-		return nil, err
-	}
-	dlqOn := true
-	if err := d.ConfigureQueue(ctx, pool, queueRisky, driver.QueueOptions{DLQ: &dlqOn}); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(stdout, "SELECT * FROM awa.configure_queue('%s', '{\"dlq\": true}');  -- jobs failing for good in %s go to the DLQ\n",
-		queueRisky, queueRisky)
-	base, err := pgstats.Read(ctx, pool, pgstats.InSchema("awa"))
-	if err != nil {
-		return nil, err
-	}
-
 	rec := newOutcomes(map[string]bool{queueRisky: true}, true)
 	ws := driver.NewWorkers()
 	addDemoWorkers(ws, rec)
@@ -138,6 +124,25 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 	if err != nil {
 		return nil, fmt.Errorf("new client: %w", err)
 	}
+	// Before the demo's first Driver call, which runs no check: a pooler the
+	// DSN's exec mode cannot serve fails here, with the clear error.
+	if err := client.CheckDatabase(ctx); err != nil {
+		return nil, err
+	}
+	if err := requireNoJobs(ctx, d, pool); err != nil {
+		return nil, err
+	}
+	dlqOn := true
+	if err := d.ConfigureQueue(ctx, pool, queueRisky, driver.QueueOptions{DLQ: &dlqOn}); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stdout, "SELECT * FROM awa.configure_queue('%s', '{\"dlq\": true}');  -- jobs failing for good in %s go to the DLQ\n",
+		queueRisky, queueRisky)
+	base, err := pgstats.Read(ctx, pool, pgstats.InSchema("awa"))
+	if err != nil {
+		return nil, err
+	}
+
 	rings := &ringCounter{}
 	stopRings := rings.follow(client)
 	defer stopRings()

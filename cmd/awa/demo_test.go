@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -177,4 +179,49 @@ func clientOnNewDB(t *testing.T) (string, context.Context, *pgxpool.Pool, *drive
 		t.Fatal(err)
 	}
 	return dsn, ctx, pool, client
+}
+
+// TestDemoThroughATransactionPooler: `awa demo` on a plain DSN through
+// PgBouncer in transaction mode stops before its first enqueue with
+// driver.ErrTransactionPooler, run after run (a second process finds the
+// first one's prepared statements on the server connections, where its own
+// would fail with pgx's "already exists" if it got that far); with
+// default_query_exec_mode=exec and LISTEN on a direct DSN it accounts for
+// every job.
+func TestDemoThroughATransactionPooler(t *testing.T) {
+	bouncer := pgtest.StartPgBouncer(t, "transaction", 2)
+	direct := pgtest.NewDBAtDSN(t, 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	for i := range 2 {
+		var out, logs bytes.Buffer
+		_, err := runDemo(ctx, demoOptions{DSN: bouncer.DSN(direct), Jobs: 20, Workers: 4, Duration: 20 * time.Second}, &out, &logs)
+		if !errors.Is(err, driver.ErrTransactionPooler) {
+			t.Fatalf("demo run %d on a plain DSN through PgBouncer: %v, want ErrTransactionPooler\n%s", i+1, err, logs.String())
+		}
+	}
+	pool, err := pgxpool.New(ctx, direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	var jobs int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM awa.jobs").Scan(&jobs); err != nil || jobs != 0 {
+		t.Fatalf("the refused runs left %d jobs (%v), want none", jobs, err)
+	}
+	u, err := url.Parse(bouncer.DSN(direct))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("default_query_exec_mode", "exec")
+	u.RawQuery = q.Encode()
+	var out, logs bytes.Buffer
+	rep, err := runDemo(ctx, demoOptions{DSN: u.String(), Listen: direct, Jobs: 20, Workers: 4, Duration: 60 * time.Second}, &out, &logs)
+	if err != nil {
+		t.Fatalf("demo in exec mode through PgBouncer: %v\n%s", err, logs.String())
+	}
+	if !rep.ok() {
+		t.Fatalf("demo in exec mode through PgBouncer: not every job is accounted for: %q", rep.Problems)
+	}
 }

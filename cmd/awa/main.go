@@ -25,8 +25,14 @@ const usage = `awa: a Postgres-native job queue
 
 usage:
   awa migrate up|down|status [-dsn DSN]
-        install the awa schema (embedded goose migrations), remove it (down to
-        version 0), or show the migration status
+        install or upgrade schema awa (the embedded goose migrations, recorded
+        in awa's own table awa_goose_db_version, beside an application's
+        goose_db_version), remove it (down to version 0), or show the migration
+        status; up and status print the installed awa.substrate_version(). Up
+        creates the roles awa_producer, awa_worker and awa_admin when it may
+        create roles (docs/privileges.md). It works directly and through a
+        transaction-mode pooler (it prepares no statement, whatever the DSN's
+        default_query_exec_mode; docs/poolers.md)
   awa demo [-dsn DSN] [-jobs N] [-workers W] [-duration D] [-reset] [-v]
         install the schema, enqueue a mix of jobs from SQL and from Go, work
         them with live progress and print a summary

@@ -3,13 +3,16 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver goose runs on
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 
 	"github.com/awa-queue/awa/db"
+	"github.com/awa-queue/awa/driver"
 )
 
 func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -32,7 +35,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	case "down":
 		return migrateDown(ctx, *dsn, stdout)
 	case "status":
-		return withProvider(ctx, *dsn, func(p *goose.Provider) error {
+		return withProvider(ctx, *dsn, func(p *goose.Provider, sqlDB *sql.DB) error {
 			st, err := p.Status(ctx)
 			if err != nil {
 				return fmt.Errorf("migrate status: %w", err)
@@ -44,7 +47,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				}
 				fmt.Fprintf(stdout, "%-8s %05d  %-32s %s\n", s.State, s.Source.Version, s.Source.Path, at)
 			}
-			return nil
+			return printSubstrate(ctx, sqlDB, stdout)
 		})
 	default:
 		fs.Usage()
@@ -55,7 +58,7 @@ func cmdMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // migrateUp installs (or upgrades) schema awa and returns its migration
 // version; applying it twice is a no-op.
 func migrateUp(ctx context.Context, dsn string, stdout io.Writer) (version int64, err error) {
-	err = withProvider(ctx, dsn, func(p *goose.Provider) error {
+	err = withProvider(ctx, dsn, func(p *goose.Provider, sqlDB *sql.DB) error {
 		res, err := p.Up(ctx)
 		printResults(stdout, "applied", res)
 		if err != nil {
@@ -67,14 +70,14 @@ func migrateUp(ctx context.Context, dsn string, stdout io.Writer) (version int64
 		if len(res) == 0 {
 			fmt.Fprintf(stdout, "schema awa is up to date (version %d)\n", version)
 		}
-		return nil
+		return printSubstrate(ctx, sqlDB, stdout)
 	})
 	return version, err
 }
 
 // migrateDown removes schema awa and every job in it (down to version 0).
 func migrateDown(ctx context.Context, dsn string, stdout io.Writer) error {
-	return withProvider(ctx, dsn, func(p *goose.Provider) error {
+	return withProvider(ctx, dsn, func(p *goose.Provider, _ *sql.DB) error {
 		res, err := p.DownTo(ctx, 0)
 		printResults(stdout, "rolled back", res)
 		if err != nil {
@@ -87,12 +90,18 @@ func migrateDown(ctx context.Context, dsn string, stdout io.Writer) error {
 	})
 }
 
-// withProvider runs f on a goose Provider over the embedded migrations.
-func withProvider(ctx context.Context, dsn string, f func(*goose.Provider) error) error {
-	sqlDB, err := sql.Open("pgx", dsn)
+// withProvider runs f on a goose Provider over the embedded migrations and
+// its database handle. The handle runs every statement in pgx's exec mode,
+// whatever the DSN says: no prepared statement outlives its round trip, so
+// one left on a transaction pooler's server connection cannot break a later
+// command (docs/poolers.md).
+func withProvider(ctx context.Context, dsn string, f func(*goose.Provider, *sql.DB) error) error {
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	sqlDB := stdlib.OpenDB(*cfg)
 	defer sqlDB.Close()
 	if err := sqlDB.PingContext(ctx); err != nil {
 		return fmt.Errorf("connect: %w", err)
@@ -101,7 +110,29 @@ func withProvider(ctx context.Context, dsn string, f func(*goose.Provider) error
 	if err != nil {
 		return fmt.Errorf("load migrations: %w", err)
 	}
-	return f(p)
+	return f(p, sqlDB)
+}
+
+// printSubstrate prints the installed substrate's version
+// (awa.substrate_version()), or that none is installed.
+func printSubstrate(ctx context.Context, sqlDB *sql.DB, w io.Writer) error {
+	conn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		v, err := driver.New().CheckSubstrateVersion(ctx, dc.(*stdlib.Conn).Conn())
+		switch {
+		case v != "": // this release's, the one before, or another: the command shows it either way
+			fmt.Fprintf(w, "substrate %s (awa.substrate_version())\n", v)
+		case errors.Is(err, driver.ErrSubstrateVersion):
+			fmt.Fprintln(w, "substrate: not installed")
+		default:
+			return fmt.Errorf("read substrate version: %w", err)
+		}
+		return nil
+	})
 }
 
 func printResults(w io.Writer, verb string, res []*goose.MigrationResult) {

@@ -69,6 +69,42 @@ func (q *Queries) CleanupRuntimeInstances(ctx context.Context, db DBTX, arg Clea
 	return items, nil
 }
 
+const maintenanceRoutinesDenied = `-- name: MaintenanceRoutinesDenied :many
+SELECT current_user::text AS role, p.oid::regprocedure::text AS routine
+FROM pg_catalog.pg_proc p
+WHERE p.pronamespace = 'awa'::regnamespace
+  AND p.proname = ANY ($1::text[])
+  AND NOT has_function_privilege(p.oid, 'EXECUTE')
+ORDER BY 1
+`
+
+type MaintenanceRoutinesDeniedRow struct {
+	Role    string
+	Routine string
+}
+
+// Which of the named routines of schema awa the current role may not
+// execute (Client.Start checks those a maintenance leader calls).
+func (q *Queries) MaintenanceRoutinesDenied(ctx context.Context, db DBTX, names []string) ([]MaintenanceRoutinesDeniedRow, error) {
+	rows, err := db.Query(ctx, maintenanceRoutinesDenied, names)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []MaintenanceRoutinesDeniedRow
+	for rows.Next() {
+		var i MaintenanceRoutinesDeniedRow
+		if err := rows.Scan(&i.Role, &i.Routine); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const promoteDueJobs = `-- name: PromoteDueJobs :many
 
 SELECT id, state, queue, priority, kind, run_at FROM awa.promote_due_jobs($1::int, $2::timestamptz)

@@ -9,7 +9,9 @@
 //     returns) holds the difference between sql/ and that release: hand-written
 //     steps from db/upgrade/, DROP of routines and views that are gone, changed or
 //     new routines (CREATE OR REPLACE with the same signature, DROP + CREATE when
-//     the arguments or return type changed) and views (CREATE OR REPLACE), added
+//     the arguments or return type changed; views that use a dropped signature,
+//     and what depends on them, dropped first and created again) and views
+//     (CREATE OR REPLACE), added
 //     statements as written, every privilege statement again, then the install
 //     call. A statement of sql/substrate changed or removed in place (a column
 //     added to a CREATE TABLE, say) cannot be written safely: it is refused unless
@@ -138,6 +140,9 @@ type marker struct {
 	migrations []string          // file names, in order
 	sums       map[string]string // migration -> sha256
 	stmts      []relStmt
+	// views: each view's last definition in the released migrations,
+	// normalized (the marker records a view's hash only).
+	views map[string]string
 }
 
 type relStmt struct {
@@ -298,6 +303,24 @@ func upgrade(rel *marker, srcs []source, steps []step) ([]byte, error) {
 	var w bytes.Buffer
 	changed := len(steps) > 0
 
+	// Views that use a routine whose released signature is dropped block its
+	// DROP: drop them, and what depends on them, first (release order
+	// reversed: dependents first); they are created again at their place.
+	again := redoForDrops(rel, srcs, curHeads)
+	if len(again.views) > 0 {
+		changed = true
+		var drops []string
+		for i := len(rel.stmts) - 1; i >= 0; i-- {
+			switch s := rel.stmts[i]; {
+			case s.kind == "view" && again.views[s.name]:
+				drops = append(drops, "DROP VIEW "+s.name+";")
+			case s.kind == "routine" && again.routines[s.name]:
+				drops = append(drops, s.drop)
+			}
+		}
+		block(&w, "views that use a dropped routine, and what depends on them (created again below)", strings.Join(drops, "\n")+"\n")
+	}
+
 	// Gone: routines and views no longer defined; other statements changed or
 	// removed in place need a step.
 	for _, s := range rel.stmts {
@@ -306,12 +329,12 @@ func upgrade(rel *marker, srcs []source, steps []step) ([]byte, error) {
 		}
 		switch s.kind {
 		case "routine":
-			if !curNames[s.name] {
+			if !curNames[s.name] && !again.routines[s.name] {
 				block(&w, "gone from sql/: "+s.path, s.drop+"\n")
 				changed = true
 			}
 		case "view":
-			if !curNames[s.name] {
+			if !curNames[s.name] && !again.views[s.name] {
 				block(&w, "gone from sql/: "+s.path, "DROP VIEW "+s.name+";\n")
 				changed = true
 			}
@@ -330,6 +353,11 @@ func upgrade(rel *marker, srcs []source, steps []step) ([]byte, error) {
 	recreated := map[string]bool{}
 	for _, src := range srcs {
 		for _, s := range src.stmts {
+			if oldHash[s.hash()] && (s.kind == "view" && again.views[s.name] || s.kind == "routine" && again.routines[s.name]) {
+				recreated[s.name] = true
+				block(&w, "created again (dropped above): "+src.path, s.text+"\n")
+				continue
+			}
 			if oldHash[s.hash()] {
 				continue
 			}
@@ -343,9 +371,12 @@ func upgrade(rel *marker, srcs []source, steps []step) ([]byte, error) {
 				for _, o := range olds {
 					if o.head == s.head {
 						same = true
-					} else if !curHeads[o.head] {
+					} else if !curHeads[o.head] && !again.routines[o.name] {
 						drops = append(drops, o.drop)
 					}
+				}
+				if again.routines[s.name] {
+					recreated[s.name] = true
 				}
 				if len(drops) > 0 {
 					recreated[s.name] = true
@@ -360,6 +391,11 @@ func upgrade(rel *marker, srcs []source, steps []step) ([]byte, error) {
 					block(&w, origin, s.text+"\n")
 				}
 			case "view":
+				if again.views[s.name] {
+					recreated[s.name] = true
+					block(&w, origin, s.text+"\n")
+					break
+				}
 				block(&w, origin, asReplace(s.text)+"\n")
 			case "privilege":
 				// written below with all the others
@@ -399,6 +435,78 @@ func upgrade(rel *marker, srcs []source, steps []step) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
+// redo is what an upgrade drops first and creates again at its place in
+// sql/, because a routine whose released signature it drops (gone, or its
+// signature changed) is used by a view: the released views that use such a
+// routine, and, transitively, the views that use those and the routines whose
+// signature names one of them (a parameter of the view's row type). The
+// routines are named; a routine whose own signature changed is among them
+// when its released signature names such a view.
+type redo struct {
+	views, routines map[string]bool
+}
+
+func redoForDrops(rel *marker, srcs []source, curHeads map[string]bool) redo {
+	r := redo{views: map[string]bool{}, routines: map[string]bool{}}
+	var dropped []string
+	for _, s := range rel.stmts {
+		if s.kind == "routine" && !curHeads[s.head] {
+			dropped = append(dropped, s.name)
+		}
+	}
+	if len(dropped) == 0 {
+		return r
+	}
+	texts := map[string][]string{} // released view -> its released and current text
+	for name, text := range rel.views {
+		texts[name] = append(texts[name], text)
+	}
+	for _, src := range srcs {
+		for _, s := range src.stmts {
+			if s.kind == "view" && texts[s.name] != nil {
+				texts[s.name] = append(texts[s.name], s.norm)
+			}
+		}
+	}
+	for grew := true; grew; {
+		grew = false
+		used := append(sortedKeys(r.routines), dropped...)
+		for name, ts := range texts {
+			for _, t := range ts {
+				if !r.views[name] && (usesAny(t, used) || usesAny(t, sortedKeys(r.views))) {
+					r.views[name], grew = true, true
+				}
+			}
+		}
+		for _, s := range rel.stmts {
+			if s.kind == "routine" && !r.routines[s.name] && usesAny(s.head, sortedKeys(r.views)) {
+				r.routines[s.name], grew = true, true
+			}
+		}
+	}
+	return r
+}
+
+// usesAny reports whether the SQL text names one of the qualified names.
+func usesAny(text string, names []string) bool {
+	for _, n := range names {
+		re := regexp.MustCompile(`(?i)(^|[^a-z0-9_.$])` + regexp.QuoteMeta(n) + `($|[^a-z0-9_$])`)
+		if re.MatchString(text) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // expected is what db/migrations must hold: file name -> content.
 func expected(root string) (map[string][]byte, *marker, error) {
 	srcs, err := readSources(root)
@@ -436,6 +544,18 @@ func expected(root string) (map[string][]byte, *marker, error) {
 				migrationsDir, name, rel.version, releasesDir, rel.version, migrationsDir, name)
 		}
 		out[name] = b
+		stmts, err := splitSQL(string(b))
+		if err != nil {
+			return nil, nil, fmt.Errorf("released migration %s: %w", name, err)
+		}
+		for _, st := range stmts {
+			if st.kind == "view" {
+				if rel.views == nil {
+					rel.views = map[string]string{}
+				}
+				rel.views[st.name] = st.norm
+			}
+		}
 	}
 	up, err := upgrade(rel, srcs, steps)
 	if err != nil {

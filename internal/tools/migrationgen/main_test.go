@@ -217,3 +217,43 @@ func TestRoutineSignatures(t *testing.T) {
 		}
 	}
 }
+
+// A routine that views use changes its signature (here an argument default,
+// which CREATE OR REPLACE cannot apply): its DROP would fail while the views
+// exist, so the views that use it (awa._open_receipts and awa.jobs; not
+// awa.claim_cursors or awa.terminal_jobs) are dropped first, and before them
+// awa._rescue_open, whose signature takes awa._open_receipts rows; all are
+// created again after it, at their place, with their comments; the
+// migration applies and gives sql/'s catalog.
+func TestViewsOfADroppedRoutineAreCreatedAgain(t *testing.T) {
+	root := tree(t)
+	edit(t, root, "sql/substrate/35_receipts.sql", "awa._receipt_id(p_batch_id bigint, p_item bigint)",
+		"awa._receipt_id(p_batch_id bigint, p_item bigint DEFAULT 1)")
+	up := unreleased(t, root)
+	order := []string{
+		`(?m)^DROP FUNCTION awa\._rescue_open\([^)]*\);\nDROP VIEW awa\.jobs;\nDROP VIEW awa\._open_receipts;\n`,
+		`(?m)^DROP FUNCTION awa\._receipt_id\(p_batch_id bigint, p_item bigint\);`,
+		`(?m)^CREATE FUNCTION awa\._receipt_id\(p_batch_id bigint, p_item bigint DEFAULT 1\)`,
+		`(?m)^CREATE VIEW awa\._open_receipts AS`,
+		`(?m)^CREATE VIEW awa\.jobs AS`,
+		`(?m)^CREATE FUNCTION awa\._rescue_open\(`,
+		`(?m)^COMMENT ON VIEW awa\._open_receipts IS`,
+		`(?m)^COMMENT ON VIEW awa\.jobs IS`,
+	}
+	at := 0
+	for _, re := range order {
+		loc := regexp.MustCompile(re).FindStringIndex(up[at:])
+		if loc == nil {
+			t.Fatalf("no %s after offset %d (in this order: %q) in:\n%s", re, at, order, up)
+		}
+		at += loc[1]
+	}
+	for _, v := range []string{"awa.claim_cursors", "awa.terminal_jobs"} {
+		if strings.Contains(up, "VIEW "+v) {
+			t.Errorf("%s uses no dropped routine but is in the migration", v)
+		}
+	}
+	if out, err := verifyCatalog(t, root); err != nil || !strings.Contains(out, "verify-catalog: OK") {
+		t.Fatalf("catalog check of the generated tree: %v\n%s", err, out)
+	}
+}
