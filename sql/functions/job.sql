@@ -8,6 +8,8 @@
 -- "Read surfaces"). Read-only; VOLATILE so that its read locks before it
 -- takes its snapshot.
 -- Errors: AW010 id NULL. Called by operators and dashboards (awa_admin).
+-- Preamble and read block as the other read surfaces' on purpose
+-- (awa._read_jobs): SQL cannot share them.
 CREATE FUNCTION awa.job(p_id bigint)
 RETURNS SETOF awa.jobs
 LANGUAGE plpgsql

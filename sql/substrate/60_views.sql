@@ -116,6 +116,8 @@ COMMENT ON VIEW awa._jobs_now IS 'internal: the body of awa.jobs (read through a
 -- sql/functions: the public views below call them. Granted to awa_admin (a
 -- view's function calls are checked against its reader). VOLATILE on purpose:
 -- a STABLE function would read on its caller's snapshot, taken before its locks.
+-- The two are alike on purpose (as awa.job and queue_counts): each view needs a
+-- function of its own row type, and PL/pgSQL cannot share the block.
 CREATE FUNCTION awa._read_terminal_jobs()
 RETURNS SETOF awa._terminal_jobs_now
 LANGUAGE plpgsql
