@@ -3,8 +3,11 @@ package sqlrace
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -344,4 +347,142 @@ func TestAnIdleTransactionThatReadAwaJobsDoesNotStopReclamation(t *testing.T) {
 		t.Errorf("an idle transaction that read awa.jobs: the rings hold %d rows after %d jobs, against %d without it (limit %d): reclamation stopped while it stayed open",
 			held, rounds*perRound, clean, limit)
 	}
+}
+
+// TestReadersAtEachLevelAcrossBusyRingsNeverSeeAFalsePicture: randomized,
+// with real sessions. Jobs flow through queue "flow" (insert, claim,
+// complete), a maintenance session rotates and prunes every ring every
+// 100 ms (20 to 50 times the default cadence), and the 20 jobs of queue "orphan", which nobody works, are carried
+// from slot to slot. A reader at each level takes its snapshot, waits up to
+// 20 ms (prunes commit meanwhile), then reads awa.jobs, awa.job of an orphan
+// or queue_counts('orphan') in that transaction. Each read either raises
+// 40001 (outside READ COMMITTED only) or shows no job twice and every orphan
+// once, available. 3 s per level; the run must have pruned and read.
+func TestReadersAtEachLevelAcrossBusyRingsNeverSeeAFalsePicture(t *testing.T) {
+	ctx, pool := newDB(t, 90*time.Second)
+	orphans := mustInsertBatch(t, ctx, pool, "orphan", 2, 20)
+	for _, level := range isoLevels {
+		t.Run(levelName(level), func(t *testing.T) {
+			runCtx, stop := context.WithTimeout(ctx, 3*time.Second)
+			defer stop()
+			failCtx, failCancel, fail := withErrOnce(runCtx)
+			defer failCancel()
+			conn, maint, reader := connect(t, ctx, pool), connect(t, ctx, pool), connect(t, ctx, pool)
+			var pruned atomic.Int64
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() { // the flow
+				defer wg.Done()
+				for failCtx.Err() == nil {
+					_, err := insertBatch(failCtx, conn, "flow", 2, 20)
+					var cs []claimed
+					if err == nil {
+						cs, err = claim(failCtx, conn, "flow", 20, nil)
+					}
+					if err == nil {
+						_, err = complete(failCtx, conn, cs)
+					}
+					if err != nil && failCtx.Err() == nil {
+						fail.set("flow: %v", err)
+					}
+					time.Sleep(5 * time.Millisecond)
+				}
+			}()
+			go func() { // maintenance
+				defer wg.Done()
+				for failCtx.Err() == nil {
+					for _, ring := range []string{"queue", "claim", "cursor"} {
+						_, err := ringOp(failCtx, maint, "rotate", ring)
+						var o ringOutcome
+						if err == nil {
+							o, err = ringOp(failCtx, maint, "prune", ring)
+						}
+						if err != nil && failCtx.Err() == nil {
+							fail.set("maintenance %s: %v", ring, err)
+						}
+						if o.Outcome == "pruned" || o.Outcome == "carried" {
+							pruned.Add(1)
+						}
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
+			}()
+			read, retried := 0, 0
+			for failCtx.Err() == nil {
+				err := readOrphansOnce(failCtx, reader, level, orphans)
+				switch {
+				case err == nil:
+					read++
+				case level != pgx.ReadCommitted && sqlState(err) == "40001":
+					retried++
+				case failCtx.Err() == nil:
+					fail.set("reader at %s: %v", level, err)
+				}
+			}
+			wg.Wait()
+			if err := fail.get(); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %d reads showed a true picture, %d raised 40001; %d prunes", level, read, retried, pruned.Load())
+			if read == 0 || pruned.Load() == 0 {
+				t.Fatalf("the run proved nothing: %d reads, %d prunes", read, pruned.Load())
+			}
+		})
+	}
+}
+
+// readOrphansOnce reads one surface, chosen at random, in a transaction at
+// level whose snapshot is up to 20 ms older than the read (one read: the
+// next would lock again, after whatever pruned meanwhile), and returns an
+// error for a failed read or a false picture: a job twice in awa.jobs, an
+// orphan missing from it or not available in it or in awa.job,
+// queue_counts('orphan') not counting every orphan available.
+func readOrphansOnce(ctx context.Context, conn *pgx.Conn, level pgx.TxIsoLevel, orphans []int64) error {
+	tx, err := conn.BeginTx(ctx, pgx.TxOptions{IsoLevel: level})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(context.Background()) }()
+	if _, err := tx.Exec(ctx, `SELECT count(*) FROM awa.queue_claim_heads`); err != nil {
+		return err
+	}
+	time.Sleep(time.Duration(rand.IntN(20)) * time.Millisecond)
+	switch rand.IntN(3) {
+	case 0:
+		rows, _ := tx.Query(ctx, `SELECT id, state::text FROM awa.jobs`)
+		seen := map[int64][]string{}
+		var id int64
+		var state string
+		if _, err := pgx.ForEachRow(rows, []any{&id, &state}, func() error { seen[id] = append(seen[id], state); return nil }); err != nil {
+			return err
+		}
+		for id, states := range seen {
+			if len(states) > 1 {
+				return fmt.Errorf("awa.jobs shows job %d as %v", id, states)
+			}
+		}
+		for _, o := range orphans {
+			if s := seen[o]; len(s) != 1 || s[0] != "available" {
+				return fmt.Errorf("awa.jobs shows orphan %d as %v, want available once", o, s)
+			}
+		}
+	case 1:
+		o := orphans[rand.IntN(len(orphans))]
+		got, err := readSurfaces[1].picture(ctx, tx, o, "orphan")
+		if err != nil {
+			return err
+		}
+		if got != fmt.Sprintf("%d:available", o) {
+			return fmt.Errorf("awa.job(%d) shows %q, want it available once", o, got)
+		}
+	default:
+		var available int64
+		if err := tx.QueryRow(ctx, `SELECT available FROM awa.queue_counts('orphan')`).Scan(&available); err != nil {
+			return err
+		}
+		if available != int64(len(orphans)) {
+			return fmt.Errorf("queue_counts('orphan').available = %d, want %d", available, len(orphans))
+		}
+	}
+	return nil
 }
