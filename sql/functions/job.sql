@@ -1,6 +1,7 @@
 -- awa.job(id): the one job of awa.jobs with this id (no row when there is no
--- such job, or it is no longer retained), read by index: a filter on the view
--- awa.jobs is applied to the whole view, this reads only the job's rows.
+-- such job, or it is no longer retained), by its id: a filter on the view
+-- awa.jobs is applied to the whole view; here the id reaches every branch
+-- (docs/storage.md, "Read surfaces").
 -- Locks: ACCESS SHARE on what it reads, in a subtransaction rolled back
 -- before it returns (awa._end_ring_read): the caller keeps none.
 -- Isolation: any level; outside READ COMMITTED, 40001 when a ring slot it

@@ -149,7 +149,7 @@ END;
 $$;
 
 -- The public read surfaces. A filter on them is applied to the function's
--- whole output (it does not push down): awa.job(id) reads one job by index.
+-- whole output (it does not push down): awa.job(id) reads one job.
 CREATE VIEW awa.terminal_jobs AS SELECT * FROM awa._read_terminal_jobs();
 
 COMMENT ON VIEW awa.terminal_jobs IS
