@@ -18,8 +18,10 @@ type QueueCount struct {
 }
 
 // QueueCounts returns per-state counts of queue, or of every queue when queue is "".
-// Run it on a pool or in a READ COMMITTED transaction: in another, it returns
-// ErrReadCommittedRequired (an older snapshot would count across a prune wrongly).
+// It works in a transaction at any level and leaves no lock behind; in a
+// REPEATABLE READ or SERIALIZABLE transaction whose snapshot predates a ring
+// prune it fails with PostgreSQL's 40001 (retry the transaction) rather than
+// count what never existed.
 func (d *Driver) QueueCounts(ctx context.Context, db DBTX, queue string) ([]QueueCount, error) {
 	rows, err := d.q.QueueCounts(ctx, db, pgtype.Text{String: queue, Valid: queue != ""})
 	if err != nil {

@@ -8,6 +8,7 @@ package driver_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/awa-queue/awa/driver"
@@ -255,14 +257,30 @@ func jobRows(t *testing.T, db querier, id int64) []jobSnap {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	// On a pool of a database that defaults to REPEATABLE READ, a read that
+	// waited behind a ring prune raises 40001 (docs/storage.md, "Read
+	// surfaces"): retried, as the contract says.
+	var out []jobSnap
+	var err error
+	for attempt := 1; attempt == 1 || (attempt <= 10 && isSerializationFailure(err)); attempt++ {
+		out, err = readJobRows(ctx, db, id)
+	}
+	if err != nil {
+		t.Fatalf("read awa.jobs for job %d: %v", id, err)
+	}
+	return out
+}
+
+// readJobRows is one read of job id's awa.jobs rows.
+func readJobRows(ctx context.Context, db querier, id int64) ([]jobSnap, error) {
 	rows, err := db.Query(ctx, `
 		SELECT id, state::text, kind, queue, args, attempt, max_attempts, run_lease,
 		       coalesce(errors, '[]'::jsonb), dlq
 		FROM awa.jobs WHERE id = $1`, id)
 	if err != nil {
-		t.Fatalf("read awa.jobs for job %d: %v", id, err)
+		return nil, err
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (jobSnap, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (jobSnap, error) {
 		var j jobSnap
 		var errs []byte
 		err := r.Scan(&j.ID, &j.State, &j.Kind, &j.Queue, &j.Args, &j.Attempt, &j.MaxAttempts, &j.RunLease, &errs, &j.DLQ)
@@ -271,10 +289,12 @@ func jobRows(t *testing.T, db querier, id int64) []jobSnap {
 		}
 		return j, err
 	})
-	if err != nil {
-		t.Fatalf("read awa.jobs for job %d: %v", id, err)
-	}
-	return out
+}
+
+// isSerializationFailure reports whether err is PostgreSQL's 40001.
+func isSerializationFailure(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "40001"
 }
 
 // waitJobState waits until awa.jobs shows id in state (exactly one row) and

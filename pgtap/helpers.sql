@@ -593,3 +593,34 @@ LANGUAGE sql AS $$
              ELSE has_table_privilege(p_role, c.oid, r.p) END
   ORDER BY 1
 $$;
+
+-- pgTAP, 9 assertions: at each level (read committed, repeatable read,
+-- serializable), in the second session (awa_test.connect_other), a
+-- transaction runs p_sql (a read surface: CREATE TEMP TABLE seen AS p_sql)
+-- and stays open; it then holds no lock on a table or index of schema awa,
+-- the views it named aside (and SERIALIZABLE's SIRead predicate locks, which
+-- conflict with no lock): the read surfaces release their ring locks before
+-- they return, so prune can TRUNCATE. p_what names the surface in the
+-- descriptions.
+CREATE FUNCTION awa_test.keeps_no_lock_after(p_sql text, p_what text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_level text;
+  v_pid   int;
+BEGIN
+  FOREACH v_level IN ARRAY ARRAY['read committed', 'repeatable read', 'serializable'] LOOP
+    RETURN NEXT awa_test.connect_other('-c lock_timeout=5s -c statement_timeout=10s');
+    RETURN NEXT lives_ok(format('SELECT dblink_exec(%L, %L)', 'awa_other',
+                                format('begin isolation level %s; create temp table seen as %s', v_level, p_sql)),
+                         format('a %s transaction reads %s and stays open (fixture)', v_level, p_what));
+    SELECT t.pid INTO v_pid FROM dblink('awa_other', 'select pg_backend_pid()') AS t (pid int);
+    RETURN NEXT is_empty(
+      format($q$select l.relation::regclass::text || ' ' || l.mode from pg_locks l join pg_class c on c.oid = l.relation
+                where l.pid = %s and c.relnamespace = 'awa'::regnamespace and c.relkind <> 'v'
+                  and l.mode <> 'SIReadLock'$q$, v_pid),
+      format('idle after reading %s at %s, it holds no lock on a table or index of schema awa', p_what, v_level));
+    PERFORM dblink_exec('awa_other', 'rollback');
+    PERFORM dblink_disconnect('awa_other');
+  END LOOP;
+END
+$$;

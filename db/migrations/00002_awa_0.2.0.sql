@@ -3,6 +3,116 @@
 
 -- +goose Up
 
+-- changed since v0.1.0: sql/substrate/60_views.sql
+-- +goose StatementBegin
+CREATE OR REPLACE VIEW awa._terminal_jobs_now AS
+SELECT r.job_id AS id, r.queue, r.priority, r.kind, 'completed'::awa.job_state AS state, r.args,
+       r.attempt + 1 AS attempt, r.max_attempts, i.run_lease, r.run_at, r.created_at,
+       cb.completed_at AS finalized_at, r.tags, r.metadata, r.errors
+FROM awa.done_completions cb
+CROSS JOIN LATERAL unnest(cb.run_leases, cb.lane_ids, cb.lane_seqs) AS i (run_lease, lane_id, lane_seq)
+JOIN awa.ready_entries r
+  ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = cb.ready_slot
+UNION ALL
+SELECT d.job_id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
+       d.run_at, d.created_at, d.finalized_at, d.tags, d.metadata, d.errors
+FROM awa.done_entries d;
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/60_views.sql
+-- +goose StatementBegin
+COMMENT ON VIEW awa._terminal_jobs_now IS 'internal: the body of awa.terminal_jobs (read through awa._read_terminal_jobs)';
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/substrate/60_views.sql
+-- +goose StatementBegin
+CREATE OR REPLACE VIEW awa._jobs_now AS
+SELECT d.job_id AS id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
+       d.run_at, d.created_at, NULL::timestamptz AS claimed_at, NULL::timestamptz AS finalized_at,
+       d.tags, d.metadata, d.errors, false AS dlq
+FROM awa.deferred_jobs d
+UNION ALL
+SELECT r.job_id, r.queue, r.priority, r.kind, 'available'::awa.job_state, r.args, r.attempt, r.max_attempts,
+       r.run_lease, r.run_at, r.created_at, NULL, NULL, r.tags, r.metadata, r.errors, false
+FROM awa.ready_entries r
+JOIN awa.claim_cursors h ON h.lane_id = r.lane_id
+WHERE r.lane_seq > h.claim_seq
+  AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                  WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot)
+UNION ALL
+-- Running: the open-receipt rule of awa._open_receipts, written as an
+-- anti-join here: this branch reads every retained batch, and for a whole-table
+-- read the planner's hashed anti-join is several times faster than the view's
+-- per-item probe (which the functions need, to probe only the batches they chose).
+SELECT r.job_id, r.queue, r.priority, r.kind, 'running'::awa.job_state, r.args, r.attempt + 1, r.max_attempts,
+       i.run_lease, r.run_at, r.created_at, b.claimed_at, NULL, r.tags, r.metadata, r.errors, false
+FROM awa.claim_batches b
+CROSS JOIN LATERAL unnest(b.run_leases, b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (run_lease, lane_id, lane_seq, k)
+JOIN awa.ready_entries r
+  ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = b.ready_slot
+WHERE NOT EXISTS (SELECT 1 FROM awa.claim_closures c
+                  WHERE c.claim_slot = b.claim_slot AND c.receipts @> awa._receipt_id(b.batch_id, i.k))
+UNION ALL
+SELECT t.id, t.queue, t.priority, t.kind, t.state, t.args, t.attempt, t.max_attempts, t.run_lease,
+       t.run_at, t.created_at, NULL, t.finalized_at, t.tags, t.metadata, t.errors, false
+FROM awa._terminal_jobs_now t
+UNION ALL
+SELECT x.job_id, x.queue, x.priority, x.kind, 'failed'::awa.job_state, x.args, x.attempt, x.max_attempts,
+       x.run_lease, x.run_at, x.created_at, NULL, x.failed_at, x.tags, x.metadata, x.errors, true
+FROM awa.dlq_entries x;
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/60_views.sql
+-- +goose StatementBegin
+COMMENT ON VIEW awa._jobs_now IS 'internal: the body of awa.jobs (read through awa._read_jobs and awa.job)';
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/substrate/60_views.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._read_terminal_jobs()
+RETURNS SETOF awa._terminal_jobs_now
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM awa._terminal_jobs_now;
+    PERFORM awa._end_ring_read('awa.terminal_jobs', ARRAY['queue']);
+EXCEPTION WHEN SQLSTATE 'AW099' THEN
+    RETURN;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/substrate/60_views.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._read_jobs()
+RETURNS SETOF awa._jobs_now
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM awa._jobs_now;
+    PERFORM awa._end_ring_read('awa.jobs', ARRAY['queue', 'claim', 'cursor']);
+EXCEPTION WHEN SQLSTATE 'AW099' THEN
+    RETURN;
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/substrate/60_views.sql
+-- +goose StatementBegin
+CREATE OR REPLACE VIEW awa.terminal_jobs AS SELECT * FROM awa._read_terminal_jobs();
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/substrate/60_views.sql
+-- +goose StatementBegin
+CREATE OR REPLACE VIEW awa.jobs AS SELECT * FROM awa._read_jobs();
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/_append_ready.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
@@ -170,7 +280,7 @@ BEGIN
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rotate_ring', 'prune_ring',
                    'cleanup_runtime_instances', 'configure_queue', 'cancel_job', 'retry_dlq_job', 'purge_dlq',
-                   'queue_counts', 'substrate_version', '_receipt_id'],
+                   'queue_counts', 'job', 'substrate_version', '_read_jobs', '_read_terminal_jobs'],
              ARRAY['jobs', 'terminal_jobs'])
         ) AS g (role, routines, relations)
     LOOP
@@ -269,6 +379,35 @@ BEGIN
     END IF;
     -- A statement of its own: its locks come before its snapshot.
     RETURN EXISTS (SELECT 1 FROM awa.claim_cursors c WHERE c.lane_id = p_lane AND c.claim_seq < v_prev);
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_end_ring_read.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._end_ring_read(p_surface text, p_rings text[])
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_rel text;
+BEGIN
+    IF current_setting('transaction_isolation') <> 'read committed' THEN
+        SELECT c.oid::regclass::text INTO v_rel
+        FROM unnest(p_rings) AS g (ring)
+        CROSS JOIN LATERAL unnest(awa._ring_tables(g.ring)) AS t (parent)
+        JOIN pg_catalog.pg_inherits i ON i.inhparent = ('awa.' || t.parent)::regclass
+        JOIN pg_catalog.pg_class c ON c.oid = i.inhrelid
+        WHERE c.relfilenode IS DISTINCT FROM pg_catalog.pg_relation_filenode(c.oid)
+        LIMIT 1;
+        IF v_rel IS NOT NULL THEN
+            RAISE EXCEPTION 'awa: % read %, pruned after this % transaction took its snapshot: retry the transaction',
+                p_surface, v_rel, current_setting('transaction_isolation')
+                USING ERRCODE = '40001',
+                      HINT = 'a read surface outside read committed cannot show a ring slot truncated since the snapshot';
+        END IF;
+    END IF;
+    RAISE EXCEPTION 'awa: read of % done', p_surface USING ERRCODE = 'AW099';
 END;
 $$;
 -- +goose StatementEnd
@@ -604,7 +743,7 @@ BEGIN
         END IF;
     END IF;
 
-    SELECT j.state INTO v_state FROM awa.jobs j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
+    SELECT j.state INTO v_state FROM awa._jobs_now j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'awa: job % is already %', p_job_id, v_state USING ERRCODE = 'AW021';
     END IF;
@@ -1174,6 +1313,31 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/job.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.job(p_id bigint)
+RETURNS SETOF awa.jobs
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves.
+SET jit = off
+AS $$
+BEGIN
+    IF p_id IS NULL THEN
+        RAISE EXCEPTION 'awa: id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    BEGIN
+        RETURN QUERY SELECT * FROM awa._jobs_now j WHERE j.id = p_id;
+        PERFORM awa._end_ring_read('awa.job', ARRAY['queue', 'claim', 'cursor']);
+    EXCEPTION WHEN SQLSTATE 'AW099' THEN
+        RETURN;
+    END;
+END;
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/listen_queues.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.listen_queues(p_queues text[])
@@ -1505,7 +1669,7 @@ $$;
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.queue_counts(p_queue text DEFAULT NULL)
 RETURNS SETOF awa.queue_count
-LANGUAGE sql
+LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
@@ -1515,9 +1679,10 @@ SET jit = off
 SET enable_sort = off
 VOLATILE
 AS $$
-    SELECT awa._require_read_committed('awa.queue_counts');
+BEGIN
     -- One CTE per table family, alike on purpose: each filters and groups its
     -- own table by queue, so each keeps its own index or partition pruning.
+    RETURN QUERY
     WITH available AS (
         SELECT l.queue,
                sum((SELECT count(*) FROM awa.ready_entries r
@@ -1573,7 +1738,11 @@ AS $$
     LEFT JOIN completed c ON c.queue = q.queue
     LEFT JOIN done t ON t.queue = q.queue
     LEFT JOIN dlq x ON x.queue = q.queue
-    ORDER BY q.queue
+    ORDER BY q.queue;
+    PERFORM awa._end_ring_read('awa.queue_counts', ARRAY['queue', 'claim', 'cursor']);
+EXCEPTION WHEN SQLSTATE 'AW099' THEN
+    RETURN;
+END;
 $$;
 -- +goose StatementEnd
 
@@ -1751,7 +1920,7 @@ BEGIN
 
     DELETE FROM awa.dlq_entries WHERE job_id = p_job_id RETURNING * INTO v_d;
     IF NOT FOUND THEN
-        SELECT j.state INTO v_state FROM awa.jobs j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
+        SELECT j.state INTO v_state FROM awa._jobs_now j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
         IF FOUND THEN
             RAISE EXCEPTION 'awa: job % is not in the DLQ (it is %)', p_job_id, v_state USING ERRCODE = 'AW021';
         END IF;

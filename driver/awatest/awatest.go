@@ -13,10 +13,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/awa-queue/awa/driver"
 	"github.com/awa-queue/awa/driver/internal/dbsqlc"
@@ -204,9 +208,21 @@ func listing[T driver.JobArgs](all []Job[T]) string {
 	return b.String()
 }
 
+// jobsOfKind reads awa.jobs. Unless db is the caller's transaction, it
+// retries a 40001: in a database that defaults to REPEATABLE READ, a read that
+// waited behind a ring prune gets one (docs/storage.md, "Read surfaces").
 func jobsOfKind[T driver.JobArgs](ctx context.Context, db driver.DBTX) ([]Job[T], error) {
 	var zero T
-	rows, err := dbsqlc.New().JobsOfKind(ctx, db, zero.Kind())
+	_, inTx := db.(pgx.Tx)
+	var rows []dbsqlc.JobsOfKindRow
+	var err error
+	for attempt := 1; ; attempt++ {
+		rows, err = dbsqlc.New().JobsOfKind(ctx, db, zero.Kind())
+		var pgErr *pgconn.PgError
+		if inTx || attempt == 10 || !errors.As(err, &pgErr) || pgErr.Code != "40001" {
+			break
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list jobs of kind %q: %w", zero.Kind(), err)
 	}

@@ -7,10 +7,10 @@
 --   awa_worker    claim, finalize, heartbeat, queue_pending, listen
 --   (all three: substrate_version, which every Go client checks at start)
 --   awa_admin     maintenance, configuration, rescue, prune, DLQ, cancel,
---                 counts, and SELECT on the read views awa.jobs and
---                 awa.terminal_jobs (plus awa._receipt_id, which awa.jobs
---                 calls: PostgreSQL checks a view's function calls against
---                 the reader)
+--                 counts, awa.job, and SELECT on the read views awa.jobs and
+--                 awa.terminal_jobs (plus awa._read_jobs and
+--                 awa._read_terminal_jobs, which they call: PostgreSQL checks
+--                 a view's function calls against the reader)
 -- Everything else, internals included, is the owner's. Entry points that
 -- touch tables are SECURITY DEFINER with a pinned search_path, so no role
 -- holds a table right. Each role's previous grants in schema awa are revoked
@@ -45,7 +45,7 @@ BEGIN
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rotate_ring', 'prune_ring',
                    'cleanup_runtime_instances', 'configure_queue', 'cancel_job', 'retry_dlq_job', 'purge_dlq',
-                   'queue_counts', 'substrate_version', '_receipt_id'],
+                   'queue_counts', 'job', 'substrate_version', '_read_jobs', '_read_terminal_jobs'],
              ARRAY['jobs', 'terminal_jobs'])
         ) AS g (role, routines, relations)
     LOOP

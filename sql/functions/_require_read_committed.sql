@@ -7,7 +7,7 @@
 -- Errors: AW040 transaction not at READ COMMITTED.
 -- Called first by claim_ready_runtime, the finalizers (through awa._finalize),
 -- cancel_job, the rescues, promote_due_jobs, rotate_ring, prune_ring,
--- retry_dlq_job, purge_dlq, cleanup_runtime_instances and queue_counts.
+-- retry_dlq_job, purge_dlq and cleanup_runtime_instances.
 CREATE FUNCTION awa._require_read_committed(p_function text)
 RETURNS void
 LANGUAGE plpgsql

@@ -99,7 +99,7 @@ BEGIN
         END IF;
     END IF;
 
-    SELECT j.state INTO v_state FROM awa.jobs j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
+    SELECT j.state INTO v_state FROM awa._jobs_now j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION 'awa: job % is already %', p_job_id, v_state USING ERRCODE = 'AW021';
     END IF;

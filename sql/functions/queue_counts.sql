@@ -9,11 +9,14 @@
 -- its caller's snapshot, taken before the query locks the marks, so a call
 -- that waited behind a cursor-ring prune read the old floor with the
 -- truncated marks (docs/storage.md, "The claim cursor": lock before snapshot).
--- Isolation: refuses a transaction not at READ COMMITTED (AW040): an older
--- snapshot sees a slot pruned since as empty, not what the prune wrote.
+-- Locks: ACCESS SHARE on what it reads, in a subtransaction rolled back
+-- before it returns (awa._end_ring_read): the caller keeps none.
+-- Isolation: any level; outside READ COMMITTED, 40001 when a ring slot it
+-- read was pruned after the transaction's snapshot (docs/storage.md,
+-- "Read surfaces").
 CREATE FUNCTION awa.queue_counts(p_queue text DEFAULT NULL)
 RETURNS SETOF awa.queue_count
-LANGUAGE sql
+LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 -- Short OLTP statements over many partitions: JIT compilation would cost
@@ -23,9 +26,10 @@ SET jit = off
 SET enable_sort = off
 VOLATILE
 AS $$
-    SELECT awa._require_read_committed('awa.queue_counts');
+BEGIN
     -- One CTE per table family, alike on purpose: each filters and groups its
     -- own table by queue, so each keeps its own index or partition pruning.
+    RETURN QUERY
     WITH available AS (
         SELECT l.queue,
                sum((SELECT count(*) FROM awa.ready_entries r
@@ -81,5 +85,9 @@ AS $$
     LEFT JOIN completed c ON c.queue = q.queue
     LEFT JOIN done t ON t.queue = q.queue
     LEFT JOIN dlq x ON x.queue = q.queue
-    ORDER BY q.queue
+    ORDER BY q.queue;
+    PERFORM awa._end_ring_read('awa.queue_counts', ARRAY['queue', 'claim', 'cursor']);
+EXCEPTION WHEN SQLSTATE 'AW099' THEN
+    RETURN;
+END;
 $$;

@@ -30,7 +30,7 @@ BEGIN
 
     DELETE FROM awa.dlq_entries WHERE job_id = p_job_id RETURNING * INTO v_d;
     IF NOT FOUND THEN
-        SELECT j.state INTO v_state FROM awa.jobs j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
+        SELECT j.state INTO v_state FROM awa._jobs_now j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
         IF FOUND THEN
             RAISE EXCEPTION 'awa: job % is not in the DLQ (it is %)', p_job_id, v_state USING ERRCODE = 'AW021';
         END IF;

@@ -46,9 +46,14 @@ WHERE (SELECT true FROM awa.claim_closures c
 
 COMMENT ON VIEW awa._open_receipts IS 'internal: claim batch items whose receipt no closure covers (open attempts)';
 
+-- The read surfaces awa.jobs and awa.terminal_jobs are views over functions
+-- that read the internal views below in a subtransaction and roll it back, so
+-- a reader's transaction keeps no lock on the rings (docs/storage.md, "Read
+-- surfaces"). The internal views are the one definition of each surface.
+
 -- Terminal history still retained by the queue ring: compact completion batches
 -- expanded against their ready rows, plus failed/cancelled snapshots.
-CREATE VIEW awa.terminal_jobs AS
+CREATE VIEW awa._terminal_jobs_now AS
 SELECT r.job_id AS id, r.queue, r.priority, r.kind, 'completed'::awa.job_state AS state, r.args,
        r.attempt + 1 AS attempt, r.max_attempts, i.run_lease, r.run_at, r.created_at,
        cb.completed_at AS finalized_at, r.tags, r.metadata, r.errors
@@ -61,12 +66,11 @@ SELECT d.job_id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_
        d.run_at, d.created_at, d.finalized_at, d.tags, d.metadata, d.errors
 FROM awa.done_entries d;
 
-COMMENT ON VIEW awa.terminal_jobs IS
-    'completed, cancelled and failed jobs still retained by the queue ring (DLQ jobs are in awa.jobs)';
+COMMENT ON VIEW awa._terminal_jobs_now IS 'internal: the body of awa.terminal_jobs (read through awa._read_terminal_jobs)';
 
 -- Every job in any state, one row per job. A DLQ job shows as failed with
 -- dlq = true. Terminal jobs appear while the queue ring retains them.
-CREATE VIEW awa.jobs AS
+CREATE VIEW awa._jobs_now AS
 SELECT d.job_id AS id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, NULL::timestamptz AS claimed_at, NULL::timestamptz AS finalized_at,
        d.tags, d.metadata, d.errors, false AS dlq
@@ -95,10 +99,62 @@ WHERE NOT EXISTS (SELECT 1 FROM awa.claim_closures c
 UNION ALL
 SELECT t.id, t.queue, t.priority, t.kind, t.state, t.args, t.attempt, t.max_attempts, t.run_lease,
        t.run_at, t.created_at, NULL, t.finalized_at, t.tags, t.metadata, t.errors, false
-FROM awa.terminal_jobs t
+FROM awa._terminal_jobs_now t
 UNION ALL
 SELECT x.job_id, x.queue, x.priority, x.kind, 'failed'::awa.job_state, x.args, x.attempt, x.max_attempts,
        x.run_lease, x.run_at, x.created_at, NULL, x.failed_at, x.tags, x.metadata, x.errors, true
 FROM awa.dlq_entries x;
+
+COMMENT ON VIEW awa._jobs_now IS 'internal: the body of awa.jobs (read through awa._read_jobs and awa.job)';
+
+-- awa._read_terminal_jobs() / awa._read_jobs(): the rows of an internal view,
+-- read in one statement (locks, then snapshot) inside a subtransaction that
+-- awa._end_ring_read rolls back (AW099, caught here), releasing every lock the
+-- read took; the rows stay in the function's tuplestore. Outside READ
+-- COMMITTED, awa._end_ring_read first raises 40001 if a ring slot read was
+-- truncated after the transaction's snapshot. Defined here, not in
+-- sql/functions: the public views below call them. Granted to awa_admin (a
+-- view's function calls are checked against its reader). VOLATILE on purpose:
+-- a STABLE function would read on its caller's snapshot, taken before its locks.
+-- The two are alike on purpose (as awa.job and queue_counts): each view needs a
+-- function of its own row type, and PL/pgSQL cannot share the block.
+CREATE FUNCTION awa._read_terminal_jobs()
+RETURNS SETOF awa._terminal_jobs_now
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM awa._terminal_jobs_now;
+    PERFORM awa._end_ring_read('awa.terminal_jobs', ARRAY['queue']);
+EXCEPTION WHEN SQLSTATE 'AW099' THEN
+    RETURN;
+END;
+$$;
+
+CREATE FUNCTION awa._read_jobs()
+RETURNS SETOF awa._jobs_now
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM awa._jobs_now;
+    PERFORM awa._end_ring_read('awa.jobs', ARRAY['queue', 'claim', 'cursor']);
+EXCEPTION WHEN SQLSTATE 'AW099' THEN
+    RETURN;
+END;
+$$;
+
+-- The public read surfaces. A filter on them is applied to the function's
+-- whole output (it does not push down): awa.job(id) reads one job.
+CREATE VIEW awa.terminal_jobs AS SELECT * FROM awa._read_terminal_jobs();
+
+COMMENT ON VIEW awa.terminal_jobs IS
+    'completed, cancelled and failed jobs still retained by the queue ring (DLQ jobs are in awa.jobs)';
+
+CREATE VIEW awa.jobs AS SELECT * FROM awa._read_jobs();
 
 COMMENT ON VIEW awa.jobs IS 'every job in any state, hydrated from the storage planes (read-only)';

@@ -299,6 +299,27 @@ type AwaJob struct {
 	Dlq         bool
 }
 
+// internal: the body of awa.jobs (read through awa._read_jobs and awa.job)
+type AwaJobsNow struct {
+	ID          int64
+	Queue       string
+	Priority    int16
+	Kind        string
+	State       AwaJobState
+	Args        []byte
+	Attempt     int32
+	MaxAttempts int32
+	RunLease    int64
+	RunAt       pgtype.Timestamptz
+	CreatedAt   pgtype.Timestamptz
+	ClaimedAt   pgtype.Timestamptz
+	FinalizedAt pgtype.Timestamptz
+	Tags        []string
+	Metadata    []byte
+	Errors      []byte
+	Dlq         bool
+}
+
 type AwaLeaderLease struct {
 	Name       string
 	Holder     pgtype.UUID
@@ -432,6 +453,25 @@ type AwaRuntimeInstance struct {
 
 // completed, cancelled and failed jobs still retained by the queue ring (DLQ jobs are in awa.jobs)
 type AwaTerminalJob struct {
+	ID          int64
+	Queue       string
+	Priority    int16
+	Kind        string
+	State       AwaJobState
+	Args        []byte
+	Attempt     int32
+	MaxAttempts int32
+	RunLease    interface{}
+	RunAt       pgtype.Timestamptz
+	CreatedAt   pgtype.Timestamptz
+	FinalizedAt pgtype.Timestamptz
+	Tags        []string
+	Metadata    []byte
+	Errors      []byte
+}
+
+// internal: the body of awa.terminal_jobs (read through awa._read_terminal_jobs)
+type AwaTerminalJobsNow struct {
 	ID          int64
 	Queue       string
 	Priority    int16

@@ -248,10 +248,13 @@ func TestViewsOfADroppedRoutineAreCreatedAgain(t *testing.T) {
 		}
 		at += loc[1]
 	}
-	for _, v := range []string{"awa.claim_cursors", "awa.terminal_jobs"} {
-		if strings.Contains(up, "VIEW "+v) {
-			t.Errorf("%s uses no dropped routine but is in the migration", v)
-		}
+	if strings.Contains(up, "VIEW awa.claim_cursors") {
+		t.Errorf("awa.claim_cursors uses no dropped routine but is in the migration")
+	}
+	// awa.terminal_jobs changed since the release (a view over
+	// awa._read_terminal_jobs): replaced in place, never dropped for the routine.
+	if strings.Contains(up, "DROP VIEW awa.terminal_jobs") || strings.Contains(up, "CREATE VIEW awa.terminal_jobs") {
+		t.Errorf("awa.terminal_jobs uses no dropped routine but is dropped and created again")
 	}
 	if out, err := verifyCatalog(t, root); err != nil || !strings.Contains(out, "verify-catalog: OK") {
 		t.Fatalf("catalog check of the generated tree: %v\n%s", err, out)

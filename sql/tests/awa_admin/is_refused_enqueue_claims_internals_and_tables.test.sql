@@ -1,15 +1,15 @@
 -- A member of awa_admin may execute the maintenance, configuration, DLQ,
--- cancel and count entry points (and awa._receipt_id, which the awa.jobs view
--- calls), may SELECT the read views awa.jobs and awa.terminal_jobs, and
+-- cancel, count and awa.job entry points (and awa._read_jobs and
+-- awa._read_terminal_jobs, which the read views call), may SELECT the read views awa.jobs and awa.terminal_jobs, and
 -- nothing else: it cannot enqueue, claim, finalize a claim, heartbeat, read or
 -- write a storage table, truncate a slot, reinstall, or call another internal;
 -- each such call is refused with 42501.
 begin;
-select plan(17);
+select plan(19);
 
 select results_eq($$select * from awa_test.executable_by('awa_test_admin')$$,
-                  $$values ('_receipt_id'::text), ('acquire_leader_lease'), ('cancel_job'), ('cleanup_runtime_instances'),
-                           ('configure_queue'), ('promote_due_jobs'), ('prune_ring'), ('purge_dlq'), ('queue_counts'),
+                  $$values ('_read_jobs'::text), ('_read_terminal_jobs'), ('acquire_leader_lease'), ('cancel_job'),
+                           ('cleanup_runtime_instances'), ('configure_queue'), ('job'), ('promote_due_jobs'), ('prune_ring'), ('purge_dlq'), ('queue_counts'),
                            ('release_leader_lease'), ('rescue_expired_deadlines'), ('rescue_stale_claims'),
                            ('retry_dlq_job'), ('rotate_ring'), ('run_maintenance'), ('substrate_version')$$,
                   'awa_admin executes the operator entry points only');
@@ -29,6 +29,8 @@ select * from awa_test.refused('awa_test_admin', array[
   $$update awa.queue_meta set dlq_enabled = true$$,
   $$truncate awa.ready_entries_0$$,
   $$select awa._lock_key('ring')$$,
+  $$select awa._receipt_id(1, 1)$$,
+  $$select count(*) from awa._jobs_now$$,
   $$select * from awa.install_queue_storage_substrate()$$,
   $$select awa._apply_privileges()$$,
   $$select awa._ensure_role('awa_admin')$$,

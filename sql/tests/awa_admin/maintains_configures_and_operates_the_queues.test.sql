@@ -1,9 +1,10 @@
 -- A member of awa_admin does the operator's whole job: maintenance (lease,
 -- promote, both rescues, rotate, prune, cleanup; run_maintenance is executable
 -- and refuses only the transaction block), queue configuration, cancel by id,
--- the DLQ (retry, purge), counts and the awa.jobs / awa.terminal_jobs listings.
+-- the DLQ (retry, purge), counts, the awa.jobs / awa.terminal_jobs listings
+-- and awa.job.
 begin;
-select plan(17);
+select plan(18);
 
 select is((select count(*) from awa.insert_job('a.cancel', '{}', '{"queue": "admin_c"}')), 1::bigint,
           'a job is enqueued (fixture, as the owner)');
@@ -34,6 +35,8 @@ select is((select count(*) from awa.purge_dlq('admin_q')), 1::bigint, 'purge_dlq
 select is((select cancelled from awa.queue_counts('admin_c')), 1::bigint, 'queue_counts counts');
 select is((select count(*) from awa.jobs where queue = 'admin_q'), 1::bigint, 'awa.jobs lists the jobs');
 select is((select count(*) from awa.terminal_jobs where queue = 'admin_c'), 1::bigint, 'awa.terminal_jobs lists the cancelled one');
+select is((select state from awa.job((select id from awa.terminal_jobs where queue = 'admin_c'))), 'cancelled'::awa.job_state,
+          'awa.job reads one job');
 reset role;
 
 select * from finish();

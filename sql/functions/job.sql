@@ -1,0 +1,34 @@
+-- awa.job(id): the one job of awa.jobs with this id (no row when there is no
+-- such job, or it is no longer retained), by its id: a filter on the view
+-- awa.jobs is applied to the whole view; here the id reaches every branch
+-- (docs/storage.md, "Read surfaces").
+-- Locks: ACCESS SHARE on what it reads, in a subtransaction rolled back
+-- before it returns (awa._end_ring_read): the caller keeps none.
+-- Isolation: any level; outside READ COMMITTED, 40001 when a ring slot it
+-- read was pruned after the transaction's snapshot (docs/storage.md,
+-- "Read surfaces"). Read-only; VOLATILE so that its read locks before it
+-- takes its snapshot.
+-- Errors: AW010 id NULL. Called by operators and dashboards (awa_admin).
+-- Preamble and read block as the other read surfaces' on purpose
+-- (awa._read_jobs): SQL cannot share them.
+CREATE FUNCTION awa.job(p_id bigint)
+RETURNS SETOF awa.jobs
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves.
+SET jit = off
+AS $$
+BEGIN
+    IF p_id IS NULL THEN
+        RAISE EXCEPTION 'awa: id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    BEGIN
+        RETURN QUERY SELECT * FROM awa._jobs_now j WHERE j.id = p_id;
+        PERFORM awa._end_ring_read('awa.job', ARRAY['queue', 'claim', 'cursor']);
+    EXCEPTION WHEN SQLSTATE 'AW099' THEN
+        RETURN;
+    END;
+END;
+$$;

@@ -1,0 +1,9 @@
+-- A transaction that read awa.queue_counts() and then sits idle (a dashboard, an app
+-- transaction) keeps no lock on any ring child, at any level: the read ran in
+-- a subtransaction rolled back before it returned, so prune's TRUNCATE is
+-- not blocked (issue 7, observation 9; docs/storage.md, "Read surfaces").
+begin;
+select plan(9);
+select * from awa_test.keeps_no_lock_after('select count(*) from awa.queue_counts()', 'awa.queue_counts()');
+select * from finish();
+rollback;
