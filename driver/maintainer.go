@@ -281,6 +281,12 @@ func (e *elector) services() []service {
 		ring(RingClaim, m.ClaimRingInterval, 0, 0.25),
 		ring(RingLease, m.LeaseRingInterval, 0, 0.5),
 		ring(RingCursor, m.CursorRingInterval, 0, 0.75),
+		// With the lease ring: the checkpoints of jobs the queue ring no
+		// longer holds (docs/storage.md, "Attempt leases").
+		{name: "attempt_state_cleanup", interval: m.LeaseRingInterval, tick: func(ctx context.Context) error {
+			_, err := d.CleanupAttemptState(ctx, db, m.BatchSize)
+			return err
+		}},
 	}
 	svcs = append(svcs, service{name: "instance_cleanup", interval: m.DLQCleanupInterval, tick: func(ctx context.Context) error {
 		n, err := d.CleanupRuntimeInstances(ctx, db, m.InstanceRetention)

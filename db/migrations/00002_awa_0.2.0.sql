@@ -301,8 +301,9 @@ BEGIN
             ('awa_admin',
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rotate_ring', 'prune_ring',
-                   'cleanup_runtime_instances', 'configure_queue', 'cancel_job', 'retry_dlq_job', 'purge_dlq',
-                   'queue_counts', 'job', 'job_progress', 'substrate_version', '_read_jobs', '_read_terminal_jobs'],
+                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'retry_dlq_job',
+                   'purge_dlq', 'queue_counts', 'job', 'job_progress', 'substrate_version', '_read_jobs',
+                   '_read_terminal_jobs'],
              ARRAY['jobs', 'terminal_jobs'])
         ) AS g (role, routines, relations)
     LOOP
@@ -1202,6 +1203,32 @@ BEGIN
     FROM unnest(v_rows) WITH ORDINALITY AS r
     JOIN unnest(v_batches) AS b ON b.ready_slot = r.ready_slot
     ORDER BY r.ordinality;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/cleanup_attempt_state.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.cleanup_attempt_state(p_limit int DEFAULT 1000)
+RETURNS SETOF awa.attempt_progress
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+BEGIN
+    PERFORM awa._require_read_committed('awa.cleanup_attempt_state');
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
+    RETURN QUERY
+    DELETE FROM awa.attempt_state s
+    WHERE s.job_id IN (
+        SELECT g.job_id FROM awa.attempt_state g
+        WHERE NOT EXISTS (SELECT 1 FROM awa.ready_entries r WHERE r.job_id = g.job_id)
+          AND NOT EXISTS (SELECT 1 FROM awa.deferred_jobs d WHERE d.job_id = g.job_id)
+          AND NOT EXISTS (SELECT 1 FROM awa.dlq_entries x WHERE x.job_id = g.job_id)
+        ORDER BY g.job_id
+        LIMIT p_limit)
+    RETURNING s.job_id, s.run_lease, s.progress, s.updated_at;
 END;
 $$;
 -- +goose StatementEnd
@@ -2373,6 +2400,9 @@ BEGIN
 
     SELECT count(*) INTO v_n FROM awa.cleanup_runtime_instances(greatest(interval '1 hour', 2 * p_stale_after));
     report := report || jsonb_build_object('instances_removed', v_n, 'rings', v_rings);
+    COMMIT AND CHAIN;
+    SELECT count(*) INTO v_n FROM awa.cleanup_attempt_state(p_batch);
+    report := report || jsonb_build_object('attempt_states_removed', v_n);
     COMMIT AND CHAIN;
 END;
 $$;

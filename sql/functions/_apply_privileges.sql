@@ -46,8 +46,9 @@ BEGIN
             ('awa_admin',
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rotate_ring', 'prune_ring',
-                   'cleanup_runtime_instances', 'configure_queue', 'cancel_job', 'retry_dlq_job', 'purge_dlq',
-                   'queue_counts', 'job', 'job_progress', 'substrate_version', '_read_jobs', '_read_terminal_jobs'],
+                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'retry_dlq_job',
+                   'purge_dlq', 'queue_counts', 'job', 'job_progress', 'substrate_version', '_read_jobs',
+                   '_read_terminal_jobs'],
              ARRAY['jobs', 'terminal_jobs'])
         ) AS g (role, routines, relations)
     LOOP
