@@ -344,20 +344,17 @@ $$;
 -- +goose StatementBegin
 CREATE FUNCTION awa._carry_live_leases(p_from int, p_to int)
 RETURNS int
-LANGUAGE plpgsql
+LANGUAGE sql
 SET jit = off
 AS $$
-DECLARE
-    v_n int;
-BEGIN
-    INSERT INTO awa.leases (lease_slot, job_id, run_lease, claim_slot, receipt_id, queue, created_at)
-    SELECT p_to, l.job_id, l.run_lease, l.claim_slot, l.receipt_id, l.queue, l.created_at
-    FROM awa.leases l
-    WHERE l.lease_slot = p_from AND awa._attempt_open(l.job_id, l.run_lease, l.claim_slot, l.receipt_id)
-    ON CONFLICT DO NOTHING;
-    GET DIAGNOSTICS v_n = ROW_COUNT;
-    RETURN v_n;
-END;
+    WITH copied AS (
+        INSERT INTO awa.leases (lease_slot, job_id, run_lease, claim_slot, receipt_id, queue, created_at)
+        SELECT p_to, l.job_id, l.run_lease, l.claim_slot, l.receipt_id, l.queue, l.created_at
+        FROM awa.leases l
+        WHERE l.lease_slot = p_from AND awa._attempt_open(l.job_id, l.run_lease, l.claim_slot, l.receipt_id)
+        ON CONFLICT DO NOTHING
+        RETURNING 1)
+    SELECT count(*)::int FROM copied
 $$;
 -- +goose StatementEnd
 

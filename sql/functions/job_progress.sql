@@ -5,6 +5,8 @@
 -- Errors: AW010 job_id NULL.
 -- Called by handlers resuming from a checkpoint (the Go driver's
 -- JobRow.Progress) and by operators.
+-- Preamble and NULL check as heartbeat_instance's on purpose (definer
+-- rights, pinned search_path): SQL cannot share them.
 CREATE FUNCTION awa.job_progress(p_job_id bigint)
 RETURNS SETOF awa.attempt_progress
 LANGUAGE plpgsql
