@@ -166,7 +166,7 @@ func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logge
 // the services of m call (keep it in step with services).
 func maintenanceRoutines(m MaintenanceConfig) []string {
 	names := []string{"acquire_leader_lease", "release_leader_lease", "promote_due_jobs", "rescue_stale_claims",
-		"rescue_expired_deadlines", "rotate_ring", "prune_ring", "cleanup_runtime_instances"}
+		"rescue_expired_deadlines", "rotate_ring", "prune_ring", "cleanup_runtime_instances", "cleanup_attempt_state"}
 	if m.DLQRetention > 0 {
 		names = append(names, "purge_dlq")
 	}
