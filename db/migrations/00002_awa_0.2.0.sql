@@ -344,17 +344,21 @@ $$;
 -- +goose StatementBegin
 CREATE FUNCTION awa._carry_live_leases(p_from int, p_to int)
 RETURNS int
-LANGUAGE sql
+LANGUAGE plpgsql
 SET jit = off
 AS $$
-    WITH copied AS (
-        INSERT INTO awa.leases (lease_slot, job_id, run_lease, claim_slot, receipt_id, queue, created_at)
-        SELECT p_to, l.job_id, l.run_lease, l.claim_slot, l.receipt_id, l.queue, l.created_at
-        FROM awa.leases l
-        WHERE l.lease_slot = p_from AND awa._attempt_open(l.job_id, l.run_lease, l.claim_slot, l.receipt_id)
-        ON CONFLICT DO NOTHING
-        RETURNING 1)
-    SELECT count(*)::int FROM copied
+DECLARE
+    v_n int;
+BEGIN
+    LOCK TABLE awa.claim_batches, awa.claim_closures IN ACCESS SHARE MODE;
+    INSERT INTO awa.leases (lease_slot, job_id, run_lease, claim_slot, receipt_id, queue, created_at)
+    SELECT p_to, l.job_id, l.run_lease, l.claim_slot, l.receipt_id, l.queue, l.created_at
+    FROM awa.leases l
+    WHERE l.lease_slot = p_from AND awa._attempt_open(l.job_id, l.run_lease, l.claim_slot, l.receipt_id)
+    ON CONFLICT DO NOTHING;
+    GET DIAGNOSTICS v_n = ROW_COUNT;
+    RETURN v_n;
+END;
 $$;
 -- +goose StatementEnd
 
@@ -1850,7 +1854,9 @@ BEGIN
         END IF;
     ELSIF p_ring = 'claim' AND v_urgent THEN
         v_runs := awa._carry_open_claims(v_target, v_current, now());
-    ELSIF p_ring = 'lease' AND v_urgent THEN
+    ELSIF p_ring = 'lease' THEN
+        -- Every lease slot: the decision under the locks is the one that
+        -- counts (the proof's snapshot may predate a claim-ring prune).
         v_runs := awa._carry_live_leases(v_target, v_current);
     END IF;
 
@@ -2440,8 +2446,12 @@ BEGIN
 
     PERFORM pg_advisory_xact_lock(awa._lock_key('claim_batch'),
                                   awa._lock_claim_batch_id(awa._receipt_batch_id(p_receipt_id)));
-    -- Statements of their own after the lock: a closure committed by whoever
-    -- held it is seen.
+    -- The claim ring's share locks before the check's snapshot: a claim-ring
+    -- prune that carried the batch and truncated its old slot has committed
+    -- before it (the copy is seen) or waits (TRUNCATE is not MVCC-safe: a
+    -- snapshot older than it would see neither). Statements of their own
+    -- after the locks: a closure committed by whoever held them is seen.
+    LOCK TABLE awa.claim_batches, awa.claim_closures IN ACCESS SHARE MODE;
     IF NOT awa._attempt_open(p_job_id, p_run_lease, p_claim_slot, p_receipt_id) THEN
         RETURN QUERY SELECT p_job_id, p_run_lease, 'stale'::awa.finalize_outcome, NULL::awa.job_state;
         RETURN;

@@ -4,9 +4,11 @@
 -- covers the receipt. The single-attempt form of the guard awa._close_claims
 -- applies to a batch of items (the batch found by id and issued_slot,
 -- wherever prune has carried it since).
--- Read-only; its caller holds the batch's claim_batch lock when it decides a
--- write on the answer (awa.set_progress), or proves a lease slot under the
--- slot's locks (awa._slot_live_reason, awa._carry_live_leases).
+-- Read-only, with the caller's snapshot: a caller that decides a write on
+-- the answer first locks the claim ring's tables in a statement of its own
+-- (awa.set_progress, awa._carry_live_leases), since a snapshot older than a
+-- claim-ring prune's TRUNCATE sees the carried batch nowhere. The lease-ring
+-- proof (awa._slot_live_reason) reads it without, as a hint only.
 CREATE FUNCTION awa._attempt_open(p_job_id bigint, p_run_lease bigint, p_claim_slot int, p_receipt_id bigint)
 RETURNS boolean
 LANGUAGE sql

@@ -212,7 +212,9 @@ BEGIN
         END IF;
     ELSIF p_ring = 'claim' AND v_urgent THEN
         v_runs := awa._carry_open_claims(v_target, v_current, now());
-    ELSIF p_ring = 'lease' AND v_urgent THEN
+    ELSIF p_ring = 'lease' THEN
+        -- Every lease slot: the decision under the locks is the one that
+        -- counts (the proof's snapshot may predate a claim-ring prune).
         v_runs := awa._carry_live_leases(v_target, v_current);
     END IF;
 

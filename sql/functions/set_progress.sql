@@ -9,7 +9,8 @@
 -- "Attempt leases".
 -- Locks: the attempt's claim_batch lock (awa._lock_key), as awa._close_claims,
 -- so a closer of the attempt and this write serialize: the write lands while
--- the attempt is open, or is stale.
+-- the attempt is open, or is stale; then ACCESS SHARE on the claim ring's
+-- tables (all slots) before the check.
 -- Errors: AW010 a NULL id or progress, progress over 65536 bytes as text.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 -- Called by workers (the Go driver's JobRow.SetProgress) and any SQL worker.
@@ -48,8 +49,12 @@ BEGIN
 
     PERFORM pg_advisory_xact_lock(awa._lock_key('claim_batch'),
                                   awa._lock_claim_batch_id(awa._receipt_batch_id(p_receipt_id)));
-    -- Statements of their own after the lock: a closure committed by whoever
-    -- held it is seen.
+    -- The claim ring's share locks before the check's snapshot: a claim-ring
+    -- prune that carried the batch and truncated its old slot has committed
+    -- before it (the copy is seen) or waits (TRUNCATE is not MVCC-safe: a
+    -- snapshot older than it would see neither). Statements of their own
+    -- after the locks: a closure committed by whoever held them is seen.
+    LOCK TABLE awa.claim_batches, awa.claim_closures IN ACCESS SHARE MODE;
     IF NOT awa._attempt_open(p_job_id, p_run_lease, p_claim_slot, p_receipt_id) THEN
         RETURN QUERY SELECT p_job_id, p_run_lease, 'stale'::awa.finalize_outcome, NULL::awa.job_state;
         RETURN;
