@@ -11,6 +11,8 @@
 -- current slot; from_slot is truncated in the same transaction. An attempt
 -- closed after the copy leaves a dead lease in to_slot, reclaimed with that
 -- slot.
+-- Preamble and count as awa._carry_open_claims' on purpose (a sibling carry):
+-- SQL cannot share a function's attributes.
 CREATE FUNCTION awa._carry_live_leases(p_from int, p_to int)
 RETURNS int
 LANGUAGE plpgsql
