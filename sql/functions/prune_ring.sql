@@ -5,8 +5,8 @@
 -- awa._slot_fingerprint taken in the same snapshot and compared again under
 -- the locks). Available jobs are carried to the current slot (up to
 -- carry_limit a call: outcome carried); in the slot the next rotation needs,
--- open attempts (and their leases) are carried too. The cursor ring raises the floors its marks
--- carry before the TRUNCATE. Steps and why: docs/storage.md, "Rotation and
+-- open attempts are carried too, and live leases out of any lease slot. The
+-- cursor ring raises the floors its marks carry before the TRUNCATE. Steps and why: docs/storage.md, "Rotation and
 -- prune" and "Long attempts".
 -- Locks: the ring try-lock (ring, hashtext(ring)); then, all or none per
 -- attempt (awa._lock_slot_tables, within lock_timeout_ms), for the queue ring
