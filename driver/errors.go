@@ -2,6 +2,7 @@ package driver
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -32,6 +33,26 @@ var ErrTransactionPooler = errors.New("awa: transaction pooler in an unsupported
 // awa_admin, or set DisableMaintenance and run maintenance elsewhere
 // (docs/privileges.md).
 var ErrMaintenancePrivileges = errors.New("awa: role may not run maintenance")
+
+// ErrStaleAttempt: a write for an attempt that is no longer open (rescued,
+// cancelled, finalized, or superseded by a newer claim) was rejected and
+// changed nothing. JobRow.SetProgress and Driver.SetProgress return it as a
+// *StaleAttemptError. Finalizers report the same case as Stale results.
+var ErrStaleAttempt = errors.New("awa: stale attempt")
+
+// StaleAttemptError names the attempt whose write was rejected as stale.
+// errors.Is(err, ErrStaleAttempt) holds.
+type StaleAttemptError struct {
+	JobID    int64
+	RunLease int64
+}
+
+func (e *StaleAttemptError) Error() string {
+	return fmt.Sprintf("awa: stale attempt: job %d run_lease %d is no longer open", e.JobID, e.RunLease)
+}
+
+// Is makes errors.Is(err, ErrStaleAttempt) hold.
+func (e *StaleAttemptError) Is(target error) bool { return target == ErrStaleAttempt }
 
 // Sentinel errors for the SQLSTATEs the substrate raises (docs/errors.md).
 // Errors returned by this package wrap both the sentinel and the

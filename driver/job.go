@@ -31,6 +31,10 @@ type JobRow struct {
 	ClaimedAt time.Time
 	// RunLease numbers this attempt; finalizers of older attempts are stale.
 	RunLease int64
+
+	// attempt writes this attempt's progress (SetProgress, Progress); nil
+	// for a JobRow not made by the runtime.
+	attempt *attemptHandle
 }
 
 // Job is a claimed job with its decoded args, as a Worker receives it.

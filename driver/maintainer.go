@@ -166,7 +166,7 @@ func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logge
 // the services of m call (keep it in step with services).
 func maintenanceRoutines(m MaintenanceConfig) []string {
 	names := []string{"acquire_leader_lease", "release_leader_lease", "promote_due_jobs", "rescue_stale_claims",
-		"rescue_expired_deadlines", "rotate_ring", "prune_ring", "cleanup_runtime_instances"}
+		"rescue_expired_deadlines", "rotate_ring", "prune_ring", "cleanup_runtime_instances", "cleanup_attempt_state"}
 	if m.DLQRetention > 0 {
 		names = append(names, "purge_dlq")
 	}
@@ -281,6 +281,12 @@ func (e *elector) services() []service {
 		ring(RingClaim, m.ClaimRingInterval, 0, 0.25),
 		ring(RingLease, m.LeaseRingInterval, 0, 0.5),
 		ring(RingCursor, m.CursorRingInterval, 0, 0.75),
+		// With the lease ring: the checkpoints of jobs the queue ring no
+		// longer holds (docs/storage.md, "Attempt leases").
+		{name: "attempt_state_cleanup", interval: m.LeaseRingInterval, tick: func(ctx context.Context) error {
+			_, err := d.CleanupAttemptState(ctx, db, m.BatchSize)
+			return err
+		}},
 	}
 	svcs = append(svcs, service{name: "instance_cleanup", interval: m.DLQCleanupInterval, tick: func(ctx context.Context) error {
 		n, err := d.CleanupRuntimeInstances(ctx, db, m.InstanceRetention)

@@ -152,3 +152,14 @@ func (d *Driver) CleanupRuntimeInstances(ctx context.Context, db DBTX, olderThan
 func interval(d time.Duration) pgtype.Interval {
 	return pgtype.Interval{Microseconds: d.Microseconds(), Valid: true}
 }
+
+// CleanupAttemptState deletes up to max progress checkpoints of jobs that
+// are gone (failed or cancelled jobs the queue ring no longer holds) and
+// returns how many it deleted.
+func (d *Driver) CleanupAttemptState(ctx context.Context, db DBTX, max int) (int, error) {
+	rows, err := d.q.CleanupAttemptState(ctx, db, int32(max))
+	if err != nil {
+		return 0, fmt.Errorf("cleanup attempt state: %w", mapError(err))
+	}
+	return len(rows), nil
+}

@@ -229,7 +229,7 @@ func localDeadline(j ClaimedJob, claimStart time.Time) time.Time {
 func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, deadline time.Time) {
 	defer func() { q.permits <- struct{}{} }()
 	cfg := q.c.cfg
-	row := jobRow(j)
+	row := jobRow(j, q.c.driver, q.c.rt)
 	unit, ok := cfg.Workers.byKind[j.Kind]
 	if !ok {
 		q.c.completer.add(withJob(noWorker(j), j, 0))

@@ -33,7 +33,7 @@ type WorkResult struct {
 func (d *Driver) Work(ctx context.Context, db DBTX, workers *Workers, j ClaimedJob, timeout time.Duration) (WorkResult, error) {
 	req := noWorker(j)
 	if unit, ok := workers.lookup(j.Kind); ok {
-		row := jobRow(j)
+		row := jobRow(j, d, db)
 		hctx, cancel := ctx, context.CancelFunc(func() {})
 		t := unit.jobTimeout(row, j.Args, timeout)
 		if t > 0 {
@@ -66,12 +66,14 @@ func (ws *Workers) lookup(kind string) (workUnit, bool) {
 	return u, ok
 }
 
-// jobRow is what a worker sees of a claimed job besides its args.
-func jobRow(j ClaimedJob) *JobRow {
+// jobRow is what a worker sees of a claimed job besides its args; its
+// progress goes through d on db.
+func jobRow(j ClaimedJob, d *Driver, db DBTX) *JobRow {
 	return &JobRow{
 		ID: j.JobID, Kind: j.Kind, Queue: j.Queue, Priority: int(j.Priority), Attempt: j.Attempt,
 		MaxAttempts: j.MaxAttempts, Tags: j.Tags, Metadata: j.Metadata, Errors: j.Errors,
 		CreatedAt: j.CreatedAt, RunAt: j.RunAt, ClaimedAt: j.ClaimedAt, RunLease: j.RunLease,
+		attempt: &attemptHandle{driver: d, db: db, receipt: j.Receipt},
 	}
 }
 

@@ -36,3 +36,6 @@ WHERE p.pronamespace = 'awa'::regnamespace
   AND p.proname = ANY (sqlc.arg(names)::text[])
   AND NOT has_function_privilege(p.oid, 'EXECUTE')
 ORDER BY 1;
+
+-- name: CleanupAttemptState :many
+SELECT * FROM awa.cleanup_attempt_state(sqlc.arg(max)::int);

@@ -32,6 +32,13 @@ SELECT * FROM awa.fail_jobs(sqlc.arg(job_ids)::bigint[], sqlc.arg(run_leases)::b
                             sqlc.arg(claim_slots)::int[], sqlc.arg(receipt_ids)::bigint[],
                             sqlc.arg(errors)::text[], sqlc.narg(now)::timestamptz);
 
+-- name: SetProgress :many
+SELECT * FROM awa.set_progress(sqlc.arg(job_id)::bigint, sqlc.arg(run_lease)::bigint, sqlc.arg(claim_slot)::int,
+                               sqlc.arg(receipt_id)::bigint, sqlc.arg(progress)::jsonb, sqlc.narg(now)::timestamptz);
+
+-- name: JobProgress :many
+SELECT * FROM awa.job_progress(sqlc.arg(job_id)::bigint);
+
 -- name: HeartbeatInstance :one
 SELECT * FROM awa.heartbeat_instance(sqlc.arg(instance_id)::uuid, sqlc.narg(now)::timestamptz);
 

@@ -3,6 +3,27 @@
 
 -- +goose Up
 
+-- added since v0.1.0: sql/substrate/15_types.sql
+-- +goose StatementBegin
+CREATE TABLE awa.attempt_progress (
+    job_id     bigint      NOT NULL,
+    run_lease  bigint      NOT NULL,
+    progress   jsonb       NOT NULL,
+    updated_at timestamptz NOT NULL,
+    CHECK (false)
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/40_lease_ring.sql
+-- +goose StatementBegin
+CREATE TABLE awa.attempt_state (
+    job_id     bigint      PRIMARY KEY,
+    run_lease  bigint      NOT NULL,
+    progress   jsonb       NOT NULL,
+    updated_at timestamptz NOT NULL
+) WITH (fillfactor = 50);
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/substrate/60_views.sql
 -- +goose StatementBegin
 CREATE OR REPLACE VIEW awa._terminal_jobs_now AS
@@ -274,13 +295,15 @@ BEGIN
              ARRAY[]::text[]),
             ('awa_worker',
              ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
-                   'heartbeat_instance', 'queue_pending', 'listen_queues', 'substrate_version'],
+                   'heartbeat_instance', 'queue_pending', 'listen_queues', 'set_progress', 'job_progress',
+                   'substrate_version'],
              ARRAY[]::text[]),
             ('awa_admin',
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rotate_ring', 'prune_ring',
-                   'cleanup_runtime_instances', 'configure_queue', 'cancel_job', 'retry_dlq_job', 'purge_dlq',
-                   'queue_counts', 'job', 'substrate_version', '_read_jobs', '_read_terminal_jobs'],
+                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'retry_dlq_job',
+                   'purge_dlq', 'queue_counts', 'job', 'job_progress', 'substrate_version', '_read_jobs',
+                   '_read_terminal_jobs'],
              ARRAY['jobs', 'terminal_jobs'])
         ) AS g (role, routines, relations)
     LOOP
@@ -296,6 +319,45 @@ BEGIN
                            (SELECT string_agg('awa.' || quote_ident(r), ', ') FROM unnest(v_relations) AS r), v_role);
         END IF;
     END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_attempt_open.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._attempt_open(p_job_id bigint, p_run_lease bigint, p_claim_slot int, p_receipt_id bigint)
+RETURNS boolean
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT EXISTS (
+        SELECT 1 FROM awa.claim_batches b
+        WHERE b.batch_id = awa._receipt_batch_id(p_receipt_id) AND b.issued_slot = p_claim_slot
+          AND b.job_ids[awa._receipt_item(p_receipt_id)] = p_job_id
+          AND b.run_leases[awa._receipt_item(p_receipt_id)] = p_run_lease
+          AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
+                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> p_receipt_id))
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_carry_live_leases.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._carry_live_leases(p_from int, p_to int)
+RETURNS int
+LANGUAGE plpgsql
+SET jit = off
+AS $$
+DECLARE
+    v_n int;
+BEGIN
+    LOCK TABLE awa.claim_batches, awa.claim_closures IN ACCESS SHARE MODE;
+    INSERT INTO awa.leases (lease_slot, job_id, run_lease, claim_slot, receipt_id, queue, created_at)
+    SELECT p_to, l.job_id, l.run_lease, l.claim_slot, l.receipt_id, l.queue, l.created_at
+    FROM awa.leases l
+    WHERE l.lease_slot = p_from AND awa._attempt_open(l.job_id, l.run_lease, l.claim_slot, l.receipt_id)
+    ON CONFLICT DO NOTHING;
+    GET DIAGNOSTICS v_n = ROW_COUNT;
+    RETURN v_n;
 END;
 $$;
 -- +goose StatementEnd
@@ -437,6 +499,89 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- changed since v0.1.0: sql/functions/_finalize.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa._finalize(
+    p_action      text,
+    p_outcome     text,
+    p_job_ids     bigint[],
+    p_run_leases  bigint[],
+    p_claim_slots int[],
+    p_receipt_ids bigint[],
+    p_messages    text[],
+    p_run_ats     timestamptz[],
+    p_now         timestamptz
+)
+RETURNS SETOF awa.finalize_result
+LANGUAGE plpgsql
+-- Short statements over many partitions: JIT compilation would cost far
+-- more than it saves.
+SET jit = off
+AS $$
+DECLARE
+    v_now    timestamptz := coalesce(p_now, now());
+    v_n      int := cardinality(p_job_ids);
+    v_closed awa._closed_claim[];
+BEGIN
+    PERFORM awa._require_read_committed('awa.' || p_action || '_jobs');
+    IF p_job_ids IS NULL OR p_run_leases IS NULL OR p_claim_slots IS NULL OR p_receipt_ids IS NULL THEN
+        RAISE EXCEPTION 'awa: job_ids, run_leases, claim_slots and receipt_ids must not be null'
+            USING ERRCODE = 'AW010';
+    END IF;
+    IF cardinality(p_run_leases) <> v_n OR cardinality(p_claim_slots) <> v_n OR cardinality(p_receipt_ids) <> v_n
+       OR (p_messages IS NOT NULL AND cardinality(p_messages) <> v_n)
+       OR (p_run_ats IS NOT NULL AND cardinality(p_run_ats) <> v_n) THEN
+        RAISE EXCEPTION 'awa: parallel arrays differ in length (job_ids has %)', v_n USING ERRCODE = 'AW010';
+    END IF;
+    IF v_n > 10000 THEN
+        RAISE EXCEPTION 'awa: at most 10000 items per call, got %', v_n USING ERRCODE = 'AW010';
+    END IF;
+    IF array_position(p_job_ids, NULL) IS NOT NULL OR array_position(p_run_leases, NULL) IS NOT NULL
+       OR array_position(p_claim_slots, NULL) IS NOT NULL OR array_position(p_receipt_ids, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'awa: job_ids, run_leases, claim_slots and receipt_ids must not hold nulls'
+            USING ERRCODE = 'AW010';
+    END IF;
+    IF p_action = 'snooze' AND (p_run_ats IS NULL OR array_position(p_run_ats, NULL) IS NOT NULL) THEN
+        RAISE EXCEPTION 'awa: snooze needs a run_at for every job' USING ERRCODE = 'AW010';
+    END IF;
+    IF v_n = 0 THEN
+        RETURN;
+    END IF;
+
+    v_closed := ARRAY(SELECT c FROM awa._close_claims(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
+                                                      p_outcome, v_now) AS c);
+
+    IF p_action = 'complete' THEN
+        INSERT INTO awa.done_completions (
+            ready_slot, batch_id, queue, completed_at, job_ids, run_leases, lane_ids, lane_seqs)
+        SELECT g.ready_slot, nextval('awa.completion_batch_id_seq'), g.queue, v_now,
+               g.job_ids, g.run_leases, g.lane_ids, g.lane_seqs
+        FROM (SELECT c.ready_slot, c.queue,
+                     array_agg(c.job_id ORDER BY c.ord) AS job_ids, array_agg(c.run_lease ORDER BY c.ord) AS run_leases,
+                     array_agg(c.lane_id ORDER BY c.ord) AS lane_ids, array_agg(c.lane_seq ORDER BY c.ord) AS lane_seqs
+              FROM unnest(v_closed) AS c
+              GROUP BY c.ready_slot, c.queue) AS g;
+        -- Success clears the progress checkpoint (docs/storage.md, "Attempt
+        -- leases"): one index probe per job, a write only for jobs that have one.
+        DELETE FROM awa.attempt_state s WHERE s.job_id = ANY (ARRAY(SELECT c.job_id FROM unnest(v_closed) AS c));
+
+        RETURN QUERY
+        SELECT c.job_id, c.run_lease, 'applied'::awa.finalize_outcome, 'completed'::awa.job_state
+        FROM unnest(v_closed) AS c;
+    ELSIF cardinality(v_closed) > 0 THEN
+        RETURN QUERY SELECT * FROM awa._route_closed(v_closed, p_action, p_messages, p_run_ats, v_now);
+    END IF;
+
+    RETURN QUERY
+    SELECT i.job_id, i.run_lease, 'stale'::awa.finalize_outcome, NULL::awa.job_state
+    FROM unnest(p_job_ids, p_run_leases) WITH ORDINALITY AS i (job_id, run_lease, ord)
+    LEFT JOIN unnest(v_closed) AS c ON c.ord = i.ord
+    WHERE c.ord IS NULL
+    ORDER BY i.ord;
+END;
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_lock_slot_tables.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._lock_slot_tables(p_rels text[], p_lock_timeout_ms int, p_stalled boolean)
@@ -516,6 +661,74 @@ BEGIN
         RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
             coalesce(quote_literal(p_queue), 'null') USING ERRCODE = 'AW002';
     END IF;
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/_slot_live_reason.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa._slot_live_reason(p_ring text, p_slot int, p_carry boolean DEFAULT false,
+                                      p_carry_open boolean DEFAULT false)
+RETURNS text
+LANGUAGE plpgsql
+STABLE
+-- As in awa.claim_ready_runtime: the "first row above the cursor" probes must
+-- walk the lane index in order (O(1) per lane), never fetch and sort a slot.
+SET enable_sort = off
+SET jit = off
+AS $$
+DECLARE
+    v_detail text;
+BEGIN
+    IF p_ring = 'queue' AND p_carry IS NOT TRUE THEN
+        SELECT format('ready slot %s holds an available job (job %s, lane %s position %s)',
+                      p_slot, r.job_id, r.lane_id, r.lane_seq)
+        INTO v_detail
+        FROM awa.claim_cursors h
+        CROSS JOIN LATERAL (
+            SELECT r.job_id, r.lane_id, r.lane_seq FROM awa.ready_entries r
+            WHERE r.ready_slot = p_slot AND r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
+              AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                              WHERE t.ready_slot = p_slot AND t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
+            ORDER BY r.lane_seq
+            LIMIT 1) AS r
+        LIMIT 1;
+        IF v_detail IS NOT NULL THEN
+            RETURN v_detail;
+        END IF;
+    END IF;
+    IF p_ring IN ('queue', 'claim', 'lease') AND p_carry_open THEN
+        RETURN NULL;
+    ELSIF p_ring = 'queue' THEN
+        -- This and the claim branch ask the same of different batches (drawn
+        -- from the ready slot, held in the claim slot): two statements, so
+        -- each keeps its own index or partition pruning.
+        SELECT format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
+                      p_slot, b.batch_id, b.claim_slot)
+        INTO v_detail
+        FROM awa.claim_batches b
+        WHERE b.ready_slot = p_slot
+          AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+        LIMIT 1;
+        RETURN v_detail;
+    ELSIF p_ring = 'claim' THEN
+        SELECT format('claim slot %s has an open claim (batch %s of queue %s claimed at %s)',
+                      p_slot, b.batch_id, b.queue, b.claimed_at)
+        INTO v_detail
+        FROM awa.claim_batches b
+        WHERE b.claim_slot = p_slot
+          AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+        LIMIT 1;
+        RETURN v_detail;
+    ELSIF p_ring = 'lease' THEN
+        SELECT format('lease slot %s holds the lease of job %s', p_slot, l.job_id)
+        INTO v_detail
+        FROM awa.leases l
+        WHERE l.lease_slot = p_slot AND awa._attempt_open(l.job_id, l.run_lease, l.claim_slot, l.receipt_id)
+        LIMIT 1;
+        RETURN v_detail;
+    END IF;
+    RAISE EXCEPTION 'awa: unknown ring %', quote_literal(p_ring) USING ERRCODE = 'AW010';
 END;
 $$;
 -- +goose StatementEnd
@@ -995,6 +1208,32 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/cleanup_attempt_state.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.cleanup_attempt_state(p_limit int DEFAULT 1000)
+RETURNS SETOF awa.attempt_progress
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+BEGIN
+    PERFORM awa._require_read_committed('awa.cleanup_attempt_state');
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
+    RETURN QUERY
+    DELETE FROM awa.attempt_state s
+    WHERE s.job_id IN (
+        SELECT g.job_id FROM awa.attempt_state g
+        WHERE NOT EXISTS (SELECT 1 FROM awa.ready_entries r WHERE r.job_id = g.job_id)
+          AND NOT EXISTS (SELECT 1 FROM awa.deferred_jobs d WHERE d.job_id = g.job_id)
+          AND NOT EXISTS (SELECT 1 FROM awa.dlq_entries x WHERE x.job_id = g.job_id)
+        ORDER BY g.job_id
+        LIMIT p_limit)
+    RETURNING s.job_id, s.run_lease, s.progress, s.updated_at;
+END;
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/cleanup_runtime_instances.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.cleanup_runtime_instances(
@@ -1338,6 +1577,25 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/job_progress.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.job_progress(p_job_id bigint)
+RETURNS SETOF awa.attempt_progress
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_job_id IS NULL THEN
+        RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    RETURN QUERY SELECT s.job_id, s.run_lease, s.progress, s.updated_at FROM awa.attempt_state s
+                 WHERE s.job_id = p_job_id;
+END;
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/listen_queues.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.listen_queues(p_queues text[])
@@ -1596,6 +1854,10 @@ BEGIN
         END IF;
     ELSIF p_ring = 'claim' AND v_urgent THEN
         v_runs := awa._carry_open_claims(v_target, v_current, now());
+    ELSIF p_ring = 'lease' THEN
+        -- Every lease slot: the decision under the locks is the one that
+        -- counts (the proof's snapshot may predate a claim-ring prune).
+        v_runs := awa._carry_live_leases(v_target, v_current);
     END IF;
 
     -- The lanes whose newest mark goes with the slot keep their cursor as a
@@ -1625,7 +1887,9 @@ BEGIN
 
     RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target)
         || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END
-        || CASE WHEN v_runs > 0 THEN format(' after carrying %s claim batches of running jobs to slot %s', v_runs, v_current)
+        || CASE WHEN v_runs > 0 THEN format(' after carrying %s %s to slot %s', v_runs,
+                                            CASE p_ring WHEN 'lease' THEN 'live leases' ELSE 'claim batches of running jobs' END,
+                                            v_current)
                 ELSE '' END;
 END;
 $$;
@@ -2140,6 +2404,73 @@ BEGIN
     SELECT count(*) INTO v_n FROM awa.cleanup_runtime_instances(greatest(interval '1 hour', 2 * p_stale_after));
     report := report || jsonb_build_object('instances_removed', v_n, 'rings', v_rings);
     COMMIT AND CHAIN;
+    SELECT count(*) INTO v_n FROM awa.cleanup_attempt_state(p_batch);
+    report := report || jsonb_build_object('attempt_states_removed', v_n);
+    COMMIT AND CHAIN;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/set_progress.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.set_progress(
+    p_job_id     bigint,
+    p_run_lease  bigint,
+    p_claim_slot int,
+    p_receipt_id bigint,
+    p_progress   jsonb,
+    p_now        timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.finalize_result
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_now  timestamptz := coalesce(p_now, now());
+    v_had  bigint;
+    v_size int;
+BEGIN
+    PERFORM awa._require_read_committed('awa.set_progress');
+    IF p_job_id IS NULL OR p_run_lease IS NULL OR p_claim_slot IS NULL OR p_receipt_id IS NULL THEN
+        RAISE EXCEPTION 'awa: job_id, run_lease, claim_slot and receipt_id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    IF p_progress IS NULL THEN
+        RAISE EXCEPTION 'awa: progress must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    v_size := octet_length(p_progress::text);
+    IF v_size > 65536 THEN
+        RAISE EXCEPTION 'awa: progress must be at most 65536 bytes as text, got %', v_size USING ERRCODE = 'AW010';
+    END IF;
+
+    PERFORM pg_advisory_xact_lock(awa._lock_key('claim_batch'),
+                                  awa._lock_claim_batch_id(awa._receipt_batch_id(p_receipt_id)));
+    -- The claim ring's share locks before the check's snapshot: a claim-ring
+    -- prune that carried the batch and truncated its old slot has committed
+    -- before it (the copy is seen) or waits (TRUNCATE is not MVCC-safe: a
+    -- snapshot older than it would see neither). Statements of their own
+    -- after the locks: a closure committed by whoever held them is seen.
+    LOCK TABLE awa.claim_batches, awa.claim_closures IN ACCESS SHARE MODE;
+    IF NOT awa._attempt_open(p_job_id, p_run_lease, p_claim_slot, p_receipt_id) THEN
+        RETURN QUERY SELECT p_job_id, p_run_lease, 'stale'::awa.finalize_outcome, NULL::awa.job_state;
+        RETURN;
+    END IF;
+
+    SELECT s.run_lease INTO v_had FROM awa.attempt_state s WHERE s.job_id = p_job_id;
+    IF v_had IS DISTINCT FROM p_run_lease THEN
+        INSERT INTO awa.leases (lease_slot, job_id, run_lease, claim_slot, receipt_id, queue, created_at)
+        SELECT awa._current_slot('lease'), p_job_id, p_run_lease, p_claim_slot, p_receipt_id, b.queue, v_now
+        FROM awa.claim_batches b
+        WHERE b.batch_id = awa._receipt_batch_id(p_receipt_id) AND b.issued_slot = p_claim_slot
+        LIMIT 1;
+    END IF;
+    INSERT INTO awa.attempt_state AS s (job_id, run_lease, progress, updated_at)
+    VALUES (p_job_id, p_run_lease, p_progress, v_now)
+    ON CONFLICT (job_id) DO UPDATE
+        SET run_lease = excluded.run_lease, progress = excluded.progress, updated_at = excluded.updated_at;
+
+    RETURN QUERY SELECT p_job_id, p_run_lease, 'applied'::awa.finalize_outcome, 'running'::awa.job_state;
 END;
 $$;
 -- +goose StatementEnd

@@ -4,10 +4,11 @@
 -- roles (awa._ensure_role; skipped with a WARNING when missing and not
 -- creatable) get USAGE on the schema and EXECUTE on their entry points only:
 --   awa_producer  enqueue: insert_job, insert_jobs, the COPY stage
---   awa_worker    claim, finalize, heartbeat, queue_pending, listen
+--   awa_worker    claim, finalize, heartbeat, queue_pending, listen,
+--                 progress (set_progress, job_progress)
 --   (all three: substrate_version, which every Go client checks at start)
 --   awa_admin     maintenance, configuration, rescue, prune, DLQ, cancel,
---                 counts, awa.job, and SELECT on the read views awa.jobs and
+--                 counts, awa.job, job_progress, and SELECT on the read views awa.jobs and
 --                 awa.terminal_jobs (plus awa._read_jobs and
 --                 awa._read_terminal_jobs, which they call: PostgreSQL checks
 --                 a view's function calls against the reader)
@@ -39,13 +40,15 @@ BEGIN
              ARRAY[]::text[]),
             ('awa_worker',
              ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
-                   'heartbeat_instance', 'queue_pending', 'listen_queues', 'substrate_version'],
+                   'heartbeat_instance', 'queue_pending', 'listen_queues', 'set_progress', 'job_progress',
+                   'substrate_version'],
              ARRAY[]::text[]),
             ('awa_admin',
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rotate_ring', 'prune_ring',
-                   'cleanup_runtime_instances', 'configure_queue', 'cancel_job', 'retry_dlq_job', 'purge_dlq',
-                   'queue_counts', 'job', 'substrate_version', '_read_jobs', '_read_terminal_jobs'],
+                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'retry_dlq_job',
+                   'purge_dlq', 'queue_counts', 'job', 'job_progress', 'substrate_version', '_read_jobs',
+                   '_read_terminal_jobs'],
              ARRAY['jobs', 'terminal_jobs'])
         ) AS g (role, routines, relations)
     LOOP

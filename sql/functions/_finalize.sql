@@ -4,7 +4,8 @@
 -- more than 10000 items, snooze without a run_at), closes the still-open
 -- attempts through awa._close_claims (closure outcome = outcome) and routes
 -- them: 'complete' appends compact terminal history (one
--- done_completions row per ready slot and queue); other actions go
+-- done_completions row per ready slot and queue) and deletes the jobs'
+-- progress (awa.attempt_state); other actions go
 -- through awa._route_closed. Returns an 'applied' row per closed item and a
 -- 'stale' row per other item; stale items change nothing.
 -- Isolation: first calls awa._require_read_committed('awa.<action>_jobs'),
@@ -71,6 +72,9 @@ BEGIN
                      array_agg(c.lane_id ORDER BY c.ord) AS lane_ids, array_agg(c.lane_seq ORDER BY c.ord) AS lane_seqs
               FROM unnest(v_closed) AS c
               GROUP BY c.ready_slot, c.queue) AS g;
+        -- Success clears the progress checkpoint (docs/storage.md, "Attempt
+        -- leases"): one index probe per job, a write only for jobs that have one.
+        DELETE FROM awa.attempt_state s WHERE s.job_id = ANY (ARRAY(SELECT c.job_id FROM unnest(v_closed) AS c));
 
         RETURN QUERY
         SELECT c.job_id, c.run_lease, 'applied'::awa.finalize_outcome, 'completed'::awa.job_state

@@ -9,7 +9,8 @@
 --          counted when carry_open is true: awa._carry_running moves it)
 --   claim: a receipt in this claim slot without closure evidence (not counted
 --          when carry_open is true: awa._carry_open_claims moves it)
---   lease: any materialized lease row
+--   lease: a lease whose attempt is still open (awa._attempt_open; not
+--          counted when carry_open is true: awa._carry_live_leases moves it)
 -- The cursor is read from awa.claim_cursors in the proof's own statement.
 -- Read-only. Called by awa.prune_ring.
 -- Preamble as the other prune probes' on purpose (STABLE, sorts and JIT
@@ -44,7 +45,7 @@ BEGIN
             RETURN v_detail;
         END IF;
     END IF;
-    IF p_ring IN ('queue', 'claim') AND p_carry_open THEN
+    IF p_ring IN ('queue', 'claim', 'lease') AND p_carry_open THEN
         RETURN NULL;
     ELSIF p_ring = 'queue' THEN
         -- This and the claim branch ask the same of different batches (drawn
@@ -70,7 +71,9 @@ BEGIN
     ELSIF p_ring = 'lease' THEN
         SELECT format('lease slot %s holds the lease of job %s', p_slot, l.job_id)
         INTO v_detail
-        FROM awa.leases l WHERE l.lease_slot = p_slot LIMIT 1;
+        FROM awa.leases l
+        WHERE l.lease_slot = p_slot AND awa._attempt_open(l.job_id, l.run_lease, l.claim_slot, l.receipt_id)
+        LIMIT 1;
         RETURN v_detail;
     END IF;
     RAISE EXCEPTION 'awa: unknown ring %', quote_literal(p_ring) USING ERRCODE = 'AW010';

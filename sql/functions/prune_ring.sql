@@ -5,8 +5,8 @@
 -- awa._slot_fingerprint taken in the same snapshot and compared again under
 -- the locks). Available jobs are carried to the current slot (up to
 -- carry_limit a call: outcome carried); in the slot the next rotation needs,
--- open attempts are carried too. The cursor ring raises the floors its marks
--- carry before the TRUNCATE. Steps and why: docs/storage.md, "Rotation and
+-- open attempts are carried too, and live leases out of any lease slot. The
+-- cursor ring raises the floors its marks carry before the TRUNCATE. Steps and why: docs/storage.md, "Rotation and
 -- prune" and "Long attempts".
 -- Locks: the ring try-lock (ring, hashtext(ring)); then, all or none per
 -- attempt (awa._lock_slot_tables, within lock_timeout_ms), for the queue ring
@@ -212,6 +212,10 @@ BEGIN
         END IF;
     ELSIF p_ring = 'claim' AND v_urgent THEN
         v_runs := awa._carry_open_claims(v_target, v_current, now());
+    ELSIF p_ring = 'lease' THEN
+        -- Every lease slot: the decision under the locks is the one that
+        -- counts (the proof's snapshot may predate a claim-ring prune).
+        v_runs := awa._carry_live_leases(v_target, v_current);
     END IF;
 
     -- The lanes whose newest mark goes with the slot keep their cursor as a
@@ -241,7 +245,9 @@ BEGIN
 
     RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target)
         || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END
-        || CASE WHEN v_runs > 0 THEN format(' after carrying %s claim batches of running jobs to slot %s', v_runs, v_current)
+        || CASE WHEN v_runs > 0 THEN format(' after carrying %s %s to slot %s', v_runs,
+                                            CASE p_ring WHEN 'lease' THEN 'live leases' ELSE 'claim batches of running jobs' END,
+                                            v_current)
                 ELSE '' END;
 END;
 $$;

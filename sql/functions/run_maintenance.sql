@@ -6,14 +6,15 @@
 -- Otherwise: promote due jobs, rescue stale claims and expired deadlines,
 -- then per ring what the Go leader does (queue, claim and lease rings: rotate
 -- at most once per its interval, then prune while prune carries; cursor
--- ring: prune, then rotate), then remove rows of silent worker processes.
+-- ring: prune, then rotate), then remove rows of silent worker processes
+-- and the progress checkpoints of jobs that are gone.
 -- A PROCEDURE: it commits after each step, each step in its own READ
 -- COMMITTED transaction (whatever the session's default level), so a prune's locks are
 -- held only for that prune. Call it outside a transaction block
 -- (CALL awa.run_maintenance(); pg_cron and autocommit clients do); inside
 -- one, its first COMMIT raises 2D000 and nothing is written.
 -- report (INOUT): {"leader", "promoted", "rescued_stale", "rescued_deadline",
--- "instances_removed", "rings": [ring outcomes]}.
+-- "instances_removed", "rings": [ring outcomes], "attempt_states_removed"}.
 -- Locks: those of each function it calls, one step at a time.
 -- Errors: AW010 holder NULL, lease_ttl outside 1 s..1 h, an interval not
 -- positive, keep_sealed outside 0..14, batch outside 1..100000,
@@ -123,6 +124,9 @@ BEGIN
 
     SELECT count(*) INTO v_n FROM awa.cleanup_runtime_instances(greatest(interval '1 hour', 2 * p_stale_after));
     report := report || jsonb_build_object('instances_removed', v_n, 'rings', v_rings);
+    COMMIT AND CHAIN;
+    SELECT count(*) INTO v_n FROM awa.cleanup_attempt_state(p_batch);
+    report := report || jsonb_build_object('attempt_states_removed', v_n);
     COMMIT AND CHAIN;
 END;
 $$;

@@ -119,3 +119,13 @@ CREATE TYPE awa._slot_batch AS (
     ready_slot int,
     batch_id   bigint
 );
+
+-- A job's progress checkpoint: what the attempt run_lease last wrote with
+-- awa.set_progress, at updated_at.
+CREATE TABLE awa.attempt_progress (
+    job_id     bigint      NOT NULL,
+    run_lease  bigint      NOT NULL,
+    progress   jsonb       NOT NULL,
+    updated_at timestamptz NOT NULL,
+    CHECK (false)
+);

@@ -1,7 +1,11 @@
--- Lease ring: materialized leases for attempts that need mutable state
--- (progress, callbacks). Installed now so the ring exists with its ledger;
--- the runtime starts writing it with callbacks and progress.
+-- Lease ring: the materialized tier of attempts that need mutable state
+-- (progress now; callbacks later). docs/storage.md, "Attempt leases".
 -- Alike ready_tombstones only in shape (slot, ids, created_at): other rows.
+-- A lease row is appended once per attempt, at its first mutable write, in the
+-- current lease slot, and never updated or deleted: it is live while its
+-- receipt (claim_slot = the slot the receipt was issued in, receipt_id) is
+-- open, exactly as the attempt is. Lease-ring prune carries live leases out of
+-- the slot the next rotation needs (awa._carry_live_leases) and truncates.
 CREATE TABLE awa.leases (
     lease_slot   int         NOT NULL,
     job_id       bigint      NOT NULL,
@@ -12,3 +16,17 @@ CREATE TABLE awa.leases (
     created_at   timestamptz NOT NULL,
     PRIMARY KEY (job_id, run_lease, lease_slot)
 ) PARTITION BY LIST (lease_slot);
+
+-- Mutable attempt state: one row per job that ever wrote some, updated in
+-- place (the one per-job UPDATE of the substrate, only for jobs that ask for
+-- it; kept small, with room on the page, so the update stays HOT). run_lease
+-- is the attempt that wrote last: a later attempt reads its predecessor's
+-- checkpoint here, and its own first write escalates it (a lease row).
+-- Deleted when the job completes; kept across retry, snooze, cancel, fail
+-- and rescue.
+CREATE TABLE awa.attempt_state (
+    job_id     bigint      PRIMARY KEY,
+    run_lease  bigint      NOT NULL,
+    progress   jsonb       NOT NULL,
+    updated_at timestamptz NOT NULL
+) WITH (fillfactor = 50);

@@ -40,6 +40,35 @@ func (q *Queries) AcquireLeaderLease(ctx context.Context, db DBTX, arg AcquireLe
 	return i, err
 }
 
+const cleanupAttemptState = `-- name: CleanupAttemptState :many
+SELECT job_id, run_lease, progress, updated_at FROM awa.cleanup_attempt_state($1::int)
+`
+
+func (q *Queries) CleanupAttemptState(ctx context.Context, db DBTX, max int32) ([]AwaAttemptProgress, error) {
+	rows, err := db.Query(ctx, cleanupAttemptState, max)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaAttemptProgress
+	for rows.Next() {
+		var i AwaAttemptProgress
+		if err := rows.Scan(
+			&i.JobID,
+			&i.RunLease,
+			&i.Progress,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const cleanupRuntimeInstances = `-- name: CleanupRuntimeInstances :many
 SELECT instance_id, started_at, heartbeat_at FROM awa.cleanup_runtime_instances($1::interval, $2::timestamptz)
 `

@@ -6,6 +6,7 @@ package dbsqlc
 
 import (
 	"database/sql/driver"
+	"encoding/json"
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -140,6 +141,20 @@ func AllAwaJobStateValues() []AwaJobState {
 		AwaJobStateCancelled,
 		AwaJobStateFailed,
 	}
+}
+
+type AwaAttemptProgress struct {
+	JobID     int64
+	RunLease  int64
+	Progress  json.RawMessage
+	UpdatedAt pgtype.Timestamptz
+}
+
+type AwaAttemptState struct {
+	JobID     int64
+	RunLease  int64
+	Progress  json.RawMessage
+	UpdatedAt pgtype.Timestamptz
 }
 
 type AwaClaimBatch struct {

@@ -7,6 +7,7 @@ package dbsqlc
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/jackc/pgx/v5/pgtype"
 )
@@ -240,6 +241,35 @@ func (q *Queries) HeartbeatInstance(ctx context.Context, db DBTX, arg HeartbeatI
 	return i, err
 }
 
+const jobProgress = `-- name: JobProgress :many
+SELECT job_id, run_lease, progress, updated_at FROM awa.job_progress($1::bigint)
+`
+
+func (q *Queries) JobProgress(ctx context.Context, db DBTX, jobID int64) ([]AwaAttemptProgress, error) {
+	rows, err := db.Query(ctx, jobProgress, jobID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaAttemptProgress
+	for rows.Next() {
+		var i AwaAttemptProgress
+		if err := rows.Scan(
+			&i.JobID,
+			&i.RunLease,
+			&i.Progress,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listenQueues = `-- name: ListenQueues :exec
 SELECT awa.listen_queues($1::text[])
 `
@@ -290,6 +320,52 @@ func (q *Queries) RetryJobs(ctx context.Context, db DBTX, arg RetryJobsParams) (
 		arg.ReceiptIds,
 		arg.Errors,
 		arg.RetryAt,
+		arg.Now,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaFinalizeResult
+	for rows.Next() {
+		var i AwaFinalizeResult
+		if err := rows.Scan(
+			&i.JobID,
+			&i.RunLease,
+			&i.Outcome,
+			&i.State,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const setProgress = `-- name: SetProgress :many
+SELECT job_id, run_lease, outcome, state FROM awa.set_progress($1::bigint, $2::bigint, $3::int,
+                               $4::bigint, $5::jsonb, $6::timestamptz)
+`
+
+type SetProgressParams struct {
+	JobID     int64
+	RunLease  int64
+	ClaimSlot int32
+	ReceiptID int64
+	Progress  json.RawMessage
+	Now       pgtype.Timestamptz
+}
+
+func (q *Queries) SetProgress(ctx context.Context, db DBTX, arg SetProgressParams) ([]AwaFinalizeResult, error) {
+	rows, err := db.Query(ctx, setProgress,
+		arg.JobID,
+		arg.RunLease,
+		arg.ClaimSlot,
+		arg.ReceiptID,
+		arg.Progress,
 		arg.Now,
 	)
 	if err != nil {

@@ -8,8 +8,8 @@ begin;
 select plan(19);
 
 select results_eq($$select * from awa_test.executable_by('awa_test_admin')$$,
-                  $$values ('_read_jobs'::text), ('_read_terminal_jobs'), ('acquire_leader_lease'), ('cancel_job'),
-                           ('cleanup_runtime_instances'), ('configure_queue'), ('job'), ('promote_due_jobs'), ('prune_ring'), ('purge_dlq'), ('queue_counts'),
+                  $$values ('_read_jobs'::text), ('_read_terminal_jobs'), ('acquire_leader_lease'), ('cancel_job'), ('cleanup_attempt_state'),
+                           ('cleanup_runtime_instances'), ('configure_queue'), ('job'), ('job_progress'), ('promote_due_jobs'), ('prune_ring'), ('purge_dlq'), ('queue_counts'),
                            ('release_leader_lease'), ('rescue_expired_deadlines'), ('rescue_stale_claims'),
                            ('retry_dlq_job'), ('rotate_ring'), ('run_maintenance'), ('substrate_version')$$,
                   'awa_admin executes the operator entry points only');

@@ -1,8 +1,9 @@
 -- A member of awa_worker does a worker's whole job: registers and heartbeats
 -- its process, asks queue_pending, listens, claims, and finalizes its claims
--- by every outcome (complete, retry, snooze, fail, cancel by receipt).
+-- by every outcome (complete, retry, snooze, fail, cancel by receipt), and
+-- records and reads a claim's progress.
 begin;
-select plan(10);
+select plan(12);
 
 select is((select count(*) from awa.insert_jobs(array['w.complete', 'w.retry', 'w.snooze', 'w.fail', 'w.cancel'],
                                                 null, array_fill('{"queue": "worker_q"}'::jsonb, array[5]))),
@@ -16,6 +17,11 @@ select lives_ok($$select awa.listen_queues(array['worker_q'])$$, 'listen_queues 
 create temp table c as
   select * from awa.claim_ready_runtime('worker_q', 5, '00000000-0000-0000-0000-00000000000a');
 select is((select count(*) from c), 5::bigint, 'claim_ready_runtime claims the five jobs');
+select is((select outcome::text || '/' || state from c, awa.set_progress(id, run_lease, claim_slot, receipt_id, '{"done": 1}') f
+           where c.kind = 'w.retry'),
+          'applied/running', 'set_progress records the progress of its claim');
+select is((select progress from c, awa.job_progress(c.id) where c.kind = 'w.retry'), '{"done": 1}'::jsonb,
+          'job_progress reads it');
 select is((select outcome::text || '/' || state from c, awa.complete_jobs(array[id], array[run_lease], array[claim_slot],
                                                                        array[receipt_id]) f where c.kind = 'w.complete'),
           'applied/completed', 'complete_jobs completes its claim');
