@@ -98,6 +98,7 @@ SET search_path = pg_catalog, pg_temp
 SET jit = off
 AS $$
 BEGIN
+    PERFORM awa._lock_ring_reads(ARRAY['queue']);
     RETURN QUERY SELECT * FROM awa._terminal_jobs_now;
     PERFORM awa._end_ring_read('awa.terminal_jobs', ARRAY['queue']);
 EXCEPTION WHEN SQLSTATE 'AW099' THEN
@@ -116,6 +117,7 @@ SET search_path = pg_catalog, pg_temp
 SET jit = off
 AS $$
 BEGIN
+    PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
     RETURN QUERY SELECT * FROM awa._jobs_now;
     PERFORM awa._end_ring_read('awa.jobs', ARRAY['queue', 'claim', 'cursor']);
 EXCEPTION WHEN SQLSTATE 'AW099' THEN
@@ -578,6 +580,21 @@ BEGIN
     LEFT JOIN unnest(v_closed) AS c ON c.ord = i.ord
     WHERE c.ord IS NULL
     ORDER BY i.ord;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_lock_ring_reads.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._lock_ring_reads(p_rings text[])
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    EXECUTE 'LOCK TABLE ' || (SELECT string_agg(format('awa.%I', t.parent), ', ' ORDER BY g.k, t.j)
+                              FROM unnest(p_rings) WITH ORDINALITY AS g (ring, k)
+                              CROSS JOIN LATERAL unnest(awa._ring_tables(g.ring)) WITH ORDINALITY AS t (parent, j))
+            || ' IN ACCESS SHARE MODE';
 END;
 $$;
 -- +goose StatementEnd
@@ -1568,6 +1585,7 @@ BEGIN
         RAISE EXCEPTION 'awa: id must not be null' USING ERRCODE = 'AW010';
     END IF;
     BEGIN
+        PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
         RETURN QUERY SELECT * FROM awa._jobs_now j WHERE j.id = p_id;
         PERFORM awa._end_ring_read('awa.job', ARRAY['queue', 'claim', 'cursor']);
     EXCEPTION WHEN SQLSTATE 'AW099' THEN
@@ -1963,6 +1981,7 @@ SET enable_sort = off
 VOLATILE
 AS $$
 BEGIN
+    PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
     -- One CTE per table family, alike on purpose: each filters and groups its
     -- own table by queue, so each keeps its own index or partition pruning.
     RETURN QUERY

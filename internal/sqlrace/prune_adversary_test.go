@@ -137,3 +137,62 @@ func TestAFinalizerOfALateJobWaitsAtMostOneAttemptBehindAHistoryPrune(t *testing
 		t.Fatalf("late job %d: state %q, %v; want completed", lateID, state, err)
 	}
 }
+
+// TestReadSurfacesAreNeverTheDeadlockVictimOfAPrune: slot 0 holds a
+// finished job and an available one (so prune takes every lock of the slot
+// in one attempt, in awa._ring_tables order: cursor marks, ready tables,
+// done_entries, done_completions). An operator holds done_entries_1
+// exclusively for a moment, so a read of awa.terminal_jobs, awa.jobs or
+// awa.queue_counts (deadlock_timeout 10 ms, READ COMMITTED, one statement)
+// stops on it with whatever it has locked so far. A prune of slot 0 (3 s
+// budget) then queues for its locks; when the operator commits, the read goes
+// on. It must return, never fail with 40P01. On main the surfaces locked the
+// rings' tables in the planner's order, done_entries before ready_entries:
+// the read held done_entries_0, which prune's waiting attempt wanted, while
+// prune held ready_entries_0, which the read wanted next, and the read's
+// deadlock check found the cycle (without the operator too, at random: 3
+// terminal_jobs reads in 150 during prune's waiting attempts).
+func TestReadSurfacesAreNeverTheDeadlockVictimOfAPrune(t *testing.T) {
+	for _, surface := range []string{"awa.terminal_jobs", "awa.jobs", "awa.queue_counts()"} {
+		t.Run(surface, func(t *testing.T) {
+			ctx, pool := newDB(t, 60*time.Second)
+			conn := connect(t, ctx, pool)
+			mustInsertBatch(t, ctx, conn, "q", 2, 2)
+			rotateQueueRing(t, ctx, conn)
+			got, err := claim(ctx, conn, "q", 1, nil)
+			if err != nil || len(got) != 1 {
+				t.Fatalf("claim: %v, %v", got, err)
+			}
+			if _, err := complete(ctx, conn, got); err != nil {
+				t.Fatal(err)
+			}
+			operator := holdingTx(t, ctx, pool, `LOCK TABLE awa.done_entries_1 IN ACCESS EXCLUSIVE MODE`)
+
+			rc := connect(t, ctx, pool)
+			rpid := backendPID(t, ctx, rc)
+			if _, err := rc.Exec(ctx, `SET deadlock_timeout = '10ms'`); err != nil {
+				t.Fatal(err)
+			}
+			read := inBackground(func() (int64, error) {
+				var n int64
+				err := rc.QueryRow(ctx, `SELECT count(*) FROM `+surface).Scan(&n)
+				return n, err
+			})
+			waitForLockWait(t, ctx, pool, rpid)
+
+			pc := connect(t, ctx, pool)
+			ppid := backendPID(t, ctx, pc)
+			done := pruneInBackground(ctx, pc, "queue", 3000, 0, 1000)
+			waitForLockWait(t, ctx, pool, ppid) // prune's late attempts queue (after 1.8 s)
+			if err := operator.Commit(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if r := <-read; r.err != nil {
+				t.Fatalf("%s read beside the prune: %s; want it to return", surface, describeErr(r.err))
+			}
+			if p := <-done; p.err != nil {
+				t.Fatalf("prune: %v", p.err)
+			}
+		})
+	}
+}
