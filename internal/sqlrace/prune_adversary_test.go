@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // Session 7's adversary: a queue slot with nothing to carry has its
@@ -25,6 +26,23 @@ func waitForHistoryLock(t *testing.T, ctx context.Context, q interface {
 			WHERE pid = $1 AND granted AND mode = 'AccessExclusiveLock'
 			  AND relation = 'awa.done_completions_0'::regclass)`,
 		2*time.Millisecond, "locked awa.done_completions_0")
+}
+
+// countInBackground counts the rows of surface (a view or a function call)
+// on a connection of its own whose deadlock_timeout is 10 ms, in a
+// goroutine; it returns the result's channel and the reader's backend pid.
+func countInBackground(t *testing.T, ctx context.Context, pool *pgxpool.Pool, surface string) (<-chan result[int64], uint32) {
+	t.Helper()
+	rc := connect(t, ctx, pool)
+	pid := backendPID(t, ctx, rc)
+	if _, err := rc.Exec(ctx, `SET deadlock_timeout = '10ms'`); err != nil {
+		t.Fatal(err)
+	}
+	return inBackground(func() (int64, error) {
+		var n int64
+		err := rc.QueryRow(ctx, `SELECT count(*) FROM `+surface).Scan(&n)
+		return n, err
+	}), pid
 }
 
 // TestAJobsReadIsNeverTheDeadlockVictimOfAHistoryPrune: slot 0 holds one
@@ -49,15 +67,7 @@ func TestAJobsReadIsNeverTheDeadlockVictimOfAHistoryPrune(t *testing.T) {
 	// Prune's late attempts queue for the ready child (after 1.8 s).
 	waitForLockWait(t, ctx, pool, ppid)
 
-	vc := connect(t, ctx, pool)
-	if _, err := vc.Exec(ctx, `SET deadlock_timeout = '10ms'`); err != nil {
-		t.Fatal(err)
-	}
-	var n int64
-	read := inBackground(func() (int64, error) {
-		err := vc.QueryRow(ctx, `SELECT count(*) FROM awa.jobs`).Scan(&n)
-		return n, err
-	})
+	read, _ := countInBackground(t, ctx, pool, "awa.jobs")
 	r := <-read // the read waits for prune to end at most
 	if r.err != nil {
 		t.Fatalf("awa.jobs read behind the prune: %s; want it to wait and return", describeErr(r.err))
@@ -168,16 +178,7 @@ func TestReadSurfacesAreNeverTheDeadlockVictimOfAPrune(t *testing.T) {
 			}
 			operator := holdingTx(t, ctx, pool, `LOCK TABLE awa.done_entries_1 IN ACCESS EXCLUSIVE MODE`)
 
-			rc := connect(t, ctx, pool)
-			rpid := backendPID(t, ctx, rc)
-			if _, err := rc.Exec(ctx, `SET deadlock_timeout = '10ms'`); err != nil {
-				t.Fatal(err)
-			}
-			read := inBackground(func() (int64, error) {
-				var n int64
-				err := rc.QueryRow(ctx, `SELECT count(*) FROM `+surface).Scan(&n)
-				return n, err
-			})
+			read, rpid := countInBackground(t, ctx, pool, surface)
 			waitForLockWait(t, ctx, pool, rpid)
 
 			pc := connect(t, ctx, pool)
