@@ -26,8 +26,9 @@ type Client struct {
 	rt DBTX
 	// checked: the first-touch checks passed (checkDatabase; once per client):
 	// no transaction pooler the pool's exec mode cannot serve, and a
-	// substrate version this driver works against.
-	checked atomic.Bool
+	// substrate version this driver works against. versionChecked: the
+	// second alone (the pooler probe may have to run again: poolerProbe).
+	checked, versionChecked atomic.Bool
 
 	mu       sync.Mutex
 	started  bool
@@ -176,10 +177,15 @@ func (c *Client) checkDatabase(ctx context.Context, db DBTX) error {
 	if _, err := c.refuseTransactionPooler(ctx, db, false); err != nil {
 		return err
 	}
-	if _, err := c.driver.CheckSubstrateVersion(ctx, db); err != nil {
-		return fmt.Errorf("awa: %w", err)
+	if !c.versionChecked.Load() {
+		if _, err := c.driver.CheckSubstrateVersion(ctx, db); err != nil {
+			return fmt.Errorf("awa: %w", err)
+		}
+		c.versionChecked.Store(true)
 	}
-	c.checked.Store(true)
+	if probeOf(c.pool).settled() {
+		c.checked.Store(true)
+	}
 	return nil
 }
 

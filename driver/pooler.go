@@ -32,9 +32,10 @@ var poolerProbes struct {
 
 // poolerProbe is one pool's probe outcome, found once.
 type poolerProbe struct {
-	mu     sync.Mutex
-	done   bool
-	pooled bool
+	mu        sync.Mutex
+	done      bool
+	pooled    bool
+	tentative bool // could not tell, probed in the caller's transaction
 }
 
 // probeOf returns pool's probe.
@@ -61,24 +62,38 @@ func probeOf(pool *pgxpool.Pool) *poolerProbe {
 // behindTransactionPooler reports whether pool reaches PostgreSQL through a
 // transaction-mode pooler (detectTransactionPooler), probing on the first
 // call only; db is the pool or a transaction of the caller's on it. Callers
-// probing at once wait for one probe; an error is not remembered.
+// probing at once wait for one probe; an error is not remembered. A probe
+// that could not tell while the caller's transaction held a server
+// connection (it may hold the pooler's only one, which the probe's own
+// connections then wait for until they give up) holds for later calls in a
+// transaction, and the first call outside one probes again.
 func behindTransactionPooler(ctx context.Context, pool *pgxpool.Pool, db DBTX) (bool, error) {
 	p := probeOf(pool)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.done {
-		pooled, err := detectTransactionPooler(ctx, pool, db)
+	_, inTx := db.(pgx.Tx)
+	if !p.done || (p.tentative && !inTx) {
+		pooled, sure, err := detectTransactionPooler(ctx, pool, db)
 		if err != nil {
 			return false, err
 		}
-		p.done, p.pooled = true, pooled
+		p.done, p.pooled, p.tentative = true, pooled, !sure && inTx
 	}
 	return p.pooled, nil
 }
 
+// settled reports whether the probe's outcome holds for every later call (it
+// is not one that could not tell in the caller's transaction).
+func (p *poolerProbe) settled() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return !p.tentative
+}
+
 // detectTransactionPooler reports whether pool reaches PostgreSQL through a
 // transaction-mode (or statement-mode) pooler, as far as a probe can tell:
-// true only on proof, false when connected directly or when it cannot tell.
+// true only on proof, false when connected directly or when it cannot tell
+// (then sure is false).
 //
 // A direct connection's BackendKeyData carries the backend's own pid; a
 // pooler sends a key of its own, so a match on db's connection (the caller's
@@ -91,7 +106,7 @@ func behindTransactionPooler(ctx context.Context, pool *pgxpool.Pool, db DBTX) (
 // released one), so a pid seen on both clients, or a pid that changes on one
 // client, proves it. The probe runs in the simple protocol, which works
 // whatever the pool's exec mode.
-func detectTransactionPooler(ctx context.Context, pool *pgxpool.Pool, db DBTX) (bool, error) {
+func detectTransactionPooler(ctx context.Context, pool *pgxpool.Pool, db DBTX) (pooled, sure bool, err error) {
 	var d Driver
 	var conn *pgx.Conn
 	if tx, ok := db.(pgx.Tx); ok {
@@ -99,46 +114,46 @@ func detectTransactionPooler(ctx context.Context, pool *pgxpool.Pool, db DBTX) (
 	} else {
 		a, err := pool.Acquire(ctx)
 		if err != nil {
-			return false, err
+			return false, false, err
 		}
 		defer a.Release()
 		conn = a.Conn()
 	}
 	pid, err := d.q.BackendPID(ctx, simpleProtocol{conn})
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	if uint32(pid) == conn.PgConn().PID() {
-		return false, nil
+		return false, true, nil
 	}
 	pctx, cancel := context.WithTimeout(ctx, poolerProbeTimeout)
 	defer cancel()
 	var probe [2]*pgx.Conn
 	for i := range probe {
 		if probe[i], err = connectLike(pctx, pool); err != nil {
-			return false, nil // cannot tell
+			return false, false, nil // cannot tell
 		}
 		defer probe[i].Close(context.WithoutCancel(ctx))
 	}
 	a, b := simpleProtocol{probe[0]}, simpleProtocol{probe[1]}
 	pidA, err := d.q.BackendPID(pctx, a)
 	if err != nil {
-		return false, nil
+		return false, false, nil
 	}
 	for range poolerProbeRounds {
 		pidB, err := d.q.BackendPID(pctx, b)
 		if err != nil {
-			return false, nil
+			return false, false, nil
 		}
 		again, err := d.q.BackendPID(pctx, a)
 		if err != nil {
-			return false, nil
+			return false, false, nil
 		}
 		if pidB == pidA || pidB == again || again != pidA {
-			return true, nil
+			return true, true, nil
 		}
 	}
-	return false, nil
+	return false, true, nil
 }
 
 // connectLike opens a connection outside pool with pool's settings (its

@@ -7,7 +7,8 @@
 -- ms apart for three fifths of the budget, then attempts that wait in the
 -- lock queue for a tenth of it each (at least 2 ms), all of it after the
 -- first 1 ms when the ring is stalled; each lock_timeout is set inside the
--- attempt's subtransaction and so restored when it ends.
+-- attempt's subtransaction and so restored when it ends. lock_timeout_ms 0:
+-- one NOWAIT attempt (prune_ring, holding a lock out of order, never waits).
 -- Called by awa.prune_ring only.
 CREATE FUNCTION awa._lock_slot_tables(p_rels text[], p_lock_timeout_ms int, p_stalled boolean)
 RETURNS text

@@ -2,7 +2,8 @@
 -- such job, or it is no longer retained), by its id: a filter on the view
 -- awa.jobs is applied to the whole view; here the id reaches every branch
 -- (docs/storage.md, "Read surfaces").
--- Locks: ACCESS SHARE on what it reads, in a subtransaction rolled back
+-- Locks: ACCESS SHARE on what it reads (the rings' first, in prune's order:
+-- awa._lock_ring_reads), in a subtransaction rolled back
 -- before it returns (awa._end_ring_read): the caller keeps none.
 -- Isolation: any level; outside READ COMMITTED, 40001 when a ring slot it
 -- read was pruned after the transaction's snapshot (docs/storage.md,
@@ -25,6 +26,7 @@ BEGIN
         RAISE EXCEPTION 'awa: id must not be null' USING ERRCODE = 'AW010';
     END IF;
     BEGIN
+        PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
         RETURN QUERY SELECT * FROM awa._jobs_now j WHERE j.id = p_id;
         PERFORM awa._end_ring_read('awa.job', ARRAY['queue', 'claim', 'cursor']);
     EXCEPTION WHEN SQLSTATE 'AW099' THEN

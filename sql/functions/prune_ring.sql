@@ -12,9 +12,10 @@
 -- attempt (awa._lock_slot_tables, within lock_timeout_ms), for the queue ring
 -- ACCESS SHARE on awa.cursor_marks and for every ring ACCESS EXCLUSIVE on the
 -- slot's children in awa._ring_tables order. A queue slot with nothing to
--- carry first locks and truncates its done_completions child alone (another
--- lock_timeout_ms at most), so claims wait only for the ready tables'
--- TRUNCATE (docs/storage.md, "Locks").
+-- carry first locks and truncates its done_completions child alone, so claims
+-- wait only for the ready tables' TRUNCATE; holding it out of that order,
+-- prune tries the rest once, NOWAIT, and else gives it back and takes every
+-- lock in order (another lock_timeout_ms at most; docs/storage.md, "Locks").
 -- Outcomes: pruned; carried; already_empty; skipped_live (detail says what is
 -- live); skipped_blocked (held through the whole budget; retried on a later
 -- tick, never forced); skipped_locked (another rotate or prune of the ring).
@@ -132,10 +133,14 @@ BEGIN
     -- cursor ring's share lock first, the order claims take them in.
     -- A queue slot with nothing to carry (no position above a cursor, no
     -- open claim drawn from it) first drops its completion history alone,
-    -- under its own lock, which no claim reads and no finalizer can want
-    -- (none can complete a job drawn from the slot): the claims' wait
-    -- below is then the ready tables' TRUNCATE only. A slot that changed
-    -- meanwhile keeps everything.
+    -- under its own lock, which no claim reads (a finalizer can want it
+    -- only for a job a late producer committed after the proof): the
+    -- claims' wait below is then the ready tables' TRUNCATE only. A slot that changed
+    -- meanwhile keeps everything. Holding that lock out of the order in which
+    -- readers reach the slot (ready tables, then done_completions: awa.jobs),
+    -- prune must never wait for the ready tables: one NOWAIT attempt, else the
+    -- history step is undone (its lock released) and every lock is taken in
+    -- order, as for any slot.
     v_history := p_ring = 'queue' AND coalesce(cardinality(v_open), 0) = 0
                  AND NOT EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k)
                                  WHERE u.k % 3 = 0 AND u.v <> -1);
@@ -147,27 +152,42 @@ BEGIN
     -- this block).
     BEGIN
         IF v_history THEN
-            v_detail := awa._lock_slot_tables(ARRAY['done_completions_' || v_target], p_lock_timeout_ms, v_stalled);
-            IF v_detail IS NOT NULL THEN
-                RAISE EXCEPTION 'awa: prune blocked' USING ERRCODE = 'AW099';
-            END IF;
-            -- Compared in a subtransaction rolled back at once, as the proof
-            -- is: its share locks on the cursor ring must not last while the
-            -- ready tables' attempts retry (a cursor-ring prune would starve).
             BEGIN
-                v_changed := awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print;
-                RAISE EXCEPTION 'awa: prune check done' USING ERRCODE = 'AW099';
+                v_detail := awa._lock_slot_tables(ARRAY['done_completions_' || v_target], p_lock_timeout_ms,
+                                                  v_stalled);
+                IF v_detail IS NOT NULL THEN
+                    RAISE EXCEPTION 'awa: prune blocked' USING ERRCODE = 'AW099';
+                END IF;
+                -- Compared in a subtransaction rolled back at once, as the
+                -- proof is: its share locks on the cursor ring must not last
+                -- while prune asks for the rest (a cursor-ring prune waits).
+                BEGIN
+                    v_changed := awa._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print;
+                    RAISE EXCEPTION 'awa: prune check done' USING ERRCODE = 'AW099';
+                EXCEPTION WHEN SQLSTATE 'AW099' THEN
+                    NULL;
+                END;
+                IF v_changed THEN
+                    RAISE EXCEPTION 'awa: prune slot changed' USING ERRCODE = 'AW099';
+                END IF;
+                IF pg_relation_size(format('awa.%I', 'done_completions_' || v_target)::regclass) > 0 THEN
+                    EXECUTE format('TRUNCATE awa.%I', 'done_completions_' || v_target);
+                END IF;
+                IF awa._lock_slot_tables(v_rels, 0, false) IS NOT NULL THEN
+                    v_history := false;  -- given back (variables outlive the rollback)
+                    v_rels := v_rels || ('done_completions_' || v_target);
+                    RAISE EXCEPTION 'awa: prune history given back' USING ERRCODE = 'AW099';
+                END IF;
             EXCEPTION WHEN SQLSTATE 'AW099' THEN
                 NULL;
             END;
-            IF v_changed THEN
-                RAISE EXCEPTION 'awa: prune slot changed' USING ERRCODE = 'AW099';
-            END IF;
-            IF pg_relation_size(format('awa.%I', 'done_completions_' || v_target)::regclass) > 0 THEN
-                EXECUTE format('TRUNCATE awa.%I', 'done_completions_' || v_target);
+            IF v_detail IS NOT NULL OR v_changed THEN
+                RAISE EXCEPTION 'awa: prune blocked' USING ERRCODE = 'AW099';
             END IF;
         END IF;
-        v_detail := awa._lock_slot_tables(v_rels, p_lock_timeout_ms, v_stalled);
+        IF NOT v_history THEN
+            v_detail := awa._lock_slot_tables(v_rels, p_lock_timeout_ms, v_stalled);
+        END IF;
         IF v_detail IS NOT NULL THEN
             RAISE EXCEPTION 'awa: prune blocked' USING ERRCODE = 'AW099';
         END IF;

@@ -9,7 +9,8 @@
 -- its caller's snapshot, taken before the query locks the marks, so a call
 -- that waited behind a cursor-ring prune read the old floor with the
 -- truncated marks (docs/storage.md, "The claim cursor": lock before snapshot).
--- Locks: ACCESS SHARE on what it reads, in a subtransaction rolled back
+-- Locks: ACCESS SHARE on what it reads (the rings' first, in prune's order:
+-- awa._lock_ring_reads), in a subtransaction rolled back
 -- before it returns (awa._end_ring_read): the caller keeps none.
 -- Isolation: any level; outside READ COMMITTED, 40001 when a ring slot it
 -- read was pruned after the transaction's snapshot (docs/storage.md,
@@ -27,6 +28,7 @@ SET enable_sort = off
 VOLATILE
 AS $$
 BEGIN
+    PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
     -- One CTE per table family, alike on purpose: each filters and groups its
     -- own table by queue, so each keeps its own index or partition pruning.
     RETURN QUERY

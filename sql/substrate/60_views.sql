@@ -108,7 +108,8 @@ FROM awa.dlq_entries x;
 COMMENT ON VIEW awa._jobs_now IS 'internal: the body of awa.jobs (read through awa._read_jobs and awa.job)';
 
 -- awa._read_terminal_jobs() / awa._read_jobs(): the rows of an internal view,
--- read in one statement (locks, then snapshot) inside a subtransaction that
+-- read in one statement (locks, then snapshot; the rings' tables locked first in
+-- prune's order, awa._lock_ring_reads) inside a subtransaction that
 -- awa._end_ring_read rolls back (AW099, caught here), releasing every lock the
 -- read took; the rows stay in the function's tuplestore. Outside READ
 -- COMMITTED, awa._end_ring_read first raises 40001 if a ring slot read was
@@ -126,6 +127,7 @@ SET search_path = pg_catalog, pg_temp
 SET jit = off
 AS $$
 BEGIN
+    PERFORM awa._lock_ring_reads(ARRAY['queue']);
     RETURN QUERY SELECT * FROM awa._terminal_jobs_now;
     PERFORM awa._end_ring_read('awa.terminal_jobs', ARRAY['queue']);
 EXCEPTION WHEN SQLSTATE 'AW099' THEN
@@ -141,6 +143,7 @@ SET search_path = pg_catalog, pg_temp
 SET jit = off
 AS $$
 BEGIN
+    PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
     RETURN QUERY SELECT * FROM awa._jobs_now;
     PERFORM awa._end_ring_read('awa.jobs', ARRAY['queue', 'claim', 'cursor']);
 EXCEPTION WHEN SQLSTATE 'AW099' THEN

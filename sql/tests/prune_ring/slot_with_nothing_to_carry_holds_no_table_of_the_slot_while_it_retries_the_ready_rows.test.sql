@@ -1,11 +1,14 @@
 -- A queue slot with nothing to carry (no available job, no open claim drawn
 -- from it) truncates its completion history first, under a lock of its own
--- that no claim wants; only then does prune ask for the ready tables, which
--- claims read. Here another session holds a read lock on ready_entries_0 (an
--- open transaction that read the slot) and, 300 ms into prune's retries,
--- looks at prune's exclusive locks: done_completions_0 only. Blocked to the
--- end, prune keeps nothing it did (the history is still there) and holds no
--- lock; once the reader is gone the next prune truncates the slot.
+-- that no claim wants, then tries the ready tables once, NOWAIT. Holding
+-- done_completions out of the order in which readers reach the slot (awa.jobs
+-- locks the ready children first), prune must not keep it while it retries:
+-- a reader holding a ready child would wait for it, and with prune waiting in
+-- the lock queue for that child, close a deadlock cycle. Here another session
+-- holds a read lock on ready_entries_0 and, 300 ms into prune's retries,
+-- looks at prune's exclusive locks on the slot: none. Blocked to the end,
+-- prune keeps nothing it did (the history is still there); once the reader is
+-- gone the next prune truncates the slot.
 begin;
 select plan(7);
 
@@ -26,8 +29,8 @@ select results_eq(
   $$select outcome, slot, detail from awa.prune_ring('queue', 1000)$$,
   $$values ('skipped_blocked'::text, 0, 'awa.ready_entries_0 not free within 1000 ms'::text)$$,
   'prune cannot lock the ready rows the other session reads');
-select is((select locks from dblink_get_result('awa_other') as r (locks text)), 'done_completions_0',
-  'while it retried for the ready tables, prune held the completion history alone');
+select is((select locks from dblink_get_result('awa_other') as r (locks text)), '',
+  'while it retried for the ready tables, prune held no table of the slot (the history step given back)');
 select is((select count(*)::int from awa.done_completions_0), 1, 'blocked, prune kept nothing it did');
 
 select * from dblink_get_result('awa_other') as r (locks text); -- ends the async query
