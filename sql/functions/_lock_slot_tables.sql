@@ -7,10 +7,13 @@
 -- ms apart for three fifths of the budget, then attempts that wait in the
 -- lock queue for a tenth of it each (at least 2 ms), all of it after the
 -- first 1 ms when the ring is stalled; each lock_timeout is set inside the
--- attempt's subtransaction and so restored when it ends. lock_timeout_ms 0:
+-- attempt's subtransaction and so restored when it ends.
+-- nowait_only: NOWAIT attempts for the whole budget (a caller that holds
+-- another of the slot's locks must never wait in the lock queue). lock_timeout_ms 0:
 -- one NOWAIT attempt (prune_ring, holding a lock out of order, never waits).
 -- Called by awa.prune_ring only.
-CREATE FUNCTION awa._lock_slot_tables(p_rels text[], p_lock_timeout_ms int, p_stalled boolean)
+CREATE FUNCTION awa._lock_slot_tables(p_rels text[], p_lock_timeout_ms int, p_stalled boolean,
+                                      p_nowait_only boolean DEFAULT false)
 RETURNS text
 LANGUAGE plpgsql
 AS $$
@@ -26,7 +29,7 @@ DECLARE
     v_cycle   boolean := false;
     v_old     text := current_setting('lock_timeout');
 BEGIN
-    v_queue_at := v_until - make_interval(secs => greatest(CASE WHEN p_stalled THEN p_lock_timeout_ms - 1
+    v_queue_at := CASE WHEN p_nowait_only THEN 'infinity'::timestamptz ELSE v_until END - make_interval(secs => greatest(CASE WHEN p_stalled THEN p_lock_timeout_ms - 1
                                                                ELSE p_lock_timeout_ms * 2 / 5 END, 1) / 1000.0);
     LOOP
         v_wait := clock_timestamp() >= v_queue_at;

@@ -14,8 +14,8 @@
 -- slot's children in awa._ring_tables order. A queue slot with nothing to
 -- carry first locks and truncates its done_completions child alone, so claims
 -- wait only for the ready tables' TRUNCATE; holding it out of that order,
--- prune tries the rest once, NOWAIT, and else gives it back and takes every
--- lock in order (another lock_timeout_ms at most; docs/storage.md, "Locks").
+-- prune tries the rest with NOWAIT only, for a tenth of lock_timeout_ms, and
+-- else gives it back and takes every lock in order (another lock_timeout_ms at most; docs/storage.md, "Locks").
 -- Outcomes: pruned; carried; already_empty; skipped_live (detail says what is
 -- live); skipped_blocked (held through the whole budget; retried on a later
 -- tick, never forced); skipped_locked (another rotate or prune of the ring).
@@ -138,8 +138,8 @@ BEGIN
     -- claims' wait below is then the ready tables' TRUNCATE only. A slot that changed
     -- meanwhile keeps everything. Holding that lock out of the order in which
     -- readers reach the slot (ready tables, then done_completions: awa.jobs),
-    -- prune must never wait for the ready tables: one NOWAIT attempt, else the
-    -- history step is undone (its lock released) and every lock is taken in
+    -- prune must never wait for the ready tables: NOWAIT attempts for a tenth
+    -- of the budget, else the history step is undone (its lock released) and every lock is taken in
     -- order, as for any slot.
     v_history := p_ring = 'queue' AND coalesce(cardinality(v_open), 0) = 0
                  AND NOT EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k)
@@ -173,7 +173,11 @@ BEGIN
                 IF pg_relation_size(format('awa.%I', 'done_completions_' || v_target)::regclass) > 0 THEN
                     EXECUTE format('TRUNCATE awa.%I', 'done_completions_' || v_target);
                 END IF;
-                IF awa._lock_slot_tables(v_rels, 0, false) IS NOT NULL THEN
+                -- NOWAIT only, for a tenth of the budget: holding the history's
+                -- lock out of order, prune must never wait in a lock queue (a
+                -- reader of both would be the victim of the cycle), and a late
+                -- job's finalizer waits for it at most that long.
+                IF awa._lock_slot_tables(v_rels, greatest(p_lock_timeout_ms / 10, 2), false, true) IS NOT NULL THEN
                     v_history := false;  -- given back (variables outlive the rollback)
                     v_rels := v_rels || ('done_completions_' || v_target);
                     RAISE EXCEPTION 'awa: prune history given back' USING ERRCODE = 'AW099';
