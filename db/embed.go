@@ -14,8 +14,11 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"testing/fstest"
 
 	"github.com/pressly/goose/v3"
+
+	"github.com/awa-queue/awa/internal/sqlschema"
 )
 
 // Migrations holds the goose SQL migrations (migrations/*.sql), embedded in the
@@ -31,6 +34,7 @@ var Migrations embed.FS
 // applied. It is awa's own: an application's goose migrations record theirs in
 // goose's default goose_db_version, and neither reads the other's versions
 // (with a shared table, awa saw the app's version 1 and installed nothing).
+// Another schema's install has its own (SchemaVersionTable).
 const VersionTable = "awa_goose_db_version"
 
 // Provider returns a goose Provider for the embedded migrations on sqlDB, a
@@ -40,12 +44,57 @@ const VersionTable = "awa_goose_db_version"
 // overrides VersionTable; WithStore cannot be combined with it).
 // Up installs the awa schema; DownTo(0) drops it.
 func Provider(sqlDB *sql.DB, opts ...goose.ProviderOption) (*goose.Provider, error) {
-	fsys, err := fs.Sub(Migrations, "migrations")
+	return SchemaProvider(sqlDB, DefaultSchema, opts...)
+}
+
+// DefaultSchema is the schema Provider installs into.
+const DefaultSchema = sqlschema.Default
+
+// SchemaProvider is Provider for an install in schema (1 to 12 characters of
+// [a-z0-9_], not starting with a digit or pg_; docs/releases.md, "Schema
+// name"): the migrations are read with the schema's name in place of awa,
+// and the versions are recorded in SchemaVersionTable(schema), so several
+// installs live side by side in one database, each upgraded on its own.
+func SchemaProvider(sqlDB *sql.DB, schema string, opts ...goose.ProviderOption) (*goose.Provider, error) {
+	fsys, err := SchemaMigrations(schema)
 	if err != nil {
 		return nil, err
 	}
-	opts = append([]goose.ProviderOption{goose.WithTableName(VersionTable)}, opts...)
+	opts = append([]goose.ProviderOption{goose.WithTableName(SchemaVersionTable(schema))}, opts...)
 	return goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, opts...)
+}
+
+// SchemaVersionTable is the goose version table of the install in schema:
+// VersionTable for awa, <schema>_goose_db_version for another.
+func SchemaVersionTable(schema string) string { return sqlschema.VersionTable(schema) }
+
+// SchemaMigrations returns the migrations (file names as in db/migrations)
+// for an install in schema, rewritten from the embedded ones.
+func SchemaMigrations(schema string) (fs.FS, error) {
+	if err := sqlschema.Check(schema); err != nil {
+		return nil, err
+	}
+	fsys, err := fs.Sub(Migrations, "migrations")
+	if err != nil || schema == DefaultSchema {
+		return fsys, err
+	}
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	out := fstest.MapFS{}
+	for _, e := range entries {
+		body, err := fs.ReadFile(fsys, e.Name())
+		if err != nil {
+			return nil, err
+		}
+		text, err := sqlschema.Rewrite(string(body), schema)
+		if err != nil {
+			return nil, fmt.Errorf("migration %s: %w", e.Name(), err)
+		}
+		out[e.Name()] = &fstest.MapFile{Data: []byte(text), Mode: 0o444}
+	}
+	return out, nil
 }
 
 // Releases holds the release markers (releases/vX.Y.Z, docs/releases.md): each

@@ -26,7 +26,7 @@ const PreviousSubstrateVersion = "0.1.0"
 // than 0.1.0) included, is an error wrapping ErrSubstrateVersion that names
 // both versions and what to do. Client.Start calls it first.
 func (d *Driver) CheckSubstrateVersion(ctx context.Context, db DBTX) (string, error) {
-	v, err := d.q.SubstrateVersion(ctx, db)
+	v, err := d.q.SubstrateVersion(ctx, d.on(db))
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.As(err, &pgErr) && (pgErr.Code == "42883" || pgErr.Code == "3F000"): // undefined function, no schema
