@@ -64,6 +64,10 @@ func SchemaProvider(sqlDB *sql.DB, schema string, opts ...goose.ProviderOption) 
 	return goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, opts...)
 }
 
+// ErrInvalidSchema is returned by SchemaProvider and SchemaMigrations for a
+// name no install can have.
+var ErrInvalidSchema = sqlschema.ErrInvalidName
+
 // SchemaVersionTable is the goose version table of the install in schema:
 // VersionTable for awa, <schema>_goose_db_version for another.
 func SchemaVersionTable(schema string) string { return sqlschema.VersionTable(schema) }
