@@ -9,7 +9,6 @@ package sqlschema
 import (
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"regexp"
 	"strconv"
 	"strings"
@@ -63,29 +62,20 @@ const (
 	lastLockKey     = defaultLockBase + 6
 )
 
-// LockKeyBase is the base of schema's advisory-lock class keys (key n of
-// awa._lock_key is base+n). For awa it is 0x41574100; for another schema a
-// hash of its name with the low 4 bits clear, never awa's. Two other schemas
-// may share a base (1 in 2^28): their locks then only contend, they never
-// exclude a lock of a different kind.
-func LockKeyBase(schema string) int32 {
-	if schema == Default {
-		return defaultLockBase
-	}
-	h := fnv.New32a()
-	h.Write([]byte("awa lock keys of schema " + schema))
-	base := int32(h.Sum32() &^ 0xF)
-	if base == defaultLockBase {
-		base ^= 0x10
-	}
-	return base
+// lockKey is class key n (1..6) of awa._lock_key for another schema: a
+// constant expression over the schema's name, which PostgreSQL folds when it
+// inlines awa._lock_key into the caller's plan (so it costs what the literal
+// costs). Two schemas share a class only when their hashes agree in all but
+// the low 4 bits (1 in 2^28): their locks then contend, nothing more.
+func lockKey(schema string, n int64) string {
+	return "(hashtext('lock keys of schema " + schema + "') & -16) + " + strconv.FormatInt(n, 10)
 }
 
 // Rewrite returns sql (a migration, an sql/ file or a query) for an install
 // in schema: each occurrence of the name awa in SQL text and in string
 // literals (dynamic SQL, regclass and regnamespace strings, channel prefixes)
 // is renamed by the rules of docs/releases.md, and the lock class keys of
-// awa._lock_key are moved to LockKeyBase(schema). Comments are kept as they
+// awa._lock_key become the schema's own. Comments are kept as they
 // are, and so is the "awa: " prefix of error messages. An occurrence no rule
 // covers (a new name starting with awa_) is an error, so a migration cannot
 // grow an unscoped name unnoticed. For schema awa it returns sql unchanged.
@@ -96,18 +86,39 @@ func Rewrite(sql, schema string) (string, error) {
 	if schema == Default {
 		return sql, nil
 	}
-	r := rewriter{schema: schema, base: LockKeyBase(schema)}
+	return rewriter{schema: schema, lockKey: func(n int64) string { return lockKey(schema, n) }}.run(sql)
+}
+
+// TemplateVar is the text/template variable Template writes for the schema.
+const TemplateVar = "$awa_schema"
+
+// Template returns sql as a Go text/template (tern's migrations) whose
+// variable TemplateVar holds the schema name: the same rules as Rewrite, with
+// {{$awa_schema}} for the name and, for the lock keys, the literal of awa or
+// the expression Rewrite writes. The template must define the variable
+// before its first use.
+func Template(sql string) (string, error) {
+	if strings.Contains(sql, "{{") || strings.Contains(sql, "}}") {
+		return "", errors.New("sqlschema: the SQL holds {{ or }}, which text/template would read")
+	}
+	v := "{{" + TemplateVar + "}}"
+	return rewriter{schema: v, lockKey: func(n int64) string {
+		return fmt.Sprintf(`{{if eq %s "awa"}}%d{{else}}%s{{end}}`, TemplateVar, defaultLockBase+n, lockKey(v, n))
+	}}.run(sql)
+}
+
+type rewriter struct {
+	schema  string
+	lockKey func(n int64) string
+}
+
+func (r rewriter) run(sql string) (string, error) {
 	var b strings.Builder
 	b.Grow(len(sql) + len(sql)/16)
 	if err := r.code(&b, sql); err != nil {
 		return "", err
 	}
 	return b.String(), nil
-}
-
-type rewriter struct {
-	schema string
-	base   int32
 }
 
 // suffixes are the names built on the schema name: <schema>_<suffix>.
@@ -240,7 +251,7 @@ func (r rewriter) word(b *strings.Builder, w, rest string, inString bool) error 
 		return fmt.Errorf("sqlschema: no rule for the name %q (say in internal/sqlschema how it is scoped)", w)
 	case !inString && len(w) == 10 && w[0] == '1':
 		if n, err := strconv.ParseInt(w, 10, 64); err == nil && n >= firstLockKey && n <= lastLockKey {
-			b.WriteString(strconv.FormatInt(int64(r.base)+n-defaultLockBase, 10))
+			b.WriteString(r.lockKey(n - defaultLockBase))
 			return nil
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -29,7 +28,7 @@ func TestRewriteRenamesEachKindOfOccurrence(t *testing.T) {
 		{"other words kept", "SELECT awaited, aware FROM t", "SELECT awaited, aware FROM t"},
 		{"E string", `E'awa.\'x' || 'awa'`, `E'jobs_b.\'x' || 'jobs_b'`},
 		{"lock keys", "WHEN 'ring' THEN 1096237315 WHEN 'x' THEN 1096237319",
-			"WHEN 'ring' THEN " + strconv.Itoa(int(LockKeyBase("jobs_b"))+3) + " WHEN 'x' THEN 1096237319"},
+			"WHEN 'ring' THEN (hashtext('lock keys of schema jobs_b') & -16) + 3 WHEN 'x' THEN 1096237319"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Rewrite(tc.in, "jobs_b")
@@ -79,20 +78,16 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-func TestLockKeyBasesDiffer(t *testing.T) {
-	seen := map[int32]string{LockKeyBase(Default): Default}
-	if LockKeyBase(Default) != 0x41574100 {
-		t.Fatalf("awa's lock key base moved: %#x", LockKeyBase(Default))
+func TestTemplateWritesTheSchemaVariable(t *testing.T) {
+	got, err := Template("SELECT awa.f('awa:', 'awa: x'), 1096237313 FROM awa_job_stage")
+	want := `SELECT {{$awa_schema}}.f('{{$awa_schema}}:', 'awa: x'), ` +
+		`{{if eq $awa_schema "awa"}}1096237313{{else}}(hashtext('lock keys of schema {{$awa_schema}}') & -16) + 1{{end}} ` +
+		`FROM {{$awa_schema}}_job_stage`
+	if err != nil || got != want {
+		t.Errorf("Template = %q, %v\nwant %q", got, err, want)
 	}
-	for _, s := range []string{"jobs_b", "jobs_c", "tenant_1", "tenant_2", "q"} {
-		b := LockKeyBase(s)
-		if b&0xF != 0 {
-			t.Errorf("base of %s has low bits set: %#x", s, b)
-		}
-		if other, dup := seen[b]; dup {
-			t.Errorf("%s and %s share the lock key base %#x", s, other, b)
-		}
-		seen[b] = s
+	if _, err := Template("SELECT '{{'"); err == nil {
+		t.Error("Template of SQL holding {{: no error")
 	}
 }
 
