@@ -101,6 +101,18 @@ func SchemaMigrations(schema string) (fs.FS, error) {
 	return out, nil
 }
 
+// Tern holds the same migrations for tern (github.com/jackc/tern/v2), written
+// by `make generate` (tern/*.sql): text/templates whose data value awa_schema
+// names the schema (default awa). TernMigrations returns them for
+// migrate.Migrator.LoadMigrations; docs/releases.md, "tern".
+//
+//go:embed tern/*.sql
+var Tern embed.FS
+
+// TernMigrations returns the tern migrations with the paths tern expects
+// (00001_awa_substrate.sql, ...).
+func TernMigrations() (fs.FS, error) { return fs.Sub(Tern, "tern") }
+
 // Releases holds the release markers (releases/vX.Y.Z, docs/releases.md): each
 // lists the migrations that install its release, frozen byte for byte.
 //
