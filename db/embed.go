@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
-	"testing/fstest"
 
 	"github.com/pressly/goose/v3"
 
@@ -75,30 +74,11 @@ func SchemaVersionTable(schema string) string { return sqlschema.VersionTable(sc
 // SchemaMigrations returns the migrations (file names as in db/migrations)
 // for an install in schema, rewritten from the embedded ones.
 func SchemaMigrations(schema string) (fs.FS, error) {
-	if err := sqlschema.Check(schema); err != nil {
-		return nil, err
-	}
 	fsys, err := fs.Sub(Migrations, "migrations")
-	if err != nil || schema == DefaultSchema {
-		return fsys, err
-	}
-	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return nil, err
 	}
-	out := fstest.MapFS{}
-	for _, e := range entries {
-		body, err := fs.ReadFile(fsys, e.Name())
-		if err != nil {
-			return nil, err
-		}
-		text, err := sqlschema.Rewrite(string(body), schema)
-		if err != nil {
-			return nil, fmt.Errorf("migration %s: %w", e.Name(), err)
-		}
-		out[e.Name()] = &fstest.MapFile{Data: []byte(text), Mode: 0o444}
-	}
-	return out, nil
+	return sqlschema.FS(fsys, schema)
 }
 
 // Tern holds the same migrations for tern (github.com/jackc/tern/v2), written

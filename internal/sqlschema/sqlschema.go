@@ -9,9 +9,11 @@ package sqlschema
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strconv"
 	"strings"
+	"testing/fstest"
 )
 
 // Default is the schema awa installs into unless told otherwise.
@@ -87,6 +89,34 @@ func Rewrite(sql, schema string) (string, error) {
 		return sql, nil
 	}
 	return rewriter{schema: schema, lockKey: func(n int64) string { return lockKey(schema, n) }}.run(sql)
+}
+
+// FS returns the *.sql files at the top of fsys rewritten for schema (fsys
+// itself for awa).
+func FS(fsys fs.FS, schema string) (fs.FS, error) {
+	if err := Check(schema); err != nil {
+		return nil, err
+	}
+	if schema == Default {
+		return fsys, nil
+	}
+	names, err := fs.Glob(fsys, "*.sql")
+	if err != nil {
+		return nil, err
+	}
+	out := fstest.MapFS{}
+	for _, name := range names {
+		body, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		text, err := Rewrite(string(body), schema)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		out[name] = &fstest.MapFile{Data: []byte(text), Mode: 0o444}
+	}
+	return out, nil
 }
 
 // TemplateVar is the text/template variable Template writes for the schema.

@@ -14,6 +14,7 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/awa-queue/awa/db"
+	"github.com/awa-queue/awa/internal/sqlschema"
 )
 
 func main() {
@@ -56,10 +58,11 @@ func run(dsn, dir, schema string, verbose bool, args []string) error {
 	opts := []goose.ProviderOption{goose.WithVerbose(verbose)}
 	var p *goose.Provider
 	if dir != "" {
-		if schema != db.DefaultSchema {
-			return fmt.Errorf("-dir reads the migrations as they are: it takes no -schema")
+		var fsys fs.FS
+		if fsys, err = sqlschema.FS(os.DirFS(dir), schema); err != nil {
+			return err
 		}
-		p, err = goose.NewProvider(goose.DialectPostgres, sqlDB, os.DirFS(dir), append(opts, goose.WithTableName(db.VersionTable))...)
+		p, err = goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, append(opts, goose.WithTableName(db.SchemaVersionTable(schema)))...)
 	} else {
 		p, err = db.SchemaProvider(sqlDB, schema, opts...)
 	}
