@@ -41,6 +41,16 @@ func twoSchemaDB(t *testing.T) *pgxpool.Pool {
 	return pool
 }
 
+// otherDriver is a Driver for otherSchema.
+func otherDriver(t *testing.T) *driver.Driver {
+	t.Helper()
+	d, err := driver.NewSchema(otherSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 type sideArgs struct {
 	Schema string `json:"schema"`
 	N      int    `json:"n"`
@@ -184,9 +194,9 @@ func TestSchemasSideBySideNotifyOnlyTheirOwnListeners(t *testing.T) {
 		listeners[s] = c
 	}
 	for _, into := range []string{otherSchema, driver.DefaultSchema} {
-		d, err := driver.NewSchema(into)
-		if err != nil {
-			t.Fatal(err)
+		d := driver.New()
+		if into == otherSchema {
+			d = otherDriver(t)
 		}
 		if _, err := d.Insert(ctx, pool, driver.InsertParams{Kind: "side", Args: []byte(`{}`)}); err != nil {
 			t.Fatal(err)
@@ -216,11 +226,7 @@ func TestSchemasSideBySideNotifyOnlyTheirOwnListeners(t *testing.T) {
 func TestSchemasSideBySideRingsAndLocksAreIndependent(t *testing.T) {
 	ctx := pgtest.Context(t, time.Minute)
 	pool := twoSchemaDB(t)
-	da := driver.New()
-	db, err := driver.NewSchema(otherSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
+	da, db := driver.New(), otherDriver(t)
 	for _, d := range []*driver.Driver{da, db} {
 		if _, err := d.Insert(ctx, pool, driver.InsertParams{Kind: "side", Args: []byte(`{}`)}); err != nil {
 			t.Fatal(err)
@@ -299,10 +305,7 @@ func TestSchemasSideBySideRolesAndStagesAreSeparate(t *testing.T) {
 			t.Errorf("%s may execute %s.insert_job: %v, want %v", tc.role, tc.schema, got, tc.want)
 		}
 	}
-	db, err := driver.NewSchema(otherSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := otherDriver(t)
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
