@@ -188,6 +188,47 @@ BEGIN
 END;
 $$;
 
+-- signature changed since v0.1.0: sql/functions/_carry_running.sql
+DROP FUNCTION {{$awa_schema}}._carry_running(p_from int, p_to int);
+
+-- changed since v0.1.0: sql/functions/_carry_running.sql
+CREATE FUNCTION {{$awa_schema}}._carry_running(p_from int, p_to int, p_candidates bigint[])
+RETURNS int
+LANGUAGE plpgsql
+SET jit = off
+AS $$
+DECLARE
+    v_ids bigint[];
+BEGIN
+    v_ids := ARRAY(SELECT b.batch_id FROM {{$awa_schema}}.claim_batches b
+                   WHERE b.batch_id = ANY (p_candidates) AND b.ready_slot = p_from AND NOT {{$awa_schema}}._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+                   ORDER BY b.batch_id);
+    IF cardinality(v_ids) = 0 THEN
+        RETURN 0;
+    END IF;
+    FOR i IN 1 .. cardinality(v_ids) LOOP
+        IF NOT pg_try_advisory_xact_lock({{$awa_schema}}._lock_key('claim_batch'), {{$awa_schema}}._lock_claim_batch_id(v_ids[i])) THEN
+            RETURN NULL;
+        END IF;
+    END LOOP;
+
+    -- Statements of their own after the locks: a closure committed meanwhile
+    -- is seen, and that item is not copied.
+    INSERT INTO {{$awa_schema}}.ready_entries (
+        ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+        queue, kind, args, tags, metadata, errors, created_at, run_at)
+    SELECT p_to, r.lane_id, r.lane_seq, r.job_id, r.run_lease, r.attempt, r.max_attempts, r.priority,
+           r.queue, r.kind, r.args, r.tags, r.metadata, r.errors, r.created_at, r.run_at
+    FROM {{$awa_schema}}._open_receipts o
+    JOIN {{$awa_schema}}.ready_entries r ON r.ready_slot = p_from AND r.lane_id = o.lane_id AND r.lane_seq = o.lane_seq
+    WHERE o.batch_id = ANY (v_ids) AND o.ready_slot = p_from;
+
+    UPDATE {{$awa_schema}}.claim_batches b SET ready_slot = p_to
+    WHERE b.batch_id = ANY (v_ids) AND b.ready_slot = p_from;
+    RETURN cardinality(v_ids);
+END;
+$$;
+
 -- new since v0.1.0: sql/functions/_claimers_behind.sql
 CREATE FUNCTION {{$awa_schema}}._claimers_behind(p_queue_slot int, p_lane int, p_before bigint)
 RETURNS boolean
@@ -1138,9 +1179,10 @@ DECLARE
     v_stalled boolean;
     v_old     text := current_setting('lock_timeout');
     v_moved   int := 0;
-    v_rest    int;
+    v_rest    int := 0;
     v_urgent  boolean;
     v_runs    int := 0;
+    v_open    bigint[] := '{}';
 BEGIN
     PERFORM {{$awa_schema}}._require_read_committed('{{$awa_schema}}.prune_ring');
     v_slots := {{$awa_schema}}._ring_slot_count(p_ring);
@@ -1193,8 +1235,16 @@ BEGIN
     -- under them.
     IF p_ring <> 'cursor' THEN
         BEGIN
-            SELECT {{$awa_schema}}._slot_live_reason(p_ring, v_target, true, v_urgent), {{$awa_schema}}._slot_fingerprint(p_ring, v_target)
-            INTO v_reason, v_print;
+            -- With the fingerprint, in its snapshot: the claim batches drawn
+            -- from a queue slot the next rotation needs that are still open,
+            -- the only ones the carry under the locks has to look at.
+            SELECT {{$awa_schema}}._slot_live_reason(p_ring, v_target, true, v_urgent), {{$awa_schema}}._slot_fingerprint(p_ring, v_target),
+                   CASE WHEN p_ring = 'queue' AND v_urgent THEN
+                       ARRAY(SELECT b.batch_id FROM {{$awa_schema}}.claim_batches b
+                             WHERE b.ready_slot = v_target
+                               AND NOT {{$awa_schema}}._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids)))
+                   END
+            INTO v_reason, v_print, v_open;
             RAISE EXCEPTION 'awa: prune proof done' USING ERRCODE = 'AW099';
         EXCEPTION WHEN SQLSTATE 'AW099' THEN
             NULL;
@@ -1261,16 +1311,22 @@ BEGIN
         RETURN;
     END IF;
 
+    -- Under the locks, the hot path waits: only the work the fingerprint
+    -- leaves. Its third entry per lane is the lane's first position in the
+    -- slot above the cursor (-1: none), so without one nothing is available
+    -- to carry; running jobs can only be in batches the proof saw open.
     IF p_ring = 'queue' THEN
-        SELECT c.moved, c.remaining INTO v_moved, v_rest FROM {{$awa_schema}}._carry_ready(v_target, v_current, p_carry_limit) AS c;
+        IF EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k) WHERE u.k % 3 = 0 AND u.v <> -1) THEN
+            SELECT c.moved, c.remaining INTO v_moved, v_rest FROM {{$awa_schema}}._carry_ready(v_target, v_current, p_carry_limit) AS c;
+        END IF;
         IF v_rest > 0 THEN
             RETURN QUERY SELECT p_ring, 'prune', 'carried', v_target, v_gen,
                                 format('moved %s available jobs to slot %s, %s%s remain', v_moved, v_current,
                                        CASE WHEN v_rest = p_carry_limit THEN 'at least ' ELSE '' END, v_rest);
             RETURN;
         END IF;
-        IF v_urgent THEN
-            v_runs := {{$awa_schema}}._carry_running(v_target, v_current);
+        IF v_urgent AND cardinality(v_open) > 0 THEN
+            v_runs := {{$awa_schema}}._carry_running(v_target, v_current, v_open);
             IF v_runs IS NULL THEN
                 RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
                                     format('a closer holds the lock of a claim batch drawn from slot %s', v_target);
@@ -1296,8 +1352,15 @@ BEGIN
                           WHERE o.lane_id = s.lane_id AND o.claim_seq >= s.claim_seq AND o.cursor_slot <> v_target);
     END IF;
 
-    EXECUTE 'TRUNCATE ' || (SELECT string_agg(format('{{$awa_schema}}.%I', t || '_' || v_target), ', ')
-                             FROM unnest({{$awa_schema}}._ring_tables(p_ring)) AS t);
+    -- Only the tables that hold pages (nothing can add any under the locks):
+    -- each truncated table and index costs a new file, and each btree an
+    -- fsync, while the hot path waits.
+    v_rel := (SELECT string_agg(format('{{$awa_schema}}.%I', t || '_' || v_target), ', ')
+              FROM unnest({{$awa_schema}}._ring_tables(p_ring)) AS t
+              WHERE pg_relation_size(format('{{$awa_schema}}.%I', t || '_' || v_target)::regclass) > 0);
+    IF v_rel IS NOT NULL THEN
+        EXECUTE 'TRUNCATE ' || v_rel;
+    END IF;
 
     RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target)
         || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END
