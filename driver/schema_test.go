@@ -220,9 +220,9 @@ func TestSchemasSideBySideNotifyOnlyTheirOwnListeners(t *testing.T) {
 	}
 }
 
-// Advisory locks are scoped by schema: a rotate of a ring of one install is
-// not stopped by the same ring's lock held in the other, and it rotates and
-// prunes that install's ring alone.
+// Advisory locks are scoped by schema: a rotate or prune of a ring of one
+// install is not stopped by the same ring's lock held in the other, and it
+// rotates and prunes that install's ring alone.
 func TestSchemasSideBySideRingsAndLocksAreIndependent(t *testing.T) {
 	ctx := pgtest.Context(t, time.Minute)
 	pool := twoSchemaDB(t)
@@ -262,6 +262,28 @@ func TestSchemasSideBySideRingsAndLocksAreIndependent(t *testing.T) {
 	}
 	if got := outcome(db); got != "rotated" {
 		t.Errorf("rotate in %s while awa's ring lock is held: %s, want rotated", otherSchema, got)
+	}
+	prune := func(d *driver.Driver) string {
+		t.Helper()
+		out, err := d.PruneRing(ctx, pool, driver.RingQueue, time.Second, 0, 1000)
+		if err != nil || len(out) == 0 {
+			t.Fatalf("prune in %s: %v %+v", d.Schema(), err, out)
+		}
+		return out[len(out)-1].Outcome
+	}
+	if got := prune(da); got != "skipped_locked" {
+		t.Errorf("prune in awa while awa's ring lock is held: %s, want skipped_locked", got)
+	}
+	// otherSchema's sealed slot holds its available job: the prune moves it
+	// to the current slot and truncates the sealed one.
+	if got := prune(db); got != "pruned" {
+		t.Errorf("prune in %s while awa's ring lock is held: %s, want pruned", otherSchema, got)
+	}
+	for _, d := range []*driver.Driver{da, db} {
+		counts, err := d.QueueCounts(ctx, pool, "default")
+		if err != nil || len(counts) != 1 || counts[0].Available != 1 {
+			t.Errorf("schema %s after the rotate and prune: counts %+v (%v), want its one job available", d.Schema(), counts, err)
+		}
 	}
 	if err := holder.Rollback(ctx); err != nil {
 		t.Fatal(err)
