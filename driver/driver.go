@@ -64,7 +64,7 @@ const (
 type Driver struct {
 	q dbsqlc.Queries
 	// schema is nil for schema awa, whose queries run as generated.
-	schema *schemaSQL
+	schema *sqlschema.Queries
 }
 
 // New returns a Driver for schema awa.

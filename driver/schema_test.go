@@ -2,7 +2,6 @@ package driver_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -11,9 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver goose runs on
 
-	"github.com/awa-queue/awa/db"
 	"github.com/awa-queue/awa/driver"
 	"github.com/awa-queue/awa/internal/pgtest"
 )
@@ -26,18 +23,7 @@ const otherSchema = "jobs_b"
 func twoSchemaDB(t *testing.T) *pgxpool.Pool {
 	t.Helper()
 	pool := pgtest.NewDB(t)
-	sqlDB, err := sql.Open("pgx", pool.Config().ConnString())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sqlDB.Close()
-	p, err := db.SchemaProvider(sqlDB, otherSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Up(pgtest.Context(t, time.Minute)); err != nil {
-		t.Fatalf("install schema %s: %v", otherSchema, err)
-	}
+	pgtest.InstallSchema(t, pool.Config().ConnString(), otherSchema)
 	return pool
 }
 
