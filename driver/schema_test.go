@@ -2,8 +2,11 @@ package driver_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -346,7 +349,73 @@ func TestConfigSchemaIsChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Start(ctx); !errors.Is(err, driver.ErrSubstrateVersion) {
-		t.Errorf("Start on a schema that is not installed: %v, want ErrSubstrateVersion", err)
+	if err := c.Start(ctx); !errors.Is(err, driver.ErrSubstrateVersion) ||
+		!strings.Contains(err.Error(), "schema not_there is not installed") || !strings.Contains(err.Error(), "awa migrate up -schema not_there") {
+		t.Errorf("Start on a schema that is not installed: %v, want ErrSubstrateVersion naming the schema and the command", err)
 	}
+}
+
+// A client of otherSchema checks its maintenance rights on otherSchema's
+// routines and names otherSchema's admin role: a member of otherSchema's
+// worker and admin roles leads its maintenance, a member of its worker role
+// alone, or of schema awa's roles, is refused at Start.
+func TestSchemaClientChecksItsOwnSchemasMaintenancePrivileges(t *testing.T) {
+	ctx := pgtest.Context(t, time.Minute)
+	pool := twoSchemaDB(t)
+	server, dbName := pgtest.DSN(t), pool.Config().ConnConfig.Database
+	var rnd [4]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		t.Fatal(err)
+	}
+	suffix := hex.EncodeToString(rnd[:])
+	logins := map[string]string{
+		"awa_t_bworker_" + suffix:     otherSchema + "_worker",
+		"awa_t_bmaintainer_" + suffix: otherSchema + "_worker, " + otherSchema + "_admin",
+		"awa_t_amaintainer_" + suffix: "awa_worker, awa_admin",
+	}
+	t.Cleanup(func() {
+		for login := range logins {
+			if _, err := pool.Exec(context.Background(), "DROP ROLE IF EXISTS "+login); err != nil {
+				t.Errorf("drop role %s: %v", login, err)
+			}
+		}
+	})
+	for login, roles := range logins {
+		if _, err := pool.Exec(ctx, "CREATE ROLE "+login+" LOGIN IN ROLE "+roles); err != nil {
+			t.Fatal(err)
+		}
+	}
+	workers, _ := countingWorkers[sideArgs]()
+	config := func(name string) *driver.Config {
+		log, _ := testLogger(t, name)
+		return workConfig("default", 1, workers, log, &driver.Config{Schema: otherSchema})
+	}
+	start := func(login string) error {
+		t.Helper()
+		c, err := driver.NewClient(loginPool(t, server, dbName, login), config(login))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err = c.Start(ctx); err == nil {
+			_ = c.StopAndCancel(ctx)
+		}
+		return err
+	}
+	err := start("awa_t_bworker_" + suffix)
+	if !errors.Is(err, driver.ErrMaintenancePrivileges) {
+		t.Fatalf("Start in %s as a member of its worker role alone: %v, want ErrMaintenancePrivileges", otherSchema, err)
+	}
+	for _, want := range []string{otherSchema + ".acquire_leader_lease(", "grant it " + otherSchema + "_admin"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	// Schema awa's roles give nothing in otherSchema, not even its version.
+	if err := start("awa_t_amaintainer_" + suffix); err == nil || !strings.Contains(err.Error(), "permission denied for schema "+otherSchema) {
+		t.Errorf("Start in %s as a member of awa's roles: %v, want permission denied", otherSchema, err)
+	}
+	c := startClient(t, loginPool(t, server, dbName, "awa_t_bmaintainer_"+suffix), config("maintainer"))
+	waitFor(t, 30*time.Second, "the member of the schema's worker and admin roles leads its maintenance", func() (bool, string) {
+		return c.IsLeader(), "not leader"
+	})
 }
