@@ -288,6 +288,54 @@ BEGIN
 END;
 $$;
 
+-- new since v0.1.0: sql/functions/_lock_slot_tables.sql
+CREATE FUNCTION {{$awa_schema}}._lock_slot_tables(p_rels text[], p_lock_timeout_ms int, p_stalled boolean)
+RETURNS text
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_until   timestamptz := clock_timestamp() + make_interval(secs => p_lock_timeout_ms / 1000.0);
+    v_queue_at timestamptz;
+    v_step    interval := make_interval(secs => CASE WHEN p_stalled THEN p_lock_timeout_ms
+                                                     ELSE greatest(p_lock_timeout_ms / 10, 2) END / 1000.0);
+    v_wait    boolean;
+    v_attempt_end timestamptz;
+    v_left    int;
+    v_rel     text;
+    v_cycle   boolean := false;
+    v_old     text := current_setting('lock_timeout');
+BEGIN
+    v_queue_at := v_until - make_interval(secs => greatest(CASE WHEN p_stalled THEN p_lock_timeout_ms - 1
+                                                               ELSE p_lock_timeout_ms * 2 / 5 END, 1) / 1000.0);
+    LOOP
+        v_wait := clock_timestamp() >= v_queue_at;
+        v_attempt_end := least(v_until, clock_timestamp() + v_step);
+        BEGIN
+            FOREACH v_rel IN ARRAY p_rels LOOP
+                v_left := ceil(extract(epoch FROM v_attempt_end - clock_timestamp()) * 1000)::int;
+                IF v_wait AND v_left >= 1 THEN
+                    PERFORM set_config('lock_timeout', v_left || 'ms', true);
+                END IF;
+                EXECUTE format('LOCK TABLE {{$awa_schema}}.%I IN %s MODE%s', v_rel,
+                               CASE WHEN v_rel = 'cursor_marks' THEN 'ACCESS SHARE' ELSE 'ACCESS EXCLUSIVE' END,
+                               CASE WHEN v_wait AND v_left >= 1 THEN '' ELSE ' NOWAIT' END);
+            END LOOP;
+            IF v_wait THEN
+                PERFORM set_config('lock_timeout', v_old, true);
+            END IF;
+            RETURN NULL;
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+            v_cycle := SQLSTATE = '40P01';  -- the subtransaction released its locks and lock_timeout
+        END;
+        IF clock_timestamp() >= v_until THEN
+            RETURN format('{{$awa_schema}}.%s not free within %s ms', v_rel, p_lock_timeout_ms)
+                   || CASE WHEN v_cycle THEN ' (its wait closed a lock cycle)' ELSE '' END;
+        END IF;
+        PERFORM pg_sleep(least(0.001, greatest(extract(epoch FROM v_until - clock_timestamp()), 0)));
+    END LOOP;
+END;
+$$;
+
 -- new since v0.1.0: sql/functions/_require_between.sql
 CREATE FUNCTION {{$awa_schema}}._require_between(p_name text, p_value anycompatible, p_min anycompatible, p_max anycompatible,
                                      p_errcode text DEFAULT 'AW010', p_range text DEFAULT NULL)
@@ -1169,20 +1217,15 @@ DECLARE
     v_rel     text;
     v_rels    text[];
     v_print   int8[];
-    v_until   timestamptz;
-    v_queue_at timestamptz;
-    v_wait    boolean;
-    v_step    interval;
-    v_attempt_end timestamptz;
-    v_left    int;
-    v_cycle   boolean := false;
     v_stalled boolean;
-    v_old     text := current_setting('lock_timeout');
     v_moved   int := 0;
     v_rest    int := 0;
     v_urgent  boolean;
     v_runs    int := 0;
     v_open    bigint[] := '{}';
+    v_history boolean;
+    v_detail  text;
+    v_changed boolean;
 BEGIN
     PERFORM {{$awa_schema}}._require_read_committed('{{$awa_schema}}.prune_ring');
     v_slots := {{$awa_schema}}._ring_slot_count(p_ring);
@@ -1257,55 +1300,62 @@ BEGIN
 
     -- Queue for the locks only late and briefly: while a request for ACCESS
     -- EXCLUSIVE waits, every claim and producer that reads the ring queues
-    -- behind it. So attempts take every lock with NOWAIT (all or none: a
-    -- failed attempt's subtransaction releases what it took), 1 ms apart.
-    -- Under sustained load some transaction always holds a share lock on the
-    -- slot, and NOWAIT alone almost never wins: the last two fifths of the
-    -- budget are waiting attempts of a tenth of it each (at least 2 ms), 1 ms
-    -- apart, whose queued request lets the holders finish while newcomers wait
-    -- behind it at most that tenth; when the ring is stalled, everything after
-    -- the first 1 ms is one waiting attempt. Each lock_timeout is set inside
-    -- the attempt's subtransaction and restored before it ends.
-    -- The queue ring reads the cursor under its exclusive locks (fingerprint,
-    -- carry): it takes the cursor ring's share lock first, the order claims
-    -- take them in.
+    -- behind it (the policy: awa._lock_slot_tables). The queue ring reads the
+    -- cursor under its exclusive locks (fingerprint, carry): it takes the
+    -- cursor ring's share lock first, the order claims take them in.
+    -- A queue slot with nothing to carry (no position above a cursor, no
+    -- open claim drawn from it) first drops its completion history alone,
+    -- under its own lock, which no claim reads and no finalizer can want
+    -- (none can complete a job drawn from the slot): the claims' wait
+    -- below is then the ready tables' TRUNCATE only. A slot that changed
+    -- meanwhile keeps everything.
+    v_history := p_ring = 'queue' AND coalesce(cardinality(v_open), 0) = 0
+                 AND NOT EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k)
+                                 WHERE u.k % 3 = 0 AND u.v <> -1);
     v_rels := CASE WHEN p_ring = 'queue' THEN ARRAY['cursor_marks'] ELSE '{}' END
-              || ARRAY(SELECT t || '_' || v_target FROM unnest({{$awa_schema}}._ring_tables(p_ring)) AS t);
-    v_until := clock_timestamp() + make_interval(secs => p_lock_timeout_ms / 1000.0);
-    v_queue_at := v_until - make_interval(secs => greatest(CASE WHEN v_stalled THEN p_lock_timeout_ms - 1
-                                                               ELSE p_lock_timeout_ms * 2 / 5 END, 1) / 1000.0);
-    v_step := make_interval(secs => CASE WHEN v_stalled THEN p_lock_timeout_ms
-                                         ELSE greatest(p_lock_timeout_ms / 10, 2) END / 1000.0);
-    LOOP
-        v_wait := clock_timestamp() >= v_queue_at;
-        v_attempt_end := least(v_until, clock_timestamp() + v_step);
-        BEGIN
-            FOREACH v_rel IN ARRAY v_rels LOOP
-                v_left := ceil(extract(epoch FROM v_attempt_end - clock_timestamp()) * 1000)::int;
-                IF v_wait AND v_left >= 1 THEN
-                    PERFORM set_config('lock_timeout', v_left || 'ms', true);
-                END IF;
-                EXECUTE format('LOCK TABLE {{$awa_schema}}.%I IN %s MODE%s', v_rel,
-                               CASE WHEN v_rel = 'cursor_marks' THEN 'ACCESS SHARE' ELSE 'ACCESS EXCLUSIVE' END,
-                               CASE WHEN v_wait AND v_left >= 1 THEN '' ELSE ' NOWAIT' END);
-            END LOOP;
-            IF v_wait THEN
-                PERFORM set_config('lock_timeout', v_old, true);
+              || ARRAY(SELECT t || '_' || v_target FROM unnest({{$awa_schema}}._ring_tables(p_ring)) AS t
+                       WHERE NOT (v_history AND t = 'done_completions'));
+    -- One subtransaction for both steps: a prune that ends skipped_blocked or
+    -- skipped_live keeps nothing it did and holds no lock (AW099 never leaves
+    -- this block).
+    BEGIN
+        IF v_history THEN
+            v_detail := {{$awa_schema}}._lock_slot_tables(ARRAY['done_completions_' || v_target], p_lock_timeout_ms, v_stalled);
+            IF v_detail IS NOT NULL THEN
+                RAISE EXCEPTION 'awa: prune blocked' USING ERRCODE = 'AW099';
             END IF;
-            EXIT;
-        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
-            v_cycle := SQLSTATE = '40P01';  -- the subtransaction released its locks and lock_timeout
-        END;
-        IF clock_timestamp() >= v_until THEN
-            RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen,
-                                format('{{$awa_schema}}.%s not free within %s ms', v_rel, p_lock_timeout_ms)
-                                || CASE WHEN v_cycle THEN ' (its wait closed a lock cycle)' ELSE '' END;
-            RETURN;
+            -- Compared in a subtransaction rolled back at once, as the proof
+            -- is: its share locks on the cursor ring must not last while the
+            -- ready tables' attempts retry (a cursor-ring prune would starve).
+            BEGIN
+                v_changed := {{$awa_schema}}._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print;
+                RAISE EXCEPTION 'awa: prune check done' USING ERRCODE = 'AW099';
+            EXCEPTION WHEN SQLSTATE 'AW099' THEN
+                NULL;
+            END;
+            IF v_changed THEN
+                RAISE EXCEPTION 'awa: prune slot changed' USING ERRCODE = 'AW099';
+            END IF;
+            IF pg_relation_size(format('{{$awa_schema}}.%I', 'done_completions_' || v_target)::regclass) > 0 THEN
+                EXECUTE format('TRUNCATE {{$awa_schema}}.%I', 'done_completions_' || v_target);
+            END IF;
         END IF;
-        PERFORM pg_sleep(least(0.001, greatest(extract(epoch FROM v_until - clock_timestamp()), 0)));
-    END LOOP;
-
-    IF p_ring <> 'cursor' AND {{$awa_schema}}._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print THEN
+        v_detail := {{$awa_schema}}._lock_slot_tables(v_rels, p_lock_timeout_ms, v_stalled);
+        IF v_detail IS NOT NULL THEN
+            RAISE EXCEPTION 'awa: prune blocked' USING ERRCODE = 'AW099';
+        END IF;
+        v_changed := p_ring <> 'cursor' AND {{$awa_schema}}._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print;
+        IF v_changed THEN
+            RAISE EXCEPTION 'awa: prune slot changed' USING ERRCODE = 'AW099';
+        END IF;
+    EXCEPTION WHEN SQLSTATE 'AW099' THEN
+        NULL;
+    END;
+    IF v_detail IS NOT NULL THEN
+        RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen, v_detail;
+        RETURN;
+    END IF;
+    IF v_changed THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
                             format('slot %s changed while prune waited for its locks (seen under lock)', v_target);
         RETURN;
@@ -1355,9 +1405,9 @@ BEGIN
     -- Only the tables that hold pages (nothing can add any under the locks):
     -- each truncated table and index costs a new file, and each btree an
     -- fsync, while the hot path waits.
-    v_rel := (SELECT string_agg(format('{{$awa_schema}}.%I', t || '_' || v_target), ', ')
-              FROM unnest({{$awa_schema}}._ring_tables(p_ring)) AS t
-              WHERE pg_relation_size(format('{{$awa_schema}}.%I', t || '_' || v_target)::regclass) > 0);
+    v_rel := (SELECT string_agg(format('{{$awa_schema}}.%I', t), ', ')
+              FROM unnest(v_rels) AS t
+              WHERE t <> 'cursor_marks' AND pg_relation_size(format('{{$awa_schema}}.%I', t)::regclass) > 0);
     IF v_rel IS NOT NULL THEN
         EXECUTE 'TRUNCATE ' || v_rel;
     END IF;
