@@ -157,7 +157,7 @@ func interval(d time.Duration) pgtype.Interval {
 // are gone (failed or cancelled jobs the queue ring no longer holds) and
 // returns how many it deleted.
 func (d *Driver) CleanupAttemptState(ctx context.Context, db DBTX, max int) (int, error) {
-	rows, err := d.q.CleanupAttemptState(ctx, db, int32(max))
+	rows, err := d.q.CleanupAttemptState(ctx, d.on(db), int32(max))
 	if err != nil {
 		return 0, fmt.Errorf("cleanup attempt state: %w", mapError(err))
 	}
