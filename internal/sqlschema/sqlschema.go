@@ -57,14 +57,16 @@ func ChannelPrefix(schema string) string { return schema + ":" }
 func JobStage(schema string) string { return schema + "_job_stage" }
 
 // The advisory-lock class keys of awa._lock_key for schema awa: the first key
-// of PostgreSQL's two-key advisory locks, 0x41574101 ("AWA" 01) onwards.
+// of PostgreSQL's two-key advisory locks, 0x41574101 ("AWA" 01) onwards. The
+// low 4 bits number the classes, so a class added later (up to 15) is
+// rewritten too.
 const (
 	defaultLockBase = 0x41574100
 	firstLockKey    = defaultLockBase + 1
-	lastLockKey     = defaultLockBase + 6
+	lastLockKey     = defaultLockBase + 15
 )
 
-// lockKey is class key n (1..6) of awa._lock_key for another schema: a
+// lockKey is class key n (1..15) of awa._lock_key for another schema: a
 // constant expression over the schema's name, which PostgreSQL folds when it
 // inlines awa._lock_key into the caller's plan (so it costs what the literal
 // costs). Two schemas share a class only when their hashes agree in all but

@@ -27,8 +27,9 @@ func TestRewriteRenamesEachKindOfOccurrence(t *testing.T) {
 		{"comments kept", "-- awa.jobs\n/* awa_x /* awa */ */ awa.f()", "-- awa.jobs\n/* awa_x /* awa */ */ jobs_b.f()"},
 		{"other words kept", "SELECT awaited, aware FROM t", "SELECT awaited, aware FROM t"},
 		{"E string", `E'awa.\'x' || 'awa'`, `E'jobs_b.\'x' || 'jobs_b'`},
-		{"lock keys", "WHEN 'ring' THEN 1096237315 WHEN 'x' THEN 1096237319",
-			"WHEN 'ring' THEN (hashtext('lock keys of schema jobs_b') & -16) + 3 WHEN 'x' THEN 1096237319"},
+		{"lock keys", "WHEN 'ring' THEN 1096237315 WHEN 'x' THEN 1096237327 WHEN 'y' THEN 1096237328",
+			"WHEN 'ring' THEN (hashtext('lock keys of schema jobs_b') & -16) + 3 " +
+				"WHEN 'x' THEN (hashtext('lock keys of schema jobs_b') & -16) + 15 WHEN 'y' THEN 1096237328"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Rewrite(tc.in, "jobs_b")
