@@ -87,6 +87,7 @@ SET search_path = pg_catalog, pg_temp
 SET jit = off
 AS $$
 BEGIN
+    PERFORM {{$awa_schema}}._lock_ring_reads(ARRAY['queue']);
     RETURN QUERY SELECT * FROM {{$awa_schema}}._terminal_jobs_now;
     PERFORM {{$awa_schema}}._end_ring_read('{{$awa_schema}}.terminal_jobs', ARRAY['queue']);
 EXCEPTION WHEN SQLSTATE 'AW099' THEN
@@ -103,6 +104,7 @@ SET search_path = pg_catalog, pg_temp
 SET jit = off
 AS $$
 BEGIN
+    PERFORM {{$awa_schema}}._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
     RETURN QUERY SELECT * FROM {{$awa_schema}}._jobs_now;
     PERFORM {{$awa_schema}}._end_ring_read('{{$awa_schema}}.jobs', ARRAY['queue', 'claim', 'cursor']);
 EXCEPTION WHEN SQLSTATE 'AW099' THEN
@@ -541,6 +543,19 @@ BEGIN
     LEFT JOIN unnest(v_closed) AS c ON c.ord = i.ord
     WHERE c.ord IS NULL
     ORDER BY i.ord;
+END;
+$$;
+
+-- new since v0.1.0: sql/functions/_lock_ring_reads.sql
+CREATE FUNCTION {{$awa_schema}}._lock_ring_reads(p_rings text[])
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    EXECUTE 'LOCK TABLE ' || (SELECT string_agg(format('{{$awa_schema}}.%I', t.parent), ', ' ORDER BY g.k, t.j)
+                              FROM unnest(p_rings) WITH ORDINALITY AS g (ring, k)
+                              CROSS JOIN LATERAL unnest({{$awa_schema}}._ring_tables(g.ring)) WITH ORDINALITY AS t (parent, j))
+            || ' IN ACCESS SHARE MODE';
 END;
 $$;
 
@@ -1493,6 +1508,7 @@ BEGIN
         RAISE EXCEPTION 'awa: id must not be null' USING ERRCODE = 'AW010';
     END IF;
     BEGIN
+        PERFORM {{$awa_schema}}._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
         RETURN QUERY SELECT * FROM {{$awa_schema}}._jobs_now j WHERE j.id = p_id;
         PERFORM {{$awa_schema}}._end_ring_read('{{$awa_schema}}.job', ARRAY['queue', 'claim', 'cursor']);
     EXCEPTION WHEN SQLSTATE 'AW099' THEN
@@ -1691,10 +1707,14 @@ BEGIN
     -- cursor ring's share lock first, the order claims take them in.
     -- A queue slot with nothing to carry (no position above a cursor, no
     -- open claim drawn from it) first drops its completion history alone,
-    -- under its own lock, which no claim reads and no finalizer can want
-    -- (none can complete a job drawn from the slot): the claims' wait
-    -- below is then the ready tables' TRUNCATE only. A slot that changed
-    -- meanwhile keeps everything.
+    -- under its own lock, which no claim reads (a finalizer can want it
+    -- only for a job a late producer committed after the proof): the
+    -- claims' wait below is then the ready tables' TRUNCATE only. A slot that changed
+    -- meanwhile keeps everything. Holding that lock out of the order in which
+    -- readers reach the slot (ready tables, then done_completions: awa.jobs),
+    -- prune must never wait for the ready tables: one NOWAIT attempt, else the
+    -- history step is undone (its lock released) and every lock is taken in
+    -- order, as for any slot.
     v_history := p_ring = 'queue' AND coalesce(cardinality(v_open), 0) = 0
                  AND NOT EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k)
                                  WHERE u.k % 3 = 0 AND u.v <> -1);
@@ -1706,27 +1726,42 @@ BEGIN
     -- this block).
     BEGIN
         IF v_history THEN
-            v_detail := {{$awa_schema}}._lock_slot_tables(ARRAY['done_completions_' || v_target], p_lock_timeout_ms, v_stalled);
-            IF v_detail IS NOT NULL THEN
-                RAISE EXCEPTION 'awa: prune blocked' USING ERRCODE = 'AW099';
-            END IF;
-            -- Compared in a subtransaction rolled back at once, as the proof
-            -- is: its share locks on the cursor ring must not last while the
-            -- ready tables' attempts retry (a cursor-ring prune would starve).
             BEGIN
-                v_changed := {{$awa_schema}}._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print;
-                RAISE EXCEPTION 'awa: prune check done' USING ERRCODE = 'AW099';
+                v_detail := {{$awa_schema}}._lock_slot_tables(ARRAY['done_completions_' || v_target], p_lock_timeout_ms,
+                                                  v_stalled);
+                IF v_detail IS NOT NULL THEN
+                    RAISE EXCEPTION 'awa: prune blocked' USING ERRCODE = 'AW099';
+                END IF;
+                -- Compared in a subtransaction rolled back at once, as the
+                -- proof is: its share locks on the cursor ring must not last
+                -- while prune asks for the rest (a cursor-ring prune waits).
+                BEGIN
+                    v_changed := {{$awa_schema}}._slot_fingerprint(p_ring, v_target) IS DISTINCT FROM v_print;
+                    RAISE EXCEPTION 'awa: prune check done' USING ERRCODE = 'AW099';
+                EXCEPTION WHEN SQLSTATE 'AW099' THEN
+                    NULL;
+                END;
+                IF v_changed THEN
+                    RAISE EXCEPTION 'awa: prune slot changed' USING ERRCODE = 'AW099';
+                END IF;
+                IF pg_relation_size(format('{{$awa_schema}}.%I', 'done_completions_' || v_target)::regclass) > 0 THEN
+                    EXECUTE format('TRUNCATE {{$awa_schema}}.%I', 'done_completions_' || v_target);
+                END IF;
+                IF {{$awa_schema}}._lock_slot_tables(v_rels, 0, false) IS NOT NULL THEN
+                    v_history := false;  -- given back (variables outlive the rollback)
+                    v_rels := v_rels || ('done_completions_' || v_target);
+                    RAISE EXCEPTION 'awa: prune history given back' USING ERRCODE = 'AW099';
+                END IF;
             EXCEPTION WHEN SQLSTATE 'AW099' THEN
                 NULL;
             END;
-            IF v_changed THEN
-                RAISE EXCEPTION 'awa: prune slot changed' USING ERRCODE = 'AW099';
-            END IF;
-            IF pg_relation_size(format('{{$awa_schema}}.%I', 'done_completions_' || v_target)::regclass) > 0 THEN
-                EXECUTE format('TRUNCATE {{$awa_schema}}.%I', 'done_completions_' || v_target);
+            IF v_detail IS NOT NULL OR v_changed THEN
+                RAISE EXCEPTION 'awa: prune blocked' USING ERRCODE = 'AW099';
             END IF;
         END IF;
-        v_detail := {{$awa_schema}}._lock_slot_tables(v_rels, p_lock_timeout_ms, v_stalled);
+        IF NOT v_history THEN
+            v_detail := {{$awa_schema}}._lock_slot_tables(v_rels, p_lock_timeout_ms, v_stalled);
+        END IF;
         IF v_detail IS NOT NULL THEN
             RAISE EXCEPTION 'awa: prune blocked' USING ERRCODE = 'AW099';
         END IF;
@@ -1857,6 +1892,7 @@ SET enable_sort = off
 VOLATILE
 AS $$
 BEGIN
+    PERFORM {{$awa_schema}}._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
     -- One CTE per table family, alike on purpose: each filters and groups its
     -- own table by queue, so each keeps its own index or partition pruning.
     RETURN QUERY
