@@ -560,7 +560,8 @@ END;
 $$;
 
 -- new since v0.1.0: sql/functions/_lock_slot_tables.sql
-CREATE FUNCTION {{$awa_schema}}._lock_slot_tables(p_rels text[], p_lock_timeout_ms int, p_stalled boolean)
+CREATE FUNCTION {{$awa_schema}}._lock_slot_tables(p_rels text[], p_lock_timeout_ms int, p_stalled boolean,
+                                      p_nowait_only boolean DEFAULT false)
 RETURNS text
 LANGUAGE plpgsql
 AS $$
@@ -576,7 +577,7 @@ DECLARE
     v_cycle   boolean := false;
     v_old     text := current_setting('lock_timeout');
 BEGIN
-    v_queue_at := v_until - make_interval(secs => greatest(CASE WHEN p_stalled THEN p_lock_timeout_ms - 1
+    v_queue_at := CASE WHEN p_nowait_only THEN 'infinity'::timestamptz ELSE v_until END - make_interval(secs => greatest(CASE WHEN p_stalled THEN p_lock_timeout_ms - 1
                                                                ELSE p_lock_timeout_ms * 2 / 5 END, 1) / 1000.0);
     LOOP
         v_wait := clock_timestamp() >= v_queue_at;
@@ -1712,8 +1713,8 @@ BEGIN
     -- claims' wait below is then the ready tables' TRUNCATE only. A slot that changed
     -- meanwhile keeps everything. Holding that lock out of the order in which
     -- readers reach the slot (ready tables, then done_completions: awa.jobs),
-    -- prune must never wait for the ready tables: one NOWAIT attempt, else the
-    -- history step is undone (its lock released) and every lock is taken in
+    -- prune must never wait for the ready tables: NOWAIT attempts for a tenth
+    -- of the budget, else the history step is undone (its lock released) and every lock is taken in
     -- order, as for any slot.
     v_history := p_ring = 'queue' AND coalesce(cardinality(v_open), 0) = 0
                  AND NOT EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k)
@@ -1747,7 +1748,11 @@ BEGIN
                 IF pg_relation_size(format('{{$awa_schema}}.%I', 'done_completions_' || v_target)::regclass) > 0 THEN
                     EXECUTE format('TRUNCATE {{$awa_schema}}.%I', 'done_completions_' || v_target);
                 END IF;
-                IF {{$awa_schema}}._lock_slot_tables(v_rels, 0, false) IS NOT NULL THEN
+                -- NOWAIT only, for a tenth of the budget: holding the history's
+                -- lock out of order, prune must never wait in a lock queue (a
+                -- reader of both would be the victim of the cycle), and a late
+                -- job's finalizer waits for it at most that long.
+                IF {{$awa_schema}}._lock_slot_tables(v_rels, greatest(p_lock_timeout_ms / 10, 2), false, true) IS NOT NULL THEN
                     v_history := false;  -- given back (variables outlive the rollback)
                     v_rels := v_rels || ('done_completions_' || v_target);
                     RAISE EXCEPTION 'awa: prune history given back' USING ERRCODE = 'AW099';
