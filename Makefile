@@ -55,7 +55,7 @@ tools: ## install pgTAP, pg_prove, PgBouncer and Python's psycopg (apt) when mis
 	fi; \
 	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing
 
-generate: $(SQLC) ## regenerate db/migrations from sql/ (the unreleased migration; released ones stay frozen) and driver/internal/dbsqlc from queries/
+generate: $(SQLC) ## regenerate db/migrations (and db/tern) from sql/ (the unreleased migration; released ones stay frozen) and driver/internal/dbsqlc from queries/
 	scripts/gen-migrations.sh
 	$(SQLC) generate
 
@@ -77,7 +77,7 @@ verify/go: ## gofmt and go vet
 verify/bench: ## the bench module (its own go.mod, River inside) still builds and vets (test/go runs its tests)
 	cd bench && go build ./... && go vet ./...
 
-verify/catalog: ## sql/ applied fresh (psql) and every migration applied in order (goose) give the same awa catalog
+verify/catalog: ## sql/ applied fresh (psql) and every migration applied in order (goose) give the same catalog, in schema awa and in another (jobs_b)
 	@$(call with_db,_verify/catalog)
 
 test: tools ## everything (verify, pgTAP, go test) in ONE database server (and a stock one for go test)
@@ -116,6 +116,7 @@ bench: ## awa vs River benchmark (QUICK=1: short run); writes docs/benchmarks.md
 # The targets below expect AWA_TEST_DSN; use the public ones above.
 _verify/catalog:
 	scripts/verify-catalog.sh "$$AWA_TEST_DSN"
+	AWA_VERIFY_SCHEMA=jobs_b AWA_VERIFY_DB=awa_verify_b scripts/verify-catalog.sh "$$AWA_TEST_DSN"
 
 # pgtap/run.sh runs `pg_prove --ext .sql -r sql/tests` (without --ext pg_prove finds no
 # test and still exits 0) and fails when sql/tests holds no test at all.

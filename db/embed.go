@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/pressly/goose/v3"
+
+	"github.com/awa-queue/awa/internal/sqlschema"
 )
 
 // Migrations holds the goose SQL migrations (migrations/*.sql), embedded in the
@@ -31,6 +33,7 @@ var Migrations embed.FS
 // applied. It is awa's own: an application's goose migrations record theirs in
 // goose's default goose_db_version, and neither reads the other's versions
 // (with a shared table, awa saw the app's version 1 and installed nothing).
+// Another schema's install has its own (SchemaVersionTable).
 const VersionTable = "awa_goose_db_version"
 
 // Provider returns a goose Provider for the embedded migrations on sqlDB, a
@@ -40,13 +43,55 @@ const VersionTable = "awa_goose_db_version"
 // overrides VersionTable; WithStore cannot be combined with it).
 // Up installs the awa schema; DownTo(0) drops it.
 func Provider(sqlDB *sql.DB, opts ...goose.ProviderOption) (*goose.Provider, error) {
+	return SchemaProvider(sqlDB, DefaultSchema, opts...)
+}
+
+// DefaultSchema is the schema Provider installs into.
+const DefaultSchema = sqlschema.Default
+
+// SchemaProvider is Provider for an install in schema (1 to 12 characters of
+// [a-z0-9_], not starting with a digit or pg_; docs/releases.md, "Schema
+// name"): the migrations are read with the schema's name in place of awa,
+// and the versions are recorded in SchemaVersionTable(schema), so several
+// installs live side by side in one database, each upgraded on its own.
+func SchemaProvider(sqlDB *sql.DB, schema string, opts ...goose.ProviderOption) (*goose.Provider, error) {
+	fsys, err := SchemaMigrations(schema)
+	if err != nil {
+		return nil, err
+	}
+	opts = append([]goose.ProviderOption{goose.WithTableName(SchemaVersionTable(schema))}, opts...)
+	return goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, opts...)
+}
+
+// ErrInvalidSchema is returned by SchemaProvider and SchemaMigrations for a
+// name no install can have.
+var ErrInvalidSchema = sqlschema.ErrInvalidName
+
+// SchemaVersionTable is the goose version table of the install in schema:
+// VersionTable for awa, <schema>_goose_db_version for another.
+func SchemaVersionTable(schema string) string { return sqlschema.VersionTable(schema) }
+
+// SchemaMigrations returns the migrations (file names as in db/migrations)
+// for an install in schema, rewritten from the embedded ones.
+func SchemaMigrations(schema string) (fs.FS, error) {
 	fsys, err := fs.Sub(Migrations, "migrations")
 	if err != nil {
 		return nil, err
 	}
-	opts = append([]goose.ProviderOption{goose.WithTableName(VersionTable)}, opts...)
-	return goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, opts...)
+	return sqlschema.FS(fsys, schema)
 }
+
+// Tern holds the same migrations for tern (github.com/jackc/tern/v2), written
+// by `make generate` (tern/*.sql): text/templates whose data value awa_schema
+// names the schema (default awa). TernMigrations returns them for
+// migrate.Migrator.LoadMigrations; docs/releases.md, "tern".
+//
+//go:embed tern/*.sql
+var Tern embed.FS
+
+// TernMigrations returns the tern migrations with the paths tern expects
+// (00001_awa_substrate.sql, ...).
+func TernMigrations() (fs.FS, error) { return fs.Sub(Tern, "tern") }
 
 // Releases holds the release markers (releases/vX.Y.Z, docs/releases.md): each
 // lists the migrations that install its release, frozen byte for byte.

@@ -176,6 +176,13 @@ func assertSchema(t *testing.T, sqlDB *sql.DB, want bool) {
 // a missing database never passes for a green run.
 func freshDatabase(t *testing.T) *sql.DB {
 	t.Helper()
+	sqlDB, _ := freshDatabaseDSN(t)
+	return sqlDB
+}
+
+// freshDatabaseDSN is freshDatabase that also returns the database's DSN.
+func freshDatabaseDSN(t *testing.T) (*sql.DB, string) {
+	t.Helper()
 	dsn := os.Getenv("AWA_TEST_DSN")
 	if dsn == "" {
 		t.Fatal("AWA_TEST_DSN is not set: run `make test` (or `make test/go`), which starts a PostgreSQL server")
@@ -201,5 +208,5 @@ func freshDatabase(t *testing.T) *sql.DB {
 			t.Error(err)
 		}
 	})
-	return sqlDB
+	return sqlDB, pgtest.WithDatabase(dsn, name)
 }

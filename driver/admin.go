@@ -23,7 +23,7 @@ type QueueCount struct {
 // prune it fails with PostgreSQL's 40001 (retry the transaction) rather than
 // count what never existed.
 func (d *Driver) QueueCounts(ctx context.Context, db DBTX, queue string) ([]QueueCount, error) {
-	rows, err := d.q.QueueCounts(ctx, db, pgtype.Text{String: queue, Valid: queue != ""})
+	rows, err := d.q.QueueCounts(ctx, d.on(db), pgtype.Text{String: queue, Valid: queue != ""})
 	if err != nil {
 		return nil, fmt.Errorf("queue counts: %w", mapError(err))
 	}
@@ -38,7 +38,7 @@ func (d *Driver) QueueCounts(ctx context.Context, db DBTX, queue string) ([]Queu
 // CancelJob cancels one job by id in any unfinished state. The result is
 // Stale when its running attempt was finalized concurrently.
 func (d *Driver) CancelJob(ctx context.Context, db DBTX, jobID int64, reason string) (Result, error) {
-	rows, err := d.q.CancelJob(ctx, db, dbsqlc.CancelJobParams{
+	rows, err := d.q.CancelJob(ctx, d.on(db), dbsqlc.CancelJobParams{
 		JobID: jobID, Reason: pgtype.Text{String: reason, Valid: reason != ""},
 	})
 	if err != nil {
@@ -83,7 +83,7 @@ func (d *Driver) ConfigureQueue(ctx context.Context, db DBTX, queue string, cfg 
 	if err != nil {
 		return err
 	}
-	if _, err := d.q.ConfigureQueue(ctx, db, dbsqlc.ConfigureQueueParams{Queue: queue, Opts: raw}); err != nil {
+	if _, err := d.q.ConfigureQueue(ctx, d.on(db), dbsqlc.ConfigureQueueParams{Queue: queue, Opts: raw}); err != nil {
 		return fmt.Errorf("configure queue %q: %w", queue, mapError(err))
 	}
 	return nil
@@ -91,7 +91,7 @@ func (d *Driver) ConfigureQueue(ctx context.Context, db DBTX, queue string, cfg 
 
 // RetryDLQJob runs a DLQ job again from attempt 0, at runAt (zero: now).
 func (d *Driver) RetryDLQJob(ctx context.Context, db DBTX, jobID int64, runAt time.Time) (InsertedJob, error) {
-	row, err := d.q.RetryDLQJob(ctx, db, dbsqlc.RetryDLQJobParams{JobID: jobID, RunAt: timestamptz(runAt)})
+	row, err := d.q.RetryDLQJob(ctx, d.on(db), dbsqlc.RetryDLQJobParams{JobID: jobID, RunAt: timestamptz(runAt)})
 	if err != nil {
 		return InsertedJob{}, fmt.Errorf("retry dlq job %d: %w", jobID, mapError(err))
 	}
@@ -112,7 +112,7 @@ func (d *Driver) PurgeDLQ(ctx context.Context, db DBTX, f PurgeDLQFilter) ([]int
 	if f.Max == 0 {
 		f.Max = 10000
 	}
-	rows, err := d.q.PurgeDLQ(ctx, db, dbsqlc.PurgeDLQParams{
+	rows, err := d.q.PurgeDLQ(ctx, d.on(db), dbsqlc.PurgeDLQParams{
 		Queue: pgtype.Text{String: f.Queue, Valid: f.Queue != ""}, FailedBefore: timestamptz(f.FailedBefore),
 		JobIds: f.JobIDs, Max: int32(f.Max),
 	})

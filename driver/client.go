@@ -64,7 +64,11 @@ func NewClient(pool *pgxpool.Pool, config *Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{pool: pool, cfg: cfg, driver: New(), log: cfg.Logger}
+	d, err := NewSchema(cfg.Schema)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{pool: pool, cfg: cfg, driver: d, log: cfg.Logger}
 	if cfg.ListenDSN != "" {
 		c.listenConfig, _ = pgx.ParseConfig(cfg.ListenDSN) // validated by withDefaults
 	}
@@ -295,7 +299,7 @@ func (c *Client) Start(ctx context.Context) error {
 	go func() { defer c.bgWG.Done(); c.heartbeatLoop(bgCtx) }()
 
 	if !c.cfg.DisableListen && len(c.queues) > 0 {
-		l := &listener{pool: c.pool, direct: c.listenConfig, log: c.log, queues: c.queues}
+		l := &listener{pool: c.pool, direct: c.listenConfig, log: c.log, driver: c.driver, queues: c.queues}
 		c.bgWG.Add(2)
 		go func() { defer c.bgWG.Done(); l.run(bgCtx) }()
 		go func() { defer c.bgWG.Done(); l.watch(bgCtx, c) }()

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/awa-queue/awa/internal/sqlschema"
 )
 
 // QueueConfig configures how a client works one queue.
@@ -21,6 +23,11 @@ type QueueConfig struct {
 // NewClient rejects a field outside its documented range with
 // ErrInvalidConfig (it never silently changes a value).
 type Config struct {
+	// Schema is the schema awa is installed in (db.SchemaProvider, `awa
+	// migrate -schema`): every call, notification channel and COPY stage of
+	// the client is that install's, and installs side by side in one
+	// database never see each other's jobs. Defaults to "awa".
+	Schema string
 	// Queues to work, by name. Leave empty for an insert-only client.
 	Queues map[string]QueueConfig
 	// Workers runs claimed jobs by kind. Required when Queues is not empty.
@@ -205,6 +212,11 @@ func (c *Config) withDefaults() (Config, error) {
 	var chk configCheck
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Schema == "" {
+		cfg.Schema = DefaultSchema
+	} else if err := sqlschema.Check(cfg.Schema); err != nil {
+		chk.reject("Config.Schema", cfg.Schema, fmt.Sprintf("be 1 to %d characters of [a-z0-9_], not starting with a digit or pg_", sqlschema.MaxLen))
 	}
 	if len(cfg.Queues) > 0 && cfg.Workers == nil {
 		chk.reject("Config.Workers", "nil", "be set to work queues")

@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/awa-queue/awa/driver/internal/dbsqlc"
+	"github.com/awa-queue/awa/internal/sqlschema"
 )
 
 // DBTX is what every method runs on: *pgxpool.Pool, *pgx.Conn or pgx.Tx.
@@ -58,12 +59,15 @@ const (
 	Stale Outcome = "stale"
 )
 
-// Driver runs the substrate's functions. The zero value is ready to use.
+// Driver runs the substrate's functions. The zero value is ready to use, on
+// schema awa (NewSchema: another schema).
 type Driver struct {
 	q dbsqlc.Queries
+	// schema is nil for schema awa, whose queries run as generated.
+	schema *sqlschema.Queries
 }
 
-// New returns a Driver.
+// New returns a Driver for schema awa.
 func New() *Driver { return &Driver{} }
 
 // InsertOpts are the options of one job; zero fields take the substrate's
@@ -118,7 +122,7 @@ func (d *Driver) Insert(ctx context.Context, db DBTX, p InsertParams) (InsertedJ
 	if err != nil {
 		return InsertedJob{}, fmt.Errorf("encode opts: %w", err)
 	}
-	row, err := d.q.InsertJob(ctx, db, dbsqlc.InsertJobParams{Kind: p.Kind, Args: p.Args, Opts: opts})
+	row, err := d.q.InsertJob(ctx, d.on(db), dbsqlc.InsertJobParams{Kind: p.Kind, Args: p.Args, Opts: opts})
 	if err != nil {
 		return InsertedJob{}, fmt.Errorf("insert job %q: %w", p.Kind, mapError(err))
 	}
@@ -139,7 +143,7 @@ func (d *Driver) InsertMany(ctx context.Context, db DBTX, ps []InsertParams) ([]
 		if err != nil {
 			return nil, err
 		}
-		rows, err := d.q.InsertJobs(ctx, db, dbsqlc.InsertJobsParams{Kinds: kinds, Args: args, Opts: opts})
+		rows, err := d.q.InsertJobs(ctx, d.on(db), dbsqlc.InsertJobsParams{Kinds: kinds, Args: args, Opts: opts})
 		if err != nil {
 			return nil, fmt.Errorf("insert %d jobs: %w", len(batch), mapError(err))
 		}
@@ -161,10 +165,10 @@ func (d *Driver) InsertManyCopy(ctx context.Context, tx pgx.Tx, ps []InsertParam
 	if err != nil {
 		return nil, err
 	}
-	if err := d.q.OpenJobStage(ctx, tx); err != nil {
+	if err := d.q.OpenJobStage(ctx, d.on(tx)); err != nil {
 		return nil, fmt.Errorf("open job stage: %w", mapError(err))
 	}
-	_, err = tx.CopyFrom(ctx, pgx.Identifier{"pg_temp", "awa_job_stage"}, []string{"kind", "args", "opts"},
+	_, err = tx.CopyFrom(ctx, pgx.Identifier{"pg_temp", sqlschema.JobStage(d.Schema())}, []string{"kind", "args", "opts"},
 		pgx.CopyFromSlice(len(ps), func(i int) ([]any, error) {
 			var o any
 			if opts != nil && opts[i] != nil {
@@ -175,7 +179,7 @@ func (d *Driver) InsertManyCopy(ctx context.Context, tx pgx.Tx, ps []InsertParam
 	if err != nil {
 		return nil, fmt.Errorf("copy %d jobs to the stage: %w", len(ps), mapError(err))
 	}
-	rows, err := d.q.InsertStagedJobs(ctx, tx)
+	rows, err := d.q.InsertStagedJobs(ctx, d.on(tx))
 	if err != nil {
 		return nil, fmt.Errorf("insert %d staged jobs: %w", len(ps), mapError(err))
 	}
@@ -272,7 +276,7 @@ func (d *Driver) Claim(ctx context.Context, db DBTX, queue string, max int, inst
 	if attemptDeadline != 0 {
 		arg.AttemptDeadline = interval(attemptDeadline)
 	}
-	rows, err := d.q.ClaimReadyRuntime(ctx, db, arg)
+	rows, err := d.q.ClaimReadyRuntime(ctx, d.on(db), arg)
 	if err != nil {
 		return nil, fmt.Errorf("claim queue %q: %w", queue, mapError(err))
 	}
@@ -315,7 +319,7 @@ type Pending struct {
 // polls again soon while only Pending: an open producer may commit without a
 // notification (see awa._append_ready).
 func (d *Driver) QueuePending(ctx context.Context, db DBTX, queue string) (Pending, error) {
-	p, err := d.q.QueuePending(ctx, db, queue)
+	p, err := d.q.QueuePending(ctx, d.on(db), queue)
 	if err != nil {
 		return Pending{}, fmt.Errorf("queue pending %q: %w", queue, mapError(err))
 	}
@@ -356,7 +360,7 @@ func splitReceipts(n int, at func(int) Receipt) receiptArrays {
 // Complete marks attempts completed (one SQL call for all of them).
 func (d *Driver) Complete(ctx context.Context, db DBTX, rs []Receipt) ([]Result, error) {
 	a := splitReceipts(len(rs), func(i int) Receipt { return rs[i] })
-	rows, err := d.q.CompleteJobs(ctx, db, dbsqlc.CompleteJobsParams{
+	rows, err := d.q.CompleteJobs(ctx, d.on(db), dbsqlc.CompleteJobsParams{
 		JobIds: a.jobIDs, RunLeases: a.runLeases, ClaimSlots: a.claimSlots, ReceiptIds: a.receiptIDs,
 	})
 	if err != nil {
@@ -382,7 +386,7 @@ func (d *Driver) Retry(ctx context.Context, db DBTX, items []RetryItem) ([]Resul
 		errs[i] = it.Error
 		at[i] = timestamptz(it.RetryAt)
 	}
-	rows, err := d.q.RetryJobs(ctx, db, dbsqlc.RetryJobsParams{
+	rows, err := d.q.RetryJobs(ctx, d.on(db), dbsqlc.RetryJobsParams{
 		JobIds: a.jobIDs, RunLeases: a.runLeases, ClaimSlots: a.claimSlots, ReceiptIds: a.receiptIDs,
 		Errors: errs, RetryAt: at,
 	})
@@ -406,7 +410,7 @@ func (d *Driver) Snooze(ctx context.Context, db DBTX, items []SnoozeItem) ([]Res
 	for i, it := range items {
 		at[i] = timestamptz(it.RunAt)
 	}
-	rows, err := d.q.SnoozeJobs(ctx, db, dbsqlc.SnoozeJobsParams{
+	rows, err := d.q.SnoozeJobs(ctx, d.on(db), dbsqlc.SnoozeJobsParams{
 		JobIds: a.jobIDs, RunLeases: a.runLeases, ClaimSlots: a.claimSlots, ReceiptIds: a.receiptIDs, RunAt: at,
 	})
 	if err != nil {
@@ -424,7 +428,7 @@ type ReasonItem struct {
 // Cancel ends attempts cancelled, recording each reason.
 func (d *Driver) Cancel(ctx context.Context, db DBTX, items []ReasonItem) ([]Result, error) {
 	a, reasons := splitReasons(items)
-	rows, err := d.q.CancelJobs(ctx, db, dbsqlc.CancelJobsParams{
+	rows, err := d.q.CancelJobs(ctx, d.on(db), dbsqlc.CancelJobsParams{
 		JobIds: a.jobIDs, RunLeases: a.runLeases, ClaimSlots: a.claimSlots, ReceiptIds: a.receiptIDs, Reasons: reasons,
 	})
 	if err != nil {
@@ -436,7 +440,7 @@ func (d *Driver) Cancel(ctx context.Context, db DBTX, items []ReasonItem) ([]Res
 // Fail ends attempts failed (or in the DLQ) whatever attempts remain.
 func (d *Driver) Fail(ctx context.Context, db DBTX, items []ReasonItem) ([]Result, error) {
 	a, reasons := splitReasons(items)
-	rows, err := d.q.FailJobs(ctx, db, dbsqlc.FailJobsParams{
+	rows, err := d.q.FailJobs(ctx, d.on(db), dbsqlc.FailJobsParams{
 		JobIds: a.jobIDs, RunLeases: a.runLeases, ClaimSlots: a.claimSlots, ReceiptIds: a.receiptIDs, Errors: reasons,
 	})
 	if err != nil {
@@ -455,7 +459,7 @@ func splitReasons(items []ReasonItem) (receiptArrays, []string) {
 
 // Heartbeat registers the worker process instanceID or refreshes its heartbeat.
 func (d *Driver) Heartbeat(ctx context.Context, db DBTX, instanceID [16]byte) error {
-	if _, err := d.q.HeartbeatInstance(ctx, db, dbsqlc.HeartbeatInstanceParams{InstanceID: uuid(instanceID)}); err != nil {
+	if _, err := d.q.HeartbeatInstance(ctx, d.on(db), dbsqlc.HeartbeatInstanceParams{InstanceID: uuid(instanceID)}); err != nil {
 		return fmt.Errorf("heartbeat: %w", mapError(err))
 	}
 	return nil

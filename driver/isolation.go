@@ -13,7 +13,7 @@ import (
 // ("read committed", "repeatable read" or "serializable"): on a pool, the
 // database's or role's default_transaction_isolation.
 func (d *Driver) TransactionIsolation(ctx context.Context, db DBTX) (string, error) {
-	level, err := d.q.TransactionIsolation(ctx, db)
+	level, err := d.q.TransactionIsolation(ctx, d.on(db))
 	if err != nil {
 		return "", fmt.Errorf("read transaction isolation: %w", mapError(err))
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/awa-queue/awa/internal/sqlschema"
 )
 
 // listener holds one dedicated connection LISTENing on every worked queue's
@@ -20,6 +22,7 @@ type listener struct {
 	// a connection from the pool (nil).
 	direct *pgx.ConnConfig
 	log    *slog.Logger
+	driver *Driver
 	queues map[string]*queueRunner
 	// received counts notifications since the watch last looked.
 	received atomic.Int64
@@ -68,10 +71,11 @@ func (l *listener) listen(ctx context.Context) error {
 	for name := range l.queues {
 		names = append(names, name)
 	}
-	var d Driver
-	if err := d.q.ListenQueues(ctx, conn, names); err != nil {
+	d := l.driver
+	if err := d.q.ListenQueues(ctx, d.on(conn), names); err != nil {
 		return mapError(err)
 	}
+	prefix := sqlschema.ChannelPrefix(d.Schema())
 	// Work may have arrived before we listened.
 	for _, q := range l.queues {
 		q.notify()
@@ -82,8 +86,12 @@ func (l *listener) listen(ctx context.Context) error {
 			return err
 		}
 		l.received.Add(1)
-		if q, ok := l.queues[strings.TrimPrefix(n.Channel, "awa:")]; ok {
-			q.notify()
+		// Only this schema's channels are listened on; the prefix check
+		// keeps it so should a caller LISTEN on the same connection.
+		if name, ok := strings.CutPrefix(n.Channel, prefix); ok {
+			if q, ok := l.queues[name]; ok {
+				q.notify()
+			}
 		}
 	}
 }

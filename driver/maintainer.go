@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/awa-queue/awa/internal/sqlschema"
 )
 
 // leaderLeaseName is the lease row every client competes for.
@@ -162,7 +164,7 @@ func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logge
 	}
 }
 
-// maintenanceRoutines names the routines of schema awa that the elector and
+// maintenanceRoutines names the routines of the schema that the elector and
 // the services of m call (keep it in step with services).
 func maintenanceRoutines(m MaintenanceConfig) []string {
 	names := []string{"acquire_leader_lease", "release_leader_lease", "promote_due_jobs", "rescue_stale_claims",
@@ -177,7 +179,7 @@ func maintenanceRoutines(m MaintenanceConfig) []string {
 // that may not execute every routine maintenance calls: such a client would
 // only log a failure at every election tick.
 func (c *Client) checkMaintenancePrivileges(ctx context.Context) error {
-	rows, err := c.driver.q.MaintenanceRoutinesDenied(ctx, c.rt, maintenanceRoutines(*c.cfg.Maintenance))
+	rows, err := c.driver.q.MaintenanceRoutinesDenied(ctx, c.driver.on(c.rt), maintenanceRoutines(*c.cfg.Maintenance))
 	if err != nil {
 		return fmt.Errorf("awa: check maintenance privileges: %w", mapError(err))
 	}
@@ -189,8 +191,8 @@ func (c *Client) checkMaintenancePrivileges(ctx context.Context) error {
 		denied[i] = r.Routine
 	}
 	return fmt.Errorf("%w: the client takes part in maintenance leader election, but role %s may not execute %s: "+
-		"grant it awa_admin, or set Config.DisableMaintenance and run maintenance elsewhere (docs/privileges.md)",
-		ErrMaintenancePrivileges, rows[0].Role, strings.Join(denied, ", "))
+		"grant it %s, or set Config.DisableMaintenance and run maintenance elsewhere (docs/privileges.md)",
+		ErrMaintenancePrivileges, rows[0].Role, strings.Join(denied, ", "), sqlschema.Role(c.driver.Schema(), "admin"))
 }
 
 func (e *elector) services() []service {

@@ -51,7 +51,7 @@ func ringOutcomes(rows []dbsqlc.AwaRingOutcome) []RingOutcome {
 
 // PromoteDueJobs makes up to max due scheduled/retryable jobs available.
 func (d *Driver) PromoteDueJobs(ctx context.Context, db DBTX, max int) ([]InsertedJob, error) {
-	rows, err := d.q.PromoteDueJobs(ctx, db, dbsqlc.PromoteDueJobsParams{Max: int32(max)})
+	rows, err := d.q.PromoteDueJobs(ctx, d.on(db), dbsqlc.PromoteDueJobsParams{Max: int32(max)})
 	if err != nil {
 		return nil, fmt.Errorf("promote due jobs: %w", mapError(err))
 	}
@@ -65,7 +65,7 @@ func (d *Driver) PromoteDueJobs(ctx context.Context, db DBTX, max int) ([]Insert
 // RescueStaleClaims closes up to max attempts whose process stopped
 // heartbeating for staleness and routes them through retry.
 func (d *Driver) RescueStaleClaims(ctx context.Context, db DBTX, staleness time.Duration, max int) ([]Result, error) {
-	rows, err := d.q.RescueStaleClaims(ctx, db, dbsqlc.RescueStaleClaimsParams{
+	rows, err := d.q.RescueStaleClaims(ctx, d.on(db), dbsqlc.RescueStaleClaimsParams{
 		Staleness: interval(staleness), Max: int32(max),
 	})
 	if err != nil {
@@ -77,7 +77,7 @@ func (d *Driver) RescueStaleClaims(ctx context.Context, db DBTX, staleness time.
 // RescueExpiredDeadlines closes up to max attempts past their queue deadline
 // and routes them through retry.
 func (d *Driver) RescueExpiredDeadlines(ctx context.Context, db DBTX, max int) ([]Result, error) {
-	rows, err := d.q.RescueExpiredDeadlines(ctx, db, dbsqlc.RescueExpiredDeadlinesParams{Max: int32(max)})
+	rows, err := d.q.RescueExpiredDeadlines(ctx, d.on(db), dbsqlc.RescueExpiredDeadlinesParams{Max: int32(max)})
 	if err != nil {
 		return nil, fmt.Errorf("rescue expired deadlines: %w", mapError(err))
 	}
@@ -92,7 +92,7 @@ func (d *Driver) RotateRing(ctx context.Context, db DBTX, ring Ring, minInterval
 	if minInterval > 0 {
 		arg.MinInterval = interval(minInterval)
 	}
-	rows, err := d.q.RotateRing(ctx, db, arg)
+	rows, err := d.q.RotateRing(ctx, d.on(db), arg)
 	if err != nil {
 		return nil, fmt.Errorf("rotate %s ring: %w", ring, mapError(err))
 	}
@@ -109,7 +109,7 @@ func (d *Driver) PruneRing(ctx context.Context, db DBTX, ring Ring, lockTimeout 
 	if ms < 1 {
 		ms = 1
 	}
-	rows, err := d.q.PruneRing(ctx, db, dbsqlc.PruneRingParams{Ring: string(ring), LockTimeoutMs: int32(ms),
+	rows, err := d.q.PruneRing(ctx, d.on(db), dbsqlc.PruneRingParams{Ring: string(ring), LockTimeoutMs: int32(ms),
 		KeepSealed: int32(keepSealed), CarryLimit: int32(carryLimit)})
 	if err != nil {
 		return nil, fmt.Errorf("prune %s ring: %w", ring, mapError(err))
@@ -120,7 +120,7 @@ func (d *Driver) PruneRing(ctx context.Context, db DBTX, ring Ring, lockTimeout 
 // AcquireLeaderLease takes or renews the lease name for holder for ttl and
 // reports whether holder leads.
 func (d *Driver) AcquireLeaderLease(ctx context.Context, db DBTX, name string, holder [16]byte, ttl time.Duration) (bool, error) {
-	row, err := d.q.AcquireLeaderLease(ctx, db, dbsqlc.AcquireLeaderLeaseParams{
+	row, err := d.q.AcquireLeaderLease(ctx, d.on(db), dbsqlc.AcquireLeaderLeaseParams{
 		Name: name, Holder: uuid(holder), Ttl: interval(ttl),
 	})
 	if err != nil {
@@ -131,7 +131,7 @@ func (d *Driver) AcquireLeaderLease(ctx context.Context, db DBTX, name string, h
 
 // ReleaseLeaderLease gives the lease up if holder has it.
 func (d *Driver) ReleaseLeaderLease(ctx context.Context, db DBTX, name string, holder [16]byte) error {
-	if _, err := d.q.ReleaseLeaderLease(ctx, db, dbsqlc.ReleaseLeaderLeaseParams{Name: name, Holder: uuid(holder)}); err != nil {
+	if _, err := d.q.ReleaseLeaderLease(ctx, d.on(db), dbsqlc.ReleaseLeaderLeaseParams{Name: name, Holder: uuid(holder)}); err != nil {
 		return fmt.Errorf("release leader lease %q: %w", name, mapError(err))
 	}
 	return nil
@@ -140,7 +140,7 @@ func (d *Driver) ReleaseLeaderLease(ctx context.Context, db DBTX, name string, h
 // CleanupRuntimeInstances deletes the rows of processes silent for longer
 // than olderThan and returns how many it deleted.
 func (d *Driver) CleanupRuntimeInstances(ctx context.Context, db DBTX, olderThan time.Duration) (int, error) {
-	rows, err := d.q.CleanupRuntimeInstances(ctx, db, dbsqlc.CleanupRuntimeInstancesParams{
+	rows, err := d.q.CleanupRuntimeInstances(ctx, d.on(db), dbsqlc.CleanupRuntimeInstancesParams{
 		OlderThan: interval(olderThan),
 	})
 	if err != nil {
@@ -157,7 +157,7 @@ func interval(d time.Duration) pgtype.Interval {
 // are gone (failed or cancelled jobs the queue ring no longer holds) and
 // returns how many it deleted.
 func (d *Driver) CleanupAttemptState(ctx context.Context, db DBTX, max int) (int, error) {
-	rows, err := d.q.CleanupAttemptState(ctx, db, int32(max))
+	rows, err := d.q.CleanupAttemptState(ctx, d.on(db), int32(max))
 	if err != nil {
 		return 0, fmt.Errorf("cleanup attempt state: %w", mapError(err))
 	}

@@ -27,7 +27,7 @@ type Progress struct {
 // leases"); the checkpoint survives retry, snooze, cancel, fail and rescue,
 // and is deleted when the job completes.
 func (d *Driver) SetProgress(ctx context.Context, db DBTX, r Receipt, progress json.RawMessage) error {
-	rows, err := d.q.SetProgress(ctx, db, dbsqlc.SetProgressParams{
+	rows, err := d.q.SetProgress(ctx, d.on(db), dbsqlc.SetProgressParams{
 		JobID: r.JobID, RunLease: r.RunLease, ClaimSlot: r.ClaimSlot, ReceiptID: r.ReceiptID, Progress: progress,
 	})
 	if err != nil {
@@ -45,7 +45,7 @@ func (d *Driver) SetProgress(ctx context.Context, db DBTX, r Receipt, progress j
 // JobProgress returns the job's checkpoint (awa.job_progress); ok is false
 // when it has none (it never recorded progress, or it completed).
 func (d *Driver) JobProgress(ctx context.Context, db DBTX, jobID int64) (p Progress, ok bool, err error) {
-	rows, err := d.q.JobProgress(ctx, db, jobID)
+	rows, err := d.q.JobProgress(ctx, d.on(db), jobID)
 	if err != nil {
 		return Progress{}, false, fmt.Errorf("progress of job %d: %w", jobID, mapError(err))
 	}

@@ -26,13 +26,13 @@ const PreviousSubstrateVersion = "0.1.0"
 // than 0.1.0) included, is an error wrapping ErrSubstrateVersion that names
 // both versions and what to do. Client.Start calls it first.
 func (d *Driver) CheckSubstrateVersion(ctx context.Context, db DBTX) (string, error) {
-	v, err := d.q.SubstrateVersion(ctx, db)
+	v, err := d.q.SubstrateVersion(ctx, d.on(db))
 	var pgErr *pgconn.PgError
 	switch {
 	case errors.As(err, &pgErr) && (pgErr.Code == "42883" || pgErr.Code == "3F000"): // undefined function, no schema
-		return "", fmt.Errorf("%w: the database has no awa.substrate_version() (schema awa is not installed, or older "+
-			"than 0.1.0) and this client needs substrate %s or %s: run `awa migrate up` of this release",
-			ErrSubstrateVersion, SubstrateVersion, PreviousSubstrateVersion)
+		return "", fmt.Errorf("%w: the database has no %s.substrate_version() (schema %s is not installed, or older "+
+			"than 0.1.0) and this client needs substrate %s or %s: run `awa migrate up%s` of this release",
+			ErrSubstrateVersion, d.Schema(), d.Schema(), SubstrateVersion, PreviousSubstrateVersion, migrateFlag(d.Schema()))
 	case err != nil:
 		return "", fmt.Errorf("read substrate version: %w", mapError(err))
 	case v == SubstrateVersion || v == PreviousSubstrateVersion:
@@ -42,9 +42,17 @@ func (d *Driver) CheckSubstrateVersion(ctx context.Context, db DBTX) (string, er
 			"and %s): run a client of release %s (migrations are not undone)",
 			ErrSubstrateVersion, v, SubstrateVersion, SubstrateVersion, PreviousSubstrateVersion, v)
 	default:
-		return v, fmt.Errorf("%w: the database's substrate is %s, this client needs %s or %s: run `awa migrate up` "+
-			"of this release", ErrSubstrateVersion, v, SubstrateVersion, PreviousSubstrateVersion)
+		return v, fmt.Errorf("%w: the database's substrate is %s, this client needs %s or %s: run `awa migrate up%s` "+
+			"of this release", ErrSubstrateVersion, v, SubstrateVersion, PreviousSubstrateVersion, migrateFlag(d.Schema()))
 	}
+}
+
+// migrateFlag is the `awa migrate` flag that names schema ("" for awa).
+func migrateFlag(schema string) string {
+	if schema == DefaultSchema {
+		return ""
+	}
+	return " -schema " + schema
 }
 
 // newerRelease reports whether v sorts after SubstrateVersion (X.Y.Z

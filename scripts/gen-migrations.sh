@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Writes the goose migrations db/migrations/*.sql from sql/ (`make generate`),
+# and the same migrations for tern (db/tern/*.sql, schema as a template value),
 # following the release policy of docs/releases.md:
 #
 #   scripts/gen-migrations.sh            write db/migrations

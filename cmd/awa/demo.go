@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/awa-queue/awa/db"
 	"github.com/awa-queue/awa/driver"
 	"github.com/awa-queue/awa/internal/pgstats"
 )
@@ -79,11 +80,11 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 
 	fmt.Fprintln(stdout, "== awa demo: install the substrate (embedded goose migrations)")
 	if o.Reset {
-		if err := migrateDown(ctx, o.DSN, stdout); err != nil {
+		if err := migrateDown(ctx, o.DSN, db.DefaultSchema, stdout); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := migrateUp(ctx, o.DSN, stdout); err != nil {
+	if _, err := migrateUp(ctx, o.DSN, db.DefaultSchema, stdout); err != nil {
 		return nil, err
 	}
 

@@ -119,6 +119,39 @@ func TestMigrateDownStatusUp(t *testing.T) {
 	}
 }
 
+// TestMigrateSchemaFlag: `awa migrate -schema` installs, upgrades and removes
+// an install beside schema awa, leaving awa's alone.
+func TestMigrateSchemaFlag(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewDBDSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	migrate := func(args ...string) (int, string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		code := run(ctx, append([]string{"migrate", "-dsn", dsn}, args...), &out, &errb)
+		return code, out.String() + errb.String()
+	}
+	for _, step := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"up", "-schema", "jobs_b"}, "applied"},
+		{[]string{"up", "-schema", "jobs_b"}, "schema jobs_b is up to date"},
+		{[]string{"status", "-schema", "jobs_b"}, "applied"},
+		{[]string{"down", "-schema", "jobs_b"}, "rolled back"},
+		{[]string{"down", "-schema", "jobs_b"}, "nothing to roll back: schema jobs_b is not installed"},
+		{[]string{"up"}, "schema awa is up to date"},
+	} {
+		if code, out := migrate(step.args...); code != 0 || !strings.Contains(out, step.want) {
+			t.Fatalf("awa migrate %q: exit %d, %q; want exit 0 and %q", step.args, code, out, step.want)
+		}
+	}
+	if code, out := migrate("up", "-schema", "Jobs"); code == 0 || !strings.Contains(out, "invalid awa schema name") {
+		t.Errorf("awa migrate up -schema Jobs: exit %d, %q; want a refusal", code, out)
+	}
+}
+
 // TestWorkRunsDemoKinds runs `awa work` until its context ends, while jobs of
 // the demo kinds are enqueued.
 func TestWorkRunsDemoKinds(t *testing.T) {

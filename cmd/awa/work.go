@@ -27,7 +27,7 @@ binary: driver.NewWorkers, driver.AddWorker, driver.NewClient, Client.Start
 
 // cmdWork is `awa work`: workers for the demo's job kinds.
 func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, dsn := newFlagSet("work", "[-dsn DSN] [-listen-dsn DSN] [-queues default,mail] [-workers W] [-v]", stderr)
+	fs, dsn := newFlagSet("work", "[-dsn DSN] [-schema NAME] [-listen-dsn DSN] [-queues default,mail] [-workers W] [-v]", stderr)
 	flagUsage := fs.Usage
 	fs.Usage = func() {
 		flagUsage()
@@ -36,6 +36,7 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	queues := fs.String("queues", strings.Join([]string{queueDefault, queueMail, queueRisky}, ","), "comma-separated queues to work")
 	workers := fs.Int("workers", 20, "jobs run at once per queue")
 	listenDSN := fs.String("listen-dsn", "", listenDSNUsage)
+	schema := fs.String("schema", driver.DefaultSchema, "schema awa is installed in (awa migrate -schema)")
 	verbose := fs.Bool("v", false, "log at info level (default: warnings only)")
 	if err := parseFlagsOnly(fs, args, dsn); err != nil {
 		return err
@@ -63,7 +64,7 @@ func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	rec := newOutcomes(nil, false)
 	ws := driver.NewWorkers()
 	addDemoWorkers(ws, rec)
-	client, err := driver.NewClient(pool, &driver.Config{Queues: qcfg, Workers: ws, Logger: log, ListenDSN: *listenDSN})
+	client, err := driver.NewClient(pool, &driver.Config{Schema: *schema, Queues: qcfg, Workers: ws, Logger: log, ListenDSN: *listenDSN})
 	if err != nil {
 		return fmt.Errorf("new client: %w", err)
 	}

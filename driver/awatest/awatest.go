@@ -3,7 +3,8 @@
 // one job through its worker synchronously (Work, WorkJob), with the same
 // handler contract as the Client's runtime. Every helper runs real SQL on the
 // handle it is given, a pgx.Tx (seeing that transaction's own uncommitted
-// jobs), a connection or a pool, against a database holding schema awa.
+// jobs), a connection or a pool, against a database holding schema awa; for
+// an install in another schema, pass InSchema(t, schema, db) in place of db.
 //
 // A helper that fails calls t.Fatalf and returns; *testing.T and *testing.B
 // satisfy TB.
@@ -24,7 +25,21 @@ import (
 
 	"github.com/awa-queue/awa/driver"
 	"github.com/awa-queue/awa/driver/internal/dbsqlc"
+	"github.com/awa-queue/awa/internal/sqlschema"
 )
+
+// InSchema returns db for the install in schema (driver.Config.Schema): the
+// helpers of this package run their queries, written for schema awa, in that
+// schema when given it. An invalid schema name fails the test.
+func InSchema(t TB, schema string, db driver.DBTX) driver.DBTX {
+	t.Helper()
+	q, err := sqlschema.NewQueries(schema)
+	if err != nil {
+		t.Fatalf("awatest: %v", err)
+		return db
+	}
+	return q.On(db)
+}
 
 // TB is the part of testing.TB the helpers use.
 type TB interface {

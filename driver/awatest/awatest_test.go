@@ -362,3 +362,33 @@ func TestWorkWithoutWorkers(t *testing.T) {
 		t.Fatalf("Work with nil workers: %+v, want failed with no worker registered", res)
 	}
 }
+
+// The helpers work on an install in another schema through InSchema, and see
+// only that install's jobs.
+func TestHelpersWorkInAnotherSchema(t *testing.T) {
+	ctx := context.Background()
+	pool := pgtest.NewDB(t)
+	pgtest.InstallSchema(t, pool.Config().ConnString(), "jobs_b")
+	inB := awatest.InSchema(t, "jobs_b", pool)
+	insert(t, inB, SendWelcome{UserID: 7, Locale: "fr"}, driver.InsertOpts{Queue: "mail"})
+
+	got := awatest.RequireInserted(ctx, t, inB, SendWelcome{UserID: 7, Locale: "fr"}, &awatest.Opts{Queue: "mail"})
+	awatest.RequireNotInserted(ctx, t, pool, SendWelcome{UserID: 7, Locale: "fr"}, nil)
+	if n := len(awatest.Jobs[SendWelcome](ctx, t, pool)); n != 0 {
+		t.Fatalf("schema awa holds %d jobs of the kind, want 0", n)
+	}
+
+	workers := driver.NewWorkers()
+	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[SendWelcome]) error { return nil }))
+	if res := awatest.Work(ctx, t, inB, workers, SendWelcome{UserID: 8}, nil); res.State != driver.StateCompleted {
+		t.Fatalf("Work in jobs_b: %+v, want completed", res)
+	}
+	jobs := awatest.Jobs[SendWelcome](ctx, t, inB)
+	if len(jobs) != 2 || jobs[0].ID != got.ID || jobs[1].State != driver.StateCompleted {
+		t.Fatalf("jobs of jobs_b: %+v, want the inserted one and the worked one", jobs)
+	}
+
+	var r recorder
+	awatest.InSchema(&r, "Bad", pool)
+	r.failed(t, "invalid awa schema name")
+}

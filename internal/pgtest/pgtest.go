@@ -328,11 +328,30 @@ func MigrateTo(ctx context.Context, dsn string, upTo int64) ([]string, error) {
 // production does (db.Provider over database/sql with the pgx stdlib driver);
 // closeDB closes its connection pool.
 func OpenProvider(dsn string) (p *goose.Provider, closeDB func(), err error) {
+	return OpenSchemaProvider(dsn, db.DefaultSchema)
+}
+
+// InstallSchema installs awa into schema (db.SchemaProvider) in the database
+// of dsn, beside what it holds already; it fails the test on an error.
+func InstallSchema(t testing.TB, dsn, schema string) {
+	t.Helper()
+	p, closeDB, err := OpenSchemaProvider(dsn, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeDB()
+	if _, err := p.Up(Context(t, time.Minute)); err != nil {
+		t.Fatalf("install schema %s: %v", schema, err)
+	}
+}
+
+// OpenSchemaProvider is OpenProvider for an install in schema.
+func OpenSchemaProvider(dsn, schema string) (p *goose.Provider, closeDB func(), err error) {
 	sqlDB, err := sql.Open("pgx", dsn)
 	if err != nil {
 		return nil, nil, err
 	}
-	if p, err = db.Provider(sqlDB); err != nil {
+	if p, err = db.SchemaProvider(sqlDB, schema); err != nil {
 		sqlDB.Close()
 		return nil, nil, err
 	}

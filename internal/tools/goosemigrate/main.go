@@ -2,10 +2,11 @@
 // goose's Provider API. It exists for `make verify`, which compares the catalog
 // it produces with that of scripts/apply-sql.sh.
 //
-//	go run ./internal/tools/goosemigrate -dsn DSN [-dir DIR] up | up-to N | down-to N | status
+//	go run ./internal/tools/goosemigrate -dsn DSN [-dir DIR] [-schema S] up | up-to N | down-to N | status
 //
 // -dsn defaults to $AWA_TEST_DSN, then $DATABASE_URL; -dir reads the migrations
-// from a directory instead of the embedded ones (the catalog check's own tests).
+// from a directory instead of the embedded ones (the catalog check's own tests);
+// -schema installs into another schema than awa (db.SchemaProvider).
 package main
 
 import (
@@ -13,6 +14,7 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 
@@ -21,24 +23,26 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/awa-queue/awa/db"
+	"github.com/awa-queue/awa/internal/sqlschema"
 )
 
 func main() {
 	dsn := flag.String("dsn", firstNonEmpty(os.Getenv("AWA_TEST_DSN"), os.Getenv("DATABASE_URL")), "PostgreSQL connection string")
 	verbose := flag.Bool("v", false, "log each migration")
 	dir := flag.String("dir", "", "migrations directory (default: the embedded db/migrations)")
+	schema := flag.String("schema", db.DefaultSchema, "schema to install into")
 	flag.Usage = func() {
 		fmt.Fprintln(flag.CommandLine.Output(), "usage: goosemigrate [-dsn DSN] [-dir DIR] [-v] up | up-to VERSION | down-to VERSION | status")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if err := run(*dsn, *dir, *verbose, flag.Args()); err != nil {
+	if err := run(*dsn, *dir, *schema, *verbose, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "goosemigrate:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dsn, dir string, verbose bool, args []string) error {
+func run(dsn, dir, schema string, verbose bool, args []string) error {
 	if dsn == "" {
 		return fmt.Errorf("no DSN: pass -dsn or set AWA_TEST_DSN")
 	}
@@ -54,9 +58,13 @@ func run(dsn, dir string, verbose bool, args []string) error {
 	opts := []goose.ProviderOption{goose.WithVerbose(verbose)}
 	var p *goose.Provider
 	if dir != "" {
-		p, err = goose.NewProvider(goose.DialectPostgres, sqlDB, os.DirFS(dir), append(opts, goose.WithTableName(db.VersionTable))...)
+		var fsys fs.FS
+		if fsys, err = sqlschema.FS(os.DirFS(dir), schema); err != nil {
+			return err
+		}
+		p, err = goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, append(opts, goose.WithTableName(db.SchemaVersionTable(schema)))...)
 	} else {
-		p, err = db.Provider(sqlDB, opts...)
+		p, err = db.SchemaProvider(sqlDB, schema, opts...)
 	}
 	if err != nil {
 		return err

@@ -13,12 +13,19 @@ import (
 // applied fresh against every migration of root/db/migrations in order.
 func verifyCatalog(t *testing.T, root string) (string, error) {
 	t.Helper()
+	return verifyCatalogOf(t, root, "awa")
+}
+
+// verifyCatalogOf is verifyCatalog for an install in schema.
+func verifyCatalogOf(t *testing.T, root, schema string) (string, error) {
+	t.Helper()
 	dsn := os.Getenv("AWA_TEST_DSN")
 	if dsn == "" {
 		t.Fatal("AWA_TEST_DSN is not set: run `make test` (or set it to a PostgreSQL 15 server)")
 	}
 	cmd := exec.Command("bash", filepath.Join("..", "..", "..", "scripts", "verify-catalog.sh"), dsn)
-	cmd.Env = append(os.Environ(), "AWA_ROOT="+root, fmt.Sprintf("AWA_VERIFY_DB=awa_verify_gen_%d", os.Getpid()))
+	cmd.Env = append(os.Environ(), "AWA_ROOT="+root, fmt.Sprintf("AWA_VERIFY_DB=awa_verify_gen_%d", os.Getpid()),
+		"AWA_VERIFY_SCHEMA="+schema)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -70,5 +77,26 @@ func TestCatalogCheckFailsOnAMissingUpgradeStep(t *testing.T) {
 	unreleased(t, root)
 	if out, err := verifyCatalog(t, root); err != nil || !strings.Contains(out, "verify-catalog: OK") {
 		t.Fatalf("catalog check with the right step: %v\n%s", err, out)
+	}
+}
+
+// The catalog check of an install in another schema (make verify/catalog
+// runs it for jobs_b) compares that schema, and fails as the one of awa does
+// when the unreleased migration misses a change of sql/.
+func TestCatalogCheckOfAnotherSchema(t *testing.T) {
+	root := tree(t)
+	stale := unreleased(t, root)
+	edit(t, root, "sql/functions/queue_counts.sql", "    WITH available AS (", "    -- changed\n    WITH available AS (")
+	unreleased(t, root)
+	if out, err := verifyCatalogOf(t, root, "jobs_b"); err != nil || !strings.Contains(out, "verify-catalog: OK: identical jobs_b catalogs") {
+		t.Fatalf("catalog check of jobs_b: %v\n%s", err, out)
+	}
+	files, _ := filepath.Glob(filepath.Join(root, migrationsDir, "*_awa_*.*.*.sql"))
+	if err := os.WriteFile(files[0], []byte(stale), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := verifyCatalogOf(t, root, "jobs_b")
+	if err == nil || !strings.Contains(out, "verify-catalog: FAIL") || !strings.Contains(out, "-- changed") || !strings.Contains(out, "FROM jobs_b.ready_entries") {
+		t.Fatalf("catalog check of jobs_b with a change missing from the migration: %v, want a FAIL\n%s", err, out)
 	}
 }

@@ -19,8 +19,8 @@
 //
 // Usage (from the repository root, or -root DIR):
 //
-//	migrationgen            write db/migrations
-//	migrationgen -check     fail if db/migrations is not what it would write
+//	migrationgen            write db/migrations and db/tern (the same migrations for tern)
+//	migrationgen -check     fail if db/migrations or db/tern is not what it would write
 //	migrationgen release X.Y.Z   freeze: write db/releases/vX.Y.Z, empty db/upgrade
 package main
 
@@ -582,14 +582,41 @@ func generate(root string, check bool) error {
 	if err != nil {
 		return err
 	}
-	have, _ := filepath.Glob(filepath.Join(root, migrationsDir, "*.sql"))
+	tern, err := ternFiles(want)
+	if err != nil {
+		return err
+	}
+	var stale []string
+	for _, set := range []struct {
+		dir  string
+		want map[string][]byte
+	}{{migrationsDir, want}, {ternDir, tern}} {
+		s, err := syncDir(filepath.Join(root, set.dir), set.want, check)
+		if err != nil {
+			return err
+		}
+		for _, n := range s {
+			stale = append(stale, set.dir+"/"+n)
+		}
+	}
+	if check && len(stale) > 0 {
+		return fmt.Errorf("%s and %s are not what make generate gives (%s): run make generate",
+			migrationsDir, ternDir, strings.Join(stale, ", "))
+	}
+	return nil
+}
+
+// syncDir makes dir's *.sql files want (unless check) and returns the names
+// that differed.
+func syncDir(dir string, want map[string][]byte, check bool) ([]string, error) {
+	have, _ := filepath.Glob(filepath.Join(dir, "*.sql"))
 	var stale []string
 	for _, f := range have {
 		if _, ok := want[filepath.Base(f)]; !ok {
 			stale = append(stale, filepath.Base(f))
 			if !check {
 				if err := os.Remove(f); err != nil {
-					return err
+					return nil, err
 				}
 			}
 		}
@@ -600,25 +627,22 @@ func generate(root string, check bool) error {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		path := filepath.Join(root, migrationsDir, n)
+		path := filepath.Join(dir, n)
 		cur, err := os.ReadFile(path)
 		if err == nil && bytes.Equal(cur, want[n]) {
 			continue
 		}
 		stale = append(stale, n)
 		if !check {
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return err
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, err
 			}
 			if err := os.WriteFile(path, want[n], 0o644); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
-	if check && len(stale) > 0 {
-		return fmt.Errorf("%s is not what make generate gives (%s): run make generate", migrationsDir, strings.Join(stale, ", "))
-	}
-	return nil
+	return stale, nil
 }
 
 // release freezes sql/ as version: the marker lists every migration of the
