@@ -14,8 +14,10 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
 
 	"github.com/awa-queue/awa/internal/sqlschema"
 )
@@ -41,7 +43,11 @@ const VersionTable = "awa_goose_db_version"
 // recording its versions in VersionTable. opts are passed through to
 // goose.NewProvider after that (WithVerbose, ...; a WithTableName there
 // overrides VersionTable; WithStore cannot be combined with it).
-// Up installs the awa schema; DownTo(0) drops it.
+// Up installs the awa schema; DownTo(0) drops it. One run at a time per
+// install: concurrent runs (several instances migrating at start) wait for
+// each other on a row of the lock table <schema>_goose_lock (goose's table
+// locker, which works through a transaction pooler), polled every 250 ms for
+// up to 10 minutes; so opts must not hold WithLocker or WithSessionLocker.
 func Provider(sqlDB *sql.DB, opts ...goose.ProviderOption) (*goose.Provider, error) {
 	return SchemaProvider(sqlDB, DefaultSchema, opts...)
 }
@@ -59,7 +65,13 @@ func SchemaProvider(sqlDB *sql.DB, schema string, opts ...goose.ProviderOption) 
 	if err != nil {
 		return nil, err
 	}
-	opts = append([]goose.ProviderOption{goose.WithTableName(SchemaVersionTable(schema))}, opts...)
+	locker, err := lock.NewPostgresTableLocker(lock.WithTableName(sqlschema.LockTable(schema)),
+		lock.WithTableLockTimeout(250*time.Millisecond, 2400))
+	if err != nil {
+		return nil, err
+	}
+	opts = append([]goose.ProviderOption{goose.WithTableName(SchemaVersionTable(schema)), goose.WithLocker(locker)},
+		opts...)
 	return goose.NewProvider(goose.DialectPostgres, sqlDB, fsys, opts...)
 }
 

@@ -210,3 +210,49 @@ func freshDatabaseDSN(t *testing.T) (*sql.DB, string) {
 	})
 	return sqlDB, pgtest.WithDatabase(dsn, name)
 }
+
+// TestConcurrentUpsInstallOnce: several instances of an application that
+// migrate at start run Up at the same moment on a fresh database. Each must
+// succeed, and the schema must be installed once (without the lock table, the
+// loser failed with a raw 23505 on pg_type's unique index).
+func TestConcurrentUpsInstallOnce(t *testing.T) {
+	sqlDB := freshDatabase(t)
+	ctx := context.Background()
+	const n = 6
+	errs := make(chan error, n)
+	applied := make(chan int, n)
+	start := make(chan struct{})
+	for i := 0; i < n; i++ {
+		go func() {
+			p, err := db.Provider(sqlDB)
+			if err != nil {
+				errs <- err
+				return
+			}
+			<-start
+			res, err := p.Up(ctx)
+			applied <- len(res)
+			errs <- err
+		}()
+	}
+	close(start)
+	total := 0
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			t.Fatalf("a concurrent up: %v", err)
+		}
+		total += <-applied
+	}
+	p, err := db.Provider(sqlDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := int64(len(p.ListSources()))
+	if int64(total) != head {
+		t.Fatalf("the concurrent ups applied %d migrations between them, want each of the %d once", total, head)
+	}
+	if v, err := p.GetDBVersion(ctx); err != nil || v != head {
+		t.Fatalf("db version = %d, %v; want %d", v, err, head)
+	}
+	assertSchema(t, sqlDB, true)
+}

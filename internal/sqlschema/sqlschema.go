@@ -44,6 +44,10 @@ func Check(name string) error {
 // VersionTable is the goose version table of the install in schema.
 func VersionTable(schema string) string { return schema + "_goose_db_version" }
 
+// LockTable is the table goose's table locker uses to let one migration run
+// of the install in schema at a time: awa_goose_lock for schema awa.
+func LockTable(schema string) string { return schema + "_goose_lock" }
+
 // Role is the group role name of an install's role kind (producer, worker,
 // admin): awa_producer for schema awa, jobs_b_producer for jobs_b.
 func Role(schema, kind string) string { return schema + "_" + kind }
