@@ -9,7 +9,8 @@ import (
 )
 
 // DBTX is what sqlc's generated queries run on (a pool, a connection, a
-// transaction).
+// transaction). The same three methods as driver.DBTX on purpose: this
+// package cannot import driver, and driver's public type stays its own.
 type DBTX interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
