@@ -2128,6 +2128,9 @@ BEGIN
 
     DELETE FROM {{$awa_schema}}.dlq_entries WHERE job_id = p_job_id RETURNING * INTO v_d;
     IF NOT FOUND THEN
+        -- The rings in prune's order before the planner's (awa._lock_ring_reads):
+        -- a prune's waiting attempt must not make this read a deadlock victim.
+        PERFORM {{$awa_schema}}._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
         SELECT j.state INTO v_state FROM {{$awa_schema}}._jobs_now j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
         IF FOUND THEN
             RAISE EXCEPTION 'awa: job % is not in the DLQ (it is %)', p_job_id, v_state USING ERRCODE = 'AW021';
