@@ -27,6 +27,8 @@ CREATE TABLE awa.attempt_state (
 -- changed since v0.1.0: sql/substrate/60_views.sql
 -- +goose StatementBegin
 CREATE OR REPLACE VIEW awa._terminal_jobs_now AS
+SELECT t.*, s.progress, s.updated_at AS progress_at
+FROM (
 SELECT r.job_id AS id, r.queue, r.priority, r.kind, 'completed'::awa.job_state AS state, r.args,
        r.attempt + 1 AS attempt, r.max_attempts, i.run_lease, r.run_at, r.created_at,
        cb.completed_at AS finalized_at, r.tags, r.metadata, r.errors
@@ -37,7 +39,9 @@ JOIN awa.ready_entries r
 UNION ALL
 SELECT d.job_id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, d.finalized_at, d.tags, d.metadata, d.errors
-FROM awa.done_entries d;
+FROM awa.done_entries d
+) AS t
+LEFT JOIN awa.attempt_state s ON s.job_id = t.id;
 -- +goose StatementEnd
 
 -- added since v0.1.0: sql/substrate/60_views.sql
@@ -48,6 +52,8 @@ COMMENT ON VIEW awa._terminal_jobs_now IS 'internal: the body of awa.terminal_jo
 -- changed since v0.1.0: sql/substrate/60_views.sql
 -- +goose StatementBegin
 CREATE OR REPLACE VIEW awa._jobs_now AS
+SELECT j.*, s.progress, s.updated_at AS progress_at
+FROM (
 SELECT d.job_id AS id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, NULL::timestamptz AS claimed_at, NULL::timestamptz AS finalized_at,
        d.tags, d.metadata, d.errors, false AS dlq
@@ -80,7 +86,9 @@ FROM awa._terminal_jobs_now t
 UNION ALL
 SELECT x.job_id, x.queue, x.priority, x.kind, 'failed'::awa.job_state, x.args, x.attempt, x.max_attempts,
        x.run_lease, x.run_at, x.created_at, NULL, x.failed_at, x.tags, x.metadata, x.errors, true
-FROM awa.dlq_entries x;
+FROM awa.dlq_entries x
+) AS j
+LEFT JOIN awa.attempt_state s ON s.job_id = j.id;
 -- +goose StatementEnd
 
 -- added since v0.1.0: sql/substrate/60_views.sql

@@ -24,6 +24,8 @@ CREATE TABLE {{$awa_schema}}.attempt_state (
 
 -- changed since v0.1.0: sql/substrate/60_views.sql
 CREATE OR REPLACE VIEW {{$awa_schema}}._terminal_jobs_now AS
+SELECT t.*, s.progress, s.updated_at AS progress_at
+FROM (
 SELECT r.job_id AS id, r.queue, r.priority, r.kind, 'completed'::{{$awa_schema}}.job_state AS state, r.args,
        r.attempt + 1 AS attempt, r.max_attempts, i.run_lease, r.run_at, r.created_at,
        cb.completed_at AS finalized_at, r.tags, r.metadata, r.errors
@@ -34,13 +36,17 @@ JOIN {{$awa_schema}}.ready_entries r
 UNION ALL
 SELECT d.job_id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, d.finalized_at, d.tags, d.metadata, d.errors
-FROM {{$awa_schema}}.done_entries d;
+FROM {{$awa_schema}}.done_entries d
+) AS t
+LEFT JOIN {{$awa_schema}}.attempt_state s ON s.job_id = t.id;
 
 -- added since v0.1.0: sql/substrate/60_views.sql
 COMMENT ON VIEW {{$awa_schema}}._terminal_jobs_now IS 'internal: the body of {{$awa_schema}}.terminal_jobs (read through {{$awa_schema}}._read_terminal_jobs)';
 
 -- changed since v0.1.0: sql/substrate/60_views.sql
 CREATE OR REPLACE VIEW {{$awa_schema}}._jobs_now AS
+SELECT j.*, s.progress, s.updated_at AS progress_at
+FROM (
 SELECT d.job_id AS id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, NULL::timestamptz AS claimed_at, NULL::timestamptz AS finalized_at,
        d.tags, d.metadata, d.errors, false AS dlq
@@ -73,7 +79,9 @@ FROM {{$awa_schema}}._terminal_jobs_now t
 UNION ALL
 SELECT x.job_id, x.queue, x.priority, x.kind, 'failed'::{{$awa_schema}}.job_state, x.args, x.attempt, x.max_attempts,
        x.run_lease, x.run_at, x.created_at, NULL, x.failed_at, x.tags, x.metadata, x.errors, true
-FROM {{$awa_schema}}.dlq_entries x;
+FROM {{$awa_schema}}.dlq_entries x
+) AS j
+LEFT JOIN {{$awa_schema}}.attempt_state s ON s.job_id = j.id;
 
 -- added since v0.1.0: sql/substrate/60_views.sql
 COMMENT ON VIEW {{$awa_schema}}._jobs_now IS 'internal: the body of {{$awa_schema}}.jobs (read through {{$awa_schema}}._read_jobs and {{$awa_schema}}.job)';
