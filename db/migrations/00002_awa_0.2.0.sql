@@ -306,7 +306,7 @@ BEGIN
             ('awa_worker',
              ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
                    'heartbeat_instance', 'queue_pending', 'listen_queues', 'set_progress', 'job_progress',
-                   'substrate_version'],
+                   'closed_attempts', 'substrate_version'],
              ARRAY[]::text[]),
             ('awa_admin',
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
@@ -920,6 +920,7 @@ DECLARE
     v_cursor bigint;
     v_b      record;
     v_state  awa.job_state;
+    v_res    awa.finalize_result;
 BEGIN
     PERFORM awa._require_read_committed('awa.cancel_job');
     IF p_job_id IS NULL THEN
@@ -974,10 +975,13 @@ BEGIN
         WHERE o.ready_slot = v_r.ready_slot AND o.job_id = p_job_id AND o.lane_seq = v_r.lane_seq
         LIMIT 1;
         IF FOUND THEN
-            RETURN QUERY
-            SELECT * FROM awa._finalize('cancel', 'cancelled', ARRAY[p_job_id], ARRAY[v_b.run_lease],
-                                        ARRAY[v_b.claim_slot], ARRAY[v_b.receipt_id], ARRAY[v_reason],
-                                        NULL, v_now);
+            SELECT * INTO v_res FROM awa._finalize('cancel', 'cancelled', ARRAY[p_job_id], ARRAY[v_b.run_lease],
+                                                   ARRAY[v_b.claim_slot], ARRAY[v_b.receipt_id], ARRAY[v_reason],
+                                                   NULL, v_now);
+            IF v_res.outcome = 'applied' THEN
+                PERFORM pg_notify('awa:', p_job_id || ':' || v_b.run_lease);
+            END IF;
+            RETURN NEXT v_res;
             RETURN;
         END IF;
     END IF;
@@ -1281,6 +1285,36 @@ BEGIN
     DELETE FROM awa.runtime_instances i
     WHERE i.heartbeat_at < coalesce(p_now, now()) - p_older_than
     RETURNING i.*;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/closed_attempts.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.closed_attempts(
+    p_job_ids     bigint[],
+    p_run_leases  bigint[],
+    p_claim_slots int[],
+    p_receipt_ids bigint[]
+)
+RETURNS TABLE (job_id bigint, run_lease bigint)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+BEGIN
+    IF p_job_ids IS NULL OR p_run_leases IS NULL OR p_claim_slots IS NULL OR p_receipt_ids IS NULL
+       OR cardinality(p_run_leases) <> cardinality(p_job_ids) OR cardinality(p_claim_slots) <> cardinality(p_job_ids)
+       OR cardinality(p_receipt_ids) <> cardinality(p_job_ids) THEN
+        RAISE EXCEPTION 'awa: job_ids, run_leases, claim_slots and receipt_ids must be non-null arrays of one length'
+            USING ERRCODE = 'AW010';
+    END IF;
+    LOCK TABLE awa.claim_batches, awa.claim_closures IN ACCESS SHARE MODE;
+    RETURN QUERY
+    SELECT a.job_id, a.run_lease
+    FROM unnest(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids) AS a (job_id, run_lease, claim_slot, receipt_id)
+    WHERE NOT awa._attempt_open(a.job_id, a.run_lease, a.claim_slot, a.receipt_id);
 END;
 $$;
 -- +goose StatementEnd
@@ -1641,6 +1675,7 @@ BEGIN
         END IF;
         EXECUTE format('LISTEN %I', 'awa:' || v_queue);
     END LOOP;
+    EXECUTE format('LISTEN %I', 'awa:');
 END;
 $$;
 -- +goose StatementEnd
