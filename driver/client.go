@@ -52,7 +52,9 @@ type Client struct {
 
 	queues    map[string]*queueRunner
 	completer *completer
-	elector   *elector
+	// attempts: the running handlers, for cooperative cancel (cancel.go).
+	attempts attemptSet
+	elector  *elector
 }
 
 // NewClient returns a client over pool. It does not start working until Start.
@@ -299,7 +301,8 @@ func (c *Client) Start(ctx context.Context) error {
 	go func() { defer c.bgWG.Done(); c.heartbeatLoop(bgCtx) }()
 
 	if !c.cfg.DisableListen && len(c.queues) > 0 {
-		l := &listener{pool: c.pool, direct: c.listenConfig, log: c.log, driver: c.driver, queues: c.queues}
+		l := &listener{pool: c.pool, direct: c.listenConfig, log: c.log, driver: c.driver, queues: c.queues,
+			attempts: &c.attempts}
 		c.bgWG.Add(2)
 		go func() { defer c.bgWG.Done(); l.run(bgCtx) }()
 		go func() { defer c.bgWG.Done(); l.watch(bgCtx, c) }()
@@ -383,10 +386,15 @@ func (c *Client) heartbeatLoop(ctx context.Context) {
 		case <-t.C:
 			hctx, cancel := context.WithTimeout(ctx, c.cfg.HeartbeatInterval)
 			err := c.driver.Heartbeat(hctx, c.rt, c.cfg.InstanceID)
-			cancel()
 			if err != nil && ctx.Err() == nil {
 				c.log.Warn("awa: Heartbeat failed", slog.String("error", err.Error()))
 			}
+			// Cooperative cancel's fallback: handlers whose attempt was
+			// closed meanwhile (a missed notification) are cancelled here.
+			if err := c.closeStale(hctx); err != nil && ctx.Err() == nil {
+				c.log.Warn("awa: Checking running attempts failed", slog.String("error", err.Error()))
+			}
+			cancel()
 		}
 	}
 }

@@ -457,6 +457,31 @@ func splitReasons(items []ReasonItem) (receiptArrays, []string) {
 	return splitReceipts(len(items), func(i int) Receipt { return items[i].Receipt }), reasons
 }
 
+// ClosedAttempts returns those of the attempts given that are no longer open
+// (cancelled by an operator, rescued or finalized): awa.closed_attempts, one
+// call for all of them. Call it outside a transaction (it holds share locks
+// on the claim ring to its transaction's end).
+func (d *Driver) ClosedAttempts(ctx context.Context, db DBTX, rs []Receipt) ([]Receipt, error) {
+	a := splitReceipts(len(rs), func(i int) Receipt { return rs[i] })
+	rows, err := d.q.ClosedAttempts(ctx, d.on(db), dbsqlc.ClosedAttemptsParams{
+		JobIds: a.jobIDs, RunLeases: a.runLeases, ClaimSlots: a.claimSlots, ReceiptIds: a.receiptIDs,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("closed attempts of %d: %w", len(rs), mapError(err))
+	}
+	closed := make(map[attemptKey]bool, len(rows))
+	for _, r := range rows {
+		closed[attemptKey{r.JobID, r.RunLease}] = true
+	}
+	out := make([]Receipt, 0, len(rows))
+	for _, r := range rs {
+		if closed[attemptKey{r.JobID, r.RunLease}] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
 // Heartbeat registers the worker process instanceID or refreshes its heartbeat.
 func (d *Driver) Heartbeat(ctx context.Context, db DBTX, instanceID [16]byte) error {
 	if _, err := d.q.HeartbeatInstance(ctx, d.on(db), dbsqlc.HeartbeatInstanceParams{InstanceID: uuid(instanceID)}); err != nil {

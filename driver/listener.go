@@ -24,6 +24,9 @@ type listener struct {
 	log    *slog.Logger
 	driver *Driver
 	queues map[string]*queueRunner
+	// attempts gets the control channel's notifications (name "" after the
+	// prefix): awa.cancel_job closed a running attempt.
+	attempts *attemptSet
 	// received counts notifications since the watch last looked.
 	received atomic.Int64
 }
@@ -89,7 +92,9 @@ func (l *listener) listen(ctx context.Context) error {
 		// Only this schema's channels are listened on; the prefix check
 		// keeps it so should a caller LISTEN on the same connection.
 		if name, ok := strings.CutPrefix(n.Channel, prefix); ok {
-			if q, ok := l.queues[name]; ok {
+			if name == "" && l.attempts != nil {
+				l.attempts.closeNotified(n.Payload, l.log)
+			} else if q, ok := l.queues[name]; ok {
 				q.notify()
 			}
 		}

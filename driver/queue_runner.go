@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -251,6 +252,11 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, deadline ti
 		defer cancelDeadline()
 	}
 
+	// Cooperative cancel: an operator's cancel (or a rescue) of this attempt
+	// cancels ctx with cause ErrAttemptClosed (cancel.go).
+	ctx, attemptDone := q.c.attempts.start(ctx, j.Receipt)
+	defer attemptDone()
+
 	// The watchdog costs nothing until the handler's context ends: then one
 	// timer for JobTimeoutGrace.
 	var state atomic.Int32
@@ -326,6 +332,10 @@ func runHandler(ctx, workCtx context.Context, unit workUnit, row *JobRow, j Clai
 		default:
 			return finishReq{action: actionFail, r: j.Receipt, msg: errString(c.err)}
 		}
+	}
+	if errors.Is(context.Cause(ctx), ErrAttemptClosed) {
+		// Closed from outside: this cancel is stale, the completer drops it.
+		return finishReq{action: actionCancel, r: j.Receipt, msg: ErrAttemptClosed.Error()}
 	}
 	if ctx.Err() != nil && workCtx.Err() == nil {
 		if !deadline.IsZero() && !time.Now().Before(deadline) {

@@ -57,3 +57,8 @@ SELECT current_setting('transaction_isolation')::text AS level;
 -- The PostgreSQL backend serving this statement (the pooler probe compares it
 -- across statements and client connections).
 SELECT pg_backend_pid()::int AS pid;
+
+-- name: ClosedAttempts :many
+SELECT c.job_id::bigint AS job_id, c.run_lease::bigint AS run_lease
+FROM awa.closed_attempts(sqlc.arg(job_ids)::bigint[], sqlc.arg(run_leases)::bigint[],
+                         sqlc.arg(claim_slots)::int[], sqlc.arg(receipt_ids)::bigint[]) AS c;

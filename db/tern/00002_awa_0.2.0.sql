@@ -24,6 +24,8 @@ CREATE TABLE {{$awa_schema}}.attempt_state (
 
 -- changed since v0.1.0: sql/substrate/60_views.sql
 CREATE OR REPLACE VIEW {{$awa_schema}}._terminal_jobs_now AS
+SELECT t.*, s.progress, s.updated_at AS progress_at
+FROM (
 SELECT r.job_id AS id, r.queue, r.priority, r.kind, 'completed'::{{$awa_schema}}.job_state AS state, r.args,
        r.attempt + 1 AS attempt, r.max_attempts, i.run_lease, r.run_at, r.created_at,
        cb.completed_at AS finalized_at, r.tags, r.metadata, r.errors
@@ -34,13 +36,17 @@ JOIN {{$awa_schema}}.ready_entries r
 UNION ALL
 SELECT d.job_id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, d.finalized_at, d.tags, d.metadata, d.errors
-FROM {{$awa_schema}}.done_entries d;
+FROM {{$awa_schema}}.done_entries d
+) AS t
+LEFT JOIN {{$awa_schema}}.attempt_state s ON s.job_id = t.id;
 
 -- added since v0.1.0: sql/substrate/60_views.sql
 COMMENT ON VIEW {{$awa_schema}}._terminal_jobs_now IS 'internal: the body of {{$awa_schema}}.terminal_jobs (read through {{$awa_schema}}._read_terminal_jobs)';
 
 -- changed since v0.1.0: sql/substrate/60_views.sql
 CREATE OR REPLACE VIEW {{$awa_schema}}._jobs_now AS
+SELECT j.*, s.progress, s.updated_at AS progress_at
+FROM (
 SELECT d.job_id AS id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, NULL::timestamptz AS claimed_at, NULL::timestamptz AS finalized_at,
        d.tags, d.metadata, d.errors, false AS dlq
@@ -73,7 +79,9 @@ FROM {{$awa_schema}}._terminal_jobs_now t
 UNION ALL
 SELECT x.job_id, x.queue, x.priority, x.kind, 'failed'::{{$awa_schema}}.job_state, x.args, x.attempt, x.max_attempts,
        x.run_lease, x.run_at, x.created_at, NULL, x.failed_at, x.tags, x.metadata, x.errors, true
-FROM {{$awa_schema}}.dlq_entries x;
+FROM {{$awa_schema}}.dlq_entries x
+) AS j
+LEFT JOIN {{$awa_schema}}.attempt_state s ON s.job_id = j.id;
 
 -- added since v0.1.0: sql/substrate/60_views.sql
 COMMENT ON VIEW {{$awa_schema}}._jobs_now IS 'internal: the body of {{$awa_schema}}.jobs (read through {{$awa_schema}}._read_jobs and {{$awa_schema}}.job)';
@@ -277,7 +285,7 @@ BEGIN
             ('{{$awa_schema}}_worker',
              ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
                    'heartbeat_instance', 'queue_pending', 'listen_queues', 'set_progress', 'job_progress',
-                   'substrate_version'],
+                   'closed_attempts', 'substrate_version'],
              ARRAY[]::text[]),
             ('{{$awa_schema}}_admin',
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
@@ -859,6 +867,7 @@ DECLARE
     v_cursor bigint;
     v_b      record;
     v_state  {{$awa_schema}}.job_state;
+    v_res    {{$awa_schema}}.finalize_result;
 BEGIN
     PERFORM {{$awa_schema}}._require_read_committed('{{$awa_schema}}.cancel_job');
     IF p_job_id IS NULL THEN
@@ -913,10 +922,13 @@ BEGIN
         WHERE o.ready_slot = v_r.ready_slot AND o.job_id = p_job_id AND o.lane_seq = v_r.lane_seq
         LIMIT 1;
         IF FOUND THEN
-            RETURN QUERY
-            SELECT * FROM {{$awa_schema}}._finalize('cancel', 'cancelled', ARRAY[p_job_id], ARRAY[v_b.run_lease],
-                                        ARRAY[v_b.claim_slot], ARRAY[v_b.receipt_id], ARRAY[v_reason],
-                                        NULL, v_now);
+            SELECT * INTO v_res FROM {{$awa_schema}}._finalize('cancel', 'cancelled', ARRAY[p_job_id], ARRAY[v_b.run_lease],
+                                                   ARRAY[v_b.claim_slot], ARRAY[v_b.receipt_id], ARRAY[v_reason],
+                                                   NULL, v_now);
+            IF v_res.outcome = 'applied' THEN
+                PERFORM pg_notify('{{$awa_schema}}:', p_job_id || ':' || v_b.run_lease);
+            END IF;
+            RETURN NEXT v_res;
             RETURN;
         END IF;
     END IF;
@@ -1212,6 +1224,34 @@ BEGIN
     DELETE FROM {{$awa_schema}}.runtime_instances i
     WHERE i.heartbeat_at < coalesce(p_now, now()) - p_older_than
     RETURNING i.*;
+END;
+$$;
+
+-- new since v0.1.0: sql/functions/closed_attempts.sql
+CREATE FUNCTION {{$awa_schema}}.closed_attempts(
+    p_job_ids     bigint[],
+    p_run_leases  bigint[],
+    p_claim_slots int[],
+    p_receipt_ids bigint[]
+)
+RETURNS TABLE (job_id bigint, run_lease bigint)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+BEGIN
+    IF p_job_ids IS NULL OR p_run_leases IS NULL OR p_claim_slots IS NULL OR p_receipt_ids IS NULL
+       OR cardinality(p_run_leases) <> cardinality(p_job_ids) OR cardinality(p_claim_slots) <> cardinality(p_job_ids)
+       OR cardinality(p_receipt_ids) <> cardinality(p_job_ids) THEN
+        RAISE EXCEPTION 'awa: job_ids, run_leases, claim_slots and receipt_ids must be non-null arrays of one length'
+            USING ERRCODE = 'AW010';
+    END IF;
+    LOCK TABLE {{$awa_schema}}.claim_batches, {{$awa_schema}}.claim_closures IN ACCESS SHARE MODE;
+    RETURN QUERY
+    SELECT a.job_id, a.run_lease
+    FROM unnest(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids) AS a (job_id, run_lease, claim_slot, receipt_id)
+    WHERE NOT {{$awa_schema}}._attempt_open(a.job_id, a.run_lease, a.claim_slot, a.receipt_id);
 END;
 $$;
 
@@ -1552,6 +1592,7 @@ BEGIN
         END IF;
         EXECUTE format('LISTEN %I', '{{$awa_schema}}:' || v_queue);
     END LOOP;
+    EXECUTE format('LISTEN %I', '{{$awa_schema}}:');
 END;
 $$;
 

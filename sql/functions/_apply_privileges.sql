@@ -5,7 +5,7 @@
 -- creatable) get USAGE on the schema and EXECUTE on their entry points only:
 --   awa_producer  enqueue: insert_job, insert_jobs, the COPY stage
 --   awa_worker    claim, finalize, heartbeat, queue_pending, listen,
---                 progress (set_progress, job_progress)
+--                 progress (set_progress, job_progress), closed_attempts
 --   (all three: substrate_version, which every Go client checks at start)
 --   awa_admin     maintenance, configuration, rescue, prune, DLQ, cancel,
 --                 counts, awa.job, job_progress, and SELECT on the read views awa.jobs and
@@ -41,7 +41,7 @@ BEGIN
             ('awa_worker',
              ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
                    'heartbeat_instance', 'queue_pending', 'listen_queues', 'set_progress', 'job_progress',
-                   'substrate_version'],
+                   'closed_attempts', 'substrate_version'],
              ARRAY[]::text[]),
             ('awa_admin',
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',

@@ -4,7 +4,10 @@
 --   available           -> a ready tombstone spends its lane position (the ready
 --                          row is not touched), ends cancelled
 --   running             -> its attempt is closed like a worker cancel; the
---                          worker's later finalizer is stale
+--                          worker's later finalizer is stale; on commit a
+--                          NOTIFY on the control channel 'awa:' (payload
+--                          '<job_id>:<run_lease>') tells the runtime to cancel
+--                          the handler (docs/storage.md, "Every attempt ends")
 -- Returns one row: applied with state 'cancelled', or stale when the running
 -- attempt was finalized concurrently.
 -- Errors: AW010 job_id NULL; AW020 no such job; AW021 the job is already
@@ -37,6 +40,7 @@ DECLARE
     v_cursor bigint;
     v_b      record;
     v_state  awa.job_state;
+    v_res    awa.finalize_result;
 BEGIN
     PERFORM awa._require_read_committed('awa.cancel_job');
     IF p_job_id IS NULL THEN
@@ -91,10 +95,13 @@ BEGIN
         WHERE o.ready_slot = v_r.ready_slot AND o.job_id = p_job_id AND o.lane_seq = v_r.lane_seq
         LIMIT 1;
         IF FOUND THEN
-            RETURN QUERY
-            SELECT * FROM awa._finalize('cancel', 'cancelled', ARRAY[p_job_id], ARRAY[v_b.run_lease],
-                                        ARRAY[v_b.claim_slot], ARRAY[v_b.receipt_id], ARRAY[v_reason],
-                                        NULL, v_now);
+            SELECT * INTO v_res FROM awa._finalize('cancel', 'cancelled', ARRAY[p_job_id], ARRAY[v_b.run_lease],
+                                                   ARRAY[v_b.claim_slot], ARRAY[v_b.receipt_id], ARRAY[v_reason],
+                                                   NULL, v_now);
+            IF v_res.outcome = 'applied' THEN
+                PERFORM pg_notify('awa:', p_job_id || ':' || v_b.run_lease);
+            END IF;
+            RETURN NEXT v_res;
             RETURN;
         END IF;
     END IF;

@@ -1,6 +1,8 @@
 -- awa.listen_queues(queues): makes the calling session LISTEN on each queue's
 -- channel ("awa:<queue>"), where inserts and promotions notify when claimable
--- work appears. Takes effect when the calling transaction commits (at once
+-- work appears, and on the control channel "awa:" (no queue name), where
+-- awa.cancel_job announces a running attempt it closed ('<job_id>:<run_lease>').
+-- Takes effect when the calling transaction commits (at once
 -- in autocommit). Session state: use a dedicated connection, not one shared
 -- through a transaction-mode pooler (polling covers that case).
 -- Errors: AW002 a NULL or invalid queue name.
@@ -20,5 +22,6 @@ BEGIN
         END IF;
         EXECUTE format('LISTEN %I', 'awa:' || v_queue);
     END LOOP;
+    EXECUTE format('LISTEN %I', 'awa:');
 END;
 $$;

@@ -53,7 +53,12 @@ COMMENT ON VIEW awa._open_receipts IS 'internal: claim batch items whose receipt
 
 -- Terminal history still retained by the queue ring: compact completion batches
 -- expanded against their ready rows, plus failed/cancelled snapshots.
+-- Progress (awa.attempt_state, docs/storage.md "Read surfaces"): one join
+-- outside the UNION ALL (a whole read: one hash join; awa._jobs_now, which
+-- does not read these two columns, has the planner remove it).
 CREATE VIEW awa._terminal_jobs_now AS
+SELECT t.*, s.progress, s.updated_at AS progress_at
+FROM (
 SELECT r.job_id AS id, r.queue, r.priority, r.kind, 'completed'::awa.job_state AS state, r.args,
        r.attempt + 1 AS attempt, r.max_attempts, i.run_lease, r.run_at, r.created_at,
        cb.completed_at AS finalized_at, r.tags, r.metadata, r.errors
@@ -64,13 +69,20 @@ JOIN awa.ready_entries r
 UNION ALL
 SELECT d.job_id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, d.finalized_at, d.tags, d.metadata, d.errors
-FROM awa.done_entries d;
+FROM awa.done_entries d
+) AS t
+LEFT JOIN awa.attempt_state s ON s.job_id = t.id;
 
 COMMENT ON VIEW awa._terminal_jobs_now IS 'internal: the body of awa.terminal_jobs (read through awa._read_terminal_jobs)';
 
 -- Every job in any state, one row per job. A DLQ job shows as failed with
 -- dlq = true. Terminal jobs appear while the queue ring retains them.
+-- Progress: every row joins awa.attempt_state once, outside the UNION ALL
+-- (one hash join for a whole-view read, one index probe for awa.job).
+-- Appended last, so that CREATE OR REPLACE VIEW applies it to an install.
 CREATE VIEW awa._jobs_now AS
+SELECT j.*, s.progress, s.updated_at AS progress_at
+FROM (
 SELECT d.job_id AS id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, NULL::timestamptz AS claimed_at, NULL::timestamptz AS finalized_at,
        d.tags, d.metadata, d.errors, false AS dlq
@@ -103,7 +115,9 @@ FROM awa._terminal_jobs_now t
 UNION ALL
 SELECT x.job_id, x.queue, x.priority, x.kind, 'failed'::awa.job_state, x.args, x.attempt, x.max_attempts,
        x.run_lease, x.run_at, x.created_at, NULL, x.failed_at, x.tags, x.metadata, x.errors, true
-FROM awa.dlq_entries x;
+FROM awa.dlq_entries x
+) AS j
+LEFT JOIN awa.attempt_state s ON s.job_id = j.id;
 
 COMMENT ON VIEW awa._jobs_now IS 'internal: the body of awa.jobs (read through awa._read_jobs and awa.job)';
 

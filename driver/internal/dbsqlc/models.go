@@ -312,6 +312,8 @@ type AwaJob struct {
 	Metadata    []byte
 	Errors      []byte
 	Dlq         bool
+	Progress    json.RawMessage
+	ProgressAt  pgtype.Timestamptz
 }
 
 // internal: the body of awa.jobs (read through awa._read_jobs and awa.job)
@@ -333,6 +335,8 @@ type AwaJobsNow struct {
 	Metadata    []byte
 	Errors      []byte
 	Dlq         bool
+	Progress    json.RawMessage
+	ProgressAt  pgtype.Timestamptz
 }
 
 type AwaLeaderLease struct {
@@ -483,6 +487,8 @@ type AwaTerminalJob struct {
 	Tags        []string
 	Metadata    []byte
 	Errors      []byte
+	Progress    json.RawMessage
+	ProgressAt  pgtype.Timestamptz
 }
 
 // internal: the body of awa.terminal_jobs (read through awa._read_terminal_jobs)
@@ -502,4 +508,6 @@ type AwaTerminalJobsNow struct {
 	Tags        []string
 	Metadata    []byte
 	Errors      []byte
+	Progress    json.RawMessage
+	ProgressAt  pgtype.Timestamptz
 }

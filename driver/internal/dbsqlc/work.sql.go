@@ -133,6 +133,49 @@ func (q *Queries) ClaimReadyRuntime(ctx context.Context, db DBTX, arg ClaimReady
 	return items, nil
 }
 
+const closedAttempts = `-- name: ClosedAttempts :many
+SELECT c.job_id::bigint AS job_id, c.run_lease::bigint AS run_lease
+FROM awa.closed_attempts($1::bigint[], $2::bigint[],
+                         $3::int[], $4::bigint[]) AS c
+`
+
+type ClosedAttemptsParams struct {
+	JobIds     []int64
+	RunLeases  []int64
+	ClaimSlots []int32
+	ReceiptIds []int64
+}
+
+type ClosedAttemptsRow struct {
+	JobID    int64
+	RunLease int64
+}
+
+func (q *Queries) ClosedAttempts(ctx context.Context, db DBTX, arg ClosedAttemptsParams) ([]ClosedAttemptsRow, error) {
+	rows, err := db.Query(ctx, closedAttempts,
+		arg.JobIds,
+		arg.RunLeases,
+		arg.ClaimSlots,
+		arg.ReceiptIds,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []ClosedAttemptsRow
+	for rows.Next() {
+		var i ClosedAttemptsRow
+		if err := rows.Scan(&i.JobID, &i.RunLease); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const completeJobs = `-- name: CompleteJobs :many
 SELECT job_id, run_lease, outcome, state FROM awa.complete_jobs($1::bigint[], $2::bigint[],
                                 $3::int[], $4::bigint[],

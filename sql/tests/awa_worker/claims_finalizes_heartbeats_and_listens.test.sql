@@ -1,9 +1,10 @@
 -- A member of awa_worker does a worker's whole job: registers and heartbeats
 -- its process, asks queue_pending, listens, claims, and finalizes its claims
 -- by every outcome (complete, retry, snooze, fail, cancel by receipt), and
--- records and reads a claim's progress.
+-- records and reads a claim's progress, and asks which of its claims were
+-- closed (closed_attempts).
 begin;
-select plan(12);
+select plan(13);
 
 select is((select count(*) from awa.insert_jobs(array['w.complete', 'w.retry', 'w.snooze', 'w.fail', 'w.cancel'],
                                                 null, array_fill('{"queue": "worker_q"}'::jsonb, array[5]))),
@@ -38,6 +39,10 @@ select is((select outcome::text || '/' || state from c, awa.fail_jobs(array[id],
 select is((select outcome::text || '/' || state from c, awa.cancel_jobs(array[id], array[run_lease], array[claim_slot],
                                                                      array[receipt_id]) f where c.kind = 'w.cancel'),
           'applied/cancelled', 'cancel_jobs cancels its claim');
+select results_eq($$select c.kind from c, awa.closed_attempts(array[c.id], array[c.run_lease], array[c.claim_slot],
+                                                               array[c.receipt_id]) f order by c.kind$$,
+                  $$values ('w.cancel'), ('w.complete'), ('w.fail'), ('w.retry'), ('w.snooze')$$,
+                  'closed_attempts finds each of its finalized claims closed');
 reset role;
 
 select * from finish();

@@ -1,5 +1,5 @@
 -- A member of awa_worker may execute the claim, finalize, heartbeat,
--- queue_pending, listen and progress entry points and nothing else of schema awa, and
+-- queue_pending, listen, progress and closed_attempts entry points and nothing else of schema awa, and
 -- holds no table or sequence right: it cannot enqueue, configure a queue,
 -- prune, rotate, maintain, rescue, cancel by id, touch the DLQ, list, read or
 -- write a table, or call an internal; each such call is refused with 42501.
@@ -7,7 +7,7 @@ begin;
 select plan(22);
 
 select results_eq($$select * from awa_test.executable_by('awa_test_worker')$$,
-                  $$values ('cancel_jobs'::text), ('claim_ready_runtime'), ('complete_jobs'), ('fail_jobs'),
+                  $$values ('cancel_jobs'::text), ('claim_ready_runtime'), ('closed_attempts'), ('complete_jobs'), ('fail_jobs'),
                            ('heartbeat_instance'), ('job_progress'), ('listen_queues'), ('queue_pending'), ('retry_jobs'),
                            ('set_progress'), ('snooze_jobs'), ('substrate_version')$$,
                   'awa_worker executes the worker entry points only');

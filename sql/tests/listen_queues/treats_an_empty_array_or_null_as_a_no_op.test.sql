@@ -1,4 +1,5 @@
--- An empty array or a NULL array listens on nothing and raises nothing.
+-- An empty array or a NULL array listens on no queue (the control channel
+-- only) and raises nothing.
 begin;
 select plan(3);
 
