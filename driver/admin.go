@@ -146,10 +146,12 @@ type StorageSlot struct {
 	RowsCapped bool
 	Bytes      int64 // on disk: the slot's tables, their indexes and TOAST
 	// Status is current, empty, reclaimable, carried (prune moves what is
-	// live forward) or blocked (prune reports skipped_live).
+	// live forward), locked (another session holds one of its tables: prune
+	// reports skipped_blocked) or blocked (prune reports skipped_live).
 	Status string
-	// Cause (available, running, open_claim, live_lease), JobID and Queue
-	// name what keeps a carried or blocked slot; Detail is prune's text.
+	// Cause (available, running, open_claim, live_lease, lock), JobID and
+	// Queue name what keeps a carried, locked or blocked slot; Detail says it
+	// in prune's words (for a lock: the holder's pid, mode and table).
 	Cause  string
 	JobID  *int64
 	Queue  string

@@ -19,8 +19,9 @@ const storageNote = `
 One row per ring slot: its role (current; next, the sealed slot the next
 rotation needs; sealed), when it was sealed, its rows and size, and what prune
 would do with it now: reclaimable, carried (prune moves its available jobs, or
-in the next slot its running jobs and leases, forward) or blocked (prune skips
-it: the job, queue and cause are named). Empty sealed slots are left out
+in the next slot its running jobs and leases, forward), locked (another
+session holds one of its tables: the pid is named) or blocked (prune skips it:
+the job, queue and cause are named). Empty sealed slots are left out
 unless -all. Exit status: 0 shown (blocked slots included), 1 the database
 failed, 2 bad usage. docs/storage.md, "Storage status", explains each status.
 `

@@ -2584,6 +2584,24 @@ BEGIN
                          {{$awa_schema}}._count_upto(p.parent || '_' || s.slot, p_count_limit + 1) AS n
                   FROM unnest({{$awa_schema}}._ring_tables(s.ring)) AS p (parent)) AS t) AS z
     ),
+    -- Another session holding a lock on a sealed slot's table: prune cannot
+    -- take its ACCESS EXCLUSIVE while it does (skipped_blocked, retried).
+    held AS (
+        SELECT DISTINCT ON (z.ring, z.slot) z.ring, z.slot,
+               format('%s holds %s on %s%s',
+                      coalesce('pid ' || l.pid, 'prepared transaction ' || l.virtualtransaction), l.mode,
+                      l.relation::regclass,
+                      CASE WHEN a.state IS NOT NULL THEN format(' (%s since %s)', a.state, a.state_change) ELSE '' END)
+                   AS detail
+        FROM sized z
+        CROSS JOIN LATERAL unnest({{$awa_schema}}._ring_tables(z.ring)) AS p (parent)
+        JOIN pg_locks l ON l.locktype = 'relation' AND l.granted AND l.pid IS DISTINCT FROM pg_backend_pid()
+                       AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+                       AND l.relation = format('{{$awa_schema}}.%I', p.parent || '_' || z.slot)::regclass
+        LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE z.role <> 'current' AND z.rows > 0
+        ORDER BY z.ring, z.slot, l.pid
+    ),
     -- What prune would say of this slot as its target (skipped_live), then
     -- what it would move forward: for a slot not the next, the available
     -- jobs only; for the next one, those and its open attempts or leases.
@@ -2602,11 +2620,15 @@ BEGIN
            CASE WHEN z.role = 'current' THEN 'current'
                 WHEN z.rows = 0 THEN 'empty'
                 WHEN (z.b).detail IS NOT NULL THEN 'blocked'
+                WHEN h.detail IS NOT NULL THEN 'locked'
                 WHEN (z.c).detail IS NOT NULL THEN 'carried'
                 ELSE 'reclaimable' END,
-           coalesce((z.b).cause, (z.c).cause), coalesce((z.b).job_id, (z.c).job_id),
-           coalesce((z.b).queue, (z.c).queue), coalesce((z.b).detail, (z.c).detail)
+           CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN 'lock' ELSE coalesce((z.b).cause, (z.c).cause) END,
+           CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN NULL ELSE coalesce((z.b).job_id, (z.c).job_id) END,
+           CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN NULL ELSE coalesce((z.b).queue, (z.c).queue) END,
+           coalesce((z.b).detail, h.detail, (z.c).detail)
     FROM carried z
+    LEFT JOIN held h ON h.ring = z.ring AND h.slot = z.slot
     ORDER BY array_position(ARRAY['queue', 'claim', 'lease', 'cursor'], z.ring), z.slot;
     PERFORM {{$awa_schema}}._end_ring_read('{{$awa_schema}}.storage_status', ARRAY['cursor', 'queue', 'claim', 'lease']);
 EXCEPTION WHEN SQLSTATE 'AW099' THEN

@@ -1,22 +1,17 @@
 -- awa.storage_status(count_limit): why space has not come back. One row per
--- ring and slot: its role (current; next: the sealed slot the next rotation
--- needs; sealed), the generation it was current in and when it was sealed,
--- its rows (each child table counted up to count_limit; rows_capped says a
--- count stopped there), its on-disk size (pg_total_relation_size of its
--- children) and, for a sealed slot that holds rows, what prune would do with
--- it now: the proof prune takes (awa._slot_blocker, with the arguments prune
--- passes for that slot), so status is blocked (cause running, open_claim or
--- live_lease; the job and queue it names), carried (available jobs, or in
--- the next slot open attempts and leases, that prune moves forward) or
--- reclaimable. Statuses current and empty need no proof. Prune records no
--- outcome, so its last one is not shown (docs/storage.md, "Storage status").
--- Locks: ACCESS SHARE on every ring child (awa._lock_ring_reads, prune's
--- order), in a subtransaction rolled back before it returns
--- (awa._end_ring_read): the caller keeps none, and a prune waits at most for
--- this statement. Read-only.
--- Errors: AW010 count_limit outside 1..1000000. Isolation: any level;
--- outside READ COMMITTED, 40001 when a slot it read was pruned after the
--- transaction's snapshot. Called by operators (`awa storage status`).
+-- ring slot: role (current; next, the sealed slot the next rotation needs;
+-- sealed), generation and seal time, rows (each table counted up to
+-- count_limit: rows_capped), on-disk size, and for a sealed slot holding rows
+-- what prune would do now: blocked (its own proof, awa._slot_blocker with
+-- prune's arguments, naming job, queue and cause), locked (another session
+-- holds one of its tables), carried or reclaimable. Prune records no outcome:
+-- none is shown. Statuses and costs: docs/storage.md, "Storage status".
+-- Locks: ACCESS SHARE on every ring child (awa._lock_ring_reads), released
+-- before it returns (awa._end_ring_read): a prune waits at most for this
+-- statement. Read-only.
+-- Errors: AW010 count_limit outside 1..1000000; outside READ COMMITTED,
+-- 40001 when a slot it read was pruned after the snapshot.
+-- Called by operators (`awa storage status`).
 CREATE FUNCTION awa.storage_status(p_count_limit int DEFAULT 10000)
 RETURNS SETOF awa.storage_slot
 LANGUAGE plpgsql
@@ -62,6 +57,24 @@ BEGIN
                          awa._count_upto(p.parent || '_' || s.slot, p_count_limit + 1) AS n
                   FROM unnest(awa._ring_tables(s.ring)) AS p (parent)) AS t) AS z
     ),
+    -- Another session holding a lock on a sealed slot's table: prune cannot
+    -- take its ACCESS EXCLUSIVE while it does (skipped_blocked, retried).
+    held AS (
+        SELECT DISTINCT ON (z.ring, z.slot) z.ring, z.slot,
+               format('%s holds %s on %s%s',
+                      coalesce('pid ' || l.pid, 'prepared transaction ' || l.virtualtransaction), l.mode,
+                      l.relation::regclass,
+                      CASE WHEN a.state IS NOT NULL THEN format(' (%s since %s)', a.state, a.state_change) ELSE '' END)
+                   AS detail
+        FROM sized z
+        CROSS JOIN LATERAL unnest(awa._ring_tables(z.ring)) AS p (parent)
+        JOIN pg_locks l ON l.locktype = 'relation' AND l.granted AND l.pid IS DISTINCT FROM pg_backend_pid()
+                       AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+                       AND l.relation = format('awa.%I', p.parent || '_' || z.slot)::regclass
+        LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE z.role <> 'current' AND z.rows > 0
+        ORDER BY z.ring, z.slot, l.pid
+    ),
     -- What prune would say of this slot as its target (skipped_live), then
     -- what it would move forward: for a slot not the next, the available
     -- jobs only; for the next one, those and its open attempts or leases.
@@ -80,11 +93,15 @@ BEGIN
            CASE WHEN z.role = 'current' THEN 'current'
                 WHEN z.rows = 0 THEN 'empty'
                 WHEN (z.b).detail IS NOT NULL THEN 'blocked'
+                WHEN h.detail IS NOT NULL THEN 'locked'
                 WHEN (z.c).detail IS NOT NULL THEN 'carried'
                 ELSE 'reclaimable' END,
-           coalesce((z.b).cause, (z.c).cause), coalesce((z.b).job_id, (z.c).job_id),
-           coalesce((z.b).queue, (z.c).queue), coalesce((z.b).detail, (z.c).detail)
+           CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN 'lock' ELSE coalesce((z.b).cause, (z.c).cause) END,
+           CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN NULL ELSE coalesce((z.b).job_id, (z.c).job_id) END,
+           CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN NULL ELSE coalesce((z.b).queue, (z.c).queue) END,
+           coalesce((z.b).detail, h.detail, (z.c).detail)
     FROM carried z
+    LEFT JOIN held h ON h.ring = z.ring AND h.slot = z.slot
     ORDER BY array_position(ARRAY['queue', 'claim', 'lease', 'cursor'], z.ring), z.slot;
     PERFORM awa._end_ring_read('awa.storage_status', ARRAY['cursor', 'queue', 'claim', 'lease']);
 EXCEPTION WHEN SQLSTATE 'AW099' THEN
