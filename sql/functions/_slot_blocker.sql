@@ -54,13 +54,19 @@ BEGIN
         -- held in the claim slot): two statements, so each keeps its own
         -- index or partition pruning.
         IF p_ring = 'queue' THEN
-            SELECT b.batch_id, b.claim_slot INTO v_batch, v_claim
+            SELECT 'running', NULL, b.queue,
+                   format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
+                          p_slot, b.batch_id, b.claim_slot), b.batch_id, b.claim_slot
+            INTO v_out.cause, v_out.job_id, v_out.queue, v_out.detail, v_batch, v_claim
             FROM awa.claim_batches b
             WHERE b.ready_slot = p_slot
               AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
             LIMIT 1;
         ELSE
-            SELECT b.batch_id, b.claim_slot INTO v_batch, v_claim
+            SELECT 'open_claim', NULL, b.queue,
+                   format('claim slot %s has an open claim (batch %s of queue %s claimed at %s)',
+                          p_slot, b.batch_id, b.queue, b.claimed_at), b.batch_id, b.claim_slot
+            INTO v_out.cause, v_out.job_id, v_out.queue, v_out.detail, v_batch, v_claim
             FROM awa.claim_batches b
             WHERE b.claim_slot = p_slot
               AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
@@ -70,18 +76,8 @@ BEGIN
             RETURN NULL;
         END IF;
         -- One batch: name its first open attempt.
-        SELECT CASE p_ring WHEN 'queue' THEN 'running' ELSE 'open_claim' END, o.job_id, o.queue,
-               CASE p_ring
-                   WHEN 'queue' THEN format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
-                                            p_slot, o.batch_id, o.claim_slot)
-                   ELSE format('claim slot %s has an open claim (batch %s of queue %s claimed at %s)',
-                               p_slot, o.batch_id, o.queue, o.claimed_at)
-               END
-        INTO v_out
-        FROM awa._open_receipts o
-        WHERE o.claim_slot = v_claim AND o.batch_id = v_batch
-        ORDER BY o.item
-        LIMIT 1;
+        v_out.job_id := (SELECT o.job_id FROM awa._open_receipts o
+                         WHERE o.claim_slot = v_claim AND o.batch_id = v_batch ORDER BY o.item LIMIT 1);
         RETURN v_out;
     ELSIF p_ring = 'lease' THEN
         SELECT 'live_lease', l.job_id, l.queue, format('lease slot %s holds the lease of job %s', p_slot, l.job_id)
