@@ -125,3 +125,64 @@ func (d *Driver) PurgeDLQ(ctx context.Context, db DBTX, f PurgeDLQFilter) ([]int
 	}
 	return ids, nil
 }
+
+// StorageSlot is one ring slot as awa.storage_status shows it: what it holds,
+// its size, and what prune would do with it now (docs/storage.md, "Storage
+// status").
+type StorageSlot struct {
+	Ring string // queue, claim, lease or cursor
+	Slot int
+	// Role is current, next (the sealed slot the next rotation needs) or
+	// sealed.
+	Role string
+	// Generation is the ring generation the slot was last current in, and
+	// SealedAt when the rotation after it sealed it (zero: never used, or
+	// current).
+	Generation *int64
+	SealedAt   time.Time
+	// Rows counts the slot's rows, each child table up to the count limit;
+	// RowsCapped says a count stopped there (Rows is then a lower bound).
+	Rows       int64
+	RowsCapped bool
+	Bytes      int64 // on disk: the slot's tables, their indexes and TOAST
+	// Status is current, empty, reclaimable, carried (prune moves what is
+	// live forward), locked (another session holds one of its tables: prune
+	// reports skipped_blocked) or blocked (prune reports skipped_live).
+	Status string
+	// Cause (available, running, open_claim, live_lease, lock), JobID and
+	// Queue name what keeps a carried, locked or blocked slot; Detail says it
+	// in prune's words (for a lock: the holder's pid, mode and table).
+	Cause  string
+	JobID  *int64
+	Queue  string
+	Detail string
+}
+
+// StorageStatus returns every ring slot with its size and what prune would
+// do with it now, each child table counted up to countLimit rows (0: 10000).
+// Like the read surfaces it keeps no lock after it returns.
+func (d *Driver) StorageStatus(ctx context.Context, db DBTX, countLimit int) ([]StorageSlot, error) {
+	if countLimit == 0 {
+		countLimit = 10000
+	}
+	rows, err := d.q.StorageStatus(ctx, d.on(db), int32(min(countLimit, 1<<31-1)))
+	if err != nil {
+		return nil, fmt.Errorf("storage status: %w", mapError(err))
+	}
+	out := make([]StorageSlot, len(rows))
+	for i, r := range rows {
+		s := StorageSlot{Ring: r.Ring, Slot: int(r.Slot), Role: r.Role, Rows: r.Rows, RowsCapped: r.RowsCapped,
+			Bytes: r.Bytes, Status: r.Status, Cause: r.Cause.String, Queue: r.Queue.String, Detail: r.Detail.String}
+		if r.Generation.Valid {
+			s.Generation = &r.Generation.Int64
+		}
+		if r.SealedAt.Valid {
+			s.SealedAt = r.SealedAt.Time
+		}
+		if r.JobID.Valid {
+			s.JobID = &r.JobID.Int64
+		}
+		out[i] = s
+	}
+	return out, nil
+}

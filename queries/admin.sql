@@ -19,3 +19,6 @@ SELECT * FROM awa.purge_dlq(sqlc.narg(queue)::text, sqlc.narg(failed_before)::ti
 
 -- name: SubstrateVersion :one
 SELECT awa.substrate_version()::text AS version;
+
+-- name: StorageStatus :many
+SELECT * FROM awa.storage_status(sqlc.arg(count_limit)::int);

@@ -4,6 +4,7 @@
 //	awa migrate up|down|status [-dsn DSN]
 //	awa demo [-dsn DSN] [-jobs N] [-workers W] [-duration D] [-reset] [-v]
 //	awa work [-dsn DSN] [-queues default,mail] [-workers W] [-v]
+//	awa storage status [-dsn DSN] [-schema NAME] [-json] [-all]
 //
 // The DSN defaults to $DATABASE_URL. A prebuilt binary cannot load a user's
 // Go handlers: services run workers from their own binary (see
@@ -41,6 +42,10 @@ usage:
         signal: stop gracefully; second: cancel running jobs); a prebuilt
         binary cannot load your Go handlers: run workers from your own binary
         (driver.NewClient; see examples/worker)
+  awa storage status [-dsn DSN] [-schema NAME] [-json] [-all]
+        why space has not come back: each ring slot's role, rows and size, and
+        what prune would do with it now (reclaimable, carried, or blocked,
+        naming the job, queue and cause); -json for scripts
 
 The DSN defaults to $DATABASE_URL. "awa COMMAND -h" lists a command's flags.
 `
@@ -71,6 +76,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdDemo(ctx, args[1:], stdout, stderr)
 	case "work":
 		err = cmdWork(ctx, args[1:], stdout, stderr)
+	case "storage":
+		err = cmdStorage(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

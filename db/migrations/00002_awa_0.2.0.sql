@@ -14,6 +14,36 @@ CREATE TABLE awa.attempt_progress (
 );
 -- +goose StatementEnd
 
+-- added since v0.1.0: sql/substrate/15_types.sql
+-- +goose StatementBegin
+CREATE TYPE awa._slot_blocker AS (
+    cause  text,
+    job_id bigint,
+    queue  text,
+    detail text
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/15_types.sql
+-- +goose StatementBegin
+CREATE TABLE awa.storage_slot (
+    ring        text        NOT NULL,
+    slot        int         NOT NULL,
+    role        text        NOT NULL,
+    generation  bigint,
+    sealed_at   timestamptz,
+    rows        bigint      NOT NULL,
+    rows_capped boolean     NOT NULL,
+    bytes       bigint      NOT NULL,
+    status      text        NOT NULL,
+    cause       text,
+    job_id      bigint,
+    queue       text,
+    detail      text,
+    CHECK (false)
+);
+-- +goose StatementEnd
+
 -- added since v0.1.0: sql/substrate/40_lease_ring.sql
 -- +goose StatementBegin
 CREATE TABLE awa.attempt_state (
@@ -312,7 +342,7 @@ BEGIN
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rotate_ring', 'prune_ring',
                    'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'retry_dlq_job',
-                   'purge_dlq', 'queue_counts', 'job', 'job_progress', 'substrate_version', '_read_jobs',
+                   'purge_dlq', 'queue_counts', 'storage_status', 'job', 'job_progress', 'substrate_version', '_read_jobs',
                    '_read_terminal_jobs'],
              ARRAY['jobs', 'terminal_jobs'])
         ) AS g (role, routines, relations)
@@ -451,6 +481,22 @@ BEGIN
     END IF;
     -- A statement of its own: its locks come before its snapshot.
     RETURN EXISTS (SELECT 1 FROM awa.claim_cursors c WHERE c.lane_id = p_lane AND c.claim_seq < v_prev);
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_count_upto.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._count_upto(p_table text, p_max int)
+RETURNS bigint
+LANGUAGE plpgsql
+STABLE
+AS $$
+DECLARE
+    v_n bigint;
+BEGIN
+    EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM awa.%I LIMIT %s) AS t', p_table, p_max) INTO v_n;
+    RETURN v_n;
 END;
 $$;
 -- +goose StatementEnd
@@ -691,11 +737,11 @@ END;
 $$;
 -- +goose StatementEnd
 
--- changed since v0.1.0: sql/functions/_slot_live_reason.sql
+-- new since v0.1.0: sql/functions/_slot_blocker.sql
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION awa._slot_live_reason(p_ring text, p_slot int, p_carry boolean DEFAULT false,
-                                      p_carry_open boolean DEFAULT false)
-RETURNS text
+CREATE FUNCTION awa._slot_blocker(p_ring text, p_slot int, p_carry boolean DEFAULT false,
+                                  p_carry_open boolean DEFAULT false)
+RETURNS awa._slot_blocker
 LANGUAGE plpgsql
 STABLE
 -- As in awa.claim_ready_runtime: the "first row above the cursor" probes must
@@ -704,58 +750,82 @@ SET enable_sort = off
 SET jit = off
 AS $$
 DECLARE
-    v_detail text;
+    v_out   awa._slot_blocker;
+    v_batch bigint;
+    v_claim int;
 BEGIN
     IF p_ring = 'queue' AND p_carry IS NOT TRUE THEN
-        SELECT format('ready slot %s holds an available job (job %s, lane %s position %s)',
+        SELECT 'available', r.job_id, r.queue,
+               format('ready slot %s holds an available job (job %s, lane %s position %s)',
                       p_slot, r.job_id, r.lane_id, r.lane_seq)
-        INTO v_detail
+        INTO v_out
         FROM awa.claim_cursors h
         CROSS JOIN LATERAL (
-            SELECT r.job_id, r.lane_id, r.lane_seq FROM awa.ready_entries r
+            SELECT r.job_id, r.queue, r.lane_id, r.lane_seq FROM awa.ready_entries r
             WHERE r.ready_slot = p_slot AND r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
               AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
                               WHERE t.ready_slot = p_slot AND t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
             ORDER BY r.lane_seq
             LIMIT 1) AS r
         LIMIT 1;
-        IF v_detail IS NOT NULL THEN
-            RETURN v_detail;
+        IF v_out.detail IS NOT NULL THEN
+            RETURN v_out;
         END IF;
     END IF;
     IF p_ring IN ('queue', 'claim', 'lease') AND p_carry_open THEN
         RETURN NULL;
-    ELSIF p_ring = 'queue' THEN
-        -- This and the claim branch ask the same of different batches (drawn
-        -- from the ready slot, held in the claim slot): two statements, so
-        -- each keeps its own index or partition pruning.
-        SELECT format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
-                      p_slot, b.batch_id, b.claim_slot)
-        INTO v_detail
-        FROM awa.claim_batches b
-        WHERE b.ready_slot = p_slot
-          AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
-        LIMIT 1;
-        RETURN v_detail;
-    ELSIF p_ring = 'claim' THEN
-        SELECT format('claim slot %s has an open claim (batch %s of queue %s claimed at %s)',
-                      p_slot, b.batch_id, b.queue, b.claimed_at)
-        INTO v_detail
-        FROM awa.claim_batches b
-        WHERE b.claim_slot = p_slot
-          AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
-        LIMIT 1;
-        RETURN v_detail;
+    ELSIF p_ring IN ('queue', 'claim') THEN
+        -- The same question of different batches (drawn from the ready slot,
+        -- held in the claim slot): two statements, so each keeps its own
+        -- index or partition pruning.
+        IF p_ring = 'queue' THEN
+            SELECT 'running', NULL, b.queue,
+                   format('ready slot %s has a running job (claim batch %s in claim slot %s is not closed)',
+                          p_slot, b.batch_id, b.claim_slot), b.batch_id, b.claim_slot
+            INTO v_out.cause, v_out.job_id, v_out.queue, v_out.detail, v_batch, v_claim
+            FROM awa.claim_batches b
+            WHERE b.ready_slot = p_slot
+              AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+            LIMIT 1;
+        ELSE
+            SELECT 'open_claim', NULL, b.queue,
+                   format('claim slot %s has an open claim (batch %s of queue %s claimed at %s)',
+                          p_slot, b.batch_id, b.queue, b.claimed_at), b.batch_id, b.claim_slot
+            INTO v_out.cause, v_out.job_id, v_out.queue, v_out.detail, v_batch, v_claim
+            FROM awa.claim_batches b
+            WHERE b.claim_slot = p_slot
+              AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))
+            LIMIT 1;
+        END IF;
+        IF v_batch IS NULL THEN
+            RETURN NULL;
+        END IF;
+        -- One batch: name its first open attempt.
+        v_out.job_id := (SELECT o.job_id FROM awa._open_receipts o
+                         WHERE o.claim_slot = v_claim AND o.batch_id = v_batch ORDER BY o.item LIMIT 1);
+        RETURN v_out;
     ELSIF p_ring = 'lease' THEN
-        SELECT format('lease slot %s holds the lease of job %s', p_slot, l.job_id)
-        INTO v_detail
+        SELECT 'live_lease', l.job_id, l.queue, format('lease slot %s holds the lease of job %s', p_slot, l.job_id)
+        INTO v_out
         FROM awa.leases l
         WHERE l.lease_slot = p_slot AND awa._attempt_open(l.job_id, l.run_lease, l.claim_slot, l.receipt_id)
         LIMIT 1;
-        RETURN v_detail;
+        RETURN CASE WHEN v_out.detail IS NULL THEN NULL ELSE v_out END;
     END IF;
     RAISE EXCEPTION 'awa: unknown ring %', quote_literal(p_ring) USING ERRCODE = 'AW010';
 END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/_slot_live_reason.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa._slot_live_reason(p_ring text, p_slot int, p_carry boolean DEFAULT false,
+                                      p_carry_open boolean DEFAULT false)
+RETURNS text
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT (awa._slot_blocker(p_ring, p_slot, p_carry, p_carry_open)).detail
 $$;
 -- +goose StatementEnd
 
@@ -2581,6 +2651,106 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT * FROM awa._finalize('snooze', 'snoozed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 NULL, p_run_at, p_now)
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/storage_status.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.storage_status(p_count_limit int DEFAULT 10000)
+RETURNS SETOF awa.storage_slot
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+VOLATILE
+AS $$
+BEGIN
+    PERFORM awa._require_between('count_limit', p_count_limit, 1, 1000000);
+    PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim', 'lease']);
+    RETURN QUERY
+    WITH rings AS (
+        SELECT c.ring, c.slot_count, cur.generation, cur.slot AS current_slot
+        FROM awa.ring_config c
+        CROSS JOIN LATERAL (SELECT r.generation, r.slot FROM awa.ring_rotations r
+                            WHERE r.ring = c.ring ORDER BY r.generation DESC LIMIT 1) AS cur
+    ),
+    slots AS (
+        SELECT g.ring, s.slot, g.current_slot, g.slot_count,
+               CASE WHEN s.slot = g.current_slot THEN 'current'
+                    WHEN s.slot = (g.current_slot + 1) % g.slot_count THEN 'next'
+                    ELSE 'sealed' END AS role,
+               led.generation, led.sealed_at
+        FROM rings g
+        CROSS JOIN LATERAL generate_series(0, g.slot_count - 1) AS s (slot)
+        -- The ledger keeps the last two wraps: the slot's latest generation,
+        -- sealed by the rotation after it.
+        LEFT JOIN LATERAL (SELECT r.generation,
+                                  (SELECT n.rotated_at FROM awa.ring_rotations n
+                                   WHERE n.ring = g.ring AND n.generation = r.generation + 1) AS sealed_at
+                           FROM awa.ring_rotations r
+                           WHERE r.ring = g.ring AND r.slot = s.slot
+                           ORDER BY r.generation DESC LIMIT 1) AS led ON true
+    ),
+    sized AS (
+        SELECT s.*, z.rows, z.capped, z.bytes
+        FROM slots s
+        CROSS JOIN LATERAL (
+            SELECT sum(least(t.n, p_count_limit))::bigint AS rows, bool_or(t.n > p_count_limit) AS capped,
+                   sum(pg_total_relation_size(format('awa.%I', t.child)::regclass))::bigint AS bytes
+            FROM (SELECT p.parent || '_' || s.slot AS child,
+                         awa._count_upto(p.parent || '_' || s.slot, p_count_limit + 1) AS n
+                  FROM unnest(awa._ring_tables(s.ring)) AS p (parent)) AS t) AS z
+    ),
+    -- Another session holding a lock on a sealed slot's table: prune cannot
+    -- take its ACCESS EXCLUSIVE while it does (skipped_blocked, retried).
+    held AS (
+        SELECT DISTINCT ON (z.ring, z.slot) z.ring, z.slot,
+               format('%s holds %s on %s%s',
+                      coalesce('pid ' || l.pid, 'prepared transaction ' || l.virtualtransaction), l.mode,
+                      l.relation::regclass,
+                      CASE WHEN a.state IS NOT NULL THEN format(' (%s since %s)', a.state, a.state_change) ELSE '' END)
+                   AS detail
+        FROM sized z
+        CROSS JOIN LATERAL unnest(awa._ring_tables(z.ring)) AS p (parent)
+        JOIN pg_locks l ON l.locktype = 'relation' AND l.granted AND l.pid IS DISTINCT FROM pg_backend_pid()
+                       AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+                       AND l.relation = format('awa.%I', p.parent || '_' || z.slot)::regclass
+        LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE z.role <> 'current' AND z.rows > 0
+        ORDER BY z.ring, z.slot, l.pid
+    ),
+    -- What prune would say of this slot as its target (skipped_live), then
+    -- what it would move forward: for a slot not the next, the available
+    -- jobs only; for the next one, those and its open attempts or leases.
+    -- MATERIALIZED and CASE: each proof runs once, and only where needed.
+    proved AS MATERIALIZED (
+        SELECT z.*, CASE WHEN z.role <> 'current' AND z.rows > 0 AND z.ring <> 'cursor'
+                         THEN awa._slot_blocker(z.ring, z.slot, true, z.role = 'next') END AS b
+        FROM sized z
+    ),
+    carried AS MATERIALIZED (
+        SELECT z.*, CASE WHEN z.role <> 'current' AND z.rows > 0 AND z.ring <> 'cursor' AND (z.b).detail IS NULL
+                         THEN awa._slot_blocker(z.ring, z.slot, false, z.role <> 'next') END AS c
+        FROM proved z
+    )
+    SELECT z.ring, z.slot, z.role, z.generation, z.sealed_at, z.rows, z.capped, z.bytes,
+           CASE WHEN z.role = 'current' THEN 'current'
+                WHEN z.rows = 0 THEN 'empty'
+                WHEN (z.b).detail IS NOT NULL THEN 'blocked'
+                WHEN h.detail IS NOT NULL THEN 'locked'
+                WHEN (z.c).detail IS NOT NULL THEN 'carried'
+                ELSE 'reclaimable' END,
+           CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN 'lock' ELSE coalesce((z.b).cause, (z.c).cause) END,
+           CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN NULL ELSE coalesce((z.b).job_id, (z.c).job_id) END,
+           CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN NULL ELSE coalesce((z.b).queue, (z.c).queue) END,
+           coalesce((z.b).detail, h.detail, (z.c).detail)
+    FROM carried z
+    LEFT JOIN held h ON h.ring = z.ring AND h.slot = z.slot
+    ORDER BY array_position(ARRAY['queue', 'claim', 'lease', 'cursor'], z.ring), z.slot;
+    PERFORM awa._end_ring_read('awa.storage_status', ARRAY['cursor', 'queue', 'claim', 'lease']);
+EXCEPTION WHEN SQLSTATE 'AW099' THEN
+    RETURN;
+END;
 $$;
 -- +goose StatementEnd
 

@@ -154,9 +154,9 @@ func TestAFinalizerOfALateJobWaitsAtMostOneAttemptBehindAHistoryPrune(t *testing
 // finished job and an available one (so prune takes every lock of the slot
 // in one attempt, in awa._ring_tables order: cursor marks, ready tables,
 // done_entries, done_completions). An operator holds done_entries_1
-// exclusively for a moment, so a read of awa.terminal_jobs, awa.jobs or
-// awa.queue_counts (deadlock_timeout 10 ms, READ COMMITTED, one statement)
-// stops on it with whatever it has locked so far. A prune of slot 0 (3 s
+// exclusively for a moment, so a read of awa.terminal_jobs, awa.jobs,
+// awa.queue_counts or awa.storage_status (deadlock_timeout 10 ms, READ
+// COMMITTED, one statement) stops on it with whatever it has locked so far. A prune of slot 0 (3 s
 // budget) then queues for its locks; when the operator commits, the read goes
 // on. It must return, never fail with 40P01. On main the surfaces locked the
 // rings' tables in the planner's order, done_entries before ready_entries:
@@ -167,7 +167,8 @@ func TestAFinalizerOfALateJobWaitsAtMostOneAttemptBehindAHistoryPrune(t *testing
 func TestReadSurfacesAreNeverTheDeadlockVictimOfAPrune(t *testing.T) {
 	// retry_dlq_job of a job not in the DLQ reads awa._jobs_now to say
 	// what the job is (AW021): the same read, in an error path.
-	for _, surface := range []string{"awa.terminal_jobs", "awa.jobs", "awa.queue_counts()", "awa.retry_dlq_job(%d)"} {
+	for _, surface := range []string{"awa.terminal_jobs", "awa.jobs", "awa.queue_counts()", "awa.storage_status()",
+		"awa.retry_dlq_job(%d)"} {
 		t.Run(surface, func(t *testing.T) {
 			ctx, pool := newDB(t, 60*time.Second)
 			conn := connect(t, ctx, pool)

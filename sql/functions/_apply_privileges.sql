@@ -8,7 +8,7 @@
 --                 progress (set_progress, job_progress), closed_attempts
 --   (all three: substrate_version, which every Go client checks at start)
 --   awa_admin     maintenance, configuration, rescue, prune, DLQ, cancel,
---                 counts, awa.job, job_progress, and SELECT on the read views awa.jobs and
+--                 counts, storage_status, awa.job, job_progress, and SELECT on the read views awa.jobs and
 --                 awa.terminal_jobs (plus awa._read_jobs and
 --                 awa._read_terminal_jobs, which they call: PostgreSQL checks
 --                 a view's function calls against the reader)
@@ -47,7 +47,7 @@ BEGIN
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rotate_ring', 'prune_ring',
                    'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'retry_dlq_job',
-                   'purge_dlq', 'queue_counts', 'job', 'job_progress', 'substrate_version', '_read_jobs',
+                   'purge_dlq', 'queue_counts', 'storage_status', 'job', 'job_progress', 'substrate_version', '_read_jobs',
                    '_read_terminal_jobs'],
              ARRAY['jobs', 'terminal_jobs'])
         ) AS g (role, routines, relations)

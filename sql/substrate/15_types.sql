@@ -129,3 +129,34 @@ CREATE TABLE awa.attempt_progress (
     updated_at timestamptz NOT NULL,
     CHECK (false)
 );
+
+-- Internal: what keeps a ring slot from being truncated (awa._slot_blocker):
+-- the cause (available, running, open_claim, live_lease), one job it names,
+-- that job's queue, and the text prune reports.
+CREATE TYPE awa._slot_blocker AS (
+    cause  text,
+    job_id bigint,
+    queue  text,
+    detail text
+);
+
+-- One ring slot as awa.storage_status sees it: role (current, next: the
+-- sealed slot the next rotation needs, sealed), the generation it was current
+-- in and when it was sealed, its rows (counted up to a limit per table) and
+-- on-disk size, and what prune would do with it now.
+CREATE TABLE awa.storage_slot (
+    ring        text        NOT NULL,
+    slot        int         NOT NULL,
+    role        text        NOT NULL,
+    generation  bigint,
+    sealed_at   timestamptz,
+    rows        bigint      NOT NULL,
+    rows_capped boolean     NOT NULL,
+    bytes       bigint      NOT NULL,
+    status      text        NOT NULL,
+    cause       text,
+    job_id      bigint,
+    queue       text,
+    detail      text,
+    CHECK (false)
+);

@@ -182,6 +182,44 @@ func (q *Queries) RetryDLQJob(ctx context.Context, db DBTX, arg RetryDLQJobParam
 	return i, err
 }
 
+const storageStatus = `-- name: StorageStatus :many
+SELECT ring, slot, role, generation, sealed_at, rows, rows_capped, bytes, status, cause, job_id, queue, detail FROM awa.storage_status($1::int)
+`
+
+func (q *Queries) StorageStatus(ctx context.Context, db DBTX, countLimit int32) ([]AwaStorageSlot, error) {
+	rows, err := db.Query(ctx, storageStatus, countLimit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaStorageSlot
+	for rows.Next() {
+		var i AwaStorageSlot
+		if err := rows.Scan(
+			&i.Ring,
+			&i.Slot,
+			&i.Role,
+			&i.Generation,
+			&i.SealedAt,
+			&i.Rows,
+			&i.RowsCapped,
+			&i.Bytes,
+			&i.Status,
+			&i.Cause,
+			&i.JobID,
+			&i.Queue,
+			&i.Detail,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const substrateVersion = `-- name: SubstrateVersion :one
 SELECT awa.substrate_version()::text AS version
 `

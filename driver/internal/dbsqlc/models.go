@@ -470,6 +470,22 @@ type AwaRuntimeInstance struct {
 	HeartbeatAt pgtype.Timestamptz
 }
 
+type AwaStorageSlot struct {
+	Ring       string
+	Slot       int32
+	Role       string
+	Generation pgtype.Int8
+	SealedAt   pgtype.Timestamptz
+	Rows       int64
+	RowsCapped bool
+	Bytes      int64
+	Status     string
+	Cause      pgtype.Text
+	JobID      pgtype.Int8
+	Queue      pgtype.Text
+	Detail     pgtype.Text
+}
+
 // completed, cancelled and failed jobs still retained by the queue ring (DLQ jobs are in awa.jobs)
 type AwaTerminalJob struct {
 	ID          int64

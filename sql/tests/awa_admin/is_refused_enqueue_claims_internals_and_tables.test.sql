@@ -1,5 +1,5 @@
 -- A member of awa_admin may execute the maintenance, configuration, DLQ,
--- cancel, count and awa.job entry points (and awa._read_jobs and
+-- cancel, count, storage status and awa.job entry points (and awa._read_jobs and
 -- awa._read_terminal_jobs, which the read views call), may SELECT the read views awa.jobs and awa.terminal_jobs, and
 -- nothing else: it cannot enqueue, claim, finalize a claim, heartbeat, read or
 -- write a storage table, truncate a slot, reinstall, or call another internal;
@@ -11,7 +11,7 @@ select results_eq($$select * from awa_test.executable_by('awa_test_admin')$$,
                   $$values ('_read_jobs'::text), ('_read_terminal_jobs'), ('acquire_leader_lease'), ('cancel_job'), ('cleanup_attempt_state'),
                            ('cleanup_runtime_instances'), ('configure_queue'), ('job'), ('job_progress'), ('promote_due_jobs'), ('prune_ring'), ('purge_dlq'), ('queue_counts'),
                            ('release_leader_lease'), ('rescue_expired_deadlines'), ('rescue_stale_claims'),
-                           ('retry_dlq_job'), ('rotate_ring'), ('run_maintenance'), ('substrate_version')$$,
+                           ('retry_dlq_job'), ('rotate_ring'), ('run_maintenance'), ('storage_status'), ('substrate_version')$$,
                   'awa_admin executes the operator entry points only');
 select results_eq($$select * from awa_test.relation_rights_of('awa_test_admin')$$,
                   $$values ('jobs:SELECT'::text), ('terminal_jobs:SELECT')$$,
