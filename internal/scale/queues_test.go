@@ -229,8 +229,13 @@ func TestTenThousandQueuesCostRowsNotObjects(t *testing.T) {
 		if _, err := listener.Exec(ctx, "SELECT awa.listen_queues($1)", all); err != nil {
 			t.Fatalf("awa.listen_queues(%d queues): %v", nQueues, err)
 		}
-		if n := count(t, ctx, listener, "SELECT count(*) FROM pg_listening_channels()"); n != nQueues {
-			t.Errorf("the session listens on %d channels after awa.listen_queues of %d queues", n, nQueues)
+		// One channel per queue, plus the install's control channel ("awa:",
+		// the cooperative cancel of running jobs).
+		if n := count(t, ctx, listener, "SELECT count(*) FROM pg_listening_channels() AS c WHERE c <> 'awa:'"); n != nQueues {
+			t.Errorf("the session listens on %d queue channels after awa.listen_queues of %d queues", n, nQueues)
+		}
+		if n := count(t, ctx, listener, "SELECT count(*) FROM pg_listening_channels() AS c WHERE c = 'awa:'"); n != 1 {
+			t.Errorf("the session listens on the control channel awa: %d times after awa.listen_queues, want once", n)
 		}
 	})
 
