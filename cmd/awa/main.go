@@ -114,6 +114,15 @@ func newFlagSet(name, synopsis string, stderr io.Writer) (*flag.FlagSet, *string
 	return fs, dsn
 }
 
+// withNote makes fs's usage text end with note.
+func withNote(fs *flag.FlagSet, note string, stderr io.Writer) {
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprint(stderr, note)
+	}
+}
+
 // parseFlags parses args, allowing flags before and after the positional
 // arguments (awa migrate -dsn X up, awa migrate up -dsn X).
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {

@@ -29,11 +29,7 @@ failed, 2 bad usage. docs/storage.md, "Storage status", explains each status.
 // cmdStorage is `awa storage status`.
 func cmdStorage(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dsn := newFlagSet("storage", "status [-dsn DSN] [-schema NAME] [-json] [-all] [-count-limit N]", stderr)
-	flagUsage := fs.Usage
-	fs.Usage = func() {
-		flagUsage()
-		fmt.Fprint(stderr, storageNote)
-	}
+	withNote(fs, storageNote, stderr)
 	schema := fs.String("schema", driver.DefaultSchema, "schema awa is installed in (awa migrate -schema)")
 	asJSON := fs.Bool("json", false, "print every slot as JSON, for scripts")
 	all := fs.Bool("all", false, "also list empty sealed slots")

@@ -28,11 +28,7 @@ binary: driver.NewWorkers, driver.AddWorker, driver.NewClient, Client.Start
 // cmdWork is `awa work`: workers for the demo's job kinds.
 func cmdWork(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dsn := newFlagSet("work", "[-dsn DSN] [-schema NAME] [-listen-dsn DSN] [-queues default,mail] [-workers W] [-v]", stderr)
-	flagUsage := fs.Usage
-	fs.Usage = func() {
-		flagUsage()
-		fmt.Fprint(stderr, workNote)
-	}
+	withNote(fs, workNote, stderr)
 	queues := fs.String("queues", strings.Join([]string{queueDefault, queueMail, queueRisky}, ","), "comma-separated queues to work")
 	workers := fs.Int("workers", 20, "jobs run at once per queue")
 	listenDSN := fs.String("listen-dsn", "", listenDSNUsage)
