@@ -638,6 +638,20 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_job_state.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._job_state(p_job_id bigint)
+RETURNS awa.job_state
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
+    -- A statement of its own after the locks: it sees what a prune it waited for left.
+    RETURN (SELECT j.state FROM awa._jobs_now j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1);
+END;
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_lock_ring_reads.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._lock_ring_reads(p_rings text[])
@@ -1056,8 +1070,8 @@ BEGIN
         END IF;
     END IF;
 
-    SELECT j.state INTO v_state FROM awa._jobs_now j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
-    IF FOUND THEN
+    v_state := awa._job_state(p_job_id);
+    IF v_state IS NOT NULL THEN
         RAISE EXCEPTION 'awa: job % is already %', p_job_id, v_state USING ERRCODE = 'AW021';
     END IF;
     RAISE EXCEPTION 'awa: job % not found', p_job_id USING ERRCODE = 'AW020';
@@ -1825,6 +1839,7 @@ DECLARE
     v_runs    int := 0;
     v_open    bigint[] := '{}';
     v_history boolean;
+    v_available boolean;
     v_detail  text;
     v_changed boolean;
 BEGIN
@@ -1914,9 +1929,11 @@ BEGIN
     -- prune must never wait for the ready tables: NOWAIT attempts for a tenth
     -- of the budget, else the history step is undone (its lock released) and every lock is taken in
     -- order, as for any slot.
-    v_history := p_ring = 'queue' AND coalesce(cardinality(v_open), 0) = 0
-                 AND NOT EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k)
-                                 WHERE u.k % 3 = 0 AND u.v <> -1);
+    -- The fingerprint's third entry per lane is the lane's first position in
+    -- the slot above its cursor (-1: none): without one, nothing to carry.
+    v_available := p_ring = 'queue' AND EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k)
+                                                WHERE u.k % 3 = 0 AND u.v <> -1);
+    v_history := p_ring = 'queue' AND coalesce(cardinality(v_open), 0) = 0 AND NOT v_available;
     v_rels := CASE WHEN p_ring = 'queue' THEN ARRAY['cursor_marks'] ELSE '{}' END
               || ARRAY(SELECT t || '_' || v_target FROM unnest(awa._ring_tables(p_ring)) AS t
                        WHERE NOT (v_history AND t = 'done_completions'));
@@ -1986,11 +2003,10 @@ BEGIN
     END IF;
 
     -- Under the locks, the hot path waits: only the work the fingerprint
-    -- leaves. Its third entry per lane is the lane's first position in the
-    -- slot above the cursor (-1: none), so without one nothing is available
-    -- to carry; running jobs can only be in batches the proof saw open.
+    -- (unchanged since the proof) leaves: available jobs only if it showed
+    -- some; running jobs only in batches the proof saw open.
     IF p_ring = 'queue' THEN
-        IF EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k) WHERE u.k % 3 = 0 AND u.v <> -1) THEN
+        IF v_available THEN
             SELECT c.moved, c.remaining INTO v_moved, v_rest FROM awa._carry_ready(v_target, v_current, p_carry_limit) AS c;
         END IF;
         IF v_rest > 0 THEN
@@ -2340,11 +2356,8 @@ BEGIN
 
     DELETE FROM awa.dlq_entries WHERE job_id = p_job_id RETURNING * INTO v_d;
     IF NOT FOUND THEN
-        -- The rings in prune's order before the planner's (awa._lock_ring_reads):
-        -- a prune's waiting attempt must not make this read a deadlock victim.
-        PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
-        SELECT j.state INTO v_state FROM awa._jobs_now j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
-        IF FOUND THEN
+        v_state := awa._job_state(p_job_id);
+        IF v_state IS NOT NULL THEN
             RAISE EXCEPTION 'awa: job % is not in the DLQ (it is %)', p_job_id, v_state USING ERRCODE = 'AW021';
         END IF;
         RAISE EXCEPTION 'awa: job % not found', p_job_id USING ERRCODE = 'AW020';

@@ -5,8 +5,8 @@
 -- ready_entries_N and waiting for done_entries_N, the read's deadlock check
 -- found the cycle, 40P01; docs/storage.md, "Locks"). Pass the cursor ring
 -- first, as claims take it. Held as the read's: its subtransaction ends them.
--- Called by awa._read_jobs, awa._read_terminal_jobs, awa.job, retry_dlq_job and
--- awa.queue_counts.
+-- Called by awa._read_jobs, awa._read_terminal_jobs, awa.job, awa._job_state,
+-- awa.storage_status and awa.queue_counts.
 CREATE FUNCTION awa._lock_ring_reads(p_rings text[])
 RETURNS void
 LANGUAGE plpgsql

@@ -106,8 +106,8 @@ BEGIN
         END IF;
     END IF;
 
-    SELECT j.state INTO v_state FROM awa._jobs_now j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
-    IF FOUND THEN
+    v_state := awa._job_state(p_job_id);
+    IF v_state IS NOT NULL THEN
         RAISE EXCEPTION 'awa: job % is already %', p_job_id, v_state USING ERRCODE = 'AW021';
     END IF;
     RAISE EXCEPTION 'awa: job % not found', p_job_id USING ERRCODE = 'AW020';

@@ -52,6 +52,7 @@ DECLARE
     v_runs    int := 0;
     v_open    bigint[] := '{}';
     v_history boolean;
+    v_available boolean;
     v_detail  text;
     v_changed boolean;
 BEGIN
@@ -141,9 +142,11 @@ BEGIN
     -- prune must never wait for the ready tables: NOWAIT attempts for a tenth
     -- of the budget, else the history step is undone (its lock released) and every lock is taken in
     -- order, as for any slot.
-    v_history := p_ring = 'queue' AND coalesce(cardinality(v_open), 0) = 0
-                 AND NOT EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k)
-                                 WHERE u.k % 3 = 0 AND u.v <> -1);
+    -- The fingerprint's third entry per lane is the lane's first position in
+    -- the slot above its cursor (-1: none): without one, nothing to carry.
+    v_available := p_ring = 'queue' AND EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k)
+                                                WHERE u.k % 3 = 0 AND u.v <> -1);
+    v_history := p_ring = 'queue' AND coalesce(cardinality(v_open), 0) = 0 AND NOT v_available;
     v_rels := CASE WHEN p_ring = 'queue' THEN ARRAY['cursor_marks'] ELSE '{}' END
               || ARRAY(SELECT t || '_' || v_target FROM unnest(awa._ring_tables(p_ring)) AS t
                        WHERE NOT (v_history AND t = 'done_completions'));
@@ -213,11 +216,10 @@ BEGIN
     END IF;
 
     -- Under the locks, the hot path waits: only the work the fingerprint
-    -- leaves. Its third entry per lane is the lane's first position in the
-    -- slot above the cursor (-1: none), so without one nothing is available
-    -- to carry; running jobs can only be in batches the proof saw open.
+    -- (unchanged since the proof) leaves: available jobs only if it showed
+    -- some; running jobs only in batches the proof saw open.
     IF p_ring = 'queue' THEN
-        IF EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k) WHERE u.k % 3 = 0 AND u.v <> -1) THEN
+        IF v_available THEN
             SELECT c.moved, c.remaining INTO v_moved, v_rest FROM awa._carry_ready(v_target, v_current, p_carry_limit) AS c;
         END IF;
         IF v_rest > 0 THEN

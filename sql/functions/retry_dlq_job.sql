@@ -5,7 +5,7 @@
 -- Errors: AW010 job_id NULL; AW020 not in the DLQ (and no such job); AW021 the
 -- job exists but is not in the DLQ.
 -- Locks: the DLQ row (DELETE), then lane locks as awa._append_ready; a job not
--- in the DLQ: ACCESS SHARE on the rings in prune's order (awa._lock_ring_reads).
+-- in the DLQ: as awa._job_state.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 -- Preamble as the other entry points' on purpose (definer rights, pinned
 -- search_path, jit off, v_now, READ COMMITTED guard): SQL cannot share it.
@@ -31,11 +31,8 @@ BEGIN
 
     DELETE FROM awa.dlq_entries WHERE job_id = p_job_id RETURNING * INTO v_d;
     IF NOT FOUND THEN
-        -- The rings in prune's order before the planner's (awa._lock_ring_reads):
-        -- a prune's waiting attempt must not make this read a deadlock victim.
-        PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
-        SELECT j.state INTO v_state FROM awa._jobs_now j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
-        IF FOUND THEN
+        v_state := awa._job_state(p_job_id);
+        IF v_state IS NOT NULL THEN
             RAISE EXCEPTION 'awa: job % is not in the DLQ (it is %)', p_job_id, v_state USING ERRCODE = 'AW021';
         END IF;
         RAISE EXCEPTION 'awa: job % not found', p_job_id USING ERRCODE = 'AW020';
