@@ -3,7 +3,19 @@
 
 -- +goose Up
 
--- added since v0.1.0: sql/substrate/15_types.sql
+-- hand-written: db/upgrade/01_waiting_external.sql
+-- +goose StatementBegin
+-- The callback tier (issue 8): the job state waiting_external, and its count
+-- in awa.queue_counts. The new value is not used by any statement of this
+-- migration's transaction (PostgreSQL refuses that): views and SQL functions
+-- name it as text cast at run time.
+-- covers: sql/substrate/00_schema.sql
+-- covers: sql/substrate/15_types.sql
+ALTER TYPE awa.job_state ADD VALUE 'waiting_external' AFTER 'running';
+ALTER TABLE awa.queue_count ADD COLUMN waiting_external bigint NOT NULL;
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/16_types.sql
 -- +goose StatementBegin
 CREATE TABLE awa.attempt_progress (
     job_id     bigint      NOT NULL,
@@ -14,7 +26,7 @@ CREATE TABLE awa.attempt_progress (
 );
 -- +goose StatementEnd
 
--- added since v0.1.0: sql/substrate/15_types.sql
+-- added since v0.1.0: sql/substrate/16_types.sql
 -- +goose StatementBegin
 CREATE TYPE awa._slot_blocker AS (
     cause  text,
@@ -24,7 +36,7 @@ CREATE TYPE awa._slot_blocker AS (
 );
 -- +goose StatementEnd
 
--- added since v0.1.0: sql/substrate/15_types.sql
+-- added since v0.1.0: sql/substrate/16_types.sql
 -- +goose StatementBegin
 CREATE TABLE awa.storage_slot (
     ring        text        NOT NULL,
@@ -44,6 +56,41 @@ CREATE TABLE awa.storage_slot (
 );
 -- +goose StatementEnd
 
+-- added since v0.1.0: sql/substrate/16_types.sql
+-- +goose StatementBegin
+CREATE TABLE awa.callback_registration (
+    job_id      bigint NOT NULL,
+    run_lease   bigint NOT NULL,
+    outcome     awa.finalize_outcome NOT NULL,
+    callback_id uuid,
+    timeout_at  timestamptz,
+    CHECK (false)
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/16_types.sql
+-- +goose StatementBegin
+CREATE TABLE awa.callback_outcome (
+    callback_id uuid NOT NULL,
+    job_id      bigint,
+    run_lease   bigint,
+    outcome     awa.finalize_outcome NOT NULL,
+    state       awa.job_state,
+    CHECK (false)
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/16_types.sql
+-- +goose StatementBegin
+CREATE TABLE awa.callback_wait (
+    job_id    bigint NOT NULL,
+    run_lease bigint NOT NULL,
+    status    text NOT NULL,
+    result    jsonb,
+    CHECK (false)
+);
+-- +goose StatementEnd
+
 -- added since v0.1.0: sql/substrate/40_lease_ring.sql
 -- +goose StatementBegin
 CREATE TABLE awa.attempt_state (
@@ -52,6 +99,64 @@ CREATE TABLE awa.attempt_state (
     progress   jsonb       NOT NULL,
     updated_at timestamptz NOT NULL
 ) WITH (fillfactor = 50);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/42_callbacks.sql
+-- +goose StatementBegin
+CREATE TABLE awa.callbacks (
+    callback_id   uuid        PRIMARY KEY,
+    job_id        bigint      NOT NULL,
+    run_lease     bigint      NOT NULL,
+    claim_slot    int         NOT NULL,
+    receipt_id    bigint      NOT NULL,
+    queue         text        NOT NULL,
+    registered_at timestamptz NOT NULL,
+    timeout_at    timestamptz NOT NULL,
+    resumed_at    timestamptz,
+    result        jsonb
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/42_callbacks.sql
+-- +goose StatementBegin
+CREATE INDEX callbacks_job_id ON awa.callbacks (job_id, run_lease);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/42_callbacks.sql
+-- +goose StatementBegin
+CREATE INDEX callbacks_timeout_at ON awa.callbacks (timeout_at) WHERE resumed_at IS NULL;
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/42_callbacks.sql
+-- +goose StatementBegin
+CREATE TABLE awa.external_waits (
+    job_id       bigint      PRIMARY KEY,
+    callback_id  uuid        NOT NULL UNIQUE,
+    timeout_at   timestamptz NOT NULL,
+    parked_at    timestamptz NOT NULL,
+    run_lease    bigint      NOT NULL,
+    attempt      int         NOT NULL,
+    max_attempts int         NOT NULL,
+    priority     smallint    NOT NULL,
+    queue        text        NOT NULL,
+    kind         text        NOT NULL,
+    args         jsonb       NOT NULL,
+    tags         text[]      NOT NULL,
+    metadata     jsonb       NOT NULL,
+    errors       jsonb,
+    created_at   timestamptz NOT NULL,
+    run_at       timestamptz NOT NULL
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/42_callbacks.sql
+-- +goose StatementBegin
+CREATE INDEX external_waits_timeout_at ON awa.external_waits (timeout_at, job_id);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/42_callbacks.sql
+-- +goose StatementBegin
+CREATE INDEX external_waits_queue ON awa.external_waits (queue);
 -- +goose StatementEnd
 
 -- changed since v0.1.0: sql/substrate/60_views.sql
@@ -101,7 +206,16 @@ UNION ALL
 -- anti-join here: this branch reads every retained batch, and for a whole-table
 -- read the planner's hashed anti-join is several times faster than the view's
 -- per-item probe (which the functions need, to probe only the batches they chose).
-SELECT r.job_id, r.queue, r.priority, r.kind, 'running'::awa.job_state, r.args, r.attempt + 1, r.max_attempts,
+-- An open attempt with a callback registered and not resumed is
+-- waiting_external (docs/storage.md, "Callbacks"): one probe of the small
+-- awa.callbacks per running job. The new enum value is named as text cast at
+-- run time, so the upgrade that adds it can create this view in its
+-- transaction.
+SELECT r.job_id, r.queue, r.priority, r.kind,
+       CASE WHEN EXISTS (SELECT 1 FROM awa.callbacks x
+                         WHERE x.job_id = r.job_id AND x.run_lease = i.run_lease AND x.resumed_at IS NULL)
+            THEN 'waiting_external'::text::awa.job_state ELSE 'running'::awa.job_state END,
+       r.args, r.attempt + 1, r.max_attempts,
        i.run_lease, r.run_at, r.created_at, b.claimed_at, NULL, r.tags, r.metadata, r.errors, false
 FROM awa.claim_batches b
 CROSS JOIN LATERAL unnest(b.run_leases, b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (run_lease, lane_id, lane_seq, k)
@@ -117,6 +231,11 @@ UNION ALL
 SELECT x.job_id, x.queue, x.priority, x.kind, 'failed'::awa.job_state, x.args, x.attempt, x.max_attempts,
        x.run_lease, x.run_at, x.created_at, NULL, x.failed_at, x.tags, x.metadata, x.errors, true
 FROM awa.dlq_entries x
+UNION ALL
+-- Parked (awa.external_waits): the parked attempt counts as one.
+SELECT w.job_id, w.queue, w.priority, w.kind, 'waiting_external'::text::awa.job_state, w.args, w.attempt + 1,
+       w.max_attempts, w.run_lease, w.run_at, w.created_at, NULL, NULL, w.tags, w.metadata, w.errors, false
+FROM awa.external_waits w
 ) AS j
 LEFT JOIN awa.attempt_state s ON s.job_id = j.id;
 -- +goose StatementEnd
@@ -336,11 +455,13 @@ BEGIN
             ('awa_worker',
              ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
                    'heartbeat_instance', 'queue_pending', 'listen_queues', 'set_progress', 'job_progress',
-                   'closed_attempts', 'substrate_version'],
+                   'closed_attempts', 'register_callback', 'park_jobs', 'take_callback_result',
+                   'complete_external', 'fail_external', 'retry_external', 'resume_external', 'substrate_version'],
              ARRAY[]::text[]),
             ('awa_admin',
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
-                   'rescue_stale_claims', 'rescue_expired_deadlines', 'rotate_ring', 'prune_ring',
+                   'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
+                   'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
                    'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'retry_dlq_job',
                    'purge_dlq', 'queue_counts', 'storage_status', 'job', 'job_progress', 'substrate_version', '_read_jobs',
                    '_read_terminal_jobs'],
@@ -359,6 +480,21 @@ BEGIN
                            (SELECT string_agg('awa.' || quote_ident(r), ', ') FROM unnest(v_relations) AS r), v_role);
         END IF;
     END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_attempt_guard.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._attempt_guard(p_job_id bigint, p_run_lease bigint, p_claim_slot int, p_receipt_id bigint)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock(awa._lock_key('claim_batch'),
+                                  awa._lock_claim_batch_id(awa._receipt_batch_id(p_receipt_id)));
+    LOCK TABLE awa.claim_batches, awa.claim_closures IN ACCESS SHARE MODE;
+    RETURN awa._attempt_open(p_job_id, p_run_lease, p_claim_slot, p_receipt_id);
 END;
 $$;
 -- +goose StatementEnd
@@ -555,6 +691,22 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_escalate_attempt.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._escalate_attempt(p_job_id bigint, p_run_lease bigint, p_claim_slot int, p_receipt_id bigint,
+                                      p_now timestamptz)
+RETURNS void
+LANGUAGE sql
+AS $$
+    INSERT INTO awa.leases (lease_slot, job_id, run_lease, claim_slot, receipt_id, queue, created_at)
+    SELECT awa._current_slot('lease'), p_job_id, p_run_lease, p_claim_slot, p_receipt_id, b.queue, p_now
+    FROM awa.claim_batches b
+    WHERE b.batch_id = awa._receipt_batch_id(p_receipt_id) AND b.issued_slot = p_claim_slot
+      AND NOT EXISTS (SELECT 1 FROM awa.leases l WHERE l.job_id = p_job_id AND l.run_lease = p_run_lease)
+    LIMIT 1;
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/_finalize.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa._finalize(
@@ -624,6 +776,8 @@ BEGIN
         RETURN QUERY
         SELECT c.job_id, c.run_lease, 'applied'::awa.finalize_outcome, 'completed'::awa.job_state
         FROM unnest(v_closed) AS c;
+    ELSIF p_action = 'park' AND cardinality(v_closed) > 0 THEN
+        RETURN QUERY SELECT * FROM awa._park_closed(v_closed, v_now);
     ELSIF cardinality(v_closed) > 0 THEN
         RETURN QUERY SELECT * FROM awa._route_closed(v_closed, p_action, p_messages, p_run_ats, v_now);
     END IF;
@@ -718,6 +872,41 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_park_closed.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._park_closed(p_closed awa._closed_claim[], p_now timestamptz)
+RETURNS SETOF awa.finalize_result
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_c awa._closed_claim;
+    v_w awa.external_waits;
+    v_x awa.callbacks;
+BEGIN
+    FOREACH v_c IN ARRAY p_closed LOOP
+        DELETE FROM awa.callbacks x WHERE x.job_id = v_c.job_id AND x.run_lease = v_c.run_lease RETURNING * INTO v_x;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'awa: job % (run_lease %) parks without a registered callback', v_c.job_id, v_c.run_lease
+                USING ERRCODE = 'AW022', HINT = 'call awa.register_callback in the attempt before parking it';
+        END IF;
+        SELECT r.job_id, v_x.callback_id, v_x.timeout_at, p_now, v_c.run_lease, r.attempt, r.max_attempts,
+               r.priority, r.queue, r.kind, r.args, r.tags, r.metadata, r.errors, r.created_at, r.run_at
+        INTO v_w
+        FROM awa.ready_entries r
+        WHERE r.lane_id = v_c.lane_id AND r.lane_seq = v_c.lane_seq AND r.ready_slot = v_c.ready_slot;
+        IF v_x.resumed_at IS NULL THEN
+            INSERT INTO awa.external_waits SELECT v_w.*;
+            RETURN QUERY SELECT v_c.job_id, v_c.run_lease, 'applied'::awa.finalize_outcome,
+                                'waiting_external'::awa.job_state;
+        ELSE
+            RETURN QUERY SELECT v_c.job_id, v_c.run_lease, 'applied'::awa.finalize_outcome,
+                                awa._route_parked(v_w, 'resume', v_x.result, NULL, NULL, p_now);
+        END IF;
+    END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_require_between.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._require_between(p_name text, p_value anycompatible, p_min anycompatible, p_max anycompatible,
@@ -747,6 +936,228 @@ BEGIN
         RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
             coalesce(quote_literal(p_queue), 'null') USING ERRCODE = 'AW002';
     END IF;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_resolve_callback.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._resolve_callback(
+    p_action      text,
+    p_callback_id uuid,
+    p_payload     jsonb,
+    p_message     text,
+    p_run_at      timestamptz,
+    p_now         timestamptz
+)
+RETURNS SETOF awa.callback_outcome
+LANGUAGE plpgsql
+SET jit = off
+AS $$
+DECLARE
+    v_now timestamptz := coalesce(p_now, now());
+    v_x   awa.callbacks;
+    v_w   awa.external_waits;
+    v_res awa.finalize_result;
+    v_size int;
+BEGIN
+    PERFORM awa._require_read_committed('awa.' || p_action || '_external');
+    IF p_callback_id IS NULL THEN
+        RAISE EXCEPTION 'awa: callback_id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    v_size := octet_length(p_payload::text);
+    IF v_size > 65536 THEN
+        RAISE EXCEPTION 'awa: payload must be at most 65536 bytes as text, got %', v_size USING ERRCODE = 'AW010';
+    END IF;
+
+    SELECT * INTO v_x FROM awa.callbacks x WHERE x.callback_id = p_callback_id;
+    -- Under the attempt's lock, a statement of its own sees a resume, a take
+    -- or a closer that held it: a resumed token resolves nothing more.
+    IF FOUND AND awa._attempt_guard(v_x.job_id, v_x.run_lease, v_x.claim_slot, v_x.receipt_id)
+       AND EXISTS (SELECT 1 FROM awa.callbacks x WHERE x.callback_id = p_callback_id AND x.resumed_at IS NULL) THEN
+        IF p_action = 'resume' THEN
+            UPDATE awa.callbacks x SET resumed_at = v_now, result = p_payload WHERE x.callback_id = p_callback_id;
+            PERFORM pg_notify('awa:', 'resume:' || v_x.job_id || ':' || v_x.run_lease);
+            RETURN QUERY SELECT p_callback_id, v_x.job_id, v_x.run_lease, 'applied'::awa.finalize_outcome,
+                                'running'::awa.job_state;
+            RETURN;
+        END IF;
+        SELECT * INTO v_res FROM awa._finalize(
+            CASE p_action WHEN 'complete' THEN 'complete_external' ELSE p_action END,
+            'callback_' || p_action, ARRAY[v_x.job_id], ARRAY[v_x.run_lease], ARRAY[v_x.claim_slot],
+            ARRAY[v_x.receipt_id], ARRAY[CASE p_action WHEN 'complete' THEN p_payload::text ELSE p_message END],
+            ARRAY[p_run_at], v_now);
+        DELETE FROM awa.callbacks x WHERE x.callback_id = p_callback_id;
+        RETURN QUERY SELECT p_callback_id, v_x.job_id, v_x.run_lease, v_res.outcome, v_res.state;
+        RETURN;
+    END IF;
+
+    DELETE FROM awa.external_waits w WHERE w.callback_id = p_callback_id RETURNING * INTO v_w;
+    IF FOUND THEN
+        RETURN QUERY SELECT p_callback_id, v_w.job_id, v_w.run_lease, 'applied'::awa.finalize_outcome,
+                            awa._route_parked(v_w, p_action, p_payload, p_message, p_run_at, v_now);
+        RETURN;
+    END IF;
+    RETURN QUERY SELECT p_callback_id, v_x.job_id, v_x.run_lease, 'stale'::awa.finalize_outcome, NULL::awa.job_state;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_retry_backoff.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._retry_backoff(p_attempt int, p_job_id bigint, p_run_lease bigint, p_now timestamptz)
+RETURNS timestamptz
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT p_now + make_interval(secs => least(
+        (power(p_attempt, 4) + 1) * (1 + ((hashint8(p_job_id + p_run_lease) & 2147483647) % 100) / 1000.0),
+        86400))
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/_route_closed.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa._route_closed(
+    p_closed   awa._closed_claim[],
+    p_action   text,
+    p_messages text[],
+    p_run_ats  timestamptz[],
+    p_now      timestamptz
+)
+RETURNS SETOF awa.finalize_result
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    RETURN QUERY
+    WITH c AS (
+        SELECT c.ord, c.job_id, c.run_lease, r.ready_slot, r.max_attempts, r.priority, r.queue, r.kind,
+               r.args, r.tags, r.created_at, r.run_at,
+               CASE WHEN p_action = 'complete_external' AND p_messages[c.ord] IS NOT NULL
+                    THEN r.metadata || jsonb_build_object('callback_result', p_messages[c.ord]::jsonb)
+                    ELSE r.metadata END AS metadata,
+               CASE WHEN p_action = 'snooze' THEN r.attempt ELSE r.attempt + 1 END AS attempt,
+               CASE
+                   WHEN p_action IN ('snooze', 'complete_external')
+                        OR (p_action = 'cancel' AND p_messages[c.ord] IS NULL) THEN r.errors
+                   ELSE coalesce(r.errors, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+                            'attempt', r.attempt + 1, 'at', p_now,
+                            'error', coalesce(p_messages[c.ord], 'no error message')))
+               END AS errors,
+               CASE
+                   WHEN p_action = 'snooze' THEN 'scheduled'
+                   WHEN p_action = 'cancel' THEN 'cancelled'
+                   WHEN p_action = 'complete_external' THEN 'completed'
+                   WHEN p_action = 'retry' AND r.attempt + 1 < r.max_attempts THEN 'retryable'
+                   WHEN coalesce(m.dlq_enabled, false) THEN 'dlq'
+                   ELSE 'failed'
+               END AS dest,
+               CASE
+                   WHEN p_run_ats[c.ord] IS NOT NULL THEN p_run_ats[c.ord]
+                   WHEN p_action = 'retry' AND r.attempt + 1 < r.max_attempts THEN
+                       awa._retry_backoff(r.attempt + 1, c.job_id, c.run_lease, p_now)
+               END AS next_run_at
+        FROM unnest(p_closed) AS c
+        JOIN awa.ready_entries r
+          ON r.lane_id = c.lane_id AND r.lane_seq = c.lane_seq AND r.ready_slot = c.ready_slot
+        LEFT JOIN awa.queue_meta m ON m.queue = r.queue
+    ),
+    to_deferred AS (
+        INSERT INTO awa.deferred_jobs (
+            job_id, state, run_at, run_lease, attempt, max_attempts, priority, queue, kind, args,
+            tags, metadata, errors, created_at)
+        SELECT c.job_id, c.dest::awa.job_state, c.next_run_at, c.run_lease, c.attempt, c.max_attempts,
+               c.priority, c.queue, c.kind, c.args, c.tags, c.metadata, c.errors, c.created_at
+        FROM c WHERE c.dest IN ('scheduled', 'retryable')
+    ),
+    to_done AS (
+        INSERT INTO awa.done_entries (
+            ready_slot, job_id, run_lease, state, attempt, max_attempts, priority, queue, kind, args,
+            tags, metadata, errors, created_at, run_at, finalized_at)
+        SELECT c.ready_slot, c.job_id, c.run_lease, c.dest::awa.job_state, c.attempt, c.max_attempts,
+               c.priority, c.queue, c.kind, c.args, c.tags, c.metadata, c.errors, c.created_at, c.run_at, p_now
+        FROM c WHERE c.dest IN ('failed', 'cancelled', 'completed')
+    ),
+    cleared AS (
+        DELETE FROM awa.attempt_state s USING c WHERE c.dest = 'completed' AND s.job_id = c.job_id
+    ),
+    to_dlq AS (
+        INSERT INTO awa.dlq_entries (
+            job_id, run_lease, attempt, max_attempts, priority, queue, kind, args, tags, metadata,
+            errors, created_at, run_at, failed_at)
+        SELECT c.job_id, c.run_lease, c.attempt, c.max_attempts, c.priority, c.queue, c.kind, c.args,
+               c.tags, c.metadata, c.errors, c.created_at, c.run_at, p_now
+        FROM c WHERE c.dest = 'dlq'
+    )
+    SELECT c.job_id, c.run_lease, 'applied'::awa.finalize_outcome,
+           (CASE c.dest WHEN 'dlq' THEN 'failed' ELSE c.dest END)::awa.job_state
+    FROM c
+    ORDER BY c.ord;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_route_parked.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._route_parked(
+    p_w       awa.external_waits,
+    p_action  text,
+    p_payload jsonb,
+    p_message text,
+    p_run_at  timestamptz,
+    p_now     timestamptz
+)
+RETURNS awa.job_state
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_meta   jsonb := CASE WHEN p_payload IS NULL THEN p_w.metadata
+                           ELSE p_w.metadata || jsonb_build_object('callback_result', p_payload) END;
+    v_errors jsonb := CASE WHEN p_action IN ('complete', 'resume') THEN p_w.errors
+                           ELSE coalesce(p_w.errors, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
+                                    'attempt', p_w.attempt + 1, 'at', p_now,
+                                    'error', coalesce(p_message, 'no error message'))) END;
+    v_dest   text;
+BEGIN
+    v_dest := CASE
+        WHEN p_action = 'complete' THEN 'completed'
+        WHEN p_action = 'cancel' THEN 'cancelled'
+        WHEN p_action = 'resume' THEN 'available'
+        WHEN p_action = 'retry' AND p_w.attempt + 1 < p_w.max_attempts THEN 'retryable'
+        WHEN (SELECT m.dlq_enabled FROM awa.queue_meta m WHERE m.queue = p_w.queue) THEN 'dlq'
+        ELSE 'failed'
+    END;
+
+    IF v_dest = 'available' THEN
+        PERFORM awa._append_ready(ARRAY[ROW(p_w.job_id, p_w.run_lease, p_w.attempt, p_w.max_attempts, p_w.priority,
+                                            p_w.queue, p_w.kind, p_w.args, p_w.tags, v_meta, v_errors,
+                                            p_w.created_at, p_now)::awa._job_body], p_now);
+    ELSIF v_dest = 'retryable' THEN
+        INSERT INTO awa.deferred_jobs (
+            job_id, state, run_at, run_lease, attempt, max_attempts, priority, queue, kind, args,
+            tags, metadata, errors, created_at)
+        VALUES (p_w.job_id, 'retryable',
+                coalesce(p_run_at, awa._retry_backoff(p_w.attempt + 1, p_w.job_id, p_w.run_lease, p_now)),
+                p_w.run_lease, p_w.attempt + 1, p_w.max_attempts, p_w.priority, p_w.queue, p_w.kind, p_w.args,
+                p_w.tags, v_meta, v_errors, p_w.created_at);
+    ELSIF v_dest = 'dlq' THEN
+        INSERT INTO awa.dlq_entries (
+            job_id, run_lease, attempt, max_attempts, priority, queue, kind, args, tags, metadata,
+            errors, created_at, run_at, failed_at)
+        VALUES (p_w.job_id, p_w.run_lease, p_w.attempt + 1, p_w.max_attempts, p_w.priority, p_w.queue, p_w.kind,
+                p_w.args, p_w.tags, v_meta, v_errors, p_w.created_at, p_w.run_at, p_now);
+    ELSE
+        INSERT INTO awa.done_entries (
+            ready_slot, job_id, run_lease, state, attempt, max_attempts, priority, queue, kind, args,
+            tags, metadata, errors, created_at, run_at, finalized_at)
+        VALUES (awa._current_slot('queue'), p_w.job_id, p_w.run_lease, v_dest::awa.job_state, p_w.attempt + 1,
+                p_w.max_attempts, p_w.priority, p_w.queue, p_w.kind, p_w.args, p_w.tags, v_meta, v_errors,
+                p_w.created_at, p_w.run_at, p_now);
+        IF v_dest = 'completed' THEN
+            DELETE FROM awa.attempt_state s WHERE s.job_id = p_w.job_id;
+        END IF;
+    END IF;
+    RETURN (CASE v_dest WHEN 'dlq' THEN 'failed' ELSE v_dest END)::awa.job_state;
 END;
 $$;
 -- +goose StatementEnd
@@ -1005,6 +1416,7 @@ DECLARE
     v_b      record;
     v_state  awa.job_state;
     v_res    awa.finalize_result;
+    v_w      awa.external_waits;
 BEGIN
     PERFORM awa._require_read_committed('awa.cancel_job');
     IF p_job_id IS NULL THEN
@@ -1024,6 +1436,13 @@ BEGIN
     RETURNING run_lease INTO v_lease;
     IF FOUND THEN
         RETURN QUERY SELECT p_job_id, v_lease, 'applied'::awa.finalize_outcome, 'cancelled'::awa.job_state;
+        RETURN;
+    END IF;
+
+    DELETE FROM awa.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
+    IF FOUND THEN
+        RETURN QUERY SELECT p_job_id, v_w.run_lease, 'applied'::awa.finalize_outcome,
+                            awa._route_parked(v_w, 'cancel', NULL, v_reason, NULL, v_now);
         RETURN;
     END IF;
 
@@ -1341,6 +1760,7 @@ BEGIN
         WHERE NOT EXISTS (SELECT 1 FROM awa.ready_entries r WHERE r.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM awa.deferred_jobs d WHERE d.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM awa.dlq_entries x WHERE x.job_id = g.job_id)
+          AND NOT EXISTS (SELECT 1 FROM awa.external_waits w WHERE w.job_id = g.job_id)
         ORDER BY g.job_id
         LIMIT p_limit)
     RETURNING s.job_id, s.run_lease, s.progress, s.updated_at;
@@ -1400,6 +1820,18 @@ BEGIN
     FROM unnest(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids) AS a (job_id, run_lease, claim_slot, receipt_id)
     WHERE NOT awa._attempt_open(a.job_id, a.run_lease, a.claim_slot, a.receipt_id);
 END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/complete_external.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.complete_external(p_callback_id uuid, p_payload jsonb DEFAULT NULL, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.callback_outcome
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT * FROM awa._resolve_callback('complete', p_callback_id, p_payload, NULL, NULL, p_now)
 $$;
 -- +goose StatementEnd
 
@@ -1487,6 +1919,18 @@ BEGIN
             enqueue_shards = excluded.enqueue_shards, updated_at = excluded.updated_at
     RETURNING m.*;
 END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/fail_external.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.fail_external(p_callback_id uuid, p_error text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.callback_outcome
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT * FROM awa._resolve_callback('fail', p_callback_id, NULL, p_error, NULL, p_now)
 $$;
 -- +goose StatementEnd
 
@@ -1761,6 +2205,25 @@ BEGIN
     END LOOP;
     EXECUTE format('LISTEN %I', 'awa:');
 END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/park_jobs.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.park_jobs(
+    p_job_ids     bigint[],
+    p_run_leases  bigint[],
+    p_claim_slots int[],
+    p_receipt_ids bigint[],
+    p_now         timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.finalize_result
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT * FROM awa._finalize('park', 'parked', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
+                                NULL, NULL, p_now)
 $$;
 -- +goose StatementEnd
 
@@ -2129,6 +2592,18 @@ BEGIN
         WHERE p_queue IS NULL OR l.queue = p_queue
         GROUP BY l.queue
     ),
+    -- Open attempts waiting for a callback (registered, not resumed) count as
+    -- waiting_external, not running: one attempt probe per registration.
+    waiting_open AS (
+        SELECT x.queue, count(*) AS n FROM awa.callbacks x
+        WHERE x.resumed_at IS NULL AND (p_queue IS NULL OR x.queue = p_queue)
+          AND awa._attempt_open(x.job_id, x.run_lease, x.claim_slot, x.receipt_id)
+        GROUP BY x.queue
+    ),
+    parked AS (
+        SELECT w.queue, count(*) AS n FROM awa.external_waits w WHERE p_queue IS NULL OR w.queue = p_queue
+        GROUP BY w.queue
+    ),
     running AS (
         SELECT x.queue, sum(x.n)::bigint AS n
         FROM (SELECT b.queue, cardinality(b.job_ids)::bigint AS n
@@ -2151,7 +2626,8 @@ BEGIN
         GROUP BY cb.queue
     ),
     done AS (
-        SELECT d.queue, count(*) FILTER (WHERE d.state = 'cancelled') AS cancelled,
+        SELECT d.queue, count(*) FILTER (WHERE d.state = 'completed') AS completed,
+               count(*) FILTER (WHERE d.state = 'cancelled') AS cancelled,
                count(*) FILTER (WHERE d.state = 'failed') AS failed
         FROM awa.done_entries d WHERE p_queue IS NULL OR d.queue = p_queue
         GROUP BY d.queue
@@ -2163,10 +2639,12 @@ BEGIN
     queues AS (
         SELECT queue FROM available UNION SELECT queue FROM running UNION SELECT queue FROM deferred
         UNION SELECT queue FROM completed UNION SELECT queue FROM done UNION SELECT queue FROM dlq
+        UNION SELECT queue FROM parked
     )
     SELECT q.queue,
-           coalesce(a.n, 0), coalesce(r.n, 0), coalesce(d.scheduled, 0), coalesce(d.retryable, 0),
-           coalesce(c.n, 0), coalesce(t.cancelled, 0), coalesce(t.failed, 0), coalesce(x.n, 0)
+           coalesce(a.n, 0), coalesce(r.n, 0) - coalesce(wo.n, 0), coalesce(d.scheduled, 0),
+           coalesce(d.retryable, 0), coalesce(c.n, 0) + coalesce(t.completed, 0), coalesce(t.cancelled, 0),
+           coalesce(t.failed, 0), coalesce(x.n, 0), coalesce(wo.n, 0) + coalesce(p.n, 0)
     FROM queues q
     LEFT JOIN available a ON a.queue = q.queue
     LEFT JOIN running r ON r.queue = q.queue
@@ -2174,6 +2652,8 @@ BEGIN
     LEFT JOIN completed c ON c.queue = q.queue
     LEFT JOIN done t ON t.queue = q.queue
     LEFT JOIN dlq x ON x.queue = q.queue
+    LEFT JOIN waiting_open wo ON wo.queue = q.queue
+    LEFT JOIN parked p ON p.queue = q.queue
     ORDER BY q.queue;
     PERFORM awa._end_ring_read('awa.queue_counts', ARRAY['queue', 'claim', 'cursor']);
 EXCEPTION WHEN SQLSTATE 'AW099' THEN
@@ -2240,6 +2720,52 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/register_callback.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.register_callback(
+    p_job_id     bigint,
+    p_run_lease  bigint,
+    p_claim_slot int,
+    p_receipt_id bigint,
+    p_timeout    interval,
+    p_now        timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.callback_registration
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_now timestamptz := coalesce(p_now, now());
+    v_id  uuid := gen_random_uuid();
+BEGIN
+    PERFORM awa._require_read_committed('awa.register_callback');
+    IF p_job_id IS NULL OR p_run_lease IS NULL OR p_claim_slot IS NULL OR p_receipt_id IS NULL THEN
+        RAISE EXCEPTION 'awa: job_id, run_lease, claim_slot and receipt_id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    PERFORM awa._require_between('timeout', p_timeout, interval '1 second', interval '365 days');
+
+    IF NOT awa._attempt_guard(p_job_id, p_run_lease, p_claim_slot, p_receipt_id) THEN
+        RETURN QUERY SELECT p_job_id, p_run_lease, 'stale'::awa.finalize_outcome, NULL::uuid, NULL::timestamptz;
+        RETURN;
+    END IF;
+
+    PERFORM awa._escalate_attempt(p_job_id, p_run_lease, p_claim_slot, p_receipt_id, v_now);
+    -- A new registration supersedes the job's earlier one (of this attempt or
+    -- of a closed one): its token resolves nothing any more.
+    DELETE FROM awa.callbacks c WHERE c.job_id = p_job_id;
+    INSERT INTO awa.callbacks (callback_id, job_id, run_lease, claim_slot, receipt_id, queue, registered_at, timeout_at)
+    SELECT v_id, p_job_id, p_run_lease, p_claim_slot, p_receipt_id, b.queue, v_now, v_now + p_timeout
+    FROM awa.claim_batches b
+    WHERE b.batch_id = awa._receipt_batch_id(p_receipt_id) AND b.issued_slot = p_claim_slot
+    LIMIT 1;
+
+    RETURN QUERY SELECT p_job_id, p_run_lease, 'applied'::awa.finalize_outcome, v_id, v_now + p_timeout;
+END;
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/release_leader_lease.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.release_leader_lease(p_name text, p_holder uuid)
@@ -2253,6 +2779,58 @@ BEGIN
         RAISE EXCEPTION 'awa: lease name and holder must not be null' USING ERRCODE = 'AW010';
     END IF;
     RETURN QUERY DELETE FROM awa.leader_leases l WHERE l.name = p_name AND l.holder = p_holder RETURNING l.*;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/rescue_expired_callbacks.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.rescue_expired_callbacks(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.finalize_result
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_now timestamptz := coalesce(p_now, now());
+    v_w   awa.external_waits;
+    v_x   awa.callbacks;
+BEGIN
+    PERFORM awa._require_read_committed('awa.rescue_expired_callbacks');
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
+
+    FOR v_w IN
+        DELETE FROM awa.external_waits w
+        WHERE w.job_id IN (SELECT x.job_id FROM awa.external_waits x
+                           WHERE x.timeout_at < v_now
+                           ORDER BY x.timeout_at, x.job_id
+                           LIMIT p_limit
+                           FOR UPDATE SKIP LOCKED)
+        RETURNING *
+    LOOP
+        RETURN QUERY SELECT v_w.job_id, v_w.run_lease, 'applied'::awa.finalize_outcome,
+                            awa._route_parked(v_w, 'retry', NULL, 'callback timed out', NULL, v_now);
+    END LOOP;
+
+    FOR v_x IN
+        -- In claim-batch order, the order awa._close_claims takes those locks in.
+        SELECT e.* FROM (SELECT * FROM awa.callbacks x WHERE x.resumed_at IS NULL AND x.timeout_at < v_now
+                         ORDER BY x.timeout_at LIMIT p_limit) AS e
+        ORDER BY awa._receipt_batch_id(e.receipt_id), e.receipt_id
+    LOOP
+        IF awa._attempt_guard(v_x.job_id, v_x.run_lease, v_x.claim_slot, v_x.receipt_id) THEN
+            IF EXISTS (SELECT 1 FROM awa.callbacks x WHERE x.callback_id = v_x.callback_id AND x.resumed_at IS NULL) THEN
+                RETURN QUERY SELECT * FROM awa._finalize('retry', 'callback_timeout', ARRAY[v_x.job_id],
+                                                         ARRAY[v_x.run_lease], ARRAY[v_x.claim_slot],
+                                                         ARRAY[v_x.receipt_id], ARRAY['callback timed out'],
+                                                         NULL, v_now);
+                DELETE FROM awa.callbacks x WHERE x.callback_id = v_x.callback_id;
+            END IF;
+        ELSE
+            DELETE FROM awa.callbacks x WHERE x.callback_id = v_x.callback_id;
+        END IF;
+    END LOOP;
 END;
 $$;
 -- +goose StatementEnd
@@ -2332,6 +2910,18 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/resume_external.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.resume_external(p_callback_id uuid, p_payload jsonb DEFAULT NULL, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.callback_outcome
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT * FROM awa._resolve_callback('resume', p_callback_id, p_payload, NULL, NULL, p_now)
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/retry_dlq_job.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.retry_dlq_job(p_job_id bigint, p_run_at timestamptz DEFAULT NULL, p_now timestamptz DEFAULT NULL)
@@ -2380,6 +2970,23 @@ BEGIN
 
     RETURN QUERY SELECT v_job.job_id, v_state, v_job.queue, v_job.priority, v_job.kind, v_job.run_at;
 END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/retry_external.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.retry_external(
+    p_callback_id uuid,
+    p_error       text DEFAULT NULL,
+    p_run_at      timestamptz DEFAULT NULL,
+    p_now         timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.callback_outcome
+LANGUAGE sql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT * FROM awa._resolve_callback('retry', p_callback_id, NULL, p_error, p_run_at, p_now)
 $$;
 -- +goose StatementEnd
 
@@ -2542,6 +3149,9 @@ BEGIN
     SELECT count(*) INTO v_n FROM awa.rescue_expired_deadlines(p_batch);
     report := report || jsonb_build_object('rescued_deadline', v_n);
     COMMIT AND CHAIN;
+    SELECT count(*) INTO v_n FROM awa.rescue_expired_callbacks(p_batch);
+    report := report || jsonb_build_object('rescued_callback', v_n);
+    COMMIT AND CHAIN;
 
     FOREACH v_ring IN ARRAY ARRAY['queue', 'claim', 'lease', 'cursor'] LOOP
         v_interval := CASE v_ring WHEN 'queue' THEN p_queue_ring_interval WHEN 'claim' THEN p_claim_ring_interval
@@ -2616,26 +3226,14 @@ BEGIN
         RAISE EXCEPTION 'awa: progress must be at most 65536 bytes as text, got %', v_size USING ERRCODE = 'AW010';
     END IF;
 
-    PERFORM pg_advisory_xact_lock(awa._lock_key('claim_batch'),
-                                  awa._lock_claim_batch_id(awa._receipt_batch_id(p_receipt_id)));
-    -- The claim ring's share locks before the check's snapshot: a claim-ring
-    -- prune that carried the batch and truncated its old slot has committed
-    -- before it (the copy is seen) or waits (TRUNCATE is not MVCC-safe: a
-    -- snapshot older than it would see neither). Statements of their own
-    -- after the locks: a closure committed by whoever held them is seen.
-    LOCK TABLE awa.claim_batches, awa.claim_closures IN ACCESS SHARE MODE;
-    IF NOT awa._attempt_open(p_job_id, p_run_lease, p_claim_slot, p_receipt_id) THEN
+    IF NOT awa._attempt_guard(p_job_id, p_run_lease, p_claim_slot, p_receipt_id) THEN
         RETURN QUERY SELECT p_job_id, p_run_lease, 'stale'::awa.finalize_outcome, NULL::awa.job_state;
         RETURN;
     END IF;
 
     SELECT s.run_lease INTO v_had FROM awa.attempt_state s WHERE s.job_id = p_job_id;
     IF v_had IS DISTINCT FROM p_run_lease THEN
-        INSERT INTO awa.leases (lease_slot, job_id, run_lease, claim_slot, receipt_id, queue, created_at)
-        SELECT awa._current_slot('lease'), p_job_id, p_run_lease, p_claim_slot, p_receipt_id, b.queue, v_now
-        FROM awa.claim_batches b
-        WHERE b.batch_id = awa._receipt_batch_id(p_receipt_id) AND b.issued_slot = p_claim_slot
-        LIMIT 1;
+        PERFORM awa._escalate_attempt(p_job_id, p_run_lease, p_claim_slot, p_receipt_id, v_now);
     END IF;
     INSERT INTO awa.attempt_state AS s (job_id, run_lease, progress, updated_at)
     VALUES (p_job_id, p_run_lease, p_progress, v_now)
@@ -2776,6 +3374,48 @@ STABLE
 PARALLEL SAFE
 AS $$
     SELECT '0.2.0-dev'::text
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/take_callback_result.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.take_callback_result(
+    p_job_id      bigint,
+    p_run_lease   bigint,
+    p_claim_slot  int,
+    p_receipt_id  bigint,
+    p_callback_id uuid
+)
+RETURNS SETOF awa.callback_wait
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_x awa.callbacks;
+BEGIN
+    PERFORM awa._require_read_committed('awa.take_callback_result');
+    IF p_job_id IS NULL OR p_run_lease IS NULL OR p_claim_slot IS NULL OR p_receipt_id IS NULL
+       OR p_callback_id IS NULL THEN
+        RAISE EXCEPTION 'awa: job_id, run_lease, claim_slot, receipt_id and callback_id must not be null'
+            USING ERRCODE = 'AW010';
+    END IF;
+
+    IF awa._attempt_guard(p_job_id, p_run_lease, p_claim_slot, p_receipt_id) THEN
+        SELECT * INTO v_x FROM awa.callbacks x
+        WHERE x.callback_id = p_callback_id AND x.job_id = p_job_id AND x.run_lease = p_run_lease;
+        IF FOUND AND v_x.resumed_at IS NULL THEN
+            RETURN QUERY SELECT p_job_id, p_run_lease, 'waiting'::text, NULL::jsonb;
+            RETURN;
+        ELSIF FOUND THEN
+            DELETE FROM awa.callbacks x WHERE x.callback_id = p_callback_id;
+            RETURN QUERY SELECT p_job_id, p_run_lease, 'resumed'::text, v_x.result;
+            RETURN;
+        END IF;
+    END IF;
+    RETURN QUERY SELECT p_job_id, p_run_lease, 'stale'::text, NULL::jsonb;
+END;
 $$;
 -- +goose StatementEnd
 

@@ -5,9 +5,11 @@
 -- creatable) get USAGE on the schema and EXECUTE on their entry points only:
 --   awa_producer  enqueue: insert_job, insert_jobs, the COPY stage
 --   awa_worker    claim, finalize, heartbeat, queue_pending, listen,
---                 progress (set_progress, job_progress), closed_attempts
+--                 progress (set_progress, job_progress), closed_attempts,
+--                 callbacks (register, park, take, the four resolutions)
 --   (all three: substrate_version, which every Go client checks at start)
 --   awa_admin     maintenance, configuration, rescue, prune, DLQ, cancel,
+--                 callback resolutions,
 --                 counts, storage_status, awa.job, job_progress, and SELECT on the read views awa.jobs and
 --                 awa.terminal_jobs (plus awa._read_jobs and
 --                 awa._read_terminal_jobs, which they call: PostgreSQL checks
@@ -41,11 +43,13 @@ BEGIN
             ('awa_worker',
              ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
                    'heartbeat_instance', 'queue_pending', 'listen_queues', 'set_progress', 'job_progress',
-                   'closed_attempts', 'substrate_version'],
+                   'closed_attempts', 'register_callback', 'park_jobs', 'take_callback_result',
+                   'complete_external', 'fail_external', 'retry_external', 'resume_external', 'substrate_version'],
              ARRAY[]::text[]),
             ('awa_admin',
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
-                   'rescue_stale_claims', 'rescue_expired_deadlines', 'rotate_ring', 'prune_ring',
+                   'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
+                   'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
                    'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'retry_dlq_job',
                    'purge_dlq', 'queue_counts', 'storage_status', 'job', 'job_progress', 'substrate_version', '_read_jobs',
                    '_read_terminal_jobs'],

@@ -5,8 +5,8 @@
 -- attempts through awa._close_claims (closure outcome = outcome) and routes
 -- them: 'complete' appends compact terminal history (one
 -- done_completions row per ready slot and queue) and deletes the jobs'
--- progress (awa.attempt_state); other actions go
--- through awa._route_closed. Returns an 'applied' row per closed item and a
+-- progress (awa.attempt_state); 'park' goes through awa._park_closed; other
+-- actions through awa._route_closed. Returns an 'applied' row per closed item and a
 -- 'stale' row per other item; stale items change nothing.
 -- Isolation: first calls awa._require_read_committed('awa.<action>_jobs'),
 -- the guard of the public finalizers (the rescues and cancel_job have
@@ -79,6 +79,8 @@ BEGIN
         RETURN QUERY
         SELECT c.job_id, c.run_lease, 'applied'::awa.finalize_outcome, 'completed'::awa.job_state
         FROM unnest(v_closed) AS c;
+    ELSIF p_action = 'park' AND cardinality(v_closed) > 0 THEN
+        RETURN QUERY SELECT * FROM awa._park_closed(v_closed, v_now);
     ELSIF cardinality(v_closed) > 0 THEN
         RETURN QUERY SELECT * FROM awa._route_closed(v_closed, p_action, p_messages, p_run_ats, v_now);
     END IF;

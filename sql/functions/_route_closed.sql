@@ -6,6 +6,9 @@
 --   fail    -> failed terminal snapshot in done_entries, or dlq_entries when the
 --              queue has the DLQ on
 --   cancel  -> cancelled terminal snapshot in done_entries
+--   complete_external -> completed terminal snapshot in done_entries, the
+--              callback's payload (messages[ord] as JSON, may be NULL) in
+--              metadata.callback_result; the progress checkpoint deleted
 -- messages[ord] is the error or reason of item ord (may be NULL for cancel).
 -- Terminal snapshots go to the ready slot of the job's ready row, so queue prune
 -- reclaims them together. Returns one applied result per closed item.
@@ -24,10 +27,14 @@ BEGIN
     RETURN QUERY
     WITH c AS (
         SELECT c.ord, c.job_id, c.run_lease, r.ready_slot, r.max_attempts, r.priority, r.queue, r.kind,
-               r.args, r.tags, r.metadata, r.created_at, r.run_at,
+               r.args, r.tags, r.created_at, r.run_at,
+               CASE WHEN p_action = 'complete_external' AND p_messages[c.ord] IS NOT NULL
+                    THEN r.metadata || jsonb_build_object('callback_result', p_messages[c.ord]::jsonb)
+                    ELSE r.metadata END AS metadata,
                CASE WHEN p_action = 'snooze' THEN r.attempt ELSE r.attempt + 1 END AS attempt,
                CASE
-                   WHEN p_action = 'snooze' OR (p_action = 'cancel' AND p_messages[c.ord] IS NULL) THEN r.errors
+                   WHEN p_action IN ('snooze', 'complete_external')
+                        OR (p_action = 'cancel' AND p_messages[c.ord] IS NULL) THEN r.errors
                    ELSE coalesce(r.errors, '[]'::jsonb) || jsonb_build_array(jsonb_build_object(
                             'attempt', r.attempt + 1, 'at', p_now,
                             'error', coalesce(p_messages[c.ord], 'no error message')))
@@ -35,6 +42,7 @@ BEGIN
                CASE
                    WHEN p_action = 'snooze' THEN 'scheduled'
                    WHEN p_action = 'cancel' THEN 'cancelled'
+                   WHEN p_action = 'complete_external' THEN 'completed'
                    WHEN p_action = 'retry' AND r.attempt + 1 < r.max_attempts THEN 'retryable'
                    WHEN coalesce(m.dlq_enabled, false) THEN 'dlq'
                    ELSE 'failed'
@@ -42,11 +50,7 @@ BEGIN
                CASE
                    WHEN p_run_ats[c.ord] IS NOT NULL THEN p_run_ats[c.ord]
                    WHEN p_action = 'retry' AND r.attempt + 1 < r.max_attempts THEN
-                       -- backoff: attempt^4 + 1 seconds, plus up to 10% jitter, capped at a day
-                       p_now + make_interval(secs => least(
-                           (power(r.attempt + 1, 4) + 1)
-                               * (1 + ((hashint8(c.job_id + c.run_lease) & 2147483647) % 100) / 1000.0),
-                           86400))
+                       awa._retry_backoff(r.attempt + 1, c.job_id, c.run_lease, p_now)
                END AS next_run_at
         FROM unnest(p_closed) AS c
         JOIN awa.ready_entries r
@@ -67,7 +71,10 @@ BEGIN
             tags, metadata, errors, created_at, run_at, finalized_at)
         SELECT c.ready_slot, c.job_id, c.run_lease, c.dest::awa.job_state, c.attempt, c.max_attempts,
                c.priority, c.queue, c.kind, c.args, c.tags, c.metadata, c.errors, c.created_at, c.run_at, p_now
-        FROM c WHERE c.dest IN ('failed', 'cancelled')
+        FROM c WHERE c.dest IN ('failed', 'cancelled', 'completed')
+    ),
+    cleared AS (
+        DELETE FROM awa.attempt_state s USING c WHERE c.dest = 'completed' AND s.job_id = c.job_id
     ),
     to_dlq AS (
         INSERT INTO awa.dlq_entries (

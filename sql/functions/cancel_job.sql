@@ -1,6 +1,8 @@
 -- awa.cancel_job(job_id, reason, now): an operator cancels one job by id,
 -- whatever it is doing:
 --   scheduled/retryable -> removed from the backlog, ends cancelled
+--   waiting_external    -> a parked job (awa.external_waits) ends cancelled;
+--                          its callback token resolves nothing any more
 --   available           -> a ready tombstone spends its lane position (the ready
 --                          row is not touched), ends cancelled
 --   running             -> its attempt is closed like a worker cancel; the
@@ -12,7 +14,7 @@
 -- attempt was finalized concurrently.
 -- Errors: AW010 job_id NULL; AW020 no such job; AW021 the job is already
 -- completed, cancelled or failed (or in the DLQ: purge it instead).
--- Locks: the deferred row; or ACCESS SHARE on awa.cursor_marks (before the
+-- Locks: the deferred or parked row; or ACCESS SHARE on awa.cursor_marks (before the
 -- ready rows), then the lane's claim lock (lane_claim, lane_id),
 -- waited for: claimers only try it, so they skip the lane meanwhile and no
 -- cycle forms; the cursor is then read by a statement of its own
@@ -41,6 +43,7 @@ DECLARE
     v_b      record;
     v_state  awa.job_state;
     v_res    awa.finalize_result;
+    v_w      awa.external_waits;
 BEGIN
     PERFORM awa._require_read_committed('awa.cancel_job');
     IF p_job_id IS NULL THEN
@@ -60,6 +63,13 @@ BEGIN
     RETURNING run_lease INTO v_lease;
     IF FOUND THEN
         RETURN QUERY SELECT p_job_id, v_lease, 'applied'::awa.finalize_outcome, 'cancelled'::awa.job_state;
+        RETURN;
+    END IF;
+
+    DELETE FROM awa.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
+    IF FOUND THEN
+        RETURN QUERY SELECT p_job_id, v_w.run_lease, 'applied'::awa.finalize_outcome,
+                            awa._route_parked(v_w, 'cancel', NULL, v_reason, NULL, v_now);
         RETURN;
     END IF;
 

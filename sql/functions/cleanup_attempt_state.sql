@@ -1,6 +1,6 @@
 -- awa.cleanup_attempt_state(limit): deletes, and returns, up to limit
 -- progress checkpoints (awa.attempt_state rows) whose job is gone: no ready
--- row in any queue slot, no backlog row, no DLQ row. That is a failed or
+-- row in any queue slot, no backlog, DLQ or parked row. That is a failed or
 -- cancelled job whose queue slot prune has reclaimed (a completed job's row
 -- goes with its completion). A job moves between planes in one transaction,
 -- so one statement sees it in one of them. docs/storage.md, "Attempt leases".
@@ -27,6 +27,7 @@ BEGIN
         WHERE NOT EXISTS (SELECT 1 FROM awa.ready_entries r WHERE r.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM awa.deferred_jobs d WHERE d.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM awa.dlq_entries x WHERE x.job_id = g.job_id)
+          AND NOT EXISTS (SELECT 1 FROM awa.external_waits w WHERE w.job_id = g.job_id)
         ORDER BY g.job_id
         LIMIT p_limit)
     RETURNING s.job_id, s.run_lease, s.progress, s.updated_at;

@@ -2,8 +2,9 @@
 -- NULL). available counts the untombstoned ready rows above their lane's claim
 -- cursor (awa.claim_cursors), walking the lane index from the cursor (an
 -- index-only scan over the backlog: about 1 s per 10 million available jobs
--- here); running is receipts minus closures in the claim ring; completed sums
--- compact batch sizes. completed/cancelled/failed count terminal history still
+-- here); running is receipts minus closures in the claim ring, less the open
+-- attempts waiting for a callback; waiting_external counts those and the
+-- parked jobs; completed sums compact batch sizes (and completed snapshots). completed/cancelled/failed count terminal history still
 -- retained by the queue ring. Jobs of producers that have not committed are
 -- not counted. Read-only, yet VOLATILE: a STABLE function's query runs on
 -- its caller's snapshot, taken before the query locks the marks, so a call
@@ -42,6 +43,18 @@ BEGIN
         WHERE p_queue IS NULL OR l.queue = p_queue
         GROUP BY l.queue
     ),
+    -- Open attempts waiting for a callback (registered, not resumed) count as
+    -- waiting_external, not running: one attempt probe per registration.
+    waiting_open AS (
+        SELECT x.queue, count(*) AS n FROM awa.callbacks x
+        WHERE x.resumed_at IS NULL AND (p_queue IS NULL OR x.queue = p_queue)
+          AND awa._attempt_open(x.job_id, x.run_lease, x.claim_slot, x.receipt_id)
+        GROUP BY x.queue
+    ),
+    parked AS (
+        SELECT w.queue, count(*) AS n FROM awa.external_waits w WHERE p_queue IS NULL OR w.queue = p_queue
+        GROUP BY w.queue
+    ),
     running AS (
         SELECT x.queue, sum(x.n)::bigint AS n
         FROM (SELECT b.queue, cardinality(b.job_ids)::bigint AS n
@@ -64,7 +77,8 @@ BEGIN
         GROUP BY cb.queue
     ),
     done AS (
-        SELECT d.queue, count(*) FILTER (WHERE d.state = 'cancelled') AS cancelled,
+        SELECT d.queue, count(*) FILTER (WHERE d.state = 'completed') AS completed,
+               count(*) FILTER (WHERE d.state = 'cancelled') AS cancelled,
                count(*) FILTER (WHERE d.state = 'failed') AS failed
         FROM awa.done_entries d WHERE p_queue IS NULL OR d.queue = p_queue
         GROUP BY d.queue
@@ -76,10 +90,12 @@ BEGIN
     queues AS (
         SELECT queue FROM available UNION SELECT queue FROM running UNION SELECT queue FROM deferred
         UNION SELECT queue FROM completed UNION SELECT queue FROM done UNION SELECT queue FROM dlq
+        UNION SELECT queue FROM parked
     )
     SELECT q.queue,
-           coalesce(a.n, 0), coalesce(r.n, 0), coalesce(d.scheduled, 0), coalesce(d.retryable, 0),
-           coalesce(c.n, 0), coalesce(t.cancelled, 0), coalesce(t.failed, 0), coalesce(x.n, 0)
+           coalesce(a.n, 0), coalesce(r.n, 0) - coalesce(wo.n, 0), coalesce(d.scheduled, 0),
+           coalesce(d.retryable, 0), coalesce(c.n, 0) + coalesce(t.completed, 0), coalesce(t.cancelled, 0),
+           coalesce(t.failed, 0), coalesce(x.n, 0), coalesce(wo.n, 0) + coalesce(p.n, 0)
     FROM queues q
     LEFT JOIN available a ON a.queue = q.queue
     LEFT JOIN running r ON r.queue = q.queue
@@ -87,6 +103,8 @@ BEGIN
     LEFT JOIN completed c ON c.queue = q.queue
     LEFT JOIN done t ON t.queue = q.queue
     LEFT JOIN dlq x ON x.queue = q.queue
+    LEFT JOIN waiting_open wo ON wo.queue = q.queue
+    LEFT JOIN parked p ON p.queue = q.queue
     ORDER BY q.queue;
     PERFORM awa._end_ring_read('awa.queue_counts', ARRAY['queue', 'claim', 'cursor']);
 EXCEPTION WHEN SQLSTATE 'AW099' THEN

@@ -3,7 +3,7 @@
 -- psql, or a worker in any language calling it every second or so):
 -- take or renew the leader lease 'maintenance' (the one Go clients elect on)
 -- for holder; if another process leads, report leader false and do nothing.
--- Otherwise: promote due jobs, rescue stale claims and expired deadlines,
+-- Otherwise: promote due jobs, rescue stale claims, expired deadlines and timed-out callbacks,
 -- then per ring what the Go leader does (queue, claim and lease rings: rotate
 -- at most once per its interval, then prune while prune carries; cursor
 -- ring: prune, then rotate), then remove rows of silent worker processes
@@ -13,7 +13,7 @@
 -- held only for that prune. Call it outside a transaction block
 -- (CALL awa.run_maintenance(); pg_cron and autocommit clients do); inside
 -- one, its first COMMIT raises 2D000 and nothing is written.
--- report (INOUT): {"leader", "promoted", "rescued_stale", "rescued_deadline",
+-- report (INOUT): {"leader", "promoted", "rescued_stale", "rescued_deadline", "rescued_callback",
 -- "instances_removed", "rings": [ring outcomes], "attempt_states_removed"}.
 -- Locks: those of each function it calls, one step at a time.
 -- Errors: AW010 holder NULL, lease_ttl outside 1 s..1 h, an interval not
@@ -90,6 +90,9 @@ BEGIN
     COMMIT AND CHAIN;
     SELECT count(*) INTO v_n FROM awa.rescue_expired_deadlines(p_batch);
     report := report || jsonb_build_object('rescued_deadline', v_n);
+    COMMIT AND CHAIN;
+    SELECT count(*) INTO v_n FROM awa.rescue_expired_callbacks(p_batch);
+    report := report || jsonb_build_object('rescued_callback', v_n);
     COMMIT AND CHAIN;
 
     FOREACH v_ring IN ARRAY ARRAY['queue', 'claim', 'lease', 'cursor'] LOOP

@@ -7,10 +7,10 @@
 -- checkpoint survives retry, snooze, cancel, fail and rescue, for the next
 -- attempt to read (awa.job_progress); complete deletes it. docs/storage.md,
 -- "Attempt leases".
--- Locks: the attempt's claim_batch lock (awa._lock_key), as awa._close_claims,
--- so a closer of the attempt and this write serialize: the write lands while
--- the attempt is open, or is stale; then ACCESS SHARE on the claim ring's
--- tables (all slots) before the check.
+-- Locks: awa._attempt_guard's (the attempt's claim_batch lock, as every
+-- closer's, then the claim ring's share locks): a closer of the attempt and
+-- this write serialize, so the write lands while the attempt is open, or is
+-- stale.
 -- Errors: AW010 a NULL id or progress, progress over 65536 bytes as text.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 -- Called by workers (the Go driver's JobRow.SetProgress) and any SQL worker.
@@ -47,26 +47,14 @@ BEGIN
         RAISE EXCEPTION 'awa: progress must be at most 65536 bytes as text, got %', v_size USING ERRCODE = 'AW010';
     END IF;
 
-    PERFORM pg_advisory_xact_lock(awa._lock_key('claim_batch'),
-                                  awa._lock_claim_batch_id(awa._receipt_batch_id(p_receipt_id)));
-    -- The claim ring's share locks before the check's snapshot: a claim-ring
-    -- prune that carried the batch and truncated its old slot has committed
-    -- before it (the copy is seen) or waits (TRUNCATE is not MVCC-safe: a
-    -- snapshot older than it would see neither). Statements of their own
-    -- after the locks: a closure committed by whoever held them is seen.
-    LOCK TABLE awa.claim_batches, awa.claim_closures IN ACCESS SHARE MODE;
-    IF NOT awa._attempt_open(p_job_id, p_run_lease, p_claim_slot, p_receipt_id) THEN
+    IF NOT awa._attempt_guard(p_job_id, p_run_lease, p_claim_slot, p_receipt_id) THEN
         RETURN QUERY SELECT p_job_id, p_run_lease, 'stale'::awa.finalize_outcome, NULL::awa.job_state;
         RETURN;
     END IF;
 
     SELECT s.run_lease INTO v_had FROM awa.attempt_state s WHERE s.job_id = p_job_id;
     IF v_had IS DISTINCT FROM p_run_lease THEN
-        INSERT INTO awa.leases (lease_slot, job_id, run_lease, claim_slot, receipt_id, queue, created_at)
-        SELECT awa._current_slot('lease'), p_job_id, p_run_lease, p_claim_slot, p_receipt_id, b.queue, v_now
-        FROM awa.claim_batches b
-        WHERE b.batch_id = awa._receipt_batch_id(p_receipt_id) AND b.issued_slot = p_claim_slot
-        LIMIT 1;
+        PERFORM awa._escalate_attempt(p_job_id, p_run_lease, p_claim_slot, p_receipt_id, v_now);
     END IF;
     INSERT INTO awa.attempt_state AS s (job_id, run_lease, progress, updated_at)
     VALUES (p_job_id, p_run_lease, p_progress, v_now)

@@ -6,9 +6,10 @@ CREATE SCHEMA IF NOT EXISTS awa;
 COMMENT ON SCHEMA awa IS 'awa job queue substrate (tables, views and PL/pgSQL functions)';
 
 -- Public job states as seen through awa.jobs. The DLQ is not a state: a DLQ job
--- shows as failed with dlq = true.
+-- shows as failed with dlq = true. waiting_external: the attempt waits for a
+-- callback (docs/storage.md, "Callbacks").
 CREATE TYPE awa.job_state AS ENUM (
-    'scheduled', 'available', 'running', 'retryable', 'completed', 'cancelled', 'failed'
+    'scheduled', 'available', 'running', 'waiting_external', 'retryable', 'completed', 'cancelled', 'failed'
 );
 
 -- Result of a guarded finalizer for one item.

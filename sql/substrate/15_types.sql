@@ -71,6 +71,7 @@ CREATE TABLE awa.queue_count (
     cancelled bigint NOT NULL,
     failed    bigint NOT NULL,
     dlq       bigint NOT NULL,
+    waiting_external bigint NOT NULL,
     CHECK (false)
 );
 
@@ -118,45 +119,4 @@ CREATE TABLE awa.leader_outcome (
 CREATE TYPE awa._slot_batch AS (
     ready_slot int,
     batch_id   bigint
-);
-
--- A job's progress checkpoint: what the attempt run_lease last wrote with
--- awa.set_progress, at updated_at.
-CREATE TABLE awa.attempt_progress (
-    job_id     bigint      NOT NULL,
-    run_lease  bigint      NOT NULL,
-    progress   jsonb       NOT NULL,
-    updated_at timestamptz NOT NULL,
-    CHECK (false)
-);
-
--- Internal: what keeps a ring slot from being truncated (awa._slot_blocker):
--- the cause (available, running, open_claim, live_lease), one job it names,
--- that job's queue, and the text prune reports.
-CREATE TYPE awa._slot_blocker AS (
-    cause  text,
-    job_id bigint,
-    queue  text,
-    detail text
-);
-
--- One ring slot as awa.storage_status sees it: role (current, next: the
--- sealed slot the next rotation needs, sealed), the generation it was current
--- in and when it was sealed, its rows (counted up to a limit per table) and
--- on-disk size, and what prune would do with it now.
-CREATE TABLE awa.storage_slot (
-    ring        text        NOT NULL,
-    slot        int         NOT NULL,
-    role        text        NOT NULL,
-    generation  bigint,
-    sealed_at   timestamptz,
-    rows        bigint      NOT NULL,
-    rows_capped boolean     NOT NULL,
-    bytes       bigint      NOT NULL,
-    status      text        NOT NULL,
-    cause       text,
-    job_id      bigint,
-    queue       text,
-    detail      text,
-    CHECK (false)
 );

@@ -100,7 +100,16 @@ UNION ALL
 -- anti-join here: this branch reads every retained batch, and for a whole-table
 -- read the planner's hashed anti-join is several times faster than the view's
 -- per-item probe (which the functions need, to probe only the batches they chose).
-SELECT r.job_id, r.queue, r.priority, r.kind, 'running'::awa.job_state, r.args, r.attempt + 1, r.max_attempts,
+-- An open attempt with a callback registered and not resumed is
+-- waiting_external (docs/storage.md, "Callbacks"): one probe of the small
+-- awa.callbacks per running job. The new enum value is named as text cast at
+-- run time, so the upgrade that adds it can create this view in its
+-- transaction.
+SELECT r.job_id, r.queue, r.priority, r.kind,
+       CASE WHEN EXISTS (SELECT 1 FROM awa.callbacks x
+                         WHERE x.job_id = r.job_id AND x.run_lease = i.run_lease AND x.resumed_at IS NULL)
+            THEN 'waiting_external'::text::awa.job_state ELSE 'running'::awa.job_state END,
+       r.args, r.attempt + 1, r.max_attempts,
        i.run_lease, r.run_at, r.created_at, b.claimed_at, NULL, r.tags, r.metadata, r.errors, false
 FROM awa.claim_batches b
 CROSS JOIN LATERAL unnest(b.run_leases, b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (run_lease, lane_id, lane_seq, k)
@@ -116,6 +125,11 @@ UNION ALL
 SELECT x.job_id, x.queue, x.priority, x.kind, 'failed'::awa.job_state, x.args, x.attempt, x.max_attempts,
        x.run_lease, x.run_at, x.created_at, NULL, x.failed_at, x.tags, x.metadata, x.errors, true
 FROM awa.dlq_entries x
+UNION ALL
+-- Parked (awa.external_waits): the parked attempt counts as one.
+SELECT w.job_id, w.queue, w.priority, w.kind, 'waiting_external'::text::awa.job_state, w.args, w.attempt + 1,
+       w.max_attempts, w.run_lease, w.run_at, w.created_at, NULL, NULL, w.tags, w.metadata, w.errors, false
+FROM awa.external_waits w
 ) AS j
 LEFT JOIN awa.attempt_state s ON s.job_id = j.id;
 

@@ -123,7 +123,7 @@ func (q *Queries) PurgeDLQ(ctx context.Context, db DBTX, arg PurgeDLQParams) ([]
 
 const queueCounts = `-- name: QueueCounts :many
 
-SELECT queue, available, running, scheduled, retryable, completed, cancelled, failed, dlq FROM awa.queue_counts($1::text)
+SELECT queue, available, running, scheduled, retryable, completed, cancelled, failed, dlq, waiting_external FROM awa.queue_counts($1::text)
 `
 
 // Operator surfaces.
@@ -146,6 +146,7 @@ func (q *Queries) QueueCounts(ctx context.Context, db DBTX, queue pgtype.Text) (
 			&i.Cancelled,
 			&i.Failed,
 			&i.Dlq,
+			&i.WaitingExternal,
 		); err != nil {
 			return nil, err
 		}

@@ -73,13 +73,14 @@ func AllAwaFinalizeOutcomeValues() []AwaFinalizeOutcome {
 type AwaJobState string
 
 const (
-	AwaJobStateScheduled AwaJobState = "scheduled"
-	AwaJobStateAvailable AwaJobState = "available"
-	AwaJobStateRunning   AwaJobState = "running"
-	AwaJobStateRetryable AwaJobState = "retryable"
-	AwaJobStateCompleted AwaJobState = "completed"
-	AwaJobStateCancelled AwaJobState = "cancelled"
-	AwaJobStateFailed    AwaJobState = "failed"
+	AwaJobStateScheduled       AwaJobState = "scheduled"
+	AwaJobStateAvailable       AwaJobState = "available"
+	AwaJobStateRunning         AwaJobState = "running"
+	AwaJobStateWaitingExternal AwaJobState = "waiting_external"
+	AwaJobStateRetryable       AwaJobState = "retryable"
+	AwaJobStateCompleted       AwaJobState = "completed"
+	AwaJobStateCancelled       AwaJobState = "cancelled"
+	AwaJobStateFailed          AwaJobState = "failed"
 )
 
 func (e *AwaJobState) Scan(src interface{}) error {
@@ -122,6 +123,7 @@ func (e AwaJobState) Valid() bool {
 	case AwaJobStateScheduled,
 		AwaJobStateAvailable,
 		AwaJobStateRunning,
+		AwaJobStateWaitingExternal,
 		AwaJobStateRetryable,
 		AwaJobStateCompleted,
 		AwaJobStateCancelled,
@@ -136,6 +138,7 @@ func AllAwaJobStateValues() []AwaJobState {
 		AwaJobStateScheduled,
 		AwaJobStateAvailable,
 		AwaJobStateRunning,
+		AwaJobStateWaitingExternal,
 		AwaJobStateRetryable,
 		AwaJobStateCompleted,
 		AwaJobStateCancelled,
@@ -155,6 +158,42 @@ type AwaAttemptState struct {
 	RunLease  int64
 	Progress  json.RawMessage
 	UpdatedAt pgtype.Timestamptz
+}
+
+type AwaCallback struct {
+	CallbackID   pgtype.UUID
+	JobID        int64
+	RunLease     int64
+	ClaimSlot    int32
+	ReceiptID    int64
+	Queue        string
+	RegisteredAt pgtype.Timestamptz
+	TimeoutAt    pgtype.Timestamptz
+	ResumedAt    pgtype.Timestamptz
+	Result       json.RawMessage
+}
+
+type AwaCallbackOutcome struct {
+	CallbackID pgtype.UUID
+	JobID      pgtype.Int8
+	RunLease   pgtype.Int8
+	Outcome    AwaFinalizeOutcome
+	State      NullAwaJobState
+}
+
+type AwaCallbackRegistration struct {
+	JobID      int64
+	RunLease   int64
+	Outcome    AwaFinalizeOutcome
+	CallbackID pgtype.UUID
+	TimeoutAt  pgtype.Timestamptz
+}
+
+type AwaCallbackWait struct {
+	JobID    int64
+	RunLease int64
+	Status   string
+	Result   json.RawMessage
 }
 
 type AwaClaimBatch struct {
@@ -277,6 +316,25 @@ type AwaDoneEntry struct {
 	FinalizedAt pgtype.Timestamptz
 }
 
+type AwaExternalWait struct {
+	JobID       int64
+	CallbackID  pgtype.UUID
+	TimeoutAt   pgtype.Timestamptz
+	ParkedAt    pgtype.Timestamptz
+	RunLease    int64
+	Attempt     int32
+	MaxAttempts int32
+	Priority    int16
+	Queue       string
+	Kind        string
+	Args        []byte
+	Tags        []string
+	Metadata    []byte
+	Errors      []byte
+	CreatedAt   pgtype.Timestamptz
+	RunAt       pgtype.Timestamptz
+}
+
 type AwaFinalizeResult struct {
 	JobID    int64
 	RunLease int64
@@ -388,15 +446,16 @@ type AwaQueueClaimHead struct {
 }
 
 type AwaQueueCount struct {
-	Queue     string
-	Available int64
-	Running   int64
-	Scheduled int64
-	Retryable int64
-	Completed int64
-	Cancelled int64
-	Failed    int64
-	Dlq       int64
+	Queue           string
+	Available       int64
+	Running         int64
+	Scheduled       int64
+	Retryable       int64
+	Completed       int64
+	Cancelled       int64
+	Failed          int64
+	Dlq             int64
+	WaitingExternal int64
 }
 
 type AwaQueueLane struct {

@@ -1,0 +1,78 @@
+-- Result shapes added after release 0.1.0 (15_types.sql is released; a
+-- statement changed there needs an upgrade step, db/upgrade). Same rules.
+
+-- A job's progress checkpoint: what the attempt run_lease last wrote with
+-- awa.set_progress, at updated_at.
+CREATE TABLE awa.attempt_progress (
+    job_id     bigint      NOT NULL,
+    run_lease  bigint      NOT NULL,
+    progress   jsonb       NOT NULL,
+    updated_at timestamptz NOT NULL,
+    CHECK (false)
+);
+
+-- Internal: what keeps a ring slot from being truncated (awa._slot_blocker):
+-- the cause (available, running, open_claim, live_lease), one job it names,
+-- that job's queue, and the text prune reports.
+CREATE TYPE awa._slot_blocker AS (
+    cause  text,
+    job_id bigint,
+    queue  text,
+    detail text
+);
+
+-- One ring slot as awa.storage_status sees it: role (current, next: the
+-- sealed slot the next rotation needs, sealed), the generation it was current
+-- in and when it was sealed, its rows (counted up to a limit per table) and
+-- on-disk size, and what prune would do with it now.
+CREATE TABLE awa.storage_slot (
+    ring        text        NOT NULL,
+    slot        int         NOT NULL,
+    role        text        NOT NULL,
+    generation  bigint,
+    sealed_at   timestamptz,
+    rows        bigint      NOT NULL,
+    rows_capped boolean     NOT NULL,
+    bytes       bigint      NOT NULL,
+    status      text        NOT NULL,
+    cause       text,
+    job_id      bigint,
+    queue       text,
+    detail      text,
+    CHECK (false)
+);
+
+-- A callback registration (awa.register_callback): applied with the token
+-- (callback_id) and the time the callback-timeout rescue acts, or stale (the
+-- attempt is not open: nothing was written, both null).
+CREATE TABLE awa.callback_registration (
+    job_id      bigint NOT NULL,
+    run_lease   bigint NOT NULL,
+    outcome     awa.finalize_outcome NOT NULL,
+    callback_id uuid,
+    timeout_at  timestamptz,
+    CHECK (false)
+);
+
+-- Outcome of resolving a callback token (awa.complete_external and its
+-- siblings): applied with the job's new state, or stale (job_id null when the
+-- token names no attempt at all).
+CREATE TABLE awa.callback_outcome (
+    callback_id uuid NOT NULL,
+    job_id      bigint,
+    run_lease   bigint,
+    outcome     awa.finalize_outcome NOT NULL,
+    state       awa.job_state,
+    CHECK (false)
+);
+
+-- What a sequential wait sees (awa.take_callback_result): status 'waiting'
+-- (no resolution yet), 'resumed' (result is the resume payload, handed over
+-- once) or 'stale' (the attempt or its callback is gone).
+CREATE TABLE awa.callback_wait (
+    job_id    bigint NOT NULL,
+    run_lease bigint NOT NULL,
+    status    text NOT NULL,
+    result    jsonb,
+    CHECK (false)
+);
