@@ -15,6 +15,14 @@
 ALTER TYPE {{$awa_schema}}.job_state ADD VALUE 'waiting_external' AFTER 'running';
 ALTER TABLE {{$awa_schema}}.queue_count ADD COLUMN waiting_external bigint NOT NULL;
 
+-- hand-written: db/upgrade/02_done_entries_completed.sql
+-- The callback tier (issue 8): a job a callback completes
+-- (awa.complete_external) leaves a completed snapshot in awa.done_entries,
+-- with the callback's payload in its metadata.
+-- covers: sql/substrate/20_queue_ring.sql
+ALTER TABLE {{$awa_schema}}.done_entries DROP CONSTRAINT done_entries_state_check;
+ALTER TABLE {{$awa_schema}}.done_entries ADD CONSTRAINT done_entries_state_check CHECK (state IN ('cancelled', 'failed', 'completed'));
+
 -- added since v0.1.0: sql/substrate/16_types.sql
 CREATE TABLE {{$awa_schema}}.attempt_progress (
     job_id     bigint      NOT NULL,
