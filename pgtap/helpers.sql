@@ -624,3 +624,32 @@ BEGIN
   END LOOP;
 END
 $$;
+
+-- Fixture step of the callback tests: as awa_test.claim_one (kind 'cb.k',
+-- p_opts plus queue p_queue), then the attempt registers a callback at p_at
+-- with timeout p_timeout (awa.register_callback). Returns the claim and the
+-- token:
+--   CREATE TEMP TABLE c AS SELECT * FROM awa_test.claim_registered('cb', '2030-01-01 12:00:00+00');
+CREATE FUNCTION awa_test.claim_registered(p_queue text, p_at timestamptz, p_timeout interval DEFAULT '1 hour',
+                                          p_opts jsonb DEFAULT '{}')
+RETURNS TABLE (id bigint, run_lease bigint, claim_slot int, receipt_id bigint, callback_id uuid, timeout_at timestamptz)
+LANGUAGE sql AS $$
+  SELECT c.id, c.run_lease, c.claim_slot, c.receipt_id, r.callback_id, r.timeout_at
+  FROM awa_test.claim_one('cb.k', '{}', p_opts || jsonb_build_object('queue', p_queue), p_at) c
+  CROSS JOIN LATERAL awa.register_callback(c.id, c.run_lease, c.claim_slot, c.receipt_id, p_timeout, p_at) r
+$$;
+
+-- Fixture step: as awa_test.claim_registered, then the attempt parks at p_at
+-- (awa.park_jobs): the job waits in awa.external_waits. Same columns.
+CREATE FUNCTION awa_test.claim_parked(p_queue text, p_at timestamptz, p_timeout interval DEFAULT '1 hour',
+                                      p_opts jsonb DEFAULT '{}')
+RETURNS TABLE (id bigint, run_lease bigint, claim_slot int, receipt_id bigint, callback_id uuid, timeout_at timestamptz)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_c record;
+BEGIN
+  SELECT * INTO v_c FROM awa_test.claim_registered(p_queue, p_at, p_timeout, p_opts);
+  PERFORM awa.park_jobs(ARRAY[v_c.id], ARRAY[v_c.run_lease], ARRAY[v_c.claim_slot], ARRAY[v_c.receipt_id], p_at);
+  RETURN QUERY SELECT v_c.id, v_c.run_lease, v_c.claim_slot, v_c.receipt_id, v_c.callback_id, v_c.timeout_at;
+END
+$$;
