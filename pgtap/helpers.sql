@@ -89,7 +89,9 @@ CREATE TYPE awa_test.fx_row AS (
 
 -- Shared fixture of the read-surface tests (awa.jobs, awa.terminal_jobs,
 -- awa.queue_counts): two queues with jobs in every state; qa has the DLQ on,
--- qb not. It fills the temp table fx (name, queue, id, run_lease, claim_slot,
+-- qb not. waiting_external twice: qa's job parked, qb's attempt registered
+-- and waiting in sequence; qa_completed_callback was completed by its
+-- callback (a completed snapshot, not compact history). It fills the temp table fx (name, queue, id, run_lease, claim_slot,
 -- receipt_id, want, dlq): each job's expected state as seen through awa.jobs.
 --   SELECT awa_test.state_fixture();
 CREATE FUNCTION awa_test.state_fixture() RETURNS void
@@ -108,7 +110,9 @@ BEGIN
                ('qa_completed', 'qa', 'completed', false), ('qa_dlq', 'qa', 'failed', true),
                ('qb_running1', 'qb', 'running', false), ('qb_running2', 'qb', 'running', false),
                ('qb_cancelled_running', 'qb', 'cancelled', false), ('qb_failed', 'qb', 'failed', false),
-               ('qb_completed1', 'qb', 'completed', false), ('qb_completed2', 'qb', 'completed', false))
+               ('qb_completed1', 'qb', 'completed', false), ('qb_completed2', 'qb', 'completed', false),
+               ('qa_waiting_parked', 'qa', 'waiting_external', false), ('qb_waiting', 'qb', 'waiting_external', false),
+               ('qa_completed_callback', 'qa', 'completed', false))
        AS c (name, queue, want, dlq);
   PERFORM awa_test.fx_inserted(i.name, i.queue, i.want::awa.job_state, i.run_at)
   FROM (VALUES ('qa_available1', 'qa', 'available', NULL::timestamptz),
@@ -124,7 +128,8 @@ BEGIN
            JOIN (VALUES ('qa_retryable', 'retry'), ('qa_completed', 'complete'), ('qa_dlq', 'fail'),
                         ('qb_cancelled_running', 'cancel'), ('qb_failed', 'fail'), ('qb_completed1', 'complete'),
                         ('qb_completed2', 'complete'), ('qa_cancelled_available', 'cancel'),
-                        ('qb_cancelled_scheduled', 'cancel')) AS a (name, action) USING (name)
+                        ('qb_cancelled_scheduled', 'cancel'), ('qa_waiting_parked', 'park'), ('qb_waiting', 'register'),
+                        ('qa_completed_callback', 'complete_external')) AS a (name, action) USING (name)
   LOOP
     CASE r.action
     WHEN 'complete' THEN
@@ -137,6 +142,13 @@ BEGIN
                             ARRAY['fatal'], now());
     WHEN 'cancel' THEN
       PERFORM awa.cancel_job(r.id, 'stop', now());
+    ELSE  -- register, park, complete_external
+      PERFORM awa.register_callback(r.id, r.run_lease, r.claim_slot, r.receipt_id, interval '1 hour', now());
+      IF r.action = 'park' THEN
+        PERFORM awa.park_jobs(ARRAY[r.id], ARRAY[r.run_lease], ARRAY[r.claim_slot], ARRAY[r.receipt_id], now());
+      ELSIF r.action = 'complete_external' THEN
+        PERFORM awa.complete_external((SELECT x.callback_id FROM awa.callbacks x WHERE x.job_id = r.id), NULL, now());
+      END IF;
     END CASE;
   END LOOP;
 END
