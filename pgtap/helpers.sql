@@ -638,30 +638,40 @@ END
 $$;
 
 -- Fixture step of the callback tests: as awa_test.claim_one (kind 'cb.k',
--- p_opts plus queue p_queue), then the attempt registers a callback at p_at
--- with timeout p_timeout (awa.register_callback). Returns the claim and the
--- token:
+-- p_opts plus queue p_queue); with p_progress, the attempt writes that
+-- checkpoint (awa.set_progress); then it registers a callback at p_at with
+-- timeout p_timeout (awa.register_callback). Returns the claim and the token:
 --   CREATE TEMP TABLE c AS SELECT * FROM awa_test.claim_registered('cb', '2030-01-01 12:00:00+00');
+CREATE TYPE awa_test.callback_claim AS (
+    id bigint, run_lease bigint, claim_slot int, receipt_id bigint, callback_id uuid, timeout_at timestamptz);
 CREATE FUNCTION awa_test.claim_registered(p_queue text, p_at timestamptz, p_timeout interval DEFAULT '1 hour',
-                                          p_opts jsonb DEFAULT '{}')
-RETURNS TABLE (id bigint, run_lease bigint, claim_slot int, receipt_id bigint, callback_id uuid, timeout_at timestamptz)
-LANGUAGE sql AS $$
-  SELECT c.id, c.run_lease, c.claim_slot, c.receipt_id, r.callback_id, r.timeout_at
-  FROM awa_test.claim_one('cb.k', '{}', p_opts || jsonb_build_object('queue', p_queue), p_at) c
-  CROSS JOIN LATERAL awa.register_callback(c.id, c.run_lease, c.claim_slot, c.receipt_id, p_timeout, p_at) r
+                                          p_opts jsonb DEFAULT '{}', p_progress jsonb DEFAULT NULL)
+RETURNS SETOF awa_test.callback_claim
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_c awa.claimed_job;
+BEGIN
+  SELECT * INTO v_c FROM awa_test.claim_one('cb.k', '{}', p_opts || jsonb_build_object('queue', p_queue), p_at);
+  IF p_progress IS NOT NULL THEN
+    PERFORM awa.set_progress(v_c.id, v_c.run_lease, v_c.claim_slot, v_c.receipt_id, p_progress, p_at);
+  END IF;
+  RETURN QUERY SELECT v_c.id, v_c.run_lease, v_c.claim_slot, v_c.receipt_id, r.callback_id, r.timeout_at
+  FROM awa.register_callback(v_c.id, v_c.run_lease, v_c.claim_slot, v_c.receipt_id, p_timeout, p_at) r;
+END
 $$;
 
 -- Fixture step: as awa_test.claim_registered, then the attempt parks at p_at
--- (awa.park_jobs): the job waits in awa.external_waits. Same columns.
+-- (awa.park_jobs): the job waits in awa.external_waits. Same columns, and
+-- claim_registered's parameters on purpose (alike in shape only).
 CREATE FUNCTION awa_test.claim_parked(p_queue text, p_at timestamptz, p_timeout interval DEFAULT '1 hour',
-                                      p_opts jsonb DEFAULT '{}')
-RETURNS TABLE (id bigint, run_lease bigint, claim_slot int, receipt_id bigint, callback_id uuid, timeout_at timestamptz)
+                                      p_opts jsonb DEFAULT '{}', p_progress jsonb DEFAULT NULL)
+RETURNS SETOF awa_test.callback_claim
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_c record;
+  v_c awa_test.callback_claim;
 BEGIN
-  SELECT * INTO v_c FROM awa_test.claim_registered(p_queue, p_at, p_timeout, p_opts);
+  SELECT * INTO v_c FROM awa_test.claim_registered(p_queue, p_at, p_timeout, p_opts, p_progress);
   PERFORM awa.park_jobs(ARRAY[v_c.id], ARRAY[v_c.run_lease], ARRAY[v_c.claim_slot], ARRAY[v_c.receipt_id], p_at);
-  RETURN QUERY SELECT v_c.id, v_c.run_lease, v_c.claim_slot, v_c.receipt_id, v_c.callback_id, v_c.timeout_at;
+  RETURN NEXT v_c;
 END
 $$;

@@ -5,10 +5,8 @@
 begin;
 select plan(7);
 
-create temp table c as select * from awa_test.claim_one('cb.k', '{}', '{"queue": "cb"}', '2030-01-01 12:00:00+00');
-select outcome from c, awa.set_progress(c.id, c.run_lease, c.claim_slot, c.receipt_id, '{"step": 1}');
-create temp table r as select r.* from c, awa.register_callback(c.id, c.run_lease, c.claim_slot, c.receipt_id, interval '1 hour') r;
-select state from c, awa.park_jobs(array[c.id], array[c.run_lease], array[c.claim_slot], array[c.receipt_id]);
+create temp table c as select * from awa_test.claim_parked('cb', '2030-01-01 12:00:00+00', interval '1 hour', '{}',
+                                                          '{"step": 1}');
 
 select results_eq($$select k.job_id, k.run_lease, k.outcome, k.state from c, awa.cancel_job(c.id, 'not needed', '2030-01-01 12:00:05+00') k$$,
                   $$select id, run_lease, 'applied'::awa.finalize_outcome, 'cancelled'::awa.job_state from c$$,
@@ -20,7 +18,7 @@ select results_eq($$select state, attempt, errors, finalized_at from awa.jobs wh
                             '2030-01-01 12:00:05+00'::timestamptz)$$,
                   'cancelled, the parked attempt counted, the reason appended');
 select is((select progress from awa.job_progress((select id from c))), '{"step": 1}'::jsonb, 'the checkpoint is kept');
-prepare late as select o.outcome, o.state from r, awa.complete_external(r.callback_id, '{}') o;
+prepare late as select o.outcome, o.state from c, awa.complete_external(c.callback_id, '{}') o;
 select results_eq('late', $$values ('stale'::awa.finalize_outcome, null::awa.job_state)$$, 'the token is stale');
 select awa_test.writes_nothing('execute late', 'the token writes nothing');
 select throws_ok($$select * from c, awa.cancel_job(c.id)$$, 'AW021', null, 'a second cancel raises AW021');

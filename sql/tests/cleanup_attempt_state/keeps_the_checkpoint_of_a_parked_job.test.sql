@@ -5,10 +5,8 @@
 begin;
 select plan(3);
 
-create temp table c as select * from awa_test.claim_one('cb.k', '{}', '{"queue": "cb"}', '2030-01-01 12:00:00+00');
-select outcome from c, awa.set_progress(c.id, c.run_lease, c.claim_slot, c.receipt_id, '{"step": 1}');
-select outcome from c, awa.register_callback(c.id, c.run_lease, c.claim_slot, c.receipt_id, interval '1 hour');
-select state from c, awa.park_jobs(array[c.id], array[c.run_lease], array[c.claim_slot], array[c.receipt_id]);
+create temp table c as select * from awa_test.claim_parked('cb', '2030-01-01 12:00:00+00', interval '1 hour', '{}',
+                                                          '{"step": 1}');
 -- The parked job's ready row is what a queue-ring prune would reclaim.
 delete from awa.ready_entries where job_id = (select id from c);
 insert into awa.attempt_state (job_id, run_lease, progress, updated_at) values (424242, 1, '{}', now());

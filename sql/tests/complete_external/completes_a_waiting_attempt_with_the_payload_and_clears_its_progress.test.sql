@@ -6,14 +6,13 @@
 begin;
 select plan(8);
 
-create temp table c as select * from awa_test.claim_one('cb.k', '{}', '{"queue": "cb", "metadata": {"m": 1}}', '2030-01-01 12:00:00+00');
-select outcome from c, awa.set_progress(c.id, c.run_lease, c.claim_slot, c.receipt_id, '{"step": 1}');
-create temp table r as select r.* from c, awa.register_callback(c.id, c.run_lease, c.claim_slot, c.receipt_id, interval '1 hour') r;
+create temp table c as select * from awa_test.claim_registered('cb', '2030-01-01 12:00:00+00', interval '1 hour', '{"metadata": {"m": 1}}',
+                                                          '{"step": 1}');
 
 select results_eq(
   $$select o.callback_id, o.job_id, o.run_lease, o.outcome, o.state
-    from r, awa.complete_external(r.callback_id, '{"ok": true}', '2030-01-01 12:00:05+00') o$$,
-  $$select r.callback_id, c.id, c.run_lease, 'applied'::awa.finalize_outcome, 'completed'::awa.job_state from c, r$$,
+    from c, awa.complete_external(c.callback_id, '{"ok": true}', '2030-01-01 12:00:05+00') o$$,
+  $$select c.callback_id, c.id, c.run_lease, 'applied'::awa.finalize_outcome, 'completed'::awa.job_state from c$$,
   'the completion is applied');
 select results_eq($$select state, attempt, metadata, errors, finalized_at from awa.jobs where id = (select id from c)$$,
                   $$values ('completed'::awa.job_state, 1, '{"m": 1, "callback_result": {"ok": true}}'::jsonb, null::jsonb,

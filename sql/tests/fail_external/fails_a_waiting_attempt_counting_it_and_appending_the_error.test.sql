@@ -5,14 +5,13 @@
 begin;
 select plan(5);
 
-create temp table c as select * from awa_test.claim_one('cb.k', '{}', '{"queue": "cb"}', '2030-01-01 12:00:00+00');
-select outcome from c, awa.set_progress(c.id, c.run_lease, c.claim_slot, c.receipt_id, '{"step": 1}');
-create temp table r as select r.* from c, awa.register_callback(c.id, c.run_lease, c.claim_slot, c.receipt_id, interval '1 hour') r;
+create temp table c as select * from awa_test.claim_registered('cb', '2030-01-01 12:00:00+00', interval '1 hour', '{}',
+                                                          '{"step": 1}');
 
 select results_eq(
   $$select o.callback_id, o.job_id, o.run_lease, o.outcome, o.state
-    from r, awa.fail_external(r.callback_id, 'vendor said no', '2030-01-01 12:00:05+00') o$$,
-  $$select r.callback_id, c.id, c.run_lease, 'applied'::awa.finalize_outcome, 'failed'::awa.job_state from c, r$$,
+    from c, awa.fail_external(c.callback_id, 'vendor said no', '2030-01-01 12:00:05+00') o$$,
+  $$select c.callback_id, c.id, c.run_lease, 'applied'::awa.finalize_outcome, 'failed'::awa.job_state from c$$,
   'the failure is applied');
 select results_eq($$select state, attempt, errors, dlq from awa.jobs where id = (select id from c)$$,
                   $$values ('failed'::awa.job_state, 1,

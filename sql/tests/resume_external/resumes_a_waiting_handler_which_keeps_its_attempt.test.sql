@@ -5,15 +5,14 @@
 begin;
 select plan(6);
 
-create temp table c as select * from awa_test.claim_one('cb.k', '{}', '{"queue": "cb"}', '2030-01-01 12:00:00+00');
-select outcome from c, awa.set_progress(c.id, c.run_lease, c.claim_slot, c.receipt_id, '{"step": 1}');
-create temp table r as select r.* from c, awa.register_callback(c.id, c.run_lease, c.claim_slot, c.receipt_id, interval '1 hour') r;
+create temp table c as select * from awa_test.claim_registered('cb', '2030-01-01 12:00:00+00', interval '1 hour', '{}',
+                                                          '{"step": 1}');
 create temp table before as select awa_test.write_counts() as n;
 
 select results_eq(
   $$select o.callback_id, o.job_id, o.run_lease, o.outcome, o.state
-    from r, awa.resume_external(r.callback_id, '{"answer": 42}', '2030-01-01 12:00:05+00') o$$,
-  $$select r.callback_id, c.id, c.run_lease, 'applied'::awa.finalize_outcome, 'running'::awa.job_state from c, r$$,
+    from c, awa.resume_external(c.callback_id, '{"answer": 42}', '2030-01-01 12:00:05+00') o$$,
+  $$select c.callback_id, c.id, c.run_lease, 'applied'::awa.finalize_outcome, 'running'::awa.job_state from c$$,
   'the resume is applied and the attempt runs');
 select is(awa_test.changed((select n from before), awa_test.write_counts()), '{"callbacks": 1}'::jsonb,
           'the resume updates the registration only');

@@ -5,15 +5,13 @@
 begin;
 select plan(6);
 
-create temp table c as select * from awa_test.claim_one('cb.k', '{}', '{"queue": "cb"}', '2030-01-01 12:00:00+00');
-select outcome from c, awa.set_progress(c.id, c.run_lease, c.claim_slot, c.receipt_id, '{"step": 1}');
-create temp table r as select r.* from c, awa.register_callback(c.id, c.run_lease, c.claim_slot, c.receipt_id, interval '1 hour') r;
-select state from c, awa.park_jobs(array[c.id], array[c.run_lease], array[c.claim_slot], array[c.receipt_id]);
+create temp table c as select * from awa_test.claim_parked('cb', '2030-01-01 12:00:00+00', interval '1 hour', '{}',
+                                                          '{"step": 1}');
 
 select results_eq(
   $$select o.callback_id, o.job_id, o.run_lease, o.outcome, o.state
-    from r, awa.resume_external(r.callback_id, '{"answer": 42}', '2030-01-01 12:00:05+00') o$$,
-  $$select r.callback_id, c.id, c.run_lease, 'applied'::awa.finalize_outcome, 'available'::awa.job_state from c, r$$,
+    from c, awa.resume_external(c.callback_id, '{"answer": 42}', '2030-01-01 12:00:05+00') o$$,
+  $$select c.callback_id, c.id, c.run_lease, 'applied'::awa.finalize_outcome, 'available'::awa.job_state from c$$,
   'the resume is applied and the job is available');
 select is((select count(*) from awa.external_waits), 0::bigint, 'the job is no longer parked');
 select results_eq($$select state, attempt, metadata, run_at from awa.jobs where id = (select id from c)$$,
