@@ -1,8 +1,9 @@
 -- A park of an attempt that is no longer open (rescued, cancelled, a wrong
--- receipt, already parked) is stale and writes nothing; in a mixed batch the
+-- receipt, already parked, the previous attempt of a job claimed again) is
+-- stale and writes nothing; in a mixed batch the
 -- fresh item parks. The stale items need no registration (no AW022).
 begin;
-select plan(7);
+select plan(9);
 
 create temp table lost as select * from awa_test.claim_registered('cb_lost', '2030-01-01 12:00:00+00');
 select is((select count(*) from awa.rescue_stale_claims(interval '90 seconds', 10, '2030-01-01 12:10:00+00')),
@@ -23,6 +24,11 @@ select results_eq(pg_temp.park('parked'), $$select id, run_lease, 'stale'::awa.f
                   'a second park is stale');
 select results_eq(pg_temp.park('fresh', 1), $$select id, run_lease, 'stale'::awa.finalize_outcome, null::awa.job_state from fresh$$,
                   'a park with a wrong receipt is stale');
+select count(*) from awa.promote_due_jobs(1000, '2030-01-02 00:00:00+00');
+create temp table again as select * from awa.claim_ready_runtime('cb_lost', 1, null, '2030-01-02 00:00:01+00');
+select is((select run_lease from again), (select run_lease + 1 from lost), 'the rescued job is claimed again (fixture)');
+select results_eq(pg_temp.park('lost'), $$select id, run_lease, 'stale'::awa.finalize_outcome, null::awa.job_state from lost$$,
+                  'a park of the previous attempt after the re-claim is stale');
 select awa_test.writes_nothing(
   $$select * from awa.park_jobs(array[(select id from lost), (select id from cancelled), (select id from parked)],
                                 array[(select run_lease from lost), (select run_lease from cancelled), (select run_lease from parked)],
