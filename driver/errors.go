@@ -79,6 +79,8 @@ var (
 	ErrJobNotFound = errors.New("awa: job not found")
 	// ErrInvalidJobState (AW021): the operation does not apply to the job's current state.
 	ErrInvalidJobState = errors.New("awa: invalid job state")
+	// ErrCallbackNotRegistered (AW022): a park of an open attempt that registered no callback.
+	ErrCallbackNotRegistered = errors.New("awa: callback not registered")
 	// ErrRingConfigConflict (AW031): an installed ring cannot change its slot count.
 	ErrRingConfigConflict = errors.New("awa: ring config conflict")
 	// ErrReadCommittedRequired (AW040): a claim, finalizer, cancel, rescue or
@@ -99,6 +101,7 @@ var sentinelBySQLState = map[string]error{
 	"AW010": ErrInvalidArgument,
 	"AW020": ErrJobNotFound,
 	"AW021": ErrInvalidJobState,
+	"AW022": ErrCallbackNotRegistered,
 	"AW031": ErrRingConfigConflict,
 	"AW040": ErrReadCommittedRequired,
 }

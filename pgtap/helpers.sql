@@ -89,7 +89,9 @@ CREATE TYPE awa_test.fx_row AS (
 
 -- Shared fixture of the read-surface tests (awa.jobs, awa.terminal_jobs,
 -- awa.queue_counts): two queues with jobs in every state; qa has the DLQ on,
--- qb not. It fills the temp table fx (name, queue, id, run_lease, claim_slot,
+-- qb not. waiting_external twice: qa's job parked, qb's attempt registered
+-- and waiting in sequence; qa_completed_callback was completed by its
+-- callback (a completed snapshot, not compact history). It fills the temp table fx (name, queue, id, run_lease, claim_slot,
 -- receipt_id, want, dlq): each job's expected state as seen through awa.jobs.
 --   SELECT awa_test.state_fixture();
 CREATE FUNCTION awa_test.state_fixture() RETURNS void
@@ -108,7 +110,9 @@ BEGIN
                ('qa_completed', 'qa', 'completed', false), ('qa_dlq', 'qa', 'failed', true),
                ('qb_running1', 'qb', 'running', false), ('qb_running2', 'qb', 'running', false),
                ('qb_cancelled_running', 'qb', 'cancelled', false), ('qb_failed', 'qb', 'failed', false),
-               ('qb_completed1', 'qb', 'completed', false), ('qb_completed2', 'qb', 'completed', false))
+               ('qb_completed1', 'qb', 'completed', false), ('qb_completed2', 'qb', 'completed', false),
+               ('qa_waiting_parked', 'qa', 'waiting_external', false), ('qb_waiting', 'qb', 'waiting_external', false),
+               ('qa_completed_callback', 'qa', 'completed', false))
        AS c (name, queue, want, dlq);
   PERFORM awa_test.fx_inserted(i.name, i.queue, i.want::awa.job_state, i.run_at)
   FROM (VALUES ('qa_available1', 'qa', 'available', NULL::timestamptz),
@@ -124,7 +128,8 @@ BEGIN
            JOIN (VALUES ('qa_retryable', 'retry'), ('qa_completed', 'complete'), ('qa_dlq', 'fail'),
                         ('qb_cancelled_running', 'cancel'), ('qb_failed', 'fail'), ('qb_completed1', 'complete'),
                         ('qb_completed2', 'complete'), ('qa_cancelled_available', 'cancel'),
-                        ('qb_cancelled_scheduled', 'cancel')) AS a (name, action) USING (name)
+                        ('qb_cancelled_scheduled', 'cancel'), ('qa_waiting_parked', 'park'), ('qb_waiting', 'register'),
+                        ('qa_completed_callback', 'complete_external')) AS a (name, action) USING (name)
   LOOP
     CASE r.action
     WHEN 'complete' THEN
@@ -137,6 +142,13 @@ BEGIN
                             ARRAY['fatal'], now());
     WHEN 'cancel' THEN
       PERFORM awa.cancel_job(r.id, 'stop', now());
+    ELSE  -- register, park, complete_external
+      PERFORM awa.register_callback(r.id, r.run_lease, r.claim_slot, r.receipt_id, interval '1 hour', now());
+      IF r.action = 'park' THEN
+        PERFORM awa.park_jobs(ARRAY[r.id], ARRAY[r.run_lease], ARRAY[r.claim_slot], ARRAY[r.receipt_id], now());
+      ELSIF r.action = 'complete_external' THEN
+        PERFORM awa.complete_external((SELECT x.callback_id FROM awa.callbacks x WHERE x.job_id = r.id), NULL, now());
+      END IF;
     END CASE;
   END LOOP;
 END
@@ -622,5 +634,44 @@ BEGIN
     PERFORM dblink_exec('awa_other', 'rollback');
     PERFORM dblink_disconnect('awa_other');
   END LOOP;
+END
+$$;
+
+-- Fixture step of the callback tests: as awa_test.claim_one (kind 'cb.k',
+-- p_opts plus queue p_queue); with p_progress, the attempt writes that
+-- checkpoint (awa.set_progress); then it registers a callback at p_at with
+-- timeout p_timeout (awa.register_callback). Returns the claim and the token:
+--   CREATE TEMP TABLE c AS SELECT * FROM awa_test.claim_registered('cb', '2030-01-01 12:00:00+00');
+CREATE TYPE awa_test.callback_claim AS (
+    id bigint, run_lease bigint, claim_slot int, receipt_id bigint, callback_id uuid, timeout_at timestamptz);
+CREATE FUNCTION awa_test.claim_registered(p_queue text, p_at timestamptz, p_timeout interval DEFAULT '1 hour',
+                                          p_opts jsonb DEFAULT '{}', p_progress jsonb DEFAULT NULL)
+RETURNS SETOF awa_test.callback_claim
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_c awa.claimed_job;
+BEGIN
+  SELECT * INTO v_c FROM awa_test.claim_one('cb.k', '{}', p_opts || jsonb_build_object('queue', p_queue), p_at);
+  IF p_progress IS NOT NULL THEN
+    PERFORM awa.set_progress(v_c.id, v_c.run_lease, v_c.claim_slot, v_c.receipt_id, p_progress, p_at);
+  END IF;
+  RETURN QUERY SELECT v_c.id, v_c.run_lease, v_c.claim_slot, v_c.receipt_id, r.callback_id, r.timeout_at
+  FROM awa.register_callback(v_c.id, v_c.run_lease, v_c.claim_slot, v_c.receipt_id, p_timeout, p_at) r;
+END
+$$;
+
+-- Fixture step: as awa_test.claim_registered, then the attempt parks at p_at
+-- (awa.park_jobs): the job waits in awa.external_waits. Same columns, and
+-- claim_registered's parameters on purpose (alike in shape only).
+CREATE FUNCTION awa_test.claim_parked(p_queue text, p_at timestamptz, p_timeout interval DEFAULT '1 hour',
+                                      p_opts jsonb DEFAULT '{}', p_progress jsonb DEFAULT NULL)
+RETURNS SETOF awa_test.callback_claim
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_c awa_test.callback_claim;
+BEGIN
+  SELECT * INTO v_c FROM awa_test.claim_registered(p_queue, p_at, p_timeout, p_opts, p_progress);
+  PERFORM awa.park_jobs(ARRAY[v_c.id], ARRAY[v_c.run_lease], ARRAY[v_c.claim_slot], ARRAY[v_c.receipt_id], p_at);
+  RETURN NEXT v_c;
 END
 $$;

@@ -15,6 +15,16 @@ ALTER TYPE awa.job_state ADD VALUE 'waiting_external' AFTER 'running';
 ALTER TABLE awa.queue_count ADD COLUMN waiting_external bigint NOT NULL;
 -- +goose StatementEnd
 
+-- hand-written: db/upgrade/02_done_entries_completed.sql
+-- +goose StatementBegin
+-- The callback tier (issue 8): a job a callback completes
+-- (awa.complete_external) leaves a completed snapshot in awa.done_entries,
+-- with the callback's payload in its metadata.
+-- covers: sql/substrate/20_queue_ring.sql
+ALTER TABLE awa.done_entries DROP CONSTRAINT done_entries_state_check;
+ALTER TABLE awa.done_entries ADD CONSTRAINT done_entries_state_check CHECK (state IN ('cancelled', 'failed', 'completed'));
+-- +goose StatementEnd
+
 -- added since v0.1.0: sql/substrate/16_types.sql
 -- +goose StatementBegin
 CREATE TABLE awa.attempt_progress (
@@ -124,7 +134,7 @@ CREATE INDEX callbacks_job_id ON awa.callbacks (job_id, run_lease);
 
 -- added since v0.1.0: sql/substrate/42_callbacks.sql
 -- +goose StatementBegin
-CREATE INDEX callbacks_timeout_at ON awa.callbacks (timeout_at) WHERE resumed_at IS NULL;
+CREATE INDEX callbacks_timeout_at ON awa.callbacks (timeout_at);
 -- +goose StatementEnd
 
 -- added since v0.1.0: sql/substrate/42_callbacks.sql
@@ -2796,6 +2806,7 @@ DECLARE
     v_now timestamptz := coalesce(p_now, now());
     v_w   awa.external_waits;
     v_x   awa.callbacks;
+    v_n   int := 0;
 BEGIN
     PERFORM awa._require_read_committed('awa.rescue_expired_callbacks');
     PERFORM awa._require_between('limit', p_limit, 1, 100000);
@@ -2809,14 +2820,15 @@ BEGIN
                            FOR UPDATE SKIP LOCKED)
         RETURNING *
     LOOP
+        v_n := v_n + 1;
         RETURN QUERY SELECT v_w.job_id, v_w.run_lease, 'applied'::awa.finalize_outcome,
                             awa._route_parked(v_w, 'retry', NULL, 'callback timed out', NULL, v_now);
     END LOOP;
 
     FOR v_x IN
         -- In claim-batch order, the order awa._close_claims takes those locks in.
-        SELECT e.* FROM (SELECT * FROM awa.callbacks x WHERE x.resumed_at IS NULL AND x.timeout_at < v_now
-                         ORDER BY x.timeout_at LIMIT p_limit) AS e
+        SELECT e.* FROM (SELECT * FROM awa.callbacks x WHERE x.timeout_at < v_now
+                         ORDER BY x.timeout_at LIMIT p_limit - v_n) AS e
         ORDER BY awa._receipt_batch_id(e.receipt_id), e.receipt_id
     LOOP
         IF awa._attempt_guard(v_x.job_id, v_x.run_lease, v_x.claim_slot, v_x.receipt_id) THEN

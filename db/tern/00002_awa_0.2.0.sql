@@ -15,6 +15,14 @@
 ALTER TYPE {{$awa_schema}}.job_state ADD VALUE 'waiting_external' AFTER 'running';
 ALTER TABLE {{$awa_schema}}.queue_count ADD COLUMN waiting_external bigint NOT NULL;
 
+-- hand-written: db/upgrade/02_done_entries_completed.sql
+-- The callback tier (issue 8): a job a callback completes
+-- (awa.complete_external) leaves a completed snapshot in awa.done_entries,
+-- with the callback's payload in its metadata.
+-- covers: sql/substrate/20_queue_ring.sql
+ALTER TABLE {{$awa_schema}}.done_entries DROP CONSTRAINT done_entries_state_check;
+ALTER TABLE {{$awa_schema}}.done_entries ADD CONSTRAINT done_entries_state_check CHECK (state IN ('cancelled', 'failed', 'completed'));
+
 -- added since v0.1.0: sql/substrate/16_types.sql
 CREATE TABLE {{$awa_schema}}.attempt_progress (
     job_id     bigint      NOT NULL,
@@ -105,7 +113,7 @@ CREATE TABLE {{$awa_schema}}.callbacks (
 CREATE INDEX callbacks_job_id ON {{$awa_schema}}.callbacks (job_id, run_lease);
 
 -- added since v0.1.0: sql/substrate/42_callbacks.sql
-CREATE INDEX callbacks_timeout_at ON {{$awa_schema}}.callbacks (timeout_at) WHERE resumed_at IS NULL;
+CREATE INDEX callbacks_timeout_at ON {{$awa_schema}}.callbacks (timeout_at);
 
 -- added since v0.1.0: sql/substrate/42_callbacks.sql
 CREATE TABLE {{$awa_schema}}.external_waits (
@@ -2647,6 +2655,7 @@ DECLARE
     v_now timestamptz := coalesce(p_now, now());
     v_w   {{$awa_schema}}.external_waits;
     v_x   {{$awa_schema}}.callbacks;
+    v_n   int := 0;
 BEGIN
     PERFORM {{$awa_schema}}._require_read_committed('{{$awa_schema}}.rescue_expired_callbacks');
     PERFORM {{$awa_schema}}._require_between('limit', p_limit, 1, 100000);
@@ -2660,14 +2669,15 @@ BEGIN
                            FOR UPDATE SKIP LOCKED)
         RETURNING *
     LOOP
+        v_n := v_n + 1;
         RETURN QUERY SELECT v_w.job_id, v_w.run_lease, 'applied'::{{$awa_schema}}.finalize_outcome,
                             {{$awa_schema}}._route_parked(v_w, 'retry', NULL, 'callback timed out', NULL, v_now);
     END LOOP;
 
     FOR v_x IN
         -- In claim-batch order, the order awa._close_claims takes those locks in.
-        SELECT e.* FROM (SELECT * FROM {{$awa_schema}}.callbacks x WHERE x.resumed_at IS NULL AND x.timeout_at < v_now
-                         ORDER BY x.timeout_at LIMIT p_limit) AS e
+        SELECT e.* FROM (SELECT * FROM {{$awa_schema}}.callbacks x WHERE x.timeout_at < v_now
+                         ORDER BY x.timeout_at LIMIT p_limit - v_n) AS e
         ORDER BY {{$awa_schema}}._receipt_batch_id(e.receipt_id), e.receipt_id
     LOOP
         IF {{$awa_schema}}._attempt_guard(v_x.job_id, v_x.run_lease, v_x.claim_slot, v_x.receipt_id) THEN

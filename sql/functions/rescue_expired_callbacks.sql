@@ -5,9 +5,10 @@
 -- unresolved: parked jobs (awa.external_waits, by the timeout index, rows
 -- taken FOR UPDATE SKIP LOCKED: a resolver or a cancel holding one wins), then
 -- open attempts still waiting (awa.callbacks, re-checked under
--- awa._attempt_guard: a resume or a closer that came first wins). Also deletes
--- the timed-out registrations of attempts that closed otherwise. A late
--- resolution or handler result is then stale. docs/storage.md, "Callbacks".
+-- awa._attempt_guard: a resume or a closer that came first wins), up to
+-- limit in all. Also deletes the timed-out registrations of attempts that
+-- closed otherwise, resumed or not. A late resolution or handler result is
+-- then stale. docs/storage.md, "Callbacks".
 -- Errors: AW010 limit outside 1..100000. Called by the maintenance leader.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 -- Preamble as the other entry points' on purpose (definer rights, pinned
@@ -23,6 +24,7 @@ DECLARE
     v_now timestamptz := coalesce(p_now, now());
     v_w   awa.external_waits;
     v_x   awa.callbacks;
+    v_n   int := 0;
 BEGIN
     PERFORM awa._require_read_committed('awa.rescue_expired_callbacks');
     PERFORM awa._require_between('limit', p_limit, 1, 100000);
@@ -36,14 +38,15 @@ BEGIN
                            FOR UPDATE SKIP LOCKED)
         RETURNING *
     LOOP
+        v_n := v_n + 1;
         RETURN QUERY SELECT v_w.job_id, v_w.run_lease, 'applied'::awa.finalize_outcome,
                             awa._route_parked(v_w, 'retry', NULL, 'callback timed out', NULL, v_now);
     END LOOP;
 
     FOR v_x IN
         -- In claim-batch order, the order awa._close_claims takes those locks in.
-        SELECT e.* FROM (SELECT * FROM awa.callbacks x WHERE x.resumed_at IS NULL AND x.timeout_at < v_now
-                         ORDER BY x.timeout_at LIMIT p_limit) AS e
+        SELECT e.* FROM (SELECT * FROM awa.callbacks x WHERE x.timeout_at < v_now
+                         ORDER BY x.timeout_at LIMIT p_limit - v_n) AS e
         ORDER BY awa._receipt_batch_id(e.receipt_id), e.receipt_id
     LOOP
         IF awa._attempt_guard(v_x.job_id, v_x.run_lease, v_x.claim_slot, v_x.receipt_id) THEN

@@ -44,14 +44,14 @@ CREATE TABLE awa.ready_tombstones (
     PRIMARY KEY (lane_id, lane_seq, ready_slot)
 ) PARTITION BY LIST (ready_slot);
 
--- Terminal snapshots for failed and cancelled jobs (full body, so they can be
--- read without the ready row). Written into the slot of the job's last ready row
+-- Terminal snapshots for failed and cancelled jobs, and for jobs a callback
+-- completed (full body, so they can be read without the ready row). Written into the slot of the job's last ready row
 -- so queue prune reclaims them with it.
 CREATE TABLE awa.done_entries (
     ready_slot   int            NOT NULL,
     job_id       bigint         NOT NULL,
     run_lease    bigint         NOT NULL,
-    state        awa.job_state  NOT NULL CHECK (state IN ('cancelled', 'failed')),
+    state        awa.job_state  NOT NULL CHECK (state IN ('cancelled', 'failed', 'completed')),
     attempt      int            NOT NULL,
     max_attempts int            NOT NULL,
     priority     smallint       NOT NULL,

@@ -24,7 +24,9 @@ CREATE TABLE awa.callbacks (
 );
 
 CREATE INDEX callbacks_job_id ON awa.callbacks (job_id, run_lease);
-CREATE INDEX callbacks_timeout_at ON awa.callbacks (timeout_at) WHERE resumed_at IS NULL;
+-- All rows, resumed too: the timeout rescue deletes a resumed registration
+-- whose attempt closed before its handler took the result.
+CREATE INDEX callbacks_timeout_at ON awa.callbacks (timeout_at);
 
 -- Parked jobs (waiting_external): a plane of their own, like the deferred
 -- backlog, so a job that waits for days pins no ring slot and is carried by no

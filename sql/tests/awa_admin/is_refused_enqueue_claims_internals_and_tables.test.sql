@@ -1,17 +1,21 @@
--- A member of awa_admin may execute the maintenance, configuration, DLQ,
--- cancel, count, storage status and awa.job entry points (and awa._read_jobs and
+-- A member of awa_admin may execute the maintenance (callback timeouts
+-- included), configuration, DLQ, cancel, callback resolution, count, storage
+-- status and awa.job entry points (and awa._read_jobs and
 -- awa._read_terminal_jobs, which the read views call), may SELECT the read views awa.jobs and awa.terminal_jobs, and
--- nothing else: it cannot enqueue, claim, finalize a claim, heartbeat, read or
+-- nothing else: it cannot enqueue, claim, finalize a claim, register, park or
+-- wait for a callback, heartbeat, read or
 -- write a storage table, truncate a slot, reinstall, or call another internal;
 -- each such call is refused with 42501.
 begin;
-select plan(19);
+select plan(23);
 
 select results_eq($$select * from awa_test.executable_by('awa_test_admin')$$,
                   $$values ('_read_jobs'::text), ('_read_terminal_jobs'), ('acquire_leader_lease'), ('cancel_job'), ('cleanup_attempt_state'),
-                           ('cleanup_runtime_instances'), ('configure_queue'), ('job'), ('job_progress'), ('promote_due_jobs'), ('prune_ring'), ('purge_dlq'), ('queue_counts'),
-                           ('release_leader_lease'), ('rescue_expired_deadlines'), ('rescue_stale_claims'),
-                           ('retry_dlq_job'), ('rotate_ring'), ('run_maintenance'), ('storage_status'), ('substrate_version')$$,
+                           ('cleanup_runtime_instances'), ('complete_external'), ('configure_queue'), ('fail_external'), ('job'),
+                           ('job_progress'), ('promote_due_jobs'), ('prune_ring'), ('purge_dlq'), ('queue_counts'),
+                           ('release_leader_lease'), ('rescue_expired_callbacks'), ('rescue_expired_deadlines'), ('rescue_stale_claims'),
+                           ('resume_external'), ('retry_dlq_job'), ('retry_external'), ('rotate_ring'), ('run_maintenance'),
+                           ('storage_status'), ('substrate_version')$$,
                   'awa_admin executes the operator entry points only');
 select results_eq($$select * from awa_test.relation_rights_of('awa_test_admin')$$,
                   $$values ('jobs:SELECT'::text), ('terminal_jobs:SELECT')$$,
@@ -24,6 +28,10 @@ select * from awa_test.refused('awa_test_admin', array[
   $$select * from awa.claim_ready_runtime('admin_q', 1)$$,
   $$select * from awa.complete_jobs(array[1::bigint], array[1::bigint], array[0], array[0::bigint])$$,
   $$select * from awa.heartbeat_instance(gen_random_uuid())$$,
+  $$select * from awa.register_callback(1, 1, 0, 0, interval '1 hour')$$,
+  $$select * from awa.park_jobs(array[1::bigint], array[1::bigint], array[0], array[0::bigint])$$,
+  $$select * from awa.take_callback_result(1, 1, 0, 0, gen_random_uuid())$$,
+  $$select count(*) from awa.callbacks$$,
   $$select awa.listen_queues(array['admin_q'])$$,
   $$select count(*) from awa.ready_entries$$,
   $$update awa.queue_meta set dlq_enabled = true$$,

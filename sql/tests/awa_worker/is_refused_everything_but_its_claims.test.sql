@@ -1,15 +1,19 @@
 -- A member of awa_worker may execute the claim, finalize, heartbeat,
--- queue_pending, listen, progress and closed_attempts entry points and nothing else of schema awa, and
+-- queue_pending, listen, progress, closed_attempts and callback entry points
+-- (register, park, take, the four resolutions) and nothing else of schema awa, and
 -- holds no table or sequence right: it cannot enqueue, configure a queue,
--- prune, rotate, maintain, rescue, cancel by id, touch the DLQ, list, read or
--- write a table, or call an internal; each such call is refused with 42501.
+-- prune, rotate, maintain, rescue (callback timeouts too), cancel by id, touch
+-- the DLQ, list, read or write a table, or call an internal; each such call is
+-- refused with 42501.
 begin;
-select plan(22);
+select plan(25);
 
 select results_eq($$select * from awa_test.executable_by('awa_test_worker')$$,
-                  $$values ('cancel_jobs'::text), ('claim_ready_runtime'), ('closed_attempts'), ('complete_jobs'), ('fail_jobs'),
-                           ('heartbeat_instance'), ('job_progress'), ('listen_queues'), ('queue_pending'), ('retry_jobs'),
-                           ('set_progress'), ('snooze_jobs'), ('substrate_version')$$,
+                  $$values ('cancel_jobs'::text), ('claim_ready_runtime'), ('closed_attempts'), ('complete_external'),
+                           ('complete_jobs'), ('fail_external'), ('fail_jobs'), ('heartbeat_instance'), ('job_progress'),
+                           ('listen_queues'), ('park_jobs'), ('queue_pending'), ('register_callback'), ('resume_external'),
+                           ('retry_external'), ('retry_jobs'), ('set_progress'), ('snooze_jobs'), ('substrate_version'),
+                           ('take_callback_result')$$,
                   'awa_worker executes the worker entry points only');
 select is_empty($$select * from awa_test.relation_rights_of('awa_test_worker')$$,
                 'awa_worker holds no right on any table, view or sequence');
@@ -24,6 +28,9 @@ select * from awa_test.refused('awa_test_worker', array[
   $$call awa.run_maintenance()$$,
   $$select * from awa.promote_due_jobs()$$,
   $$select * from awa.rescue_stale_claims()$$,
+  $$select * from awa.rescue_expired_callbacks()$$,
+  $$select count(*) from awa.callbacks$$,
+  $$select count(*) from awa.external_waits$$,
   $$select * from awa.acquire_leader_lease('maintenance', gen_random_uuid(), interval '1 minute')$$,
   $$select * from awa.cancel_job(1)$$,
   $$select * from awa.purge_dlq()$$,

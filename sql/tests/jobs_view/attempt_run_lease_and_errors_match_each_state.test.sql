@@ -15,10 +15,12 @@ select results_eq(
     ('qa_available2', 'available', 0, 0, null, false),
     ('qa_cancelled_available', 'cancelled', 0, 0, 'stop', false),
     ('qa_completed', 'completed', 1, 1, null, false),
+    ('qa_completed_callback', 'completed', 1, 1, null, false),
     ('qa_dlq', 'failed', 1, 1, 'fatal', true),
     ('qa_retryable', 'retryable', 1, 1, 'oops', false),
     ('qa_running', 'running', 1, 1, null, false),
     ('qa_scheduled', 'scheduled', 0, 0, null, false),
+    ('qa_waiting_parked', 'waiting_external', 1, 1, null, false),
     ('qb_available', 'available', 0, 0, null, false),
     ('qb_cancelled_running', 'cancelled', 1, 1, 'stop', false),
     ('qb_cancelled_scheduled', 'cancelled', 0, 0, 'stop', false),
@@ -27,7 +29,8 @@ select results_eq(
     ('qb_failed', 'failed', 1, 1, 'fatal', false),
     ('qb_running1', 'running', 1, 1, null, false),
     ('qb_running2', 'running', 1, 1, null, false),
-    ('qb_scheduled', 'scheduled', 0, 0, null, false)$$,
+    ('qb_scheduled', 'scheduled', 0, 0, null, false),
+    ('qb_waiting', 'waiting_external', 1, 1, null, false)$$,
   'state, attempt, run_lease, last error and dlq flag of every job');
 
 select results_eq(

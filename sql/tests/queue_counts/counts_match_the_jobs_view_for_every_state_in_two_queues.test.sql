@@ -13,14 +13,15 @@ select results_eq(
            count(*) filter (where state = 'available'), count(*) filter (where state = 'running'),
            count(*) filter (where state = 'scheduled'), count(*) filter (where state = 'retryable'),
            count(*) filter (where state = 'completed'), count(*) filter (where state = 'cancelled'),
-           count(*) filter (where state = 'failed' and not dlq), count(*) filter (where dlq)
+           count(*) filter (where state = 'failed' and not dlq), count(*) filter (where dlq),
+           count(*) filter (where state = 'waiting_external')
     from awa.jobs group by queue order by queue$$,
   'queue_counts() equals the per-state counts of awa.jobs');
 
 select results_eq(
   $$select * from awa.queue_counts()$$,
-  $$values ('qa'::text, 2::bigint, 1::bigint, 1::bigint, 1::bigint, 1::bigint, 1::bigint, 0::bigint, 1::bigint),
-           ('qb'::text, 1::bigint, 2::bigint, 1::bigint, 0::bigint, 2::bigint, 2::bigint, 1::bigint, 0::bigint)$$,
+  $$values ('qa'::text, 2::bigint, 1::bigint, 1::bigint, 1::bigint, 2::bigint, 1::bigint, 0::bigint, 1::bigint, 1::bigint),
+           ('qb'::text, 1::bigint, 2::bigint, 1::bigint, 0::bigint, 2::bigint, 2::bigint, 1::bigint, 0::bigint, 1::bigint)$$,
   'queue_counts() gives the expected numbers for the fixture');
 
 select awa_test.writes_nothing($$select * from awa.queue_counts()$$, 'queue_counts() writes nothing');
