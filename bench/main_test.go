@@ -125,6 +125,81 @@ func TestBenchWritesEveryRun(t *testing.T) {
 	}
 }
 
+// TestBenchBurndownHoldsParkedAndLongJobs runs a small awa burn-down with
+// -parked and -long: the held jobs are set up before the measured phase, the
+// long attempts kept open through it, and accounted for after it (each parked
+// job still waiting with its token, each long attempt still open with its
+// claim-time receipt, then completed once); the ring outcomes of the worker
+// client's maintenance are counted in the JSON results and the output.
+func TestBenchBurndownHoldsParkedAndLongJobs(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var rnd [4]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		t.Fatal(err)
+	}
+	prefix := "awa_test_bench_" + hex.EncodeToString(rnd[:])
+	t.Cleanup(func() { dropDatabases(t, dsn, []string{prefix + "_awa_burndown"}) })
+	out := filepath.Join(t.TempDir(), "bench.json")
+
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"-system", "awa", "-md", "", "-dsn", dsn, "-db-prefix", prefix, "-scenario", "burndown",
+		"-jobs", "3000", "-workers", "10", "-conns", "6", "-parked", "300", "-long", "5",
+		"-awa-maintenance", "100ms", "-out", out}, &stdout, &stderr)
+	t.Logf("output:\n%s", stdout.String())
+	if stderr.Len() > 0 {
+		t.Logf("stderr:\n%s", stderr.String())
+	}
+	if code != 0 {
+		t.Fatalf("bench: exit %d", code)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep benchkit.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("%s: %v", out, err)
+	}
+	if rep.Config.Parked != 300 || rep.Config.Long != 5 || len(rep.Runs) != 1 {
+		t.Fatalf("config parked %d long %d, %d runs; want 300, 5, 1", rep.Config.Parked, rep.Config.Long, len(rep.Runs))
+	}
+	r := rep.Runs[0]
+	if r.Error != "" || r.Variant != "3000 jobs, 300 parked, 5 long" || r.Jobs != 3000 {
+		t.Fatalf("run %q: %d jobs, error %q", r.Variant, r.Jobs, r.Error)
+	}
+	want := benchkit.HeldJobs{Parked: 300, Long: 5, Queue: benchkit.HeldQueue, ParkedWaiting: 300, QueueWaiting: 300,
+		LongOpen: 5, LongCompleted: 5}
+	if h := r.Held; h == nil {
+		t.Fatal("no held jobs reported")
+	} else {
+		got := *h
+		got.SetupSeconds, got.Heartbeats, got.ProgressWrites = 0, 0, 0
+		if got != want {
+			t.Errorf("held jobs %+v, want %+v", got, want)
+		}
+	}
+	// The leader's first ticks: the queue ring rotates out of the slot the
+	// jobs were inserted in, and the lease ring out of the slot of the long
+	// attempts' leases (the burn-down's own jobs write no lease).
+	for _, ring := range []string{"queue", "claim", "lease", "cursor"} {
+		if _, ok := r.Rings[ring]; !ok {
+			t.Errorf("no outcomes of the %s ring: %v", ring, r.Rings)
+		}
+	}
+	if r.Rings["queue"]["rotated"] < 1 || r.Rings["lease"]["rotated"] < 1 || r.RingEventsDropped != 0 {
+		t.Errorf("ring outcomes %v (%d dropped): want the queue and lease rings rotated", r.Rings, r.RingEventsDropped)
+	}
+	flat := strings.Join(strings.Fields(stdout.String()), " ")
+	for _, s := range []string{"rings: queue ", "; lease ", "held: 300 parked, 300 still waiting_external; 5 long, 5 still open, 5 completed once"} {
+		if !strings.Contains(flat, s) {
+			t.Errorf("output lacks %q", s)
+		}
+	}
+}
+
 // TestBenchRejectsBadFlags: mistakes are usage errors (exit 2), found before
 // any database is touched.
 func TestBenchRejectsBadFlags(t *testing.T) {
@@ -135,6 +210,8 @@ func TestBenchRejectsBadFlags(t *testing.T) {
 		{"-enqueue-producers", "0"},
 		{"-workers", "0"},
 		{"-system", "sqlite"},
+		{"-system", "awa", "-parked", "-1"},
+		{"-long", "5"}, // River holds no awa job (-system both)
 		{"extra"},
 	} {
 		var stdout, stderr bytes.Buffer
