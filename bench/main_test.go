@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,54 +98,65 @@ func TestBenchWritesEveryRun(t *testing.T) {
 	}
 }
 
-// TestBenchBurndownHoldsParkedAndLongJobs runs a small awa burn-down with
-// -parked and -long: the held jobs are set up before the measured phase, the
-// long attempts kept open through it, and accounted for after it (each parked
-// job still waiting with its token, each long attempt still open with its
-// claim-time receipt, then completed once); the ring outcomes of the worker
-// client's maintenance are counted in the JSON results and the output.
+// TestBenchBurndownHoldsParkedAndLongJobs runs small awa burn-downs with
+// -parked and -long (and -parked alone): the held jobs are set up before the
+// measured phase, the long attempts kept open through it, and accounted for
+// after it (each parked job still waiting with its token, each long attempt
+// still open with its claim-time receipt, then completed once); the ring
+// outcomes of the worker client's maintenance are counted in the JSON results
+// and the output.
 func TestBenchBurndownHoldsParkedAndLongJobs(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.DSN(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	b := runBench(ctx, t, dsn, []string{"burndown"}, "-system", "awa", "-scenario", "burndown",
-		"-jobs", "3000", "-workers", "10", "-conns", "6", "-parked", "300", "-long", "5", "-awa-maintenance", "100ms")
-	rep := b.rep
-	if rep.Config.Parked != 300 || rep.Config.Long != 5 || len(rep.Runs) != 1 {
-		t.Fatalf("config parked %d long %d, %d runs; want 300, 5, 1", rep.Config.Parked, rep.Config.Long, len(rep.Runs))
-	}
-	r := rep.Runs[0]
-	if r.Error != "" || r.Variant != "3000 jobs, 300 parked, 5 long" || r.Jobs != 3000 {
-		t.Fatalf("run %q: %d jobs, error %q", r.Variant, r.Jobs, r.Error)
-	}
-	want := benchkit.HeldJobs{Parked: 300, Long: 5, Queue: benchkit.HeldQueue, ParkedWaiting: 300, QueueWaiting: 300,
-		LongOpen: 5, LongCompleted: 5}
-	if h := r.Held; h == nil {
-		t.Fatal("no held jobs reported")
-	} else {
-		got := *h
-		got.SetupSeconds, got.Heartbeats, got.ProgressWrites = 0, 0, 0
-		if got != want {
-			t.Errorf("held jobs %+v, want %+v", got, want)
-		}
-	}
-	// The leader's first ticks: the queue ring rotates out of the slot the
-	// jobs were inserted in, and the lease ring out of the slot of the long
-	// attempts' leases (the burn-down's own jobs write no lease).
-	for _, ring := range []string{"queue", "claim", "lease", "cursor"} {
-		if _, ok := r.Rings[ring]; !ok {
-			t.Errorf("no outcomes of the %s ring: %v", ring, r.Rings)
-		}
-	}
-	if r.Rings["queue"]["rotated"] < 1 || r.Rings["lease"]["rotated"] < 1 || r.RingEventsDropped != 0 {
-		t.Errorf("ring outcomes %v (%d dropped): want the queue and lease rings rotated", r.Rings, r.RingEventsDropped)
-	}
-	flat := strings.Join(strings.Fields(b.stdout), " ")
-	for _, s := range []string{"rings: queue ", "; lease ", "held: 300 parked, 300 still waiting_external; 5 long, 5 still open, 5 completed once"} {
-		if !strings.Contains(flat, s) {
-			t.Errorf("output lacks %q", s)
-		}
+	for _, c := range []struct{ parked, long int }{{300, 5}, {40, 0}} {
+		t.Run(fmt.Sprintf("parked_%d_long_%d", c.parked, c.long), func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			b := runBench(ctx, t, dsn, []string{"burndown"}, "-system", "awa", "-scenario", "burndown",
+				"-jobs", "3000", "-workers", "10", "-conns", "6", "-parked", fmt.Sprint(c.parked), "-long", fmt.Sprint(c.long),
+				"-awa-maintenance", "100ms")
+			rep := b.rep
+			if rep.Config.Parked != c.parked || rep.Config.Long != c.long || len(rep.Runs) != 1 {
+				t.Fatalf("config parked %d long %d, %d runs; want %d, %d, 1", rep.Config.Parked, rep.Config.Long, len(rep.Runs),
+					c.parked, c.long)
+			}
+			r := rep.Runs[0]
+			if want := fmt.Sprintf("3000 jobs, %d parked, %d long", c.parked, c.long); r.Error != "" || r.Variant != want || r.Jobs != 3000 {
+				t.Fatalf("run %q: %d jobs, error %q; want %q, 3000 jobs", r.Variant, r.Jobs, r.Error, want)
+			}
+			want := benchkit.HeldJobs{Parked: c.parked, Long: c.long, Queue: benchkit.HeldQueue,
+				ParkedWaiting: int64(c.parked), QueueWaiting: int64(c.parked), LongOpen: int64(c.long), LongCompleted: int64(c.long)}
+			if h := r.Held; h == nil {
+				t.Fatal("no held jobs reported")
+			} else {
+				got := *h
+				got.SetupSeconds, got.Heartbeats, got.ProgressWrites = 0, 0, 0
+				if got != want {
+					t.Errorf("held jobs %+v, want %+v", got, want)
+				}
+			}
+			// The leader's first ticks: the queue ring rotates out of the slot
+			// the jobs were inserted in, and the lease ring out of the slot of
+			// the held jobs' leases (every registration and first progress
+			// write appends one; the burn-down's own jobs write none).
+			for _, ring := range []string{"queue", "claim", "lease", "cursor"} {
+				if _, ok := r.Rings[ring]; !ok {
+					t.Errorf("no outcomes of the %s ring: %v", ring, r.Rings)
+				}
+			}
+			if r.Rings["queue"]["rotated"] < 1 || r.Rings["lease"]["rotated"] < 1 || r.RingEventsDropped != 0 {
+				t.Errorf("ring outcomes %v (%d dropped): want the queue and lease rings rotated", r.Rings, r.RingEventsDropped)
+			}
+			flat := strings.Join(strings.Fields(b.stdout), " ")
+			for _, s := range []string{"rings: queue ", "; lease ", fmt.Sprintf(
+				"held: %d parked, %d still waiting_external; %d long, %d still open, %d completed once",
+				c.parked, c.parked, c.long, c.long, c.long)} {
+				if !strings.Contains(flat, s) {
+					t.Errorf("output lacks %q", s)
+				}
+			}
+		})
 	}
 }
 

@@ -189,7 +189,8 @@ func (hd *holder) setup(ctx context.Context, progress func(string)) error {
 }
 
 // flushStats has conn's backend report its pending table statistics now
-// (PostgreSQL flushes them at most once a second, or 10 s later when idle):
+// (PostgreSQL 15 reports them at most once a second, an idle backend's up to
+// 10 s later):
 // the setup's before the measured phase resets them, the keeper's before the
 // run reads them.
 func flushStats(ctx context.Context, conn *pgx.Conn) error {
@@ -317,6 +318,9 @@ func (hd *holder) finish(ctx context.Context) (*HeldJobs, error) {
 		                           (SELECT coalesce(sum(waiting_external), 0)::bigint FROM awa.queue_counts($3))`,
 		hd.parked, hd.tokens, HeldQueue).Scan(&r.ParkedWaiting, &r.QueueWaiting); err != nil {
 		return r, fmt.Errorf("parked jobs: %w", err)
+	}
+	if hd.long.len() == 0 {
+		return r, r.accounted()
 	}
 	var err error
 	if r.LongOpen, err = hd.progress(ctx, hd.long, -1); err != nil {
