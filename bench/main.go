@@ -127,6 +127,9 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 	default:
 		return usage("-system: want awa, river or both, got %q", *systemF)
 	}
+	if opts.Parked+opts.Long > 0 && *systemF != "awa" {
+		return usage("-parked and -long hold awa jobs: run them with -system awa")
+	}
 	opts.DSN = *dsn
 	for _, env := range []string{"AWA_TEST_DSN", "DATABASE_URL"} {
 		if strings.TrimSpace(opts.DSN) == "" {

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,39 +27,11 @@ func TestBenchWritesEveryRun(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	var rnd [4]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
-		t.Fatal(err)
-	}
-	// Databases of its own, so a concurrent `make bench` or test run on the
-	// same server does not collide with this one.
-	prefix := "awa_test_bench_" + hex.EncodeToString(rnd[:])
-	runDBs := []string{prefix + "_awa_burndown", prefix + "_awa_rate", prefix + "_awa_enqueue"}
-	t.Cleanup(func() { dropDatabases(t, dsn, runDBs) })
-	out := filepath.Join(t.TempDir(), "bench.json")
-
-	var stdout, stderr bytes.Buffer
-	start := time.Now()
-	code := run(ctx, []string{"-system", "awa", "-md", "", "-dsn", dsn, "-db-prefix", prefix, "-scenario", "burndown,rate,enqueue",
+	b := runBench(ctx, t, dsn, []string{"burndown", "rate", "enqueue"}, "-system", "awa", "-scenario", "burndown,rate,enqueue",
 		"-jobs", "2000", "-workers", "10", "-conns", "6",
 		"-rates", "200", "-rate-warmup", "500ms", "-rate-duration", "2s", "-producers", "2",
-		"-enqueue-producers", "1", "-enqueue-duration", "1s", "-bulk-batch", "500", "-out", out}, &stdout, &stderr)
-	t.Logf("bench took %s; output:\n%s", time.Since(start).Round(time.Millisecond), stdout.String())
-	if stderr.Len() > 0 {
-		t.Logf("stderr:\n%s", stderr.String())
-	}
-	if code != 0 {
-		t.Fatalf("bench: exit %d", code)
-	}
-
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep benchkit.Report
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatalf("%s: %v", out, err)
-	}
+		"-enqueue-producers", "1", "-enqueue-duration", "1s", "-bulk-batch", "500")
+	rep, out := b.rep, b.out
 	if got := strings.Join(rep.Config.Systems, ","); got != "awa" {
 		t.Errorf("systems %q, want awa alone", got)
 	}
@@ -99,7 +72,7 @@ func TestBenchWritesEveryRun(t *testing.T) {
 	}
 
 	// The summary has the awa column alone, without ratios.
-	flat := strings.Join(strings.Fields(stdout.String()), " ")
+	flat := strings.Join(strings.Fields(b.stdout), " ")
 	for _, s := range []string{"scenario variant unit awa WAL/job awa", "burndown 2000 jobs jobs/s", "results: " + out} {
 		if !strings.Contains(flat, s) {
 			t.Errorf("output lacks %q", s)
@@ -117,11 +90,73 @@ func TestBenchWritesEveryRun(t *testing.T) {
 	defer conn.Close(context.Background())
 	var left []string
 	if err := conn.QueryRow(ctx, "SELECT coalesce(array_agg(datname), '{}') FROM pg_database WHERE datname = ANY($1)",
-		runDBs).Scan(&left); err != nil {
+		b.dbs).Scan(&left); err != nil {
 		t.Fatal(err)
 	}
 	if len(left) > 0 {
 		t.Errorf("run databases left behind: %q", left)
+	}
+}
+
+// TestBenchBurndownHoldsParkedAndLongJobs runs small awa burn-downs with
+// -parked and -long (and -parked alone): the held jobs are set up before the
+// measured phase, the long attempts kept open through it, and accounted for
+// after it (each parked job still waiting with its token, each long attempt
+// still open with its claim-time receipt, then completed once); the ring
+// outcomes of the worker client's maintenance are counted in the JSON results
+// and the output.
+func TestBenchBurndownHoldsParkedAndLongJobs(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	for _, c := range []struct{ parked, long int }{{300, 5}, {40, 0}} {
+		t.Run(fmt.Sprintf("parked_%d_long_%d", c.parked, c.long), func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			b := runBench(ctx, t, dsn, []string{"burndown"}, "-system", "awa", "-scenario", "burndown",
+				"-jobs", "3000", "-workers", "10", "-conns", "6", "-parked", fmt.Sprint(c.parked), "-long", fmt.Sprint(c.long),
+				"-awa-maintenance", "100ms")
+			rep := b.rep
+			if rep.Config.Parked != c.parked || rep.Config.Long != c.long || len(rep.Runs) != 1 {
+				t.Fatalf("config parked %d long %d, %d runs; want %d, %d, 1", rep.Config.Parked, rep.Config.Long, len(rep.Runs),
+					c.parked, c.long)
+			}
+			r := rep.Runs[0]
+			if want := fmt.Sprintf("3000 jobs, %d parked, %d long", c.parked, c.long); r.Error != "" || r.Variant != want || r.Jobs != 3000 {
+				t.Fatalf("run %q: %d jobs, error %q; want %q, 3000 jobs", r.Variant, r.Jobs, r.Error, want)
+			}
+			want := benchkit.HeldJobs{Parked: c.parked, Long: c.long, Queue: benchkit.HeldQueue,
+				ParkedWaiting: int64(c.parked), QueueWaiting: int64(c.parked), LongOpen: int64(c.long), LongCompleted: int64(c.long)}
+			if h := r.Held; h == nil {
+				t.Fatal("no held jobs reported")
+			} else {
+				got := *h
+				got.SetupSeconds, got.Heartbeats, got.ProgressWrites = 0, 0, 0
+				if got != want {
+					t.Errorf("held jobs %+v, want %+v", got, want)
+				}
+			}
+			// The leader's first ticks: the queue ring rotates out of the slot
+			// the jobs were inserted in, and the lease ring out of the slot of
+			// the held jobs' leases (every registration and first progress
+			// write appends one; the burn-down's own jobs write none).
+			for _, ring := range []string{"queue", "claim", "lease", "cursor"} {
+				if _, ok := r.Rings[ring]; !ok {
+					t.Errorf("no outcomes of the %s ring: %v", ring, r.Rings)
+				}
+			}
+			if r.Rings["queue"]["rotated"] < 1 || r.Rings["lease"]["rotated"] < 1 || r.RingEventsDropped != 0 {
+				t.Errorf("ring outcomes %v (%d dropped): want the queue and lease rings rotated", r.Rings, r.RingEventsDropped)
+			}
+			flat := strings.Join(strings.Fields(b.stdout), " ")
+			for _, s := range []string{"rings: queue ", "; lease ", fmt.Sprintf(
+				"held: %d parked, %d still waiting_external; %d long, %d still open, %d completed once",
+				c.parked, c.parked, c.long, c.long, c.long)} {
+				if !strings.Contains(flat, s) {
+					t.Errorf("output lacks %q", s)
+				}
+			}
+		})
 	}
 }
 
@@ -135,6 +170,8 @@ func TestBenchRejectsBadFlags(t *testing.T) {
 		{"-enqueue-producers", "0"},
 		{"-workers", "0"},
 		{"-system", "sqlite"},
+		{"-system", "awa", "-parked", "-1"},
+		{"-long", "5"}, // River holds no awa job (-system both)
 		{"extra"},
 	} {
 		var stdout, stderr bytes.Buffer
@@ -150,6 +187,50 @@ func TestBenchCommandLeavesOutTheDSN(t *testing.T) {
 	if got != "bench -jobs 5 -quick" {
 		t.Errorf("commandLine = %q", got)
 	}
+}
+
+// benchRun is a bench run in process against the AWA_TEST_DSN server.
+type benchRun struct {
+	stdout string
+	out    string // the JSON results file
+	rep    benchkit.Report
+	dbs    []string // the run databases of its scenarios
+}
+
+// runBench runs the bench with args, its run databases of its own (so a
+// concurrent `make bench` or test run on the same server does not collide
+// with this one; dropped at cleanup in any case), and a JSON results file:
+// the run must exit 0.
+func runBench(ctx context.Context, t *testing.T, dsn string, scenarios []string, args ...string) benchRun {
+	var rnd [4]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		t.Fatal(err)
+	}
+	prefix := "awa_test_bench_" + hex.EncodeToString(rnd[:])
+	b := benchRun{out: filepath.Join(t.TempDir(), "bench.json")}
+	for _, sc := range scenarios {
+		b.dbs = append(b.dbs, prefix+"_awa_"+sc)
+	}
+	t.Cleanup(func() { dropDatabases(t, dsn, b.dbs) })
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := run(ctx, append([]string{"-md", "", "-dsn", dsn, "-db-prefix", prefix, "-out", b.out}, args...), &stdout, &stderr)
+	t.Logf("bench took %s; output:\n%s", time.Since(start).Round(time.Millisecond), stdout.String())
+	if stderr.Len() > 0 {
+		t.Logf("stderr:\n%s", stderr.String())
+	}
+	if code != 0 {
+		t.Fatalf("bench: exit %d", code)
+	}
+	b.stdout = stdout.String()
+	data, err := os.ReadFile(b.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &b.rep); err != nil {
+		t.Fatalf("%s: %v", b.out, err)
+	}
+	return b
 }
 
 // dropDatabases drops what a failed run may have left.

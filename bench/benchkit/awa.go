@@ -141,10 +141,52 @@ func (a AwaSystem) Start(ctx context.Context, pool *pgxpool.Pool, w int, h *Hand
 	if err != nil {
 		return nil, err
 	}
+	if h.Rings == nil {
+		if err := c.Start(ctx); err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+	// Subscribed before Start, so the leader's first tick is counted too.
+	events, unsubscribe := c.SubscribeConfig(&driver.SubscribeConfig{
+		Kinds: []driver.EventKind{driver.EventRingMaintenance}, ChanSize: 10_000})
+	counted := make(chan struct{})
+	go func() {
+		defer close(counted)
+		for e := range events {
+			h.Rings.add(e.Ring)
+		}
+	}()
+	t := &tallyingClient{c: c, unsubscribe: unsubscribe, counted: counted, rings: h.Rings}
 	if err := c.Start(ctx); err != nil {
+		t.finish()
 		return nil, err
 	}
-	return c, nil
+	return t, nil
+}
+
+// tallyingClient is a worker client whose ring events feed a RingTally until
+// it stops.
+type tallyingClient struct {
+	c           *driver.Client
+	unsubscribe func()
+	counted     chan struct{}
+	rings       *RingTally
+}
+
+func (t *tallyingClient) Stop(ctx context.Context) error {
+	err := t.c.Stop(ctx)
+	t.finish()
+	return err
+}
+
+// finish ends the subscription once every event sent is counted.
+func (t *tallyingClient) finish() {
+	t.unsubscribe()
+	<-t.counted
+	t.rings.mu.Lock()
+	t.rings.dropped = t.c.EventsDropped()
+	t.rings.mu.Unlock()
 }
 
 type awaInserter struct{ c *driver.Client }

@@ -58,6 +58,8 @@ type Config struct {
 	Repeat          int       `json:"repeat"`
 	Profile         bool      `json:"profile"`
 	AwaSQL          string    `json:"awa_sql,omitempty"`
+	Parked          int       `json:"burndown_parked,omitempty"`
+	Long            int       `json:"burndown_long,omitempty"`
 }
 
 // Execute runs every scenario of o for every system, printing a header and a
@@ -74,7 +76,7 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 		Config: Config{Scenarios: o.Scenarios, Jobs: o.Jobs, Workers: o.Workers, Conns: o.Conns, Rates: o.Rates,
 			RateDuration: o.RateDuration.String(), RateWarmup: o.RateWarmup.String(), Producers: o.Producers,
 			EnqueueDuration: o.EnqueueDuration.String(), EnqueueProds: o.EnqueueProducers, BulkBatch: o.BulkBatch,
-			Repeat: o.Repeat, Profile: o.Profile, AwaSQL: o.AwaSQL},
+			Repeat: o.Repeat, Profile: o.Profile, AwaSQL: o.AwaSQL, Parked: o.Parked, Long: o.Long},
 	}
 	for _, sc := range o.Scenarios {
 		if sc == "pinned" {
@@ -99,7 +101,8 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 		con.logf("pg_stat_statements is not loaded (shared_preload_libraries): no statement profile")
 	}
 	e := &env{adminDSN: o.DSN, dbPrefix: o.DBPrefix, statements: rep.Postgres.StatStatements, profile: o.Profile,
-		keep: o.Keep, conns: o.Conns, workers: o.Workers, con: con, timeout: o.Timeout}
+		keep: o.Keep, conns: o.Conns, workers: o.Workers, con: con, timeout: o.Timeout,
+		parked: o.Parked, long: o.Long}
 
 	PrintHeader(con.Out, rep)
 	// Systems alternate within each scenario and the order flips on every
@@ -112,7 +115,11 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 	for _, sc := range o.Scenarios {
 		switch sc {
 		case "burndown":
-			jobs = append(jobs, job{"burndown", fmt.Sprintf("%d jobs", o.Jobs), func(s System, r *Run) error {
+			variant := fmt.Sprintf("%d jobs", o.Jobs)
+			if o.Parked+o.Long > 0 {
+				variant += fmt.Sprintf(", %d parked, %d long", o.Parked, o.Long)
+			}
+			jobs = append(jobs, job{"burndown", variant, func(s System, r *Run) error {
 				return burndown(ctx, e, s, o.Jobs, r)
 			}})
 		case "rate":

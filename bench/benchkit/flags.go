@@ -43,6 +43,10 @@ type Options struct {
 	// AwaMaintenance is the worker client's maintenance: "default", "off",
 	// or a duration every maintenance service runs at (-awa-maintenance).
 	AwaMaintenance string
+	// Parked and Long are the jobs an awa burn-down holds in HeldQueue
+	// through its measured phase (-parked, -long): parked (waiting_external)
+	// and long attempts held open.
+	Parked, Long int
 }
 
 // Flags holds the flags RegisterFlags defined, until Options reads them.
@@ -57,6 +61,7 @@ type Flags struct {
 	pinnedRate                      *float64
 	timeout                         *time.Duration
 	awaSQL, awaMaint                *string
+	parked, long                    *int
 }
 
 // RegisterFlags defines on fs the flags every bench command shares: the
@@ -87,6 +92,10 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		awaSQL:    fs.String("awa-sql", "", "experiment: SQL file run after awa's migrations (e.g. a patched function); the report flags it"),
 		awaMaint: fs.String("awa-maintenance", "default", "awa's maintenance: default, off, or an interval (e.g. 1s) "+
 			"every maintenance service (promotion, rescues, ring rotate+prune) runs at, keeping no sealed queue slot"),
+		parked: fs.Int("parked", 0, "burn-down, awa only: jobs parked (waiting_external) in queue "+HeldQueue+
+			" before the measured phase, checked still parked after it"),
+		long: fs.Int("long", 0, "burn-down, awa only: attempts of queue "+HeldQueue+
+			" held open through the measured phase (process heartbeat, progress now and then), completed after it"),
 	}
 }
 
@@ -100,7 +109,7 @@ func (f *Flags) Options() (Options, error) {
 		PinnedRate: *f.pinnedRate, PinnedDuration: *f.pinnedDur,
 		EnqueueDuration: *f.enqDur, BulkBatch: *f.bulkBatch, Repeat: *f.repeat,
 		Profile: *f.profile, Keep: *f.keep, Timeout: *f.timeout, AwaSQL: *f.awaSQL,
-		AwaMaintenance: *f.awaMaint,
+		AwaMaintenance: *f.awaMaint, Parked: *f.parked, Long: *f.long,
 	}
 	set := map[string]bool{}
 	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
@@ -148,6 +157,9 @@ func (f *Flags) Options() (Options, error) {
 		if c.value < 1 {
 			return o, fmt.Errorf("-%s must be at least 1", c.name)
 		}
+	}
+	if o.Parked < 0 || o.Long < 0 {
+		return o, errors.New("-parked and -long must not be negative")
 	}
 	return o, nil
 }

@@ -204,6 +204,39 @@ func PrintRun(w io.Writer, r *Run) {
 		line += fmt.Sprintf("  (pre-insert %s/s)", num(r.PreInsert.PerSecond))
 	}
 	fmt.Fprintln(w, line)
+	if r.Rings != nil {
+		fmt.Fprintf(w, "       rings:  %s\n", ringLine(r))
+	}
+	if hj := r.Held; hj != nil {
+		fmt.Fprintf(w, "       held:   %d parked, %d still waiting_external; %d long, %d still open, %d completed once "+
+			"(%d progress writes, %d heartbeats; set up in %.1f s)\n", hj.Parked, hj.ParkedWaiting, hj.Long, hj.LongOpen,
+			hj.LongCompleted, hj.ProgressWrites, hj.Heartbeats, hj.SetupSeconds)
+	}
+}
+
+// ringLine is a burn-down's ring outcomes on one line: per ring, rotations
+// and prunes, then what held them back when anything did.
+func ringLine(r *Run) string {
+	var parts []string
+	for _, ring := range []string{"queue", "claim", "lease", "cursor"} {
+		c := r.Rings[ring]
+		p := fmt.Sprintf("%s %d rotated %d pruned", ring, c["rotated"], c["pruned"])
+		var why []string
+		for _, o := range []string{"carried", "skipped_live", "skipped_blocked", "skipped_busy"} {
+			if c[o] > 0 {
+				why = append(why, fmt.Sprintf("%s %d", o, c[o]))
+			}
+		}
+		if len(why) > 0 {
+			p += " (" + strings.Join(why, ", ") + ")"
+		}
+		parts = append(parts, p)
+	}
+	s := strings.Join(parts, "; ")
+	if r.RingEventsDropped > 0 {
+		s += fmt.Sprintf("; %d ring events dropped: counts too low", r.RingEventsDropped)
+	}
+	return s
 }
 
 // PrintSummary prints the medians: per scenario and variant, the throughput
@@ -345,6 +378,10 @@ func WriteMarkdown(path string, rep *Report) error {
 		w("| pinned | a rate run at %g jobs/s, %s warm-up + %s window, while an idle session holds a REPEATABLE READ snapshot (see Pinned MVCC horizon) |\n",
 			rep.Config.PinnedRate, rep.Config.RateWarmup, rep.Config.PinnedDuration)
 	}
+	if c := rep.Config; c.Parked+c.Long > 0 {
+		w("| held jobs | awa burn-down only: %s parked (`waiting_external`, callback timeout %s) and %d long attempts held open (process heartbeat every %s, progress every %s) in queue `%s`, set up after the pre-insert, accounted for after the measured phase |\n",
+			commas(int64(c.Parked)), heldCallbackTimeout, c.Long, heldTick, heldProgressEvery*heldTick, HeldQueue)
+	}
 	w("| enqueue | %s per variant; single = one job per transaction (awa: `SELECT * FROM awa.insert_job(...)`, River: `Client.Insert`); bulk = %s jobs per transaction (awa: `InsertMany` → `awa.insert_jobs` arrays, River: `InsertManyFast`, COPY) |\n\n",
 		rep.Config.EnqueueDuration, commas(int64(rep.Config.BulkBatch)))
 
@@ -446,6 +483,7 @@ func WriteMarkdown(path string, rep *Report) error {
 		}
 		w("\n")
 	}
+	writeRings(w, by, order)
 
 	// ---- profile
 	w("### Where the time goes\n\n")
@@ -602,4 +640,27 @@ func writePinned(w func(string, ...any), rep *Report, by map[key]*agg, order []k
 			commas(int64(a.dead)), deadc, bytesH(a.size))
 	}
 	w("\n")
+}
+
+// writeRings writes, for each awa burn-down (its median run), what the
+// worker client's maintenance did to each ring, and the held jobs' account.
+func writeRings(w func(string, ...any), by map[key]*agg, order []key) {
+	for _, k := range order {
+		r := by[k].rep
+		if k.scenario != "burndown" || r.Rings == nil {
+			continue
+		}
+		w("Ring maintenance during the burn-down, %s %s (outcomes its maintenance leader reported while the worker client ran):\n\n", k.system, k.variant)
+		w("| ring | rotated | pruned | carried | skipped_live | skipped_blocked | skipped_busy (rotation) |\n|---|--:|--:|--:|--:|--:|--:|\n")
+		for _, ring := range []string{"queue", "claim", "lease", "cursor"} {
+			c := r.Rings[ring]
+			w("| %s | %d | %d | %d | %d | %d | %d |\n", ring, c["rotated"], c["pruned"], c["carried"], c["skipped_live"],
+				c["skipped_blocked"], c["skipped_busy"])
+		}
+		if hj := r.Held; hj != nil {
+			w("\nHeld jobs at the end: %s of %s parked jobs still `waiting_external` with their token; %d of %d long attempts still open with their claim-time receipt, then completed once.\n",
+				commas(hj.ParkedWaiting), commas(int64(hj.Parked)), hj.LongOpen, hj.Long)
+		}
+		w("\n")
+	}
 }

@@ -33,6 +33,12 @@ type Run struct {
 
 	// burndown: the pre-insert, not part of the measured phase.
 	PreInsert *Phase `json:"pre_insert,omitempty"`
+	// burndown, awa: the ring outcomes its maintenance reported while the
+	// worker client ran (ring → outcome → count; RingEventsDropped of them
+	// were lost), and the held jobs (-parked, -long).
+	Rings             map[string]map[string]int `json:"ring_outcomes,omitempty"`
+	RingEventsDropped int64                     `json:"ring_events_dropped,omitempty"`
+	Held              *HeldJobs                 `json:"held,omitempty"`
 
 	// rate
 	OfferedRate      float64  `json:"offered_rate,omitempty"`
@@ -76,6 +82,8 @@ type env struct {
 	workers    int
 	con        *Console
 	timeout    time.Duration
+	parked     int // jobs an awa burn-down holds parked, and
+	long       int // long attempts it holds open (HeldQueue)
 }
 
 // harness is one run's database and measurement state.
@@ -308,11 +316,28 @@ func burndown(ctx context.Context, e *env, sys System, n int, run *Run) error {
 	if avail, _, err := h.pending(ctx); err != nil || avail != int64(n) {
 		return fmt.Errorf("after pre-insert %s reports %d available (want %d): %v", sys.Name(), avail, n, err)
 	}
+	_, awa := sys.(AwaSystem)
+	var held *holder
+	if e.parked+e.long > 0 {
+		if !awa {
+			return fmt.Errorf("-parked and -long hold awa jobs: not for %s", sys.Name())
+		}
+		if held, err = holdJobs(ctx, h.dsn, e.parked, e.long, e.con.progress); err != nil {
+			return err
+		}
+		defer held.close()
+	}
 
 	if err := h.begin(ctx); err != nil {
 		return err
 	}
 	hd := &Handler{}
+	if awa {
+		hd.Rings = &RingTally{}
+	}
+	if held != nil {
+		held.keep(ctx)
+	}
 	start := time.Now()
 	stop, err := startWorkers(ctx, sys, pool, e.workers, hd)
 	if err != nil {
@@ -356,11 +381,27 @@ func burndown(ctx context.Context, e *env, sys System, n int, run *Run) error {
 	if err := stop(); err != nil {
 		return fmt.Errorf("stop: %w", err)
 	}
+	if hd.Rings != nil {
+		run.Rings, run.RingEventsDropped = hd.Rings.Counts(), hd.Rings.Dropped()
+	}
+	if held != nil {
+		if err := held.stopKeeping(); err != nil {
+			return fmt.Errorf("held jobs: %w", err)
+		}
+	}
 	pool.Close()
 	if got := hd.started.Load(); got != int64(n) {
 		e.con.logf("%s burndown: handler ran %d times for %d jobs", sys.Name(), got, n)
 	}
-	return h.collect(ctx)
+	if err := h.collect(ctx); err != nil || held == nil {
+		return err
+	}
+	// After the statistics: completing the long attempts is not the run's.
+	run.Held, err = held.finish(ctx)
+	if err != nil {
+		return fmt.Errorf("held jobs: %w", err)
+	}
+	return nil
 }
 
 // ---------------------------------------------------------------- offered rate

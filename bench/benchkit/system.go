@@ -34,6 +34,10 @@ type Handler struct {
 	// start, whatever the measurement window (the adapter's rolling
 	// percentiles).
 	Recent *RollingHistogram
+	// Rings, when set, counts the ring maintenance outcomes of the worker
+	// client while it runs (awa: its maintenance leader's rotate and prune
+	// attempts; a system without ring maintenance leaves it empty).
+	Rings *RingTally
 
 	started     atomic.Int64
 	finished    atomic.Int64
