@@ -578,3 +578,11 @@ func TestCallbackRegistrationOfAClosedAttemptIsStale(t *testing.T) {
 		t.Fatalf("FailExternal of a forged token = %+v, %v; want stale naming no job", out, err)
 	}
 }
+
+// TestCallbackDefaults: the leader's callback rescue runs every second and
+// WaitForCallback polls every second unless configured.
+func TestCallbackDefaults(t *testing.T) {
+	if got := driver.DefaultMaintenance().CallbackInterval; got != time.Second {
+		t.Fatalf("default CallbackInterval = %s, want 1s", got)
+	}
+}
