@@ -648,18 +648,12 @@ func TestCrashKillWhileJobsParkAndLongJobsRun(t *testing.T) {
 		t.Fatalf("%d parked jobs still waiting_external after the kill, want %d", n, parked)
 	}
 
-	rows, err := env.pool.Query(env.ctx, `SELECT job_id, token::text FROM crash_parks ORDER BY job_id`)
-	if err != nil {
-		t.Fatal(err)
-	}
 	type park struct {
-		id    int64
-		token string
+		ID    int64
+		Token string
 	}
-	parks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (park, error) {
-		var p park
-		return p, r.Scan(&p.id, &p.token)
-	})
+	rows, _ := env.pool.Query(env.ctx, `SELECT job_id, token::text FROM crash_parks ORDER BY job_id`)
+	parks, err := pgx.CollectRows(rows, pgx.RowToStructByPos[park])
 	if err != nil || len(parks) != parked {
 		t.Fatalf("crash_parks: %d tokens, %v; want %d", len(parks), err, parked)
 	}
@@ -669,11 +663,11 @@ func TestCrashKillWhileJobsParkAndLongJobsRun(t *testing.T) {
 		for try := 0; try < 2; try++ {
 			var outcome string
 			if err := env.pool.QueryRow(env.ctx, fmt.Sprintf(`SELECT outcome::text FROM awa.%s($1, '{"n": %d}')`, fn, i),
-				p.token).Scan(&outcome); err != nil {
+				p.Token).Scan(&outcome); err != nil {
 				t.Fatal(err)
 			}
 			if want := []string{"applied", "stale"}[try]; outcome != want {
-				t.Fatalf("%s #%d of job %d's token = %s, want %s", fn, try+1, p.id, outcome, want)
+				t.Fatalf("%s #%d of job %d's token = %s, want %s", fn, try+1, p.ID, outcome, want)
 			}
 			if outcome == "applied" {
 				applied++
