@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/awa-queue/awa/driver/internal/dbsqlc"
@@ -445,9 +444,3 @@ func JobWaitForCallback() error { return &jobControl{action: "park"} }
 // errParkUnregistered is the retry error of a park without a registration.
 const errParkUnregistered = "handler returned JobWaitForCallback without a callback registered in this attempt " +
 	"(call JobRow.RegisterCallback first; a callback resumed and taken by WaitForCallback is used up)"
-
-// isSQLState reports whether err carries the server's SQLSTATE code.
-func isSQLState(err error, code string) bool {
-	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == code
-}

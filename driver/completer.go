@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"time"
@@ -159,7 +160,7 @@ func (c *completer) flushAction(ctx context.Context, action finishAction, rs []f
 			c.applied(action, rs, results)
 			return
 		}
-		if action == actionPark && isSQLState(err, "AW022") {
+		if action == actionPark && errors.Is(err, ErrCallbackNotRegistered) {
 			c.parkOneByOne(ctx, rs)
 			return
 		}
@@ -190,7 +191,7 @@ func (c *completer) parkOneByOne(ctx context.Context, rs []finishReq) {
 		switch {
 		case err == nil:
 			c.applied(actionPark, []finishReq{r}, results)
-		case isSQLState(err, "AW022"):
+		case errors.Is(err, ErrCallbackNotRegistered):
 			c.log.Warn("awa: Park without a registered callback; the attempt is retried",
 				slog.Int64("job_id", r.r.JobID), slog.Int64("run_lease", r.r.RunLease))
 			r.action, r.msg = actionRetry, errParkUnregistered
