@@ -15,6 +15,9 @@ type QueueCount struct {
 	Queue                                               string
 	Available, Running, Scheduled, Retryable, Completed int64
 	Cancelled, Failed, DLQ                              int64
+	// WaitingExternal: jobs waiting for their callback, parked or with
+	// their handler in WaitForCallback (not counted in Running).
+	WaitingExternal int64
 }
 
 // QueueCounts returns per-state counts of queue, or of every queue when queue is "".
@@ -30,7 +33,8 @@ func (d *Driver) QueueCounts(ctx context.Context, db DBTX, queue string) ([]Queu
 	out := make([]QueueCount, len(rows))
 	for i, r := range rows {
 		out[i] = QueueCount{Queue: r.Queue, Available: r.Available, Running: r.Running, Scheduled: r.Scheduled,
-			Retryable: r.Retryable, Completed: r.Completed, Cancelled: r.Cancelled, Failed: r.Failed, DLQ: r.Dlq}
+			Retryable: r.Retryable, Completed: r.Completed, Cancelled: r.Cancelled, Failed: r.Failed, DLQ: r.Dlq,
+			WaitingExternal: r.WaitingExternal}
 	}
 	return out, nil
 }

@@ -20,6 +20,8 @@ type attemptKey struct{ jobID, runLease int64 }
 type runningAttempt struct {
 	receipt Receipt
 	cancel  context.CancelCauseFunc
+	// handle wakes the handler's WaitForCallback on a resume notification.
+	handle *attemptHandle
 }
 
 // attemptSet is the Client's running handlers by attempt, so that a cancel
@@ -30,15 +32,16 @@ type attemptSet struct {
 	m  map[attemptKey]runningAttempt
 }
 
-// start derives the handler's context for attempt r; done removes it.
-func (s *attemptSet) start(ctx context.Context, r Receipt) (hctx context.Context, done func()) {
+// start derives the handler's context for attempt r, whose JobRow holds h;
+// done removes it.
+func (s *attemptSet) start(ctx context.Context, r Receipt, h *attemptHandle) (hctx context.Context, done func()) {
 	hctx, cancel := context.WithCancelCause(ctx)
 	k := attemptKey{r.JobID, r.RunLease}
 	s.mu.Lock()
 	if s.m == nil {
 		s.m = make(map[attemptKey]runningAttempt)
 	}
-	s.m[k] = runningAttempt{receipt: r, cancel: cancel}
+	s.m[k] = runningAttempt{receipt: r, cancel: cancel, handle: h}
 	s.mu.Unlock()
 	return hctx, func() {
 		s.mu.Lock()
@@ -69,14 +72,31 @@ func (s *attemptSet) receipts() []Receipt {
 	return rs
 }
 
-// closeNotified handles a notification on the control channel: payload
-// "<job_id>:<run_lease>" (awa.cancel_job).
-func (s *attemptSet) closeNotified(payload string, log *slog.Logger) {
-	a, b, ok := strings.Cut(payload, ":")
+// resumed wakes the WaitForCallback of attempt (jobID, runLease), if its
+// handler runs here.
+func (s *attemptSet) resumed(jobID, runLease int64) {
+	s.mu.Lock()
+	a, ok := s.m[attemptKey{jobID, runLease}]
+	s.mu.Unlock()
+	if ok && a.handle != nil {
+		a.handle.wakeWaiter()
+	}
+}
+
+// controlNotified handles a notification on the control channel: payload
+// "<job_id>:<run_lease>" (awa.cancel_job closed the attempt) or
+// "resume:<job_id>:<run_lease>" (awa.resume_external resumed its callback).
+func (s *attemptSet) controlNotified(payload string, log *slog.Logger) {
+	rest, resume := strings.CutPrefix(payload, "resume:")
+	a, b, ok := strings.Cut(rest, ":")
 	jobID, err1 := strconv.ParseInt(a, 10, 64)
 	runLease, err2 := strconv.ParseInt(b, 10, 64)
 	if !ok || err1 != nil || err2 != nil {
 		log.Warn("awa: Ignored a malformed control notification", slog.String("payload", payload))
+		return
+	}
+	if resume {
+		s.resumed(jobID, runLease)
 		return
 	}
 	s.close(jobID, runLease)

@@ -49,6 +49,8 @@ type Client struct {
 	polledClaims atomic.Int64
 	// listenConfig is Config.ListenDSN parsed (nil when empty).
 	listenConfig *pgx.ConnConfig
+	// claimDeadline is every claim's attempt deadline (Workers.claimDeadline).
+	claimDeadline time.Duration
 
 	queues    map[string]*queueRunner
 	completer *completer
@@ -70,7 +72,8 @@ func NewClient(pool *pgxpool.Pool, config *Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{pool: pool, cfg: cfg, driver: d, log: cfg.Logger}
+	c := &Client{pool: pool, cfg: cfg, driver: d, log: cfg.Logger,
+		claimDeadline: cfg.Workers.claimDeadline(cfg.JobTimeoutGrace, cfg.RescueStuckAfter)}
 	if cfg.ListenDSN != "" {
 		c.listenConfig, _ = pgx.ParseConfig(cfg.ListenDSN) // validated by withDefaults
 	}

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"time"
@@ -15,10 +16,11 @@ const (
 	actionSnooze
 	actionCancel
 	actionFail
+	actionPark
 )
 
 func (a finishAction) String() string {
-	return [...]string{"complete", "retry", "snooze", "cancel", "fail"}[a]
+	return [...]string{"complete", "retry", "snooze", "cancel", "fail", "park"}[a]
 }
 
 // finishReq is one attempt's result waiting for its finalizer call.
@@ -36,7 +38,7 @@ type finishReq struct {
 // eventKinds maps a finalizer action to the event of its applied result; a
 // retry that exhausted the attempts is EventJobFailed instead.
 var eventKinds = [...]EventKind{actionComplete: EventJobCompleted, actionRetry: EventJobRetried,
-	actionSnooze: EventJobSnoozed, actionCancel: EventJobCancelled, actionFail: EventJobFailed}
+	actionSnooze: EventJobSnoozed, actionCancel: EventJobCancelled, actionFail: EventJobFailed, actionPark: EventJobParked}
 
 // completer batches finished attempts into one finalizer call per action:
 // results wait at most CompleterFlushInterval (or until CompleterBatchSize
@@ -139,7 +141,7 @@ func (c *completer) run(ctx context.Context) {
 
 // flush finalizes reqs, one SQL call per action present.
 func (c *completer) flush(ctx context.Context, reqs []finishReq) {
-	var by [actionFail + 1][]finishReq
+	var by [actionPark + 1][]finishReq
 	for _, r := range reqs {
 		by[r.action] = append(by[r.action], r)
 	}
@@ -158,6 +160,10 @@ func (c *completer) flushAction(ctx context.Context, action finishAction, rs []f
 			c.applied(action, rs, results)
 			return
 		}
+		if action == actionPark && errors.Is(err, ErrCallbackNotRegistered) {
+			c.parkOneByOne(ctx, rs)
+			return
+		}
 		if attempt >= fastRetries || ctx.Err() != nil {
 			c.failed = append(c.failed, rs...)
 			c.log.Error("awa: Finalizer call keeps failing; its results are kept and retried one by one",
@@ -172,6 +178,27 @@ func (c *completer) flushAction(ctx context.Context, action finishAction, rs []f
 		case <-time.After(delay):
 		}
 		delay = min(delay*2, 2*time.Second)
+	}
+}
+
+// parkOneByOne parks rs one call each after their batch raised AW022 (an
+// attempt without a registered callback; the runtime parks only attempts
+// that registered one, so this is rare): the attempt that raises it again is
+// retried with an error saying why, and the others are parked.
+func (c *completer) parkOneByOne(ctx context.Context, rs []finishReq) {
+	for _, r := range rs {
+		results, err := c.call(ctx, actionPark, []finishReq{r})
+		switch {
+		case err == nil:
+			c.applied(actionPark, []finishReq{r}, results)
+		case errors.Is(err, ErrCallbackNotRegistered):
+			c.log.Warn("awa: Park without a registered callback; the attempt is retried",
+				slog.Int64("job_id", r.r.JobID), slog.Int64("run_lease", r.r.RunLease))
+			r.action, r.msg = actionRetry, errParkUnregistered
+			c.flushAction(ctx, actionRetry, []finishReq{r})
+		default:
+			c.flushAction(ctx, actionPark, []finishReq{r})
+		}
 	}
 }
 
@@ -273,6 +300,12 @@ func (c *completer) call(ctx context.Context, action finishAction, rs []finishRe
 			items[i] = RetryItem{Receipt: r.r, Error: r.msg}
 		}
 		return c.driver.Retry(ctx, c.db, items)
+	case actionPark:
+		receipts := make([]Receipt, len(rs))
+		for i, r := range rs {
+			receipts[i] = r.r
+		}
+		return c.driver.Park(ctx, c.db, receipts)
 	case actionSnooze:
 		items := make([]SnoozeItem, len(rs))
 		for i, r := range rs {

@@ -54,11 +54,12 @@ type Config struct {
 	// RescueStuckAfter is how long after its claim an attempt is closed (and
 	// retried) by the maintenance leader even though its process still
 	// heartbeats: the bound for an attempt whose result cannot be finalized
-	// or whose handler never returns. Every claim carries it as its attempt
-	// deadline (a queue's shorter deadline_seconds wins), and the handler's
-	// context ends there too, so a job whose WorkerTimeout exceeds it is
-	// still cut at RescueStuckAfter: long jobs raise it. Must exceed
-	// JobTimeout. Defaults to 1 hour.
+	// or whose handler never returns. Every claim carries as its attempt
+	// deadline the longer of RescueStuckAfter and the longest WorkerTimeout
+	// of the client's workers (as known at NewClient) plus JobTimeoutGrace;
+	// a queue's shorter deadline_seconds wins. The
+	// handler's context ends at the deadline too. Must exceed JobTimeout.
+	// Defaults to 1 hour.
 	RescueStuckAfter time.Duration
 	// CompleterBatchSize caps the jobs finalized in one SQL call. Defaults to 500.
 	CompleterBatchSize int
@@ -69,6 +70,10 @@ type Config struct {
 	// failing through the fast retries (about 5s) are tried again, one
 	// result per call, until applied or stale. Defaults to 5s.
 	CompleterRetryInterval time.Duration
+	// CallbackPollInterval is how often JobRow.WaitForCallback asks whether
+	// its callback was resumed; a resume's notification wakes it at once
+	// (unless DisableListen). Defaults to 1s.
+	CallbackPollInterval time.Duration
 	// HeartbeatInterval is how often the process refreshes its heartbeat,
 	// which keeps its running jobs from stale rescue. Defaults to 5s.
 	HeartbeatInterval time.Duration
@@ -117,6 +122,9 @@ type MaintenanceConfig struct {
 	RescueStaleAfter time.Duration
 	// DeadlineInterval: rescue of attempts past their queue deadline. Defaults to 1s.
 	DeadlineInterval time.Duration
+	// CallbackInterval: rescue of callbacks past their timeout
+	// (awa.rescue_expired_callbacks): their jobs are retried. Defaults to 1s.
+	CallbackInterval time.Duration
 	// QueueRingInterval, ClaimRingInterval, LeaseRingInterval: one rotate then
 	// one prune per tick. A rotation is skipped when the ring's last rotation
 	// (by any leader) is younger than the interval, so a leader change does
@@ -255,6 +263,7 @@ func (c *Config) withDefaults() (Config, error) {
 	chk.duration("Config.CompleterFlushInterval", &cfg.CompleterFlushInterval, 2*time.Millisecond)
 	chk.duration("Config.CompleterRetryInterval", &cfg.CompleterRetryInterval, 5*time.Second)
 	chk.duration("Config.HeartbeatInterval", &cfg.HeartbeatInterval, 5*time.Second)
+	chk.duration("Config.CallbackPollInterval", &cfg.CallbackPollInterval, time.Second)
 	var m MaintenanceConfig
 	if cfg.Maintenance != nil {
 		m = *cfg.Maintenance
@@ -288,6 +297,7 @@ func (m *MaintenanceConfig) withDefaults(chk *configCheck) MaintenanceConfig {
 	chk.duration(p+"RescueInterval", &c.RescueInterval, 5*time.Second)
 	chk.duration(p+"RescueStaleAfter", &c.RescueStaleAfter, 90*time.Second)
 	chk.duration(p+"DeadlineInterval", &c.DeadlineInterval, time.Second)
+	chk.duration(p+"CallbackInterval", &c.CallbackInterval, time.Second)
 	chk.duration(p+"QueueRingInterval", &c.QueueRingInterval, 5*time.Second)
 	chk.duration(p+"ClaimRingInterval", &c.ClaimRingInterval, 2*time.Second)
 	chk.duration(p+"LeaseRingInterval", &c.LeaseRingInterval, 5*time.Second)

@@ -587,3 +587,110 @@ func TestCrashStoppedWorkerCompletionsAreStale(t *testing.T) {
 		t.Logf("%s log: %s", victim.name, tail(victim.logPath))
 	}
 }
+
+// crashParkArgs and crashLongArgs are the kinds crashworker -callbacks runs.
+type crashParkArgs struct{}
+
+func (crashParkArgs) Kind() string { return "crash_park" }
+
+type crashLongArgs struct{}
+
+func (crashLongArgs) Kind() string { return "crash_long" }
+
+// TestCrashKillWhileJobsParkAndLongJobsRun: one worker parks 20 jobs on
+// their callbacks and runs 3 long jobs (4s each, progress every 100ms,
+// WorkerTimeout 2h) when it is SIGKILLed. The parked jobs stay
+// waiting_external: no worker holds them. Every parked job is then resolved
+// from SQL (half resumed, half completed), each token applied exactly once
+// (a second resolution is stale); a second worker process runs the resumed
+// jobs again (they read the payload) and the long jobs, rescued from the
+// dead process by stale rescue. Every job ends with
+// exactly one completed record, from its last run, and no attempt ran twice.
+func TestCrashKillWhileJobsParkAndLongJobsRun(t *testing.T) {
+	env := newCrashEnv(t)
+	if _, err := env.pool.Exec(env.ctx, `CREATE TABLE crash_parks (job_id bigint, run_lease bigint, token uuid)`); err != nil {
+		t.Fatal(err)
+	}
+	const parked, long = 20, 3
+	params := make([]driver.InsertManyParams, 0, parked+long)
+	for i := 0; i < parked; i++ {
+		params = append(params, driver.InsertManyParams{Args: crashParkArgs{}, Opts: &driver.InsertOpts{Queue: "crash"}})
+	}
+	for i := 0; i < long; i++ {
+		params = append(params, driver.InsertManyParams{Args: crashLongArgs{}, Opts: &driver.InsertOpts{Queue: "crash"}})
+	}
+	client, err := driver.NewClient(env.pool, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := client.InsertMany(env.ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int64, len(jobs))
+	for i, j := range jobs {
+		ids[i] = j.ID
+	}
+
+	w1 := env.start("-callbacks", "-workers", "8")
+	waitFor(t, 30*time.Second, "20 parked jobs and 3 long jobs checkpointing", func() (bool, string) {
+		p := env.queryInt(`SELECT count(*)::int FROM awa.external_waits`)
+		l := env.queryInt(`SELECT count(*)::int FROM awa.jobs WHERE kind = 'crash_long' AND state = 'running' AND progress IS NOT NULL`)
+		return p == parked && l == long, fmt.Sprintf("%d parked, %d long jobs with progress", p, l)
+	})
+	env.signal(w1, syscall.SIGKILL)
+	select {
+	case <-w1.exited:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s did not die within 10s of SIGKILL", w1.name)
+	}
+	if n := env.queryInt(`SELECT count(*)::int FROM awa.jobs WHERE kind = 'crash_park' AND state = 'waiting_external'`); n != parked {
+		t.Fatalf("%d parked jobs still waiting_external after the kill, want %d", n, parked)
+	}
+
+	type park struct {
+		ID    int64
+		Token string
+	}
+	rows, _ := env.pool.Query(env.ctx, `SELECT job_id, token::text FROM crash_parks ORDER BY job_id`)
+	parks, err := pgx.CollectRows(rows, pgx.RowToStructByPos[park])
+	if err != nil || len(parks) != parked {
+		t.Fatalf("crash_parks: %d tokens, %v; want %d", len(parks), err, parked)
+	}
+	applied := 0
+	for i, p := range parks {
+		fn := []string{"resume_external", "complete_external"}[i%2]
+		for try := 0; try < 2; try++ {
+			var outcome string
+			if err := env.pool.QueryRow(env.ctx, fmt.Sprintf(`SELECT outcome::text FROM awa.%s($1, '{"n": %d}')`, fn, i),
+				p.Token).Scan(&outcome); err != nil {
+				t.Fatal(err)
+			}
+			if want := []string{"applied", "stale"}[try]; outcome != want {
+				t.Fatalf("%s #%d of job %d's token = %s, want %s", fn, try+1, p.ID, outcome, want)
+			}
+			if outcome == "applied" {
+				applied++
+			}
+		}
+	}
+
+	env.start("-callbacks", "-workers", "8")
+	env.waitAllTerminal(parked+long, 60*time.Second)
+	env.checkExactlyOnce(ids)
+	if applied != parked {
+		t.Fatalf("%d resolutions applied, want one per parked job (%d)", applied, parked)
+	}
+	if n := env.queryInt(`SELECT count(*)::int FROM (SELECT job_id FROM crash_runs r JOIN awa.terminal_jobs j ON j.id = r.job_id
+		WHERE j.kind = 'crash_park' GROUP BY job_id HAVING count(*) = 2) d`); n != parked/2 {
+		t.Fatalf("%d parked jobs ran twice (parked, then resumed), want %d", n, parked/2)
+	}
+	if n := env.queryInt(`SELECT count(*)::int FROM awa.terminal_jobs WHERE kind = 'crash_park' AND metadata ? 'callback_result'`); n != parked {
+		t.Fatalf("%d parked jobs completed with a callback_result, want %d", n, parked)
+	}
+	if n := env.queryInt(`SELECT count(*)::int FROM awa.terminal_jobs WHERE kind = 'crash_long'
+		AND errors::text LIKE '%rescued: worker heartbeat went stale%'`); n != long {
+		t.Fatalf("%d long jobs record the stale rescue of the killed process, want %d", n, long)
+	}
+	env.stopAll()
+}

@@ -41,10 +41,13 @@ const (
 	StateScheduled JobState = "scheduled"
 	StateAvailable JobState = "available"
 	StateRunning   JobState = "running"
-	StateRetryable JobState = "retryable"
-	StateCompleted JobState = "completed"
-	StateCancelled JobState = "cancelled"
-	StateFailed    JobState = "failed"
+	// StateWaitingExternal: the job waits for its callback, parked
+	// (JobWaitForCallback) or with its handler in WaitForCallback.
+	StateWaitingExternal JobState = "waiting_external"
+	StateRetryable       JobState = "retryable"
+	StateCompleted       JobState = "completed"
+	StateCancelled       JobState = "cancelled"
+	StateFailed          JobState = "failed"
 )
 
 // Outcome says whether a finalizer changed the job.

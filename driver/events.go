@@ -25,6 +25,10 @@ const (
 	EventJobSnoozed EventKind = "job_snoozed"
 	// EventJobCancelled: JobCancel ended the job cancelled.
 	EventJobCancelled EventKind = "job_cancelled"
+	// EventJobParked: JobWaitForCallback parked the job (State
+	// waiting_external), or sent it back to its queue (State available) as
+	// its callback was resumed before the park.
+	EventJobParked EventKind = "job_parked"
 )
 
 // The const lists here look alike (name, kind, string) on purpose: one value
@@ -37,8 +41,9 @@ const (
 	// EventJobsPromoted: Event.Count due jobs became available.
 	EventJobsPromoted EventKind = "jobs_promoted"
 	// EventJobsRescued: Event.Count attempts were closed and retried, by
-	// Event.Service "rescue_stale" (their process stopped heartbeating) or
-	// "rescue_deadlines" (past their deadline).
+	// Event.Service "rescue_stale" (their process stopped heartbeating),
+	// "rescue_deadlines" (past their deadline) or "rescue_callbacks" (their
+	// callback timed out).
 	EventJobsRescued EventKind = "jobs_rescued"
 	// EventDLQPurged: Event.Count DLQ jobs past DLQRetention were deleted.
 	EventDLQPurged EventKind = "dlq_purged"

@@ -32,8 +32,9 @@ type JobRow struct {
 	// RunLease numbers this attempt; finalizers of older attempts are stale.
 	RunLease int64
 
-	// attempt writes this attempt's progress (SetProgress, Progress); nil
-	// for a JobRow not made by the runtime.
+	// attempt writes this attempt's progress (SetProgress, Progress) and
+	// callback (RegisterCallback, WaitForCallback); nil for a JobRow not
+	// made by the runtime.
 	attempt *attemptHandle
 }
 
@@ -44,7 +45,8 @@ type Job[T JobArgs] struct {
 }
 
 // Worker runs jobs of one kind. Work's result decides what happens to the job:
-// nil completes it; JobSnooze, JobCancel and JobFail map to their finalizers;
+// nil completes it; JobSnooze, JobCancel, JobFail and JobWaitForCallback map
+// to their finalizers;
 // any other error retries it with backoff (failing it when attempts are
 // exhausted). A panic is recovered and retried. ctx is cancelled when the job
 // times out or the client stops hard; Work should return promptly then.
@@ -53,9 +55,13 @@ type Worker[T JobArgs] interface {
 }
 
 // WorkerTimeout can be implemented by a Worker to give its jobs their own
-// timeout instead of Config.JobTimeout; a negative value means none. Either
-// way Config.RescueStuckAfter (or a shorter queue deadline) still ends the
-// attempt: jobs that run longer need a larger RescueStuckAfter.
+// timeout instead of Config.JobTimeout; a negative value means none. The
+// client's claims carry an attempt deadline that covers the longest timeout
+// of its workers plus Config.JobTimeoutGrace, or Config.RescueStuckAfter when
+// that is longer: at NewClient, Timeout is asked once per worker with a zero
+// Job of its kind (zero Args), so a timeout that depends on the args is not
+// known there and such jobs are still cut at RescueStuckAfter (or a shorter
+// queue deadline). docs/storage.md, "Every attempt ends".
 type WorkerTimeout[T JobArgs] interface {
 	Timeout(job *Job[T]) time.Duration
 }
@@ -71,7 +77,7 @@ func (f workFunc[T]) Work(ctx context.Context, job *Job[T]) error { return f(ctx
 
 // jobControl is a handler's request for something other than retry.
 type jobControl struct {
-	action string // "snooze", "cancel", "fail"
+	action string // "snooze", "cancel", "fail", "park"
 	after  time.Duration
 	err    error
 }
@@ -82,6 +88,8 @@ func (e *jobControl) Error() string {
 		return fmt.Sprintf("job snoozed for %s", e.after)
 	case "cancel":
 		return fmt.Sprintf("job cancelled: %v", e.err)
+	case "park":
+		return "job parked until its callback"
 	default:
 		return fmt.Sprintf("job failed terminally: %v", e.err)
 	}

@@ -25,7 +25,8 @@ type listener struct {
 	driver *Driver
 	queues map[string]*queueRunner
 	// attempts gets the control channel's notifications (name "" after the
-	// prefix): awa.cancel_job closed a running attempt.
+	// prefix): awa.cancel_job closed a running attempt, or
+	// awa.resume_external resumed its callback.
 	attempts *attemptSet
 	// received counts notifications since the watch last looked.
 	received atomic.Int64
@@ -93,7 +94,7 @@ func (l *listener) listen(ctx context.Context) error {
 		// keeps it so should a caller LISTEN on the same connection.
 		if name, ok := strings.CutPrefix(n.Channel, prefix); ok {
 			if name == "" && l.attempts != nil {
-				l.attempts.closeNotified(n.Payload, l.log)
+				l.attempts.controlNotified(n.Payload, l.log)
 			} else if q, ok := l.queues[name]; ok {
 				q.notify()
 			}

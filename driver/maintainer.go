@@ -168,7 +168,7 @@ func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logge
 // the services of m call (keep it in step with services).
 func maintenanceRoutines(m MaintenanceConfig) []string {
 	names := []string{"acquire_leader_lease", "release_leader_lease", "promote_due_jobs", "rescue_stale_claims",
-		"rescue_expired_deadlines", "rotate_ring", "prune_ring", "cleanup_runtime_instances", "cleanup_attempt_state"}
+		"rescue_expired_deadlines", "rescue_expired_callbacks", "rotate_ring", "prune_ring", "cleanup_runtime_instances", "cleanup_attempt_state"}
 	if m.DLQRetention > 0 {
 		names = append(names, "purge_dlq")
 	}
@@ -275,6 +275,11 @@ func (e *elector) services() []service {
 		{name: "rescue_deadlines", interval: m.DeadlineInterval, tick: func(ctx context.Context) error {
 			res, err := d.RescueExpiredDeadlines(ctx, db, m.BatchSize)
 			report(EventJobsRescued, "rescue_deadlines", "Rescued jobs past their deadline", len(res))
+			return err
+		}},
+		{name: "rescue_callbacks", interval: m.CallbackInterval, tick: func(ctx context.Context) error {
+			res, err := d.RescueExpiredCallbacks(ctx, db, m.BatchSize)
+			report(EventJobsRescued, "rescue_callbacks", "Retried jobs whose callback timed out", len(res))
 			return err
 		}},
 		// Each ring's prune holds its slot's locks for a few milliseconds

@@ -57,13 +57,16 @@ func (d *Driver) JobProgress(ctx context.Context, db DBTX, jobID int64) (p Progr
 }
 
 // attemptHandle is what a handler's JobRow needs to write its attempt's
-// progress: the database, the receipt, and the last checkpoint it set.
+// progress and callback: the database, the receipt, the last checkpoint it
+// set, its callback (callbacks.go) and WaitForCallback's poll interval.
 type attemptHandle struct {
-	driver  *Driver
-	db      DBTX
-	receipt Receipt
-	mu      sync.Mutex
-	last    json.RawMessage
+	driver    *Driver
+	db        DBTX
+	receipt   Receipt
+	pollEvery time.Duration
+	mu        sync.Mutex
+	last      json.RawMessage
+	cb        callbackState
 }
 
 // SetProgress records v, encoded as JSON, as the job's progress checkpoint
@@ -74,14 +77,14 @@ type attemptHandle struct {
 // Each call is one short transaction; checkpoint at the pace the work needs,
 // not per item.
 func (r *JobRow) SetProgress(ctx context.Context, v any) error {
-	if r.attempt == nil {
-		return fmt.Errorf("awa: job %d was not claimed through this driver: it has no attempt to record progress for", r.ID)
+	a, err := r.handle("record progress")
+	if err != nil {
+		return err
 	}
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("awa: encode progress of job %d: %w", r.ID, err)
 	}
-	a := r.attempt
 	if err := a.driver.SetProgress(ctx, a.db, a.receipt, raw); err != nil {
 		return err
 	}
@@ -96,10 +99,10 @@ func (r *JobRow) SetProgress(ctx context.Context, v any) error {
 // none). It reads the database only when this attempt has set none and an
 // earlier attempt exists.
 func (r *JobRow) Progress(ctx context.Context) (json.RawMessage, error) {
-	if r.attempt == nil {
-		return nil, fmt.Errorf("awa: job %d was not claimed through this driver: it has no attempt to read progress for", r.ID)
+	a, err := r.handle("read progress")
+	if err != nil {
+		return nil, err
 	}
-	a := r.attempt
 	a.mu.Lock()
 	last := a.last
 	a.mu.Unlock()

@@ -100,7 +100,7 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 		// returns is run; Stop waits for them.
 		claimCtx, cancel := context.WithTimeout(context.WithoutCancel(fetchCtx), 30*time.Second)
 		claimStart := time.Now()
-		jobs, err := q.c.driver.Claim(claimCtx, q.c.rt, q.name, n, cfg.InstanceID, cfg.RescueStuckAfter)
+		jobs, err := q.c.driver.Claim(claimCtx, q.c.rt, q.name, n, cfg.InstanceID, q.c.claimDeadline)
 		cancel()
 		if err != nil {
 			q.releasePermits(n)
@@ -231,6 +231,7 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, deadline ti
 	defer func() { q.permits <- struct{}{} }()
 	cfg := q.c.cfg
 	row := jobRow(j, q.c.driver, q.c.rt)
+	row.attempt.pollEvery = cfg.CallbackPollInterval
 	unit, ok := cfg.Workers.byKind[j.Kind]
 	if !ok {
 		q.c.completer.add(withJob(noWorker(j), j, 0))
@@ -254,7 +255,7 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, deadline ti
 
 	// Cooperative cancel: an operator's cancel (or a rescue) of this attempt
 	// cancels ctx with cause ErrAttemptClosed (cancel.go).
-	ctx, attemptDone := q.c.attempts.start(ctx, j.Receipt)
+	ctx, attemptDone := q.c.attempts.start(ctx, j.Receipt, row.attempt)
 	defer attemptDone()
 
 	// The watchdog costs nothing until the handler's context ends: then one
@@ -329,6 +330,11 @@ func runHandler(ctx, workCtx context.Context, unit workUnit, row *JobRow, j Clai
 			return finishReq{action: actionSnooze, r: j.Receipt, at: time.Now().Add(c.after)}
 		case "cancel":
 			return finishReq{action: actionCancel, r: j.Receipt, msg: errString(c.err)}
+		case "park":
+			if !row.attempt.registered() {
+				return finishReq{action: actionRetry, r: j.Receipt, msg: errParkUnregistered}
+			}
+			return finishReq{action: actionPark, r: j.Receipt}
 		default:
 			return finishReq{action: actionFail, r: j.Receipt, msg: errString(c.err)}
 		}

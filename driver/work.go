@@ -9,8 +9,9 @@ import (
 // WorkResult is how one attempt run by Driver.Work ended.
 type WorkResult struct {
 	// Event is the job outcome event the Client sends for this result:
-	// EventJobCompleted, EventJobRetried, EventJobSnoozed, EventJobCancelled
-	// or EventJobFailed (JobFail, exhausted attempts, no worker for the kind).
+	// EventJobCompleted, EventJobRetried, EventJobSnoozed, EventJobCancelled,
+	// EventJobParked or EventJobFailed (JobFail, exhausted attempts, no
+	// worker for the kind).
 	Event EventKind
 	// Result is the finalizer's: Applied with the job's new state, or Stale
 	// when the attempt was already closed.
@@ -26,7 +27,7 @@ type WorkResult struct {
 // into the kind's type (a decode error fails the job), the worker's Timeout
 // or else timeout (negative: none) on the handler's context, a panic
 // recovered and retried, the handler's result mapped to complete, retry,
-// snooze, cancel or fail. It runs the handler synchronously on the calling
+// snooze, cancel, fail or park. It runs the handler synchronously on the calling
 // goroutine: for runtimes of your own and for tests (see package awatest).
 // Unlike the Client it does not abandon a handler that ignores its context,
 // and it does not bound the handler by the attempt's deadline.

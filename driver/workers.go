@@ -19,6 +19,9 @@ func NewWorkers() *Workers { return &Workers{byKind: map[string]workUnit{}} }
 type workUnit struct {
 	run     func(ctx context.Context, row *JobRow, args []byte) error
 	timeout func(row *JobRow, args []byte) (time.Duration, bool)
+	// kindTimeout is the worker's Timeout of a zero Job of its kind (0 when
+	// it has none or Timeout panics on it): what the claim deadline covers.
+	kindTimeout time.Duration
 }
 
 // AddWorker registers w for the kind of T. It panics when the kind is already
@@ -53,6 +56,36 @@ func AddWorker[T JobArgs](ws *Workers, w Worker[T]) {
 			}
 			return wt.Timeout(&Job[T]{JobRow: row, Args: v}), true
 		}
+		unit.kindTimeout = probeTimeout(func() time.Duration { return wt.Timeout(&Job[T]{JobRow: &JobRow{Kind: kind}}) })
 	}
 	ws.byKind[kind] = unit
+}
+
+// probeTimeout calls timeout, which may not expect a zero job: a panic
+// counts as no timeout known.
+func probeTimeout(timeout func() time.Duration) (d time.Duration) {
+	defer func() {
+		if recover() != nil {
+			d = 0
+		}
+	}()
+	return timeout()
+}
+
+// claimDeadline is the attempt deadline a client's claims carry: the longest
+// WorkerTimeout of its workers plus grace (for the watchdog to give up on a
+// handler that overstays), or rescueStuckAfter when that is longer.
+// Config.JobTimeout needs nothing: rescueStuckAfter exceeds it. A negative
+// timeout (none) adds nothing.
+func (ws *Workers) claimDeadline(grace, rescueStuckAfter time.Duration) time.Duration {
+	var longest time.Duration
+	if ws != nil {
+		for _, u := range ws.byKind {
+			longest = max(longest, u.kindTimeout)
+		}
+	}
+	if longest <= 0 {
+		return rescueStuckAfter
+	}
+	return max(rescueStuckAfter, longest+grace)
 }

@@ -39,3 +39,6 @@ ORDER BY 1;
 
 -- name: CleanupAttemptState :many
 SELECT * FROM awa.cleanup_attempt_state(sqlc.arg(max)::int);
+
+-- name: RescueExpiredCallbacks :many
+SELECT * FROM awa.rescue_expired_callbacks(sqlc.arg(max)::int, sqlc.narg(now)::timestamptz);

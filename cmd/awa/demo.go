@@ -89,7 +89,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 	}
 
 	queues := []string{queueDefault, queueMail, queueRisky}
-	pool, err := openPool(ctx, o.DSN, len(queues))
+	pool, err := openPool(ctx, o.DSN, len(queues)+1) // and queue ops
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +99,8 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 	rec := newOutcomes(map[string]bool{queueRisky: true}, true)
 	ws := driver.NewWorkers()
 	addDemoWorkers(ws, rec)
-	qcfg := map[string]driver.QueueConfig{}
+	show := addShowcaseWorkers(ws)
+	qcfg := map[string]driver.QueueConfig{queueOps: {MaxWorkers: 2}}
 	for _, q := range queues {
 		qcfg[q] = driver.QueueConfig{MaxWorkers: o.Workers}
 	}
@@ -164,6 +165,9 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 
 	if endedBy == endedDone {
 		catchUp(ctx, rings, stdout)
+		if err := show.run(ctx, client, pool, stdout); err != nil {
+			return nil, fmt.Errorf("long jobs and callbacks: %w", err)
+		}
 	}
 
 	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)

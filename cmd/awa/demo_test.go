@@ -64,6 +64,11 @@ func TestDemoAccountsForEveryJob(t *testing.T) {
 		fmt.Sprintf("accounted for: %d of %d jobs ended exactly once", want, want),
 		fmt.Sprintf("OK: every one of the %d jobs is accounted for.", want),
 		"ready_entries (16 slots)",
+		"SELECT * FROM awa.resume_external(",
+		"-> outcome applied",
+		`read callback_result {"approved_by": "ops@example.com"}`,
+		`progress {"of": 6, "step": `,
+		"completed after its 6 steps",
 	} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("output lacks %q", s)

@@ -143,6 +143,7 @@ func sumCounts(ctx context.Context, d *driver.Driver, db driver.DBTX) (driver.Qu
 		s.Cancelled += c.Cancelled
 		s.Failed += c.Failed
 		s.DLQ += c.DLQ
+		s.WaitingExternal += c.WaitingExternal
 	}
 	return s, nil
 }

@@ -4,6 +4,12 @@
 // a little and succeeds. The tests kill it (SIGKILL), freeze it
 // (SIGSTOP/SIGCONT) and stop it (SIGTERM: graceful Stop, exit 0).
 //
+// With -callbacks it also runs two more kinds on queue crash: crash_park
+// registers a callback, records its token in crash_parks(job_id, run_lease,
+// token) and parks (driver.JobWaitForCallback), and once resumed records its
+// run and completes; crash_long records its run and reports progress every
+// 100ms for -long-run while the process heartbeats, then completes.
+//
 // It logs JSON to stderr (the tests read the stale-result records) and exits
 // when its stdin reaches EOF, so a worker outlives no crashed test binary.
 package main
@@ -39,15 +45,25 @@ func main() {
 	workers := flag.Int("workers", 4, "MaxWorkers of queue crash")
 	sleepMin := flag.Duration("sleep-min", 20*time.Millisecond, "shortest handler run")
 	sleepMax := flag.Duration("sleep-max", 100*time.Millisecond, "longest handler run")
+	callbacks := flag.Bool("callbacks", false, "also run kinds crash_park and crash_long")
+	longRun := flag.Duration("long-run", 4*time.Second, "how long a crash_long job runs")
 	flag.Parse()
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	if err := run(log, *dsn, *instance, *workers, *sleepMin, *sleepMax); err != nil {
+	opts := options{workers: *workers, sleepMin: *sleepMin, sleepMax: *sleepMax, callbacks: *callbacks, longRun: *longRun}
+	if err := run(log, *dsn, *instance, opts); err != nil {
 		log.Error("crashworker failed", slog.String("error", err.Error()))
 		os.Exit(1)
 	}
 }
 
-func run(log *slog.Logger, dsn, instance string, workers int, sleepMin, sleepMax time.Duration) error {
+type options struct {
+	workers            int
+	sleepMin, sleepMax time.Duration
+	callbacks          bool
+	longRun            time.Duration
+}
+
+func run(log *slog.Logger, dsn, instance string, o options) error {
 	if dsn == "" {
 		return fmt.Errorf("no DSN: pass -dsn or set AWA_CRASH_DSN")
 	}
@@ -75,21 +91,30 @@ func run(log *slog.Logger, dsn, instance string, workers int, sleepMin, sleepMax
 	defer pool.Close()
 
 	pid := os.Getpid()
-	ws := driver.NewWorkers()
-	driver.AddWorker(ws, driver.WorkFunc(func(ctx context.Context, j *driver.Job[crashArgs]) error {
+	record := func(ctx context.Context, j *driver.JobRow) error {
 		if _, err := pool.Exec(ctx, "INSERT INTO crash_runs (job_id, run_lease, pid, at) VALUES ($1, $2, $3, now())",
 			j.ID, j.RunLease, pid); err != nil {
 			return fmt.Errorf("record run: %w", err)
 		}
-		d := sleepMin
-		if sleepMax > sleepMin {
-			d += rand.N(sleepMax - sleepMin)
+		return nil
+	}
+	ws := driver.NewWorkers()
+	driver.AddWorker(ws, driver.WorkFunc(func(ctx context.Context, j *driver.Job[crashArgs]) error {
+		if err := record(ctx, j.JobRow); err != nil {
+			return err
+		}
+		d := o.sleepMin
+		if o.sleepMax > o.sleepMin {
+			d += rand.N(o.sleepMax - o.sleepMin)
 		}
 		time.Sleep(d)
 		return nil
 	}))
+	if o.callbacks {
+		addCallbackWorkers(ws, pool, record, o.longRun)
+	}
 	client, err := driver.NewClient(pool, &driver.Config{
-		Queues:            map[string]driver.QueueConfig{"crash": {MaxWorkers: workers}},
+		Queues:            map[string]driver.QueueConfig{"crash": {MaxWorkers: o.workers}},
 		Workers:           ws,
 		Logger:            log,
 		FetchPollInterval: 100 * time.Millisecond,
@@ -120,4 +145,63 @@ func run(log *slog.Logger, dsn, instance string, workers int, sleepMin, sleepMax
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return client.Stop(sctx)
+}
+
+type parkArgs struct{}
+
+func (parkArgs) Kind() string { return "crash_park" }
+
+type longArgs struct{}
+
+func (longArgs) Kind() string { return "crash_long" }
+
+// longWorker runs for longRun, checkpointing every 100ms.
+type longWorker struct {
+	record  func(ctx context.Context, j *driver.JobRow) error
+	longRun time.Duration
+}
+
+func (w longWorker) Work(ctx context.Context, j *driver.Job[longArgs]) error {
+	if err := w.record(ctx, j.JobRow); err != nil {
+		return err
+	}
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for end, step := time.Now().Add(w.longRun), 1; time.Now().Before(end); step++ {
+		if err := j.SetProgress(ctx, map[string]int{"step": step}); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return nil
+}
+
+// Timeout: longer than RescueStuckAfter would allow alone (the claim
+// deadline covers it).
+func (longWorker) Timeout(*driver.Job[longArgs]) time.Duration { return 2 * time.Hour }
+
+func addCallbackWorkers(ws *driver.Workers, pool *pgxpool.Pool, record func(context.Context, *driver.JobRow) error,
+	longRun time.Duration) {
+	driver.AddWorker(ws, driver.WorkFunc(func(ctx context.Context, j *driver.Job[parkArgs]) error {
+		if err := record(ctx, j.JobRow); err != nil {
+			return err
+		}
+		if _, ok := j.CallbackResult(); ok {
+			return nil
+		}
+		token, err := j.RegisterCallback(ctx, time.Hour)
+		if err != nil {
+			return err
+		}
+		if _, err := pool.Exec(ctx, "INSERT INTO crash_parks (job_id, run_lease, token) VALUES ($1, $2, $3)",
+			j.ID, j.RunLease, token); err != nil {
+			return fmt.Errorf("record token: %w", err)
+		}
+		return driver.JobWaitForCallback()
+	}))
+	driver.AddWorker[longArgs](ws, longWorker{record: record, longRun: longRun})
 }

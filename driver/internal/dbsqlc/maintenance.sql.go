@@ -250,6 +250,40 @@ func (q *Queries) ReleaseLeaderLease(ctx context.Context, db DBTX, arg ReleaseLe
 	return items, nil
 }
 
+const rescueExpiredCallbacks = `-- name: RescueExpiredCallbacks :many
+SELECT job_id, run_lease, outcome, state FROM awa.rescue_expired_callbacks($1::int, $2::timestamptz)
+`
+
+type RescueExpiredCallbacksParams struct {
+	Max int32
+	Now pgtype.Timestamptz
+}
+
+func (q *Queries) RescueExpiredCallbacks(ctx context.Context, db DBTX, arg RescueExpiredCallbacksParams) ([]AwaFinalizeResult, error) {
+	rows, err := db.Query(ctx, rescueExpiredCallbacks, arg.Max, arg.Now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaFinalizeResult
+	for rows.Next() {
+		var i AwaFinalizeResult
+		if err := rows.Scan(
+			&i.JobID,
+			&i.RunLease,
+			&i.Outcome,
+			&i.State,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const rescueExpiredDeadlines = `-- name: RescueExpiredDeadlines :many
 SELECT job_id, run_lease, outcome, state FROM awa.rescue_expired_deadlines($1::int, $2::timestamptz)
 `
