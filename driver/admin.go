@@ -93,6 +93,52 @@ func (d *Driver) ConfigureQueue(ctx context.Context, db DBTX, queue string, cfg 
 	return nil
 }
 
+// ArchiveOptions are the archive settings awa.configure_archive changes; a
+// nil field keeps its value. A retention is whole seconds, 0 (not archived)
+// to 10 years; for a queue, a negative one removes the queue's override.
+// ExportFunction names a SQL function fn(timestamptz, timestamptz, regclass)
+// that receives each cohort before it is dropped (install-wide only; "" to
+// remove it). docs/storage.md, "History archive".
+type ArchiveOptions struct {
+	Completed, Failed, Cancelled *time.Duration
+	ExportFunction               *string
+}
+
+// ConfigureArchive sets the archive's retentions, for the install (queue "")
+// or one queue, and the export hook.
+func (d *Driver) ConfigureArchive(ctx context.Context, db DBTX, queue string, cfg ArchiveOptions) error {
+	opts := map[string]any{}
+	for key, v := range map[string]*time.Duration{"completed_seconds": cfg.Completed, "failed_seconds": cfg.Failed,
+		"cancelled_seconds": cfg.Cancelled} {
+		switch {
+		case v == nil:
+		case *v < 0:
+			opts[key] = nil
+		default:
+			opts[key] = int64(v.Seconds())
+		}
+	}
+	if cfg.ExportFunction != nil {
+		if *cfg.ExportFunction == "" {
+			opts["export_function"] = nil
+		} else {
+			opts["export_function"] = *cfg.ExportFunction
+		}
+	}
+	raw, err := jsonObject(opts)
+	if err != nil {
+		return err
+	}
+	arg := dbsqlc.ConfigureArchiveParams{Opts: raw}
+	if queue != "" {
+		arg.Queue = pgtype.Text{String: queue, Valid: true}
+	}
+	if _, err := d.q.ConfigureArchive(ctx, d.on(db), arg); err != nil {
+		return fmt.Errorf("configure archive %q: %w", queue, mapError(err))
+	}
+	return nil
+}
+
 // RetryDLQJob runs a DLQ job again from attempt 0, at runAt (zero: now).
 func (d *Driver) RetryDLQJob(ctx context.Context, db DBTX, jobID int64, runAt time.Time) (InsertedJob, error) {
 	row, err := d.q.RetryDLQJob(ctx, d.on(db), dbsqlc.RetryDLQJobParams{JobID: jobID, RunAt: timestamptz(runAt)})
