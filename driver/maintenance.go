@@ -167,9 +167,10 @@ func (d *Driver) CleanupAttemptState(ctx context.Context, db DBTX, max int) (int
 // ArchiveOutcome reports one step of an archive maintenance pass: Action is
 // create, drain or drop (maintain when the pass was skipped); Outcome is
 // created, drained, dropped, skipped_blocked (a lock not granted within the
-// bound), skipped_export (the export hook raised: the cohort is kept) or
-// skipped_locked; CohortStart names the cohort (zero for the DEFAULT
-// partition); Detail says why.
+// bound), skipped_default (a cohort not created: the DEFAULT partition holds
+// rows of it until the next drain), skipped_export (the export hook raised:
+// the cohort is kept) or skipped_locked; CohortStart names the cohort (zero
+// for the DEFAULT partition); Detail says why.
 type ArchiveOutcome struct {
 	Action      string
 	Outcome     string

@@ -1916,6 +1916,7 @@ DECLARE
     v_key   text;
     v_val   jsonb;
     v_fn    regprocedure;
+    v_pass  int;
 BEGIN
     IF p_queue IS NOT NULL AND NOT {{$awa_schema}}._queue_name_ok(p_queue) THEN
         RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
@@ -1926,10 +1927,14 @@ BEGIN
             USING ERRCODE = 'AW005';
     END IF;
 
+    -- Two passes: the first checks every key and writes nothing, the second
+    -- writes (bad input writes nothing, whatever the order of the keys).
+    FOR v_pass IN 1 .. 2 LOOP
     FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_opts) ORDER BY key LOOP
         CASE
         WHEN v_key IN ('completed_seconds', 'failed_seconds', 'cancelled_seconds') THEN
             IF jsonb_typeof(v_val) = 'null' AND p_queue IS NOT NULL THEN
+                CONTINUE WHEN v_pass = 1;
                 DELETE FROM {{$awa_schema}}.archive_retention r
                 WHERE r.queue = v_scope AND r.state = split_part(v_key, '_', 1)::{{$awa_schema}}.job_state;
                 CONTINUE;
@@ -1939,6 +1944,7 @@ BEGIN
                     CASE WHEN p_queue IS NOT NULL THEN ' or null' ELSE '' END, v_val USING ERRCODE = 'AW005';
             END IF;
             PERFORM {{$awa_schema}}._require_between('opts.' || v_key, v_val::numeric, 0, 315360000, 'AW006');
+            CONTINUE WHEN v_pass = 1;
             INSERT INTO {{$awa_schema}}.archive_retention AS r (queue, state, retention, updated_at)
             VALUES (v_scope, split_part(v_key, '_', 1)::{{$awa_schema}}.job_state, make_interval(secs => v_val::numeric), now())
             ON CONFLICT (queue, state) DO UPDATE SET retention = excluded.retention, updated_at = excluded.updated_at;
@@ -1948,6 +1954,7 @@ BEGIN
                     USING ERRCODE = 'AW010';
             END IF;
             IF jsonb_typeof(v_val) = 'null' THEN
+                CONTINUE WHEN v_pass = 1;
                 DELETE FROM {{$awa_schema}}.archive_export;
                 CONTINUE;
             END IF;
@@ -1960,6 +1967,7 @@ BEGIN
                 RAISE EXCEPTION 'awa: export_function % names no function (timestamptz, timestamptz, regclass)',
                     quote_literal(v_val #>> '{}') USING ERRCODE = 'AW010';
             END IF;
+            CONTINUE WHEN v_pass = 1;
             INSERT INTO {{$awa_schema}}.archive_export AS e (only_row, export_function, updated_at) VALUES (true, v_fn, now())
             ON CONFLICT (only_row) DO UPDATE SET export_function = excluded.export_function,
                                                  updated_at = excluded.updated_at;
@@ -1968,6 +1976,7 @@ BEGIN
                 USING ERRCODE = 'AW004',
                       HINT = 'known options: completed_seconds, failed_seconds, cancelled_seconds, export_function';
         END CASE;
+    END LOOP;
     END LOOP;
 
     RETURN QUERY SELECT * FROM {{$awa_schema}}.archive_retention r WHERE r.queue = v_scope ORDER BY r.state;
@@ -2388,10 +2397,16 @@ BEGIN
             v_rel := {{$awa_schema}}._create_archive_cohort(v_start);
             PERFORM set_config('lock_timeout', v_old, true);
             RETURN QUERY SELECT 'create', 'created', v_start, 0::bigint, format('created {{$awa_schema}}.%s', v_rel);
-        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
-            RETURN QUERY SELECT 'create', 'skipped_blocked', v_start, NULL::bigint,
-                                format('{{$awa_schema}}.archived_jobs not free within %s ms', p_lock_timeout_ms);
-            EXIT;
+        EXCEPTION
+            WHEN lock_not_available OR deadlock_detected THEN
+                RETURN QUERY SELECT 'create', 'skipped_blocked', v_start, NULL::bigint,
+                                    format('{{$awa_schema}}.archived_jobs not free within %s ms', p_lock_timeout_ms);
+                EXIT;
+            WHEN check_violation THEN
+                -- Rows of this cohort reached DEFAULT since the drain: the
+                -- next pass drains them and creates it.
+                RETURN QUERY SELECT 'create', 'skipped_default', v_start, NULL::bigint,
+                                    '{{$awa_schema}}.archived_jobs_default holds rows of this cohort: drained next pass';
         END;
     END LOOP;
 
@@ -3628,21 +3643,22 @@ BEGIN
            z.bytes,
            CASE WHEN z.role = 'default' AND z.n = 0 THEN 'empty'
                 WHEN z.role = 'default' THEN 'blocked'
+                WHEN z.export_error IS NOT NULL THEN 'blocked'
                 WHEN z.cohort_end > now() AND z.n = 0 THEN 'empty'
                 WHEN z.cohort_end > now() THEN 'retained'
-                WHEN z.export_error IS NOT NULL THEN 'blocked'
                 WHEN z.held IS NOT NULL THEN 'locked'
                 ELSE 'reclaimable' END,
            CASE WHEN z.role = 'default' AND z.n > 0 THEN 'default'
-                WHEN z.role = 'default' OR z.cohort_end > now() THEN NULL
+                WHEN z.role = 'default' THEN NULL
                 WHEN z.export_error IS NOT NULL THEN 'export'
+                WHEN z.cohort_end > now() THEN NULL
                 WHEN z.held IS NOT NULL THEN 'lock' END,
            NULL::bigint, NULL::text,
            CASE WHEN z.role = 'default' AND z.n > 0
                     THEN 'jobs whose cohort had no partition: {{$awa_schema}}.maintain_archive moves them to their cohorts'
                 WHEN z.role = 'default' THEN NULL
-                WHEN z.cohort_end > now() THEN format('{{$awa_schema}}.%s: retention runs until %s', z.relname, z.cohort_end)
                 WHEN z.export_error IS NOT NULL THEN format('{{$awa_schema}}.%s: export failed: %s', z.relname, z.export_error)
+                WHEN z.cohort_end > now() THEN format('{{$awa_schema}}.%s: retention runs until %s', z.relname, z.cohort_end)
                 WHEN z.held IS NOT NULL THEN z.held
                 ELSE format('{{$awa_schema}}.%s: retention passed, {{$awa_schema}}.maintain_archive drops it', z.relname) END
     FROM sized z

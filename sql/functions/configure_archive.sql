@@ -25,6 +25,7 @@ DECLARE
     v_key   text;
     v_val   jsonb;
     v_fn    regprocedure;
+    v_pass  int;
 BEGIN
     IF p_queue IS NOT NULL AND NOT awa._queue_name_ok(p_queue) THEN
         RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
@@ -35,10 +36,14 @@ BEGIN
             USING ERRCODE = 'AW005';
     END IF;
 
+    -- Two passes: the first checks every key and writes nothing, the second
+    -- writes (bad input writes nothing, whatever the order of the keys).
+    FOR v_pass IN 1 .. 2 LOOP
     FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_opts) ORDER BY key LOOP
         CASE
         WHEN v_key IN ('completed_seconds', 'failed_seconds', 'cancelled_seconds') THEN
             IF jsonb_typeof(v_val) = 'null' AND p_queue IS NOT NULL THEN
+                CONTINUE WHEN v_pass = 1;
                 DELETE FROM awa.archive_retention r
                 WHERE r.queue = v_scope AND r.state = split_part(v_key, '_', 1)::awa.job_state;
                 CONTINUE;
@@ -48,6 +53,7 @@ BEGIN
                     CASE WHEN p_queue IS NOT NULL THEN ' or null' ELSE '' END, v_val USING ERRCODE = 'AW005';
             END IF;
             PERFORM awa._require_between('opts.' || v_key, v_val::numeric, 0, 315360000, 'AW006');
+            CONTINUE WHEN v_pass = 1;
             INSERT INTO awa.archive_retention AS r (queue, state, retention, updated_at)
             VALUES (v_scope, split_part(v_key, '_', 1)::awa.job_state, make_interval(secs => v_val::numeric), now())
             ON CONFLICT (queue, state) DO UPDATE SET retention = excluded.retention, updated_at = excluded.updated_at;
@@ -57,6 +63,7 @@ BEGIN
                     USING ERRCODE = 'AW010';
             END IF;
             IF jsonb_typeof(v_val) = 'null' THEN
+                CONTINUE WHEN v_pass = 1;
                 DELETE FROM awa.archive_export;
                 CONTINUE;
             END IF;
@@ -69,6 +76,7 @@ BEGIN
                 RAISE EXCEPTION 'awa: export_function % names no function (timestamptz, timestamptz, regclass)',
                     quote_literal(v_val #>> '{}') USING ERRCODE = 'AW010';
             END IF;
+            CONTINUE WHEN v_pass = 1;
             INSERT INTO awa.archive_export AS e (only_row, export_function, updated_at) VALUES (true, v_fn, now())
             ON CONFLICT (only_row) DO UPDATE SET export_function = excluded.export_function,
                                                  updated_at = excluded.updated_at;
@@ -77,6 +85,7 @@ BEGIN
                 USING ERRCODE = 'AW004',
                       HINT = 'known options: completed_seconds, failed_seconds, cancelled_seconds, export_function';
         END CASE;
+    END LOOP;
     END LOOP;
 
     RETURN QUERY SELECT * FROM awa.archive_retention r WHERE r.queue = v_scope ORDER BY r.state;

@@ -138,21 +138,22 @@ BEGIN
            z.bytes,
            CASE WHEN z.role = 'default' AND z.n = 0 THEN 'empty'
                 WHEN z.role = 'default' THEN 'blocked'
+                WHEN z.export_error IS NOT NULL THEN 'blocked'
                 WHEN z.cohort_end > now() AND z.n = 0 THEN 'empty'
                 WHEN z.cohort_end > now() THEN 'retained'
-                WHEN z.export_error IS NOT NULL THEN 'blocked'
                 WHEN z.held IS NOT NULL THEN 'locked'
                 ELSE 'reclaimable' END,
            CASE WHEN z.role = 'default' AND z.n > 0 THEN 'default'
-                WHEN z.role = 'default' OR z.cohort_end > now() THEN NULL
+                WHEN z.role = 'default' THEN NULL
                 WHEN z.export_error IS NOT NULL THEN 'export'
+                WHEN z.cohort_end > now() THEN NULL
                 WHEN z.held IS NOT NULL THEN 'lock' END,
            NULL::bigint, NULL::text,
            CASE WHEN z.role = 'default' AND z.n > 0
                     THEN 'jobs whose cohort had no partition: awa.maintain_archive moves them to their cohorts'
                 WHEN z.role = 'default' THEN NULL
-                WHEN z.cohort_end > now() THEN format('awa.%s: retention runs until %s', z.relname, z.cohort_end)
                 WHEN z.export_error IS NOT NULL THEN format('awa.%s: export failed: %s', z.relname, z.export_error)
+                WHEN z.cohort_end > now() THEN format('awa.%s: retention runs until %s', z.relname, z.cohort_end)
                 WHEN z.held IS NOT NULL THEN z.held
                 ELSE format('awa.%s: retention passed, awa.maintain_archive drops it', z.relname) END
     FROM sized z

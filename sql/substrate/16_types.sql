@@ -79,7 +79,8 @@ CREATE TABLE awa.callback_wait (
 
 -- What one step of awa.maintain_archive did: action create, drain or drop;
 -- outcome created, drained, dropped, skipped_blocked (a lock not granted within
--- the bound), skipped_export (the export hook raised: the cohort is kept) or
+-- the bound), skipped_default (a cohort not created: DEFAULT holds rows of it
+-- until the next drain), skipped_export (the export hook raised: the cohort is kept) or
 -- skipped_locked (another maintain_archive runs); cohort_start names the cohort
 -- (NULL for the DEFAULT partition), rows what it held.
 CREATE TABLE awa.archive_outcome (
