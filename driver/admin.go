@@ -180,7 +180,10 @@ func (d *Driver) PurgeDLQ(ctx context.Context, db DBTX, f PurgeDLQFilter) ([]int
 // its size, and what prune would do with it now (docs/storage.md, "Storage
 // status").
 type StorageSlot struct {
-	Ring string // queue, claim, lease or cursor
+	// Ring is queue, claim, lease, cursor or archive. An archive row is its
+	// DEFAULT partition (Slot -1, Role default) or a cohort (Slot 0 the
+	// oldest, Role cohort, SealedAt when its retention ends).
+	Ring string
 	Slot int
 	// Role is current, next (the sealed slot the next rotation needs) or
 	// sealed.
@@ -197,7 +200,10 @@ type StorageSlot struct {
 	Bytes      int64 // on disk: the slot's tables, their indexes and TOAST
 	// Status is current, empty, reclaimable, carried (prune moves what is
 	// live forward), locked (another session holds one of its tables: prune
-	// reports skipped_blocked) or blocked (prune reports skipped_live).
+	// reports skipped_blocked) or blocked (prune reports skipped_live); an
+	// archive cohort may be retained (its retention runs), and is blocked by
+	// a failed export (Cause export), the DEFAULT partition while it holds
+	// rows (Cause default).
 	Status string
 	// Cause (available, running, open_claim, live_lease, lock), JobID and
 	// Queue name what keeps a carried, locked or blocked slot; Detail says it
