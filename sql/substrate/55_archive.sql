@@ -30,7 +30,9 @@ CREATE TABLE awa.archive_export (
 -- expires_at is its finalized_at plus its retention, so a cohort (one hour of
 -- expires_at) whose end has passed holds only jobs past their retention and is
 -- dropped whole. Children (archived_jobs_YYYYMMDDHH and the DEFAULT partition
--- archived_jobs_default, which stays empty) are created by functions.
+-- archived_jobs_default, which stays empty) are created by functions. The
+-- job body columns repeat those of done_entries on purpose, as every plane's
+-- do (sql/substrate/20_queue_ring.sql says why).
 CREATE TABLE awa.archived_jobs (
     expires_at   timestamptz   NOT NULL,
     job_id       bigint        NOT NULL,
