@@ -119,20 +119,25 @@ BEGIN
                c.export_error
         FROM awa.archive_cohorts c
     ),
+    -- Another session holding a cohort: a drop skips it (pg_locks read once).
+    held AS (
+        SELECT DISTINCT ON (l.relation) l.relation,
+               format('%s holds %s on %s%s', coalesce('pid ' || l.pid, 'prepared transaction ' || l.virtualtransaction),
+                      l.mode, l.relation::regclass,
+                      CASE WHEN a.state IS NOT NULL THEN format(' (%s since %s)', a.state, a.state_change) ELSE '' END)
+                   AS detail
+        FROM pg_locks l
+        LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'relation' AND l.granted AND l.pid IS DISTINCT FROM pg_backend_pid()
+          AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+          AND l.relation IN (SELECT format('awa.%I', c.relname)::regclass FROM cohorts c)
+        ORDER BY l.relation, l.pid
+    ),
     sized AS (
         SELECT c.*, awa._count_upto(c.relname, p_count_limit + 1) AS n,
-               pg_total_relation_size(format('awa.%I', c.relname)::regclass) AS bytes,
-               (SELECT format('%s holds %s on %s%s',
-                              coalesce('pid ' || l.pid, 'prepared transaction ' || l.virtualtransaction), l.mode,
-                              l.relation::regclass,
-                              CASE WHEN a.state IS NOT NULL THEN format(' (%s since %s)', a.state, a.state_change)
-                                   ELSE '' END)
-                FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
-                WHERE l.locktype = 'relation' AND l.granted AND l.pid IS DISTINCT FROM pg_backend_pid()
-                  AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
-                  AND l.relation = format('awa.%I', c.relname)::regclass
-                ORDER BY l.pid LIMIT 1) AS held
+               pg_total_relation_size(format('awa.%I', c.relname)::regclass) AS bytes, h.detail AS held
         FROM cohorts c
+        LEFT JOIN held h ON h.relation = format('awa.%I', c.relname)::regclass
     )
     SELECT 'archive'::text, z.slot, z.role, NULL::bigint, z.cohort_end, least(z.n, p_count_limit), z.n > p_count_limit,
            z.bytes,
