@@ -93,6 +93,52 @@ func (d *Driver) ConfigureQueue(ctx context.Context, db DBTX, queue string, cfg 
 	return nil
 }
 
+// ArchiveOptions are the archive settings awa.configure_archive changes; a
+// nil field keeps its value. A retention is whole seconds, 0 (not archived)
+// to 10 years; for a queue, a negative one removes the queue's override.
+// ExportFunction names a SQL function fn(timestamptz, timestamptz, regclass)
+// that receives each cohort before it is dropped (install-wide only; "" to
+// remove it). docs/storage.md, "History archive".
+type ArchiveOptions struct {
+	Completed, Failed, Cancelled *time.Duration
+	ExportFunction               *string
+}
+
+// ConfigureArchive sets the archive's retentions, for the install (queue "")
+// or one queue, and the export hook.
+func (d *Driver) ConfigureArchive(ctx context.Context, db DBTX, queue string, cfg ArchiveOptions) error {
+	opts := map[string]any{}
+	for key, v := range map[string]*time.Duration{"completed_seconds": cfg.Completed, "failed_seconds": cfg.Failed,
+		"cancelled_seconds": cfg.Cancelled} {
+		switch {
+		case v == nil:
+		case *v < 0:
+			opts[key] = nil
+		default:
+			opts[key] = int64(v.Seconds())
+		}
+	}
+	if cfg.ExportFunction != nil {
+		if *cfg.ExportFunction == "" {
+			opts["export_function"] = nil
+		} else {
+			opts["export_function"] = *cfg.ExportFunction
+		}
+	}
+	raw, err := jsonObject(opts)
+	if err != nil {
+		return err
+	}
+	arg := dbsqlc.ConfigureArchiveParams{Opts: raw}
+	if queue != "" {
+		arg.Queue = pgtype.Text{String: queue, Valid: true}
+	}
+	if _, err := d.q.ConfigureArchive(ctx, d.on(db), arg); err != nil {
+		return fmt.Errorf("configure archive %q: %w", queue, mapError(err))
+	}
+	return nil
+}
+
 // RetryDLQJob runs a DLQ job again from attempt 0, at runAt (zero: now).
 func (d *Driver) RetryDLQJob(ctx context.Context, db DBTX, jobID int64, runAt time.Time) (InsertedJob, error) {
 	row, err := d.q.RetryDLQJob(ctx, d.on(db), dbsqlc.RetryDLQJobParams{JobID: jobID, RunAt: timestamptz(runAt)})
@@ -134,7 +180,10 @@ func (d *Driver) PurgeDLQ(ctx context.Context, db DBTX, f PurgeDLQFilter) ([]int
 // its size, and what prune would do with it now (docs/storage.md, "Storage
 // status").
 type StorageSlot struct {
-	Ring string // queue, claim, lease or cursor
+	// Ring is queue, claim, lease, cursor or archive. An archive row is its
+	// DEFAULT partition (Slot -1, Role default) or a cohort (Slot 0 the
+	// oldest, Role cohort, SealedAt when its retention ends).
+	Ring string
 	Slot int
 	// Role is current, next (the sealed slot the next rotation needs) or
 	// sealed.
@@ -151,7 +200,10 @@ type StorageSlot struct {
 	Bytes      int64 // on disk: the slot's tables, their indexes and TOAST
 	// Status is current, empty, reclaimable, carried (prune moves what is
 	// live forward), locked (another session holds one of its tables: prune
-	// reports skipped_blocked) or blocked (prune reports skipped_live).
+	// reports skipped_blocked) or blocked (prune reports skipped_live); an
+	// archive cohort may be retained (its retention runs), and is blocked by
+	// a failed export (Cause export), the DEFAULT partition while it holds
+	// rows (Cause default).
 	Status string
 	// Cause (available, running, open_claim, live_lease, lock), JobID and
 	// Queue name what keeps a carried, locked or blocked slot; Detail says it

@@ -153,6 +153,11 @@ type MaintenanceConfig struct {
 	// DLQCleanupInterval is also the interval of the process-row cleanup.
 	// Defaults to 1 minute.
 	DLQCleanupInterval time.Duration
+	// ArchiveInterval: one pass of awa.maintain_archive (create the archive's
+	// cohort partitions ahead, drain its DEFAULT partition, drop cohorts
+	// whose retention has passed, each lock waited for at most
+	// PruneLockTimeout). Defaults to 1 minute.
+	ArchiveInterval time.Duration
 	// BatchSize caps the jobs one promotion, rescue or prune call moves (a
 	// prune call at most 100000). Defaults to 1000.
 	BatchSize int
@@ -310,6 +315,7 @@ func (m *MaintenanceConfig) withDefaults(chk *configCheck) MaintenanceConfig {
 		c.DLQRetention = 30 * 24 * time.Hour
 	}
 	chk.duration(p+"DLQCleanupInterval", &c.DLQCleanupInterval, time.Minute)
+	chk.duration(p+"ArchiveInterval", &c.ArchiveInterval, time.Minute)
 	floor := max(time.Minute, 2*c.RescueStaleAfter)
 	chk.duration(p+"InstanceRetention", &c.InstanceRetention, max(time.Hour, floor))
 	if c.InstanceRetention > 0 && c.InstanceRetention < floor {

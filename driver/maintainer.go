@@ -168,7 +168,8 @@ func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logge
 // the services of m call (keep it in step with services).
 func maintenanceRoutines(m MaintenanceConfig) []string {
 	names := []string{"acquire_leader_lease", "release_leader_lease", "promote_due_jobs", "rescue_stale_claims",
-		"rescue_expired_deadlines", "rescue_expired_callbacks", "rotate_ring", "prune_ring", "cleanup_runtime_instances", "cleanup_attempt_state"}
+		"rescue_expired_deadlines", "rescue_expired_callbacks", "rotate_ring", "prune_ring", "cleanup_runtime_instances",
+		"cleanup_attempt_state", "maintain_archive"}
 	if m.DLQRetention > 0 {
 		names = append(names, "purge_dlq")
 	}
@@ -295,6 +296,20 @@ func (e *elector) services() []service {
 			return err
 		}},
 	}
+	// The archive: cohorts created ahead, expired ones dropped
+	// (docs/storage.md, "History archive").
+	svcs = append(svcs, service{name: "archive", interval: m.ArchiveInterval, tick: func(ctx context.Context) error {
+		outs, err := d.MaintainArchive(ctx, db, m.PruneLockTimeout, 16)
+		for _, o := range outs {
+			lvl := slog.LevelDebug
+			if o.Outcome == "skipped_blocked" || o.Outcome == "skipped_export" || o.Action == "drain" {
+				lvl = slog.LevelInfo
+			}
+			log.Log(ctx, lvl, "awa: Archive maintenance", slog.String("action", o.Action),
+				slog.String("outcome", o.Outcome), slog.Time("cohort_start", o.CohortStart), slog.String("detail", o.Detail))
+		}
+		return err
+	}})
 	svcs = append(svcs, service{name: "instance_cleanup", interval: m.DLQCleanupInterval, tick: func(ctx context.Context) error {
 		n, err := d.CleanupRuntimeInstances(ctx, db, m.InstanceRetention)
 		if n > 0 {

@@ -163,3 +163,43 @@ func (d *Driver) CleanupAttemptState(ctx context.Context, db DBTX, max int) (int
 	}
 	return len(rows), nil
 }
+
+// ArchiveOutcome reports one step of an archive maintenance pass: Action is
+// create, drain or drop (maintain when the pass was skipped); Outcome is
+// created, drained, dropped, skipped_blocked (a lock not granted within the
+// bound), skipped_default (a cohort not created: the DEFAULT partition holds
+// rows of it until the next drain), skipped_export (the export hook raised:
+// the cohort is kept) or skipped_locked; CohortStart names the cohort (zero
+// for the DEFAULT partition); Detail says why.
+type ArchiveOutcome struct {
+	Action      string
+	Outcome     string
+	CohortStart time.Time
+	Rows        *int64
+	Detail      string
+}
+
+// MaintainArchive runs one pass of archive maintenance (awa.maintain_archive):
+// drain the DEFAULT partition, create cohorts ahead, and drop up to maxDrops
+// cohorts whose retention has passed, waiting at most lockTimeout for each
+// lock.
+func (d *Driver) MaintainArchive(ctx context.Context, db DBTX, lockTimeout time.Duration, maxDrops int) ([]ArchiveOutcome, error) {
+	ms := max(lockTimeout.Milliseconds(), 1)
+	rows, err := d.q.MaintainArchive(ctx, d.on(db), dbsqlc.MaintainArchiveParams{LockTimeoutMs: int32(ms),
+		MaxDrops: int32(maxDrops)})
+	if err != nil {
+		return nil, fmt.Errorf("maintain archive: %w", mapError(err))
+	}
+	out := make([]ArchiveOutcome, len(rows))
+	for i, r := range rows {
+		o := ArchiveOutcome{Action: r.Action, Outcome: r.Outcome, Detail: r.Detail}
+		if r.CohortStart.Valid {
+			o.CohortStart = r.CohortStart.Time
+		}
+		if r.Rows.Valid {
+			o.Rows = &r.Rows.Int64
+		}
+		out[i] = o
+	}
+	return out, nil
+}

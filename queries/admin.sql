@@ -22,3 +22,6 @@ SELECT awa.substrate_version()::text AS version;
 
 -- name: StorageStatus :many
 SELECT * FROM awa.storage_status(sqlc.arg(count_limit)::int);
+
+-- name: ConfigureArchive :many
+SELECT * FROM awa.configure_archive(sqlc.arg(opts)::jsonb, sqlc.narg(queue)::text);

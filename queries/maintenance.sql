@@ -42,3 +42,7 @@ SELECT * FROM awa.cleanup_attempt_state(sqlc.arg(max)::int);
 
 -- name: RescueExpiredCallbacks :many
 SELECT * FROM awa.rescue_expired_callbacks(sqlc.arg(max)::int, sqlc.narg(now)::timestamptz);
+
+-- name: MaintainArchive :many
+SELECT * FROM awa.maintain_archive(sqlc.arg(lock_timeout_ms)::int, sqlc.arg(max_drops)::int,
+                                   sqlc.narg(now)::timestamptz);

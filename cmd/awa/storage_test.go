@@ -66,8 +66,9 @@ func TestStorageStatusNamesWhatBlocksPrune(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &slots); err != nil {
 		t.Fatalf("awa storage status -json: %v\n%s", err, out.String())
 	}
-	if len(slots) != 34 {
-		t.Errorf("awa storage status -json: %d slots, want 34 (16 queue, 8 claim, 8 lease, 2 cursor)", len(slots))
+	if len(slots) != 35 {
+		t.Errorf("awa storage status -json: %d slots, want 35 (16 queue, 8 claim, 8 lease, 2 cursor, the archive's DEFAULT)",
+			len(slots))
 	}
 	var found bool
 	for _, s := range slots {
@@ -109,8 +110,9 @@ func TestStorageStatusSchemaAndExitCodes(t *testing.T) {
 			t.Errorf("a fresh install shows slot %s %d as %s, want empty", s.Ring, s.Slot, s.Status)
 		}
 	}
-	if len(slots) != 34 || current != 4 {
-		t.Errorf("awa storage status -schema jobs_b: %d slots, %d current; want 34 and 4", len(slots), current)
+	if len(slots) != 35 || current != 4 {
+		t.Errorf("awa storage status -schema jobs_b: %d slots, %d current; want 35 (the archive's DEFAULT too) and 4",
+			len(slots), current)
 	}
 
 	for _, c := range []struct {

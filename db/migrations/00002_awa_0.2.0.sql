@@ -101,6 +101,27 @@ CREATE TABLE awa.callback_wait (
 );
 -- +goose StatementEnd
 
+-- added since v0.1.0: sql/substrate/16_types.sql
+-- +goose StatementBegin
+CREATE TABLE awa.archive_outcome (
+    action       text NOT NULL,
+    outcome      text NOT NULL,
+    cohort_start timestamptz,
+    rows         bigint,
+    detail       text NOT NULL,
+    CHECK (false)
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/16_types.sql
+-- +goose StatementBegin
+CREATE TYPE awa._archived AS (
+    batch_ids bigint[],
+    entry_ids bigint[],
+    jobs      bigint
+);
+-- +goose StatementEnd
+
 -- added since v0.1.0: sql/substrate/40_lease_ring.sql
 -- +goose StatementBegin
 CREATE TABLE awa.attempt_state (
@@ -169,6 +190,65 @@ CREATE INDEX external_waits_timeout_at ON awa.external_waits (timeout_at, job_id
 CREATE INDEX external_waits_queue ON awa.external_waits (queue);
 -- +goose StatementEnd
 
+-- added since v0.1.0: sql/substrate/55_archive.sql
+-- +goose StatementBegin
+CREATE TABLE awa.archive_retention (
+    queue      text          NOT NULL,
+    state      awa.job_state NOT NULL CHECK (state IN ('completed', 'failed', 'cancelled')),
+    retention  interval      NOT NULL CHECK (retention >= interval '0'),
+    updated_at timestamptz   NOT NULL DEFAULT now(),
+    PRIMARY KEY (queue, state)
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/55_archive.sql
+-- +goose StatementBegin
+CREATE TABLE awa.archive_export (
+    only_row        boolean     PRIMARY KEY DEFAULT true CHECK (only_row),
+    export_function regprocedure NOT NULL,
+    updated_at      timestamptz NOT NULL DEFAULT now()
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/55_archive.sql
+-- +goose StatementBegin
+CREATE TABLE awa.archived_jobs (
+    expires_at   timestamptz   NOT NULL,
+    job_id       bigint        NOT NULL,
+    state        awa.job_state NOT NULL CHECK (state IN ('completed', 'cancelled', 'failed')),
+    run_lease    bigint        NOT NULL,
+    attempt      int           NOT NULL,
+    max_attempts int           NOT NULL,
+    priority     smallint      NOT NULL,
+    queue        text          NOT NULL,
+    kind         text          NOT NULL,
+    args         jsonb         NOT NULL,
+    tags         text[]        NOT NULL,
+    metadata     jsonb         NOT NULL,
+    errors       jsonb,
+    created_at   timestamptz   NOT NULL,
+    run_at       timestamptz   NOT NULL,
+    finalized_at timestamptz   NOT NULL
+) PARTITION BY RANGE (expires_at);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/55_archive.sql
+-- +goose StatementBegin
+CREATE INDEX archived_jobs_job_id ON awa.archived_jobs (job_id);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/55_archive.sql
+-- +goose StatementBegin
+CREATE TABLE awa.archive_cohorts (
+    cohort_start     timestamptz PRIMARY KEY,
+    cohort_end       timestamptz NOT NULL,
+    relname          text        NOT NULL UNIQUE,
+    created_at       timestamptz NOT NULL,
+    export_error     text,
+    export_failed_at timestamptz
+);
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/substrate/60_views.sql
 -- +goose StatementBegin
 CREATE OR REPLACE VIEW awa._terminal_jobs_now AS
@@ -185,6 +265,12 @@ UNION ALL
 SELECT d.job_id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, d.finalized_at, d.tags, d.metadata, d.errors
 FROM awa.done_entries d
+UNION ALL
+-- The archive: a job is copied there by the prune that truncates its slot, in
+-- the same transaction, so it shows in one branch or the other, never both.
+SELECT a.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
+       a.run_at, a.created_at, a.finalized_at, a.tags, a.metadata, a.errors
+FROM awa.archived_jobs a
 ) AS t
 LEFT JOIN awa.attempt_state s ON s.job_id = t.id;
 -- +goose StatementEnd
@@ -296,6 +382,12 @@ $$;
 -- changed since v0.1.0: sql/substrate/60_views.sql
 -- +goose StatementBegin
 CREATE OR REPLACE VIEW awa.terminal_jobs AS SELECT * FROM awa._read_terminal_jobs();
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/60_views.sql
+-- +goose StatementBegin
+COMMENT ON VIEW awa.terminal_jobs IS
+    'completed, cancelled and failed jobs retained by the queue ring or the archive (DLQ jobs are in awa.jobs)';
 -- +goose StatementEnd
 
 -- changed since v0.1.0: sql/substrate/60_views.sql
@@ -473,7 +565,7 @@ BEGIN
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
                    'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'retry_dlq_job',
-                   'purge_dlq', 'queue_counts', 'storage_status', 'job', 'job_progress', 'substrate_version', '_read_jobs',
+                   'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'job', 'job_progress', 'substrate_version', '_read_jobs',
                    '_read_terminal_jobs'],
              ARRAY['jobs', 'terminal_jobs'])
         ) AS g (role, routines, relations)
@@ -490,6 +582,58 @@ BEGIN
                            (SELECT string_agg('awa.' || quote_ident(r), ', ') FROM unnest(v_relations) AS r), v_role);
         END IF;
     END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_archive_slot.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._archive_slot(p_slot int, p_batch_ids bigint[], p_entry_ids bigint[], p_now timestamptz)
+RETURNS awa._archived
+LANGUAGE plpgsql
+SET jit = off
+AS $$
+DECLARE
+    v_out awa._archived;
+BEGIN
+    EXECUTE format($q$
+        WITH cb AS MATERIALIZED (
+            SELECT c.* FROM awa.%1$I c WHERE c.batch_id NOT IN (SELECT unnest($1))
+        ),
+        de AS MATERIALIZED (
+            SELECT d.* FROM awa.%2$I d WHERE d.job_id NOT IN (SELECT unnest($2))
+        ),
+        src AS (
+            SELECT r.job_id, 'completed'::awa.job_state AS state, i.run_lease, r.attempt + 1 AS attempt,
+                   r.max_attempts, r.priority, r.queue, r.kind, r.args, r.tags, r.metadata, r.errors,
+                   r.created_at, r.run_at, cb.completed_at AS finalized_at
+            FROM cb
+            CROSS JOIN LATERAL unnest(cb.run_leases, cb.lane_ids, cb.lane_seqs) AS i (run_lease, lane_id, lane_seq)
+            JOIN awa.%3$I r ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq
+            UNION ALL
+            SELECT de.job_id, de.state, de.run_lease, de.attempt, de.max_attempts, de.priority, de.queue, de.kind,
+                   de.args, de.tags, de.metadata, de.errors, de.created_at, de.run_at, de.finalized_at
+            FROM de
+        ),
+        ins AS (
+            INSERT INTO awa.archived_jobs (expires_at, job_id, state, run_lease, attempt, max_attempts, priority,
+                                           queue, kind, args, tags, metadata, errors, created_at, run_at, finalized_at)
+            SELECT s.finalized_at + coalesce(q.retention, d.retention, interval '0'), s.job_id, s.state, s.run_lease,
+                   s.attempt, s.max_attempts, s.priority, s.queue, s.kind, s.args, s.tags, s.metadata, s.errors,
+                   s.created_at, s.run_at, s.finalized_at
+            FROM src s
+            LEFT JOIN awa.archive_retention q ON q.queue = s.queue AND q.state = s.state
+            LEFT JOIN awa.archive_retention d ON d.queue = '*' AND d.state = s.state
+            WHERE coalesce(q.retention, d.retention, interval '0') > interval '0'
+              AND s.finalized_at + coalesce(q.retention, d.retention, interval '0') > $3 + interval '1 minute'
+            RETURNING 1
+        )
+        SELECT $1 || ARRAY(SELECT cb.batch_id FROM cb), $2 || ARRAY(SELECT de.job_id FROM de),
+               (SELECT count(*) FROM ins)$q$,
+        'done_completions_' || p_slot, 'done_entries_' || p_slot, 'ready_entries_' || p_slot)
+    INTO v_out
+    USING p_batch_ids, p_entry_ids, p_now;
+    RETURN v_out;
 END;
 $$;
 -- +goose StatementEnd
@@ -648,6 +792,27 @@ DECLARE
 BEGIN
     EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM awa.%I LIMIT %s) AS t', p_table, p_max) INTO v_n;
     RETURN v_n;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_create_archive_cohort.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._create_archive_cohort(p_start timestamptz)
+RETURNS text
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_rel text := 'archived_jobs_' || to_char(p_start AT TIME ZONE 'UTC', 'YYYYMMDDHH24');
+BEGIN
+    IF EXISTS (SELECT 1 FROM awa.archive_cohorts c WHERE c.cohort_start = p_start) THEN
+        RETURN NULL;
+    END IF;
+    EXECUTE format('CREATE TABLE awa.%I PARTITION OF awa.archived_jobs FOR VALUES FROM (%L) TO (%L)',
+                   v_rel, p_start, p_start + interval '1 hour');
+    INSERT INTO awa.archive_cohorts (cohort_start, cohort_end, relname, created_at)
+    VALUES (p_start, p_start + interval '1 hour', v_rel, now());
+    RETURN v_rel;
 END;
 $$;
 -- +goose StatementEnd
@@ -1873,6 +2038,87 @@ AS $$
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/configure_archive.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.configure_archive(p_opts jsonb, p_queue text DEFAULT NULL)
+RETURNS SETOF awa.archive_retention
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_scope text := coalesce(p_queue, '*');
+    v_key   text;
+    v_val   jsonb;
+    v_fn    regprocedure;
+    v_pass  int;
+BEGIN
+    IF p_queue IS NOT NULL AND NOT awa._queue_name_ok(p_queue) THEN
+        RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
+            quote_literal(p_queue) USING ERRCODE = 'AW002';
+    END IF;
+    IF p_opts IS NULL OR jsonb_typeof(p_opts) <> 'object' THEN
+        RAISE EXCEPTION 'awa: opts must be a JSON object, got %', coalesce(left(p_opts::text, 100), 'null')
+            USING ERRCODE = 'AW005';
+    END IF;
+
+    -- Two passes: the first checks every key and writes nothing, the second
+    -- writes (bad input writes nothing, whatever the order of the keys).
+    FOR v_pass IN 1 .. 2 LOOP
+    FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_opts) ORDER BY key LOOP
+        CASE
+        WHEN v_key IN ('completed_seconds', 'failed_seconds', 'cancelled_seconds') THEN
+            IF jsonb_typeof(v_val) = 'null' AND p_queue IS NOT NULL THEN
+                CONTINUE WHEN v_pass = 1;
+                DELETE FROM awa.archive_retention r
+                WHERE r.queue = v_scope AND r.state = split_part(v_key, '_', 1)::awa.job_state;
+                CONTINUE;
+            END IF;
+            IF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
+                RAISE EXCEPTION 'awa: opts.% must be an integer%, got %', v_key,
+                    CASE WHEN p_queue IS NOT NULL THEN ' or null' ELSE '' END, v_val USING ERRCODE = 'AW005';
+            END IF;
+            PERFORM awa._require_between('opts.' || v_key, v_val::numeric, 0, 315360000, 'AW006');
+            CONTINUE WHEN v_pass = 1;
+            INSERT INTO awa.archive_retention AS r (queue, state, retention, updated_at)
+            VALUES (v_scope, split_part(v_key, '_', 1)::awa.job_state, make_interval(secs => v_val::numeric), now())
+            ON CONFLICT (queue, state) DO UPDATE SET retention = excluded.retention, updated_at = excluded.updated_at;
+        WHEN v_key = 'export_function' THEN
+            IF p_queue IS NOT NULL THEN
+                RAISE EXCEPTION 'awa: export_function is set for the install, not for queue %', quote_literal(p_queue)
+                    USING ERRCODE = 'AW010';
+            END IF;
+            IF jsonb_typeof(v_val) = 'null' THEN
+                CONTINUE WHEN v_pass = 1;
+                DELETE FROM awa.archive_export;
+                CONTINUE;
+            END IF;
+            IF jsonb_typeof(v_val) <> 'string' THEN
+                RAISE EXCEPTION 'awa: opts.export_function must be a function name or null, got %', v_val
+                    USING ERRCODE = 'AW005';
+            END IF;
+            v_fn := to_regprocedure((v_val #>> '{}') || '(timestamptz, timestamptz, regclass)');
+            IF v_fn IS NULL THEN
+                RAISE EXCEPTION 'awa: export_function % names no function (timestamptz, timestamptz, regclass)',
+                    quote_literal(v_val #>> '{}') USING ERRCODE = 'AW010';
+            END IF;
+            CONTINUE WHEN v_pass = 1;
+            INSERT INTO awa.archive_export AS e (only_row, export_function, updated_at) VALUES (true, v_fn, now())
+            ON CONFLICT (only_row) DO UPDATE SET export_function = excluded.export_function,
+                                                 updated_at = excluded.updated_at;
+        ELSE
+            RAISE EXCEPTION 'awa: unknown archive option %', quote_literal(v_key)
+                USING ERRCODE = 'AW004',
+                      HINT = 'known options: completed_seconds, failed_seconds, cancelled_seconds, export_function';
+        END CASE;
+    END LOOP;
+    END LOOP;
+
+    RETURN QUERY SELECT * FROM awa.archive_retention r WHERE r.queue = v_scope ORDER BY r.state;
+END;
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/configure_queue.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.configure_queue(p_queue text, p_opts jsonb)
@@ -2152,6 +2398,17 @@ BEGIN
         END IF;
     END LOOP;
 
+    -- The archive (docs/storage.md, "History archive"): its DEFAULT partition,
+    -- which stays empty (awa.maintain_archive creates cohorts ahead), and the
+    -- default retentions, once (an operator's are kept).
+    IF to_regclass('awa.archived_jobs_default') IS NULL THEN
+        CREATE TABLE awa.archived_jobs_default PARTITION OF awa.archived_jobs DEFAULT;
+    END IF;
+    INSERT INTO awa.archive_retention (queue, state, retention)
+    VALUES ('*', 'completed', interval '24 hours'), ('*', 'failed', interval '7 days'),
+           ('*', 'cancelled', interval '7 days')
+    ON CONFLICT DO NOTHING;
+
     PERFORM awa._apply_privileges();
 
     RETURN QUERY SELECT * FROM awa.ring_config ORDER BY ring;
@@ -2223,6 +2480,144 @@ BEGIN
         EXECUTE format('LISTEN %I', 'awa:' || v_queue);
     END LOOP;
     EXECUTE format('LISTEN %I', 'awa:');
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/maintain_archive.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.maintain_archive(p_lock_timeout_ms int DEFAULT 50, p_max_drops int DEFAULT 16,
+                                     p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.archive_outcome
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_now     timestamptz := coalesce(p_now, now());
+    v_timeout text := p_lock_timeout_ms || 'ms';
+    v_old     text := current_setting('lock_timeout');
+    v_moved   awa.archived_jobs[];
+    v_start   timestamptz;
+    v_rel     text;
+    v_fn      text;
+    v_err     text;
+    v_blocked text;
+    v_bytes   bigint;
+BEGIN
+    PERFORM awa._require_read_committed('awa.maintain_archive');
+    PERFORM awa._require_between('lock_timeout_ms', p_lock_timeout_ms, 1, 60000);
+    PERFORM awa._require_between('max_drops', p_max_drops, 0, 1000);
+    IF NOT pg_try_advisory_xact_lock(awa._lock_key('ring'), hashtext('archive')) THEN
+        RETURN QUERY SELECT 'maintain', 'skipped_locked', NULL::timestamptz, NULL::bigint,
+                            'another maintain_archive holds its lock';
+        RETURN;
+    END IF;
+
+    -- Drain the DEFAULT partition: normally empty, so one probe.
+    IF EXISTS (SELECT 1 FROM awa.archived_jobs_default) THEN
+        BEGIN
+            PERFORM set_config('lock_timeout', v_timeout, true);
+            LOCK TABLE awa.archived_jobs IN ACCESS EXCLUSIVE MODE;
+            WITH d AS (DELETE FROM awa.archived_jobs_default x
+                       WHERE x.ctid IN (SELECT y.ctid FROM awa.archived_jobs_default y LIMIT 10000)
+                       RETURNING x.*)
+            SELECT array_agg(d) INTO v_moved FROM d;
+            FOR v_start IN SELECT DISTINCT date_trunc('hour', m.expires_at, 'UTC') FROM unnest(v_moved) AS m
+                           WHERE m.expires_at > v_now LOOP
+                PERFORM awa._create_archive_cohort(v_start);
+            END LOOP;
+            INSERT INTO awa.archived_jobs SELECT m.* FROM unnest(v_moved) AS m WHERE m.expires_at > v_now;
+            PERFORM set_config('lock_timeout', v_old, true);
+            RETURN QUERY SELECT 'drain', 'drained', NULL::timestamptz, cardinality(v_moved)::bigint,
+                                format('moved %s rows out of awa.archived_jobs_default (expired ones dropped)',
+                                       cardinality(v_moved));
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+            RETURN QUERY SELECT 'drain', 'skipped_blocked', NULL::timestamptz, NULL::bigint,
+                                format('awa.archived_jobs not free within %s ms', p_lock_timeout_ms);
+        END;
+    END IF;
+
+    -- Create ahead: a copy gives a job expires_at = finalized_at + retention,
+    -- finalized a minute or so before (the ring's kept slots).
+    FOR v_start IN
+        SELECT DISTINCT date_trunc('hour', v_now + r.retention, 'UTC') + h * interval '1 hour'
+        FROM awa.archive_retention r CROSS JOIN generate_series(-1, 3) AS h
+        WHERE r.retention > interval '0'
+          AND NOT EXISTS (SELECT 1 FROM awa.archive_cohorts c
+                          WHERE c.cohort_start = date_trunc('hour', v_now + r.retention, 'UTC') + h * interval '1 hour')
+        ORDER BY 1
+    LOOP
+        BEGIN
+            PERFORM set_config('lock_timeout', v_timeout, true);
+            v_rel := awa._create_archive_cohort(v_start);
+            PERFORM set_config('lock_timeout', v_old, true);
+            RETURN QUERY SELECT 'create', 'created', v_start, 0::bigint, format('created awa.%s', v_rel);
+        EXCEPTION
+            WHEN lock_not_available OR deadlock_detected THEN
+                RETURN QUERY SELECT 'create', 'skipped_blocked', v_start, NULL::bigint,
+                                    format('awa.archived_jobs not free within %s ms', p_lock_timeout_ms);
+                EXIT;
+            WHEN check_violation THEN
+                -- Rows of this cohort reached DEFAULT since the drain: the
+                -- next pass drains them and creates it.
+                RETURN QUERY SELECT 'create', 'skipped_default', v_start, NULL::bigint,
+                                    'awa.archived_jobs_default holds rows of this cohort: drained next pass';
+        END;
+    END LOOP;
+
+    -- Drop expired cohorts.
+    -- A hook whose function was dropped since is an export that fails: the
+    -- cohorts are kept, never dropped unexported.
+    SELECT coalesce((SELECT format('%I.%I', n.nspname, p.proname) FROM pg_proc p
+                     JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.oid = e.export_function),
+                    format('awa._archive_export_missing_%s', e.export_function::oid))
+    INTO v_fn
+    FROM awa.archive_export e;
+    FOR v_start, v_rel IN
+        SELECT c.cohort_start, c.relname FROM awa.archive_cohorts c
+        WHERE c.cohort_end <= v_now ORDER BY c.cohort_start LIMIT p_max_drops
+    LOOP
+        v_err := NULL;
+        v_blocked := NULL;
+        BEGIN
+            PERFORM set_config('lock_timeout', v_timeout, true);
+            EXECUTE format('LOCK TABLE awa.%I IN SHARE MODE', v_rel);
+            IF v_fn IS NOT NULL THEN
+                BEGIN
+                    EXECUTE format('SELECT %s($1, $2, $3)', v_fn)
+                    USING v_start, v_start + interval '1 hour', format('awa.%I', v_rel)::regclass;
+                EXCEPTION WHEN OTHERS THEN
+                    GET STACKED DIAGNOSTICS v_err = MESSAGE_TEXT;
+                    v_err := coalesce(v_err, 'error') || ' (' || SQLSTATE || ')';
+                END;
+                IF v_err IS NOT NULL THEN
+                    RAISE EXCEPTION 'awa: export refused' USING ERRCODE = 'AW099';
+                END IF;
+            END IF;
+            v_bytes := pg_total_relation_size(format('awa.%I', v_rel)::regclass);
+            EXECUTE format('DROP TABLE awa.%I', v_rel);
+            DELETE FROM awa.archive_cohorts c WHERE c.cohort_start = v_start;
+            PERFORM set_config('lock_timeout', v_old, true);
+        EXCEPTION
+            WHEN lock_not_available OR deadlock_detected THEN
+                v_blocked := format('awa.%s or awa.archived_jobs not free within %s ms', v_rel, p_lock_timeout_ms);
+            WHEN SQLSTATE 'AW099' THEN
+                NULL;
+        END;
+        IF v_err IS NOT NULL THEN
+            UPDATE awa.archive_cohorts c SET export_error = v_err, export_failed_at = clock_timestamp()
+            WHERE c.cohort_start = v_start;
+            RETURN QUERY SELECT 'drop', 'skipped_export', v_start, NULL::bigint,
+                                format('export by %s failed: %s', v_fn, v_err);
+        ELSIF v_blocked IS NOT NULL THEN
+            RETURN QUERY SELECT 'drop', 'skipped_blocked', v_start, NULL::bigint, v_blocked;
+        ELSE
+            RETURN QUERY SELECT 'drop', 'dropped', v_start, NULL::bigint,
+                                format('dropped awa.%s (%s bytes)', v_rel, v_bytes);
+        END IF;
+    END LOOP;
 END;
 $$;
 -- +goose StatementEnd
@@ -2324,6 +2719,9 @@ DECLARE
     v_available boolean;
     v_detail  text;
     v_changed boolean;
+    v_archive boolean := false;
+    v_arch    awa._archived := ROW('{}', '{}', 0);
+    v_arch0   awa._archived;
 BEGIN
     PERFORM awa._require_read_committed('awa.prune_ring');
     v_slots := awa._ring_slot_count(p_ring);
@@ -2416,6 +2814,19 @@ BEGIN
     v_available := p_ring = 'queue' AND EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k)
                                                 WHERE u.k % 3 = 0 AND u.v <> -1);
     v_history := p_ring = 'queue' AND coalesce(cardinality(v_open), 0) = 0 AND NOT v_available;
+    -- The archive (docs/storage.md, "History archive"): the slot's terminal
+    -- rows are copied before the locks (stable once the proof saw no open
+    -- attempt drawn from the slot), and under them only what is new since. A
+    -- slot with available jobs to carry is copied under the locks, once its
+    -- carry is done. Everything from here on runs in a block that a prune
+    -- ending without its TRUNCATE rolls back (AW098), copies included: a job
+    -- is never in the ring and the archive at once.
+    v_archive := p_ring = 'queue' AND EXISTS (SELECT 1 FROM awa.archive_retention a WHERE a.retention > interval '0');
+    BEGIN
+    IF v_archive AND NOT v_available THEN
+        v_arch := awa._archive_slot(v_target, '{}', '{}', now());
+    END IF;
+    v_arch0 := v_arch;
     v_rels := CASE WHEN p_ring = 'queue' THEN ARRAY['cursor_marks'] ELSE '{}' END
               || ARRAY(SELECT t || '_' || v_target FROM unnest(awa._ring_tables(p_ring)) AS t
                        WHERE NOT (v_history AND t = 'done_completions'));
@@ -2442,6 +2853,9 @@ BEGIN
                 IF v_changed THEN
                     RAISE EXCEPTION 'awa: prune slot changed' USING ERRCODE = 'AW099';
                 END IF;
+                IF v_archive THEN
+                    v_arch := awa._archive_slot(v_target, v_arch.batch_ids, v_arch.entry_ids, now());
+                END IF;
                 IF pg_relation_size(format('awa.%I', 'done_completions_' || v_target)::regclass) > 0 THEN
                     EXECUTE format('TRUNCATE awa.%I', 'done_completions_' || v_target);
                 END IF;
@@ -2451,6 +2865,7 @@ BEGIN
                 -- job's finalizer waits for it at most that long.
                 IF awa._lock_slot_tables(v_rels, greatest(p_lock_timeout_ms / 10, 2), false, true) IS NOT NULL THEN
                     v_history := false;  -- given back (variables outlive the rollback)
+                    v_arch := v_arch0;
                     v_rels := v_rels || ('done_completions_' || v_target);
                     RAISE EXCEPTION 'awa: prune history given back' USING ERRCODE = 'AW099';
                 END IF;
@@ -2476,12 +2891,12 @@ BEGIN
     END;
     IF v_detail IS NOT NULL THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen, v_detail;
-        RETURN;
+        RAISE EXCEPTION 'awa: prune ends untruncated' USING ERRCODE = 'AW098';
     END IF;
     IF v_changed THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
                             format('slot %s changed while prune waited for its locks (seen under lock)', v_target);
-        RETURN;
+        RAISE EXCEPTION 'awa: prune ends untruncated' USING ERRCODE = 'AW098';
     END IF;
 
     -- Under the locks, the hot path waits: only the work the fingerprint
@@ -2495,14 +2910,14 @@ BEGIN
             RETURN QUERY SELECT p_ring, 'prune', 'carried', v_target, v_gen,
                                 format('moved %s available jobs to slot %s, %s%s remain', v_moved, v_current,
                                        CASE WHEN v_rest = p_carry_limit THEN 'at least ' ELSE '' END, v_rest);
-            RETURN;
+            RETURN;  -- nothing archived yet (v_available): the carry stays
         END IF;
         IF v_urgent AND cardinality(v_open) > 0 THEN
             v_runs := awa._carry_running(v_target, v_current, v_open);
             IF v_runs IS NULL THEN
                 RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
                                     format('a closer holds the lock of a claim batch drawn from slot %s', v_target);
-                RETURN;
+                RAISE EXCEPTION 'awa: prune ends untruncated' USING ERRCODE = 'AW098';
             END IF;
         END IF;
     ELSIF p_ring = 'claim' AND v_urgent THEN
@@ -2528,6 +2943,13 @@ BEGIN
                           WHERE o.lane_id = s.lane_id AND o.claim_seq >= s.claim_seq AND o.cursor_slot <> v_target);
     END IF;
 
+    -- Under the locks: what committed into the slot since the first copy
+    -- (usually nothing: two scans of the slot's done tables), or all of it for
+    -- a slot that had jobs to carry.
+    IF v_archive THEN
+        v_arch := awa._archive_slot(v_target, v_arch.batch_ids, v_arch.entry_ids, now());
+    END IF;
+
     -- Only the tables that hold pages (nothing can add any under the locks):
     -- each truncated table and index costs a new file, and each btree an
     -- fsync, while the hot path waits.
@@ -2544,6 +2966,9 @@ BEGIN
                                             CASE p_ring WHEN 'lease' THEN 'live leases' ELSE 'claim batches of running jobs' END,
                                             v_current)
                 ELSE '' END;
+    EXCEPTION WHEN SQLSTATE 'AW098' THEN
+        NULL;  -- the outcome is returned; the copy to the archive is undone
+    END;
 END;
 $$;
 -- +goose StatementEnd
@@ -3204,6 +3629,11 @@ BEGIN
         END IF;
     END LOOP;
 
+    -- The archive: drain, create cohorts ahead, drop expired cohorts.
+    SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]') INTO v_out FROM awa.maintain_archive(p_lock_timeout_ms) AS o;
+    report := report || jsonb_build_object('archive', v_out);
+    COMMIT AND CHAIN;
+
     SELECT count(*) INTO v_n FROM awa.cleanup_runtime_instances(greatest(interval '1 hour', 2 * p_stale_after));
     report := report || jsonb_build_object('instances_removed', v_n, 'rings', v_rings);
     COMMIT AND CHAIN;
@@ -3379,6 +3809,62 @@ BEGIN
     FROM carried z
     LEFT JOIN held h ON h.ring = z.ring AND h.slot = z.slot
     ORDER BY array_position(ARRAY['queue', 'claim', 'lease', 'cursor'], z.ring), z.slot;
+    -- The archive: its DEFAULT partition (slot -1), then one row per cohort,
+    -- oldest first (slot 0 is the oldest retained cohort); sealed_at is when
+    -- the cohort's retention ends (docs/storage.md, "History archive").
+    RETURN QUERY
+    WITH cohorts AS (
+        SELECT -1 AS slot, 'default' AS role, NULL::timestamptz AS cohort_end, 'archived_jobs_default' AS relname,
+               NULL::text AS export_error
+        UNION ALL
+        SELECT (row_number() OVER (ORDER BY c.cohort_start) - 1)::int, 'cohort', c.cohort_end, c.relname,
+               c.export_error
+        FROM awa.archive_cohorts c
+    ),
+    -- Another session holding a cohort: a drop skips it (pg_locks read once).
+    held AS (
+        SELECT DISTINCT ON (l.relation) l.relation,
+               format('%s holds %s on %s%s', coalesce('pid ' || l.pid, 'prepared transaction ' || l.virtualtransaction),
+                      l.mode, l.relation::regclass,
+                      CASE WHEN a.state IS NOT NULL THEN format(' (%s since %s)', a.state, a.state_change) ELSE '' END)
+                   AS detail
+        FROM pg_locks l
+        LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'relation' AND l.granted AND l.pid IS DISTINCT FROM pg_backend_pid()
+          AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+          AND l.relation IN (SELECT format('awa.%I', c.relname)::regclass FROM cohorts c)
+        ORDER BY l.relation, l.pid
+    ),
+    sized AS (
+        SELECT c.*, awa._count_upto(c.relname, p_count_limit + 1) AS n,
+               pg_total_relation_size(format('awa.%I', c.relname)::regclass) AS bytes, h.detail AS held
+        FROM cohorts c
+        LEFT JOIN held h ON h.relation = format('awa.%I', c.relname)::regclass
+    )
+    SELECT 'archive'::text, z.slot, z.role, NULL::bigint, z.cohort_end, least(z.n, p_count_limit), z.n > p_count_limit,
+           z.bytes,
+           CASE WHEN z.role = 'default' AND z.n = 0 THEN 'empty'
+                WHEN z.role = 'default' THEN 'blocked'
+                WHEN z.export_error IS NOT NULL THEN 'blocked'
+                WHEN z.cohort_end > now() AND z.n = 0 THEN 'empty'
+                WHEN z.cohort_end > now() THEN 'retained'
+                WHEN z.held IS NOT NULL THEN 'locked'
+                ELSE 'reclaimable' END,
+           CASE WHEN z.role = 'default' AND z.n > 0 THEN 'default'
+                WHEN z.role = 'default' THEN NULL
+                WHEN z.export_error IS NOT NULL THEN 'export'
+                WHEN z.cohort_end > now() THEN NULL
+                WHEN z.held IS NOT NULL THEN 'lock' END,
+           NULL::bigint, NULL::text,
+           CASE WHEN z.role = 'default' AND z.n > 0
+                    THEN 'jobs whose cohort had no partition: awa.maintain_archive moves them to their cohorts'
+                WHEN z.role = 'default' THEN NULL
+                WHEN z.export_error IS NOT NULL THEN format('awa.%s: export failed: %s', z.relname, z.export_error)
+                WHEN z.cohort_end > now() THEN format('awa.%s: retention runs until %s', z.relname, z.cohort_end)
+                WHEN z.held IS NOT NULL THEN z.held
+                ELSE format('awa.%s: retention passed, awa.maintain_archive drops it', z.relname) END
+    FROM sized z
+    ORDER BY z.slot;
     PERFORM awa._end_ring_read('awa.storage_status', ARRAY['cursor', 'queue', 'claim', 'lease']);
 EXCEPTION WHEN SQLSTATE 'AW099' THEN
     RETURN;

@@ -5,7 +5,8 @@
 -- starts each append-only rotation ledger at generation 0, and creates the
 -- fixed pool of 256 lane position sequences (awa.lane_positions_0 .. _255,
 -- see awa._lane_position_seq): the only objects lanes use, so a new queue
--- creates none; then applies the privileges (awa._apply_privileges: roles,
+-- creates none; the archive's DEFAULT partition and default retentions;
+-- then applies the privileges (awa._apply_privileges: roles,
 -- grants, nothing for PUBLIC). Idempotent: a second
 -- call with the same slot counts changes nothing. A ring's slot count is fixed
 -- once installed; asking for another raises AW031.
@@ -64,6 +65,17 @@ BEGIN
             EXECUTE format('CREATE SEQUENCE awa.%I AS bigint', 'lane_positions_' || v_slot);
         END IF;
     END LOOP;
+
+    -- The archive (docs/storage.md, "History archive"): its DEFAULT partition,
+    -- which stays empty (awa.maintain_archive creates cohorts ahead), and the
+    -- default retentions, once (an operator's are kept).
+    IF to_regclass('awa.archived_jobs_default') IS NULL THEN
+        CREATE TABLE awa.archived_jobs_default PARTITION OF awa.archived_jobs DEFAULT;
+    END IF;
+    INSERT INTO awa.archive_retention (queue, state, retention)
+    VALUES ('*', 'completed', interval '24 hours'), ('*', 'failed', interval '7 days'),
+           ('*', 'cancelled', interval '7 days')
+    ON CONFLICT DO NOTHING;
 
     PERFORM awa._apply_privileges();
 

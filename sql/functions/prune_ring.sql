@@ -16,6 +16,9 @@
 -- wait only for the ready tables' TRUNCATE; holding it out of that order,
 -- prune tries the rest with NOWAIT only, for a tenth of lock_timeout_ms, and
 -- else gives it back and takes every lock in order (another lock_timeout_ms at most; docs/storage.md, "Locks").
+-- Archive: with a retention on, the slot's terminal jobs are copied to
+-- awa.archived_jobs before the locks (awa._archive_slot) and what is new under
+-- them; a prune that ends without its TRUNCATE undoes the copy (AW098).
 -- Outcomes: pruned; carried; already_empty; skipped_live (detail says what is
 -- live); skipped_blocked (held through the whole budget; retried on a later
 -- tick, never forced); skipped_locked (another rotate or prune of the ring).
@@ -55,6 +58,9 @@ DECLARE
     v_available boolean;
     v_detail  text;
     v_changed boolean;
+    v_archive boolean := false;
+    v_arch    awa._archived := ROW('{}', '{}', 0);
+    v_arch0   awa._archived;
 BEGIN
     PERFORM awa._require_read_committed('awa.prune_ring');
     v_slots := awa._ring_slot_count(p_ring);
@@ -147,6 +153,19 @@ BEGIN
     v_available := p_ring = 'queue' AND EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k)
                                                 WHERE u.k % 3 = 0 AND u.v <> -1);
     v_history := p_ring = 'queue' AND coalesce(cardinality(v_open), 0) = 0 AND NOT v_available;
+    -- The archive (docs/storage.md, "History archive"): the slot's terminal
+    -- rows are copied before the locks (stable once the proof saw no open
+    -- attempt drawn from the slot), and under them only what is new since. A
+    -- slot with available jobs to carry is copied under the locks, once its
+    -- carry is done. Everything from here on runs in a block that a prune
+    -- ending without its TRUNCATE rolls back (AW098), copies included: a job
+    -- is never in the ring and the archive at once.
+    v_archive := p_ring = 'queue' AND EXISTS (SELECT 1 FROM awa.archive_retention a WHERE a.retention > interval '0');
+    BEGIN
+    IF v_archive AND NOT v_available THEN
+        v_arch := awa._archive_slot(v_target, '{}', '{}', now());
+    END IF;
+    v_arch0 := v_arch;
     v_rels := CASE WHEN p_ring = 'queue' THEN ARRAY['cursor_marks'] ELSE '{}' END
               || ARRAY(SELECT t || '_' || v_target FROM unnest(awa._ring_tables(p_ring)) AS t
                        WHERE NOT (v_history AND t = 'done_completions'));
@@ -173,6 +192,9 @@ BEGIN
                 IF v_changed THEN
                     RAISE EXCEPTION 'awa: prune slot changed' USING ERRCODE = 'AW099';
                 END IF;
+                IF v_archive THEN
+                    v_arch := awa._archive_slot(v_target, v_arch.batch_ids, v_arch.entry_ids, now());
+                END IF;
                 IF pg_relation_size(format('awa.%I', 'done_completions_' || v_target)::regclass) > 0 THEN
                     EXECUTE format('TRUNCATE awa.%I', 'done_completions_' || v_target);
                 END IF;
@@ -182,6 +204,7 @@ BEGIN
                 -- job's finalizer waits for it at most that long.
                 IF awa._lock_slot_tables(v_rels, greatest(p_lock_timeout_ms / 10, 2), false, true) IS NOT NULL THEN
                     v_history := false;  -- given back (variables outlive the rollback)
+                    v_arch := v_arch0;
                     v_rels := v_rels || ('done_completions_' || v_target);
                     RAISE EXCEPTION 'awa: prune history given back' USING ERRCODE = 'AW099';
                 END IF;
@@ -207,12 +230,12 @@ BEGIN
     END;
     IF v_detail IS NOT NULL THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_blocked', v_target, v_gen, v_detail;
-        RETURN;
+        RAISE EXCEPTION 'awa: prune ends untruncated' USING ERRCODE = 'AW098';
     END IF;
     IF v_changed THEN
         RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
                             format('slot %s changed while prune waited for its locks (seen under lock)', v_target);
-        RETURN;
+        RAISE EXCEPTION 'awa: prune ends untruncated' USING ERRCODE = 'AW098';
     END IF;
 
     -- Under the locks, the hot path waits: only the work the fingerprint
@@ -226,14 +249,14 @@ BEGIN
             RETURN QUERY SELECT p_ring, 'prune', 'carried', v_target, v_gen,
                                 format('moved %s available jobs to slot %s, %s%s remain', v_moved, v_current,
                                        CASE WHEN v_rest = p_carry_limit THEN 'at least ' ELSE '' END, v_rest);
-            RETURN;
+            RETURN;  -- nothing archived yet (v_available): the carry stays
         END IF;
         IF v_urgent AND cardinality(v_open) > 0 THEN
             v_runs := awa._carry_running(v_target, v_current, v_open);
             IF v_runs IS NULL THEN
                 RETURN QUERY SELECT p_ring, 'prune', 'skipped_live', v_target, v_gen,
                                     format('a closer holds the lock of a claim batch drawn from slot %s', v_target);
-                RETURN;
+                RAISE EXCEPTION 'awa: prune ends untruncated' USING ERRCODE = 'AW098';
             END IF;
         END IF;
     ELSIF p_ring = 'claim' AND v_urgent THEN
@@ -259,6 +282,13 @@ BEGIN
                           WHERE o.lane_id = s.lane_id AND o.claim_seq >= s.claim_seq AND o.cursor_slot <> v_target);
     END IF;
 
+    -- Under the locks: what committed into the slot since the first copy
+    -- (usually nothing: two scans of the slot's done tables), or all of it for
+    -- a slot that had jobs to carry.
+    IF v_archive THEN
+        v_arch := awa._archive_slot(v_target, v_arch.batch_ids, v_arch.entry_ids, now());
+    END IF;
+
     -- Only the tables that hold pages (nothing can add any under the locks):
     -- each truncated table and index costs a new file, and each btree an
     -- fsync, while the hot path waits.
@@ -275,5 +305,8 @@ BEGIN
                                             CASE p_ring WHEN 'lease' THEN 'live leases' ELSE 'claim batches of running jobs' END,
                                             v_current)
                 ELSE '' END;
+    EXCEPTION WHEN SQLSTATE 'AW098' THEN
+        NULL;  -- the outcome is returned; the copy to the archive is undone
+    END;
 END;
 $$;

@@ -6,7 +6,8 @@
 -- Otherwise: promote due jobs, rescue stale claims, expired deadlines and timed-out callbacks,
 -- then per ring what the Go leader does (queue, claim and lease rings: rotate
 -- at most once per its interval, then prune while prune carries; cursor
--- ring: prune, then rotate), then remove rows of silent worker processes
+-- ring: prune, then rotate), then the archive (awa.maintain_archive), then
+-- remove rows of silent worker processes
 -- and the progress checkpoints of jobs that are gone.
 -- A PROCEDURE: it commits after each step, each step in its own READ
 -- COMMITTED transaction (whatever the session's default level), so a prune's locks are
@@ -14,7 +15,8 @@
 -- (CALL awa.run_maintenance(); pg_cron and autocommit clients do); inside
 -- one, its first COMMIT raises 2D000 and nothing is written.
 -- report (INOUT): {"leader", "promoted", "rescued_stale", "rescued_deadline", "rescued_callback",
--- "instances_removed", "rings": [ring outcomes], "attempt_states_removed"}.
+-- "archive": [archive outcomes], "instances_removed", "rings": [ring outcomes],
+-- "attempt_states_removed"}.
 -- Locks: those of each function it calls, one step at a time.
 -- Errors: AW010 holder NULL, lease_ttl outside 1 s..1 h, an interval not
 -- positive, keep_sealed outside 0..14, batch outside 1..100000,
@@ -124,6 +126,11 @@ BEGIN
             COMMIT AND CHAIN;
         END IF;
     END LOOP;
+
+    -- The archive: drain, create cohorts ahead, drop expired cohorts.
+    SELECT coalesce(jsonb_agg(to_jsonb(o)), '[]') INTO v_out FROM awa.maintain_archive(p_lock_timeout_ms) AS o;
+    report := report || jsonb_build_object('archive', v_out);
+    COMMIT AND CHAIN;
 
     SELECT count(*) INTO v_n FROM awa.cleanup_runtime_instances(greatest(interval '1 hour', 2 * p_stale_after));
     report := report || jsonb_build_object('instances_removed', v_n, 'rings', v_rings);

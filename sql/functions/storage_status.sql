@@ -5,7 +5,11 @@
 -- what prune would do now: blocked (its own proof, awa._slot_blocker with
 -- prune's arguments, naming job, queue and cause), locked (another session
 -- holds one of its tables), carried or reclaimable. Prune records no outcome:
--- none is shown. Statuses and costs: docs/storage.md, "Storage status".
+-- none is shown. Then the archive (ring 'archive'): its DEFAULT partition
+-- (slot -1, blocked while it holds rows) and each cohort, oldest first, with
+-- its retention end as sealed_at: retained, empty, reclaimable, locked, or
+-- blocked by a failed export (cause export). Statuses and costs:
+-- docs/storage.md, "Storage status" and "History archive".
 -- Locks: ACCESS SHARE on every ring child (awa._lock_ring_reads), released
 -- before it returns (awa._end_ring_read): a prune waits at most for this
 -- statement. Read-only.
@@ -103,6 +107,62 @@ BEGIN
     FROM carried z
     LEFT JOIN held h ON h.ring = z.ring AND h.slot = z.slot
     ORDER BY array_position(ARRAY['queue', 'claim', 'lease', 'cursor'], z.ring), z.slot;
+    -- The archive: its DEFAULT partition (slot -1), then one row per cohort,
+    -- oldest first (slot 0 is the oldest retained cohort); sealed_at is when
+    -- the cohort's retention ends (docs/storage.md, "History archive").
+    RETURN QUERY
+    WITH cohorts AS (
+        SELECT -1 AS slot, 'default' AS role, NULL::timestamptz AS cohort_end, 'archived_jobs_default' AS relname,
+               NULL::text AS export_error
+        UNION ALL
+        SELECT (row_number() OVER (ORDER BY c.cohort_start) - 1)::int, 'cohort', c.cohort_end, c.relname,
+               c.export_error
+        FROM awa.archive_cohorts c
+    ),
+    -- Another session holding a cohort: a drop skips it (pg_locks read once).
+    held AS (
+        SELECT DISTINCT ON (l.relation) l.relation,
+               format('%s holds %s on %s%s', coalesce('pid ' || l.pid, 'prepared transaction ' || l.virtualtransaction),
+                      l.mode, l.relation::regclass,
+                      CASE WHEN a.state IS NOT NULL THEN format(' (%s since %s)', a.state, a.state_change) ELSE '' END)
+                   AS detail
+        FROM pg_locks l
+        LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'relation' AND l.granted AND l.pid IS DISTINCT FROM pg_backend_pid()
+          AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
+          AND l.relation IN (SELECT format('awa.%I', c.relname)::regclass FROM cohorts c)
+        ORDER BY l.relation, l.pid
+    ),
+    sized AS (
+        SELECT c.*, awa._count_upto(c.relname, p_count_limit + 1) AS n,
+               pg_total_relation_size(format('awa.%I', c.relname)::regclass) AS bytes, h.detail AS held
+        FROM cohorts c
+        LEFT JOIN held h ON h.relation = format('awa.%I', c.relname)::regclass
+    )
+    SELECT 'archive'::text, z.slot, z.role, NULL::bigint, z.cohort_end, least(z.n, p_count_limit), z.n > p_count_limit,
+           z.bytes,
+           CASE WHEN z.role = 'default' AND z.n = 0 THEN 'empty'
+                WHEN z.role = 'default' THEN 'blocked'
+                WHEN z.export_error IS NOT NULL THEN 'blocked'
+                WHEN z.cohort_end > now() AND z.n = 0 THEN 'empty'
+                WHEN z.cohort_end > now() THEN 'retained'
+                WHEN z.held IS NOT NULL THEN 'locked'
+                ELSE 'reclaimable' END,
+           CASE WHEN z.role = 'default' AND z.n > 0 THEN 'default'
+                WHEN z.role = 'default' THEN NULL
+                WHEN z.export_error IS NOT NULL THEN 'export'
+                WHEN z.cohort_end > now() THEN NULL
+                WHEN z.held IS NOT NULL THEN 'lock' END,
+           NULL::bigint, NULL::text,
+           CASE WHEN z.role = 'default' AND z.n > 0
+                    THEN 'jobs whose cohort had no partition: awa.maintain_archive moves them to their cohorts'
+                WHEN z.role = 'default' THEN NULL
+                WHEN z.export_error IS NOT NULL THEN format('awa.%s: export failed: %s', z.relname, z.export_error)
+                WHEN z.cohort_end > now() THEN format('awa.%s: retention runs until %s', z.relname, z.cohort_end)
+                WHEN z.held IS NOT NULL THEN z.held
+                ELSE format('awa.%s: retention passed, awa.maintain_archive drops it', z.relname) END
+    FROM sized z
+    ORDER BY z.slot;
     PERFORM awa._end_ring_read('awa.storage_status', ARRAY['cursor', 'queue', 'claim', 'lease']);
 EXCEPTION WHEN SQLSTATE 'AW099' THEN
     RETURN;

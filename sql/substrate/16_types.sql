@@ -76,3 +76,27 @@ CREATE TABLE awa.callback_wait (
     result    jsonb,
     CHECK (false)
 );
+
+-- What one step of awa.maintain_archive did: action create, drain or drop;
+-- outcome created, drained, dropped, skipped_blocked (a lock not granted within
+-- the bound), skipped_default (a cohort not created: DEFAULT holds rows of it
+-- until the next drain), skipped_export (the export hook raised: the cohort is kept) or
+-- skipped_locked (another maintain_archive runs); cohort_start names the cohort
+-- (NULL for the DEFAULT partition), rows what it held.
+CREATE TABLE awa.archive_outcome (
+    action       text NOT NULL,
+    outcome      text NOT NULL,
+    cohort_start timestamptz,
+    rows         bigint,
+    detail       text NOT NULL,
+    CHECK (false)
+);
+
+-- Internal: what awa._archive_slot copied (completion batch ids and snapshot
+-- job ids of the slot, so a second call copies only what is new) and how many
+-- jobs.
+CREATE TYPE awa._archived AS (
+    batch_ids bigint[],
+    entry_ids bigint[],
+    jobs      bigint
+);

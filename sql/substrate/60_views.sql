@@ -51,8 +51,9 @@ COMMENT ON VIEW awa._open_receipts IS 'internal: claim batch items whose receipt
 -- a reader's transaction keeps no lock on the rings (docs/storage.md, "Read
 -- surfaces"). The internal views are the one definition of each surface.
 
--- Terminal history still retained by the queue ring: compact completion batches
--- expanded against their ready rows, plus failed/cancelled snapshots.
+-- Terminal history: what the queue ring still retains (compact completion
+-- batches expanded against their ready rows, plus failed/cancelled snapshots)
+-- and the archive (docs/storage.md, "History archive").
 -- Progress (awa.attempt_state, docs/storage.md "Read surfaces"): one join
 -- outside the UNION ALL (a whole read: one hash join; awa._jobs_now, which
 -- does not read these two columns, has the planner remove it).
@@ -70,13 +71,20 @@ UNION ALL
 SELECT d.job_id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, d.finalized_at, d.tags, d.metadata, d.errors
 FROM awa.done_entries d
+UNION ALL
+-- The archive: a job is copied there by the prune that truncates its slot, in
+-- the same transaction, so it shows in one branch or the other, never both.
+SELECT a.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
+       a.run_at, a.created_at, a.finalized_at, a.tags, a.metadata, a.errors
+FROM awa.archived_jobs a
 ) AS t
 LEFT JOIN awa.attempt_state s ON s.job_id = t.id;
 
 COMMENT ON VIEW awa._terminal_jobs_now IS 'internal: the body of awa.terminal_jobs (read through awa._read_terminal_jobs)';
 
 -- Every job in any state, one row per job. A DLQ job shows as failed with
--- dlq = true. Terminal jobs appear while the queue ring retains them.
+-- dlq = true. Terminal jobs appear while the queue ring or the archive
+-- retains them.
 -- Progress: every row joins awa.attempt_state once, outside the UNION ALL
 -- (one hash join for a whole-view read, one index probe for awa.job).
 -- Appended last, so that CREATE OR REPLACE VIEW applies it to an install.
@@ -184,7 +192,7 @@ $$;
 CREATE VIEW awa.terminal_jobs AS SELECT * FROM awa._read_terminal_jobs();
 
 COMMENT ON VIEW awa.terminal_jobs IS
-    'completed, cancelled and failed jobs still retained by the queue ring (DLQ jobs are in awa.jobs)';
+    'completed, cancelled and failed jobs retained by the queue ring or the archive (DLQ jobs are in awa.jobs)';
 
 CREATE VIEW awa.jobs AS SELECT * FROM awa._read_jobs();
 

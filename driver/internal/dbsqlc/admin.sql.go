@@ -47,6 +47,40 @@ func (q *Queries) CancelJob(ctx context.Context, db DBTX, arg CancelJobParams) (
 	return items, nil
 }
 
+const configureArchive = `-- name: ConfigureArchive :many
+SELECT queue, state, retention, updated_at FROM awa.configure_archive($1::jsonb, $2::text)
+`
+
+type ConfigureArchiveParams struct {
+	Opts  json.RawMessage
+	Queue pgtype.Text
+}
+
+func (q *Queries) ConfigureArchive(ctx context.Context, db DBTX, arg ConfigureArchiveParams) ([]AwaArchiveRetention, error) {
+	rows, err := db.Query(ctx, configureArchive, arg.Opts, arg.Queue)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaArchiveRetention
+	for rows.Next() {
+		var i AwaArchiveRetention
+		if err := rows.Scan(
+			&i.Queue,
+			&i.State,
+			&i.Retention,
+			&i.UpdatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const configureQueue = `-- name: ConfigureQueue :one
 SELECT queue, dlq_enabled, deadline, enqueue_shards, updated_at FROM awa.configure_queue($1::text, $2::jsonb)
 `

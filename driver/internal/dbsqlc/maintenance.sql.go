@@ -98,6 +98,43 @@ func (q *Queries) CleanupRuntimeInstances(ctx context.Context, db DBTX, arg Clea
 	return items, nil
 }
 
+const maintainArchive = `-- name: MaintainArchive :many
+SELECT action, outcome, cohort_start, rows, detail FROM awa.maintain_archive($1::int, $2::int,
+                                   $3::timestamptz)
+`
+
+type MaintainArchiveParams struct {
+	LockTimeoutMs int32
+	MaxDrops      int32
+	Now           pgtype.Timestamptz
+}
+
+func (q *Queries) MaintainArchive(ctx context.Context, db DBTX, arg MaintainArchiveParams) ([]AwaArchiveOutcome, error) {
+	rows, err := db.Query(ctx, maintainArchive, arg.LockTimeoutMs, arg.MaxDrops, arg.Now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaArchiveOutcome
+	for rows.Next() {
+		var i AwaArchiveOutcome
+		if err := rows.Scan(
+			&i.Action,
+			&i.Outcome,
+			&i.CohortStart,
+			&i.Rows,
+			&i.Detail,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const maintenanceRoutinesDenied = `-- name: MaintenanceRoutinesDenied :many
 SELECT current_user::text AS role, p.oid::regprocedure::text AS routine
 FROM pg_catalog.pg_proc p

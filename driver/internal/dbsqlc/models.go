@@ -146,6 +146,55 @@ func AllAwaJobStateValues() []AwaJobState {
 	}
 }
 
+type AwaArchiveCohort struct {
+	CohortStart    pgtype.Timestamptz
+	CohortEnd      pgtype.Timestamptz
+	Relname        string
+	CreatedAt      pgtype.Timestamptz
+	ExportError    pgtype.Text
+	ExportFailedAt pgtype.Timestamptz
+}
+
+type AwaArchiveExport struct {
+	OnlyRow        bool
+	ExportFunction interface{}
+	UpdatedAt      pgtype.Timestamptz
+}
+
+type AwaArchiveOutcome struct {
+	Action      string
+	Outcome     string
+	CohortStart pgtype.Timestamptz
+	Rows        pgtype.Int8
+	Detail      string
+}
+
+type AwaArchiveRetention struct {
+	Queue     string
+	State     AwaJobState
+	Retention pgtype.Interval
+	UpdatedAt pgtype.Timestamptz
+}
+
+type AwaArchivedJob struct {
+	ExpiresAt   pgtype.Timestamptz
+	JobID       int64
+	State       AwaJobState
+	RunLease    int64
+	Attempt     int32
+	MaxAttempts int32
+	Priority    int16
+	Queue       string
+	Kind        string
+	Args        []byte
+	Tags        []string
+	Metadata    []byte
+	Errors      []byte
+	CreatedAt   pgtype.Timestamptz
+	RunAt       pgtype.Timestamptz
+	FinalizedAt pgtype.Timestamptz
+}
+
 type AwaAttemptProgress struct {
 	JobID     int64
 	RunLease  int64
@@ -545,7 +594,7 @@ type AwaStorageSlot struct {
 	Detail     pgtype.Text
 }
 
-// completed, cancelled and failed jobs still retained by the queue ring (DLQ jobs are in awa.jobs)
+// completed, cancelled and failed jobs retained by the queue ring or the archive (DLQ jobs are in awa.jobs)
 type AwaTerminalJob struct {
 	ID          int64
 	Queue       string

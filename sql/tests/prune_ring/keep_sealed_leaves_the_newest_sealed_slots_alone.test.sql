@@ -3,6 +3,9 @@
 -- rotation needs can always be reclaimed.
 begin;
 select plan(6);
+-- The queue ring alone: archive retention 0 (with it on, the prune copies the
+-- slot's terminal jobs to the archive first: prune_ring/archives_*).
+select awa.configure_archive('{"completed_seconds": 0, "failed_seconds": 0, "cancelled_seconds": 0}');
 
 -- A completed job in each of slots 0, 1 and 2; current slot 3.
 select is(awa_test.turn('queue', 3, 'keep'), 3, 'setup: slots 0..2 sealed, slot 3 current');

@@ -3,6 +3,9 @@
 -- history is reclaimed together with slot 0 and the current slot stays empty.
 begin;
 select plan(4);
+-- The queue ring alone: archive retention 0 (with it on, the prune copies the
+-- slot's terminal jobs to the archive first: prune_ring/archives_*).
+select awa.configure_archive('{"completed_seconds": 0, "failed_seconds": 0, "cancelled_seconds": 0}');
 
 create temp table j as select * from awa.insert_job('prune.k', '{}', '{"queue": "nq"}');
 create temp table c as select * from awa.claim_ready_runtime('nq', 1, null, now());

@@ -2,6 +2,9 @@
 -- awa.terminal_jobs (and awa.jobs); history in younger slots stays.
 begin;
 select plan(5);
+-- The queue ring alone: archive retention 0 (with it on, the prune copies the
+-- slot's terminal jobs to the archive first: prune_ring/archives_*).
+select awa.configure_archive('{"completed_seconds": 0, "failed_seconds": 0, "cancelled_seconds": 0}');
 
 create temp table done_ids (slot int, id bigint);
 do $$

@@ -5,6 +5,9 @@
 -- shows each moved job once, still available.
 begin;
 select plan(9);
+-- The queue ring alone: archive retention 0 (with it on, the prune copies the
+-- slot's terminal jobs to the archive first: prune_ring/archives_*).
+select awa.configure_archive('{"completed_seconds": 0, "failed_seconds": 0, "cancelled_seconds": 0}');
 
 create temp table j as select * from awa.insert_jobs(array['prune.k', 'prune.k', 'prune.k', 'prune.k'],
                                                       array['{"n": 1}', '{"n": 2}', '{"n": 3}', '{"n": 4}']::jsonb[],
