@@ -2,6 +2,7 @@ package sqlrace
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -55,7 +56,7 @@ func (h *hammerLog) saw(who string, id int64, outcome string, state *string) {
 func TestCallbackHammerResolvesOnceAndLosesNothing(t *testing.T) {
 	const (
 		queue = "hammer"
-		jobs  = 300
+		jobs  = 400
 		run   = 8 * time.Second
 	)
 	ctx, pool := newDB(t, 90*time.Second)
@@ -147,13 +148,13 @@ func TestCallbackHammerResolvesOnceAndLosesNothing(t *testing.T) {
 			}
 		})
 	}
-	for r := 0; r < 3; r++ {
+	for r := 0; r < 2; r++ {
 		rng := rand.New(rand.NewPCG(uint64(r), 2))
 		goSession(t, ctx, pool, &wg, func(conn *pgx.Conn) {
 			for !isDone() {
+				time.Sleep(3 * time.Millisecond)
 				tok, ok := h.pickToken(rng)
 				if !ok {
-					time.Sleep(2 * time.Millisecond)
 					continue
 				}
 				action := []string{"complete", "fail", "retry", "resume"}[rng.IntN(4)]
@@ -244,6 +245,25 @@ func TestCallbackHammerResolvesOnceAndLosesNothing(t *testing.T) {
 		}
 	}
 	t.Logf("%d tokens, %d resolved, %d of %d jobs ended", len(h.tokens), len(h.resolved), ended, len(ids))
+
+	// At rest, queue_counts and awa.jobs agree state by state (waiting_external:
+	// parked jobs and open attempts waiting for their callback).
+	states := jobStates(t, ctx, pool, queue)
+	counts := map[string]int64{}
+	var c [9]int64
+	if err := pool.QueryRow(ctx, `SELECT available, running, scheduled, retryable, completed, cancelled, failed, dlq,
+			waiting_external FROM awa.queue_counts($1)`, queue).Scan(&c[0], &c[1], &c[2], &c[3], &c[4], &c[5], &c[6], &c[7], &c[8]); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range []string{"available", "running", "scheduled", "retryable", "completed", "cancelled", "failed", "", "waiting_external"} {
+		if s != "" && c[i] > 0 {
+			counts[s] = c[i]
+		}
+	}
+	if fmt.Sprint(states) != fmt.Sprint(counts) {
+		t.Errorf("at rest awa.jobs says %v, queue_counts %v", states, counts)
+	}
+	t.Logf("at rest: %v", states)
 
 	// Settle: every open attempt rescued as stale, then every callback timed
 	// out: no registration and no parked job may be left behind.
