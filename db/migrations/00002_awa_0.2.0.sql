@@ -1507,6 +1507,14 @@ BEGIN
                                                    NULL, v_now);
             IF v_res.outcome = 'applied' THEN
                 PERFORM pg_notify('awa:', p_job_id || ':' || v_b.run_lease);
+            ELSE
+                -- Closed by a park that held the attempt's lock: its parked
+                -- row is committed now, and is cancelled as above.
+                DELETE FROM awa.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
+                IF FOUND THEN
+                    v_res := ROW(p_job_id, v_w.run_lease, 'applied',
+                                 awa._route_parked(v_w, 'cancel', NULL, v_reason, NULL, v_now));
+                END IF;
             END IF;
             RETURN NEXT v_res;
             RETURN;
@@ -2844,9 +2852,19 @@ BEGIN
         END IF;
     END LOOP;
     -- A closed attempt stays closed: its registration goes without its guard,
-    -- skipped when locked (whoever holds it deletes it).
+    -- skipped when locked (whoever holds it deletes it). So does, before its
+    -- timeout, one whose claim batch prune has reclaimed (prune carries open
+    -- attempts' batches), the claim ring share-locked first as in
+    -- awa._attempt_guard.
     DELETE FROM awa.callbacks x
     WHERE x.callback_id IN (SELECT y.callback_id FROM awa.callbacks y WHERE y.callback_id = ANY (v_closed)
+                            FOR UPDATE SKIP LOCKED);
+    LOCK TABLE awa.claim_batches IN ACCESS SHARE MODE;
+    DELETE FROM awa.callbacks x
+    WHERE x.callback_id IN (SELECT y.callback_id FROM awa.callbacks y
+                            WHERE NOT EXISTS (SELECT 1 FROM awa.claim_batches b
+                                              WHERE b.batch_id = awa._receipt_batch_id(y.receipt_id))
+                            LIMIT p_limit
                             FOR UPDATE SKIP LOCKED);
 
     FOR v_w IN

@@ -6,8 +6,9 @@
 -- under awa._attempt_guard: a resume or a closer that came first wins), then
 -- parked jobs (awa.external_waits, by the timeout index, rows taken FOR
 -- UPDATE SKIP LOCKED: a resolver or a cancel holding one wins). Also deletes
--- the timed-out registrations of attempts that closed otherwise, resumed or
--- not. A late resolution or handler result is then stale.
+-- the registrations of attempts that closed otherwise, resumed or not: at
+-- their timeout, or once prune reclaimed their claim batch (up to limit). A
+-- late resolution or handler result is then stale.
 -- Locks: the attempts' guards in claim-batch order; rows only under their
 -- attempt's guard, or with SKIP LOCKED after the last guard: a session that
 -- holds a batch's lock and waits for one of those rows (a resolver that raced
@@ -52,9 +53,19 @@ BEGIN
         END IF;
     END LOOP;
     -- A closed attempt stays closed: its registration goes without its guard,
-    -- skipped when locked (whoever holds it deletes it).
+    -- skipped when locked (whoever holds it deletes it). So does, before its
+    -- timeout, one whose claim batch prune has reclaimed (prune carries open
+    -- attempts' batches), the claim ring share-locked first as in
+    -- awa._attempt_guard.
     DELETE FROM awa.callbacks x
     WHERE x.callback_id IN (SELECT y.callback_id FROM awa.callbacks y WHERE y.callback_id = ANY (v_closed)
+                            FOR UPDATE SKIP LOCKED);
+    LOCK TABLE awa.claim_batches IN ACCESS SHARE MODE;
+    DELETE FROM awa.callbacks x
+    WHERE x.callback_id IN (SELECT y.callback_id FROM awa.callbacks y
+                            WHERE NOT EXISTS (SELECT 1 FROM awa.claim_batches b
+                                              WHERE b.batch_id = awa._receipt_batch_id(y.receipt_id))
+                            LIMIT p_limit
                             FOR UPDATE SKIP LOCKED);
 
     FOR v_w IN
