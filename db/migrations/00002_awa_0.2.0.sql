@@ -2834,16 +2834,34 @@ BEGIN
     PERFORM awa._require_read_committed('awa.rescue_expired_callbacks');
     PERFORM awa._require_between('limit', p_limit, 1, 100000);
 
+    FOR v_w IN
+        DELETE FROM awa.external_waits w
+        WHERE w.job_id IN (SELECT x.job_id FROM awa.external_waits x
+                           WHERE x.timeout_at < v_now
+                           ORDER BY x.timeout_at, x.job_id
+                           LIMIT p_limit
+                           FOR UPDATE SKIP LOCKED)
+        RETURNING *
+    LOOP
+        v_n := v_n + 1;
+        RETURN QUERY SELECT v_w.job_id, v_w.run_lease, 'applied'::awa.finalize_outcome,
+                            awa._route_parked(v_w, 'retry', NULL, 'callback timed out', NULL, v_now);
+    END LOOP;
+
     FOR v_x IN
         -- In claim-batch order, the order awa._close_claims takes those locks in.
         SELECT e.* FROM (SELECT * FROM awa.callbacks x WHERE x.timeout_at < v_now
-                         ORDER BY x.timeout_at LIMIT p_limit) AS e
+                         ORDER BY x.timeout_at LIMIT p_limit - v_n) AS e
         ORDER BY awa._receipt_batch_id(e.receipt_id), e.receipt_id
     LOOP
+        -- A busy attempt waits for the next call: the lock's holder may wait
+        -- for a parked row taken above (a resolver that raced the park) or be
+        -- a handler's open transaction.
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('claim_batch'),
+                                                    awa._lock_claim_batch_id(awa._receipt_batch_id(v_x.receipt_id)));
         IF NOT awa._attempt_guard(v_x.job_id, v_x.run_lease, v_x.claim_slot, v_x.receipt_id) THEN
             v_closed := v_closed || v_x.callback_id;
         ELSIF EXISTS (SELECT 1 FROM awa.callbacks x WHERE x.callback_id = v_x.callback_id AND x.resumed_at IS NULL) THEN
-            v_n := v_n + 1;
             RETURN QUERY SELECT * FROM awa._finalize('retry', 'callback_timeout', ARRAY[v_x.job_id],
                                                      ARRAY[v_x.run_lease], ARRAY[v_x.claim_slot],
                                                      ARRAY[v_x.receipt_id], ARRAY['callback timed out'],
@@ -2852,9 +2870,9 @@ BEGIN
         END IF;
     END LOOP;
     -- A closed attempt stays closed: its registration goes without its guard,
-    -- skipped when locked (whoever holds it deletes it). So does, before its
-    -- timeout, one whose claim batch prune has reclaimed (prune carries open
-    -- attempts' batches), the claim ring share-locked first as in
+    -- skipped when locked (a registration superseding it holds it). So does,
+    -- before its timeout, one whose claim batch prune has reclaimed (prune
+    -- carries open attempts' batches), the claim ring share-locked first as in
     -- awa._attempt_guard.
     DELETE FROM awa.callbacks x
     WHERE x.callback_id IN (SELECT y.callback_id FROM awa.callbacks y WHERE y.callback_id = ANY (v_closed)
@@ -2866,19 +2884,6 @@ BEGIN
                                               WHERE b.batch_id = awa._receipt_batch_id(y.receipt_id))
                             LIMIT p_limit
                             FOR UPDATE SKIP LOCKED);
-
-    FOR v_w IN
-        DELETE FROM awa.external_waits w
-        WHERE w.job_id IN (SELECT x.job_id FROM awa.external_waits x
-                           WHERE x.timeout_at < v_now
-                           ORDER BY x.timeout_at, x.job_id
-                           LIMIT p_limit - v_n
-                           FOR UPDATE SKIP LOCKED)
-        RETURNING *
-    LOOP
-        RETURN QUERY SELECT v_w.job_id, v_w.run_lease, 'applied'::awa.finalize_outcome,
-                            awa._route_parked(v_w, 'retry', NULL, 'callback timed out', NULL, v_now);
-    END LOOP;
 END;
 $$;
 -- +goose StatementEnd
