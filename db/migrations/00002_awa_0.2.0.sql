@@ -1144,6 +1144,7 @@ DECLARE
     v_w   awa.external_waits;
     v_res awa.finalize_result;
     v_size int;
+    v_open boolean := false;
 BEGIN
     PERFORM awa._require_read_committed('awa.' || p_action || '_external');
     IF p_callback_id IS NULL THEN
@@ -1156,9 +1157,13 @@ BEGIN
 
     SELECT * INTO v_x FROM awa.callbacks x WHERE x.callback_id = p_callback_id;
     -- Under the attempt's lock, a statement of its own sees a resume, a take
-    -- or a closer that held it: a resumed token resolves nothing more.
-    IF FOUND AND awa._attempt_guard(v_x.job_id, v_x.run_lease, v_x.claim_slot, v_x.receipt_id)
-       AND EXISTS (SELECT 1 FROM awa.callbacks x WHERE x.callback_id = p_callback_id AND x.resumed_at IS NULL) THEN
+    -- or a closer that held it: a resumed token resolves nothing more. (Not
+    -- in the guard's expression: that would read with the snapshot taken
+    -- before the guard waited.)
+    IF FOUND AND awa._attempt_guard(v_x.job_id, v_x.run_lease, v_x.claim_slot, v_x.receipt_id) THEN
+        v_open := EXISTS (SELECT 1 FROM awa.callbacks x WHERE x.callback_id = p_callback_id AND x.resumed_at IS NULL);
+    END IF;
+    IF v_open THEN
         IF p_action = 'resume' THEN
             UPDATE awa.callbacks x SET resumed_at = v_now, result = p_payload WHERE x.callback_id = p_callback_id;
             PERFORM pg_notify('awa:', 'resume:' || v_x.job_id || ':' || v_x.run_lease);
@@ -1667,6 +1672,14 @@ BEGIN
                                                    NULL, v_now);
             IF v_res.outcome = 'applied' THEN
                 PERFORM pg_notify('awa:', p_job_id || ':' || v_b.run_lease);
+            ELSE
+                -- Closed by a park that held the attempt's lock: its parked
+                -- row is committed now, and is cancelled as above.
+                DELETE FROM awa.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
+                IF FOUND THEN
+                    v_res := ROW(p_job_id, v_w.run_lease, 'applied',
+                                 awa._route_parked(v_w, 'cancel', NULL, v_reason, NULL, v_now));
+                END IF;
             END IF;
             RETURN NEXT v_res;
             RETURN;
@@ -3237,10 +3250,11 @@ SET search_path = pg_catalog, pg_temp
 SET jit = off
 AS $$
 DECLARE
-    v_now timestamptz := coalesce(p_now, now());
-    v_w   awa.external_waits;
-    v_x   awa.callbacks;
-    v_n   int := 0;
+    v_now    timestamptz := coalesce(p_now, now());
+    v_w      awa.external_waits;
+    v_x      awa.callbacks;
+    v_n      int := 0;
+    v_closed uuid[] := '{}';
 BEGIN
     PERFORM awa._require_read_committed('awa.rescue_expired_callbacks');
     PERFORM awa._require_between('limit', p_limit, 1, 100000);
@@ -3265,18 +3279,36 @@ BEGIN
                          ORDER BY x.timeout_at LIMIT p_limit - v_n) AS e
         ORDER BY awa._receipt_batch_id(e.receipt_id), e.receipt_id
     LOOP
-        IF awa._attempt_guard(v_x.job_id, v_x.run_lease, v_x.claim_slot, v_x.receipt_id) THEN
-            IF EXISTS (SELECT 1 FROM awa.callbacks x WHERE x.callback_id = v_x.callback_id AND x.resumed_at IS NULL) THEN
-                RETURN QUERY SELECT * FROM awa._finalize('retry', 'callback_timeout', ARRAY[v_x.job_id],
-                                                         ARRAY[v_x.run_lease], ARRAY[v_x.claim_slot],
-                                                         ARRAY[v_x.receipt_id], ARRAY['callback timed out'],
-                                                         NULL, v_now);
-                DELETE FROM awa.callbacks x WHERE x.callback_id = v_x.callback_id;
-            END IF;
-        ELSE
+        -- A busy attempt waits for the next call: the lock's holder may wait
+        -- for a parked row taken above (a resolver that raced the park) or be
+        -- a handler's open transaction.
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('claim_batch'),
+                                                    awa._lock_claim_batch_id(awa._receipt_batch_id(v_x.receipt_id)));
+        IF NOT awa._attempt_guard(v_x.job_id, v_x.run_lease, v_x.claim_slot, v_x.receipt_id) THEN
+            v_closed := v_closed || v_x.callback_id;
+        ELSIF EXISTS (SELECT 1 FROM awa.callbacks x WHERE x.callback_id = v_x.callback_id AND x.resumed_at IS NULL) THEN
+            RETURN QUERY SELECT * FROM awa._finalize('retry', 'callback_timeout', ARRAY[v_x.job_id],
+                                                     ARRAY[v_x.run_lease], ARRAY[v_x.claim_slot],
+                                                     ARRAY[v_x.receipt_id], ARRAY['callback timed out'],
+                                                     NULL, v_now);
             DELETE FROM awa.callbacks x WHERE x.callback_id = v_x.callback_id;
         END IF;
     END LOOP;
+    -- A closed attempt stays closed: its registration goes without its guard,
+    -- skipped when locked (a registration superseding it holds it). So does,
+    -- before its timeout, one whose claim batch prune has reclaimed (prune
+    -- carries open attempts' batches), the claim ring share-locked first as in
+    -- awa._attempt_guard.
+    DELETE FROM awa.callbacks x
+    WHERE x.callback_id IN (SELECT y.callback_id FROM awa.callbacks y WHERE y.callback_id = ANY (v_closed)
+                            FOR UPDATE SKIP LOCKED);
+    LOCK TABLE awa.claim_batches IN ACCESS SHARE MODE;
+    DELETE FROM awa.callbacks x
+    WHERE x.callback_id IN (SELECT y.callback_id FROM awa.callbacks y
+                            WHERE NOT EXISTS (SELECT 1 FROM awa.claim_batches b
+                                              WHERE b.batch_id = awa._receipt_batch_id(y.receipt_id))
+                            LIMIT p_limit
+                            FOR UPDATE SKIP LOCKED);
 END;
 $$;
 -- +goose StatementEnd

@@ -35,6 +35,7 @@ DECLARE
     v_w   awa.external_waits;
     v_res awa.finalize_result;
     v_size int;
+    v_open boolean := false;
 BEGIN
     PERFORM awa._require_read_committed('awa.' || p_action || '_external');
     IF p_callback_id IS NULL THEN
@@ -47,9 +48,13 @@ BEGIN
 
     SELECT * INTO v_x FROM awa.callbacks x WHERE x.callback_id = p_callback_id;
     -- Under the attempt's lock, a statement of its own sees a resume, a take
-    -- or a closer that held it: a resumed token resolves nothing more.
-    IF FOUND AND awa._attempt_guard(v_x.job_id, v_x.run_lease, v_x.claim_slot, v_x.receipt_id)
-       AND EXISTS (SELECT 1 FROM awa.callbacks x WHERE x.callback_id = p_callback_id AND x.resumed_at IS NULL) THEN
+    -- or a closer that held it: a resumed token resolves nothing more. (Not
+    -- in the guard's expression: that would read with the snapshot taken
+    -- before the guard waited.)
+    IF FOUND AND awa._attempt_guard(v_x.job_id, v_x.run_lease, v_x.claim_slot, v_x.receipt_id) THEN
+        v_open := EXISTS (SELECT 1 FROM awa.callbacks x WHERE x.callback_id = p_callback_id AND x.resumed_at IS NULL);
+    END IF;
+    IF v_open THEN
         IF p_action = 'resume' THEN
             UPDATE awa.callbacks x SET resumed_at = v_now, result = p_payload WHERE x.callback_id = p_callback_id;
             PERFORM pg_notify('awa:', 'resume:' || v_x.job_id || ':' || v_x.run_lease);

@@ -11,7 +11,8 @@
 --                          '<job_id>:<run_lease>') tells the runtime to cancel
 --                          the handler (docs/storage.md, "Every attempt ends")
 -- Returns one row: applied with state 'cancelled', or stale when the running
--- attempt was finalized concurrently.
+-- attempt was finalized concurrently (parked concurrently: the parked job is
+-- cancelled).
 -- Errors: AW010 job_id NULL; AW020 no such job; AW021 the job is already
 -- completed, cancelled or failed (or in the DLQ: purge it instead).
 -- Locks: the deferred or parked row; or ACCESS SHARE on awa.cursor_marks (before the
@@ -110,6 +111,14 @@ BEGIN
                                                    NULL, v_now);
             IF v_res.outcome = 'applied' THEN
                 PERFORM pg_notify('awa:', p_job_id || ':' || v_b.run_lease);
+            ELSE
+                -- Closed by a park that held the attempt's lock: its parked
+                -- row is committed now, and is cancelled as above.
+                DELETE FROM awa.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
+                IF FOUND THEN
+                    v_res := ROW(p_job_id, v_w.run_lease, 'applied',
+                                 awa._route_parked(v_w, 'cancel', NULL, v_reason, NULL, v_now));
+                END IF;
             END IF;
             RETURN NEXT v_res;
             RETURN;
