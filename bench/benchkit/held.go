@@ -316,23 +316,11 @@ func (hd *holder) keep(ctx context.Context) {
 		return
 	}
 	hd.stop, hd.done = make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(hd.done)
-		t := time.NewTicker(hd.every)
-		defer t.Stop()
-		for tick := 1; ; tick++ {
-			select {
-			case <-hd.stop:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			if err := hd.tick(ctx, tick); err != nil {
-				hd.errs.CompareAndSwap(nil, &err)
-			}
+	go tickUntil(ctx, hd.every, hd.stop, hd.done, func(tick int) {
+		if err := hd.tick(ctx, tick); err != nil {
+			hd.errs.CompareAndSwap(nil, &err)
 		}
-	}()
+	})
 }
 
 func (hd *holder) tick(ctx context.Context, tick int) error {

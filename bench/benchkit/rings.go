@@ -117,21 +117,8 @@ func startRingSizes(ctx context.Context, dsn string) (*ringSizes, error) {
 		return nil, err
 	}
 	rs := &ringSizes{conn: conn, stop: make(chan struct{}), done: make(chan struct{}), peak: map[string]int64{}}
-	go func() {
-		defer close(rs.done)
-		t := time.NewTicker(ringSizeEvery)
-		defer t.Stop()
-		for {
-			rs.sample(ctx)
-			select {
-			case <-rs.stop:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	rs.sample(ctx)
+	go tickUntil(ctx, ringSizeEvery, rs.stop, rs.done, func(int) { rs.sample(ctx) })
 	return rs, nil
 }
 
@@ -174,4 +161,22 @@ func (rs *ringSizes) Stop() (peak map[string]int64, taken, missed int) {
 	<-rs.done
 	rs.conn.Close(context.Background())
 	return rs.peak, rs.taken, rs.missd
+}
+
+// tickUntil calls f with the tick number (from 1) every d until stop is
+// closed or ctx ends, then closes done.
+func tickUntil(ctx context.Context, d time.Duration, stop <-chan struct{}, done chan<- struct{}, f func(tick int)) {
+	defer close(done)
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for tick := 1; ; tick++ {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		f(tick)
+	}
 }
