@@ -125,17 +125,7 @@ func TestBenchBurndownHoldsParkedAndLongJobs(t *testing.T) {
 			if want := fmt.Sprintf("3000 jobs, %d parked, %d long", c.parked, c.long); r.Error != "" || r.Variant != want || r.Jobs != 3000 {
 				t.Fatalf("run %q: %d jobs, error %q; want %q, 3000 jobs", r.Variant, r.Jobs, r.Error, want)
 			}
-			want := benchkit.HeldJobs{Parked: c.parked, Long: c.long, Queue: benchkit.HeldQueue,
-				ParkedWaiting: int64(c.parked), QueueWaiting: int64(c.parked), LongOpen: int64(c.long), LongCompleted: int64(c.long)}
-			if h := r.Held; h == nil {
-				t.Fatal("no held jobs reported")
-			} else {
-				got := *h
-				got.SetupSeconds, got.Heartbeats, got.ProgressWrites = 0, 0, 0
-				if got != want {
-					t.Errorf("held jobs %+v, want %+v", got, want)
-				}
-			}
+			requireHeldAccounted(t, r, c.parked, c.long)
 			// The leader's first ticks: the queue ring rotates out of the slot
 			// the jobs were inserted in, and the lease ring out of the slot of
 			// the held jobs' leases (every registration and first progress
@@ -148,15 +138,96 @@ func TestBenchBurndownHoldsParkedAndLongJobs(t *testing.T) {
 			if r.Rings["queue"]["rotated"] < 1 || r.Rings["lease"]["rotated"] < 1 || r.RingEventsDropped != 0 {
 				t.Errorf("ring outcomes %v (%d dropped): want the queue and lease rings rotated", r.Rings, r.RingEventsDropped)
 			}
-			flat := strings.Join(strings.Fields(b.stdout), " ")
-			for _, s := range []string{"rings: queue ", "; lease ", fmt.Sprintf(
-				"held: %d parked, %d still waiting_external; %d long, %d still open, %d completed once",
-				c.parked, c.parked, c.long, c.long, c.long)} {
-				if !strings.Contains(flat, s) {
-					t.Errorf("output lacks %q", s)
-				}
-			}
+			requireHeldOutput(t, b.stdout, c.parked, c.long)
 		})
+	}
+}
+
+// TestBenchRateHoldsParkedAndLongJobsWhileEveryRingTurns runs a short awa
+// rate run with -parked and -long and every maintenance service every
+// 100 ms: the held jobs are accounted for as in the burn-down, callbacks
+// were registered during the run by long and fresh attempts and each
+// resumed once, and every ring rotated and pruned around them (the lease
+// ring carrying the long attempts' live leases forward), with the ring
+// tables' peak size sampled; the output quotes it all.
+func TestBenchRateHoldsParkedAndLongJobsWhileEveryRingTurns(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	const parked, long = 200, 5
+	b := runBench(ctx, t, dsn, []string{"rate"}, "-system", "awa", "-scenario", "rate",
+		"-rates", "200", "-rate-warmup", "500ms", "-rate-duration", "5s", "-producers", "2",
+		"-workers", "10", "-conns", "6", "-parked", fmt.Sprint(parked), "-long", fmt.Sprint(long),
+		"-awa-maintenance", "100ms")
+	if len(b.rep.Runs) != 1 {
+		t.Fatalf("%d runs, want 1", len(b.rep.Runs))
+	}
+	r := b.rep.Runs[0]
+	if want := fmt.Sprintf("200/s, %d parked, %d long", parked, long); r.Error != "" || r.Variant != want || r.Jobs < 1000 {
+		t.Fatalf("run %q: %d jobs, error %q; want %q, at least 1000 jobs", r.Variant, r.Jobs, r.Error, want)
+	}
+	requireHeldAccounted(t, r, parked, long)
+	if h := r.Held; h.CallbacksLong < 1 || h.CallbacksFresh < 1 {
+		t.Errorf("callbacks during the run: %d by long, %d by fresh attempts; want some of each", h.CallbacksLong, h.CallbacksFresh)
+	}
+	for _, ring := range []string{"queue", "claim", "lease", "cursor"} {
+		if c := r.Rings[ring]; c["rotated"] < 1 || c["pruned"] < 1 {
+			t.Errorf("%s ring: %d rotated, %d pruned; want each ring rotated and pruned (%v)", ring, c["rotated"], c["pruned"], r.Rings)
+		}
+		if r.RingPeakBytes[ring] <= 0 {
+			t.Errorf("%s ring: peak size %d bytes", ring, r.RingPeakBytes[ring])
+		}
+	}
+	if r.RingEventsDropped != 0 || r.RingSizeSamples < 1 {
+		t.Errorf("%d ring events dropped, %d size samples", r.RingEventsDropped, r.RingSizeSamples)
+	}
+	// The long attempts' leases are live through the run: a prune of their
+	// slot carries them forward, all of them each time.
+	if r.RingCarries["lease"] < 1 || r.RingRowsCarried["lease"] < long {
+		t.Errorf("lease ring: %d carries of %d rows; want at least one carrying the %d long attempts' leases",
+			r.RingCarries["lease"], r.RingRowsCarried["lease"], long)
+	}
+	requireHeldOutput(t, b.stdout, parked, long)
+	flat := strings.Join(strings.Fields(b.stdout), " ")
+	if s := fmt.Sprintf("lease %d rotated %d pruned %d carries (%d rows)", r.Rings["lease"]["rotated"],
+		r.Rings["lease"]["pruned"], r.RingCarries["lease"], r.RingRowsCarried["lease"]); !strings.Contains(flat, s) {
+		t.Errorf("output lacks %q", s)
+	}
+}
+
+// requireHeldAccounted checks a run's account of its held jobs: every parked
+// job still waiting with its token, every long attempt still open, then
+// completed once; every callback registered during the run resumed and
+// taken once, every fresh attempt completed; nothing stale.
+func requireHeldAccounted(t *testing.T, r *benchkit.Run, parked, long int) {
+	t.Helper()
+	h := r.Held
+	if h == nil {
+		t.Fatal("no held jobs reported")
+	}
+	want := benchkit.HeldJobs{Parked: parked, Long: long, Queue: benchkit.HeldQueue,
+		ParkedWaiting: int64(parked), QueueWaiting: int64(parked), LongOpen: int64(long), LongCompleted: int64(long),
+		CallbacksLong: h.CallbacksLong, CallbacksFresh: h.CallbacksFresh,
+		CallbacksResumed: h.CallbacksLong + h.CallbacksFresh, FreshCompleted: h.CallbacksFresh}
+	got := *h
+	got.SetupSeconds, got.Heartbeats, got.ProgressWrites = 0, 0, 0
+	if got != want {
+		t.Errorf("held jobs %+v, want %+v", got, want)
+	}
+}
+
+// requireHeldOutput checks that the output quotes the rings and the held
+// jobs' account.
+func requireHeldOutput(t *testing.T, stdout string, parked, long int) {
+	t.Helper()
+	flat := strings.Join(strings.Fields(stdout), " ")
+	for _, s := range []string{"rings: queue ", "; lease ", fmt.Sprintf(
+		"held: %d parked, %d still waiting_external; %d long, %d still open, %d completed once",
+		parked, parked, long, long, long), "callbacks during the run: "} {
+		if !strings.Contains(flat, s) {
+			t.Errorf("output lacks %q", s)
+		}
 	}
 }
 

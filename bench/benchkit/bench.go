@@ -58,8 +58,8 @@ type Config struct {
 	Repeat          int       `json:"repeat"`
 	Profile         bool      `json:"profile"`
 	AwaSQL          string    `json:"awa_sql,omitempty"`
-	Parked          int       `json:"burndown_parked,omitempty"`
-	Long            int       `json:"burndown_long,omitempty"`
+	Parked          int       `json:"held_parked,omitempty"`
+	Long            int       `json:"held_long,omitempty"`
 }
 
 // Execute runs every scenario of o for every system, printing a header and a
@@ -112,24 +112,26 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 		do                func(s System, r *Run) error
 	}
 	var jobs []job
+	// Held jobs (-parked, -long) name themselves in the variants of the runs
+	// that hold them.
+	held := ""
+	if o.Parked+o.Long > 0 {
+		held = fmt.Sprintf(", %d parked, %d long", o.Parked, o.Long)
+	}
 	for _, sc := range o.Scenarios {
 		switch sc {
 		case "burndown":
-			variant := fmt.Sprintf("%d jobs", o.Jobs)
-			if o.Parked+o.Long > 0 {
-				variant += fmt.Sprintf(", %d parked, %d long", o.Parked, o.Long)
-			}
-			jobs = append(jobs, job{"burndown", variant, func(s System, r *Run) error {
+			jobs = append(jobs, job{"burndown", fmt.Sprintf("%d jobs", o.Jobs) + held, func(s System, r *Run) error {
 				return burndown(ctx, e, s, o.Jobs, r)
 			}})
 		case "rate":
 			for _, rt := range o.Rates {
-				jobs = append(jobs, job{"rate", fmt.Sprintf("%g/s", rt), func(s System, r *Run) error {
+				jobs = append(jobs, job{"rate", fmt.Sprintf("%g/s", rt) + held, func(s System, r *Run) error {
 					return rateRun(ctx, e, s, rt, o.RateWarmup, o.RateDuration, o.Producers, false, r)
 				}})
 			}
 		case "pinned":
-			jobs = append(jobs, job{"pinned", fmt.Sprintf("%g/s", o.PinnedRate), func(s System, r *Run) error {
+			jobs = append(jobs, job{"pinned", fmt.Sprintf("%g/s", o.PinnedRate) + held, func(s System, r *Run) error {
 				return rateRun(ctx, e, s, o.PinnedRate, o.RateWarmup, o.PinnedDuration, o.Producers, true, r)
 			}})
 		case "enqueue":

@@ -43,9 +43,9 @@ type Options struct {
 	// AwaMaintenance is the worker client's maintenance: "default", "off",
 	// or a duration every maintenance service runs at (-awa-maintenance).
 	AwaMaintenance string
-	// Parked and Long are the jobs an awa burn-down holds in HeldQueue
-	// through its measured phase (-parked, -long): parked (waiting_external)
-	// and long attempts held open.
+	// Parked and Long are the jobs an awa burn-down, rate or pinned run holds
+	// in HeldQueue through its measured phase (-parked, -long): parked
+	// (waiting_external) and long attempts held open.
 	Parked, Long int
 }
 
@@ -92,10 +92,11 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		awaSQL:    fs.String("awa-sql", "", "experiment: SQL file run after awa's migrations (e.g. a patched function); the report flags it"),
 		awaMaint: fs.String("awa-maintenance", "default", "awa's maintenance: default, off, or an interval (e.g. 1s) "+
 			"every maintenance service (promotion, rescues, ring rotate+prune) runs at, keeping no sealed queue slot"),
-		parked: fs.Int("parked", 0, "burn-down, awa only: jobs parked (waiting_external) in queue "+HeldQueue+
+		parked: fs.Int("parked", 0, "burndown, rate and pinned, awa only: jobs parked (waiting_external) in queue "+HeldQueue+
 			" before the measured phase, checked still parked after it"),
-		long: fs.Int("long", 0, "burn-down, awa only: attempts of queue "+HeldQueue+
-			" held open through the measured phase (process heartbeat, progress now and then), completed after it"),
+		long: fs.Int("long", 0, "burndown, rate and pinned, awa only: attempts of queue "+HeldQueue+
+			" held open through the measured phase (process heartbeat, progress and a callback now and then; "+
+			"a fresh attempt registering a callback every tick), completed after it"),
 	}
 }
 

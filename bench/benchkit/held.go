@@ -4,35 +4,41 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/awa-queue/awa/driver"
 )
 
-// HeldQueue is the queue of the jobs a burn-down holds besides its own
-// (-parked, -long). Not the burn-down's queue: the run's end ("nothing
+// HeldQueue is the queue of the jobs a burn-down or rate run holds besides
+// its own (-parked, -long). Not the run's queue: the run's end ("nothing
 // available or running in default") and its jobs/s then count the short jobs
 // only, and the worker client never claims a held job. The rings are shared by
 // every queue, so what the held jobs do to rotation and prune is the same.
 const HeldQueue = "bench_held"
 
 // Held-job settings: parked jobs wait a day for their callback (no timeout
-// rescue during a run); the keeper heartbeats the long attempts' process
-// every heldTick and has each long attempt report progress once every
-// heldProgressEvery ticks, as a long handler would now and then.
+// rescue during a run); the keeper ticks every heldTick (or the awa
+// maintenance interval when shorter): it heartbeats the held attempts'
+// process, has each long attempt report progress once every
+// heldProgressEvery ticks and register a callback once every
+// heldCallbackEvery ticks, as a long handler would now and then, and claims
+// one fresh job of HeldQueue that registers a callback. Each callback
+// registered during the run waits heldWaitTicks ticks (longer than a lease
+// ring wrap of 8 slots at one rotation a tick), then is resumed from SQL and
+// taken, and a fresh attempt completed.
 const (
 	heldCallbackTimeout = "24 hours"
 	heldTick            = time.Second
 	heldProgressEvery   = 5
+	heldCallbackEvery   = 20
+	heldWaitTicks       = 10
 	heldClaimBatch      = 1000
 )
 
-// HeldJobs is what a burn-down with -parked or -long reports about its held
-// jobs: set up before the measured phase, accounted for after it.
+// HeldJobs is what a burn-down or rate run with -parked or -long reports
+// about its held jobs: set up before the measured phase, accounted for after
+// it.
 type HeldJobs struct {
 	Parked       int     `json:"parked"`
 	Long         int     `json:"long"`
@@ -43,6 +49,19 @@ type HeldJobs struct {
 	Heartbeats     int64 `json:"heartbeats"`
 	ProgressWrites int64 `json:"progress_writes"`
 	ProgressStale  int64 `json:"progress_stale"`
+	// Callbacks registered during the measured phase: by long attempts, and
+	// by fresh attempts (each a new lease in the lease ring's current slot);
+	// each resumed (awa.resume_external applied and awa.take_callback_result
+	// handed the payload over) after heldWaitTicks, the last ones after the
+	// run, and each fresh attempt then completed. CallbackStale counts those
+	// steps that did not apply, CallbackResumedAgain a second resume of a
+	// token that applied: both must be 0.
+	CallbacksLong        int64 `json:"callbacks_long"`
+	CallbacksFresh       int64 `json:"callbacks_fresh"`
+	CallbacksResumed     int64 `json:"callbacks_resumed"`
+	FreshCompleted       int64 `json:"fresh_completed"`
+	CallbackStale        int64 `json:"callback_stale"`
+	CallbackResumedAgain int64 `json:"callback_resumed_again"`
 	// At the end: parked jobs still in awa.external_waits with the token they
 	// parked with (and awa.queue_counts' waiting_external of the queue), long
 	// attempts still open with their claim-time receipt (their last progress
@@ -67,6 +86,12 @@ func (hj *HeldJobs) accounted() error {
 	}
 	if hj.ProgressStale > 0 {
 		errs = append(errs, fmt.Errorf("%d progress writes of long attempts were stale", hj.ProgressStale))
+	}
+	if hj.CallbacksResumed != hj.CallbacksLong+hj.CallbacksFresh || hj.FreshCompleted != hj.CallbacksFresh ||
+		hj.CallbackStale != 0 || hj.CallbackResumedAgain != 0 {
+		errs = append(errs, fmt.Errorf("callbacks during the run: %d by long and %d by fresh attempts, %d resumed, "+
+			"%d fresh completed, %d steps stale, %d resumed again", hj.CallbacksLong, hj.CallbacksFresh,
+			hj.CallbacksResumed, hj.FreshCompleted, hj.CallbackStale, hj.CallbackResumedAgain))
 	}
 	return errors.Join(errs...)
 }
@@ -93,24 +118,40 @@ func (as *attempts) add(a attempt) {
 
 func (as *attempts) len() int { return len(as.jobs) }
 
+func (as *attempts) at(i int) attempt {
+	return attempt{as.jobs[i], as.leases[i], as.slots[i], as.receipts[i]}
+}
+
 // slice returns attempts [i, j).
 func (as *attempts) slice(i, j int) attempts {
 	return attempts{jobs: as.jobs[i:j], leases: as.leases[i:j], slots: as.slots[i:j], receipts: as.receipts[i:j]}
 }
 
-// holder keeps the held jobs of one burn-down: its own connection (a
-// process of its own, awa.heartbeat_instance) and, while the keeper runs,
-// the heartbeat and progress of the long attempts.
+// wait is a callback registered during the run, resumed at tick due.
+type wait struct {
+	attempt
+	token string
+	due   int
+	fresh bool // a fresh attempt's, completed once resumed; else a long attempt's
+}
+
+// holder keeps the held jobs of one run: its own connection (a process of
+// its own, awa.heartbeat_instance) and, while the keeper runs, the
+// heartbeat, progress and callbacks of the held attempts.
 type holder struct {
-	conn     *pgx.Conn
-	instance string
-	long     attempts
-	parked   []int64
-	tokens   []string
-	rep      *HeldJobs
-	stop     chan struct{}
-	done     chan struct{}
-	errs     atomic.Pointer[error] // the keeper's first error
+	conn      *pgx.Conn
+	instance  string
+	every     time.Duration // the keeper's tick
+	long      attempts
+	parked    []int64
+	tokens    []string
+	waits     []wait   // registered during the run, not yet resumed
+	resumed   []string // their tokens once resumed
+	unclaimed int      // fresh jobs inserted, not yet claimed
+	rep       *HeldJobs
+	stop      chan struct{}
+	done      chan struct{}
+	errs      atomic.Pointer[error] // the keeper's first error
 }
 
 // holdJobs inserts parked+long jobs in HeldQueue, claims them in batches as a
@@ -118,12 +159,12 @@ type holder struct {
 // park_jobs) and keeps long of them open (first progress write: each escalates
 // to a lease), all in SQL through pgx. The caller starts the keeper at the
 // measured phase and calls finish after it.
-func holdJobs(ctx context.Context, dsn string, parked, long int, progress func(string)) (*holder, error) {
+func holdJobs(ctx context.Context, dsn string, parked, long int, every time.Duration, progress func(string)) (*holder, error) {
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		return nil, err
 	}
-	hd := &holder{conn: conn, rep: &HeldJobs{Parked: parked, Long: long, Queue: HeldQueue}}
+	hd := &holder{conn: conn, every: every, rep: &HeldJobs{Parked: parked, Long: long, Queue: HeldQueue}}
 	t0 := time.Now()
 	if err := hd.setup(ctx, progress); err != nil {
 		conn.Close(context.Background())
@@ -150,18 +191,9 @@ func (hd *holder) setup(ctx context.Context, progress func(string)) error {
 	}
 	empty := 0
 	for claimed := 0; claimed < total; {
-		var got attempts
-		rows, err := c.Query(ctx, `SELECT id, run_lease, claim_slot, receipt_id FROM awa.claim_ready_runtime($1, $2, $3::text::uuid)`,
-			HeldQueue, min(heldClaimBatch, total-claimed), hd.instance)
+		got, err := hd.claim(ctx, min(heldClaimBatch, total-claimed))
 		if err != nil {
-			return fmt.Errorf("claim: %w", err)
-		}
-		var a attempt
-		if _, err := pgx.ForEachRow(rows, []any{&a.job, &a.lease, &a.slot, &a.receipt}, func() error {
-			got.add(a)
-			return nil
-		}); err != nil {
-			return fmt.Errorf("claim: %w", err)
+			return err
 		}
 		if got.len() == 0 {
 			if empty++; empty > 50 {
@@ -174,12 +206,12 @@ func (hd *holder) setup(ctx context.Context, progress func(string)) error {
 		// The first long claimed stay open; the rest are parked.
 		nLong := min(got.len(), hd.rep.Long-hd.long.len())
 		for i := range nLong {
-			hd.long.add(attempt{got.jobs[i], got.leases[i], got.slots[i], got.receipts[i]})
+			hd.long.add(got.at(i))
 		}
 		if err := hd.park(ctx, got.slice(nLong, got.len())); err != nil {
 			return err
 		}
-		progress(fmt.Sprintf("awa burndown: held %d/%d jobs claimed (%d parked)", claimed, total, len(hd.parked)))
+		progress(fmt.Sprintf("awa: held %d/%d jobs claimed (%d parked)", claimed, total, len(hd.parked)))
 	}
 	// Each long attempt's first progress write escalates it to a lease.
 	if n, err := hd.progress(ctx, hd.long, 0); err != nil || n != int64(hd.rep.Long) {
@@ -198,17 +230,33 @@ func flushStats(ctx context.Context, conn *pgx.Conn) error {
 	return err
 }
 
-// park registers a callback for each attempt and parks them all.
-func (hd *holder) park(ctx context.Context, as attempts) error {
-	if as.len() == 0 {
-		return nil
+// claim claims up to n jobs of HeldQueue as the holder's process.
+func (hd *holder) claim(ctx context.Context, n int) (attempts, error) {
+	var got attempts
+	rows, err := hd.conn.Query(ctx, `SELECT id, run_lease, claim_slot, receipt_id FROM awa.claim_ready_runtime($1, $2, $3::text::uuid)`,
+		HeldQueue, n, hd.instance)
+	if err != nil {
+		return got, fmt.Errorf("claim: %w", err)
 	}
+	var a attempt
+	if _, err := pgx.ForEachRow(rows, []any{&a.job, &a.lease, &a.slot, &a.receipt}, func() error {
+		got.add(a)
+		return nil
+	}); err != nil {
+		return got, fmt.Errorf("claim: %w", err)
+	}
+	return got, nil
+}
+
+// register registers a callback for each attempt (one call each, in one
+// statement) and returns their tokens; each must apply.
+func (hd *holder) register(ctx context.Context, as attempts) ([]string, error) {
 	rows, err := hd.conn.Query(ctx, `SELECT r.job_id, r.outcome::text, r.callback_id::text
 		FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::bigint[]) AS u (job_id, run_lease, claim_slot, receipt_id),
 		     LATERAL awa.register_callback(u.job_id, u.run_lease, u.claim_slot, u.receipt_id, $5::interval) AS r`,
 		as.jobs, as.leases, as.slots, as.receipts, heldCallbackTimeout)
 	if err != nil {
-		return fmt.Errorf("register callbacks: %w", err)
+		return nil, fmt.Errorf("register callbacks: %w", err)
 	}
 	var job int64
 	var outcome string
@@ -221,7 +269,19 @@ func (hd *holder) park(ctx context.Context, as attempts) error {
 		tokens = append(tokens, *token)
 		return nil
 	}); err != nil {
-		return fmt.Errorf("register callbacks: %w", err)
+		return nil, fmt.Errorf("register callbacks: %w", err)
+	}
+	return tokens, nil
+}
+
+// park registers a callback for each attempt and parks them all.
+func (hd *holder) park(ctx context.Context, as attempts) error {
+	if as.len() == 0 {
+		return nil
+	}
+	tokens, err := hd.register(ctx, as)
+	if err != nil {
+		return err
 	}
 	var parked int
 	if err := hd.conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE outcome = 'applied' AND state = 'waiting_external')
@@ -247,29 +307,20 @@ func (hd *holder) progress(ctx context.Context, as attempts, tick int) (int64, e
 	return n, err
 }
 
-// keep starts the keeper: every heldTick it heartbeats the long attempts'
-// process and has a share of them report progress (each once every
-// heldProgressEvery ticks), each attempt in a statement of its own, as
-// handlers report theirs.
+// keep starts the keeper: every tick it heartbeats the held attempts'
+// process, has a share of the long attempts report progress (each once
+// every heldProgressEvery ticks, each attempt in a statement of its own, as
+// handlers report theirs) and runs the callbacks of the tick.
 func (hd *holder) keep(ctx context.Context) {
+	if hd == nil {
+		return
+	}
 	hd.stop, hd.done = make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(hd.done)
-		t := time.NewTicker(heldTick)
-		defer t.Stop()
-		for tick := 1; ; tick++ {
-			select {
-			case <-hd.stop:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			if err := hd.tick(ctx, tick); err != nil {
-				hd.errs.CompareAndSwap(nil, &err)
-			}
+	go tickUntil(ctx, hd.every, hd.stop, hd.done, func(tick int) {
+		if err := hd.tick(ctx, tick); err != nil {
+			hd.errs.CompareAndSwap(nil, &err)
 		}
-	}()
+	})
 }
 
 func (hd *holder) tick(ctx context.Context, tick int) error {
@@ -285,11 +336,105 @@ func (hd *holder) tick(ctx context.Context, tick int) error {
 		hd.rep.ProgressWrites++
 		hd.rep.ProgressStale += 1 - n
 	}
+	return hd.callbacks(ctx, tick)
+}
+
+// callbacks resumes the callbacks due at tick, then registers the tick's
+// new ones: one fresh job of HeldQueue inserted and claimed (its
+// registration is its attempt's first mutable state: a lease row in the
+// current lease slot), and the long attempts whose turn it is (their lease
+// exists since the set-up: a new token, no new lease).
+func (hd *holder) callbacks(ctx context.Context, tick int) error {
+	if err := hd.resume(ctx, tick); err != nil {
+		return err
+	}
+	if _, err := hd.conn.Exec(ctx, `SELECT 1 FROM awa.insert_job('bench', jsonb_build_object('n', $1::int),
+		jsonb_build_object('queue', $2::text))`, -tick, HeldQueue); err != nil {
+		return fmt.Errorf("insert a fresh job: %w", err)
+	}
+	hd.unclaimed++
+	fresh, err := hd.claim(ctx, hd.unclaimed)
+	if err != nil {
+		return err
+	}
+	hd.unclaimed -= fresh.len()
+	var long attempts
+	for i := tick % heldCallbackEvery; i < hd.long.len(); i += heldCallbackEvery {
+		long.add(hd.long.at(i))
+	}
+	for _, set := range []struct {
+		as    attempts
+		fresh bool
+		count *int64
+	}{{fresh, true, &hd.rep.CallbacksFresh}, {long, false, &hd.rep.CallbacksLong}} {
+		if set.as.len() == 0 {
+			continue
+		}
+		tokens, err := hd.register(ctx, set.as)
+		if err != nil {
+			return err
+		}
+		for i, tok := range tokens {
+			hd.waits = append(hd.waits, wait{attempt: set.as.at(i), token: tok, due: tick + heldWaitTicks, fresh: set.fresh})
+		}
+		*set.count += int64(len(tokens))
+	}
+	return nil
+}
+
+// resume resumes the callbacks due by tick (every one: tick -1) from SQL (awa.resume_external),
+// has their attempts take the payload (awa.take_callback_result, as a
+// sequential handler does) and completes the fresh attempts among them.
+func (hd *holder) resume(ctx context.Context, tick int) error {
+	var due, fresh attempts
+	var tokens []string
+	keep := hd.waits[:0]
+	for _, w := range hd.waits {
+		if tick >= 0 && w.due > tick {
+			keep = append(keep, w)
+			continue
+		}
+		due.add(w.attempt)
+		tokens = append(tokens, w.token)
+		if w.fresh {
+			fresh.add(w.attempt)
+		}
+	}
+	hd.waits = keep
+	if len(tokens) == 0 {
+		return nil
+	}
+	var applied, taken, completed int64
+	if err := hd.conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE r.outcome = 'applied')
+		FROM unnest($1::text[]::uuid[]) AS t (id), LATERAL awa.resume_external(t.id, jsonb_build_object('tick', $2::int)) AS r`,
+		tokens, tick).Scan(&applied); err != nil {
+		return fmt.Errorf("resume callbacks: %w", err)
+	}
+	if err := hd.conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE w.status = 'resumed')
+		FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::bigint[], $5::text[]::uuid[])
+		         AS u (job_id, run_lease, claim_slot, receipt_id, callback_id),
+		     LATERAL awa.take_callback_result(u.job_id, u.run_lease, u.claim_slot, u.receipt_id, u.callback_id) AS w`,
+		due.jobs, due.leases, due.slots, due.receipts, tokens).Scan(&taken); err != nil {
+		return fmt.Errorf("take callback results: %w", err)
+	}
+	if fresh.len() > 0 {
+		if err := hd.conn.QueryRow(ctx, `SELECT count(*) FILTER (WHERE outcome = 'applied' AND state = 'completed')
+			FROM awa.complete_jobs($1, $2, $3, $4)`, fresh.jobs, fresh.leases, fresh.slots, fresh.receipts).Scan(&completed); err != nil {
+			return fmt.Errorf("complete fresh attempts: %w", err)
+		}
+	}
+	hd.rep.CallbacksResumed += min(applied, taken)
+	hd.rep.FreshCompleted += completed
+	hd.rep.CallbackStale += 2*int64(len(tokens)) - applied - taken + int64(fresh.len()) - completed
+	hd.resumed = append(hd.resumed, tokens...)
 	return nil
 }
 
 // stopKeeping stops the keeper and returns its first error.
 func (hd *holder) stopKeeping() error {
+	if hd == nil {
+		return nil
+	}
 	if hd.stop != nil {
 		close(hd.stop)
 		<-hd.done
@@ -313,6 +458,16 @@ func (hd *holder) finish(ctx context.Context) (*HeldJobs, error) {
 		return hd.rep, err
 	}
 	c, r := hd.conn, hd.rep
+	// The callbacks still waiting: resumed now, then every token resumed
+	// once more, which must change nothing.
+	if err := hd.resume(ctx, -1); err != nil {
+		return r, err
+	}
+	if err := c.QueryRow(ctx, `SELECT count(*) FILTER (WHERE r.outcome = 'applied')
+		FROM unnest($1::text[]::uuid[]) AS t (id), LATERAL awa.resume_external(t.id) AS r`,
+		hd.resumed).Scan(&r.CallbackResumedAgain); err != nil {
+		return r, fmt.Errorf("resume callbacks again: %w", err)
+	}
 	if err := c.QueryRow(ctx, `SELECT (SELECT count(*) FROM awa.external_waits w
 		                            JOIN unnest($1::bigint[], $2::text[]::uuid[]) AS p (job_id, callback_id) USING (job_id, callback_id)),
 		                           (SELECT coalesce(sum(waiting_external), 0)::bigint FROM awa.queue_counts($3))`,
@@ -341,49 +496,9 @@ func (hd *holder) finish(ctx context.Context) (*HeldJobs, error) {
 }
 
 func (hd *holder) close() {
+	if hd == nil {
+		return
+	}
 	_ = hd.stopKeeping()
 	hd.conn.Close(context.Background())
-}
-
-// RingTally counts the ring outcomes (one per rotate or prune attempt) that
-// the awa worker client's maintenance reports while it runs
-// (driver.EventRingMaintenance): ring → outcome → count.
-type RingTally struct {
-	mu      sync.Mutex
-	counts  map[string]map[string]int
-	dropped int64
-}
-
-func (t *RingTally) add(o *driver.RingOutcome) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.counts == nil {
-		t.counts = map[string]map[string]int{}
-	}
-	if t.counts[o.Ring] == nil {
-		t.counts[o.Ring] = map[string]int{}
-	}
-	t.counts[o.Ring][o.Outcome]++
-}
-
-// Counts returns a copy of the counts, every ring present.
-func (t *RingTally) Counts() map[string]map[string]int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	out := map[string]map[string]int{}
-	for _, r := range []string{"queue", "claim", "lease", "cursor"} {
-		out[r] = map[string]int{}
-		for k, v := range t.counts[r] {
-			out[r][k] = v
-		}
-	}
-	return out
-}
-
-// Dropped is how many events the client dropped (its subscriber's channel was
-// full): the counts miss that many outcomes.
-func (t *RingTally) Dropped() int64 {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.dropped
 }

@@ -211,18 +211,23 @@ func PrintRun(w io.Writer, r *Run) {
 		fmt.Fprintf(w, "       held:   %d parked, %d still waiting_external; %d long, %d still open, %d completed once "+
 			"(%d progress writes, %d heartbeats; set up in %.1f s)\n", hj.Parked, hj.ParkedWaiting, hj.Long, hj.LongOpen,
 			hj.LongCompleted, hj.ProgressWrites, hj.Heartbeats, hj.SetupSeconds)
+		fmt.Fprintf(w, "       callbacks during the run: %d by long attempts, %d by fresh attempts; %d resumed and taken once, "+
+			"%d fresh completed\n", hj.CallbacksLong, hj.CallbacksFresh, hj.CallbacksResumed, hj.FreshCompleted)
 	}
 }
 
-// ringLine is a burn-down's ring outcomes on one line: per ring, rotations
-// and prunes, then what held them back when anything did.
+// ringLine is a run's ring outcomes on one line: per ring, rotations and
+// prunes, the prunes that carried rows forward and the rows carried,
+// skipped_live, then what else held them back when anything did, and the
+// peak size of the ring's tables.
 func ringLine(r *Run) string {
 	var parts []string
-	for _, ring := range []string{"queue", "claim", "lease", "cursor"} {
+	for _, ring := range ringNames {
 		c := r.Rings[ring]
-		p := fmt.Sprintf("%s %d rotated %d pruned", ring, c["rotated"], c["pruned"])
+		p := fmt.Sprintf("%s %d rotated %d pruned %d carries (%s rows) %d skipped_live", ring, c["rotated"], c["pruned"],
+			r.RingCarries[ring], commas(r.RingRowsCarried[ring]), c["skipped_live"])
 		var why []string
-		for _, o := range []string{"carried", "skipped_live", "skipped_blocked", "skipped_busy"} {
+		for _, o := range []string{"carried", "skipped_blocked", "skipped_busy"} {
 			if c[o] > 0 {
 				why = append(why, fmt.Sprintf("%s %d", o, c[o]))
 			}
@@ -230,11 +235,14 @@ func ringLine(r *Run) string {
 		if len(why) > 0 {
 			p += " (" + strings.Join(why, ", ") + ")"
 		}
-		parts = append(parts, p)
+		parts = append(parts, p+", peak "+bytesH(float64(r.RingPeakBytes[ring])))
 	}
 	s := strings.Join(parts, "; ")
 	if r.RingEventsDropped > 0 {
 		s += fmt.Sprintf("; %d ring events dropped: counts too low", r.RingEventsDropped)
+	}
+	if r.RingSizeMissed > 0 {
+		s += fmt.Sprintf("; %d of %d size samples failed", r.RingSizeMissed, r.RingSizeMissed+r.RingSizeSamples)
 	}
 	return s
 }
@@ -379,8 +387,8 @@ func WriteMarkdown(path string, rep *Report) error {
 			rep.Config.PinnedRate, rep.Config.RateWarmup, rep.Config.PinnedDuration)
 	}
 	if c := rep.Config; c.Parked+c.Long > 0 {
-		w("| held jobs | awa burn-down only: %s parked (`waiting_external`, callback timeout %s) and %d long attempts held open (process heartbeat every %s, progress every %s) in queue `%s`, set up after the pre-insert, accounted for after the measured phase |\n",
-			commas(int64(c.Parked)), heldCallbackTimeout, c.Long, heldTick, heldProgressEvery*heldTick, HeldQueue)
+		w("| held jobs | awa burn-down, rate and pinned runs: %s parked (`waiting_external`, callback timeout %s) and %d long attempts held open in queue `%s`, set up before the measured phase, accounted for after it; every tick (%s, or the maintenance interval when shorter) the process heartbeats, each long attempt writes progress every %d ticks and registers a callback every %d, and a fresh job of the queue is claimed and registers one; each callback is resumed and taken %d ticks later |\n",
+			commas(int64(c.Parked)), heldCallbackTimeout, c.Long, HeldQueue, heldTick, heldProgressEvery, heldCallbackEvery, heldWaitTicks)
 	}
 	w("| enqueue | %s per variant; single = one job per transaction (awa: `SELECT * FROM awa.insert_job(...)`, River: `Client.Insert`); bulk = %s jobs per transaction (awa: `InsertMany` → `awa.insert_jobs` arrays, River: `InsertManyFast`, COPY) |\n\n",
 		rep.Config.EnqueueDuration, commas(int64(rep.Config.BulkBatch)))
@@ -642,24 +650,28 @@ func writePinned(w func(string, ...any), rep *Report, by map[key]*agg, order []k
 	w("\n")
 }
 
-// writeRings writes, for each awa burn-down (its median run), what the
-// worker client's maintenance did to each ring, and the held jobs' account.
+// writeRings writes, for each awa run that counted its rings (burn-down,
+// rate, pinned; the median run), what the worker client's maintenance did to
+// each ring, and the held jobs' account.
 func writeRings(w func(string, ...any), by map[key]*agg, order []key) {
 	for _, k := range order {
 		r := by[k].rep
-		if k.scenario != "burndown" || r.Rings == nil {
+		if r.Rings == nil {
 			continue
 		}
-		w("Ring maintenance during the burn-down, %s %s (outcomes its maintenance leader reported while the worker client ran):\n\n", k.system, k.variant)
-		w("| ring | rotated | pruned | carried | skipped_live | skipped_blocked | skipped_busy (rotation) |\n|---|--:|--:|--:|--:|--:|--:|\n")
-		for _, ring := range []string{"queue", "claim", "lease", "cursor"} {
+		w("Ring maintenance during the %s run, %s %s (outcomes its maintenance leader reported while the worker client ran; peak: the ring tables' size, sampled every %s):\n\n",
+			k.scenario, k.system, k.variant, ringSizeEvery)
+		w("| ring | rotated | pruned | carries | rows carried | carried (partial) | skipped_live | skipped_blocked | skipped_busy (rotation) | peak size |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+		for _, ring := range ringNames {
 			c := r.Rings[ring]
-			w("| %s | %d | %d | %d | %d | %d | %d |\n", ring, c["rotated"], c["pruned"], c["carried"], c["skipped_live"],
-				c["skipped_blocked"], c["skipped_busy"])
+			w("| %s | %d | %d | %d | %s | %d | %d | %d | %d | %s |\n", ring, c["rotated"], c["pruned"], r.RingCarries[ring],
+				commas(r.RingRowsCarried[ring]), c["carried"], c["skipped_live"], c["skipped_blocked"], c["skipped_busy"],
+				bytesH(float64(r.RingPeakBytes[ring])))
 		}
 		if hj := r.Held; hj != nil {
-			w("\nHeld jobs at the end: %s of %s parked jobs still `waiting_external` with their token; %d of %d long attempts still open with their claim-time receipt, then completed once.\n",
-				commas(hj.ParkedWaiting), commas(int64(hj.Parked)), hj.LongOpen, hj.Long)
+			w("\nHeld jobs at the end: %s of %s parked jobs still `waiting_external` with their token; %d of %d long attempts still open with their claim-time receipt, then completed once. Callbacks registered during the run: %s by long attempts, %s by fresh attempts, %s resumed and taken once, %s fresh attempts completed.\n",
+				commas(hj.ParkedWaiting), commas(int64(hj.Parked)), hj.LongOpen, hj.Long, commas(hj.CallbacksLong),
+				commas(hj.CallbacksFresh), commas(hj.CallbacksResumed), commas(hj.FreshCompleted))
 		}
 		w("\n")
 	}

@@ -33,11 +33,20 @@ type Run struct {
 
 	// burndown: the pre-insert, not part of the measured phase.
 	PreInsert *Phase `json:"pre_insert,omitempty"`
-	// burndown, awa: the ring outcomes its maintenance reported while the
-	// worker client ran (ring → outcome → count; RingEventsDropped of them
-	// were lost), and the held jobs (-parked, -long).
+	// burndown, rate and pinned, awa: the ring outcomes its maintenance
+	// reported while the worker client ran (ring → outcome → count;
+	// RingEventsDropped of them were lost), per ring the prunes that carried
+	// rows forward and the rows they carried (available jobs, claim batches,
+	// live leases: prune_ring's detail), the peak size of each ring's tables
+	// (sampled every ringSizeEvery: RingSizeSamples taken, RingSizeMissed
+	// failed), and the held jobs (-parked, -long).
 	Rings             map[string]map[string]int `json:"ring_outcomes,omitempty"`
 	RingEventsDropped int64                     `json:"ring_events_dropped,omitempty"`
+	RingCarries       map[string]int            `json:"ring_carries,omitempty"`
+	RingRowsCarried   map[string]int64          `json:"ring_rows_carried,omitempty"`
+	RingPeakBytes     map[string]int64          `json:"ring_peak_bytes,omitempty"`
+	RingSizeSamples   int                       `json:"ring_size_samples,omitempty"`
+	RingSizeMissed    int                       `json:"ring_size_samples_missed,omitempty"`
 	Held              *HeldJobs                 `json:"held,omitempty"`
 
 	// rate
@@ -82,7 +91,7 @@ type env struct {
 	workers    int
 	con        *Console
 	timeout    time.Duration
-	parked     int // jobs an awa burn-down holds parked, and
+	parked     int // jobs an awa burn-down or rate run holds parked, and
 	long       int // long attempts it holds open (HeldQueue)
 }
 
@@ -316,28 +325,22 @@ func burndown(ctx context.Context, e *env, sys System, n int, run *Run) error {
 	if avail, _, err := h.pending(ctx); err != nil || avail != int64(n) {
 		return fmt.Errorf("after pre-insert %s reports %d available (want %d): %v", sys.Name(), avail, n, err)
 	}
-	_, awa := sys.(AwaSystem)
-	var held *holder
-	if e.parked+e.long > 0 {
-		if !awa {
-			return fmt.Errorf("-parked and -long hold awa jobs: not for %s", sys.Name())
-		}
-		if held, err = holdJobs(ctx, h.dsn, e.parked, e.long, e.con.progress); err != nil {
-			return err
-		}
-		defer held.close()
+	held, err := h.hold(ctx)
+	if err != nil {
+		return err
 	}
+	defer held.close()
 
 	if err := h.begin(ctx); err != nil {
 		return err
 	}
 	hd := &Handler{}
-	if awa {
-		hd.Rings = &RingTally{}
+	rings, err := h.watchRings(ctx, hd)
+	if err != nil {
+		return err
 	}
-	if held != nil {
-		held.keep(ctx)
-	}
+	defer rings()
+	held.keep(ctx)
 	start := time.Now()
 	stop, err := startWorkers(ctx, sys, pool, e.workers, hd)
 	if err != nil {
@@ -381,27 +384,76 @@ func burndown(ctx context.Context, e *env, sys System, n int, run *Run) error {
 	if err := stop(); err != nil {
 		return fmt.Errorf("stop: %w", err)
 	}
-	if hd.Rings != nil {
-		run.Rings, run.RingEventsDropped = hd.Rings.Counts(), hd.Rings.Dropped()
-	}
-	if held != nil {
-		if err := held.stopKeeping(); err != nil {
-			return fmt.Errorf("held jobs: %w", err)
-		}
+	rings()
+	if err := held.stopKeeping(); err != nil {
+		return fmt.Errorf("held jobs: %w", err)
 	}
 	pool.Close()
 	if got := hd.started.Load(); got != int64(n) {
 		e.con.logf("%s burndown: handler ran %d times for %d jobs", sys.Name(), got, n)
 	}
-	if err := h.collect(ctx); err != nil || held == nil {
+	if err := h.collect(ctx); err != nil {
 		return err
 	}
-	// After the statistics: completing the long attempts is not the run's.
-	run.Held, err = held.finish(ctx)
-	if err != nil {
+	return h.account(ctx, held)
+}
+
+// hold sets up the held jobs the run was asked for (-parked, -long; awa
+// only), before its measured phase: nil when none (a nil holder's methods do
+// nothing). Its keeper ticks every heldTick, or at awa's maintenance interval
+// when that is shorter, so a short test run turns the lease ring as often.
+func (h *harness) hold(ctx context.Context) (*holder, error) {
+	if h.e.parked+h.e.long == 0 {
+		return nil, nil
+	}
+	a, ok := h.sys.(AwaSystem)
+	if !ok {
+		return nil, fmt.Errorf("-parked and -long hold awa jobs: not for %s", h.sys.Name())
+	}
+	every := heldTick
+	if cfg, _, err := a.maintenance(); err == nil && cfg != nil {
+		every = min(every, cfg.LeaseRingInterval)
+	}
+	return holdJobs(ctx, h.dsn, h.e.parked, h.e.long, every, h.e.con.progress)
+}
+
+// account accounts for the held jobs after the run's statistics were read
+// (completing the long attempts is not the run's).
+func (h *harness) account(ctx context.Context, held *holder) error {
+	if held == nil {
+		return nil
+	}
+	var err error
+	if h.run.Held, err = held.finish(ctx); err != nil {
 		return fmt.Errorf("held jobs: %w", err)
 	}
 	return nil
+}
+
+// watchRings, for an awa run, has hd count its worker client's ring
+// outcomes and samples the ring tables' size from now on; the returned func
+// (called once the worker client stopped, deferred for an early return;
+// later calls do nothing) stops the sampling and records both in the run.
+func (h *harness) watchRings(ctx context.Context, hd *Handler) (func(), error) {
+	if _, ok := h.sys.(AwaSystem); !ok {
+		return func() {}, nil
+	}
+	sizes, err := startRingSizes(ctx, h.dsn)
+	if err != nil {
+		return nil, err
+	}
+	hd.Rings = &RingTally{}
+	done := false
+	return func() {
+		if done {
+			return
+		}
+		done = true
+		r := h.run
+		r.RingPeakBytes, r.RingSizeSamples, r.RingSizeMissed = sizes.Stop()
+		r.Rings, r.RingEventsDropped = hd.Rings.Counts(), hd.Rings.Dropped()
+		r.RingCarries, r.RingRowsCarried = hd.Rings.Carries()
+	}, nil
 }
 
 // ---------------------------------------------------------------- offered rate
@@ -494,6 +546,11 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 		return err
 	}
 	defer depthConn.Close(context.Background())
+	held, err := h.hold(ctx)
+	if err != nil {
+		return err
+	}
+	defer held.close()
 
 	if err := h.begin(ctx); err != nil {
 		return err
@@ -504,6 +561,12 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 		}
 	}
 	hd := &Handler{}
+	rings, err := h.watchRings(ctx, hd)
+	if err != nil {
+		return err
+	}
+	defer rings()
+	held.keep(ctx)
 	stop, err := startWorkers(ctx, sys, pool, e.workers, hd)
 	if err != nil {
 		return err
@@ -576,6 +639,10 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 	if err := stop(); err != nil {
 		return err
 	}
+	rings()
+	if err := held.stopKeeping(); err != nil {
+		return fmt.Errorf("held jobs: %w", err)
+	}
 	pool.Close()
 	ppool.Close()
 
@@ -602,17 +669,17 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 	}
 	if pin != nil {
 		// Still held: the statistics above were read under the pinned horizon.
-		var held bool
+		var pinning bool
 		if err := h.monitor.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
 			WHERE pid = $1 AND state = 'idle in transaction' AND backend_xmin IS NOT NULL)`,
-			pin.PgConn().PID()).Scan(&held); err != nil {
+			pin.PgConn().PID()).Scan(&pinning); err != nil {
 			return err
 		}
-		if !held {
+		if !pinning {
 			return errors.New("the pinning session lost its snapshot before the end of the run")
 		}
 	}
-	return nil
+	return h.account(ctx, held)
 }
 
 // pinHorizon creates the unrelated table the pinning session reads and opens
