@@ -1493,6 +1493,15 @@ BEGIN
         RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
     END IF;
 
+    -- The parked row before the backlog: a resolution that holds it may send
+    -- the job to the backlog (retry), which the next statement then sees.
+    DELETE FROM {{$awa_schema}}.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
+    IF FOUND THEN
+        RETURN QUERY SELECT p_job_id, v_w.run_lease, 'applied'::{{$awa_schema}}.finalize_outcome,
+                            {{$awa_schema}}._route_parked(v_w, 'cancel', NULL, v_reason, NULL, v_now);
+        RETURN;
+    END IF;
+
     WITH d AS (DELETE FROM {{$awa_schema}}.deferred_jobs WHERE job_id = p_job_id RETURNING *)
     INSERT INTO {{$awa_schema}}.done_entries (
         ready_slot, job_id, run_lease, state, attempt, max_attempts, priority, queue, kind, args,
@@ -1506,13 +1515,6 @@ BEGIN
     RETURNING run_lease INTO v_lease;
     IF FOUND THEN
         RETURN QUERY SELECT p_job_id, v_lease, 'applied'::{{$awa_schema}}.finalize_outcome, 'cancelled'::{{$awa_schema}}.job_state;
-        RETURN;
-    END IF;
-
-    DELETE FROM {{$awa_schema}}.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
-    IF FOUND THEN
-        RETURN QUERY SELECT p_job_id, v_w.run_lease, 'applied'::{{$awa_schema}}.finalize_outcome,
-                            {{$awa_schema}}._route_parked(v_w, 'cancel', NULL, v_reason, NULL, v_now);
         RETURN;
     END IF;
 

@@ -51,6 +51,15 @@ BEGIN
         RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
     END IF;
 
+    -- The parked row before the backlog: a resolution that holds it may send
+    -- the job to the backlog (retry), which the next statement then sees.
+    DELETE FROM awa.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
+    IF FOUND THEN
+        RETURN QUERY SELECT p_job_id, v_w.run_lease, 'applied'::awa.finalize_outcome,
+                            awa._route_parked(v_w, 'cancel', NULL, v_reason, NULL, v_now);
+        RETURN;
+    END IF;
+
     WITH d AS (DELETE FROM awa.deferred_jobs WHERE job_id = p_job_id RETURNING *)
     INSERT INTO awa.done_entries (
         ready_slot, job_id, run_lease, state, attempt, max_attempts, priority, queue, kind, args,
@@ -64,13 +73,6 @@ BEGIN
     RETURNING run_lease INTO v_lease;
     IF FOUND THEN
         RETURN QUERY SELECT p_job_id, v_lease, 'applied'::awa.finalize_outcome, 'cancelled'::awa.job_state;
-        RETURN;
-    END IF;
-
-    DELETE FROM awa.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
-    IF FOUND THEN
-        RETURN QUERY SELECT p_job_id, v_w.run_lease, 'applied'::awa.finalize_outcome,
-                            awa._route_parked(v_w, 'cancel', NULL, v_reason, NULL, v_now);
         RETURN;
     END IF;
 
