@@ -675,6 +675,25 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_cancel_parked.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._cancel_parked(p_job_id bigint, p_reason text, p_now timestamptz)
+RETURNS awa.finalize_result
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_w awa.external_waits;
+BEGIN
+    DELETE FROM awa.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    RETURN ROW(p_job_id, v_w.run_lease, 'applied'::awa.finalize_outcome,
+               awa._route_parked(v_w, 'cancel', NULL, p_reason, NULL, p_now));
+END;
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_carry_live_leases.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._carry_live_leases(p_from int, p_to int)
@@ -1605,11 +1624,19 @@ DECLARE
     v_b      record;
     v_state  awa.job_state;
     v_res    awa.finalize_result;
-    v_w      awa.external_waits;
+    v_parked awa.finalize_result;
 BEGIN
     PERFORM awa._require_read_committed('awa.cancel_job');
     IF p_job_id IS NULL THEN
         RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+
+    -- The parked row before the backlog: a resolution that holds it may send
+    -- the job to the backlog (retry), which the next statement then sees.
+    v_res := awa._cancel_parked(p_job_id, v_reason, v_now);
+    IF v_res.job_id IS NOT NULL THEN
+        RETURN NEXT v_res;
+        RETURN;
     END IF;
 
     WITH d AS (DELETE FROM awa.deferred_jobs WHERE job_id = p_job_id RETURNING *)
@@ -1625,13 +1652,6 @@ BEGIN
     RETURNING run_lease INTO v_lease;
     IF FOUND THEN
         RETURN QUERY SELECT p_job_id, v_lease, 'applied'::awa.finalize_outcome, 'cancelled'::awa.job_state;
-        RETURN;
-    END IF;
-
-    DELETE FROM awa.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
-    IF FOUND THEN
-        RETURN QUERY SELECT p_job_id, v_w.run_lease, 'applied'::awa.finalize_outcome,
-                            awa._route_parked(v_w, 'cancel', NULL, v_reason, NULL, v_now);
         RETURN;
     END IF;
 
@@ -1675,10 +1695,9 @@ BEGIN
             ELSE
                 -- Closed by a park that held the attempt's lock: its parked
                 -- row is committed now, and is cancelled as above.
-                DELETE FROM awa.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
-                IF FOUND THEN
-                    v_res := ROW(p_job_id, v_w.run_lease, 'applied',
-                                 awa._route_parked(v_w, 'cancel', NULL, v_reason, NULL, v_now));
+                v_parked := awa._cancel_parked(p_job_id, v_reason, v_now);
+                IF v_parked.job_id IS NOT NULL THEN
+                    v_res := v_parked;
                 END IF;
             END IF;
             RETURN NEXT v_res;
@@ -1686,7 +1705,21 @@ BEGIN
         END IF;
     END IF;
 
+    -- Its attempt closed while this call looked: parked meanwhile, the parked
+    -- job is cancelled; gone on otherwise (retried, resumed, rescued), the
+    -- cancel lost that race, as to a finalizer (stale).
+    IF v_r.job_id IS NOT NULL THEN
+        v_res := awa._cancel_parked(p_job_id, v_reason, v_now);
+        IF v_res.job_id IS NOT NULL THEN
+            RETURN NEXT v_res;
+            RETURN;
+        END IF;
+    END IF;
     v_state := awa._job_state(p_job_id);
+    IF v_r.job_id IS NOT NULL AND v_state NOT IN ('completed', 'cancelled', 'failed') THEN
+        RETURN QUERY SELECT p_job_id, v_r.run_lease, 'stale'::awa.finalize_outcome, NULL::awa.job_state;
+        RETURN;
+    END IF;
     IF v_state IS NOT NULL THEN
         RAISE EXCEPTION 'awa: job % is already %', p_job_id, v_state USING ERRCODE = 'AW021';
     END IF;

@@ -605,6 +605,23 @@ BEGIN
 END;
 $$;
 
+-- new since v0.1.0: sql/functions/_cancel_parked.sql
+CREATE FUNCTION {{$awa_schema}}._cancel_parked(p_job_id bigint, p_reason text, p_now timestamptz)
+RETURNS {{$awa_schema}}.finalize_result
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_w {{$awa_schema}}.external_waits;
+BEGIN
+    DELETE FROM {{$awa_schema}}.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
+    IF NOT FOUND THEN
+        RETURN NULL;
+    END IF;
+    RETURN ROW(p_job_id, v_w.run_lease, 'applied'::{{$awa_schema}}.finalize_outcome,
+               {{$awa_schema}}._route_parked(v_w, 'cancel', NULL, p_reason, NULL, p_now));
+END;
+$$;
+
 -- new since v0.1.0: sql/functions/_carry_live_leases.sql
 CREATE FUNCTION {{$awa_schema}}._carry_live_leases(p_from int, p_to int)
 RETURNS int
@@ -1486,11 +1503,19 @@ DECLARE
     v_b      record;
     v_state  {{$awa_schema}}.job_state;
     v_res    {{$awa_schema}}.finalize_result;
-    v_w      {{$awa_schema}}.external_waits;
+    v_parked {{$awa_schema}}.finalize_result;
 BEGIN
     PERFORM {{$awa_schema}}._require_read_committed('{{$awa_schema}}.cancel_job');
     IF p_job_id IS NULL THEN
         RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+
+    -- The parked row before the backlog: a resolution that holds it may send
+    -- the job to the backlog (retry), which the next statement then sees.
+    v_res := {{$awa_schema}}._cancel_parked(p_job_id, v_reason, v_now);
+    IF v_res.job_id IS NOT NULL THEN
+        RETURN NEXT v_res;
+        RETURN;
     END IF;
 
     WITH d AS (DELETE FROM {{$awa_schema}}.deferred_jobs WHERE job_id = p_job_id RETURNING *)
@@ -1506,13 +1531,6 @@ BEGIN
     RETURNING run_lease INTO v_lease;
     IF FOUND THEN
         RETURN QUERY SELECT p_job_id, v_lease, 'applied'::{{$awa_schema}}.finalize_outcome, 'cancelled'::{{$awa_schema}}.job_state;
-        RETURN;
-    END IF;
-
-    DELETE FROM {{$awa_schema}}.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
-    IF FOUND THEN
-        RETURN QUERY SELECT p_job_id, v_w.run_lease, 'applied'::{{$awa_schema}}.finalize_outcome,
-                            {{$awa_schema}}._route_parked(v_w, 'cancel', NULL, v_reason, NULL, v_now);
         RETURN;
     END IF;
 
@@ -1556,10 +1574,9 @@ BEGIN
             ELSE
                 -- Closed by a park that held the attempt's lock: its parked
                 -- row is committed now, and is cancelled as above.
-                DELETE FROM {{$awa_schema}}.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
-                IF FOUND THEN
-                    v_res := ROW(p_job_id, v_w.run_lease, 'applied',
-                                 {{$awa_schema}}._route_parked(v_w, 'cancel', NULL, v_reason, NULL, v_now));
+                v_parked := {{$awa_schema}}._cancel_parked(p_job_id, v_reason, v_now);
+                IF v_parked.job_id IS NOT NULL THEN
+                    v_res := v_parked;
                 END IF;
             END IF;
             RETURN NEXT v_res;
@@ -1567,7 +1584,21 @@ BEGIN
         END IF;
     END IF;
 
+    -- Its attempt closed while this call looked: parked meanwhile, the parked
+    -- job is cancelled; gone on otherwise (retried, resumed, rescued), the
+    -- cancel lost that race, as to a finalizer (stale).
+    IF v_r.job_id IS NOT NULL THEN
+        v_res := {{$awa_schema}}._cancel_parked(p_job_id, v_reason, v_now);
+        IF v_res.job_id IS NOT NULL THEN
+            RETURN NEXT v_res;
+            RETURN;
+        END IF;
+    END IF;
     v_state := {{$awa_schema}}._job_state(p_job_id);
+    IF v_r.job_id IS NOT NULL AND v_state NOT IN ('completed', 'cancelled', 'failed') THEN
+        RETURN QUERY SELECT p_job_id, v_r.run_lease, 'stale'::{{$awa_schema}}.finalize_outcome, NULL::{{$awa_schema}}.job_state;
+        RETURN;
+    END IF;
     IF v_state IS NOT NULL THEN
         RAISE EXCEPTION 'awa: job % is already %', p_job_id, v_state USING ERRCODE = 'AW021';
     END IF;

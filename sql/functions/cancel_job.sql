@@ -11,8 +11,8 @@
 --                          '<job_id>:<run_lease>') tells the runtime to cancel
 --                          the handler (docs/storage.md, "Every attempt ends")
 -- Returns one row: applied with state 'cancelled', or stale when the running
--- attempt was finalized concurrently (parked concurrently: the parked job is
--- cancelled).
+-- attempt was finalized concurrently and the job went on (parked
+-- concurrently: the parked job is cancelled).
 -- Errors: AW010 job_id NULL; AW020 no such job; AW021 the job is already
 -- completed, cancelled or failed (or in the DLQ: purge it instead).
 -- Locks: the deferred or parked row; or ACCESS SHARE on awa.cursor_marks (before the
@@ -44,11 +44,19 @@ DECLARE
     v_b      record;
     v_state  awa.job_state;
     v_res    awa.finalize_result;
-    v_w      awa.external_waits;
+    v_parked awa.finalize_result;
 BEGIN
     PERFORM awa._require_read_committed('awa.cancel_job');
     IF p_job_id IS NULL THEN
         RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+
+    -- The parked row before the backlog: a resolution that holds it may send
+    -- the job to the backlog (retry), which the next statement then sees.
+    v_res := awa._cancel_parked(p_job_id, v_reason, v_now);
+    IF v_res.job_id IS NOT NULL THEN
+        RETURN NEXT v_res;
+        RETURN;
     END IF;
 
     WITH d AS (DELETE FROM awa.deferred_jobs WHERE job_id = p_job_id RETURNING *)
@@ -64,13 +72,6 @@ BEGIN
     RETURNING run_lease INTO v_lease;
     IF FOUND THEN
         RETURN QUERY SELECT p_job_id, v_lease, 'applied'::awa.finalize_outcome, 'cancelled'::awa.job_state;
-        RETURN;
-    END IF;
-
-    DELETE FROM awa.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
-    IF FOUND THEN
-        RETURN QUERY SELECT p_job_id, v_w.run_lease, 'applied'::awa.finalize_outcome,
-                            awa._route_parked(v_w, 'cancel', NULL, v_reason, NULL, v_now);
         RETURN;
     END IF;
 
@@ -114,10 +115,9 @@ BEGIN
             ELSE
                 -- Closed by a park that held the attempt's lock: its parked
                 -- row is committed now, and is cancelled as above.
-                DELETE FROM awa.external_waits w WHERE w.job_id = p_job_id RETURNING * INTO v_w;
-                IF FOUND THEN
-                    v_res := ROW(p_job_id, v_w.run_lease, 'applied',
-                                 awa._route_parked(v_w, 'cancel', NULL, v_reason, NULL, v_now));
+                v_parked := awa._cancel_parked(p_job_id, v_reason, v_now);
+                IF v_parked.job_id IS NOT NULL THEN
+                    v_res := v_parked;
                 END IF;
             END IF;
             RETURN NEXT v_res;
@@ -125,7 +125,21 @@ BEGIN
         END IF;
     END IF;
 
+    -- Its attempt closed while this call looked: parked meanwhile, the parked
+    -- job is cancelled; gone on otherwise (retried, resumed, rescued), the
+    -- cancel lost that race, as to a finalizer (stale).
+    IF v_r.job_id IS NOT NULL THEN
+        v_res := awa._cancel_parked(p_job_id, v_reason, v_now);
+        IF v_res.job_id IS NOT NULL THEN
+            RETURN NEXT v_res;
+            RETURN;
+        END IF;
+    END IF;
     v_state := awa._job_state(p_job_id);
+    IF v_r.job_id IS NOT NULL AND v_state NOT IN ('completed', 'cancelled', 'failed') THEN
+        RETURN QUERY SELECT p_job_id, v_r.run_lease, 'stale'::awa.finalize_outcome, NULL::awa.job_state;
+        RETURN;
+    END IF;
     IF v_state IS NOT NULL THEN
         RAISE EXCEPTION 'awa: job % is already %', p_job_id, v_state USING ERRCODE = 'AW021';
     END IF;
