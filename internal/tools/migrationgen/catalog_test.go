@@ -37,7 +37,7 @@ func verifyCatalogOf(t *testing.T, root, schema string) (string, error) {
 func TestCatalogCheckFailsOnAMissingUpgradeStep(t *testing.T) {
 	root := tree(t)
 	stale := unreleased(t, root)
-	edit(t, root, "sql/functions/queue_counts.sql", "    WITH available AS (", "    -- changed\n    WITH available AS (")
+	edit(t, root, "sql/functions/promote_due_jobs.sql", "    WITH due AS (", "    -- changed\n    WITH due AS (")
 	good := unreleased(t, root)
 	if out, err := verifyCatalog(t, root); err != nil || !strings.Contains(out, "verify-catalog: OK") {
 		t.Fatalf("catalog check of the generated tree: %v\n%s", err, out)
@@ -49,7 +49,7 @@ func TestCatalogCheckFailsOnAMissingUpgradeStep(t *testing.T) {
 	}
 	out, err := verifyCatalog(t, root)
 	if err == nil || !strings.Contains(out, "verify-catalog: FAIL") || !strings.Contains(out, "-- changed") {
-		t.Fatalf("catalog check with the queue_counts change missing from the migration: %v, want a FAIL showing it\n%s", err, out)
+		t.Fatalf("catalog check with the promote_due_jobs change missing from the migration: %v, want a FAIL showing it\n%s", err, out)
 	}
 	if err := os.WriteFile(files[0], []byte(good), 0o644); err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func TestCatalogCheckFailsOnAMissingUpgradeStep(t *testing.T) {
 func TestCatalogCheckOfAnotherSchema(t *testing.T) {
 	root := tree(t)
 	stale := unreleased(t, root)
-	edit(t, root, "sql/functions/queue_counts.sql", "    WITH available AS (", "    -- changed\n    WITH available AS (")
+	edit(t, root, "sql/functions/promote_due_jobs.sql", "    WITH due AS (", "    -- changed\n    WITH due AS (")
 	unreleased(t, root)
 	if out, err := verifyCatalogOf(t, root, "jobs_b"); err != nil || !strings.Contains(out, "verify-catalog: OK: identical jobs_b catalogs") {
 		t.Fatalf("catalog check of jobs_b: %v\n%s", err, out)
@@ -96,7 +96,7 @@ func TestCatalogCheckOfAnotherSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := verifyCatalogOf(t, root, "jobs_b")
-	if err == nil || !strings.Contains(out, "verify-catalog: FAIL") || !strings.Contains(out, "-- changed") || !strings.Contains(out, "FROM jobs_b.ready_entries") {
+	if err == nil || !strings.Contains(out, "verify-catalog: FAIL") || !strings.Contains(out, "-- changed") || !strings.Contains(out, "FROM jobs_b.deferred_jobs") {
 		t.Fatalf("catalog check of jobs_b with a change missing from the migration: %v, want a FAIL\n%s", err, out)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // fixtures are the sql/functions files the tests edit or expect untouched:
 // tree restores them as the last release has them, so a change to one of
 // them on main since the release does not change what the tests see.
-var fixtures = []string{"queue_counts", "cancel_job", "purge_dlq", "claim_ready_runtime"}
+var fixtures = []string{"promote_due_jobs", "cancel_job", "purge_dlq", "claim_ready_runtime"}
 
 // tree copies the repository's sql/ and db/ into a temporary root, where
 // the tests edit sql/ as an engineer would, with the fixture functions as
@@ -101,11 +101,11 @@ func TestRepositoryIsGenerated(t *testing.T) {
 func TestFunctionChanges(t *testing.T) {
 	root := tree(t)
 	before := unreleased(t, root)
-	if strings.Contains(before, "awa.queue_counts") {
-		t.Fatal("fixture: queue_counts already changed since the release")
+	if regexp.MustCompile(`FUNCTION awa\.promote_due_jobs\(`).MatchString(before) {
+		t.Fatal("fixture: promote_due_jobs already changed since the release")
 	}
 	// A body change keeps the signature: CREATE OR REPLACE.
-	edit(t, root, "sql/functions/queue_counts.sql", "    WITH available AS (", "    -- changed\n    WITH available AS (")
+	edit(t, root, "sql/functions/promote_due_jobs.sql", "    WITH due AS (", "    -- changed\n    WITH due AS (")
 	// An argument added: DROP of the released signature, then CREATE.
 	edit(t, root, "sql/functions/cancel_job.sql", "p_now timestamptz DEFAULT NULL)", "p_now timestamptz DEFAULT NULL, p_extra int DEFAULT 0)")
 	// A function removed: DROP.
@@ -118,7 +118,7 @@ func TestFunctionChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	up := unreleased(t, root)
-	mustMatch(t, up, `(?m)^CREATE OR REPLACE FUNCTION awa\.queue_counts\(`, "body change")
+	mustMatch(t, up, `(?m)^CREATE OR REPLACE FUNCTION awa\.promote_due_jobs\(`, "body change")
 	mustMatch(t, up, `(?m)^DROP FUNCTION awa\.cancel_job\([^)]*p_now timestamptz\);\n`, "signature change drops the old one")
 	mustMatch(t, up, `(?m)^CREATE FUNCTION awa\.cancel_job\(`, "signature change creates the new one")
 	mustMatch(t, up, `(?m)^DROP FUNCTION awa\.purge_dlq\(`, "removed function")
@@ -128,7 +128,7 @@ func TestFunctionChanges(t *testing.T) {
 	}
 	// A comment outside the body changes nothing.
 	root2 := tree(t)
-	edit(t, root2, "sql/functions/queue_counts.sql", "-- ", "-- (reworded) ")
+	edit(t, root2, "sql/functions/promote_due_jobs.sql", "-- ", "-- (reworded) ")
 	if up := unreleased(t, root2); up != before {
 		t.Errorf("a comment change changed the unreleased migration:\n%s", up)
 	}
@@ -185,7 +185,7 @@ func TestFrozenAndVersionRules(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, versionFile), []byte(v), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	edit(t, root, "sql/functions/queue_counts.sql", "    WITH available AS (", "    -- changed\n    WITH available AS (")
+	edit(t, root, "sql/functions/promote_due_jobs.sql", "    WITH due AS (", "    -- changed\n    WITH due AS (")
 	if err := generate(root, false); err == nil || !strings.Contains(err.Error(), "-dev") {
 		t.Fatalf("generate with a change but the released version: %v, want the bump asked for", err)
 	}
