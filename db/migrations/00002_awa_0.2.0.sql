@@ -251,6 +251,24 @@ CREATE TABLE awa.archive_cohorts (
 
 -- changed since v0.1.0: sql/substrate/60_views.sql
 -- +goose StatementBegin
+CREATE OR REPLACE VIEW awa._live_leases AS
+SELECT l.*
+FROM awa.leases l
+WHERE EXISTS (SELECT 1 FROM awa.claim_batches b
+              WHERE b.batch_id = awa._receipt_batch_id(l.receipt_id) AND b.issued_slot = l.claim_slot
+                AND b.job_ids[awa._receipt_item(l.receipt_id)] = l.job_id
+                AND b.run_leases[awa._receipt_item(l.receipt_id)] = l.run_lease
+                AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
+                                WHERE c.claim_slot = b.claim_slot AND c.receipts @> l.receipt_id));
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/60_views.sql
+-- +goose StatementBegin
+COMMENT ON VIEW awa._live_leases IS 'internal: leases whose attempt is still open';
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/substrate/60_views.sql
+-- +goose StatementBegin
 CREATE OR REPLACE VIEW awa._terminal_jobs_now AS
 SELECT t.*, s.progress, s.updated_at AS progress_at
 FROM (
@@ -707,8 +725,8 @@ BEGIN
     LOCK TABLE awa.claim_batches, awa.claim_closures IN ACCESS SHARE MODE;
     INSERT INTO awa.leases (lease_slot, job_id, run_lease, claim_slot, receipt_id, queue, created_at)
     SELECT p_to, l.job_id, l.run_lease, l.claim_slot, l.receipt_id, l.queue, l.created_at
-    FROM awa.leases l
-    WHERE l.lease_slot = p_from AND awa._attempt_open(l.job_id, l.run_lease, l.claim_slot, l.receipt_id)
+    FROM awa._live_leases l
+    WHERE l.lease_slot = p_from
     ON CONFLICT DO NOTHING;
     GET DIAGNOSTICS v_n = ROW_COUNT;
     RETURN v_n;
@@ -1440,8 +1458,8 @@ BEGIN
     ELSIF p_ring = 'lease' THEN
         SELECT 'live_lease', l.job_id, l.queue, format('lease slot %s holds the lease of job %s', p_slot, l.job_id)
         INTO v_out
-        FROM awa.leases l
-        WHERE l.lease_slot = p_slot AND awa._attempt_open(l.job_id, l.run_lease, l.claim_slot, l.receipt_id)
+        FROM awa._live_leases l
+        WHERE l.lease_slot = p_slot
         LIMIT 1;
         RETURN CASE WHEN v_out.detail IS NULL THEN NULL ELSE v_out END;
     END IF;

@@ -208,6 +208,20 @@ CREATE TABLE {{$awa_schema}}.archive_cohorts (
 );
 
 -- changed since v0.1.0: sql/substrate/60_views.sql
+CREATE OR REPLACE VIEW {{$awa_schema}}._live_leases AS
+SELECT l.*
+FROM {{$awa_schema}}.leases l
+WHERE EXISTS (SELECT 1 FROM {{$awa_schema}}.claim_batches b
+              WHERE b.batch_id = {{$awa_schema}}._receipt_batch_id(l.receipt_id) AND b.issued_slot = l.claim_slot
+                AND b.job_ids[{{$awa_schema}}._receipt_item(l.receipt_id)] = l.job_id
+                AND b.run_leases[{{$awa_schema}}._receipt_item(l.receipt_id)] = l.run_lease
+                AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.claim_closures c
+                                WHERE c.claim_slot = b.claim_slot AND c.receipts @> l.receipt_id));
+
+-- added since v0.1.0: sql/substrate/60_views.sql
+COMMENT ON VIEW {{$awa_schema}}._live_leases IS 'internal: leases whose attempt is still open';
+
+-- changed since v0.1.0: sql/substrate/60_views.sql
 CREATE OR REPLACE VIEW {{$awa_schema}}._terminal_jobs_now AS
 SELECT t.*, s.progress, s.updated_at AS progress_at
 FROM (
@@ -634,8 +648,8 @@ BEGIN
     LOCK TABLE {{$awa_schema}}.claim_batches, {{$awa_schema}}.claim_closures IN ACCESS SHARE MODE;
     INSERT INTO {{$awa_schema}}.leases (lease_slot, job_id, run_lease, claim_slot, receipt_id, queue, created_at)
     SELECT p_to, l.job_id, l.run_lease, l.claim_slot, l.receipt_id, l.queue, l.created_at
-    FROM {{$awa_schema}}.leases l
-    WHERE l.lease_slot = p_from AND {{$awa_schema}}._attempt_open(l.job_id, l.run_lease, l.claim_slot, l.receipt_id)
+    FROM {{$awa_schema}}._live_leases l
+    WHERE l.lease_slot = p_from
     ON CONFLICT DO NOTHING;
     GET DIAGNOSTICS v_n = ROW_COUNT;
     RETURN v_n;
@@ -1327,8 +1341,8 @@ BEGIN
     ELSIF p_ring = 'lease' THEN
         SELECT 'live_lease', l.job_id, l.queue, format('lease slot %s holds the lease of job %s', p_slot, l.job_id)
         INTO v_out
-        FROM {{$awa_schema}}.leases l
-        WHERE l.lease_slot = p_slot AND {{$awa_schema}}._attempt_open(l.job_id, l.run_lease, l.claim_slot, l.receipt_id)
+        FROM {{$awa_schema}}._live_leases l
+        WHERE l.lease_slot = p_slot
         LIMIT 1;
         RETURN CASE WHEN v_out.detail IS NULL THEN NULL ELSE v_out END;
     END IF;

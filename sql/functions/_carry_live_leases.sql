@@ -1,5 +1,5 @@
 -- awa._carry_live_leases(from_slot, to_slot): copies the leases of lease slot
--- from_slot whose attempt is still open (awa._attempt_open) into slot
+-- from_slot whose attempt is still open (awa._live_leases) into slot
 -- to_slot, every column kept but lease_slot, so a long attempt's lease moves
 -- forward instead of pinning its slot; closed attempts' leases go with the
 -- TRUNCATE. Returns how many leases were copied. docs/storage.md, "Attempt
@@ -24,8 +24,8 @@ BEGIN
     LOCK TABLE awa.claim_batches, awa.claim_closures IN ACCESS SHARE MODE;
     INSERT INTO awa.leases (lease_slot, job_id, run_lease, claim_slot, receipt_id, queue, created_at)
     SELECT p_to, l.job_id, l.run_lease, l.claim_slot, l.receipt_id, l.queue, l.created_at
-    FROM awa.leases l
-    WHERE l.lease_slot = p_from AND awa._attempt_open(l.job_id, l.run_lease, l.claim_slot, l.receipt_id)
+    FROM awa._live_leases l
+    WHERE l.lease_slot = p_from
     ON CONFLICT DO NOTHING;
     GET DIAGNOSTICS v_n = ROW_COUNT;
     RETURN v_n;

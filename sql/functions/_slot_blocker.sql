@@ -9,7 +9,7 @@
 --          carry_open is true: awa._carry_running moves it)
 --   claim: open_claim (a receipt in this claim slot without closure
 --          evidence; not counted when carry_open is true)
---   lease: live_lease (a lease whose attempt is still open, awa._attempt_open;
+--   lease: live_lease (a lease whose attempt is still open, awa._live_leases;
 --          not counted when carry_open is true)
 -- The cursor is read from awa.claim_cursors in the proof's own statement.
 -- Read-only. Errors: AW010 unknown ring. Called by awa._slot_live_reason and
@@ -82,8 +82,8 @@ BEGIN
     ELSIF p_ring = 'lease' THEN
         SELECT 'live_lease', l.job_id, l.queue, format('lease slot %s holds the lease of job %s', p_slot, l.job_id)
         INTO v_out
-        FROM awa.leases l
-        WHERE l.lease_slot = p_slot AND awa._attempt_open(l.job_id, l.run_lease, l.claim_slot, l.receipt_id)
+        FROM awa._live_leases l
+        WHERE l.lease_slot = p_slot
         LIMIT 1;
         RETURN CASE WHEN v_out.detail IS NULL THEN NULL ELSE v_out END;
     END IF;

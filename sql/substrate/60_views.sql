@@ -46,6 +46,25 @@ WHERE (SELECT true FROM awa.claim_closures c
 
 COMMENT ON VIEW awa._open_receipts IS 'internal: claim batch items whose receipt no closure covers (open attempts)';
 
+-- The live leases: those whose attempt is still open, the rule of
+-- awa._attempt_open written as a join, so a slot's leases are checked in one
+-- pass (a hash join on their claim batches, then a closure probe per lease
+-- whose batch item matches) rather than one function call each: with 10,000
+-- dead leases of parked jobs in a slot, 0.5 s against 6.4 s here. Internal:
+-- the lease ring's proof (awa._slot_blocker) and carry
+-- (awa._carry_live_leases).
+CREATE VIEW awa._live_leases AS
+SELECT l.*
+FROM awa.leases l
+WHERE EXISTS (SELECT 1 FROM awa.claim_batches b
+              WHERE b.batch_id = awa._receipt_batch_id(l.receipt_id) AND b.issued_slot = l.claim_slot
+                AND b.job_ids[awa._receipt_item(l.receipt_id)] = l.job_id
+                AND b.run_leases[awa._receipt_item(l.receipt_id)] = l.run_lease
+                AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
+                                WHERE c.claim_slot = b.claim_slot AND c.receipts @> l.receipt_id));
+
+COMMENT ON VIEW awa._live_leases IS 'internal: leases whose attempt is still open';
+
 -- The read surfaces awa.jobs and awa.terminal_jobs are views over functions
 -- that read the internal views below in a subtransaction and roll it back, so
 -- a reader's transaction keeps no lock on the rings (docs/storage.md, "Read

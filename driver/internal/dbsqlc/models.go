@@ -470,6 +470,17 @@ type AwaLease struct {
 	CreatedAt pgtype.Timestamptz
 }
 
+// internal: leases whose attempt is still open
+type AwaLiveLease struct {
+	LeaseSlot int32
+	JobID     int64
+	RunLease  int64
+	ClaimSlot int32
+	ReceiptID int64
+	Queue     string
+	CreatedAt pgtype.Timestamptz
+}
+
 // internal: claim batch items whose receipt no closure covers (open attempts)
 type AwaOpenReceipt struct {
 	ClaimSlot  int32
