@@ -2656,10 +2656,15 @@ BEGIN
         RETURN;
     END IF;
 
-    -- The slot the next rotation needs: open attempts do not keep it (they
-    -- are carried forward, docs/storage.md "Long attempts"); an older-sealed
-    -- target waits for them to close, as most do within a few seconds.
-    v_urgent := v_target = (v_current + 1) % v_slots;
+    -- Open attempts do not keep a slot (they are carried forward,
+    -- docs/storage.md "Long attempts") unless it is the newest sealed slot:
+    -- its attempts were claimed within the last interval and most close
+    -- within seconds, so it waits for them rather than copy them all. An
+    -- older slot's attempts that are still open are long ones: kept, they
+    -- would hold the whole ring behind them for a wrap (every slot full,
+    -- and every claim and finalizer probing all of them).
+    v_urgent := v_target = (v_current + 1) % v_slots
+                OR (p_ring IN ('queue', 'claim') AND v_target <> (v_current + v_slots - 1) % v_slots);
 
     -- One statement, one snapshot: the fingerprint describes what the proof saw.
     -- The proof runs in a subtransaction rolled back at once (AW099 never

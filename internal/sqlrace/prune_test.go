@@ -361,9 +361,12 @@ func TestPruneNeverTruncatesAnOpenClaim(t *testing.T) {
 		}
 		tick("open")
 	}
+	// The open attempt's slot waits while it is the newest sealed slot (one
+	// tick here: every tick rotates), then its attempt is carried forward at
+	// every prune of the slot it lives in, never truncated with it.
 	for _, ring := range []string{"queue", "claim"} {
-		if skippedLive[ring] < 5 || carried[ring] < 2 {
-			t.Errorf("%s ring: over 40 ticks prune skipped the open attempt's slot %d times and carried it %d times; want at least 5 and 2",
+		if skippedLive[ring] < 1 || carried[ring] < 10 {
+			t.Errorf("%s ring: over 40 ticks prune skipped the open attempt's slot %d times and carried it %d times; want at least 1 and 10",
 				ring, skippedLive[ring], carried[ring])
 		}
 	}

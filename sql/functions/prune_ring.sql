@@ -4,7 +4,7 @@
 -- remains in it (awa._slot_live_reason, with the fingerprint
 -- awa._slot_fingerprint taken in the same snapshot and compared again under
 -- the locks). Available jobs are carried to the current slot (up to
--- carry_limit a call: outcome carried); in the slot the next rotation needs,
+-- carry_limit a call: outcome carried); in any slot but the newest sealed one,
 -- open attempts are carried too, and live leases out of any lease slot. The
 -- cursor ring raises the floors its marks carry before the TRUNCATE. Steps and why: docs/storage.md, "Rotation and
 -- prune" and "Long attempts".
@@ -100,10 +100,15 @@ BEGIN
         RETURN;
     END IF;
 
-    -- The slot the next rotation needs: open attempts do not keep it (they
-    -- are carried forward, docs/storage.md "Long attempts"); an older-sealed
-    -- target waits for them to close, as most do within a few seconds.
-    v_urgent := v_target = (v_current + 1) % v_slots;
+    -- Open attempts do not keep a slot (they are carried forward,
+    -- docs/storage.md "Long attempts") unless it is the newest sealed slot:
+    -- its attempts were claimed within the last interval and most close
+    -- within seconds, so it waits for them rather than copy them all. An
+    -- older slot's attempts that are still open are long ones: kept, they
+    -- would hold the whole ring behind them for a wrap (every slot full,
+    -- and every claim and finalizer probing all of them).
+    v_urgent := v_target = (v_current + 1) % v_slots
+                OR (p_ring IN ('queue', 'claim') AND v_target <> (v_current + v_slots - 1) % v_slots);
 
     -- One statement, one snapshot: the fingerprint describes what the proof saw.
     -- The proof runs in a subtransaction rolled back at once (AW099 never
