@@ -288,10 +288,13 @@ func (c *completer) call(ctx context.Context, action finishAction, rs []finishRe
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	switch action {
-	case actionComplete:
+	case actionComplete, actionPark:
 		receipts := make([]Receipt, len(rs))
 		for i, r := range rs {
 			receipts[i] = r.r
+		}
+		if action == actionPark {
+			return c.driver.Park(ctx, c.db, receipts)
 		}
 		return c.driver.Complete(ctx, c.db, receipts)
 	case actionRetry:
@@ -300,12 +303,6 @@ func (c *completer) call(ctx context.Context, action finishAction, rs []finishRe
 			items[i] = RetryItem{Receipt: r.r, Error: r.msg}
 		}
 		return c.driver.Retry(ctx, c.db, items)
-	case actionPark:
-		receipts := make([]Receipt, len(rs))
-		for i, r := range rs {
-			receipts[i] = r.r
-		}
-		return c.driver.Park(ctx, c.db, receipts)
 	case actionSnooze:
 		items := make([]SnoozeItem, len(rs))
 		for i, r := range rs {

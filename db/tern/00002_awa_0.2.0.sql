@@ -587,13 +587,21 @@ END;
 $$;
 
 -- new since v0.1.0: sql/functions/_attempt_guard.sql
-CREATE FUNCTION {{$awa_schema}}._attempt_guard(p_job_id bigint, p_run_lease bigint, p_claim_slot int, p_receipt_id bigint)
+CREATE FUNCTION {{$awa_schema}}._attempt_guard(p_job_id bigint, p_run_lease bigint, p_claim_slot int, p_receipt_id bigint,
+                                   p_try boolean DEFAULT false)
 RETURNS boolean
 LANGUAGE plpgsql
 AS $$
 BEGIN
-    PERFORM pg_advisory_xact_lock({{$awa_schema}}._lock_key('claim_batch'),
-                                  {{$awa_schema}}._lock_claim_batch_id({{$awa_schema}}._receipt_batch_id(p_receipt_id)));
+    IF p_try THEN
+        IF NOT pg_try_advisory_xact_lock({{$awa_schema}}._lock_key('claim_batch'),
+                                         {{$awa_schema}}._lock_claim_batch_id({{$awa_schema}}._receipt_batch_id(p_receipt_id))) THEN
+            RETURN NULL;
+        END IF;
+    ELSE
+        PERFORM pg_advisory_xact_lock({{$awa_schema}}._lock_key('claim_batch'),
+                                      {{$awa_schema}}._lock_claim_batch_id({{$awa_schema}}._receipt_batch_id(p_receipt_id)));
+    END IF;
     LOCK TABLE {{$awa_schema}}.claim_batches, {{$awa_schema}}.claim_closures IN ACCESS SHARE MODE;
     RETURN {{$awa_schema}}._attempt_open(p_job_id, p_run_lease, p_claim_slot, p_receipt_id);
 END;
@@ -3130,6 +3138,7 @@ DECLARE
     v_x      {{$awa_schema}}.callbacks;
     v_n      int := 0;
     v_closed uuid[] := '{}';
+    v_open   boolean;
 BEGIN
     PERFORM {{$awa_schema}}._require_read_committed('{{$awa_schema}}.rescue_expired_callbacks');
     PERFORM {{$awa_schema}}._require_between('limit', p_limit, 1, 100000);
@@ -3157,9 +3166,9 @@ BEGIN
         -- A busy attempt waits for the next call: the lock's holder may wait
         -- for a parked row taken above (a resolver that raced the park) or be
         -- a handler's open transaction.
-        CONTINUE WHEN NOT pg_try_advisory_xact_lock({{$awa_schema}}._lock_key('claim_batch'),
-                                                    {{$awa_schema}}._lock_claim_batch_id({{$awa_schema}}._receipt_batch_id(v_x.receipt_id)));
-        IF NOT {{$awa_schema}}._attempt_guard(v_x.job_id, v_x.run_lease, v_x.claim_slot, v_x.receipt_id) THEN
+        v_open := {{$awa_schema}}._attempt_guard(v_x.job_id, v_x.run_lease, v_x.claim_slot, v_x.receipt_id, true);
+        CONTINUE WHEN v_open IS NULL;
+        IF NOT v_open THEN
             v_closed := v_closed || v_x.callback_id;
         ELSIF EXISTS (SELECT 1 FROM {{$awa_schema}}.callbacks x WHERE x.callback_id = v_x.callback_id AND x.resumed_at IS NULL) THEN
             RETURN QUERY SELECT * FROM {{$awa_schema}}._finalize('retry', 'callback_timeout', ARRAY[v_x.job_id],

@@ -30,6 +30,7 @@ DECLARE
     v_x      awa.callbacks;
     v_n      int := 0;
     v_closed uuid[] := '{}';
+    v_open   boolean;
 BEGIN
     PERFORM awa._require_read_committed('awa.rescue_expired_callbacks');
     PERFORM awa._require_between('limit', p_limit, 1, 100000);
@@ -57,9 +58,9 @@ BEGIN
         -- A busy attempt waits for the next call: the lock's holder may wait
         -- for a parked row taken above (a resolver that raced the park) or be
         -- a handler's open transaction.
-        CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('claim_batch'),
-                                                    awa._lock_claim_batch_id(awa._receipt_batch_id(v_x.receipt_id)));
-        IF NOT awa._attempt_guard(v_x.job_id, v_x.run_lease, v_x.claim_slot, v_x.receipt_id) THEN
+        v_open := awa._attempt_guard(v_x.job_id, v_x.run_lease, v_x.claim_slot, v_x.receipt_id, true);
+        CONTINUE WHEN v_open IS NULL;
+        IF NOT v_open THEN
             v_closed := v_closed || v_x.callback_id;
         ELSIF EXISTS (SELECT 1 FROM awa.callbacks x WHERE x.callback_id = v_x.callback_id AND x.resumed_at IS NULL) THEN
             RETURN QUERY SELECT * FROM awa._finalize('retry', 'callback_timeout', ARRAY[v_x.job_id],
