@@ -9,7 +9,11 @@
 -- The batch is found by its id (awa._receipt_batch_id) and the slot its receipts
 -- were issued in (issued_slot), in whatever claim slot it is now: prune
 -- carries the batches of open attempts forward into the current slot
--- (docs/storage.md, "Long attempts"). Closures go to the batch's slot.
+-- (docs/storage.md, "Long attempts"). Closures go to the batch's slot. The
+-- issued slot is looked in first (one partition's index per receipt, pruned
+-- at run time); only receipts not found there are looked for in every slot
+-- (a carried batch, or a stale receipt), so a claim ring holding many slots
+-- (long attempts, a blocked prune) does not make every finalizer probe them all.
 -- Locks: an advisory transaction lock per claim batch (claim_batch, batch_id),
 -- taken in batch order before the check, so two closers of one attempt
 -- serialize and the second sees the first's closure.
@@ -35,7 +39,12 @@ BEGIN
     -- A new statement, so a new snapshot: closures committed by whoever held
     -- the locks before us are visible here. The open-receipt rule of
     -- awa._open_receipts, probed for the presented receipts only (the view
-    -- would expand every item of their batches).
+    -- would expand every item of their batches). Both probes are correlated
+    -- LIMIT 1 subqueries, so each is an index probe of one partition (pruned
+    -- at run time by the item's slot): as joins, the planner, which sees the
+    -- often-truncated claim slots as nearly empty, hashed whole slots, read
+    -- every slot's batches and probed every slot's closures (a burn-down with
+    -- long attempts keeping the claim ring full: 31 ms per 500-job call).
     v_closed := ARRAY(
         SELECT ROW(i.ord, i.job_id, i.run_lease, b.claim_slot, i.receipt_id,
                    b.ready_slot, b.lane_ids[i.k], b.lane_seqs[i.k], b.queue)::awa._closed_claim
@@ -43,12 +52,40 @@ BEGIN
               FROM unnest(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids)
                    WITH ORDINALITY AS u (job_id, run_lease, claim_slot, receipt_id, ord)
               ORDER BY u.receipt_id, u.ord) AS i
-        JOIN awa.claim_batches b ON b.batch_id = awa._receipt_batch_id(i.receipt_id) AND b.issued_slot = i.claim_slot
-        WHERE b.job_ids[i.k] = i.job_id
-          AND b.run_leases[i.k] = i.run_lease
-          AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
-                          WHERE c.claim_slot = b.claim_slot AND c.receipts @> i.receipt_id)
+        CROSS JOIN LATERAL (
+            SELECT b.claim_slot, b.ready_slot, b.lane_ids, b.lane_seqs, b.queue
+            FROM awa.claim_batches b
+            WHERE b.claim_slot = i.claim_slot AND b.batch_id = awa._receipt_batch_id(i.receipt_id)
+              AND b.issued_slot = i.claim_slot
+              AND b.job_ids[i.k] = i.job_id AND b.run_leases[i.k] = i.run_lease
+            LIMIT 1) AS b
+        WHERE (SELECT 1 FROM awa.claim_closures c
+               WHERE c.claim_slot = b.claim_slot AND c.receipts @> i.receipt_id LIMIT 1) IS NULL
         ORDER BY i.ord);
+
+    -- The rest, in any other slot: a batch prune carried forward (or a stale
+    -- receipt, found nowhere). Rare: only when an item was not applied above.
+    IF cardinality(v_closed) < cardinality(p_receipt_ids) THEN
+        v_closed := ARRAY(
+            SELECT c FROM unnest(v_closed || ARRAY(
+                SELECT ROW(i.ord, i.job_id, i.run_lease, b.claim_slot, i.receipt_id,
+                           b.ready_slot, b.lane_ids[i.k], b.lane_seqs[i.k], b.queue)::awa._closed_claim
+                FROM (SELECT DISTINCT ON (u.receipt_id) u.*, awa._receipt_item(u.receipt_id) AS k
+                      FROM unnest(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids)
+                           WITH ORDINALITY AS u (job_id, run_lease, claim_slot, receipt_id, ord)
+                      WHERE u.receipt_id <> ALL (ARRAY(SELECT f.receipt_id FROM unnest(v_closed) AS f))
+                      ORDER BY u.receipt_id, u.ord) AS i
+                CROSS JOIN LATERAL (
+                    SELECT b.claim_slot, b.ready_slot, b.lane_ids, b.lane_seqs, b.queue
+                    FROM awa.claim_batches b
+                    WHERE b.claim_slot <> i.claim_slot AND b.batch_id = awa._receipt_batch_id(i.receipt_id)
+                      AND b.issued_slot = i.claim_slot
+                      AND b.job_ids[i.k] = i.job_id AND b.run_leases[i.k] = i.run_lease
+                    LIMIT 1) AS b
+                WHERE (SELECT 1 FROM awa.claim_closures c
+                       WHERE c.claim_slot = b.claim_slot AND c.receipts @> i.receipt_id LIMIT 1) IS NULL)) AS c
+            ORDER BY c.ord);
+    END IF;
 
     INSERT INTO awa.claim_closures (claim_slot, queue, outcome, closed_at, receipts)
     SELECT c.claim_slot, c.queue, p_outcome, p_now, range_agg(int8range(c.receipt_id, c.receipt_id + 1))
