@@ -54,6 +54,29 @@ func (d *Driver) CancelJob(ctx context.Context, db DBTX, jobID int64, reason str
 	return results(rows)[0], nil
 }
 
+// Erased is one plane awa.erase_job rewrote for a job, and how many rows.
+type Erased struct {
+	Plane string // ready, done, deferred, parked, dlq, archive, progress or callbacks
+	Rows  int64
+}
+
+// EraseJob removes one job's data on request (a data-protection erasure):
+// its args become {} and its metadata {"erased_at": ...} wherever its body
+// lives, its progress is deleted, and with eraseErrors its errors go too. A
+// job that has not ended is cancelled first. Errors: ErrJobNotFound
+// (AW020). docs/storage.md, "Erasure".
+func (d *Driver) EraseJob(ctx context.Context, db DBTX, jobID int64, eraseErrors bool) ([]Erased, error) {
+	rows, err := d.q.EraseJob(ctx, d.on(db), dbsqlc.EraseJobParams{JobID: jobID, EraseErrors: eraseErrors})
+	if err != nil {
+		return nil, fmt.Errorf("erase job %d: %w", jobID, mapError(err))
+	}
+	out := make([]Erased, len(rows))
+	for i, r := range rows {
+		out[i] = Erased{Plane: r.Plane, Rows: r.Rows}
+	}
+	return out, nil
+}
+
 // QueueOptions holds the per-queue options awa.configure_queue sets; nil
 // fields keep their value.
 type QueueOptions struct {

@@ -6,6 +6,9 @@ SELECT * FROM awa.queue_counts(sqlc.narg(queue)::text);
 -- name: CancelJob :many
 SELECT * FROM awa.cancel_job(sqlc.arg(job_id)::bigint, sqlc.narg(reason)::text, sqlc.narg(now)::timestamptz);
 
+-- name: EraseJob :many
+SELECT * FROM awa.erase_job(sqlc.arg(job_id)::bigint, sqlc.arg(erase_errors)::boolean, sqlc.narg(now)::timestamptz);
+
 -- name: ConfigureQueue :one
 SELECT * FROM awa.configure_queue(sqlc.arg(queue)::text, sqlc.arg(opts)::jsonb);
 

@@ -104,6 +104,13 @@ CREATE TYPE {{$awa_schema}}._archived AS (
     jobs      bigint
 );
 
+-- added since v0.1.0: sql/substrate/16_types.sql
+CREATE TABLE {{$awa_schema}}.erasure_result (
+    plane text   NOT NULL,
+    rows  bigint NOT NULL,
+    CHECK (false)
+);
+
 -- added since v0.1.0: sql/substrate/40_lease_ring.sql
 CREATE TABLE {{$awa_schema}}.attempt_state (
     job_id     bigint      PRIMARY KEY,
@@ -515,7 +522,7 @@ BEGIN
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
-                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'retry_dlq_job',
+                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'erase_job', 'retry_dlq_job',
                    'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'job', 'job_progress', 'substrate_version', '_read_jobs',
                    '_read_terminal_jobs'],
              ARRAY['jobs', 'terminal_jobs'])
@@ -2191,6 +2198,83 @@ BEGIN
         SET dlq_enabled = excluded.dlq_enabled, deadline = excluded.deadline,
             enqueue_shards = excluded.enqueue_shards, updated_at = excluded.updated_at
     RETURNING m.*;
+END;
+$$;
+
+-- new since v0.1.0: sql/functions/erase_job.sql
+CREATE FUNCTION {{$awa_schema}}.erase_job(p_job_id bigint, p_erase_errors boolean DEFAULT false, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF {{$awa_schema}}.erasure_result
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_now    timestamptz := coalesce(p_now, now());
+    v_meta   jsonb;
+    v_errors boolean := coalesce(p_erase_errors, false);
+    v_state  {{$awa_schema}}.job_state;
+    v_n      bigint;
+    v_ended  boolean;
+    v_plane  text;
+    v_table  text;
+BEGIN
+    PERFORM {{$awa_schema}}._require_read_committed('{{$awa_schema}}.erase_job');
+    IF p_job_id IS NULL THEN
+        RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    v_meta := jsonb_build_object('erased_at', v_now);
+    PERFORM pg_advisory_xact_lock({{$awa_schema}}._lock_key('ring'), hashtext('queue'));
+
+    -- A job that has not ended is cancelled. A worker may end it meanwhile
+    -- (cancel_job then raises AW021: nothing left to cancel), or finalize its
+    -- attempt so that it goes on (stale: a retry, say): then it is cancelled
+    -- where it went.
+    FOR i IN 1 .. 5 LOOP
+        v_state := {{$awa_schema}}._job_state(p_job_id);
+        IF v_state IS NULL THEN
+            RAISE EXCEPTION 'awa: job % not found', p_job_id USING ERRCODE = 'AW020';
+        END IF;
+        v_ended := v_state IN ('completed', 'failed', 'cancelled');
+        EXIT WHEN v_ended;
+        BEGIN
+            v_ended := (SELECT c.outcome FROM {{$awa_schema}}.cancel_job(p_job_id, 'cancelled to erase its data', v_now) AS c)
+                       = 'applied';
+        EXCEPTION WHEN SQLSTATE 'AW021' THEN
+            v_ended := true;
+        END;
+        EXIT WHEN v_ended;
+    END LOOP;
+    IF NOT v_ended THEN  -- five stale cancels in a row: the job keeps moving; nothing is erased
+        RAISE EXCEPTION 'awa: job % kept running through five cancels; erase it again', p_job_id
+            USING ERRCODE = 'AW021';
+    END IF;
+
+    PERFORM {{$awa_schema}}._lock_ring_reads(ARRAY['cursor']);
+    EXECUTE 'LOCK TABLE ' || (SELECT string_agg(format('{{$awa_schema}}.%I', t), ', ' ORDER BY k)
+                              FROM unnest({{$awa_schema}}._ring_tables('queue')) WITH ORDINALITY AS u (t, k))
+            || ' IN ROW EXCLUSIVE MODE';
+
+    -- The planes that hold the job's body, the archive last: a statement of
+    -- its own, it sees the copy of a prune that committed while we waited
+    -- for the ring lock.
+    FOR v_plane, v_table IN VALUES ('ready', 'ready_entries'), ('done', 'done_entries'), ('deferred', 'deferred_jobs'),
+                                   ('parked', 'external_waits'), ('dlq', 'dlq_entries'), ('archive', 'archived_jobs') LOOP
+        IF v_plane = 'archive' THEN
+            DELETE FROM {{$awa_schema}}.attempt_state WHERE job_id = p_job_id;
+            GET DIAGNOSTICS v_n = ROW_COUNT;
+            IF v_n > 0 THEN RETURN QUERY SELECT 'progress'::text, v_n; END IF;
+            UPDATE {{$awa_schema}}.callbacks SET result = NULL WHERE job_id = p_job_id AND result IS NOT NULL;
+            GET DIAGNOSTICS v_n = ROW_COUNT;
+            IF v_n > 0 THEN RETURN QUERY SELECT 'callbacks'::text, v_n; END IF;
+        END IF;
+        EXECUTE format('UPDATE {{$awa_schema}}.%I SET args = ''{}'', metadata = $1,
+                               errors = CASE WHEN $2 THEN NULL ELSE errors END
+                        WHERE job_id = $3', v_table)
+        USING v_meta, v_errors, p_job_id;
+        GET DIAGNOSTICS v_n = ROW_COUNT;
+        IF v_n > 0 THEN RETURN QUERY SELECT v_plane, v_n; END IF;
+    END LOOP;
 END;
 $$;
 

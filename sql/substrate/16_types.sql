@@ -100,3 +100,11 @@ CREATE TYPE awa._archived AS (
     entry_ids bigint[],
     jobs      bigint
 );
+
+-- What awa.erase_job did in one plane: the plane's name (ready, done, deferred,
+-- parked, dlq, archive, progress, callbacks) and how many rows it rewrote.
+CREATE TABLE awa.erasure_result (
+    plane text   NOT NULL,
+    rows  bigint NOT NULL,
+    CHECK (false)
+);

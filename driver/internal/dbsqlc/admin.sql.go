@@ -103,6 +103,36 @@ func (q *Queries) ConfigureQueue(ctx context.Context, db DBTX, arg ConfigureQueu
 	return i, err
 }
 
+const eraseJob = `-- name: EraseJob :many
+SELECT plane, rows FROM awa.erase_job($1::bigint, $2::boolean, $3::timestamptz)
+`
+
+type EraseJobParams struct {
+	JobID       int64
+	EraseErrors bool
+	Now         pgtype.Timestamptz
+}
+
+func (q *Queries) EraseJob(ctx context.Context, db DBTX, arg EraseJobParams) ([]AwaErasureResult, error) {
+	rows, err := db.Query(ctx, eraseJob, arg.JobID, arg.EraseErrors, arg.Now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaErasureResult
+	for rows.Next() {
+		var i AwaErasureResult
+		if err := rows.Scan(&i.Plane, &i.Rows); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const purgeDLQ = `-- name: PurgeDLQ :many
 SELECT job_id, run_lease, attempt, max_attempts, priority, queue, kind, args, tags, metadata, errors, created_at, run_at, failed_at FROM awa.purge_dlq($1::text, $2::timestamptz,
                             $3::bigint[], $4::int)

@@ -365,6 +365,11 @@ type AwaDoneEntry struct {
 	FinalizedAt pgtype.Timestamptz
 }
 
+type AwaErasureResult struct {
+	Plane string
+	Rows  int64
+}
+
 type AwaExternalWait struct {
 	JobID       int64
 	CallbackID  pgtype.UUID

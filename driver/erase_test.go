@@ -1,0 +1,47 @@
+package driver_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/awa-queue/awa/driver"
+)
+
+// TestEraseJob: EraseJob cancels an available job and erases its args and
+// metadata in every row that holds them, reports each plane it rewrote, and
+// maps an unknown job to ErrJobNotFound.
+func TestEraseJob(t *testing.T) {
+	ctx, pool := parallelDB(t, time.Minute)
+	d := driver.New()
+	j, err := d.Insert(ctx, pool, driver.InsertParams{Kind: "erase.k", Args: []byte(`{"email": "someone@example.com"}`),
+		Opts: driver.InsertOpts{Queue: "erase"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.EraseJob(ctx, pool, j.ID, false)
+	if err != nil {
+		t.Fatalf("EraseJob: %v", err)
+	}
+	want := []driver.Erased{{Plane: "ready", Rows: 1}, {Plane: "done", Rows: 1}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("EraseJob = %+v, want %+v", got, want)
+	}
+	var state, args string
+	var erasedAt bool
+	if err := pool.QueryRow(ctx, `SELECT state::text, args::text, metadata ? 'erased_at' FROM awa.job($1)`, j.ID).
+		Scan(&state, &args, &erasedAt); err != nil {
+		t.Fatal(err)
+	}
+	if state != "cancelled" || args != "{}" || !erasedAt {
+		t.Fatalf("after EraseJob: state %s, args %s, erased_at in metadata %v; want cancelled, {}, true", state, args, erasedAt)
+	}
+	var left int
+	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM awa.ready_entries WHERE args::text LIKE '%someone@%')
+	                                   + (SELECT count(*) FROM awa.done_entries WHERE args::text LIKE '%someone@%')`).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("rows still holding the email: %d, %v; want 0", left, err)
+	}
+	if _, err := d.EraseJob(ctx, pool, -1, false); !errors.Is(err, driver.ErrJobNotFound) {
+		t.Fatalf("EraseJob(-1) = %v, want ErrJobNotFound", err)
+	}
+}
