@@ -171,6 +171,19 @@ func (d *Driver) RetryDLQJob(ctx context.Context, db DBTX, jobID int64, runAt ti
 	return insertedJob(row), nil
 }
 
+// RetryJob runs one job again, at runAt (zero: now): a scheduled or
+// retryable job leaves the backlog (its attempts kept); a failed or
+// cancelled one, in the queue ring or the archive, or a DLQ job, starts
+// over from attempt 0. Errors: ErrJobNotFound (AW020), ErrInvalidJobState
+// (AW021: the job is available, running, waiting or completed).
+func (d *Driver) RetryJob(ctx context.Context, db DBTX, jobID int64, runAt time.Time) (InsertedJob, error) {
+	row, err := d.q.RetryJob(ctx, d.on(db), dbsqlc.RetryJobParams{JobID: jobID, RunAt: timestamptz(runAt)})
+	if err != nil {
+		return InsertedJob{}, fmt.Errorf("retry job %d: %w", jobID, mapError(err))
+	}
+	return insertedJob(row), nil
+}
+
 // PurgeDLQFilter selects DLQ jobs to delete; empty fields do not filter, and
 // at least one must be set.
 type PurgeDLQFilter struct {

@@ -45,3 +45,33 @@ func TestEraseJob(t *testing.T) {
 		t.Fatalf("EraseJob(-1) = %v, want ErrJobNotFound", err)
 	}
 }
+
+// TestRetryJob: RetryJob runs a failed job again from attempt 0, and maps a
+// job with nothing to retry to ErrInvalidJobState and an unknown one to
+// ErrJobNotFound.
+func TestRetryJob(t *testing.T) {
+	ctx, pool := parallelDB(t, time.Minute)
+	d := driver.New()
+	j, err := d.Insert(ctx, pool, driver.InsertParams{Kind: "retry.k", Args: []byte(`{}`),
+		Opts: driver.InsertOpts{Queue: "retry_one", MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.RetryJob(ctx, pool, j.ID, time.Time{}); !errors.Is(err, driver.ErrInvalidJobState) {
+		t.Fatalf("RetryJob of an available job = %v, want ErrInvalidJobState", err)
+	}
+	cs, err := d.Claim(ctx, pool, "retry_one", 1, [16]byte{}, time.Hour)
+	if err != nil || len(cs) != 1 {
+		t.Fatalf("claim: %d, %v", len(cs), err)
+	}
+	if _, err := d.Fail(ctx, pool, []driver.ReasonItem{{Receipt: cs[0].Receipt, Reason: "boom"}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.RetryJob(ctx, pool, j.ID, time.Time{})
+	if err != nil || got.ID != j.ID || got.State != driver.StateAvailable {
+		t.Fatalf("RetryJob of the failed job = %+v, %v; want it available", got, err)
+	}
+	if _, err := d.RetryJob(ctx, pool, -1, time.Time{}); !errors.Is(err, driver.ErrJobNotFound) {
+		t.Fatalf("RetryJob(-1) = %v, want ErrJobNotFound", err)
+	}
+}

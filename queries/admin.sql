@@ -12,6 +12,9 @@ SELECT * FROM awa.erase_job(sqlc.arg(job_id)::bigint, sqlc.arg(erase_errors)::bo
 -- name: ConfigureQueue :one
 SELECT * FROM awa.configure_queue(sqlc.arg(queue)::text, sqlc.arg(opts)::jsonb);
 
+-- name: RetryJob :one
+SELECT * FROM awa.retry_job(sqlc.arg(job_id)::bigint, sqlc.narg(run_at)::timestamptz, sqlc.narg(now)::timestamptz);
+
 -- name: RetryDLQJob :one
 SELECT * FROM awa.retry_dlq_job(sqlc.arg(job_id)::bigint, sqlc.narg(run_at)::timestamptz,
                                 sqlc.narg(now)::timestamptz);

@@ -591,7 +591,7 @@ BEGIN
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
-                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'erase_job', 'retry_dlq_job',
+                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'retry_dlq_job',
                    'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'job', 'job_progress', 'substrate_version', '_read_jobs',
                    '_read_terminal_jobs'],
              ARRAY['jobs', 'terminal_jobs'])
@@ -3701,6 +3701,74 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT * FROM awa._resolve_callback('retry', p_callback_id, NULL, p_error, p_run_at, p_now)
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/retry_job.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.retry_job(p_job_id bigint, p_run_at timestamptz DEFAULT NULL, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.inserted_job
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_now   timestamptz := coalesce(p_now, now());
+    v_job   awa._job_body;
+    v_state awa.job_state;
+    v_dlq   boolean;
+BEGIN
+    PERFORM awa._require_read_committed('awa.retry_job');
+    IF p_job_id IS NULL THEN
+        RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    PERFORM pg_advisory_xact_lock(awa._lock_key('ring'), hashtext('queue'));
+
+    v_dlq := EXISTS (SELECT 1 FROM awa.dlq_entries d WHERE d.job_id = p_job_id);
+    IF v_dlq THEN
+        RETURN QUERY SELECT * FROM awa.retry_dlq_job(p_job_id, p_run_at, v_now);
+        RETURN;
+    END IF;
+
+    -- The backlog: run now (attempts kept).
+    DELETE FROM awa.deferred_jobs d WHERE d.job_id = p_job_id
+    RETURNING d.job_id, d.run_lease, d.attempt, d.max_attempts, d.priority, d.queue, d.kind, d.args, d.tags,
+                  d.metadata, d.errors, d.created_at, coalesce(p_run_at, v_now) INTO v_job;
+    -- A failed or cancelled job: its terminal record goes, and it starts over.
+    IF v_job IS NULL THEN
+        DELETE FROM awa.done_entries e WHERE e.job_id = p_job_id AND e.state IN ('failed', 'cancelled')
+        RETURNING e.job_id, e.run_lease, 0, e.max_attempts, e.priority, e.queue, e.kind, e.args, e.tags,
+                      e.metadata, e.errors, e.created_at, coalesce(p_run_at, v_now) INTO v_job;
+    END IF;
+    IF v_job IS NULL THEN
+        DELETE FROM awa.archived_jobs a WHERE a.job_id = p_job_id AND a.state IN ('failed', 'cancelled')
+        RETURNING a.job_id, a.run_lease, 0, a.max_attempts, a.priority, a.queue, a.kind, a.args, a.tags,
+                      a.metadata, a.errors, a.created_at, coalesce(p_run_at, v_now) INTO v_job;
+    END IF;
+    IF v_job IS NULL THEN
+        v_state := awa._job_state(p_job_id);
+        IF v_state IS NULL THEN
+            RAISE EXCEPTION 'awa: job % not found', p_job_id USING ERRCODE = 'AW020';
+        END IF;
+        RAISE EXCEPTION 'awa: job % is % (nothing to retry)', p_job_id, v_state USING ERRCODE = 'AW021';
+    END IF;
+
+    IF v_job.run_at > v_now THEN
+        INSERT INTO awa.deferred_jobs (
+            job_id, state, run_at, run_lease, attempt, max_attempts, priority, queue, kind, args,
+            tags, metadata, errors, created_at)
+        VALUES (v_job.job_id, CASE WHEN v_job.attempt > 0 THEN 'retryable' ELSE 'scheduled' END::awa.job_state,
+                v_job.run_at, v_job.run_lease, v_job.attempt, v_job.max_attempts, v_job.priority,
+                v_job.queue, v_job.kind, v_job.args, v_job.tags, v_job.metadata, v_job.errors, v_job.created_at);
+        v_state := CASE WHEN v_job.attempt > 0 THEN 'retryable' ELSE 'scheduled' END;
+    ELSE
+        PERFORM awa._append_ready(ARRAY[v_job], v_now);
+        v_state := 'available';
+    END IF;
+
+    RETURN QUERY SELECT v_job.job_id, v_state, v_job.queue, v_job.priority, v_job.kind, v_job.run_at;
+END;
 $$;
 -- +goose StatementEnd
 

@@ -247,6 +247,30 @@ func (q *Queries) RetryDLQJob(ctx context.Context, db DBTX, arg RetryDLQJobParam
 	return i, err
 }
 
+const retryJob = `-- name: RetryJob :one
+SELECT id, state, queue, priority, kind, run_at FROM awa.retry_job($1::bigint, $2::timestamptz, $3::timestamptz)
+`
+
+type RetryJobParams struct {
+	JobID int64
+	RunAt pgtype.Timestamptz
+	Now   pgtype.Timestamptz
+}
+
+func (q *Queries) RetryJob(ctx context.Context, db DBTX, arg RetryJobParams) (AwaInsertedJob, error) {
+	row := db.QueryRow(ctx, retryJob, arg.JobID, arg.RunAt, arg.Now)
+	var i AwaInsertedJob
+	err := row.Scan(
+		&i.ID,
+		&i.State,
+		&i.Queue,
+		&i.Priority,
+		&i.Kind,
+		&i.RunAt,
+	)
+	return i, err
+}
+
 const storageStatus = `-- name: StorageStatus :many
 SELECT ring, slot, role, generation, sealed_at, rows, rows_capped, bytes, status, cause, job_id, queue, detail FROM awa.storage_status($1::int)
 `

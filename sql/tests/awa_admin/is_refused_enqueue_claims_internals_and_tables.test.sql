@@ -14,7 +14,7 @@ select results_eq($$select * from awa_test.executable_by('awa_test_admin')$$,
                            ('cleanup_runtime_instances'), ('complete_external'), ('configure_archive'), ('configure_queue'), ('erase_job'), ('fail_external'),
                            ('job'), ('job_progress'), ('maintain_archive'), ('promote_due_jobs'), ('prune_ring'), ('purge_dlq'), ('queue_counts'),
                            ('release_leader_lease'), ('rescue_expired_callbacks'), ('rescue_expired_deadlines'), ('rescue_stale_claims'),
-                           ('resume_external'), ('retry_dlq_job'), ('retry_external'), ('rotate_ring'), ('run_maintenance'),
+                           ('resume_external'), ('retry_dlq_job'), ('retry_external'), ('retry_job'), ('rotate_ring'), ('run_maintenance'),
                            ('storage_status'), ('substrate_version')$$,
                   'awa_admin executes the operator entry points only');
 select results_eq($$select * from awa_test.relation_rights_of('awa_test_admin')$$,
