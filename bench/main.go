@@ -116,6 +116,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 		return err
 	}
 	awa.Maintenance = opts.AwaMaintenance
+	awa.Archive = opts.AwaArchive
 	var systems []benchkit.System
 	switch *systemF {
 	case "awa":

@@ -98,6 +98,41 @@ func TestBenchWritesEveryRun(t *testing.T) {
 	}
 }
 
+// TestBenchBurndownReportsTheJobsWholeLifeWAL: an awa burn-down reclaims the
+// queue ring after its run and reports the WAL per job over the jobs' whole
+// life (pre-insert, the run, the reclaim), with the archive on (the
+// default: the reclaim copies every completed job to the archive, so it
+// writes WAL) and off (named in the variant).
+func TestBenchBurndownReportsTheJobsWholeLifeWAL(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	for _, archive := range []string{"default", "off"} {
+		t.Run(archive, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			b := runBench(ctx, t, dsn, []string{"burndown"}, "-system", "awa", "-scenario", "burndown",
+				"-jobs", "2000", "-workers", "10", "-conns", "6", "-awa-archive", archive)
+			r := b.rep.Runs[0]
+			want := "2000 jobs"
+			if archive == "off" {
+				want += ", archive off"
+			}
+			if r.Error != "" || r.Variant != want {
+				t.Fatalf("run %q, error %q; want %q", r.Variant, r.Error, want)
+			}
+			life := float64(r.PreInsert.WALBytes+r.WALBytes+r.ReclaimWALBytes) / float64(r.Jobs)
+			if r.ReclaimWALBytes <= 0 || r.LifeWALPerJob != life || r.LifeWALPerJob <= r.WALPerJob {
+				t.Errorf("reclaim WAL %d B, life WAL/job %.1f (want %.1f, above the run's %.1f)", r.ReclaimWALBytes,
+					r.LifeWALPerJob, life, r.WALPerJob)
+			}
+			if !strings.Contains(b.stdout, "life WAL/job ") {
+				t.Errorf("the run line does not show the life WAL/job:\n%s", b.stdout)
+			}
+		})
+	}
+}
+
 // TestBenchBurndownHoldsParkedAndLongJobs runs small awa burn-downs with
 // -parked and -long (and -parked alone): the held jobs are set up before the
 // measured phase, the long attempts kept open through it, and accounted for

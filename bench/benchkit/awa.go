@@ -27,6 +27,9 @@ type AwaSystem struct {
 	// Maintenance is the worker client's maintenance: "" or "default", "off",
 	// or an interval every maintenance service runs at (-awa-maintenance).
 	Maintenance string
+	// Archive is the history retention: "" or "default" (the install's), or
+	// "off" (nothing archived) (-awa-archive).
+	Archive string
 }
 
 // maintenance turns Maintenance into the driver's settings.
@@ -85,6 +88,12 @@ func (a AwaSystem) Install(ctx context.Context, dsn string) (version int64, err 
 	if _, err = p.Up(ctx); err != nil {
 		return 0, err
 	}
+	if a.Archive == "off" {
+		if _, err := sqlDB.ExecContext(ctx, `SELECT awa.configure_archive(
+			'{"completed_seconds": 0, "failed_seconds": 0, "cancelled_seconds": 0}')`); err != nil {
+			return 0, fmt.Errorf("-awa-archive off: %w", err)
+		}
+	}
 	if a.ExtraSQL != "" {
 		if _, err := sqlDB.ExecContext(ctx, a.ExtraSQL); err != nil {
 			return 0, fmt.Errorf("-awa-sql: %w", err)
@@ -103,7 +112,50 @@ func (a AwaSystem) Settings(w int) map[string]string {
 		"CompleterBatchSize":     "500 (default)",
 		"CompleterFlushInterval": "2ms (default)",
 		"Maintenance":            a.maintenanceSetting(),
+		"Archive":                a.archiveSetting(),
 	}
+}
+
+func (a AwaSystem) archiveSetting() string {
+	if a.Archive == "off" {
+		return "off (retention 0: queue-ring prune copies nothing)"
+	}
+	return "default (completed 24 h, failed and cancelled 7 days)"
+}
+
+// Reclaim, after a run, turns the queue ring until no slot holds rows: each
+// turn seals the current slot and prunes every sealed slot that holds rows
+// (copying their terminal jobs to the archive, with a retention on). The
+// WAL it writes is the rest of the jobs' lives. It returns how many slots it
+// pruned.
+func (AwaSystem) Reclaim(ctx context.Context, conn *pgx.Conn) (int, error) {
+	pruned := 0
+	for turn := 0; turn < 64; turn++ {
+		var outcome string
+		if err := conn.QueryRow(ctx, `SELECT outcome FROM awa.rotate_ring('queue', now(), interval '0')`).Scan(&outcome); err != nil {
+			return pruned, fmt.Errorf("rotate: %w", err)
+		}
+		for {
+			if err := conn.QueryRow(ctx, `SELECT outcome FROM awa.prune_ring('queue', 1000, 0, 100000)`).Scan(&outcome); err != nil {
+				return pruned, fmt.Errorf("prune: %w", err)
+			}
+			if outcome == "pruned" {
+				pruned++
+			}
+			if outcome != "pruned" && outcome != "carried" {
+				break
+			}
+		}
+		var rows bool
+		if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM awa.ready_entries)
+			OR EXISTS (SELECT 1 FROM awa.done_entries) OR EXISTS (SELECT 1 FROM awa.done_completions)`).Scan(&rows); err != nil {
+			return pruned, err
+		}
+		if !rows {
+			return pruned, nil
+		}
+	}
+	return pruned, fmt.Errorf("the queue ring still holds rows after 64 turns")
 }
 
 func (a AwaSystem) maintenanceSetting() string {

@@ -118,6 +118,9 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 	if o.Parked+o.Long > 0 {
 		held = fmt.Sprintf(", %d parked, %d long", o.Parked, o.Long)
 	}
+	if o.AwaArchive == "off" {
+		held += ", archive off"
+	}
 	for _, sc := range o.Scenarios {
 		switch sc {
 		case "burndown":

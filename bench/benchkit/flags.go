@@ -43,6 +43,10 @@ type Options struct {
 	// AwaMaintenance is the worker client's maintenance: "default", "off",
 	// or a duration every maintenance service runs at (-awa-maintenance).
 	AwaMaintenance string
+	// AwaArchive is awa's history retention: "default" (the install's:
+	// completed 24 h, failed and cancelled 7 days) or "off" (0: not archived)
+	// (-awa-archive).
+	AwaArchive string
 	// Parked and Long are the jobs an awa burn-down, rate or pinned run holds
 	// in HeldQueue through its measured phase (-parked, -long): parked
 	// (waiting_external) and long attempts held open.
@@ -60,7 +64,7 @@ type Flags struct {
 	pinnedDur                       *time.Duration
 	pinnedRate                      *float64
 	timeout                         *time.Duration
-	awaSQL, awaMaint                *string
+	awaSQL, awaMaint, awaArchive    *string
 	parked, long                    *int
 }
 
@@ -92,6 +96,8 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		awaSQL:    fs.String("awa-sql", "", "experiment: SQL file run after awa's migrations (e.g. a patched function); the report flags it"),
 		awaMaint: fs.String("awa-maintenance", "default", "awa's maintenance: default, off, or an interval (e.g. 1s) "+
 			"every maintenance service (promotion, rescues, ring rotate+prune) runs at, keeping no sealed queue slot"),
+		awaArchive: fs.String("awa-archive", "default", "awa's history retention: default (completed 24 h, failed and "+
+			"cancelled 7 days: queue-ring prune copies terminal jobs to the archive) or off (nothing archived)"),
 		parked: fs.Int("parked", 0, "burndown, rate and pinned, awa only: jobs parked (waiting_external) in queue "+HeldQueue+
 			" before the measured phase, checked still parked after it"),
 		long: fs.Int("long", 0, "burndown, rate and pinned, awa only: attempts of queue "+HeldQueue+
@@ -110,7 +116,10 @@ func (f *Flags) Options() (Options, error) {
 		PinnedRate: *f.pinnedRate, PinnedDuration: *f.pinnedDur,
 		EnqueueDuration: *f.enqDur, BulkBatch: *f.bulkBatch, Repeat: *f.repeat,
 		Profile: *f.profile, Keep: *f.keep, Timeout: *f.timeout, AwaSQL: *f.awaSQL,
-		AwaMaintenance: *f.awaMaint, Parked: *f.parked, Long: *f.long,
+		AwaMaintenance: *f.awaMaint, AwaArchive: *f.awaArchive, Parked: *f.parked, Long: *f.long,
+	}
+	if o.AwaArchive != "default" && o.AwaArchive != "off" {
+		return o, fmt.Errorf("-awa-archive: want default or off, got %q", o.AwaArchive)
 	}
 	set := map[string]bool{}
 	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })

@@ -203,6 +203,10 @@ func PrintRun(w io.Writer, r *Run) {
 	if r.PreInsert != nil {
 		line += fmt.Sprintf("  (pre-insert %s/s)", num(r.PreInsert.PerSecond))
 	}
+	if r.LifeWALPerJob > 0 {
+		line += fmt.Sprintf("  life WAL/job %.0f B (pre-insert %.0f, reclaim %.0f)", r.LifeWALPerJob,
+			float64(r.PreInsert.WALBytes)/float64(max(r.Jobs, 1)), float64(r.ReclaimWALBytes)/float64(max(r.Jobs, 1)))
+	}
 	fmt.Fprintln(w, line)
 	if r.Rings != nil {
 		fmt.Fprintf(w, "       rings:  %s\n", ringLine(r))

@@ -60,16 +60,21 @@ type Run struct {
 	DepthSamples     []int64  `json:"queue_depth_samples,omitempty"`
 	InsertCallLatncy *Summary `json:"insert_call_latency,omitempty"`
 
-	WALBytes  int64         `json:"wal_bytes"`
-	WALPerJob float64       `json:"wal_bytes_per_job"`
-	DB        DBStat        `json:"database_stats"`
-	Families  []TableFamily `json:"tables"`
-	Tables    []TableStat   `json:"table_partitions"`
-	Waits     []WaitEvent   `json:"wait_events,omitempty"`
-	Stmts     []Statement   `json:"pg_stat_statements,omitempty"`
-	Funcs     []FuncStat    `json:"function_stats,omitempty"`
-	CPU       CPU           `json:"cpu"`
-	Error     string        `json:"error,omitempty"`
+	WALBytes  int64   `json:"wal_bytes"`
+	WALPerJob float64 `json:"wal_bytes_per_job"`
+	// Burn-down, awa: the WAL of the reclaim after the run (every queue-ring
+	// slot pruned: the archive copy, with a retention on), and the WAL per job
+	// over its whole life: pre-insert, the measured phase and the reclaim.
+	ReclaimWALBytes int64         `json:"reclaim_wal_bytes,omitempty"`
+	LifeWALPerJob   float64       `json:"life_wal_bytes_per_job,omitempty"`
+	DB              DBStat        `json:"database_stats"`
+	Families        []TableFamily `json:"tables"`
+	Tables          []TableStat   `json:"table_partitions"`
+	Waits           []WaitEvent   `json:"wait_events,omitempty"`
+	Stmts           []Statement   `json:"pg_stat_statements,omitempty"`
+	Funcs           []FuncStat    `json:"function_stats,omitempty"`
+	CPU             CPU           `json:"cpu"`
+	Error           string        `json:"error,omitempty"`
 }
 
 // Phase is an unmeasured setup phase.
@@ -395,7 +400,30 @@ func burndown(ctx context.Context, e *env, sys System, n int, run *Run) error {
 	if err := h.collect(ctx); err != nil {
 		return err
 	}
-	return h.account(ctx, held)
+	if err := h.account(ctx, held); err != nil {
+		return err
+	}
+	// The rest of the jobs' lives (awa): every queue-ring slot reclaimed.
+	if r, ok := sys.(interface {
+		Reclaim(ctx context.Context, conn *pgx.Conn) (int, error)
+	}); ok {
+		lsnC, err := walLSN(ctx, h.monitor)
+		if err != nil {
+			return err
+		}
+		if _, err := r.Reclaim(ctx, h.monitor); err != nil {
+			return fmt.Errorf("reclaim: %w", err)
+		}
+		lsnD, err := walLSN(ctx, h.monitor)
+		if err != nil {
+			return err
+		}
+		if run.ReclaimWALBytes, err = walDiff(ctx, h.monitor, lsnC, lsnD); err != nil {
+			return err
+		}
+		run.LifeWALPerJob = float64(pre.WALBytes+run.WALBytes+run.ReclaimWALBytes) / float64(n)
+	}
+	return nil
 }
 
 // hold sets up the held jobs the run was asked for (-parked, -long; awa
