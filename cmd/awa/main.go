@@ -5,6 +5,9 @@
 //	awa demo [-dsn DSN] [-jobs N] [-workers W] [-duration D] [-reset] [-v]
 //	awa work [-dsn DSN] [-queues default,mail] [-workers W] [-v]
 //	awa storage status [-dsn DSN] [-schema NAME] [-json] [-all]
+//	awa jobs cancel|retry|erase ID [flags]
+//	awa dlq retry ID | purge [flags]
+//	awa queues list [flags]
 //
 // The DSN defaults to $DATABASE_URL. A prebuilt binary cannot load a user's
 // Go handlers: services run workers from their own binary (see
@@ -20,6 +23,8 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+
+	"github.com/awa-queue/awa/driver"
 )
 
 const usage = `awa: a Postgres-native job queue
@@ -46,6 +51,18 @@ usage:
         why space has not come back: each ring slot's role, rows and size, and
         what prune would do with it now (reclaimable, carried, or blocked,
         naming the job, queue and cause); -json for scripts
+  awa jobs cancel ID [-reason TEXT] | retry ID [-at TIME] | erase ID [-errors]
+        cancel a job in any unfinished state; run a scheduled, retryable,
+        failed or cancelled job again (from attempt 0 when it had ended);
+        erase a job's args and metadata wherever they live (docs/storage.md,
+        "Erasure")
+  awa dlq retry ID [-at TIME] | purge [-queue Q] [-before T] [-id N,...]
+        run a DLQ job again; delete DLQ jobs by filter
+  awa queues list [-queue Q]
+        each queue's jobs by state
+        Operator commands (jobs, dlq, queues) take -dsn, -schema and -json;
+        exit status 0 done, 1 the database failed, 2 bad usage, 3 no such
+        job, 4 the job's state does not allow it
 
 The DSN defaults to $DATABASE_URL. "awa COMMAND -h" lists a command's flags.
 `
@@ -78,6 +95,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdWork(ctx, args[1:], stdout, stderr)
 	case "storage":
 		err = cmdStorage(ctx, args[1:], stdout, stderr)
+	case "jobs":
+		err = cmdJobs(ctx, args[1:], stdout, stderr)
+	case "dlq":
+		err = cmdDLQ(ctx, args[1:], stdout, stderr)
+	case "queues":
+		err = cmdQueues(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -96,6 +119,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "awa %s: %v\n", args[0], err)
 		}
 		return 2
+	case errors.Is(err, driver.ErrJobNotFound):
+		fmt.Fprintf(stderr, "awa %s: %v\n", args[0], err)
+		return exitNotFound
+	case errors.Is(err, driver.ErrInvalidJobState):
+		fmt.Fprintf(stderr, "awa %s: %v\n", args[0], err)
+		return exitInvalidState
 	default:
 		fmt.Fprintf(stderr, "awa %s: %v\n", args[0], err)
 		return 1

@@ -28,49 +28,37 @@ failed, 2 bad usage. docs/storage.md, "Storage status", explains each status.
 
 // cmdStorage is `awa storage status`.
 func cmdStorage(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, dsn := newFlagSet("storage", "status [-dsn DSN] [-schema NAME] [-json] [-all] [-count-limit N]", stderr)
-	withNote(fs, storageNote, stderr)
-	schema := fs.String("schema", driver.DefaultSchema, "schema awa is installed in (awa migrate -schema)")
-	asJSON := fs.Bool("json", false, "print every slot as JSON, for scripts")
-	all := fs.Bool("all", false, "also list empty sealed slots")
-	limit := fs.Int("count-limit", 10000, "count each table of a slot up to this many rows (1..1000000)")
-	pos, err := parseFlags(fs, args)
+	a := &adminCmd{}
+	a.fs, a.dsn = newFlagSet("storage", "status [-dsn DSN] [-schema NAME] [-json] [-all] [-count-limit N]", stderr)
+	withNote(a.fs, storageNote, stderr)
+	a.schema = a.fs.String("schema", driver.DefaultSchema, "schema awa is installed in (awa migrate -schema)")
+	a.json = a.fs.Bool("json", false, "print every slot as JSON, for scripts")
+	all := a.fs.Bool("all", false, "also list empty sealed slots")
+	limit := a.fs.Int("count-limit", 10000, "count each table of a slot up to this many rows (1..1000000)")
+	pos, err := parseFlags(a.fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 || pos[0] != "status" {
-		fs.Usage()
+		a.fs.Usage()
 		return usageErrorf("want: awa storage status")
 	}
 	if *limit < 1 || *limit > 1000000 {
 		return usageErrorf("-count-limit must be between 1 and 1000000, got %d", *limit)
 	}
-	if err := resolveDSN(dsn); err != nil {
+	if err := resolveDSN(a.dsn); err != nil {
 		return err
 	}
-	d, err := driver.NewSchema(*schema)
-	if err != nil {
-		return usageErrorf("-schema: %v", err)
-	}
-	cfg, err := pgx.ParseConfig(*dsn)
-	if err != nil {
-		return fmt.Errorf("parse DSN: %w", err)
-	}
-	// One statement: no prepared statement to outlive it on a pooler.
-	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
-	conn, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("connect: %w", err)
-	}
-	defer conn.Close(context.Background())
-	slots, err := d.StorageStatus(ctx, conn, *limit)
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return writeStorageJSON(stdout, slots)
-	}
-	return writeStorageTable(stdout, slots, *all)
+	return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
+		slots, err := d.StorageStatus(ctx, conn, *limit)
+		if err != nil {
+			return err
+		}
+		if *a.json {
+			return writeStorageJSON(stdout, slots)
+		}
+		return writeStorageTable(stdout, slots, *all)
+	})
 }
 
 // storageSlotJSON is one slot in `awa storage status -json`.

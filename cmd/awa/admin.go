@@ -1,0 +1,364 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/awa-queue/awa/driver"
+)
+
+// Exit statuses of the operator commands (awa jobs, dlq, queues) besides 0
+// (done), 1 (the database failed) and 2 (bad usage).
+const (
+	exitNotFound     = 3 // no such job (AW020)
+	exitInvalidState = 4 // the job's state does not allow it (AW021)
+)
+
+// adminNote is what the operator commands' -h says after the flags.
+const adminNote = `
+Exit status: 0 done, 1 the database failed, 2 bad usage, 3 no such job,
+4 the job's state does not allow it (for example a retry of a running job).
+-json prints the result as JSON, for scripts.
+`
+
+// adminCmd is one operator command's flags, parsed: its connection, schema
+// and output format, and its positional arguments.
+type adminCmd struct {
+	fs     *flag.FlagSet
+	dsn    *string
+	schema *string
+	json   *bool
+}
+
+func newAdminCmd(name, synopsis string, stderr io.Writer) *adminCmd {
+	fs, dsn := newFlagSet(name, synopsis, stderr)
+	withNote(fs, adminNote, stderr)
+	return &adminCmd{fs: fs, dsn: dsn,
+		schema: fs.String("schema", driver.DefaultSchema, "schema awa is installed in (awa migrate -schema)"),
+		json:   fs.Bool("json", false, "print the result as JSON, for scripts")}
+}
+
+// parse parses args; want is how many positional arguments (after the verb)
+// the command takes.
+func (a *adminCmd) parse(args []string, want int) ([]string, error) {
+	pos, err := parseFlags(a.fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) != want {
+		a.fs.Usage()
+		return nil, usageErrorf("want %d argument(s), got %q", want, pos)
+	}
+	return pos, resolveDSN(a.dsn)
+}
+
+// connect opens one connection (no prepared statement outlives a
+// statement, so it works through a transaction-mode pooler) and the driver
+// of the schema.
+func (a *adminCmd) connect(ctx context.Context) (*driver.Driver, *pgx.Conn, error) {
+	d, err := driver.NewSchema(*a.schema)
+	if err != nil {
+		return nil, nil, usageErrorf("-schema: %v", err)
+	}
+	cfg, err := pgx.ParseConfig(*a.dsn)
+	if err != nil {
+		return nil, nil, fmt.Errorf("parse DSN: %w", err)
+	}
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect: %w", err)
+	}
+	return d, conn, nil
+}
+
+// output prints v as JSON with -json, else runs table.
+func (a *adminCmd) output(w io.Writer, v any, table func(tw *tabwriter.Writer)) error {
+	if *a.json {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	table(tw)
+	return tw.Flush()
+}
+
+func jobID(s string) (int64, error) {
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, usageErrorf("job id must be a positive integer, got %q", s)
+	}
+	return id, nil
+}
+
+// parseAt parses -at: empty (now), an RFC 3339 time, or a duration from now.
+func parseAt(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		return time.Now().Add(d), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, usageErrorf("-at must be an RFC 3339 time or a duration from now, got %q", s)
+	}
+	return t, nil
+}
+
+// insertedJSON is a job an operator command made runnable.
+type insertedJSON struct {
+	ID    int64     `json:"id"`
+	State string    `json:"state"`
+	Queue string    `json:"queue"`
+	Kind  string    `json:"kind"`
+	RunAt time.Time `json:"run_at"`
+}
+
+func writeInserted(a *adminCmd, w io.Writer, j driver.InsertedJob) error {
+	v := insertedJSON{ID: j.ID, State: string(j.State), Queue: j.Queue, Kind: j.Kind, RunAt: j.RunAt.UTC()}
+	return a.output(w, v, func(tw *tabwriter.Writer) {
+		fmt.Fprintln(tw, "JOB\tSTATE\tQUEUE\tKIND\tRUN AT")
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", v.ID, v.State, v.Queue, v.Kind, v.RunAt.Format(time.RFC3339))
+	})
+}
+
+// cmdJobs is `awa jobs cancel|retry|erase`.
+func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	verb := ""
+	if len(args) > 0 {
+		verb, args = args[0], args[1:]
+	}
+	switch verb {
+	case "cancel":
+		a := newAdminCmd("jobs cancel", "ID [-reason TEXT] [-dsn DSN] [-schema NAME] [-json]", stderr)
+		reason := a.fs.String("reason", "", "why (appended to the job's errors; default: cancelled by operator)")
+		pos, err := a.parse(args, 1)
+		if err != nil {
+			return err
+		}
+		id, err := jobID(pos[0])
+		if err != nil {
+			return err
+		}
+		return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
+			r, err := d.CancelJob(ctx, conn, id, *reason)
+			if err != nil {
+				return err
+			}
+			v := map[string]any{"id": r.JobID, "outcome": string(r.Outcome), "state": string(r.State)}
+			return a.output(stdout, v, func(tw *tabwriter.Writer) {
+				fmt.Fprintln(tw, "JOB\tOUTCOME\tSTATE")
+				fmt.Fprintf(tw, "%d\t%s\t%s\n", r.JobID, r.Outcome, orDash(string(r.State)))
+			})
+		})
+	case "retry":
+		a := newAdminCmd("jobs retry", "ID [-at TIME|DURATION] [-dsn DSN] [-schema NAME] [-json]", stderr)
+		at := a.fs.String("at", "", "run at this RFC 3339 time or after this duration (default: now)")
+		pos, err := a.parse(args, 1)
+		if err != nil {
+			return err
+		}
+		id, err := jobID(pos[0])
+		if err != nil {
+			return err
+		}
+		runAt, err := parseAt(*at)
+		if err != nil {
+			return err
+		}
+		return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
+			j, err := d.RetryJob(ctx, conn, id, runAt)
+			if err != nil {
+				return err
+			}
+			return writeInserted(a, stdout, j)
+		})
+	case "erase":
+		a := newAdminCmd("jobs erase", "ID [-errors] [-dsn DSN] [-schema NAME] [-json]", stderr)
+		errs := a.fs.Bool("errors", false, "also erase the job's errors")
+		pos, err := a.parse(args, 1)
+		if err != nil {
+			return err
+		}
+		id, err := jobID(pos[0])
+		if err != nil {
+			return err
+		}
+		return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
+			planes, err := d.EraseJob(ctx, conn, id, *errs)
+			if err != nil {
+				return err
+			}
+			type planeJSON struct {
+				Plane string `json:"plane"`
+				Rows  int64  `json:"rows"`
+			}
+			v := struct {
+				ID     int64       `json:"id"`
+				Planes []planeJSON `json:"planes"`
+			}{ID: id, Planes: []planeJSON{}}
+			for _, p := range planes {
+				v.Planes = append(v.Planes, planeJSON{p.Plane, p.Rows})
+			}
+			return a.output(stdout, v, func(tw *tabwriter.Writer) {
+				fmt.Fprintln(tw, "JOB\tPLANE\tROWS ERASED")
+				for _, p := range planes {
+					fmt.Fprintf(tw, "%d\t%s\t%d\n", id, p.Plane, p.Rows)
+				}
+			})
+		})
+	}
+	fmt.Fprint(stderr, jobsUsage)
+	return usageErrorf("want: awa jobs cancel|retry|erase ID")
+}
+
+const jobsUsage = `usage:
+  awa jobs cancel ID [-reason TEXT]    cancel a job in any unfinished state
+  awa jobs retry ID [-at TIME]         run a scheduled, retryable, failed or cancelled job again
+  awa jobs erase ID [-errors]          erase a job's args and metadata everywhere (cancelling it first)
+`
+
+// cmdDLQ is `awa dlq retry|purge`.
+func cmdDLQ(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	verb := ""
+	if len(args) > 0 {
+		verb, args = args[0], args[1:]
+	}
+	switch verb {
+	case "retry":
+		a := newAdminCmd("dlq retry", "ID [-at TIME|DURATION] [-dsn DSN] [-schema NAME] [-json]", stderr)
+		at := a.fs.String("at", "", "run at this RFC 3339 time or after this duration (default: now)")
+		pos, err := a.parse(args, 1)
+		if err != nil {
+			return err
+		}
+		id, err := jobID(pos[0])
+		if err != nil {
+			return err
+		}
+		runAt, err := parseAt(*at)
+		if err != nil {
+			return err
+		}
+		return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
+			j, err := d.RetryDLQJob(ctx, conn, id, runAt)
+			if err != nil {
+				return err
+			}
+			return writeInserted(a, stdout, j)
+		})
+	case "purge":
+		a := newAdminCmd("dlq purge", "[-queue Q] [-before TIME|DURATION] [-id N,N...] [-max N] [-dsn DSN] [-schema NAME] [-json]", stderr)
+		queue := a.fs.String("queue", "", "only this queue's DLQ jobs")
+		before := a.fs.String("before", "", "only jobs failed before this RFC 3339 time, or this long ago (e.g. 72h)")
+		ids := a.fs.String("id", "", "only these job ids (comma-separated)")
+		maxN := a.fs.Int("max", 10000, "delete at most this many (1..100000)")
+		if _, err := a.parse(args, 0); err != nil {
+			return err
+		}
+		f := driver.PurgeDLQFilter{Queue: *queue, Max: *maxN}
+		if *before != "" {
+			if d, err := time.ParseDuration(*before); err == nil {
+				f.FailedBefore = time.Now().Add(-d)
+			} else if f.FailedBefore, err = time.Parse(time.RFC3339, *before); err != nil {
+				return usageErrorf("-before must be an RFC 3339 time or a duration ago, got %q", *before)
+			}
+		}
+		for _, s := range strings.Split(*ids, ",") {
+			if s = strings.TrimSpace(s); s == "" {
+				continue
+			}
+			id, err := jobID(s)
+			if err != nil {
+				return err
+			}
+			f.JobIDs = append(f.JobIDs, id)
+		}
+		if f.Queue == "" && f.FailedBefore.IsZero() && len(f.JobIDs) == 0 {
+			return usageErrorf("give at least one of -queue, -before and -id")
+		}
+		return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
+			purged, err := d.PurgeDLQ(ctx, conn, f)
+			if err != nil {
+				return err
+			}
+			v := struct {
+				Purged []int64 `json:"purged"`
+			}{Purged: append([]int64{}, purged...)}
+			return a.output(stdout, v, func(tw *tabwriter.Writer) {
+				fmt.Fprintf(tw, "purged %d DLQ jobs\n", len(purged))
+			})
+		})
+	}
+	fmt.Fprint(stderr, dlqUsage)
+	return usageErrorf("want: awa dlq retry|purge")
+}
+
+const dlqUsage = `usage:
+  awa dlq retry ID [-at TIME]                          run a DLQ job again from attempt 0
+  awa dlq purge [-queue Q] [-before T] [-id N,...]     delete DLQ jobs (at least one filter)
+`
+
+// cmdQueues is `awa queues list`.
+func cmdQueues(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "list" {
+		fmt.Fprint(stderr, "usage:\n  awa queues list [-queue Q]    each queue's jobs by state\n")
+		return usageErrorf("want: awa queues list")
+	}
+	a := newAdminCmd("queues list", "[-queue Q] [-dsn DSN] [-schema NAME] [-json]", stderr)
+	queue := a.fs.String("queue", "", "only this queue")
+	if _, err := a.parse(args[1:], 0); err != nil {
+		return err
+	}
+	return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
+		counts, err := d.QueueCounts(ctx, conn, *queue)
+		if err != nil {
+			return err
+		}
+		type queueJSON struct {
+			Queue           string `json:"queue"`
+			Available       int64  `json:"available"`
+			Running         int64  `json:"running"`
+			WaitingExternal int64  `json:"waiting_external"`
+			Scheduled       int64  `json:"scheduled"`
+			Retryable       int64  `json:"retryable"`
+			Completed       int64  `json:"completed"`
+			Cancelled       int64  `json:"cancelled"`
+			Failed          int64  `json:"failed"`
+			DLQ             int64  `json:"dlq"`
+		}
+		v := make([]queueJSON, len(counts))
+		for i, c := range counts {
+			v[i] = queueJSON{c.Queue, c.Available, c.Running, c.WaitingExternal, c.Scheduled, c.Retryable, c.Completed,
+				c.Cancelled, c.Failed, c.DLQ}
+		}
+		return a.output(stdout, v, func(tw *tabwriter.Writer) {
+			fmt.Fprintln(tw, "QUEUE\tAVAILABLE\tRUNNING\tWAITING\tSCHEDULED\tRETRYABLE\tCOMPLETED\tCANCELLED\tFAILED\tDLQ")
+			for _, q := range v {
+				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", q.Queue, q.Available, q.Running, q.WaitingExternal,
+					q.Scheduled, q.Retryable, q.Completed, q.Cancelled, q.Failed, q.DLQ)
+			}
+		})
+	})
+}
+
+// withAdmin connects for a, runs f and closes the connection.
+func withAdmin(ctx context.Context, a *adminCmd, f func(d *driver.Driver, conn *pgx.Conn) error) error {
+	d, conn, err := a.connect(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	return f(d, conn)
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/awa-queue/awa/internal/pgtest"
+)
+
+// cli runs `awa args... -dsn dsn` and returns its exit status and output.
+func cli(ctx context.Context, t *testing.T, dsn string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(ctx, append(args, "-dsn", dsn), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// failedJob inserts a job of queue (max_attempts 1), claims it and fails it,
+// so it ends failed (in the DLQ when the queue has it on). Returns its id.
+func failedJob(ctx context.Context, t *testing.T, conn *pgx.Conn, queue string) int64 {
+	t.Helper()
+	var id int64
+	err := conn.QueryRow(ctx, `
+		WITH j AS (SELECT id FROM awa.insert_job('cli.k', '{"email": "a@example.com"}',
+		                                         jsonb_build_object('queue', $1::text, 'max_attempts', 1))),
+		     c AS (SELECT c.* FROM j, awa.claim_ready_runtime($1, 1) AS c)
+		SELECT f.job_id FROM c, awa.fail_jobs(ARRAY[c.id], ARRAY[c.run_lease], ARRAY[c.claim_slot], ARRAY[c.receipt_id],
+		                                      ARRAY['boom']) AS f`, queue).Scan(&id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestJobsCommandsActOnOneJobWithClearExitCodes: awa jobs retry runs a failed
+// job again (table and -json), cancel cancels it, erase erases it; a job whose
+// state does not allow the command exits 4, an unknown job 3, a bad id 2.
+func TestJobsCommandsActOnOneJobWithClearExitCodes(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewDBDSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	id := failedJob(ctx, t, conn, "cli_q")
+	sid := strconv.FormatInt(id, 10)
+
+	code, out, errs := cli(ctx, t, dsn, "jobs", "retry", sid)
+	if code != 0 || !strings.Contains(out, sid) || !strings.Contains(out, "available") {
+		t.Fatalf("awa jobs retry %s: exit %d, out %q, err %q; want 0 and the job available", sid, code, out, errs)
+	}
+	code, _, errs = cli(ctx, t, dsn, "jobs", "retry", sid)
+	if code != exitInvalidState || !strings.Contains(errs, "is available (nothing to retry)") {
+		t.Fatalf("a second awa jobs retry: exit %d, err %q; want %d naming the state", code, errs, exitInvalidState)
+	}
+	code, out, errs = cli(ctx, t, dsn, "jobs", "cancel", sid, "-reason", "operator said so", "-json")
+	var cancelled struct {
+		ID      int64  `json:"id"`
+		Outcome string `json:"outcome"`
+		State   string `json:"state"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &cancelled) != nil || cancelled.ID != id || cancelled.Outcome != "applied" ||
+		cancelled.State != "cancelled" {
+		t.Fatalf("awa jobs cancel -json: exit %d, out %q, err %q; want the job applied, cancelled", code, out, errs)
+	}
+	code, out, errs = cli(ctx, t, dsn, "jobs", "erase", sid, "-json")
+	var erased struct {
+		ID     int64 `json:"id"`
+		Planes []struct {
+			Plane string `json:"plane"`
+			Rows  int64  `json:"rows"`
+		} `json:"planes"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &erased) != nil || erased.ID != id || len(erased.Planes) == 0 {
+		t.Fatalf("awa jobs erase -json: exit %d, out %q, err %q; want the planes erased", code, out, errs)
+	}
+	var left int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM awa.jobs WHERE args::text LIKE '%a@example.com%'`).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("jobs still showing the email after erase: %d, %v", left, err)
+	}
+
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"jobs", "cancel", "987654321"}, exitNotFound},
+		{[]string{"jobs", "retry", "-3"}, 2},
+		{[]string{"jobs", "erase"}, 2},
+		{[]string{"jobs", "frobnicate", "1"}, 2},
+		{[]string{"jobs", "retry", sid, "-at", "next tuesday"}, 2},
+	} {
+		if code, _, errs := cli(ctx, t, dsn, c.args...); code != c.code {
+			t.Errorf("awa %s: exit %d (%s), want %d", strings.Join(c.args, " "), code, errs, c.code)
+		}
+	}
+}
+
+// TestDLQAndQueuesCommands: awa dlq retry takes a job out of the DLQ, awa dlq
+// purge deletes by filter (and refuses no filter), awa queues list counts
+// each queue's jobs by state.
+func TestDLQAndQueuesCommands(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewDBDSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, `SELECT awa.configure_queue('cli_dlq', '{"dlq": true}')`); err != nil {
+		t.Fatal(err)
+	}
+	first, second := failedJob(ctx, t, conn, "cli_dlq"), failedJob(ctx, t, conn, "cli_dlq")
+
+	code, out, errs := cli(ctx, t, dsn, "queues", "list", "-queue", "cli_dlq", "-json")
+	var qs []struct {
+		Queue string `json:"queue"`
+		DLQ   int64  `json:"dlq"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &qs) != nil || len(qs) != 1 || qs[0].Queue != "cli_dlq" || qs[0].DLQ != 2 {
+		t.Fatalf("awa queues list -json: exit %d, out %q, err %q; want cli_dlq with 2 in its DLQ", code, out, errs)
+	}
+	if code, out, errs = cli(ctx, t, dsn, "dlq", "retry", strconv.FormatInt(first, 10), "-at", "1h"); code != 0 ||
+		!strings.Contains(out, "scheduled") {
+		t.Fatalf("awa dlq retry -at 1h: exit %d, out %q, err %q; want it scheduled", code, out, errs)
+	}
+	if code, _, _ = cli(ctx, t, dsn, "dlq", "purge"); code != 2 {
+		t.Fatalf("awa dlq purge without a filter: exit %d, want 2", code)
+	}
+	code, out, errs = cli(ctx, t, dsn, "dlq", "purge", "-queue", "cli_dlq", "-json")
+	var purged struct {
+		Purged []int64 `json:"purged"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &purged) != nil || len(purged.Purged) != 1 || purged.Purged[0] != second {
+		t.Fatalf("awa dlq purge -queue cli_dlq -json: exit %d, out %q, err %q; want job %d purged", code, out, errs, second)
+	}
+	if code, out, _ = cli(ctx, t, dsn, "queues", "list"); code != 0 || !strings.Contains(out, "QUEUE") || !strings.Contains(out, "cli_dlq") {
+		t.Fatalf("awa queues list: exit %d, out %q; want a table naming cli_dlq", code, out)
+	}
+}
