@@ -184,6 +184,41 @@ func (d *Driver) RetryJob(ctx context.Context, db DBTX, jobID int64, runAt time.
 	return insertedJob(row), nil
 }
 
+// PauseQueue pauses queue: from the commit on its jobs are not claimed
+// (workers idle on it), attempts already running finish, producers still
+// insert. Idempotent; a queue may be paused before it has jobs. It returns
+// when the pause began. Errors: ErrInvalidQueue (AW002).
+func (d *Driver) PauseQueue(ctx context.Context, db DBTX, queue string) (time.Time, error) {
+	row, err := d.q.PauseQueue(ctx, d.on(db), dbsqlc.PauseQueueParams{Queue: queue})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("pause queue %q: %w", queue, mapError(err))
+	}
+	return row.PausedAt.Time, nil
+}
+
+// ResumeQueue resumes queue and, on commit, wakes its listening workers at
+// once. Resuming a queue that is not paused changes nothing.
+func (d *Driver) ResumeQueue(ctx context.Context, db DBTX, queue string) error {
+	if _, err := d.q.ResumeQueue(ctx, d.on(db), queue); err != nil {
+		return fmt.Errorf("resume queue %q: %w", queue, mapError(err))
+	}
+	return nil
+}
+
+// PausedQueues returns the paused queues and when each pause began, oldest
+// first.
+func (d *Driver) PausedQueues(ctx context.Context, db DBTX) (map[string]time.Time, error) {
+	rows, err := d.q.PausedQueues(ctx, d.on(db))
+	if err != nil {
+		return nil, fmt.Errorf("paused queues: %w", mapError(err))
+	}
+	out := make(map[string]time.Time, len(rows))
+	for _, r := range rows {
+		out[r.Queue] = r.PausedAt.Time
+	}
+	return out, nil
+}
+
 // PurgeDLQFilter selects DLQ jobs to delete; empty fields do not filter, and
 // at least one must be set.
 type PurgeDLQFilter struct {

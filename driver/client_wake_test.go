@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/awa-queue/awa/driver"
 	"github.com/awa-queue/awa/internal/pgtest"
@@ -29,6 +30,13 @@ func (noteArgs) Kind() string { return "note_kind" }
 // runWakeClient starts a client on queue "wake" whose handler reports each run.
 func runWakeClient(t *testing.T, cfg driver.Config) (chan int64, *driver.Client) {
 	t.Helper()
+	ran, c, _ := runWakeClientPool(t, cfg)
+	return ran, c
+}
+
+// runWakeClientPool is runWakeClient that also returns the client's pool.
+func runWakeClientPool(t *testing.T, cfg driver.Config) (chan int64, *driver.Client, *pgxpool.Pool) {
+	t.Helper()
 	pool := pgtest.NewDB(t)
 	ran := make(chan int64, 16)
 	workers := workersFor(func(ctx context.Context, j *driver.Job[wakeArgs]) error {
@@ -39,7 +47,7 @@ func runWakeClient(t *testing.T, cfg driver.Config) (chan int64, *driver.Client)
 	cfg.Workers = workers
 	cfg.Maintenance = fastMaintenance()
 	c := startClient(t, pool, &cfg)
-	return ran, c
+	return ran, c, pool
 }
 
 // With polling effectively off (one poll an hour), a job inserted after the
@@ -294,5 +302,51 @@ func TestClaimerPollsAgainWhileAProducerIsOpen(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("B, inserted without a notification while its queue drained, did not run within 10 s of its commit (poll: 1 h)")
+	}
+}
+
+// TestPausedQueueIdlesAndResumeWakesItsWorkers: a job inserted into a paused
+// queue is not run while the queue is paused (the client keeps polling it
+// every 100ms), and with polling effectively off (one poll an hour) resuming
+// the queue wakes the client at once: the resume's NOTIFY.
+func TestPausedQueueIdlesAndResumeWakesItsWorkers(t *testing.T) {
+	t.Parallel()
+	ctx := pgtest.Context(t, time.Minute)
+	for _, c := range []struct {
+		name string
+		poll time.Duration
+	}{{"polling", 100 * time.Millisecond}, {"notify", time.Hour}} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ran, client, db := runWakeClientPool(t, driver.Config{FetchPollInterval: c.poll})
+			d := client.Driver()
+			if _, err := d.PauseQueue(ctx, db, "wake"); err != nil {
+				t.Fatal(err)
+			}
+			job, err := client.Insert(ctx, wakeArgs{}, &driver.InsertOpts{Queue: "wake"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case id := <-ran:
+				t.Fatalf("job %d ran while its queue was paused", id)
+			case <-time.After(time.Second):
+			}
+			paused, err := d.PausedQueues(ctx, db)
+			if _, ok := paused["wake"]; err != nil || !ok || len(paused) != 1 {
+				t.Fatalf("PausedQueues = %v, %v; want wake", paused, err)
+			}
+			if err := d.ResumeQueue(ctx, db, "wake"); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case id := <-ran:
+				if id != job.ID {
+					t.Fatalf("ran job %d, want %d", id, job.ID)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("the job did not run within 10s of the resume (poll %s)", c.poll)
+			}
+		})
 	}
 }

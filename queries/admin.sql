@@ -31,3 +31,12 @@ SELECT * FROM awa.storage_status(sqlc.arg(count_limit)::int);
 
 -- name: ConfigureArchive :many
 SELECT * FROM awa.configure_archive(sqlc.arg(opts)::jsonb, sqlc.narg(queue)::text);
+
+-- name: PauseQueue :one
+SELECT * FROM awa.pause_queue(sqlc.arg(queue)::text, sqlc.narg(now)::timestamptz);
+
+-- name: ResumeQueue :one
+SELECT * FROM awa.resume_queue(sqlc.arg(queue)::text);
+
+-- name: PausedQueues :many
+SELECT * FROM awa.paused_queues();

@@ -310,15 +310,51 @@ const dlqUsage = `usage:
   awa dlq purge [-queue Q] [-before T] [-id N,...]     delete DLQ jobs (at least one filter)
 `
 
-// cmdQueues is `awa queues list`.
+// cmdQueues is `awa queues list|pause|resume`.
 func cmdQueues(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "list" {
-		fmt.Fprint(stderr, "usage:\n  awa queues list [-queue Q]    each queue's jobs by state\n")
-		return usageErrorf("want: awa queues list")
+	verb := ""
+	if len(args) > 0 {
+		verb, args = args[0], args[1:]
+	}
+	switch verb {
+	case "pause", "resume":
+		a := newAdminCmd("queues "+verb, "QUEUE [-dsn DSN] [-schema NAME] [-json]", stderr)
+		pos, err := a.parse(args, 1)
+		if err != nil {
+			return err
+		}
+		return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
+			v := struct {
+				Queue    string     `json:"queue"`
+				Paused   bool       `json:"paused"`
+				PausedAt *time.Time `json:"paused_at"`
+			}{Queue: pos[0], Paused: verb == "pause"}
+			if verb == "pause" {
+				at, err := d.PauseQueue(ctx, conn, pos[0])
+				if err != nil {
+					return err
+				}
+				at = at.UTC()
+				v.PausedAt = &at
+			} else if err := d.ResumeQueue(ctx, conn, pos[0]); err != nil {
+				return err
+			}
+			return a.output(stdout, v, func(tw *tabwriter.Writer) {
+				if v.Paused {
+					fmt.Fprintf(tw, "queue %s paused since %s\n", v.Queue, v.PausedAt.Format(time.RFC3339))
+				} else {
+					fmt.Fprintf(tw, "queue %s resumed\n", v.Queue)
+				}
+			})
+		})
+	case "list":
+	default:
+		fmt.Fprint(stderr, queuesUsage)
+		return usageErrorf("want: awa queues list|pause|resume")
 	}
 	a := newAdminCmd("queues list", "[-queue Q] [-dsn DSN] [-schema NAME] [-json]", stderr)
 	queue := a.fs.String("queue", "", "only this queue")
-	if _, err := a.parse(args[1:], 0); err != nil {
+	if _, err := a.parse(args, 0); err != nil {
 		return err
 	}
 	return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
@@ -326,8 +362,13 @@ func cmdQueues(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return err
 		}
+		paused, err := d.PausedQueues(ctx, conn)
+		if err != nil {
+			return err
+		}
 		type queueJSON struct {
 			Queue           string `json:"queue"`
+			Paused          bool   `json:"paused"`
 			Available       int64  `json:"available"`
 			Running         int64  `json:"running"`
 			WaitingExternal int64  `json:"waiting_external"`
@@ -340,18 +381,25 @@ func cmdQueues(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		v := make([]queueJSON, len(counts))
 		for i, c := range counts {
-			v[i] = queueJSON{c.Queue, c.Available, c.Running, c.WaitingExternal, c.Scheduled, c.Retryable, c.Completed,
+			_, p := paused[c.Queue]
+			v[i] = queueJSON{c.Queue, p, c.Available, c.Running, c.WaitingExternal, c.Scheduled, c.Retryable, c.Completed,
 				c.Cancelled, c.Failed, c.DLQ}
 		}
 		return a.output(stdout, v, func(tw *tabwriter.Writer) {
-			fmt.Fprintln(tw, "QUEUE\tAVAILABLE\tRUNNING\tWAITING\tSCHEDULED\tRETRYABLE\tCOMPLETED\tCANCELLED\tFAILED\tDLQ")
+			fmt.Fprintln(tw, "QUEUE\tPAUSED\tAVAILABLE\tRUNNING\tWAITING\tSCHEDULED\tRETRYABLE\tCOMPLETED\tCANCELLED\tFAILED\tDLQ")
 			for _, q := range v {
-				fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", q.Queue, q.Available, q.Running, q.WaitingExternal,
-					q.Scheduled, q.Retryable, q.Completed, q.Cancelled, q.Failed, q.DLQ)
+				fmt.Fprintf(tw, "%s\t%v\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", q.Queue, q.Paused, q.Available, q.Running,
+					q.WaitingExternal, q.Scheduled, q.Retryable, q.Completed, q.Cancelled, q.Failed, q.DLQ)
 			}
 		})
 	})
 }
+
+const queuesUsage = `usage:
+  awa queues list [-queue Q]    each queue's jobs by state, and whether it is paused
+  awa queues pause QUEUE        stop claiming the queue's jobs (running ones finish)
+  awa queues resume QUEUE       claim them again, waking the workers at once
+`
 
 // withAdmin connects for a, runs f and closes the connection.
 func withAdmin(ctx context.Context, a *adminCmd, f func(d *driver.Driver, conn *pgx.Conn) error) error {

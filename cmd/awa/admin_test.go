@@ -148,4 +148,25 @@ func TestDLQAndQueuesCommands(t *testing.T) {
 	if code, out, _ = cli(ctx, t, dsn, "queues", "list"); code != 0 || !strings.Contains(out, "QUEUE") || !strings.Contains(out, "cli_dlq") {
 		t.Fatalf("awa queues list: exit %d, out %q; want a table naming cli_dlq", code, out)
 	}
+	if code, out, errs = cli(ctx, t, dsn, "queues", "pause", "cli_dlq"); code != 0 || !strings.Contains(out, "queue cli_dlq paused since") {
+		t.Fatalf("awa queues pause: exit %d, out %q, err %q", code, out, errs)
+	}
+	var paused []struct {
+		Queue  string `json:"queue"`
+		Paused bool   `json:"paused"`
+	}
+	code, out, _ = cli(ctx, t, dsn, "queues", "list", "-queue", "cli_dlq", "-json")
+	if code != 0 || json.Unmarshal([]byte(out), &paused) != nil || len(paused) != 1 || !paused[0].Paused {
+		t.Fatalf("awa queues list after pause: exit %d, out %q; want cli_dlq paused", code, out)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM awa.claim_ready_runtime('cli_dlq', 10)`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("a claim of the paused queue took %d jobs, %v; want 0", n, err)
+	}
+	if code, out, errs = cli(ctx, t, dsn, "queues", "resume", "cli_dlq", "-json"); code != 0 || !strings.Contains(out, `"paused": false`) {
+		t.Fatalf("awa queues resume -json: exit %d, out %q, err %q", code, out, errs)
+	}
+	if code, _, errs = cli(ctx, t, dsn, "queues", "pause", "bad name"); code != 2 || !strings.Contains(errs, "queue must be") {
+		t.Fatalf("awa queues pause 'bad name': exit %d, err %q; want 2 (bad usage) naming the rule", code, errs)
+	}
 }

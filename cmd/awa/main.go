@@ -7,7 +7,7 @@
 //	awa storage status [-dsn DSN] [-schema NAME] [-json] [-all]
 //	awa jobs cancel|retry|erase ID [flags]
 //	awa dlq retry ID | purge [flags]
-//	awa queues list [flags]
+//	awa queues list|pause|resume [flags]
 //
 // The DSN defaults to $DATABASE_URL. A prebuilt binary cannot load a user's
 // Go handlers: services run workers from their own binary (see
@@ -58,8 +58,10 @@ usage:
         "Erasure")
   awa dlq retry ID [-at TIME] | purge [-queue Q] [-before T] [-id N,...]
         run a DLQ job again; delete DLQ jobs by filter
-  awa queues list [-queue Q]
-        each queue's jobs by state
+  awa queues list [-queue Q] | pause QUEUE | resume QUEUE
+        each queue's jobs by state and whether it is paused; pause a queue
+        (its jobs are not claimed, running ones finish); resume it (its
+        workers wake at once)
         Operator commands (jobs, dlq, queues) take -dsn, -schema and -json;
         exit status 0 done, 1 the database failed, 2 bad usage, 3 no such
         job, 4 the job's state does not allow it
@@ -118,6 +120,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if usageErr.msg != "" {
 			fmt.Fprintf(stderr, "awa %s: %v\n", args[0], err)
 		}
+		return 2
+	case errors.Is(err, driver.ErrInvalidQueue), errors.Is(err, driver.ErrInvalidArgument):
+		fmt.Fprintf(stderr, "awa %s: %v\n", args[0], err)
 		return 2
 	case errors.Is(err, driver.ErrJobNotFound):
 		fmt.Fprintf(stderr, "awa %s: %v\n", args[0], err)

@@ -25,6 +25,14 @@ ALTER TABLE awa.done_entries DROP CONSTRAINT done_entries_state_check;
 ALTER TABLE awa.done_entries ADD CONSTRAINT done_entries_state_check CHECK (state IN ('cancelled', 'failed', 'completed'));
 -- +goose StatementEnd
 
+-- added since v0.1.0: sql/substrate/10_control.sql
+-- +goose StatementBegin
+CREATE TABLE awa.queue_pauses (
+    queue     text        PRIMARY KEY,
+    paused_at timestamptz NOT NULL
+);
+-- +goose StatementEnd
+
 -- added since v0.1.0: sql/substrate/16_types.sql
 -- +goose StatementBegin
 CREATE TABLE awa.attempt_progress (
@@ -127,6 +135,16 @@ CREATE TYPE awa._archived AS (
 CREATE TABLE awa.erasure_result (
     plane text   NOT NULL,
     rows  bigint NOT NULL,
+    CHECK (false)
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/16_types.sql
+-- +goose StatementBegin
+CREATE TABLE awa.queue_pause_state (
+    queue     text        NOT NULL,
+    paused    boolean     NOT NULL,
+    paused_at timestamptz,
     CHECK (false)
 );
 -- +goose StatementEnd
@@ -591,7 +609,7 @@ BEGIN
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
-                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'retry_dlq_job',
+                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'pause_queue', 'resume_queue', 'paused_queues', 'retry_dlq_job',
                    'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'job', 'job_progress', 'substrate_version', '_read_jobs',
                    '_read_terminal_jobs'],
              ARRAY['jobs', 'terminal_jobs'])
@@ -1930,6 +1948,11 @@ BEGIN
     IF p_attempt_deadline <= interval '0' THEN
         RAISE EXCEPTION 'awa: attempt_deadline must be positive, got %', p_attempt_deadline USING ERRCODE = 'AW010';
     END IF;
+    -- A paused queue (awa.pause_queue) is not claimed: one probe of a table
+    -- that holds a row per paused queue only.
+    IF EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = p_queue) THEN
+        RETURN;
+    END IF;
 
     -- This session's cursor cache for the queue (see the header): lane ids and
     -- cursors it saw, lower bounds since cursors only grow.
@@ -2882,6 +2905,39 @@ AS $$
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/pause_queue.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.pause_queue(p_queue text, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.queue_pause_state
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_queue IS NULL THEN
+        RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
+    END IF;
+    PERFORM awa._require_queue_name(p_queue);
+    INSERT INTO awa.queue_pauses AS p (queue, paused_at) VALUES (p_queue, coalesce(p_now, now()))
+    ON CONFLICT (queue) DO NOTHING;
+    RETURN QUERY SELECT p.queue, true, p.paused_at FROM awa.queue_pauses p WHERE p.queue = p_queue;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/paused_queues.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.paused_queues()
+RETURNS SETOF awa.queue_pause_state
+LANGUAGE sql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT p.queue, true, p.paused_at FROM awa.queue_pauses p ORDER BY p.paused_at, p.queue
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/promote_due_jobs.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.promote_due_jobs(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
@@ -3382,6 +3438,10 @@ BEGIN
     END IF;
     pending := false;
     ready := false;
+    -- A paused queue (awa.pause_queue) has nothing to claim.
+    IF EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = p_queue) THEN
+        RETURN;
+    END IF;
     FOR v_lane IN
         SELECT l.lane_id, l.lane_seq
         FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
@@ -3633,6 +3693,28 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT * FROM awa._resolve_callback('resume', p_callback_id, p_payload, NULL, NULL, p_now)
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/resume_queue.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.resume_queue(p_queue text)
+RETURNS SETOF awa.queue_pause_state
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_queue IS NULL THEN
+        RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
+    END IF;
+    PERFORM awa._require_queue_name(p_queue);
+    DELETE FROM awa.queue_pauses p WHERE p.queue = p_queue;
+    IF FOUND THEN
+        PERFORM pg_notify('awa:' || p_queue, '');
+    END IF;
+    RETURN QUERY SELECT p_queue, false, NULL::timestamptz;
+END;
 $$;
 -- +goose StatementEnd
 

@@ -23,6 +23,12 @@ ALTER TABLE {{$awa_schema}}.queue_count ADD COLUMN waiting_external bigint NOT N
 ALTER TABLE {{$awa_schema}}.done_entries DROP CONSTRAINT done_entries_state_check;
 ALTER TABLE {{$awa_schema}}.done_entries ADD CONSTRAINT done_entries_state_check CHECK (state IN ('cancelled', 'failed', 'completed'));
 
+-- added since v0.1.0: sql/substrate/10_control.sql
+CREATE TABLE {{$awa_schema}}.queue_pauses (
+    queue     text        PRIMARY KEY,
+    paused_at timestamptz NOT NULL
+);
+
 -- added since v0.1.0: sql/substrate/16_types.sql
 CREATE TABLE {{$awa_schema}}.attempt_progress (
     job_id     bigint      NOT NULL,
@@ -108,6 +114,14 @@ CREATE TYPE {{$awa_schema}}._archived AS (
 CREATE TABLE {{$awa_schema}}.erasure_result (
     plane text   NOT NULL,
     rows  bigint NOT NULL,
+    CHECK (false)
+);
+
+-- added since v0.1.0: sql/substrate/16_types.sql
+CREATE TABLE {{$awa_schema}}.queue_pause_state (
+    queue     text        NOT NULL,
+    paused    boolean     NOT NULL,
+    paused_at timestamptz,
     CHECK (false)
 );
 
@@ -522,7 +536,7 @@ BEGIN
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
-                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'retry_dlq_job',
+                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'pause_queue', 'resume_queue', 'paused_queues', 'retry_dlq_job',
                    'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'job', 'job_progress', 'substrate_version', '_read_jobs',
                    '_read_terminal_jobs'],
              ARRAY['jobs', 'terminal_jobs'])
@@ -1797,6 +1811,11 @@ BEGIN
     IF p_attempt_deadline <= interval '0' THEN
         RAISE EXCEPTION 'awa: attempt_deadline must be positive, got %', p_attempt_deadline USING ERRCODE = 'AW010';
     END IF;
+    -- A paused queue (awa.pause_queue) is not claimed: one probe of a table
+    -- that holds a row per paused queue only.
+    IF EXISTS (SELECT 1 FROM {{$awa_schema}}.queue_pauses p WHERE p.queue = p_queue) THEN
+        RETURN;
+    END IF;
 
     -- This session's cursor cache for the queue (see the header): lane ids and
     -- cursors it saw, lower bounds since cursors only grow.
@@ -2710,6 +2729,35 @@ AS $$
                                 NULL, NULL, p_now)
 $$;
 
+-- new since v0.1.0: sql/functions/pause_queue.sql
+CREATE FUNCTION {{$awa_schema}}.pause_queue(p_queue text, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF {{$awa_schema}}.queue_pause_state
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_queue IS NULL THEN
+        RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
+    END IF;
+    PERFORM {{$awa_schema}}._require_queue_name(p_queue);
+    INSERT INTO {{$awa_schema}}.queue_pauses AS p (queue, paused_at) VALUES (p_queue, coalesce(p_now, now()))
+    ON CONFLICT (queue) DO NOTHING;
+    RETURN QUERY SELECT p.queue, true, p.paused_at FROM {{$awa_schema}}.queue_pauses p WHERE p.queue = p_queue;
+END;
+$$;
+
+-- new since v0.1.0: sql/functions/paused_queues.sql
+CREATE FUNCTION {{$awa_schema}}.paused_queues()
+RETURNS SETOF {{$awa_schema}}.queue_pause_state
+LANGUAGE sql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT p.queue, true, p.paused_at FROM {{$awa_schema}}.queue_pauses p ORDER BY p.paused_at, p.queue
+$$;
+
 -- changed since v0.1.0: sql/functions/promote_due_jobs.sql
 CREATE OR REPLACE FUNCTION {{$awa_schema}}.promote_due_jobs(p_limit int DEFAULT 1000, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF {{$awa_schema}}.inserted_job
@@ -3201,6 +3249,10 @@ BEGIN
     END IF;
     pending := false;
     ready := false;
+    -- A paused queue (awa.pause_queue) has nothing to claim.
+    IF EXISTS (SELECT 1 FROM {{$awa_schema}}.queue_pauses p WHERE p.queue = p_queue) THEN
+        RETURN;
+    END IF;
     FOR v_lane IN
         SELECT l.lane_id, l.lane_seq
         FROM {{$awa_schema}}.queue_lanes l JOIN {{$awa_schema}}.queue_claim_heads h USING (lane_id)
@@ -3440,6 +3492,26 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT * FROM {{$awa_schema}}._resolve_callback('resume', p_callback_id, p_payload, NULL, NULL, p_now)
+$$;
+
+-- new since v0.1.0: sql/functions/resume_queue.sql
+CREATE FUNCTION {{$awa_schema}}.resume_queue(p_queue text)
+RETURNS SETOF {{$awa_schema}}.queue_pause_state
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_queue IS NULL THEN
+        RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
+    END IF;
+    PERFORM {{$awa_schema}}._require_queue_name(p_queue);
+    DELETE FROM {{$awa_schema}}.queue_pauses p WHERE p.queue = p_queue;
+    IF FOUND THEN
+        PERFORM pg_notify('{{$awa_schema}}:' || p_queue, '');
+    END IF;
+    RETURN QUERY SELECT p_queue, false, NULL::timestamptz;
+END;
 $$;
 
 -- changed since v0.1.0: sql/functions/retry_dlq_job.sql

@@ -4,7 +4,8 @@
 -- at a random shard. Each claimed job gets run_lease + 1 and a receipt
 -- (claim_slot, receipt_id) that every finalizer must present; the batch's
 -- deadline_at is the claim time plus the smaller of the queue's deadline and
--- attempt_deadline (NULL when neither is set). Cancelled jobs are skipped.
+-- attempt_deadline (NULL when neither is set). Cancelled jobs are skipped; a
+-- paused queue (awa.pause_queue) claims nothing.
 -- Writes only appends: one claim_batches row per ready slot drawn from and
 -- one INSERT of claim marks (one per lane it advanced).
 -- Locks: per lane with a row above its cursor, the claim lock (lane_claim,
@@ -80,6 +81,11 @@ BEGIN
     END IF;
     IF p_attempt_deadline <= interval '0' THEN
         RAISE EXCEPTION 'awa: attempt_deadline must be positive, got %', p_attempt_deadline USING ERRCODE = 'AW010';
+    END IF;
+    -- A paused queue (awa.pause_queue) is not claimed: one probe of a table
+    -- that holds a row per paused queue only.
+    IF EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = p_queue) THEN
+        RETURN;
     END IF;
 
     -- This session's cursor cache for the queue (see the header): lane ids and

@@ -17,6 +17,7 @@
 -- lane sharing the pool sequence, do not count. Outside READ COMMITTED the
 -- snapshot may predate a commit, so a tip past the cursor counts as pending,
 -- and ready stays false.
+-- A paused queue (awa.pause_queue): neither pending nor ready.
 -- Writes nothing; holds no lock past the call.
 -- Errors: AW002 queue NULL or a name no job can have (awa._require_queue_name).
 CREATE FUNCTION awa.queue_pending(p_queue text, OUT pending boolean, OUT ready boolean)
@@ -45,6 +46,10 @@ BEGIN
     END IF;
     pending := false;
     ready := false;
+    -- A paused queue (awa.pause_queue) has nothing to claim.
+    IF EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = p_queue) THEN
+        RETURN;
+    END IF;
     FOR v_lane IN
         SELECT l.lane_id, l.lane_seq
         FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)

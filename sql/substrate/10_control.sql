@@ -72,3 +72,12 @@ CREATE TABLE awa.leader_leases (
     acquired_at timestamptz NOT NULL,
     expires_at  timestamptz NOT NULL
 ) WITH (fillfactor = 50);
+
+-- Paused queues (awa.pause_queue): a claim of a queue listed here claims
+-- nothing, and awa.queue_pending reports nothing pending, until
+-- awa.resume_queue deletes its row. A queue may be paused before its first
+-- job. One row per paused queue, touched only by those two calls.
+CREATE TABLE awa.queue_pauses (
+    queue     text        PRIMARY KEY,
+    paused_at timestamptz NOT NULL
+);

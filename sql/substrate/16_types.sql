@@ -108,3 +108,12 @@ CREATE TABLE awa.erasure_result (
     rows  bigint NOT NULL,
     CHECK (false)
 );
+
+-- A queue's pause state, as awa.pause_queue, awa.resume_queue and
+-- awa.paused_queues report it: paused_at is NULL when it is not paused.
+CREATE TABLE awa.queue_pause_state (
+    queue     text        NOT NULL,
+    paused    boolean     NOT NULL,
+    paused_at timestamptz,
+    CHECK (false)
+);

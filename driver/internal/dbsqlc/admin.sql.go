@@ -133,6 +133,46 @@ func (q *Queries) EraseJob(ctx context.Context, db DBTX, arg EraseJobParams) ([]
 	return items, nil
 }
 
+const pauseQueue = `-- name: PauseQueue :one
+SELECT queue, paused, paused_at FROM awa.pause_queue($1::text, $2::timestamptz)
+`
+
+type PauseQueueParams struct {
+	Queue string
+	Now   pgtype.Timestamptz
+}
+
+func (q *Queries) PauseQueue(ctx context.Context, db DBTX, arg PauseQueueParams) (AwaQueuePauseState, error) {
+	row := db.QueryRow(ctx, pauseQueue, arg.Queue, arg.Now)
+	var i AwaQueuePauseState
+	err := row.Scan(&i.Queue, &i.Paused, &i.PausedAt)
+	return i, err
+}
+
+const pausedQueues = `-- name: PausedQueues :many
+SELECT queue, paused, paused_at FROM awa.paused_queues()
+`
+
+func (q *Queries) PausedQueues(ctx context.Context, db DBTX) ([]AwaQueuePauseState, error) {
+	rows, err := db.Query(ctx, pausedQueues)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaQueuePauseState
+	for rows.Next() {
+		var i AwaQueuePauseState
+		if err := rows.Scan(&i.Queue, &i.Paused, &i.PausedAt); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const purgeDLQ = `-- name: PurgeDLQ :many
 SELECT job_id, run_lease, attempt, max_attempts, priority, queue, kind, args, tags, metadata, errors, created_at, run_at, failed_at FROM awa.purge_dlq($1::text, $2::timestamptz,
                             $3::bigint[], $4::int)
@@ -220,6 +260,17 @@ func (q *Queries) QueueCounts(ctx context.Context, db DBTX, queue pgtype.Text) (
 		return nil, err
 	}
 	return items, nil
+}
+
+const resumeQueue = `-- name: ResumeQueue :one
+SELECT queue, paused, paused_at FROM awa.resume_queue($1::text)
+`
+
+func (q *Queries) ResumeQueue(ctx context.Context, db DBTX, queue string) (AwaQueuePauseState, error) {
+	row := db.QueryRow(ctx, resumeQueue, queue)
+	var i AwaQueuePauseState
+	err := row.Scan(&i.Queue, &i.Paused, &i.PausedAt)
+	return i, err
 }
 
 const retryDLQJob = `-- name: RetryDLQJob :one

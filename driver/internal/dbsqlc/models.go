@@ -540,6 +540,17 @@ type AwaQueueMetum struct {
 	UpdatedAt     pgtype.Timestamptz
 }
 
+type AwaQueuePause struct {
+	Queue    string
+	PausedAt pgtype.Timestamptz
+}
+
+type AwaQueuePauseState struct {
+	Queue    string
+	Paused   bool
+	PausedAt pgtype.Timestamptz
+}
+
 type AwaReadyEntry struct {
 	ReadySlot   int32
 	LaneID      int32
