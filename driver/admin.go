@@ -219,6 +219,52 @@ func (d *Driver) PausedQueues(ctx context.Context, db DBTX) (map[string]time.Tim
 	return out, nil
 }
 
+// Drain is what QueueDrained found: Drained when none of Available (a
+// committed job waiting, the queue paused or not), Running (an open
+// attempt) and Due (a scheduled or retryable job whose time has come) holds.
+// Parked jobs do not count.
+type Drain struct {
+	Drained, Available, Running, Due bool
+}
+
+// QueueDrained reports whether queue is drained (awa.queue_drained).
+func (d *Driver) QueueDrained(ctx context.Context, db DBTX, queue string) (Drain, error) {
+	r, err := d.q.QueueDrained(ctx, d.on(db), dbsqlc.QueueDrainedParams{Queue: queue})
+	if err != nil {
+		return Drain{}, fmt.Errorf("queue drained %q: %w", queue, mapError(err))
+	}
+	return Drain{Drained: r.Drained, Available: r.Available, Running: r.Running, Due: r.Due}, nil
+}
+
+// DrainQueue waits until queue is drained (Driver.QueueDrained: no job
+// available, running or due), polling every 50ms, for deploys and tests. Bound
+// it with ctx: it returns ctx's error, wrapped with what was still there,
+// when ctx ends first. The client's own workers (or any other process) do
+// the work; a paused queue never drains while it holds available jobs.
+func (c *Client) DrainQueue(ctx context.Context, queue string) error {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	var last Drain
+	for {
+		dr, err := c.driver.QueueDrained(ctx, c.runtimeDB(), queue)
+		if err != nil && ctx.Err() == nil {
+			return err
+		}
+		if err == nil {
+			if dr.Drained {
+				return nil
+			}
+			last = dr
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("drain queue %q (last seen: available %v, running %v, due %v): %w", queue, last.Available,
+				last.Running, last.Due, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
 // PurgeDLQFilter selects DLQ jobs to delete; empty fields do not filter, and
 // at least one must be set.
 type PurgeDLQFilter struct {

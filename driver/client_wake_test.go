@@ -2,8 +2,10 @@ package driver_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -348,5 +350,45 @@ func TestPausedQueueIdlesAndResumeWakesItsWorkers(t *testing.T) {
 				t.Fatalf("the job did not run within 10s of the resume (poll %s)", c.poll)
 			}
 		})
+	}
+}
+
+// TestDrainQueueWaitsForTheQueuesWork: DrainQueue returns once the client's
+// workers have run every job of the queue; on a paused queue holding a job it
+// gives up when its context ends, saying the job is still available.
+func TestDrainQueueWaitsForTheQueuesWork(t *testing.T) {
+	t.Parallel()
+	ctx := pgtest.Context(t, time.Minute)
+	ran, client, db := runWakeClientPool(t, driver.Config{})
+	go func() {
+		for range ran { // the handler's reports: not needed here
+		}
+	}()
+	for i := 0; i < 20; i++ {
+		if _, err := client.Insert(ctx, wakeArgs{}, &driver.InsertOpts{Queue: "wake"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := client.DrainQueue(dctx, "wake"); err != nil {
+		t.Fatalf("DrainQueue: %v", err)
+	}
+	var left int
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM awa.jobs WHERE queue = 'wake' AND state <> 'completed'`).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("after DrainQueue: %d jobs not completed, %v", left, err)
+	}
+
+	if _, err := client.Driver().PauseQueue(ctx, db, "wake"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Insert(ctx, wakeArgs{}, &driver.InsertOpts{Queue: "wake"}); err != nil {
+		t.Fatal(err)
+	}
+	short, cancelShort := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancelShort()
+	err := client.DrainQueue(short, "wake")
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "available true") {
+		t.Fatalf("DrainQueue of a paused queue holding a job = %v; want the deadline, naming the available job", err)
 	}
 }

@@ -40,3 +40,6 @@ SELECT * FROM awa.resume_queue(sqlc.arg(queue)::text);
 
 -- name: PausedQueues :many
 SELECT * FROM awa.paused_queues();
+
+-- name: QueueDrained :one
+SELECT * FROM awa.queue_drained(sqlc.arg(queue)::text, sqlc.narg(now)::timestamptz);

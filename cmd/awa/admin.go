@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,6 +22,7 @@ import (
 const (
 	exitNotFound     = 3 // no such job (AW020)
 	exitInvalidState = 4 // the job's state does not allow it (AW021)
+	exitNotDrained   = 5 // awa queues drain: the queue still had work at the timeout
 )
 
 // adminNote is what the operator commands' -h says after the flags.
@@ -347,6 +349,45 @@ func cmdQueues(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				}
 			})
 		})
+	case "drain":
+		a := newAdminCmd("queues drain", "QUEUE [-timeout D] [-dsn DSN] [-schema NAME] [-json]", stderr)
+		timeout := a.fs.Duration("timeout", time.Minute, "give up after this long (exit 5)")
+		pos, err := a.parse(args, 1)
+		if err != nil {
+			return err
+		}
+		return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
+			until := time.Now().Add(*timeout)
+			for {
+				dr, err := d.QueueDrained(ctx, conn, pos[0])
+				if err != nil {
+					return err
+				}
+				if dr.Drained || time.Now().After(until) {
+					v := map[string]any{"queue": pos[0], "drained": dr.Drained, "available": dr.Available,
+						"running": dr.Running, "due": dr.Due}
+					if err := a.output(stdout, v, func(tw *tabwriter.Writer) {
+						if dr.Drained {
+							fmt.Fprintf(tw, "queue %s drained\n", pos[0])
+						} else {
+							fmt.Fprintf(tw, "queue %s not drained after %s: available %v, running %v, due %v\n", pos[0],
+								*timeout, dr.Available, dr.Running, dr.Due)
+						}
+					}); err != nil {
+						return err
+					}
+					if !dr.Drained {
+						return errNotDrained
+					}
+					return nil
+				}
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(100 * time.Millisecond):
+				}
+			}
+		})
 	case "list":
 	default:
 		fmt.Fprint(stderr, queuesUsage)
@@ -399,7 +440,11 @@ const queuesUsage = `usage:
   awa queues list [-queue Q]    each queue's jobs by state, and whether it is paused
   awa queues pause QUEUE        stop claiming the queue's jobs (running ones finish)
   awa queues resume QUEUE       claim them again, waking the workers at once
+  awa queues drain QUEUE [-timeout D]   wait until no job is available, running or due (exit 5: timed out)
 `
+
+// errNotDrained is awa queues drain's timeout (exit 5).
+var errNotDrained = errors.New("the queue still has work")
 
 // withAdmin connects for a, runs f and closes the connection.
 func withAdmin(ctx context.Context, a *adminCmd, f func(d *driver.Driver, conn *pgx.Conn) error) error {

@@ -163,8 +163,23 @@ func TestDLQAndQueuesCommands(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM awa.claim_ready_runtime('cli_dlq', 10)`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("a claim of the paused queue took %d jobs, %v; want 0", n, err)
 	}
+	// The retried job waits an hour (not due); a new job is available.
+	if _, err := conn.Exec(ctx, `SELECT * FROM awa.insert_job('cli.k', '{}', '{"queue": "cli_dlq"}')`); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ = cli(ctx, t, dsn, "queues", "drain", "cli_dlq", "-timeout", "300ms"); code != exitNotDrained ||
+		!strings.Contains(out, "not drained after 300ms: available true") {
+		t.Fatalf("awa queues drain of the paused queue holding a job: exit %d, out %q; want %d", code, out, exitNotDrained)
+	}
 	if code, out, errs = cli(ctx, t, dsn, "queues", "resume", "cli_dlq", "-json"); code != 0 || !strings.Contains(out, `"paused": false`) {
 		t.Fatalf("awa queues resume -json: exit %d, out %q, err %q", code, out, errs)
+	}
+	if _, err := conn.Exec(ctx, `SELECT count(*) FROM awa.claim_ready_runtime('cli_dlq', 10, NULL, now() + interval '2 hours') AS c,
+		awa.complete_jobs(ARRAY[c.id], ARRAY[c.run_lease], ARRAY[c.claim_slot], ARRAY[c.receipt_id])`); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs = cli(ctx, t, dsn, "queues", "drain", "cli_dlq", "-json"); code != 0 || !strings.Contains(out, `"drained": true`) {
+		t.Fatalf("awa queues drain after the work is done: exit %d, out %q, err %q", code, out, errs)
 	}
 	if code, _, errs = cli(ctx, t, dsn, "queues", "pause", "bad name"); code != 2 || !strings.Contains(errs, "queue must be") {
 		t.Fatalf("awa queues pause 'bad name': exit %d, err %q; want 2 (bad usage) naming the rule", code, errs)

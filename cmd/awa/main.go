@@ -7,7 +7,7 @@
 //	awa storage status [-dsn DSN] [-schema NAME] [-json] [-all]
 //	awa jobs cancel|retry|erase ID [flags]
 //	awa dlq retry ID | purge [flags]
-//	awa queues list|pause|resume [flags]
+//	awa queues list|pause|resume|drain [flags]
 //
 // The DSN defaults to $DATABASE_URL. A prebuilt binary cannot load a user's
 // Go handlers: services run workers from their own binary (see
@@ -62,9 +62,12 @@ usage:
         each queue's jobs by state and whether it is paused; pause a queue
         (its jobs are not claimed, running ones finish); resume it (its
         workers wake at once)
+  awa queues drain QUEUE [-timeout D]
+        wait until the queue has no job available, running or due (for
+        deploys and tests); exit 5 when it still has some at the timeout
         Operator commands (jobs, dlq, queues) take -dsn, -schema and -json;
         exit status 0 done, 1 the database failed, 2 bad usage, 3 no such
-        job, 4 the job's state does not allow it
+        job, 4 the job's state does not allow it, 5 not drained in time
 
 The DSN defaults to $DATABASE_URL. "awa COMMAND -h" lists a command's flags.
 `
@@ -124,6 +127,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.Is(err, driver.ErrInvalidQueue), errors.Is(err, driver.ErrInvalidArgument):
 		fmt.Fprintf(stderr, "awa %s: %v\n", args[0], err)
 		return 2
+	case errors.Is(err, errNotDrained):
+		return exitNotDrained
 	case errors.Is(err, driver.ErrJobNotFound):
 		fmt.Fprintf(stderr, "awa %s: %v\n", args[0], err)
 		return exitNotFound

@@ -149,6 +149,18 @@ CREATE TABLE awa.queue_pause_state (
 );
 -- +goose StatementEnd
 
+-- added since v0.1.0: sql/substrate/16_types.sql
+-- +goose StatementBegin
+CREATE TABLE awa.queue_drain (
+    queue     text    NOT NULL,
+    drained   boolean NOT NULL,
+    available boolean NOT NULL,
+    running   boolean NOT NULL,
+    due       boolean NOT NULL,
+    CHECK (false)
+);
+-- +goose StatementEnd
+
 -- added since v0.1.0: sql/substrate/40_lease_ring.sql
 -- +goose StatementBegin
 CREATE TABLE awa.attempt_state (
@@ -609,7 +621,7 @@ BEGIN
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
-                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'pause_queue', 'resume_queue', 'paused_queues', 'retry_dlq_job',
+                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
                    'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'job', 'job_progress', 'substrate_version', '_read_jobs',
                    '_read_terminal_jobs'],
              ARRAY['jobs', 'terminal_jobs'])
@@ -3406,6 +3418,47 @@ BEGIN
     PERFORM awa._end_ring_read('awa.queue_counts', ARRAY['queue', 'claim', 'cursor']);
 EXCEPTION WHEN SQLSTATE 'AW099' THEN
     RETURN;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/queue_drained.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.queue_drained(p_queue text, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.queue_drain
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+VOLATILE
+AS $$
+DECLARE
+    v_now timestamptz := coalesce(p_now, now());
+BEGIN
+    IF p_queue IS NULL THEN
+        RAISE EXCEPTION 'awa: queue must not be null' USING ERRCODE = 'AW002';
+    END IF;
+    PERFORM awa._require_queue_name(p_queue);
+    BEGIN
+        PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
+        RETURN QUERY
+        SELECT p_queue, NOT (x.available OR x.running OR x.due), x.available, x.running, x.due
+        FROM (SELECT
+            EXISTS (SELECT 1 FROM awa.queue_lanes l JOIN awa.claim_cursors h USING (lane_id)
+                    WHERE l.queue = p_queue
+                      AND EXISTS (SELECT 1 FROM awa.ready_entries r
+                                  WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq
+                                    AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                                                    WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq
+                                                      AND t.ready_slot = r.ready_slot))) AS available,
+            EXISTS (SELECT 1 FROM awa.claim_batches b
+                    WHERE b.queue = p_queue
+                      AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))) AS running,
+            EXISTS (SELECT 1 FROM awa.deferred_jobs d WHERE d.queue = p_queue AND d.run_at <= v_now) AS due) AS x;
+        PERFORM awa._end_ring_read('awa.queue_drained', ARRAY['queue', 'claim', 'cursor']);
+    EXCEPTION WHEN SQLSTATE 'AW099' THEN
+        NULL;
+    END;
 END;
 $$;
 -- +goose StatementEnd

@@ -117,3 +117,18 @@ CREATE TABLE awa.queue_pause_state (
     paused_at timestamptz,
     CHECK (false)
 );
+
+-- What awa.queue_drained found for a queue: drained is true when none of
+-- available (a committed job waiting to be claimed, the queue paused or not),
+-- running (an open attempt, one waiting for its callback in sequence
+-- included) and due (a scheduled or retryable job whose time has come, not
+-- yet promoted) holds. Parked jobs (waiting_external with no attempt) do not
+-- count.
+CREATE TABLE awa.queue_drain (
+    queue     text    NOT NULL,
+    drained   boolean NOT NULL,
+    available boolean NOT NULL,
+    running   boolean NOT NULL,
+    due       boolean NOT NULL,
+    CHECK (false)
+);

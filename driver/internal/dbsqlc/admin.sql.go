@@ -262,6 +262,28 @@ func (q *Queries) QueueCounts(ctx context.Context, db DBTX, queue pgtype.Text) (
 	return items, nil
 }
 
+const queueDrained = `-- name: QueueDrained :one
+SELECT queue, drained, available, running, due FROM awa.queue_drained($1::text, $2::timestamptz)
+`
+
+type QueueDrainedParams struct {
+	Queue string
+	Now   pgtype.Timestamptz
+}
+
+func (q *Queries) QueueDrained(ctx context.Context, db DBTX, arg QueueDrainedParams) (AwaQueueDrain, error) {
+	row := db.QueryRow(ctx, queueDrained, arg.Queue, arg.Now)
+	var i AwaQueueDrain
+	err := row.Scan(
+		&i.Queue,
+		&i.Drained,
+		&i.Available,
+		&i.Running,
+		&i.Due,
+	)
+	return i, err
+}
+
 const resumeQueue = `-- name: ResumeQueue :one
 SELECT queue, paused, paused_at FROM awa.resume_queue($1::text)
 `

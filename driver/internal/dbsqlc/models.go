@@ -523,6 +523,14 @@ type AwaQueueCount struct {
 	WaitingExternal int64
 }
 
+type AwaQueueDrain struct {
+	Queue     string
+	Drained   bool
+	Available bool
+	Running   bool
+	Due       bool
+}
+
 type AwaQueueLane struct {
 	LaneID    int32
 	Queue     string

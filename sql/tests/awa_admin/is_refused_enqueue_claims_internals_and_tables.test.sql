@@ -12,7 +12,7 @@ select plan(23);
 select results_eq($$select * from awa_test.executable_by('awa_test_admin')$$,
                   $$values ('_read_jobs'::text), ('_read_terminal_jobs'), ('acquire_leader_lease'), ('cancel_job'), ('cleanup_attempt_state'),
                            ('cleanup_runtime_instances'), ('complete_external'), ('configure_archive'), ('configure_queue'), ('erase_job'), ('fail_external'),
-                           ('job'), ('job_progress'), ('maintain_archive'), ('pause_queue'), ('paused_queues'), ('promote_due_jobs'), ('prune_ring'), ('purge_dlq'), ('queue_counts'),
+                           ('job'), ('job_progress'), ('maintain_archive'), ('pause_queue'), ('paused_queues'), ('promote_due_jobs'), ('prune_ring'), ('purge_dlq'), ('queue_counts'), ('queue_drained'),
                            ('release_leader_lease'), ('rescue_expired_callbacks'), ('rescue_expired_deadlines'), ('rescue_stale_claims'),
                            ('resume_external'), ('resume_queue'), ('retry_dlq_job'), ('retry_external'), ('retry_job'), ('rotate_ring'), ('run_maintenance'),
                            ('storage_status'), ('substrate_version')$$,
