@@ -95,6 +95,37 @@ func (a *adminCmd) output(w io.Writer, v any, table func(tw *tabwriter.Writer)) 
 	return tw.Flush()
 }
 
+// parseJob parses a one-job command's args: its job id.
+func (a *adminCmd) parseJob(args []string) (int64, error) {
+	pos, err := a.parse(args, 1)
+	if err != nil {
+		return 0, err
+	}
+	return jobID(pos[0])
+}
+
+// retryCmd is `awa jobs retry` and `awa dlq retry`: one job id and -at.
+func retryCmd(ctx context.Context, name string, args []string, stdout, stderr io.Writer,
+	retry func(d *driver.Driver, conn *pgx.Conn, id int64, runAt time.Time) (driver.InsertedJob, error)) error {
+	a := newAdminCmd(name, "ID [-at TIME|DURATION] [-dsn DSN] [-schema NAME] [-json]", stderr)
+	at := a.fs.String("at", "", "run at this RFC 3339 time or after this duration (default: now)")
+	id, err := a.parseJob(args)
+	if err != nil {
+		return err
+	}
+	runAt, err := parseAt(*at)
+	if err != nil {
+		return err
+	}
+	return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
+		j, err := retry(d, conn, id, runAt)
+		if err != nil {
+			return err
+		}
+		return writeInserted(a, stdout, j)
+	})
+}
+
 func jobID(s string) (int64, error) {
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id <= 0 {
@@ -145,11 +176,7 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	case "cancel":
 		a := newAdminCmd("jobs cancel", "ID [-reason TEXT] [-dsn DSN] [-schema NAME] [-json]", stderr)
 		reason := a.fs.String("reason", "", "why (appended to the job's errors; default: cancelled by operator)")
-		pos, err := a.parse(args, 1)
-		if err != nil {
-			return err
-		}
-		id, err := jobID(pos[0])
+		id, err := a.parseJob(args)
 		if err != nil {
 			return err
 		}
@@ -165,35 +192,14 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			})
 		})
 	case "retry":
-		a := newAdminCmd("jobs retry", "ID [-at TIME|DURATION] [-dsn DSN] [-schema NAME] [-json]", stderr)
-		at := a.fs.String("at", "", "run at this RFC 3339 time or after this duration (default: now)")
-		pos, err := a.parse(args, 1)
-		if err != nil {
-			return err
-		}
-		id, err := jobID(pos[0])
-		if err != nil {
-			return err
-		}
-		runAt, err := parseAt(*at)
-		if err != nil {
-			return err
-		}
-		return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
-			j, err := d.RetryJob(ctx, conn, id, runAt)
-			if err != nil {
-				return err
-			}
-			return writeInserted(a, stdout, j)
-		})
+		return retryCmd(ctx, "jobs retry", args, stdout, stderr,
+			func(d *driver.Driver, conn *pgx.Conn, id int64, runAt time.Time) (driver.InsertedJob, error) {
+				return d.RetryJob(ctx, conn, id, runAt)
+			})
 	case "erase":
 		a := newAdminCmd("jobs erase", "ID [-errors] [-dsn DSN] [-schema NAME] [-json]", stderr)
 		errs := a.fs.Bool("errors", false, "also erase the job's errors")
-		pos, err := a.parse(args, 1)
-		if err != nil {
-			return err
-		}
-		id, err := jobID(pos[0])
+		id, err := a.parseJob(args)
 		if err != nil {
 			return err
 		}
@@ -239,27 +245,10 @@ func cmdDLQ(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	switch verb {
 	case "retry":
-		a := newAdminCmd("dlq retry", "ID [-at TIME|DURATION] [-dsn DSN] [-schema NAME] [-json]", stderr)
-		at := a.fs.String("at", "", "run at this RFC 3339 time or after this duration (default: now)")
-		pos, err := a.parse(args, 1)
-		if err != nil {
-			return err
-		}
-		id, err := jobID(pos[0])
-		if err != nil {
-			return err
-		}
-		runAt, err := parseAt(*at)
-		if err != nil {
-			return err
-		}
-		return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
-			j, err := d.RetryDLQJob(ctx, conn, id, runAt)
-			if err != nil {
-				return err
-			}
-			return writeInserted(a, stdout, j)
-		})
+		return retryCmd(ctx, "dlq retry", args, stdout, stderr,
+			func(d *driver.Driver, conn *pgx.Conn, id int64, runAt time.Time) (driver.InsertedJob, error) {
+				return d.RetryDLQJob(ctx, conn, id, runAt)
+			})
 	case "purge":
 		a := newAdminCmd("dlq purge", "[-queue Q] [-before TIME|DURATION] [-id N,N...] [-max N] [-dsn DSN] [-schema NAME] [-json]", stderr)
 		queue := a.fs.String("queue", "", "only this queue's DLQ jobs")

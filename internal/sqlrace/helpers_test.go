@@ -504,3 +504,32 @@ func finalizeAs(ctx context.Context, q rowQuerier, action string, cs []claimed) 
 		FROM awa.%s_jobs($1::bigint[], $2::bigint[], $3::int[], $4::bigint[]%s) AS f`, action, extra),
 		ids, leases, slots, receipts))
 }
+
+// goRingTurner starts a session that rotates and prunes the queue, claim and
+// cursor rings as fast as they may (every slot archived and truncated as
+// soon as it can be) until stopAt, counting the queue ring's prunes in
+// *prunes under mu.
+func goRingTurner(t *testing.T, ctx, runCtx context.Context, pool *pgxpool.Pool, wg *sync.WaitGroup, fail *errOnce,
+	stopAt time.Time, mu *sync.Mutex, prunes *int) {
+	goSession(t, ctx, pool, wg, func(conn *pgx.Conn) {
+		for time.Now().Before(stopAt) && runCtx.Err() == nil {
+			for _, ring := range []string{"queue", "claim", "cursor"} {
+				if _, err := ringOp(runCtx, conn, "rotate", ring); err != nil {
+					fail.set("rotate %s: %v", ring, err)
+					return
+				}
+				o, err := ringOp(runCtx, conn, "prune", ring)
+				if err != nil {
+					fail.set("prune %s: %v", ring, err)
+					return
+				}
+				if ring == "queue" && o.Outcome == "pruned" {
+					mu.Lock()
+					*prunes++
+					mu.Unlock()
+				}
+			}
+			time.Sleep(15 * time.Millisecond)
+		}
+	})
+}

@@ -80,27 +80,7 @@ func TestRetryJobRacingASecondRetryAndPrunesRunsTheJobOnce(t *testing.T) {
 		}
 	})
 
-	goSession(t, ctx, pool, &wg, func(conn *pgx.Conn) {
-		for time.Now().Before(stopAt) && runCtx.Err() == nil {
-			for _, ring := range []string{"queue", "claim", "cursor"} {
-				if _, err := ringOp(runCtx, conn, "rotate", ring); err != nil {
-					fail.set("rotate %s: %v", ring, err)
-					return
-				}
-				o, err := ringOp(runCtx, conn, "prune", ring)
-				if err != nil {
-					fail.set("prune %s: %v", ring, err)
-					return
-				}
-				if ring == "queue" && o.Outcome == "pruned" {
-					mu.Lock()
-					prunes++
-					mu.Unlock()
-				}
-			}
-			time.Sleep(15 * time.Millisecond)
-		}
-	})
+	goRingTurner(t, ctx, runCtx, pool, &wg, fail, stopAt, &mu, &prunes)
 
 	// Two operators, paired: each round both retry the same job at once.
 	conns := [2]*pgx.Conn{connect(t, ctx, pool), connect(t, ctx, pool)}
