@@ -74,25 +74,32 @@ func leases(t *testing.T, ctx context.Context, db *pgxpool.Pool, id int64) int {
 }
 
 // TestJobWhoseTimeoutOutlastsTheClaimDeadlineRunsToItsTimeout: the client's
-// claims carry a 1s deadline (RescueStuckAfter; the worker's Timeout of a
+// claims carry a 2s deadline (RescueStuckAfter; the worker's Timeout of a
 // zero job is 0), and the maintenance leader rescues expired deadlines every
 // 200ms. A job whose args give it a 5s timeout runs 3s: the runtime gave its
 // attempt a deadline of its own (claim + 5s + grace) before it ran, so it is
-// not rescued at 1s, its handler's context ends at its timeout, not at the
+// not rescued at 2s, its handler's context ends at its timeout, not at the
 // claim's deadline, and it completes once, as attempt 1. A job whose 200ms
 // timeout fits the claim's deadline costs no call: its attempt never
-// escalates (no lease).
+// escalates (no lease). Nor does the same 5s job on a queue whose 1s
+// deadline_seconds caps its attempts: its context ends at that deadline.
 func TestJobWhoseTimeoutOutlastsTheClaimDeadlineRunsToItsTimeout(t *testing.T) {
 	ctx, pool := parallelDB(t, time.Minute)
+	secs := 1
+	if err := driver.New().ConfigureQueue(ctx, pool, "own_deadline_capped", driver.QueueOptions{DeadlineSeconds: &secs}); err != nil {
+		t.Fatal(err)
+	}
 	w := &argsTimeoutWorker{seen: map[int64]handlerSaw{}}
 	workers := driver.NewWorkers()
 	driver.AddWorker[argsTimeoutArgs](workers, w)
 	log, _ := testLogger(t, "client")
-	client := startClient(t, pool, workConfig("own_deadline", 2, workers, log, &driver.Config{
+	cfg := workConfig("own_deadline", 2, workers, log, &driver.Config{
 		JobTimeout:       500 * time.Millisecond,
 		JobTimeoutGrace:  500 * time.Millisecond,
-		RescueStuckAfter: time.Second,
-	}))
+		RescueStuckAfter: 2 * time.Second,
+	})
+	cfg.Queues["own_deadline_capped"] = driver.QueueConfig{MaxWorkers: 1}
+	client := startClient(t, pool, cfg)
 	long, err := client.Insert(ctx, argsTimeoutArgs{TimeoutMS: 5000, RunMS: 3000}, &driver.InsertOpts{Queue: "own_deadline", MaxAttempts: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -101,10 +108,14 @@ func TestJobWhoseTimeoutOutlastsTheClaimDeadlineRunsToItsTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	capped, err := client.Insert(ctx, argsTimeoutArgs{TimeoutMS: 5000, RunMS: 3000}, &driver.InsertOpts{Queue: "own_deadline_capped", MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	final := waitJobState(t, pool, long.ID, "completed", 30*time.Second)
 	if final.Attempt != 1 || len(final.Errors) != 0 {
-		t.Fatalf("long job %v, want completed by attempt 1 with no error (not rescued at its claim's 1s deadline)", final)
+		t.Fatalf("long job %v, want completed by attempt 1 with no error (not rescued at its claim's 2s deadline)", final)
 	}
 	saw, ok := w.saw(long.ID)
 	if !ok || saw.err != nil {
@@ -124,6 +135,16 @@ func TestJobWhoseTimeoutOutlastsTheClaimDeadlineRunsToItsTimeout(t *testing.T) {
 	var left int
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM awa.attempt_state`).Scan(&left); err != nil || left != 0 {
 		t.Fatalf("%d attempt_state rows after both completions (%v), want none", left, err)
+	}
+
+	waitJobState(t, pool, capped.ID, "failed", 20*time.Second)
+	saw, ok = w.saw(capped.ID)
+	if d := saw.deadline.Sub(saw.start); !ok || saw.err != context.DeadlineExceeded || d > 1500*time.Millisecond {
+		t.Fatalf("capped job's handler saw %+v (ran: %v), its context's deadline %s after its start; "+
+			"want it ended by the queue's 1s deadline", saw, ok, d)
+	}
+	if n := leases(t, ctx, pool, capped.ID); n != 0 {
+		t.Fatalf("capped job's attempt has %d leases, want none: no deadline of its own may pass the queue's", n)
 	}
 }
 

@@ -296,7 +296,8 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart 
 // deadline (a WorkerTimeout that depends on the args, longer than the
 // client's claims cover): one awa.set_attempt_deadline call before the
 // handler runs, and lim follows. A timeout the claim's deadline covers costs
-// nothing here; so does Config.JobTimeout, which RescueStuckAfter exceeds. It
+// nothing here; so do Config.JobTimeout, which RescueStuckAfter exceeds, and
+// a queue's deadline_seconds shorter than the client's claims ask. It
 // returns false when the attempt is already closed: the handler must not run.
 // When the call fails otherwise the handler runs to its claim's deadline.
 func (q *queueRunner) ownDeadline(workCtx context.Context, j ClaimedJob, claimStart time.Time, lim *attemptLimits) bool {
@@ -304,7 +305,9 @@ func (q *queueRunner) ownDeadline(workCtx context.Context, j ClaimedJob, claimSt
 		return true
 	}
 	want := j.ClaimedAt.Add(lim.timeout + q.c.cfg.JobTimeoutGrace)
-	if !want.After(j.DeadlineAt) {
+	// A claim's deadline shorter than the client's attempt deadline is its
+	// queue's deadline_seconds: the cap that no deadline of its own passes.
+	if !want.After(j.DeadlineAt) || j.DeadlineAt.Sub(j.ClaimedAt) < q.c.claimDeadline.Truncate(time.Microsecond) {
 		return true
 	}
 	ctx, cancel := context.WithTimeout(workCtx, 30*time.Second)
