@@ -1,8 +1,9 @@
 -- Later calls of the same attempt replace its deadline, earlier or later, in
 -- place: no second lease, no new row. A progress write of the attempt keeps
--- the deadline, and a deadline write keeps the checkpoint.
+-- the deadline (and stays a HOT update), and a deadline write keeps the
+-- checkpoint.
 begin;
-select plan(5);
+select plan(6);
 
 create temp table c as select * from awa_test.claim_one('k', '{}', '{"queue": "sad"}', '2030-01-01 12:00:00+00');
 select outcome from c, awa.set_progress(c.id, c.run_lease, c.claim_slot, c.receipt_id, '{"step": 1}', '2030-01-01 12:00:01+00');
@@ -19,7 +20,12 @@ select results_eq(
   $$values ('applied', '2030-01-01 13:00:00+00'::timestamptz), ('applied', '2030-01-02 12:00:00+00')$$,
   'an earlier and then a later deadline are both applied');
 select is(awa_test.changed((select n from before), awa_test.row_counts()), '{}'::jsonb, 'no row is added');
+create temp table hot_before as
+select n_tup_hot_upd as n from pg_stat_xact_user_tables where schemaname = 'awa' and relname = 'attempt_state';
 select outcome from c, awa.set_progress(c.id, c.run_lease, c.claim_slot, c.receipt_id, '{"step": 2}', '2030-01-01 12:00:05+00');
+select is((select s.n_tup_hot_upd - b.n from pg_stat_xact_user_tables s, hot_before b
+           where s.schemaname = 'awa' and s.relname = 'attempt_state'), 1::bigint,
+          'the progress write, which leaves the indexed deadline as it is, is a HOT update');
 select results_eq($$select deadline_at, progress from awa.attempt_state$$,
                   $$values ('2030-01-02 12:00:00+00'::timestamptz, '{"step": 2}'::jsonb)$$,
                   'the last deadline stays through a progress write, beside the checkpoint');
