@@ -57,9 +57,11 @@ type Config struct {
 	// or whose handler never returns. Every claim carries as its attempt
 	// deadline the longer of RescueStuckAfter and the longest WorkerTimeout
 	// of the client's workers (as known at NewClient) plus JobTimeoutGrace;
-	// a queue's shorter deadline_seconds wins. The
-	// handler's context ends at the deadline too. Must exceed JobTimeout.
-	// Defaults to 1 hour.
+	// a queue's shorter deadline_seconds wins. A job whose own timeout (its
+	// WorkerTimeout for its args) outlasts that gets a deadline of its own
+	// before it runs, and a handler may move its attempt's deadline
+	// (JobRow.SetDeadline). The handler's context ends at the deadline too.
+	// Must exceed JobTimeout. Defaults to 1 hour.
 	RescueStuckAfter time.Duration
 	// CompleterBatchSize caps the jobs finalized in one SQL call. Defaults to 500.
 	CompleterBatchSize int

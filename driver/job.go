@@ -59,9 +59,14 @@ type Worker[T JobArgs] interface {
 // client's claims carry an attempt deadline that covers the longest timeout
 // of its workers plus Config.JobTimeoutGrace, or Config.RescueStuckAfter when
 // that is longer: at NewClient, Timeout is asked once per worker with a zero
-// Job of its kind (zero Args), so a timeout that depends on the args is not
-// known there and such jobs are still cut at RescueStuckAfter (or a shorter
-// queue deadline). docs/storage.md, "Every attempt ends".
+// Job of its kind (zero Args). Timeout is asked again for each job, with its
+// args, before it runs; when the claim time plus that timeout plus
+// JobTimeoutGrace comes after the claim's deadline, the runtime first gives
+// the attempt that deadline of its own (one awa.set_attempt_deadline call,
+// as JobRow.SetDeadline), so the job runs to its timeout without being
+// rescued; a job whose timeout the claim's deadline covers costs no call. A
+// queue's deadline_seconds still caps it: the handler's context then ends
+// there. docs/storage.md, "Every attempt ends".
 type WorkerTimeout[T JobArgs] interface {
 	Timeout(job *Job[T]) time.Duration
 }

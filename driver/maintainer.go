@@ -275,7 +275,16 @@ func (e *elector) services() []service {
 		}},
 		{name: "rescue_deadlines", interval: m.DeadlineInterval, tick: func(ctx context.Context) error {
 			res, err := d.RescueExpiredDeadlines(ctx, db, m.BatchSize)
-			report(EventJobsRescued, "rescue_deadlines", "Rescued jobs past their deadline", len(res))
+			// Its stale results include the own deadlines of attempts that
+			// ended otherwise, cleared as they came due: only the applied
+			// ones were rescued.
+			rescued := 0
+			for _, r := range res {
+				if r.Outcome == Applied {
+					rescued++
+				}
+			}
+			report(EventJobsRescued, "rescue_deadlines", "Rescued jobs past their deadline", rescued)
 			return err
 		}},
 		{name: "rescue_callbacks", interval: m.CallbackInterval, tick: func(ctx context.Context) error {

@@ -74,8 +74,10 @@ func (d *Driver) RescueStaleClaims(ctx context.Context, db DBTX, staleness time.
 	return results(rows), nil
 }
 
-// RescueExpiredDeadlines closes up to max attempts past their queue deadline
-// and routes them through retry.
+// RescueExpiredDeadlines closes up to max attempts past their deadline (their
+// own, awa.set_attempt_deadline, or else their claim's) and routes them
+// through retry. A Stale result names an attempt found closed already (its
+// own deadline, left by an attempt that ended otherwise, is cleared).
 func (d *Driver) RescueExpiredDeadlines(ctx context.Context, db DBTX, max int) ([]Result, error) {
 	rows, err := d.q.RescueExpiredDeadlines(ctx, d.on(db), dbsqlc.RescueExpiredDeadlinesParams{Max: int32(max)})
 	if err != nil {

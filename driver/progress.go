@@ -57,8 +57,10 @@ func (d *Driver) JobProgress(ctx context.Context, db DBTX, jobID int64) (p Progr
 }
 
 // attemptHandle is what a handler's JobRow needs to write its attempt's
-// progress and callback: the database, the receipt, the last checkpoint it
-// set, its callback (callbacks.go) and WaitForCallback's poll interval.
+// progress, callback and deadline: the database, the receipt, the last
+// checkpoint it set, its callback (callbacks.go), WaitForCallback's poll
+// interval, and the handler's context and what limits it (deadline.go; nil
+// and zero for a JobRow whose handler no runtime runs).
 type attemptHandle struct {
 	driver    *Driver
 	db        DBTX
@@ -67,6 +69,8 @@ type attemptHandle struct {
 	mu        sync.Mutex
 	last      json.RawMessage
 	cb        callbackState
+	dl        *deadlineCtx
+	limits    attemptLimits
 }
 
 // SetProgress records v, encoded as JSON, as the job's progress checkpoint

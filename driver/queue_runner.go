@@ -124,7 +124,7 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 		q.releasePermits(n - len(jobs))
 		for _, j := range jobs {
 			q.c.jobWG.Add(1)
-			go q.execute(workCtx, j, localDeadline(j, claimStart))
+			go q.execute(workCtx, j, claimStart)
 		}
 		backlog = len(jobs) == n
 		recheck = q.nextRecheck(fetchCtx, backlog, len(jobs) > 0, recheck)
@@ -215,6 +215,7 @@ const (
 // permit stays taken until the handler really returns (so a handler that
 // ignores its context costs a slot, never an unbounded number of
 // goroutines), and its late result is dropped without a finalizer call.
+// claimStart is when the claim call started (localDeadline).
 // localDeadline is the attempt's deadline on this process's clock (zero when
 // it has none). DeadlineAt is the database's clock: read against a local clock
 // that runs behind, the handler would outlive the rescue of its attempt. The
@@ -227,7 +228,7 @@ func localDeadline(j ClaimedJob, claimStart time.Time) time.Time {
 	return claimStart.Add(j.DeadlineAt.Sub(j.ClaimedAt))
 }
 
-func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, deadline time.Time) {
+func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart time.Time) {
 	defer func() { q.permits <- struct{}{} }()
 	cfg := q.c.cfg
 	row := jobRow(j, q.c.driver, q.c.rt)
@@ -239,36 +240,36 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, deadline ti
 		return
 	}
 
-	timeout := unit.jobTimeout(row, j.Args, cfg.JobTimeout)
-	ctx, cancel := workCtx, context.CancelFunc(func() {})
-	if timeout > 0 {
-		ctx, cancel = context.WithTimeout(workCtx, timeout)
+	timeout, byWorker := unit.jobTimeout(row, j.Args, cfg.JobTimeout)
+	lim := attemptLimits{timeout: timeout, local: localDeadline(j, claimStart), db: j.DeadlineAt}
+	if byWorker && !q.ownDeadline(workCtx, j, claimStart, &lim) {
+		q.c.jobWG.Done()
+		return
 	}
-	defer cancel()
-	// The attempt's deadline: past it the leader rescues the attempt, so the
-	// handler must stop too (a context only when it comes before the timeout).
-	if d, ok := ctx.Deadline(); !deadline.IsZero() && (!ok || deadline.Before(d)) {
-		var cancelDeadline context.CancelFunc
-		ctx, cancelDeadline = context.WithDeadline(ctx, deadline)
-		defer cancelDeadline()
-	}
+
+	// The handler's context ends at its timeout or, when that comes first,
+	// at the attempt's deadline: past it the leader rescues the attempt, so
+	// the handler must stop too. JobRow.SetDeadline moves it.
+	start := time.Now()
+	dctx, release := withMovableDeadline(workCtx, lim.end(start))
+	defer release()
+	row.attempt.bind(dctx, lim)
 
 	// Cooperative cancel: an operator's cancel (or a rescue) of this attempt
 	// cancels ctx with cause ErrAttemptClosed (cancel.go).
-	ctx, attemptDone := q.c.attempts.start(ctx, j.Receipt, row.attempt)
+	ctx, attemptDone := q.c.attempts.start(dctx, j.Receipt, row.attempt)
 	defer attemptDone()
 
 	// The watchdog costs nothing until the handler's context ends: then one
 	// timer for JobTimeoutGrace.
 	var state atomic.Int32
 	grace := cfg.JobTimeoutGrace
-	start := time.Now()
 	stopWatch := context.AfterFunc(ctx, func() {
 		time.AfterFunc(grace, func() {
 			if !state.CompareAndSwap(attemptRunning, attemptAbandoned) {
 				return
 			}
-			why := q.overstay(workCtx, j, deadline, timeout)
+			why := q.overstay(workCtx, row.attempt.currentLimits(), start)
 			q.c.log.Error("awa: Handler did not return within its timeout; the attempt is retried and the handler abandoned "+
 				"(its slot stays taken until it returns)", slog.String("queue", q.name), slog.Int64("job_id", j.JobID),
 				slog.Int64("run_lease", j.RunLease), slog.String("kind", j.Kind), slog.String("reason", why))
@@ -278,7 +279,7 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, deadline ti
 		})
 	})
 
-	res := withJob(runHandler(ctx, workCtx, unit, row, j, deadline, timeout), j, time.Since(start))
+	res := withJob(runHandler(ctx, workCtx, unit, row, j, start), j, time.Since(start))
 	stopWatch()
 	if state.CompareAndSwap(attemptRunning, attemptReturned) {
 		q.c.completer.add(res)
@@ -290,6 +291,47 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, deadline ti
 		slog.String("kind", j.Kind), slog.String("action", res.action.String()))
 }
 
+// ownDeadline gives attempt j a deadline of its own, the claim time plus its
+// worker's timeout plus JobTimeoutGrace, when that comes after its claim's
+// deadline (a WorkerTimeout that depends on the args, longer than the
+// client's claims cover): one awa.set_attempt_deadline call before the
+// handler runs, and lim follows. A timeout the claim's deadline covers costs
+// nothing here; so do Config.JobTimeout, which RescueStuckAfter exceeds, and
+// a queue's deadline_seconds shorter than the client's claims ask. It
+// returns false when the attempt is already closed: the handler must not run.
+// When the call fails otherwise the handler runs to its claim's deadline.
+func (q *queueRunner) ownDeadline(workCtx context.Context, j ClaimedJob, claimStart time.Time, lim *attemptLimits) bool {
+	if lim.timeout <= 0 || j.DeadlineAt.IsZero() {
+		return true
+	}
+	want := j.ClaimedAt.Add(lim.timeout + q.c.cfg.JobTimeoutGrace)
+	// A claim's deadline shorter than the client's attempt deadline is its
+	// queue's deadline_seconds: the cap that no deadline of its own passes.
+	if !want.After(j.DeadlineAt) || j.DeadlineAt.Sub(j.ClaimedAt) < q.c.claimDeadline.Truncate(time.Microsecond) {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(workCtx, 30*time.Second)
+	at, err := q.c.driver.SetAttemptDeadline(ctx, q.c.rt, j.Receipt, want)
+	cancel()
+	switch {
+	case err == nil:
+		lim.db, lim.local = at, claimStart.Add(at.Sub(j.ClaimedAt))
+		return true
+	case errors.Is(err, ErrStaleAttempt):
+		q.c.log.Warn("awa: Attempt closed before its handler started; the handler does not run",
+			slog.String("queue", q.name), slog.Int64("job_id", j.JobID), slog.Int64("run_lease", j.RunLease),
+			slog.String("kind", j.Kind))
+		return false
+	default:
+		if workCtx.Err() == nil {
+			q.c.log.Warn("awa: Could not give the attempt a deadline of its own; its handler runs to its claim's deadline",
+				slog.String("queue", q.name), slog.Int64("job_id", j.JobID), slog.Int64("run_lease", j.RunLease),
+				slog.String("kind", j.Kind), slog.String("error", err.Error()))
+		}
+		return true
+	}
+}
+
 // withJob adds what the job outcome event reports to r.
 func withJob(r finishReq, j ClaimedJob, took time.Duration) finishReq {
 	r.kind, r.queue, r.attempt, r.took = j.Kind, j.Queue, j.Attempt, took
@@ -297,21 +339,21 @@ func withJob(r finishReq, j ClaimedJob, took time.Duration) finishReq {
 }
 
 // overstay says which limit an abandoned handler overstayed, and by how much grace.
-func (q *queueRunner) overstay(workCtx context.Context, j ClaimedJob, deadline time.Time, timeout time.Duration) string {
+func (q *queueRunner) overstay(workCtx context.Context, lim attemptLimits, start time.Time) string {
 	grace := q.c.cfg.JobTimeoutGrace
 	switch {
 	case workCtx.Err() != nil:
 		return fmt.Sprintf("still running %s after the client stopped and cancelled it", grace)
-	case !deadline.IsZero() && (timeout <= 0 || j.DeadlineAt.Before(j.ClaimedAt.Add(timeout))):
-		return fmt.Sprintf("still running %s after its attempt deadline %s", grace, j.DeadlineAt.Format(time.RFC3339))
+	case lim.pastDeadline(start):
+		return fmt.Sprintf("still running %s after its attempt deadline %s", grace, lim.db.Format(time.RFC3339))
 	default:
-		return fmt.Sprintf("still running %s after its timeout of %s", grace, timeout)
+		return fmt.Sprintf("still running %s after its timeout of %s", grace, lim.timeout)
 	}
 }
 
-// runHandler runs the handler under ctx and maps its return to a finalizer request.
-func runHandler(ctx, workCtx context.Context, unit workUnit, row *JobRow, j ClaimedJob,
-	deadline time.Time, timeout time.Duration) finishReq {
+// runHandler runs the handler under ctx (started at start) and maps its
+// return to a finalizer request.
+func runHandler(ctx, workCtx context.Context, unit workUnit, row *JobRow, j ClaimedJob, start time.Time) finishReq {
 	err := func() (err error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -344,10 +386,10 @@ func runHandler(ctx, workCtx context.Context, unit workUnit, row *JobRow, j Clai
 		return finishReq{action: actionCancel, r: j.Receipt, msg: ErrAttemptClosed.Error()}
 	}
 	if ctx.Err() != nil && workCtx.Err() == nil {
-		if !deadline.IsZero() && !time.Now().Before(deadline) {
-			err = fmt.Errorf("job ran past its attempt deadline %s: %w", j.DeadlineAt.Format(time.RFC3339), err)
+		if lim := row.attempt.currentLimits(); lim.pastDeadline(start) {
+			err = fmt.Errorf("job ran past its attempt deadline %s: %w", lim.db.Format(time.RFC3339), err)
 		} else {
-			err = fmt.Errorf("job timed out after %s: %w", timeout, err)
+			err = fmt.Errorf("job timed out after %s: %w", lim.timeout, err)
 		}
 	}
 	return finishReq{action: actionRetry, r: j.Receipt, msg: err.Error()}

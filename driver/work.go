@@ -30,18 +30,20 @@ type WorkResult struct {
 // snooze, cancel, fail or park. It runs the handler synchronously on the calling
 // goroutine: for runtimes of your own and for tests (see package awatest).
 // Unlike the Client it does not abandon a handler that ignores its context,
-// and it does not bound the handler by the attempt's deadline.
+// it does not bound the handler by the attempt's deadline, and it gives no
+// attempt a deadline of its own (a handler's JobRow.SetDeadline does, and
+// moves the handler's context to it).
 func (d *Driver) Work(ctx context.Context, db DBTX, workers *Workers, j ClaimedJob, timeout time.Duration) (WorkResult, error) {
 	req := noWorker(j)
 	if unit, ok := workers.lookup(j.Kind); ok {
 		row := jobRow(j, d, db)
-		hctx, cancel := ctx, context.CancelFunc(func() {})
-		t := unit.jobTimeout(row, j.Args, timeout)
-		if t > 0 {
-			hctx, cancel = context.WithTimeout(ctx, t)
-		}
-		req = runHandler(hctx, ctx, unit, row, j, time.Time{}, t)
-		cancel()
+		t, _ := unit.jobTimeout(row, j.Args, timeout)
+		lim := attemptLimits{timeout: t}
+		start := time.Now()
+		hctx, release := withMovableDeadline(ctx, lim.end(start))
+		row.attempt.bind(hctx, lim)
+		req = runHandler(hctx, ctx, unit, row, j, start)
+		release()
 	}
 	req.msg = cleanText(req.msg)
 	results, err := (&completer{db: db, driver: d}).call(ctx, req.action, []finishReq{req})
@@ -84,12 +86,12 @@ func noWorker(j ClaimedJob) finishReq {
 }
 
 // jobTimeout is the job's timeout: its worker's Timeout when it has one and
-// returns nonzero, otherwise def.
-func (u workUnit) jobTimeout(row *JobRow, args []byte, def time.Duration) time.Duration {
+// returns nonzero (worker true), otherwise def.
+func (u workUnit) jobTimeout(row *JobRow, args []byte, def time.Duration) (d time.Duration, worker bool) {
 	if u.timeout != nil {
 		if d, ok := u.timeout(row, args); ok && d != 0 {
-			return d
+			return d, true
 		}
 	}
-	return def
+	return def, false
 }

@@ -36,6 +36,11 @@ SELECT * FROM awa.fail_jobs(sqlc.arg(job_ids)::bigint[], sqlc.arg(run_leases)::b
 SELECT * FROM awa.set_progress(sqlc.arg(job_id)::bigint, sqlc.arg(run_lease)::bigint, sqlc.arg(claim_slot)::int,
                                sqlc.arg(receipt_id)::bigint, sqlc.arg(progress)::jsonb, sqlc.narg(now)::timestamptz);
 
+-- name: SetAttemptDeadline :many
+SELECT * FROM awa.set_attempt_deadline(sqlc.arg(job_id)::bigint, sqlc.arg(run_lease)::bigint, sqlc.arg(claim_slot)::int,
+                                       sqlc.arg(receipt_id)::bigint, sqlc.arg(deadline_at)::timestamptz,
+                                       sqlc.narg(now)::timestamptz);
+
 -- name: JobProgress :many
 SELECT * FROM awa.job_progress(sqlc.arg(job_id)::bigint);
 

@@ -46,6 +46,18 @@ CREATE TABLE awa.attempt_progress (
 
 -- added since v0.1.0: sql/substrate/16_types.sql
 -- +goose StatementBegin
+CREATE TABLE awa.attempt_deadline (
+    job_id      bigint NOT NULL,
+    run_lease   bigint NOT NULL,
+    outcome     awa.finalize_outcome NOT NULL,
+    state       awa.job_state,
+    deadline_at timestamptz,
+    CHECK (false)
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/16_types.sql
+-- +goose StatementBegin
 CREATE TYPE awa._slot_blocker AS (
     cause  text,
     job_id bigint,
@@ -166,9 +178,22 @@ CREATE TABLE awa.queue_drain (
 CREATE TABLE awa.attempt_state (
     job_id     bigint      PRIMARY KEY,
     run_lease  bigint      NOT NULL,
-    progress   jsonb       NOT NULL,
-    updated_at timestamptz NOT NULL
+    progress   jsonb,
+    updated_at timestamptz,
+    deadline_at         timestamptz,
+    deadline_run_lease  bigint,
+    deadline_claim_slot int,
+    deadline_receipt_id bigint,
+    CHECK ((progress IS NULL) = (updated_at IS NULL)),
+    CHECK (num_nulls(deadline_at, deadline_run_lease, deadline_claim_slot, deadline_receipt_id) IN (0, 4)),
+    CHECK (progress IS NOT NULL OR deadline_at IS NOT NULL)
 ) WITH (fillfactor = 50);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/40_lease_ring.sql
+-- +goose StatementBegin
+CREATE INDEX attempt_state_deadline_at ON awa.attempt_state (deadline_at)
+    WHERE deadline_at IS NOT NULL;
 -- +goose StatementEnd
 
 -- added since v0.1.0: sql/substrate/42_callbacks.sql
@@ -614,7 +639,7 @@ BEGIN
             ('awa_worker',
              ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
                    'heartbeat_instance', 'queue_pending', 'listen_queues', 'set_progress', 'job_progress',
-                   'closed_attempts', 'register_callback', 'park_jobs', 'take_callback_result',
+                   'set_attempt_deadline', 'closed_attempts', 'register_callback', 'park_jobs', 'take_callback_result',
                    'complete_external', 'fail_external', 'retry_external', 'resume_external', 'substrate_version'],
              ARRAY[]::text[]),
             ('awa_admin',
@@ -979,6 +1004,20 @@ BEGIN
     VALUES (p_start, p_start + interval '1 hour', v_rel, now());
     RETURN v_rel;
 END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_due_attempt_deadlines.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._due_attempt_deadlines(p_now timestamptz, p_limit int)
+RETURNS SETOF awa.attempt_state
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT s.* FROM awa.attempt_state s
+    WHERE s.deadline_at < p_now
+    ORDER BY s.deadline_at
+    LIMIT p_limit
 $$;
 -- +goose StatementEnd
 
@@ -2732,7 +2771,7 @@ BEGIN
         RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
     END IF;
     RETURN QUERY SELECT s.job_id, s.run_lease, s.progress, s.updated_at FROM awa.attempt_state s
-                 WHERE s.job_id = p_job_id;
+                 WHERE s.job_id = p_job_id AND s.progress IS NOT NULL;
 END;
 $$;
 -- +goose StatementEnd
@@ -3674,23 +3713,78 @@ SET search_path = pg_catalog, pg_temp
 SET jit = off
 AS $$
 DECLARE
-    v_now  timestamptz := coalesce(p_now, now());
+    v_now         timestamptz := coalesce(p_now, now());
+    v_job_ids     bigint[];
+    v_run_leases  bigint[];
+    v_claim_slots int[];
+    v_receipt_ids bigint[];
+    v_batch_due   timestamptz[];
 BEGIN
     PERFORM awa._require_read_committed('awa.rescue_expired_deadlines');
     PERFORM awa._require_between('limit', p_limit, 1, 100000);
 
-    -- Per expired batch one closure probe (awa._claim_batch_closed); only the
-    -- items of a batch still open are probed one by one (awa._open_receipts).
-    -- Both probes are per-row subplans on the closures' GiST index: as a join,
-    -- the planner would hash the whole slot's closures and test every item
-    -- against every closure.
+    -- Candidates, both kinds. By batch: per expired batch one closure probe
+    -- (awa._claim_batch_closed); only the items of a batch still open are
+    -- probed one by one (awa._open_receipts), and each for a deadline of its
+    -- own. Every probe is a per-row subplan on an index: as a join, the
+    -- planner would hash the whole slot's closures (or all of attempt_state)
+    -- and test every item against them. batch_due is NULL for an attempt
+    -- chosen by its own deadline.
+    SELECT array_agg(d.job_id ORDER BY d.due_at, d.receipt_id), array_agg(d.run_lease ORDER BY d.due_at, d.receipt_id),
+           array_agg(d.claim_slot ORDER BY d.due_at, d.receipt_id), array_agg(d.receipt_id ORDER BY d.due_at, d.receipt_id),
+           array_agg(d.batch_due ORDER BY d.due_at, d.receipt_id)
+    INTO v_job_ids, v_run_leases, v_claim_slots, v_receipt_ids, v_batch_due
+    FROM (SELECT u.* FROM (
+              (SELECT o.job_id, o.run_lease, o.issued_slot AS claim_slot, o.receipt_id, o.deadline_at AS batch_due,
+                      o.deadline_at AS due_at
+               FROM awa._open_receipts o
+               WHERE o.deadline_at < v_now
+                 AND NOT awa._claim_batch_closed(o.claim_slot, o.batch_id, o.batch_size)
+                 AND (SELECT true FROM awa.attempt_state s
+                      WHERE s.job_id = o.job_id AND s.deadline_run_lease = o.run_lease) IS NULL
+               ORDER BY o.deadline_at, o.batch_id, o.item
+               LIMIT p_limit)
+              UNION ALL
+              SELECT s.job_id, s.deadline_run_lease, s.deadline_claim_slot, s.deadline_receipt_id, NULL, s.deadline_at
+              FROM awa._due_attempt_deadlines(v_now, p_limit) s) AS u
+          ORDER BY u.due_at, u.receipt_id
+          LIMIT p_limit) AS d;
+    IF v_job_ids IS NULL THEN
+        RETURN;
+    END IF;
+
+    PERFORM pg_advisory_xact_lock(awa._lock_key('claim_batch'), awa._lock_claim_batch_id(b.batch_id))
+    FROM (SELECT DISTINCT awa._receipt_batch_id(r) AS batch_id FROM unnest(v_receipt_ids) AS r) AS b
+    ORDER BY b.batch_id;
+
+    -- A new statement, so a new snapshot: what set_attempt_deadline wrote
+    -- under the locks is seen. Still due: the attempt's own deadline when it
+    -- has one now, else its batch's (an attempt chosen by an own deadline
+    -- that is gone has closed: no batch deadline to fall back on).
+    SELECT array_agg(c.job_id ORDER BY c.ord), array_agg(c.run_lease ORDER BY c.ord),
+           array_agg(c.claim_slot ORDER BY c.ord), array_agg(c.receipt_id ORDER BY c.ord)
+    INTO v_job_ids, v_run_leases, v_claim_slots, v_receipt_ids
+    FROM unnest(v_job_ids, v_run_leases, v_claim_slots, v_receipt_ids, v_batch_due) WITH ORDINALITY
+         AS c (job_id, run_lease, claim_slot, receipt_id, batch_due, ord)
+    LEFT JOIN awa.attempt_state s ON s.job_id = c.job_id AND s.deadline_run_lease = c.run_lease
+    WHERE coalesce(s.deadline_at, c.batch_due) < v_now;
+    IF v_job_ids IS NULL THEN
+        RETURN;
+    END IF;
+
     RETURN QUERY
-    SELECT * FROM awa._rescue_open('deadline_expired', 'rescued: deadline exceeded', ARRAY(
-        SELECT o FROM awa._open_receipts o
-        WHERE o.deadline_at < v_now
-          AND NOT awa._claim_batch_closed(o.claim_slot, o.batch_id, o.batch_size)
-        ORDER BY o.deadline_at, o.batch_id, o.item
-        LIMIT p_limit), v_now);
+    SELECT * FROM awa._finalize('retry', 'deadline_expired', v_job_ids, v_run_leases, v_claim_slots, v_receipt_ids,
+                                array_fill('rescued: deadline exceeded'::text, ARRAY[cardinality(v_job_ids)]), NULL, v_now);
+
+    -- Every one of these attempts is closed now: their own deadlines mean
+    -- nothing any more (a later attempt of the job names another run_lease).
+    DELETE FROM awa.attempt_state s
+    USING unnest(v_job_ids, v_run_leases) AS c (job_id, run_lease)
+    WHERE s.job_id = c.job_id AND s.deadline_run_lease = c.run_lease AND s.progress IS NULL;
+    UPDATE awa.attempt_state s
+    SET deadline_at = NULL, deadline_run_lease = NULL, deadline_claim_slot = NULL, deadline_receipt_id = NULL
+    FROM unnest(v_job_ids, v_run_leases) AS c (job_id, run_lease)
+    WHERE s.job_id = c.job_id AND s.deadline_run_lease = c.run_lease;
 END;
 $$;
 -- +goose StatementEnd
@@ -4063,7 +4157,9 @@ BEGIN
     SELECT count(*) INTO v_n FROM awa.rescue_stale_claims(p_stale_after, p_batch);
     report := report || jsonb_build_object('rescued_stale', v_n);
     COMMIT AND CHAIN;
-    SELECT count(*) INTO v_n FROM awa.rescue_expired_deadlines(p_batch);
+    -- Applied only: its stale rows include own deadlines of attempts that
+    -- ended otherwise, cleared as they came due.
+    SELECT count(*) FILTER (WHERE r.outcome = 'applied') INTO v_n FROM awa.rescue_expired_deadlines(p_batch) r;
     report := report || jsonb_build_object('rescued_deadline', v_n);
     COMMIT AND CHAIN;
     SELECT count(*) INTO v_n FROM awa.rescue_expired_callbacks(p_batch);
@@ -4111,6 +4207,69 @@ BEGIN
     SELECT count(*) INTO v_n FROM awa.cleanup_attempt_state(p_batch);
     report := report || jsonb_build_object('attempt_states_removed', v_n);
     COMMIT AND CHAIN;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/set_attempt_deadline.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.set_attempt_deadline(
+    p_job_id      bigint,
+    p_run_lease   bigint,
+    p_claim_slot  int,
+    p_receipt_id  bigint,
+    p_deadline_at timestamptz,
+    p_now         timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.attempt_deadline
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_now      timestamptz := coalesce(p_now, now());
+    v_deadline timestamptz;
+    v_state    awa.attempt_state;
+BEGIN
+    PERFORM awa._require_read_committed('awa.set_attempt_deadline');
+    IF p_job_id IS NULL OR p_run_lease IS NULL OR p_claim_slot IS NULL OR p_receipt_id IS NULL THEN
+        RAISE EXCEPTION 'awa: job_id, run_lease, claim_slot and receipt_id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    IF p_deadline_at IS NULL THEN
+        RAISE EXCEPTION 'awa: deadline_at must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    IF p_deadline_at <= v_now THEN
+        RAISE EXCEPTION 'awa: deadline_at must be after now (%), got %', v_now, p_deadline_at USING ERRCODE = 'AW010';
+    END IF;
+
+    IF NOT awa._attempt_guard(p_job_id, p_run_lease, p_claim_slot, p_receipt_id) THEN
+        RETURN QUERY SELECT p_job_id, p_run_lease, 'stale'::awa.finalize_outcome, NULL::awa.job_state,
+                            NULL::timestamptz;
+        RETURN;
+    END IF;
+
+    -- least() ignores NULL: a queue without a deadline sets no cap.
+    SELECT least(p_deadline_at, b.claimed_at + m.deadline) INTO v_deadline
+    FROM awa.claim_batches b
+    LEFT JOIN awa.queue_meta m ON m.queue = b.queue
+    WHERE b.batch_id = awa._receipt_batch_id(p_receipt_id) AND b.issued_slot = p_claim_slot
+    LIMIT 1;
+
+    -- The row's run_lease (progress) or deadline_run_lease naming this
+    -- attempt means it escalated already.
+    SELECT * INTO v_state FROM awa.attempt_state s WHERE s.job_id = p_job_id;
+    IF v_state.run_lease IS DISTINCT FROM p_run_lease AND v_state.deadline_run_lease IS DISTINCT FROM p_run_lease THEN
+        PERFORM awa._escalate_attempt(p_job_id, p_run_lease, p_claim_slot, p_receipt_id, v_now);
+    END IF;
+    INSERT INTO awa.attempt_state AS s (job_id, run_lease, deadline_at, deadline_run_lease, deadline_claim_slot,
+                                        deadline_receipt_id)
+    VALUES (p_job_id, p_run_lease, v_deadline, p_run_lease, p_claim_slot, p_receipt_id)
+    ON CONFLICT (job_id) DO UPDATE
+        SET deadline_at = excluded.deadline_at, deadline_run_lease = excluded.deadline_run_lease,
+            deadline_claim_slot = excluded.deadline_claim_slot, deadline_receipt_id = excluded.deadline_receipt_id;
+
+    RETURN QUERY SELECT p_job_id, p_run_lease, 'applied'::awa.finalize_outcome, 'running'::awa.job_state, v_deadline;
 END;
 $$;
 -- +goose StatementEnd

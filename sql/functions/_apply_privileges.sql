@@ -5,7 +5,8 @@
 -- creatable) get USAGE on the schema and EXECUTE on their entry points only:
 --   awa_producer  enqueue: insert_job, insert_jobs, the COPY stage
 --   awa_worker    claim, finalize, heartbeat, queue_pending, listen,
---                 progress (set_progress, job_progress), closed_attempts,
+--                 progress (set_progress, job_progress), set_attempt_deadline,
+--                 closed_attempts,
 --                 callbacks (register, park, take, the four resolutions)
 --   (all three: substrate_version, which every Go client checks at start)
 --   awa_admin     maintenance, configuration, rescue, prune, DLQ, cancel,
@@ -43,7 +44,7 @@ BEGIN
             ('awa_worker',
              ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
                    'heartbeat_instance', 'queue_pending', 'listen_queues', 'set_progress', 'job_progress',
-                   'closed_attempts', 'register_callback', 'park_jobs', 'take_callback_result',
+                   'set_attempt_deadline', 'closed_attempts', 'register_callback', 'park_jobs', 'take_callback_result',
                    'complete_external', 'fail_external', 'retry_external', 'resume_external', 'substrate_version'],
              ARRAY[]::text[]),
             ('awa_admin',

@@ -1,10 +1,11 @@
 -- awa._rescue_open(outcome, message, open, now): closes the open attempts
 -- `open` (rows of awa._open_receipts, in order) through the retry path of
 -- awa._finalize, with closure outcome `outcome` and `message` appended to
--- each job's errors. The body both rescues share; they choose the attempts.
+-- each job's errors: the stale-heartbeat rescue's body (the deadline rescue
+-- re-checks its candidates under their locks and calls awa._finalize itself).
 -- Locks: those of awa._close_claims, which re-checks each attempt under its
 -- batch's lock (an attempt finalized meanwhile is reported stale).
--- Called by awa.rescue_stale_claims and awa.rescue_expired_deadlines.
+-- Called by awa.rescue_stale_claims.
 CREATE FUNCTION awa._rescue_open(p_outcome text, p_message text, p_open awa._open_receipts[], p_now timestamptz)
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql

@@ -90,7 +90,9 @@ BEGIN
     SELECT count(*) INTO v_n FROM awa.rescue_stale_claims(p_stale_after, p_batch);
     report := report || jsonb_build_object('rescued_stale', v_n);
     COMMIT AND CHAIN;
-    SELECT count(*) INTO v_n FROM awa.rescue_expired_deadlines(p_batch);
+    -- Applied only: its stale rows include own deadlines of attempts that
+    -- ended otherwise, cleared as they came due.
+    SELECT count(*) FILTER (WHERE r.outcome = 'applied') INTO v_n FROM awa.rescue_expired_deadlines(p_batch) r;
     report := report || jsonb_build_object('rescued_deadline', v_n);
     COMMIT AND CHAIN;
     SELECT count(*) INTO v_n FROM awa.rescue_expired_callbacks(p_batch);

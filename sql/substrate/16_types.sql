@@ -11,6 +11,20 @@ CREATE TABLE awa.attempt_progress (
     CHECK (false)
 );
 
+-- What awa.set_attempt_deadline did: applied (state running) with the
+-- deadline recorded for the attempt, deadline_at: the one asked for, or the
+-- queue's cap when that comes first (claimed_at + the queue's
+-- deadline_seconds); or stale (the attempt is not open: nothing was written,
+-- deadline_at null).
+CREATE TABLE awa.attempt_deadline (
+    job_id      bigint NOT NULL,
+    run_lease   bigint NOT NULL,
+    outcome     awa.finalize_outcome NOT NULL,
+    state       awa.job_state,
+    deadline_at timestamptz,
+    CHECK (false)
+);
+
 -- Internal: what keeps a ring slot from being truncated (awa._slot_blocker):
 -- the cause (available, running, open_claim, live_lease), one job it names,
 -- that job's queue, and the text prune reports.

@@ -24,9 +24,28 @@ CREATE TABLE awa.leases (
 -- checkpoint here, and its own first write escalates it (a lease row).
 -- Deleted when the job completes; kept across retry, snooze, cancel, fail
 -- and rescue.
+-- progress and updated_at: the checkpoint (awa.set_progress), NULL while the
+-- job has none. deadline_*: the attempt's own deadline
+-- (awa.set_attempt_deadline), which replaces its claim batch's deadline_at for
+-- that attempt (deadline_run_lease, receipt deadline_claim_slot and
+-- deadline_receipt_id); NULL when none. It means nothing once that attempt
+-- is closed: the deadline rescue clears it when it comes due
+-- (docs/storage.md, "Attempt leases").
 CREATE TABLE awa.attempt_state (
     job_id     bigint      PRIMARY KEY,
     run_lease  bigint      NOT NULL,
-    progress   jsonb       NOT NULL,
-    updated_at timestamptz NOT NULL
+    progress   jsonb,
+    updated_at timestamptz,
+    deadline_at         timestamptz,
+    deadline_run_lease  bigint,
+    deadline_claim_slot int,
+    deadline_receipt_id bigint,
+    CHECK ((progress IS NULL) = (updated_at IS NULL)),
+    CHECK (num_nulls(deadline_at, deadline_run_lease, deadline_claim_slot, deadline_receipt_id) IN (0, 4)),
+    CHECK (progress IS NOT NULL OR deadline_at IS NOT NULL)
 ) WITH (fillfactor = 50);
+
+-- The deadline rescue's scan: only rows with a deadline of their own are
+-- indexed (a progress write changes no indexed column, so it stays HOT).
+CREATE INDEX attempt_state_deadline_at ON awa.attempt_state (deadline_at)
+    WHERE deadline_at IS NOT NULL;

@@ -195,6 +195,14 @@ type AwaArchivedJob struct {
 	FinalizedAt pgtype.Timestamptz
 }
 
+type AwaAttemptDeadline struct {
+	JobID      int64
+	RunLease   int64
+	Outcome    AwaFinalizeOutcome
+	State      NullAwaJobState
+	DeadlineAt pgtype.Timestamptz
+}
+
 type AwaAttemptProgress struct {
 	JobID     int64
 	RunLease  int64
@@ -203,10 +211,14 @@ type AwaAttemptProgress struct {
 }
 
 type AwaAttemptState struct {
-	JobID     int64
-	RunLease  int64
-	Progress  json.RawMessage
-	UpdatedAt pgtype.Timestamptz
+	JobID             int64
+	RunLease          int64
+	Progress          json.RawMessage
+	UpdatedAt         pgtype.Timestamptz
+	DeadlineAt        pgtype.Timestamptz
+	DeadlineRunLease  pgtype.Int8
+	DeadlineClaimSlot pgtype.Int4
+	DeadlineReceiptID pgtype.Int8
 }
 
 type AwaCallback struct {

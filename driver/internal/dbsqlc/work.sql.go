@@ -388,6 +388,54 @@ func (q *Queries) RetryJobs(ctx context.Context, db DBTX, arg RetryJobsParams) (
 	return items, nil
 }
 
+const setAttemptDeadline = `-- name: SetAttemptDeadline :many
+SELECT job_id, run_lease, outcome, state, deadline_at FROM awa.set_attempt_deadline($1::bigint, $2::bigint, $3::int,
+                                       $4::bigint, $5::timestamptz,
+                                       $6::timestamptz)
+`
+
+type SetAttemptDeadlineParams struct {
+	JobID      int64
+	RunLease   int64
+	ClaimSlot  int32
+	ReceiptID  int64
+	DeadlineAt pgtype.Timestamptz
+	Now        pgtype.Timestamptz
+}
+
+func (q *Queries) SetAttemptDeadline(ctx context.Context, db DBTX, arg SetAttemptDeadlineParams) ([]AwaAttemptDeadline, error) {
+	rows, err := db.Query(ctx, setAttemptDeadline,
+		arg.JobID,
+		arg.RunLease,
+		arg.ClaimSlot,
+		arg.ReceiptID,
+		arg.DeadlineAt,
+		arg.Now,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaAttemptDeadline
+	for rows.Next() {
+		var i AwaAttemptDeadline
+		if err := rows.Scan(
+			&i.JobID,
+			&i.RunLease,
+			&i.Outcome,
+			&i.State,
+			&i.DeadlineAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const setProgress = `-- name: SetProgress :many
 SELECT job_id, run_lease, outcome, state FROM awa.set_progress($1::bigint, $2::bigint, $3::int,
                                $4::bigint, $5::jsonb, $6::timestamptz)

@@ -1,10 +1,10 @@
 -- A member of awa_worker does a worker's whole job: registers and heartbeats
 -- its process, asks queue_pending, listens, claims, and finalizes its claims
 -- by every outcome (complete, retry, snooze, fail, cancel by receipt), and
--- records and reads a claim's progress, and asks which of its claims were
--- closed (closed_attempts).
+-- records and reads a claim's progress, gives a claim a deadline of its own,
+-- and asks which of its claims were closed (closed_attempts).
 begin;
-select plan(13);
+select plan(14);
 
 select is((select count(*) from awa.insert_jobs(array['w.complete', 'w.retry', 'w.snooze', 'w.fail', 'w.cancel'],
                                                 null, array_fill('{"queue": "worker_q"}'::jsonb, array[5]))),
@@ -23,6 +23,10 @@ select is((select outcome::text || '/' || state from c, awa.set_progress(id, run
           'applied/running', 'set_progress records the progress of its claim');
 select is((select progress from c, awa.job_progress(c.id) where c.kind = 'w.retry'), '{"done": 1}'::jsonb,
           'job_progress reads it');
+select is((select outcome::text || '/' || state from c,
+           awa.set_attempt_deadline(id, run_lease, claim_slot, receipt_id, now() + interval '1 hour') f
+           where c.kind = 'w.retry'),
+          'applied/running', 'set_attempt_deadline gives its claim a deadline');
 select is((select outcome::text || '/' || state from c, awa.complete_jobs(array[id], array[run_lease], array[claim_slot],
                                                                        array[receipt_id]) f where c.kind = 'w.complete'),
           'applied/completed', 'complete_jobs completes its claim');

@@ -1,0 +1,126 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// The handler's context (withMovableDeadline) behaves as
+// context.WithDeadline's, except that its deadline moves: no database here.
+
+// ended reports whether ctx ends within d.
+func ended(ctx context.Context, d time.Duration) bool {
+	select {
+	case <-ctx.Done():
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+func TestMovableDeadlineEndsAtItsDeadlineWithDeadlineExceeded(t *testing.T) {
+	at := time.Now().Add(50 * time.Millisecond)
+	ctx, release := withMovableDeadline(context.Background(), at)
+	defer release()
+	if d, ok := ctx.Deadline(); !ok || !d.Equal(at) {
+		t.Fatalf("Deadline() = %v, %v; want %v, true", d, ok, at)
+	}
+	if !ended(ctx, 2*time.Second) {
+		t.Fatal("the context did not end at its deadline")
+	}
+	if time.Now().Before(at) || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("ended at %v with %v; want at or after %v with context.DeadlineExceeded", time.Now(), ctx.Err(), at)
+	}
+}
+
+// A later deadline: the context outlives the old one and ends at the new
+// one; so does a context derived from it, with its cause; one derived with
+// a shorter deadline of its own keeps it.
+func TestMovableDeadlineMovedLaterEndsAtTheNewOneAndDerivedContextsFollow(t *testing.T) {
+	ctx, release := withMovableDeadline(context.Background(), time.Now().Add(150*time.Millisecond))
+	defer release()
+	child, cancelChild := context.WithCancelCause(ctx)
+	defer cancelChild(nil)
+	short, cancelShort := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancelShort()
+	later := time.Now().Add(500 * time.Millisecond)
+	ctx.move(later)
+	if d, _ := child.Deadline(); !d.Equal(later) {
+		t.Fatalf("the derived context's Deadline() = %v, want the moved deadline %v", d, later)
+	}
+	if ended(child, 250*time.Millisecond) {
+		t.Fatalf("the derived context ended (%v) at the old deadline", child.Err())
+	}
+	if short.Err() == nil {
+		t.Fatal("a derived context with a shorter deadline of its own did not end at it")
+	}
+	if !ended(child, 2*time.Second) {
+		t.Fatal("the derived context did not end at the moved deadline")
+	}
+	if time.Now().Before(later) || !errors.Is(child.Err(), context.DeadlineExceeded) ||
+		!errors.Is(context.Cause(child), context.DeadlineExceeded) {
+		t.Fatalf("derived context ended at %v with %v (cause %v); want at or after %v with context.DeadlineExceeded",
+			time.Now(), child.Err(), context.Cause(child), later)
+	}
+}
+
+func TestMovableDeadlineMovedEarlierEndsAtTheNewOne(t *testing.T) {
+	ctx, release := withMovableDeadline(context.Background(), time.Now().Add(time.Hour))
+	defer release()
+	ctx.move(time.Now().Add(50 * time.Millisecond))
+	if !ended(ctx, 2*time.Second) || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("the context did not end at the earlier deadline (err %v)", ctx.Err())
+	}
+	ctx.move(time.Now().Add(time.Hour)) // an ended context stays ended
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("after a move the ended context reports %v", ctx.Err())
+	}
+}
+
+// The parent's end reaches the context and what derives from it, with the
+// parent's error and cause; release ends it with context.Canceled. No
+// deadline (zero) means none.
+func TestMovableDeadlineFollowsItsParentAndRelease(t *testing.T) {
+	parent, cancelParent := context.WithCancelCause(context.Background())
+	ctx, release := withMovableDeadline(parent, time.Time{})
+	defer release()
+	if _, ok := ctx.Deadline(); ok {
+		t.Fatal("a zero deadline reported a deadline")
+	}
+	child, cancelChild := context.WithCancel(ctx)
+	defer cancelChild()
+	stop := errors.New("stopped")
+	cancelParent(stop)
+	if !ended(child, 2*time.Second) || !errors.Is(ctx.Err(), context.Canceled) || !errors.Is(context.Cause(child), stop) {
+		t.Fatalf("after the parent's cancel: err %v, derived cause %v; want context.Canceled and %v",
+			ctx.Err(), context.Cause(child), stop)
+	}
+
+	own, release2 := withMovableDeadline(context.Background(), time.Now().Add(time.Hour))
+	release2()
+	if !ended(own, time.Second) || !errors.Is(own.Err(), context.Canceled) {
+		t.Fatalf("after release: err %v, want context.Canceled", own.Err())
+	}
+}
+
+// A context derived from it costs no goroutine (the context package uses its
+// AfterFunc), as one derived from context.WithDeadline's.
+func TestMovableDeadlineDerivedContextsCostNoGoroutine(t *testing.T) {
+	ctx, release := withMovableDeadline(context.Background(), time.Now().Add(time.Hour))
+	defer release()
+	before := runtime.NumGoroutine()
+	cancels := make([]context.CancelFunc, 0, 200)
+	for i := 0; i < 200; i++ {
+		_, cancel := context.WithCancel(ctx)
+		cancels = append(cancels, cancel)
+	}
+	if n := runtime.NumGoroutine() - before; n > 20 {
+		t.Fatalf("200 derived contexts started %d goroutines, want none", n)
+	}
+	for _, cancel := range cancels {
+		cancel()
+	}
+}
