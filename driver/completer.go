@@ -28,7 +28,7 @@ type finishReq struct {
 	action finishAction
 	r      Receipt
 	msg    string    // error or reason
-	at     time.Time // snooze until
+	at     time.Time // snooze until; retry at (zero: the backoff)
 	// For the job outcome event: the job and how long its handler ran.
 	kind, queue string
 	attempt     int
@@ -300,7 +300,7 @@ func (c *completer) call(ctx context.Context, action finishAction, rs []finishRe
 	case actionRetry:
 		items := make([]RetryItem, len(rs))
 		for i, r := range rs {
-			items[i] = RetryItem{Receipt: r.r, Error: r.msg}
+			items[i] = RetryItem{Receipt: r.r, Error: r.msg, RetryAt: r.at}
 		}
 		return c.driver.Retry(ctx, c.db, items)
 	case actionSnooze:

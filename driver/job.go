@@ -71,6 +71,16 @@ type WorkerTimeout[T JobArgs] interface {
 	Timeout(job *Job[T]) time.Duration
 }
 
+// WorkerNextRetry can be implemented by a Worker to choose when its job is
+// tried again after its handler returned an error (not after JobSnooze,
+// JobCancel or JobFail, nor once the job's attempts are exhausted: it then
+// fails). The zero time keeps the default backoff (attempt^4 + 1 seconds
+// plus up to 10% jitter, capped at a day); a time in the past retries at
+// once. It is asked after the handler returned, with the job as it ran.
+type WorkerNextRetry[T JobArgs] interface {
+	NextRetry(job *Job[T]) time.Time
+}
+
 // WorkFunc adapts a function to a Worker.
 func WorkFunc[T JobArgs](f func(ctx context.Context, job *Job[T]) error) Worker[T] {
 	return workFunc[T](f)

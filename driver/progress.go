@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/awa-queue/awa/driver/internal/dbsqlc"
 )
 
@@ -71,6 +73,9 @@ type attemptHandle struct {
 	cb        callbackState
 	dl        *deadlineCtx
 	limits    attemptLimits
+	// inTx: JobCompleteTx completed the attempt in a transaction of the
+	// handler's (applied there; whether it commits is the handler's).
+	inTx bool
 }
 
 // SetProgress records v, encoded as JSON, as the job's progress checkpoint
@@ -118,4 +123,47 @@ func (r *JobRow) Progress(ctx context.Context) (json.RawMessage, error) {
 		return nil, err
 	}
 	return p.Progress, nil
+}
+
+// errCompleteTxRolledBack is the retry a handler's nil result becomes after
+// JobCompleteTx: stale when the handler's transaction committed.
+const errCompleteTxRolledBack = "the handler completed its job with JobCompleteTx in a transaction that did not commit"
+
+// completedInTx reports whether JobCompleteTx completed this attempt.
+func (a *attemptHandle) completedInTx() bool {
+	if a == nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.inTx
+}
+
+// JobCompleteTx completes the handler's job inside tx, the handler's own
+// transaction, so the job's completion and the handler's side effects
+// written in tx commit together or not at all (the exactly-once-effect
+// pattern; docs/storage.md, "Exactly-once effects"). It applies the same
+// guard as every finalizer: a *StaleAttemptError (errors.Is ErrStaleAttempt)
+// when the attempt is no longer open (rescued, cancelled), and then tx must
+// roll back, since another attempt owns the job. After it, the handler
+// returns nil: if tx committed, the job is completed and nothing more
+// happens; if tx rolled back, the job is retried, as its effects did not
+// happen either. tx must be READ COMMITTED (the finalizers refuse other
+// levels with ErrIsolationLevel).
+func JobCompleteTx(ctx context.Context, tx pgx.Tx, job *JobRow) error {
+	a, err := job.handle("complete in a transaction")
+	if err != nil {
+		return err
+	}
+	res, err := a.driver.Complete(ctx, tx, []Receipt{a.receipt})
+	if err != nil {
+		return err
+	}
+	if len(res) != 1 || res[0].Outcome != Applied {
+		return &StaleAttemptError{JobID: job.ID, RunLease: job.RunLease}
+	}
+	a.mu.Lock()
+	a.inTx = true
+	a.mu.Unlock()
+	return nil
 }

@@ -364,6 +364,13 @@ func runHandler(ctx, workCtx context.Context, unit workUnit, row *JobRow, j Clai
 	}()
 
 	if err == nil {
+		if row.attempt.completedInTx() {
+			// JobCompleteTx completed the attempt in the handler's transaction:
+			// if it committed, this retry is stale and dropped; if it rolled
+			// back, the side effects did not happen either, and the job runs
+			// again (docs/storage.md, "Exactly-once effects").
+			return finishReq{action: actionRetry, r: j.Receipt, msg: errCompleteTxRolledBack}
+		}
 		return finishReq{action: actionComplete, r: j.Receipt}
 	}
 	if c, ok := asControl(err); ok {
@@ -392,7 +399,11 @@ func runHandler(ctx, workCtx context.Context, unit workUnit, row *JobRow, j Clai
 			err = fmt.Errorf("job timed out after %s: %w", lim.timeout, err)
 		}
 	}
-	return finishReq{action: actionRetry, r: j.Receipt, msg: err.Error()}
+	req := finishReq{action: actionRetry, r: j.Receipt, msg: err.Error()}
+	if unit.nextRetry != nil {
+		req.at = unit.nextRetry(row, j.Args)
+	}
+	return req
 }
 
 func errString(err error) string {

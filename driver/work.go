@@ -53,7 +53,10 @@ func (d *Driver) Work(ctx context.Context, db DBTX, workers *Workers, j ClaimedJ
 	if len(results) != 1 {
 		return WorkResult{}, fmt.Errorf("awa: %s of job %d returned %d results, want 1", req.action, j.JobID, len(results))
 	}
-	res := WorkResult{Event: eventKinds[req.action], Result: results[0], Error: req.msg, SnoozedUntil: req.at}
+	res := WorkResult{Event: eventKinds[req.action], Result: results[0], Error: req.msg}
+	if req.action == actionSnooze {
+		res.SnoozedUntil = req.at
+	}
 	if res.Result.State == StateFailed {
 		res.Event = EventJobFailed
 	}

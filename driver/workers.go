@@ -22,6 +22,8 @@ type workUnit struct {
 	// kindTimeout is the worker's Timeout of a zero Job of its kind (0 when
 	// it has none or Timeout panics on it): what the claim deadline covers.
 	kindTimeout time.Duration
+	// nextRetry is the worker's NextRetry (nil when it has none).
+	nextRetry func(row *JobRow, args []byte) time.Time
 }
 
 // AddWorker registers w for the kind of T. It panics when the kind is already
@@ -57,6 +59,15 @@ func AddWorker[T JobArgs](ws *Workers, w Worker[T]) {
 			return wt.Timeout(&Job[T]{JobRow: row, Args: v}), true
 		}
 		unit.kindTimeout = probeTimeout(func() time.Duration { return wt.Timeout(&Job[T]{JobRow: &JobRow{Kind: kind}}) })
+	}
+	if nr, ok := w.(WorkerNextRetry[T]); ok {
+		unit.nextRetry = func(row *JobRow, args []byte) time.Time {
+			v, err := decode(args)
+			if err != nil {
+				return time.Time{}
+			}
+			return nr.NextRetry(&Job[T]{JobRow: row, Args: v})
+		}
 	}
 	ws.byKind[kind] = unit
 }
