@@ -391,12 +391,13 @@ func TestHandlerPanicIsRecoveredAndRetried(t *testing.T) {
 	}
 }
 
-// TestUnknownKindFails: a job no worker handles fails at once with an error
-// naming its kind.
-func TestUnknownKindFails(t *testing.T) {
+// TestUnknownKindFailsWhenHandBackIsOff: with UnknownKindDelay negative, a
+// job no worker handles fails at once with an error naming its kind.
+func TestUnknownKindFailsWhenHandBackIsOff(t *testing.T) {
 	ctx, pool := parallelDB(t, time.Minute)
 	workers := workersFor(func(ctx context.Context, j *driver.Job[retryArgs]) error { return nil })
-	workClient(t, pool, "mixed", workers)
+	log, _ := testLogger(t, "client")
+	startClient(t, pool, workConfig("mixed", 4, workers, log, &driver.Config{UnknownKindDelay: -1}))
 	var id int64
 	if err := pool.QueryRow(ctx, `SELECT id FROM awa.insert_job('no_such_kind', '{}', '{"queue":"mixed","max_attempts":5}')`).
 		Scan(&id); err != nil {
@@ -546,5 +547,61 @@ func TestQueueDeadlineEndsHandlerContext(t *testing.T) {
 	}
 	if final.Attempt != 2 || len(final.Errors) != 1 || !errorsContain(final.Errors, "deadline") {
 		t.Fatalf("completed row %v, want attempt 2 after attempt 1 ended at the queue deadline", final)
+	}
+}
+
+type oldKindArgs struct{}
+
+func (oldKindArgs) Kind() string { return "deploy_old_kind" }
+
+type newKindArgs struct{}
+
+func (newKindArgs) Kind() string { return "deploy_new_kind" }
+
+// TestRollingDeployRunsEachKindOnTheProcessThatKnowsIt: two clients work one
+// queue during a rolling deploy, one knowing only the old kind, the other
+// only the new one. Each hands the jobs of the kind it does not know back
+// untouched (UnknownKindDelay), so every job completes on the client that
+// knows its kind, at attempt 1: no attempt was spent on the hand-backs.
+func TestRollingDeployRunsEachKindOnTheProcessThatKnowsIt(t *testing.T) {
+	ctx, pool := parallelDB(t, time.Minute)
+	var mu sync.Mutex
+	ranOn := map[int64]string{}
+	record := func(who string, id int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		if prev, twice := ranOn[id]; twice {
+			t.Errorf("job %d ran twice (%s, then %s)", id, prev, who)
+		}
+		ranOn[id] = who
+	}
+	oldWorkers := workersFor(func(ctx context.Context, j *driver.Job[oldKindArgs]) error { record("old", j.ID); return nil })
+	newWorkers := workersFor(func(ctx context.Context, j *driver.Job[newKindArgs]) error { record("new", j.ID); return nil })
+	startClient(t, pool, workConfig("deploy", 4, oldWorkers, nil, &driver.Config{UnknownKindDelay: 100 * time.Millisecond}))
+	startClient(t, pool, workConfig("deploy", 4, newWorkers, nil, &driver.Config{UnknownKindDelay: 100 * time.Millisecond}))
+	want := map[int64]string{}
+	for i := 0; i < 10; i++ {
+		var args driver.JobArgs = oldKindArgs{}
+		who := "old"
+		if i%2 == 1 {
+			args, who = newKindArgs{}, "new"
+		}
+		j, err := driver.New().Insert(ctx, pool, driver.InsertParams{Kind: args.Kind(), Args: []byte(`{}`),
+			Opts: driver.InsertOpts{Queue: "deploy", MaxAttempts: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[j.ID] = who
+	}
+	for id, who := range want {
+		final := waitJobState(t, pool, id, "completed", 30*time.Second)
+		if final.Attempt != 1 {
+			t.Errorf("job %d completed at attempt %d, want 1 (hand-backs spend no attempt)", id, final.Attempt)
+		}
+		mu.Lock()
+		if ranOn[id] != who {
+			t.Errorf("job %d ran on %q, want %q", id, ranOn[id], who)
+		}
+		mu.Unlock()
 	}
 }

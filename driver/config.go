@@ -44,6 +44,13 @@ type Config struct {
 	// override it with WorkerTimeout. Negative means no timeout of its own
 	// (RescueStuckAfter still bounds every attempt). Defaults to 1 minute.
 	JobTimeout time.Duration
+	// UnknownKindDelay is how long a job whose kind this client has no worker
+	// for waits before it is offered again: the client hands it back
+	// untouched, its attempt not counted (a snooze), so that a process that
+	// knows the kind runs it, as during a rolling deploy where old and new
+	// processes know different kinds. Negative fails such a job at once
+	// instead (the behaviour before). Defaults to 5s.
+	UnknownKindDelay time.Duration
 	// JobTimeoutGrace is how long a handler may keep running after its
 	// context ended (its timeout, its attempt deadline or StopAndCancel)
 	// before the runtime abandons it: the attempt is then retried at once
@@ -257,6 +264,9 @@ func (c *Config) withDefaults() (Config, error) {
 		cfg.JobTimeout = time.Minute
 	}
 	chk.duration("Config.JobTimeoutGrace", &cfg.JobTimeoutGrace, 10*time.Second)
+	if cfg.UnknownKindDelay == 0 {
+		cfg.UnknownKindDelay = 5 * time.Second
+	}
 	switch {
 	case cfg.RescueStuckAfter == 0:
 		cfg.RescueStuckAfter = time.Hour

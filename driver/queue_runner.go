@@ -235,7 +235,7 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart 
 	row.attempt.pollEvery = cfg.CallbackPollInterval
 	unit, ok := cfg.Workers.byKind[j.Kind]
 	if !ok {
-		q.c.completer.add(withJob(noWorker(j), j, 0))
+		q.c.completer.add(withJob(handBack(j, cfg.UnknownKindDelay), j, 0))
 		q.c.jobWG.Done()
 		return
 	}

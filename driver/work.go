@@ -88,6 +88,16 @@ func noWorker(j ClaimedJob) finishReq {
 	return finishReq{action: actionFail, r: j.Receipt, msg: fmt.Sprintf("no worker registered for kind %q", j.Kind)}
 }
 
+// handBack hands a job whose kind has no registered worker back untouched
+// for a process that knows the kind (Config.UnknownKindDelay): a snooze, its
+// attempt not counted; with a negative delay, noWorker.
+func handBack(j ClaimedJob, delay time.Duration) finishReq {
+	if delay < 0 {
+		return noWorker(j)
+	}
+	return finishReq{action: actionSnooze, r: j.Receipt, at: time.Now().Add(delay)}
+}
+
 // jobTimeout is the job's timeout: its worker's Timeout when it has one and
 // returns nonzero (worker true), otherwise def.
 func (u workUnit) jobTimeout(row *JobRow, args []byte, def time.Duration) (d time.Duration, worker bool) {
