@@ -88,6 +88,11 @@ type QueueOptions struct {
 	// that concurrent producers spread over. Jobs are FIFO within a lane; 1
 	// makes a priority one FIFO lane, and its producers take turns.
 	EnqueueShards *int
+	// AgingSeconds turns on priority aging: a job that waited this long is
+	// claimed as if one priority higher, one more per further interval, up
+	// to 1, so a flood of high-priority jobs cannot starve the others; 0
+	// turns it off (docs/storage.md, "Priority aging").
+	AgingSeconds *int
 }
 
 // ConfigureQueue sets queue options.
@@ -96,15 +101,15 @@ func (d *Driver) ConfigureQueue(ctx context.Context, db DBTX, queue string, cfg 
 	if cfg.DLQ != nil {
 		opts["dlq"] = *cfg.DLQ
 	}
-	if cfg.DeadlineSeconds != nil {
-		if *cfg.DeadlineSeconds == 0 {
-			opts["deadline_seconds"] = nil
-		} else {
-			opts["deadline_seconds"] = *cfg.DeadlineSeconds
-		}
-	}
 	if cfg.EnqueueShards != nil {
 		opts["enqueue_shards"] = *cfg.EnqueueShards
+	}
+	for key, v := range map[string]*int{"deadline_seconds": cfg.DeadlineSeconds, "aging_seconds": cfg.AgingSeconds} {
+		if v != nil && *v == 0 {
+			opts[key] = nil
+		} else if v != nil {
+			opts[key] = *v
+		}
 	}
 	raw, err := jsonObject(opts)
 	if err != nil {

@@ -23,7 +23,10 @@ ALTER TABLE {{$awa_schema}}.queue_count ADD COLUMN waiting_external bigint NOT N
 ALTER TABLE {{$awa_schema}}.done_entries DROP CONSTRAINT done_entries_state_check;
 ALTER TABLE {{$awa_schema}}.done_entries ADD CONSTRAINT done_entries_state_check CHECK (state IN ('cancelled', 'failed', 'completed'));
 
--- added since v0.1.0: sql/substrate/10_control.sql
+-- hand-written: db/upgrade/03_queue_aging_and_pauses.sql
+-- Queue pause (awa.queue_pauses) and priority aging (queue_meta.aging), issue 9.
+-- covers: sql/substrate/10_control.sql
+ALTER TABLE {{$awa_schema}}.queue_meta ADD COLUMN aging interval CHECK (aging IS NULL OR aging > interval '0');
 CREATE TABLE {{$awa_schema}}.queue_pauses (
     queue     text        PRIMARY KEY,
     paused_at timestamptz NOT NULL
@@ -1841,6 +1844,11 @@ DECLARE
     v_dirty       boolean := false;
     v_mlanes      int[] := '{}';
     v_mseqs       bigint[] := '{}';
+    v_paused      boolean;
+    v_aging       interval;
+    v_prios       smallint[];
+    v_heads       timestamptz[];
+    v_order       int[];
 BEGIN
     PERFORM {{$awa_schema}}._require_read_committed('{{$awa_schema}}.claim_ready_runtime');
     IF p_queue IS NULL THEN
@@ -1855,8 +1863,12 @@ BEGIN
         RAISE EXCEPTION 'awa: attempt_deadline must be positive, got %', p_attempt_deadline USING ERRCODE = 'AW010';
     END IF;
     -- A paused queue (awa.pause_queue) is not claimed: one probe of a table
-    -- that holds a row per paused queue only.
-    IF EXISTS (SELECT 1 FROM {{$awa_schema}}.queue_pauses p WHERE p.queue = p_queue) THEN
+    -- that holds a row per paused queue only. Its aging interval, if any
+    -- (awa.configure_queue aging_seconds): one primary-key probe.
+    SELECT EXISTS (SELECT 1 FROM {{$awa_schema}}.queue_pauses p WHERE p.queue = p_queue),
+           (SELECT m.aging FROM {{$awa_schema}}.queue_meta m WHERE m.queue = p_queue)
+    INTO v_paused, v_aging;
+    IF v_paused THEN
         RETURN;
     END IF;
 
@@ -1872,9 +1884,9 @@ BEGIN
     -- Candidates, in visiting order: lanes whose tip passed a lower bound of
     -- their cursor (one sequence read each; the rest are empty).
     SELECT coalesce(array_agg(c.lane_id ORDER BY c.ord), '{}'), coalesce(array_agg(c.tip ORDER BY c.ord), '{}'),
-           coalesce(array_agg(c.low ORDER BY c.ord), '{}')
-    INTO v_ids, v_tips, v_lows
-    FROM (SELECT l.lane_id, {{$awa_schema}}._lane_tip(l.lane_seq) AS tip,
+           coalesce(array_agg(c.low ORDER BY c.ord), '{}'), coalesce(array_agg(c.priority ORDER BY c.ord), '{}')
+    INTO v_ids, v_tips, v_lows, v_prios
+    FROM (SELECT l.lane_id, l.priority, {{$awa_schema}}._lane_tip(l.lane_seq) AS tip,
                  greatest(l.claim_seq, v_ccur[array_position(v_cids, l.lane_id)]) AS low,
                  row_number() OVER (ORDER BY l.priority, l.shard >= floor(v_spin * l.n) DESC, l.shard) AS ord
           FROM (SELECT l.lane_id, l.lane_seq, l.priority, l.shard, h.claim_seq,
@@ -1898,14 +1910,46 @@ BEGIN
         -- which the session cache remembers (its tip can pass its cursor
         -- without a job of its own: a rolled-back producer, or a busier lane
         -- drawing from the same pool sequence).
-        v_has := ARRAY(
-            -- A correlated LIMIT probe, not EXISTS: a semi-join could read
-            -- the whole ready ring by sequential scan.
-            SELECT coalesce((SELECT true FROM {{$awa_schema}}.ready_entries r
-                             WHERE r.lane_id = u.id AND r.lane_seq > u.low
-                             ORDER BY r.lane_seq LIMIT 1), false)
-            FROM unnest(v_ids, v_lows) WITH ORDINALITY AS u (id, low, ord)
-            ORDER BY u.ord);
+        IF v_aging IS NULL THEN
+            v_has := ARRAY(
+                -- A correlated LIMIT probe, not EXISTS: a semi-join could read
+                -- the whole ready ring by sequential scan.
+                SELECT coalesce((SELECT true FROM {{$awa_schema}}.ready_entries r
+                                 WHERE r.lane_id = u.id AND r.lane_seq > u.low
+                                 ORDER BY r.lane_seq LIMIT 1), false)
+                FROM unnest(v_ids, v_lows) WITH ORDINALITY AS u (id, low, ord)
+                ORDER BY u.ord);
+        ELSE
+            -- The same probe, reading the row's run_at: when the lane's oldest
+            -- job (as far as the lower bound tells) became runnable.
+            v_heads := ARRAY(
+                SELECT (SELECT r.run_at FROM {{$awa_schema}}.ready_entries r
+                        WHERE r.lane_id = u.id AND r.lane_seq > u.low
+                        ORDER BY r.lane_seq LIMIT 1)
+                FROM unnest(v_ids, v_lows) WITH ORDINALITY AS u (id, low, ord)
+                ORDER BY u.ord);
+            v_has := ARRAY(SELECT h IS NOT NULL FROM unnest(v_heads) WITH ORDINALITY AS u (h, ord) ORDER BY u.ord);
+        END IF;
+
+        -- Priority aging (docs/storage.md, "Priority aging"): a lane whose
+        -- oldest job waited k aging intervals is visited as if k priorities
+        -- higher (never above 1); among lanes of one effective priority the
+        -- oldest job goes first. Rows are not touched: only the visiting
+        -- order changes. Without aging the order stays the lanes' own.
+        IF v_aging IS NOT NULL AND cardinality(v_ids) > 1 THEN
+            SELECT array_agg(u.k ORDER BY
+                       CASE WHEN u.h IS NULL THEN 5
+                            ELSE greatest(1, u.p - floor(extract(epoch FROM v_now - u.h)
+                                                         / extract(epoch FROM v_aging))::int) END,
+                       u.h, u.k)
+            INTO v_order
+            FROM unnest(v_heads, v_prios) WITH ORDINALITY AS u (h, p, k);
+            v_ids := ARRAY(SELECT v_ids[o] FROM unnest(v_order) WITH ORDINALITY AS x (o, n) ORDER BY x.n);
+            v_tips := ARRAY(SELECT v_tips[o] FROM unnest(v_order) WITH ORDINALITY AS x (o, n) ORDER BY x.n);
+            v_lows := ARRAY(SELECT v_lows[o] FROM unnest(v_order) WITH ORDINALITY AS x (o, n) ORDER BY x.n);
+            v_free := ARRAY(SELECT v_free[o] FROM unnest(v_order) WITH ORDINALITY AS x (o, n) ORDER BY x.n);
+            v_has := ARRAY(SELECT v_has[o] FROM unnest(v_order) WITH ORDINALITY AS x (o, n) ORDER BY x.n);
+        END IF;
     END IF;
 
     FOR v_k IN 1 .. cardinality(v_ids) LOOP
@@ -2220,7 +2264,7 @@ BEGIN
 
     SELECT * INTO v_meta FROM {{$awa_schema}}.queue_meta WHERE queue = p_queue FOR UPDATE;
     IF NOT FOUND THEN
-        v_meta := ROW(p_queue, false, NULL, 8, now())::{{$awa_schema}}.queue_meta;
+        v_meta := ROW(p_queue, false, NULL, 8, now(), NULL)::{{$awa_schema}}.queue_meta;
     END IF;
 
     FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_opts) LOOP
@@ -2247,18 +2291,28 @@ BEGIN
             END IF;
             PERFORM {{$awa_schema}}._require_between('opts.enqueue_shards', v_val::numeric, 1, 64, 'AW006');
             v_meta.enqueue_shards := v_val::int;
+        WHEN 'aging_seconds' THEN
+            IF jsonb_typeof(v_val) = 'null' THEN
+                v_meta.aging := NULL;
+            ELSIF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
+                RAISE EXCEPTION 'awa: opts.aging_seconds must be an integer or null, got %', v_val
+                    USING ERRCODE = 'AW005';
+            ELSE
+                PERFORM {{$awa_schema}}._require_between('opts.aging_seconds', v_val::numeric, 1, 31536000, 'AW006');
+                v_meta.aging := make_interval(secs => v_val::numeric);
+            END IF;
         ELSE
             RAISE EXCEPTION 'awa: unknown queue option %', quote_literal(v_key)
-                USING ERRCODE = 'AW004', HINT = 'known options: dlq, deadline_seconds, enqueue_shards';
+                USING ERRCODE = 'AW004', HINT = 'known options: dlq, deadline_seconds, enqueue_shards, aging_seconds';
         END CASE;
     END LOOP;
 
     RETURN QUERY
-    INSERT INTO {{$awa_schema}}.queue_meta AS m (queue, dlq_enabled, deadline, enqueue_shards, updated_at)
-    VALUES (p_queue, v_meta.dlq_enabled, v_meta.deadline, v_meta.enqueue_shards, now())
+    INSERT INTO {{$awa_schema}}.queue_meta AS m (queue, dlq_enabled, deadline, enqueue_shards, updated_at, aging)
+    VALUES (p_queue, v_meta.dlq_enabled, v_meta.deadline, v_meta.enqueue_shards, now(), v_meta.aging)
     ON CONFLICT (queue) DO UPDATE
         SET dlq_enabled = excluded.dlq_enabled, deadline = excluded.deadline,
-            enqueue_shards = excluded.enqueue_shards, updated_at = excluded.updated_at
+            enqueue_shards = excluded.enqueue_shards, updated_at = excluded.updated_at, aging = excluded.aging
     RETURNING m.*;
 END;
 $$;

@@ -3,13 +3,16 @@
 -- deadline_seconds (positive integer, or null to remove: attempts running
 -- longer are rescued), enqueue_shards (1..64, default 8: lanes per priority
 -- that concurrent producers spread over; 1 gives one FIFO order per priority
--- at the cost of producers of the queue taking turns). Keys not given keep
+-- at the cost of producers of the queue taking turns), aging_seconds
+-- (positive integer, or null to remove: priority aging, a lane whose oldest
+-- job waited that long is claimed as if one priority higher, one more per
+-- further interval, up to 1; awa.claim_ready_runtime). Keys not given keep
 -- their value. A new enqueue_shards reaches a producing session within 5
 -- seconds (sessions cache a queue's lanes); raising it lets producers add
 -- lanes up to it as they need them, lowering it keeps the old lanes, which
 -- claimers still drain.
 -- Errors: AW002 bad queue name; AW004 unknown key; AW005 wrong type;
--- AW006 deadline_seconds or enqueue_shards out of range.
+-- AW006 deadline_seconds, enqueue_shards or aging_seconds out of range.
 -- Preamble as the other entry points' on purpose (definer rights, pinned
 -- search_path): SQL cannot share a function's attributes.
 CREATE FUNCTION awa.configure_queue(p_queue text, p_opts jsonb)
@@ -34,7 +37,7 @@ BEGIN
 
     SELECT * INTO v_meta FROM awa.queue_meta WHERE queue = p_queue FOR UPDATE;
     IF NOT FOUND THEN
-        v_meta := ROW(p_queue, false, NULL, 8, now())::awa.queue_meta;
+        v_meta := ROW(p_queue, false, NULL, 8, now(), NULL)::awa.queue_meta;
     END IF;
 
     FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_opts) LOOP
@@ -61,18 +64,28 @@ BEGIN
             END IF;
             PERFORM awa._require_between('opts.enqueue_shards', v_val::numeric, 1, 64, 'AW006');
             v_meta.enqueue_shards := v_val::int;
+        WHEN 'aging_seconds' THEN
+            IF jsonb_typeof(v_val) = 'null' THEN
+                v_meta.aging := NULL;
+            ELSIF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
+                RAISE EXCEPTION 'awa: opts.aging_seconds must be an integer or null, got %', v_val
+                    USING ERRCODE = 'AW005';
+            ELSE
+                PERFORM awa._require_between('opts.aging_seconds', v_val::numeric, 1, 31536000, 'AW006');
+                v_meta.aging := make_interval(secs => v_val::numeric);
+            END IF;
         ELSE
             RAISE EXCEPTION 'awa: unknown queue option %', quote_literal(v_key)
-                USING ERRCODE = 'AW004', HINT = 'known options: dlq, deadline_seconds, enqueue_shards';
+                USING ERRCODE = 'AW004', HINT = 'known options: dlq, deadline_seconds, enqueue_shards, aging_seconds';
         END CASE;
     END LOOP;
 
     RETURN QUERY
-    INSERT INTO awa.queue_meta AS m (queue, dlq_enabled, deadline, enqueue_shards, updated_at)
-    VALUES (p_queue, v_meta.dlq_enabled, v_meta.deadline, v_meta.enqueue_shards, now())
+    INSERT INTO awa.queue_meta AS m (queue, dlq_enabled, deadline, enqueue_shards, updated_at, aging)
+    VALUES (p_queue, v_meta.dlq_enabled, v_meta.deadline, v_meta.enqueue_shards, now(), v_meta.aging)
     ON CONFLICT (queue) DO UPDATE
         SET dlq_enabled = excluded.dlq_enabled, deadline = excluded.deadline,
-            enqueue_shards = excluded.enqueue_shards, updated_at = excluded.updated_at
+            enqueue_shards = excluded.enqueue_shards, updated_at = excluded.updated_at, aging = excluded.aging
     RETURNING m.*;
 END;
 $$;

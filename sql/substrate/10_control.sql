@@ -25,7 +25,11 @@ CREATE TABLE awa.queue_meta (
     -- Lanes per priority that producers spread over (see queue_lanes). The
     -- default, 8, is also what a queue without a row gets (awa._resolve_lanes).
     enqueue_shards smallint NOT NULL DEFAULT 8 CHECK (enqueue_shards BETWEEN 1 AND 64),
-    updated_at  timestamptz NOT NULL DEFAULT now()
+    updated_at  timestamptz NOT NULL DEFAULT now(),
+    -- Priority aging: a lane whose oldest job has waited this long is
+    -- claimed as if one priority higher, and one more for each further
+    -- interval, up to 1 (awa.claim_ready_runtime). NULL: no aging.
+    aging       interval    CHECK (aging IS NULL OR aging > interval '0')
 );
 
 -- One lane per (queue, priority, shard): the unit of FIFO order. Each lane

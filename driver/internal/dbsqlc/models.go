@@ -558,6 +558,7 @@ type AwaQueueMetum struct {
 	Deadline      pgtype.Interval
 	EnqueueShards int16
 	UpdatedAt     pgtype.Timestamptz
+	Aging         pgtype.Interval
 }
 
 type AwaQueuePause struct {

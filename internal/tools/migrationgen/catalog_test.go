@@ -56,12 +56,12 @@ func TestCatalogCheckFailsOnAMissingUpgradeStep(t *testing.T) {
 	}
 
 	// A column added in sql/ with a step that covers the file but adds nothing.
-	edit(t, root, "sql/substrate/10_control.sql", "DEFAULT now()\n);", "DEFAULT now(),\n    paused boolean NOT NULL DEFAULT false\n);")
+	edit(t, root, "sql/substrate/50_backlog.sql", "failed_at    timestamptz NOT NULL\n);", "failed_at    timestamptz NOT NULL,\n    paused boolean NOT NULL DEFAULT false\n);")
 	if err := os.MkdirAll(filepath.Join(root, upgradeDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(root, upgradeDir, "01_paused.sql"),
-		[]byte("-- covers: sql/substrate/10_control.sql\nSELECT 1;\n"), 0o644); err != nil {
+		[]byte("-- covers: sql/substrate/50_backlog.sql\nSELECT 1;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	unreleased(t, root)
@@ -70,8 +70,8 @@ func TestCatalogCheckFailsOnAMissingUpgradeStep(t *testing.T) {
 		t.Fatalf("catalog check with a step that does not add the column: %v, want a FAIL showing it\n%s", err, out)
 	}
 	// The right step passes.
-	if err := os.WriteFile(filepath.Join(root, upgradeDir, "01_paused.sql"), []byte("-- covers: sql/substrate/10_control.sql\n"+
-		"ALTER TABLE awa.queue_meta ADD COLUMN paused boolean NOT NULL DEFAULT false;\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(root, upgradeDir, "01_paused.sql"), []byte("-- covers: sql/substrate/50_backlog.sql\n"+
+		"ALTER TABLE awa.dlq_entries ADD COLUMN paused boolean NOT NULL DEFAULT false;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	unreleased(t, root)

@@ -151,14 +151,14 @@ func TestSubstrateChanges(t *testing.T) {
 	}
 
 	// A column added to a released table: refused, naming the file and db/upgrade.
-	edit(t, root, "sql/substrate/10_control.sql", "DEFAULT now()\n);", "DEFAULT now(),\n    paused boolean NOT NULL DEFAULT false\n);")
+	edit(t, root, "sql/substrate/50_backlog.sql", "failed_at    timestamptz NOT NULL\n);", "failed_at    timestamptz NOT NULL,\n    paused boolean NOT NULL DEFAULT false\n);")
 	err := generate(root, false)
-	if err == nil || !strings.Contains(err.Error(), "sql/substrate/10_control.sql") || !strings.Contains(err.Error(), "db/upgrade") ||
-		!strings.Contains(err.Error(), "CREATE TABLE awa.queue_meta") {
-		t.Fatalf("generate with a column added to awa.queue_meta: %v; want a refusal naming the file, the table and db/upgrade", err)
+	if err == nil || !strings.Contains(err.Error(), "sql/substrate/50_backlog.sql") || !strings.Contains(err.Error(), "db/upgrade") ||
+		!strings.Contains(err.Error(), "CREATE TABLE awa.dlq_entries") {
+		t.Fatalf("generate with a column added to awa.dlq_entries: %v; want a refusal naming the file, the table and db/upgrade", err)
 	}
 	// A step that covers the file is written first, in its place.
-	step := "-- covers: sql/substrate/10_control.sql\nALTER TABLE awa.queue_meta ADD COLUMN paused boolean NOT NULL DEFAULT false;\n"
+	step := "-- covers: sql/substrate/50_backlog.sql\nALTER TABLE awa.dlq_entries ADD COLUMN paused boolean NOT NULL DEFAULT false;\n"
 	if err := os.MkdirAll(filepath.Join(root, upgradeDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestSubstrateChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	up = unreleased(t, root)
-	mustMatch(t, up, `(?m)^-- hand-written: db/upgrade/01_paused.sql\n-- \+goose StatementBegin\n-- covers: sql/substrate/10_control.sql\nALTER TABLE awa\.queue_meta ADD COLUMN paused`, "the step")
+	mustMatch(t, up, `(?m)^-- hand-written: db/upgrade/01_paused.sql\n-- \+goose StatementBegin\n-- covers: sql/substrate/50_backlog.sql\nALTER TABLE awa\.dlq_entries ADD COLUMN paused`, "the step")
 }
 
 func TestFrozenAndVersionRules(t *testing.T) {
