@@ -168,6 +168,9 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 		if err := show.run(ctx, client, pool, stdout); err != nil {
 			return nil, fmt.Errorf("long jobs and callbacks: %w", err)
 		}
+		if err := show.pauseAndDrain(ctx, client, pool, stdout); err != nil {
+			return nil, fmt.Errorf("pause and drain: %w", err)
+		}
 	}
 
 	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)

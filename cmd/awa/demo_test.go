@@ -69,6 +69,10 @@ func TestDemoAccountsForEveryJob(t *testing.T) {
 		`read callback_result {"approved_by": "ops@example.com"}`,
 		`progress {"of": 6, "step": `,
 		"completed after its 6 steps",
+		"SELECT * FROM awa.pause_queue('ops');",
+		"drained false, available true (paused)",
+		"SELECT * FROM awa.resume_queue('ops');",
+		`client.DrainQueue(ctx, "ops"): drained`,
 	} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("output lacks %q", s)

@@ -144,3 +144,41 @@ func opsCounts(ctx context.Context, d *driver.Driver, db driver.DBTX) (driver.Qu
 	}
 	return counts[0], nil
 }
+
+// pauseAndDrain pauses queue ops, shows a job inserted meanwhile waiting,
+// resumes the queue from SQL and drains it (Client.DrainQueue).
+func (s *showcase) pauseAndDrain(ctx context.Context, client *driver.Client, db driver.DBTX, w io.Writer) error {
+	d := client.Driver()
+	fmt.Fprintln(w, "\n== Pause, resume and drain (queue ops)")
+	if _, err := d.PauseQueue(ctx, db, queueOps); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "SELECT * FROM awa.pause_queue('%s');  -- its jobs wait; running ones finish\n", queueOps)
+	job, err := client.Insert(ctx, LongReportArgs{Steps: 1, StepMillis: 10}, &driver.InsertOpts{Queue: queueOps})
+	if err != nil {
+		return err
+	}
+	time.Sleep(500 * time.Millisecond)
+	dr, err := d.QueueDrained(ctx, db, queueOps)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "client.Insert  job %d; half a second later awa.queue_drained('%s'): drained %v, available %v (paused)\n",
+		job.ID, queueOps, dr.Drained, dr.Available)
+	if dr.Drained || !dr.Available {
+		return fmt.Errorf("the paused queue ops should hold job %d available: %+v", job.ID, dr)
+	}
+	if err := d.ResumeQueue(ctx, db, queueOps); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "SELECT * FROM awa.resume_queue('%s');  -- its workers wake at once (NOTIFY)\n", queueOps)
+	began := time.Now()
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := client.DrainQueue(dctx, queueOps); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "client.DrainQueue(ctx, %q): drained %s after the resume (job %d ran)\n", queueOps,
+		time.Since(began).Round(time.Millisecond), job.ID)
+	return nil
+}
