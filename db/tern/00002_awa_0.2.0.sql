@@ -3678,6 +3678,7 @@ BEGIN
     IF p_job_id IS NULL THEN
         RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
     END IF;
+    PERFORM pg_advisory_xact_lock({{$awa_schema}}._lock_key('ring'), hashtext('queue'));
 
     DELETE FROM {{$awa_schema}}.dlq_entries WHERE job_id = p_job_id RETURNING * INTO v_d;
     IF NOT FOUND THEN
