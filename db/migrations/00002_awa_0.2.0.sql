@@ -2185,6 +2185,7 @@ BEGIN
     WHERE s.job_id IN (
         SELECT g.job_id FROM awa.attempt_state g
         WHERE NOT EXISTS (SELECT 1 FROM awa.ready_entries r WHERE r.job_id = g.job_id)
+          AND NOT EXISTS (SELECT 1 FROM awa.done_entries e WHERE e.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM awa.deferred_jobs d WHERE d.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM awa.dlq_entries x WHERE x.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM awa.external_waits w WHERE w.job_id = g.job_id)

@@ -2038,6 +2038,7 @@ BEGIN
     WHERE s.job_id IN (
         SELECT g.job_id FROM {{$awa_schema}}.attempt_state g
         WHERE NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_entries r WHERE r.job_id = g.job_id)
+          AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.done_entries e WHERE e.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.deferred_jobs d WHERE d.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.dlq_entries x WHERE x.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.external_waits w WHERE w.job_id = g.job_id)
