@@ -104,28 +104,15 @@ func TestLongAttemptsCarriedByEveryRingAreClosedOnceAndNeverReportedStale(t *tes
 			}
 		}()
 	}
-	goSession(t, ctx, pool, &wg, func(conn *pgx.Conn) {
-		for time.Now().Before(stopAt) && runCtx.Err() == nil {
-			for _, ring := range []string{"queue", "claim", "lease", "cursor"} {
-				if _, err := ringOp(runCtx, conn, "rotate", ring); err != nil {
-					fail.set("rotate %s: %v", ring, err)
-					return
-				}
-				o, err := ringOp(runCtx, conn, "prune", ring)
-				if err != nil {
-					fail.set("prune %s: %v", ring, err)
-					return
-				}
-				if o.Outcome == "pruned" {
-					bump(pruned, ring)
-				}
-				if o.Outcome == "pruned" && o.Detail != nil && strings.Contains(*o.Detail, "after carrying") {
+	goTurnRings(t, ctx, runCtx, pool, &wg, fail, stopAt, []string{"queue", "claim", "lease", "cursor"},
+		func(ring string, o ringOutcome) {
+			if o.Outcome == "pruned" {
+				bump(pruned, ring)
+				if o.Detail != nil && strings.Contains(*o.Detail, "after carrying") {
 					bump(pruned, ring+" carrying")
 				}
 			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	})
+		})
 	wg.Wait()
 	if err := fail.get(); err != nil {
 		t.Fatal(err)

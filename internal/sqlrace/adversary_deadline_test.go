@@ -125,27 +125,14 @@ func TestOwnDeadlinesMovedUnderTheRescueAndCarriesAreHonoured(t *testing.T) {
 			time.Sleep(3 * time.Millisecond)
 		}
 	})
-	goSession(t, ctx, pool, &wg, func(conn *pgx.Conn) {
-		for time.Now().Before(stopAt) && runCtx.Err() == nil {
-			for _, ring := range []string{"claim", "lease", "queue", "cursor"} {
-				if _, err := ringOp(runCtx, conn, "rotate", ring); err != nil {
-					fail.set("rotate %s: %v", ring, err)
-					return
-				}
-				o, err := ringOp(runCtx, conn, "prune", ring)
-				if err != nil {
-					fail.set("prune %s: %v", ring, err)
-					return
-				}
-				if ring == "claim" && o.Outcome == "pruned" {
-					mu.Lock()
-					prunes++
-					mu.Unlock()
-				}
+	goTurnRings(t, ctx, runCtx, pool, &wg, fail, stopAt, []string{"claim", "lease", "queue", "cursor"},
+		func(ring string, o ringOutcome) {
+			if ring == "claim" && o.Outcome == "pruned" {
+				mu.Lock()
+				prunes++
+				mu.Unlock()
 			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	})
+		})
 	wg.Wait()
 	if err := fail.get(); err != nil {
 		t.Fatal(err)
