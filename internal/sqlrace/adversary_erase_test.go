@@ -31,6 +31,16 @@ func unerasedRows(t *testing.T, ctx context.Context, pool *pgxpool.Pool, ids []i
 	return n
 }
 
+// insertWithData inserts n jobs with data an erasure removes (args
+// {"secret": "pii-<i>"}, metadata {"who": "pii"}) and the options opts, in
+// one awa.insert_jobs call, and returns their ids.
+func insertWithData(ctx context.Context, q rowQuerier, n int, opts string) ([]int64, error) {
+	return collectIDs(q.Query(ctx, `
+		SELECT j.id FROM awa.insert_jobs(array_fill('k'::text, ARRAY[$1::int]),
+			ARRAY(SELECT jsonb_build_object('secret', 'pii-' || g) FROM generate_series(1, $1::int) AS g),
+			array_fill($2::jsonb || '{"metadata": {"who": "pii"}}', ARRAY[$1::int])) AS j`, n, opts))
+}
+
 // dlqJob inserts a job with data into queue (its DLQ turned on), claims it
 // and fails it for good: the job is in the DLQ. Returns its id.
 func dlqJob(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queue string) int64 {
@@ -183,10 +193,7 @@ func TestErasureRacingEveryMoverLeavesNoDataAndRunsNothingAgain(t *testing.T) {
 		goSession(t, ctx, pool, &wg, func(conn *pgx.Conn) {
 			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), seed))
 			for time.Now().Before(stopAt) && runCtx.Err() == nil {
-				ids, err := collectIDs(conn.Query(runCtx, `
-					SELECT j.id FROM awa.insert_jobs(array_fill('k'::text, ARRAY[6]),
-						ARRAY(SELECT jsonb_build_object('secret', 'pii-' || g) FROM generate_series(1, 6) AS g),
-						array_fill('{"queue": "erase_mix", "max_attempts": 2, "metadata": {"who": "pii"}}'::jsonb, ARRAY[6])) AS j`))
+				ids, err := insertWithData(runCtx, conn, 6, `{"queue": "erase_mix", "max_attempts": 2}`)
 				if err != nil {
 					fail.set("insert: %v", err)
 					return
