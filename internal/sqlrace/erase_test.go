@@ -34,10 +34,7 @@ func TestErasureRacingPrunesLeavesNoUnerasedCopy(t *testing.T) {
 	for w := 0; w < 2; w++ {
 		goSession(t, ctx, pool, &wg, func(conn *pgx.Conn) {
 			for time.Now().Before(stopAt) && runCtx.Err() == nil {
-				ids, err := collectIDs(conn.Query(runCtx, `
-					SELECT j.id FROM awa.insert_jobs(array_fill('k'::text, ARRAY[20]),
-						ARRAY(SELECT jsonb_build_object('secret', 'pii-' || g) FROM generate_series(1, 20) AS g),
-						array_fill('{"queue": "erase", "metadata": {"who": "pii"}}'::jsonb, ARRAY[20])) AS j`))
+				ids, err := insertWithData(runCtx, conn, 20, `{"queue": "erase"}`)
 				if err != nil {
 					fail.set("insert: %v", err)
 					return

@@ -511,9 +511,23 @@ func finalizeAs(ctx context.Context, q rowQuerier, action string, cs []claimed) 
 // *prunes under mu.
 func goRingTurner(t *testing.T, ctx, runCtx context.Context, pool *pgxpool.Pool, wg *sync.WaitGroup, fail *errOnce,
 	stopAt time.Time, mu *sync.Mutex, prunes *int) {
+	goTurnRings(t, ctx, runCtx, pool, wg, fail, stopAt, []string{"queue", "claim", "cursor"}, func(ring string, o ringOutcome) {
+		if ring == "queue" && o.Outcome == "pruned" {
+			mu.Lock()
+			*prunes++
+			mu.Unlock()
+		}
+	})
+}
+
+// goTurnRings starts a session that rotates and prunes each of rings in turn,
+// as fast as they may, until stopAt (or a failure, reported to fail),
+// handing every prune's outcome to pruned.
+func goTurnRings(t *testing.T, ctx, runCtx context.Context, pool *pgxpool.Pool, wg *sync.WaitGroup, fail *errOnce,
+	stopAt time.Time, rings []string, pruned func(ring string, o ringOutcome)) {
 	goSession(t, ctx, pool, wg, func(conn *pgx.Conn) {
 		for time.Now().Before(stopAt) && runCtx.Err() == nil {
-			for _, ring := range []string{"queue", "claim", "cursor"} {
+			for _, ring := range rings {
 				if _, err := ringOp(runCtx, conn, "rotate", ring); err != nil {
 					fail.set("rotate %s: %v", ring, err)
 					return
@@ -523,11 +537,7 @@ func goRingTurner(t *testing.T, ctx, runCtx context.Context, pool *pgxpool.Pool,
 					fail.set("prune %s: %v", ring, err)
 					return
 				}
-				if ring == "queue" && o.Outcome == "pruned" {
-					mu.Lock()
-					*prunes++
-					mu.Unlock()
-				}
+				pruned(ring, o)
 			}
 			time.Sleep(15 * time.Millisecond)
 		}

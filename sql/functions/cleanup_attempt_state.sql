@@ -1,9 +1,13 @@
 -- awa.cleanup_attempt_state(limit): deletes, and returns, up to limit
 -- progress checkpoints (awa.attempt_state rows) whose job is gone: no ready
--- row in any queue slot, no backlog, DLQ or parked row. That is a failed or
--- cancelled job whose queue slot prune has reclaimed (a completed job's row
--- goes with its completion). A job moves between planes in one transaction,
--- so one statement sees it in one of them. docs/storage.md, "Attempt leases".
+-- row or terminal snapshot in any queue slot, no backlog, DLQ or parked row.
+-- That is a failed or cancelled job whose queue slot prune has reclaimed (a
+-- completed job's row goes with its completion). The snapshot counts apart
+-- from the ready rows: a job cancelled in the backlog has its snapshot in the
+-- slot current then, while its last ready row's slot may be gone, and
+-- awa.retry_job of it keeps its checkpoint. A job moves between planes in
+-- one transaction, so one statement sees it in one of them. docs/storage.md,
+-- "Attempt leases".
 -- Cost: per checkpoint, one probe of each plane's job_id index.
 -- Errors: AW010 limit outside 1..100000.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
@@ -25,6 +29,7 @@ BEGIN
     WHERE s.job_id IN (
         SELECT g.job_id FROM awa.attempt_state g
         WHERE NOT EXISTS (SELECT 1 FROM awa.ready_entries r WHERE r.job_id = g.job_id)
+          AND NOT EXISTS (SELECT 1 FROM awa.done_entries e WHERE e.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM awa.deferred_jobs d WHERE d.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM awa.dlq_entries x WHERE x.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM awa.external_waits w WHERE w.job_id = g.job_id)

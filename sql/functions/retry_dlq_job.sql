@@ -4,8 +4,14 @@
 -- before the DLQ stay stale. Errors are kept.
 -- Errors: AW010 job_id NULL; AW020 not in the DLQ (and no such job); AW021 the
 -- job exists but is not in the DLQ.
--- Locks: the DLQ row (DELETE), then lane locks as awa._append_ready; a job not
--- in the DLQ: as awa._job_state.
+-- Locks: first the queue ring's rotate/prune lock (ring, hashtext('queue')),
+-- waited for, as awa.retry_job: an erasure (awa.erase_job) holds it from
+-- before it reads the job's state to its commit, so the DLQ row is moved
+-- either before the erasure (which then cancels the job where it went) or
+-- after it (erased); never between its rewrite of the ring and of the DLQ,
+-- which left the new ready row with the job's data. Then the DLQ row
+-- (DELETE), then lane locks as awa._append_ready; a job not in the DLQ: as
+-- awa._job_state.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 -- Preamble as the other entry points' on purpose (definer rights, pinned
 -- search_path, jit off, v_now, READ COMMITTED guard): SQL cannot share it.
@@ -28,6 +34,7 @@ BEGIN
     IF p_job_id IS NULL THEN
         RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
     END IF;
+    PERFORM pg_advisory_xact_lock(awa._lock_key('ring'), hashtext('queue'));
 
     DELETE FROM awa.dlq_entries WHERE job_id = p_job_id RETURNING * INTO v_d;
     IF NOT FOUND THEN
