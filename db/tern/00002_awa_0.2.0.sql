@@ -2650,9 +2650,13 @@ BEGIN
             GET DIAGNOSTICS v_n = ROW_COUNT;
             IF v_n > 0 THEN RETURN QUERY SELECT 'callbacks'::text, v_n; END IF;
         END IF;
+        -- The archive's lookup by id is its (state, job_id) index, one probe
+        -- per terminal state and cohort.
         EXECUTE format('UPDATE {{$awa_schema}}.%I SET args = ''{}'', metadata = $1,
                                errors = CASE WHEN $2 THEN NULL ELSE errors END
-                        WHERE job_id = $3', v_table)
+                        WHERE job_id = $3%s', v_table,
+                       CASE WHEN v_table = 'archived_jobs' THEN ' AND state IN (''completed'', ''cancelled'', ''failed'')'
+                            ELSE '' END)
         USING v_meta, v_errors, p_job_id;
         GET DIAGNOSTICS v_n = ROW_COUNT;
         IF v_n > 0 THEN RETURN QUERY SELECT v_plane, v_n; END IF;
@@ -4171,9 +4175,15 @@ BEGIN
                       e.metadata, e.errors, e.created_at, coalesce(p_run_at, v_now) INTO v_job;
     END IF;
     IF v_job IS NULL THEN
-        DELETE FROM {{$awa_schema}}.archived_jobs a WHERE a.job_id = p_job_id AND a.state IN ('failed', 'cancelled')
-        RETURNING a.job_id, a.run_lease, 0, a.max_attempts, a.priority, a.queue, a.kind, a.args, a.tags,
-                      a.metadata, a.errors, a.created_at, coalesce(p_run_at, v_now) INTO v_job;
+        -- With its tag rows (awa.archived_job_tags: one probe of (tag, job_id)
+        -- per tag and cohort).
+        WITH a AS (DELETE FROM {{$awa_schema}}.archived_jobs a WHERE a.job_id = p_job_id AND a.state IN ('failed', 'cancelled')
+                   RETURNING a.*),
+        t AS (DELETE FROM {{$awa_schema}}.archived_job_tags t USING a
+              WHERE t.tag = ANY (a.tags) AND t.job_id = a.job_id AND t.expires_at = a.expires_at)
+        SELECT a.job_id, a.run_lease, 0, a.max_attempts, a.priority, a.queue, a.kind, a.args, a.tags,
+               a.metadata, a.errors, a.created_at, coalesce(p_run_at, v_now)
+        INTO v_job FROM a;
     END IF;
     IF v_job IS NULL THEN
         v_state := {{$awa_schema}}._job_state(p_job_id);
