@@ -2,7 +2,10 @@ package driver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -363,4 +366,128 @@ func (d *Driver) StorageStatus(ctx context.Context, db DBTX, countLimit int) ([]
 		out[i] = s
 	}
 	return out, nil
+}
+
+// JobListing is one job as awa.list_jobs and awa.get_job return it: the
+// columns of awa.jobs, and when the archive drops it.
+type JobListing struct {
+	ID          int64
+	Queue       string
+	Priority    int
+	Kind        string
+	State       JobState
+	Args        json.RawMessage
+	Attempt     int // attempts started (the running one included)
+	MaxAttempts int
+	RunLease    int64
+	RunAt       time.Time
+	CreatedAt   time.Time
+	// ClaimedAt: when a running (or waiting_external) attempt was claimed.
+	ClaimedAt *time.Time
+	// FinalizedAt: when a completed, failed or cancelled job ended.
+	FinalizedAt *time.Time
+	Tags        []string
+	Metadata    json.RawMessage
+	// Errors holds the errors of its attempts, as a JSON array (nil when none).
+	Errors json.RawMessage
+	// DLQ: a failed job held in the dead letter queue.
+	DLQ bool
+	// Progress is the job's checkpoint (JobRow.SetProgress), written at ProgressAt.
+	Progress   json.RawMessage
+	ProgressAt *time.Time
+	// ExpiresAt: when the archive drops the job (nil while it is not archived).
+	ExpiresAt *time.Time
+}
+
+// ListJobsParams filters and pages Driver.ListJobs. Zero fields do not filter.
+type ListJobsParams struct {
+	// States lists jobs in any of these states (failed includes the DLQ).
+	// Defaults to every state.
+	States []JobState
+	Queue  string
+	Kind   string
+	// Tag lists jobs that hold this tag among theirs.
+	Tag string
+	// FinalizedFrom and FinalizedTo bound finalized_at to [FinalizedFrom,
+	// FinalizedTo); either may be zero. A range lists finished jobs only.
+	FinalizedFrom, FinalizedTo time.Time
+	// After is the cursor: the next page after the one that ended with this
+	// id (the next cursor ListJobs returned). Defaults to the first page.
+	After int64
+	// Limit is the page size, 1 to 1000. Defaults to 50.
+	Limit int
+}
+
+// ListJobs returns one page of jobs, live and archived, newest first (id
+// descending), and the cursor of the next page: the last id when the page
+// is full, 0 when it is the last. Jobs enqueued meanwhile have higher ids:
+// they never shift a later page. Every plane is read through an index in
+// id order (docs/storage.md, "Paging"). Like the read surfaces it keeps no
+// lock after it returns. A state this driver does not know is
+// ErrInvalidArgument; the substrate's own checks map as usual (AW010, AW002,
+// AW001, AW007).
+func (d *Driver) ListJobs(ctx context.Context, db DBTX, p ListJobsParams) ([]JobListing, int64, error) {
+	limit := p.Limit
+	if limit == 0 {
+		limit = 50
+	}
+	arg := dbsqlc.ListJobsParams{
+		Queue: pgtype.Text{String: p.Queue, Valid: p.Queue != ""}, Kind: pgtype.Text{String: p.Kind, Valid: p.Kind != ""},
+		Tag: pgtype.Text{String: p.Tag, Valid: p.Tag != ""}, FinalizedFrom: timestamptz(p.FinalizedFrom),
+		FinalizedTo: timestamptz(p.FinalizedTo), After: pgtype.Int8{Int64: p.After, Valid: p.After != 0},
+		// Out of 1..1000 is the substrate's AW010; clamped only to fit int32.
+		Max: int32(max(min(limit, math.MaxInt32), math.MinInt32)),
+	}
+	for _, s := range p.States {
+		if !slices.Contains(jobStates, s) {
+			return nil, 0, fmt.Errorf("list jobs: unknown state %q: %w", s, ErrInvalidArgument)
+		}
+		arg.States = append(arg.States, string(s))
+	}
+	rows, err := d.q.ListJobs(ctx, d.on(db), arg)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list jobs: %w", mapError(err))
+	}
+	out := make([]JobListing, len(rows))
+	for i, r := range rows {
+		out[i] = jobListing(r)
+	}
+	var next int64
+	if len(out) == limit {
+		next = out[len(out)-1].ID
+	}
+	return out, next, nil
+}
+
+// GetJob returns the job with this id wherever it lives, found by index in
+// every plane (docs/storage.md, "Paging"), or ErrJobNotFound when no job has
+// it (or it is no longer retained).
+func (d *Driver) GetJob(ctx context.Context, db DBTX, jobID int64) (JobListing, error) {
+	rows, err := d.q.GetJob(ctx, d.on(db), jobID)
+	if err != nil {
+		return JobListing{}, fmt.Errorf("get job %d: %w", jobID, mapError(err))
+	}
+	if len(rows) == 0 {
+		return JobListing{}, fmt.Errorf("get job %d: %w", jobID, ErrJobNotFound)
+	}
+	return jobListing(rows[0]), nil
+}
+
+// jobStates are the states awa.job_state knows, for ListJobs' check.
+var jobStates = []JobState{StateScheduled, StateAvailable, StateRunning, StateWaitingExternal, StateRetryable,
+	StateCompleted, StateCancelled, StateFailed}
+
+func jobListing(r dbsqlc.AwaJobListing) JobListing {
+	return JobListing{ID: r.ID, Queue: r.Queue, Priority: int(r.Priority), Kind: r.Kind, State: JobState(r.State),
+		Args: r.Args, Attempt: int(r.Attempt), MaxAttempts: int(r.MaxAttempts), RunLease: r.RunLease,
+		RunAt: r.RunAt.Time, CreatedAt: r.CreatedAt.Time, ClaimedAt: timePtr(r.ClaimedAt),
+		FinalizedAt: timePtr(r.FinalizedAt), Tags: r.Tags, Metadata: r.Metadata, Errors: r.Errors, DLQ: r.Dlq,
+		Progress: r.Progress, ProgressAt: timePtr(r.ProgressAt), ExpiresAt: timePtr(r.ExpiresAt)}
+}
+
+func timePtr(t pgtype.Timestamptz) *time.Time {
+	if !t.Valid {
+		return nil
+	}
+	return &t.Time
 }

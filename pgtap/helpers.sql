@@ -675,3 +675,83 @@ BEGIN
   RETURN NEXT v_c;
 END
 $$;
+
+-- Shared fixture of the listing tests (awa.list_jobs, awa.get_job): three jobs
+-- of queue 'arch' (kind 'arch.k') finished an hour apart and archived by a
+-- queue-ring prune, then moved out of the archive's DEFAULT partition into
+-- their cohorts by awa.maintain_archive; their ids interleave with three
+-- available jobs of queue 'live' (kind 'live.k'), inserted between them and
+-- carried by that prune. arch_completed has tags a and b (and a twice),
+-- arch_failed tag a, arch_cancelled none; live_2 has tag a. Fills temp table
+-- ax (name, id, queue, want, finalized_at).
+--   SELECT awa_test.archive_fixture();
+CREATE FUNCTION awa_test.archive_fixture() RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_c awa.claimed_job;
+  v_i int := 0;
+BEGIN
+  CREATE TEMP TABLE ax (name text PRIMARY KEY, id bigint, queue text, want awa.job_state, finalized_at timestamptz);
+  INSERT INTO ax (name, id, queue, want)
+  SELECT n.name, (awa.insert_job(n.kind, jsonb_build_object('name', n.name),
+                                 jsonb_build_object('queue', n.queue, 'tags', n.tags))).id,
+         n.queue, n.want::awa.job_state
+  FROM (VALUES (1, 'arch_completed', 'arch', 'arch.k', '["a", "b", "a"]'::jsonb, 'completed'),
+               (2, 'live_1', 'live', 'live.k', '[]', 'available'),
+               (3, 'arch_failed', 'arch', 'arch.k', '["a"]', 'failed'),
+               (4, 'live_2', 'live', 'live.k', '["a"]', 'available'),
+               (5, 'arch_cancelled', 'arch', 'arch.k', '[]', 'cancelled'),
+               (6, 'live_3', 'live', 'live.k', '[]', 'available')) AS n (k, name, queue, kind, tags, want)
+  ORDER BY n.k;
+  FOR v_c IN SELECT * FROM awa.claim_ready_runtime('arch', 3, NULL, now()) ORDER BY id LOOP
+    v_i := v_i + 1;
+    UPDATE ax SET finalized_at = now() - (4 - v_i) * interval '1 hour' WHERE id = v_c.id;
+    CASE v_i
+    WHEN 1 THEN
+      PERFORM awa.complete_jobs(ARRAY[v_c.id], ARRAY[v_c.run_lease], ARRAY[v_c.claim_slot], ARRAY[v_c.receipt_id],
+                                now() - interval '3 hours');
+    WHEN 2 THEN
+      PERFORM awa.fail_jobs(ARRAY[v_c.id], ARRAY[v_c.run_lease], ARRAY[v_c.claim_slot], ARRAY[v_c.receipt_id],
+                            ARRAY['fatal'], now() - interval '2 hours');
+    ELSE
+      PERFORM awa.cancel_jobs(ARRAY[v_c.id], ARRAY[v_c.run_lease], ARRAY[v_c.claim_slot], ARRAY[v_c.receipt_id],
+                              NULL, now() - interval '1 hour');
+    END CASE;
+  END LOOP;
+  PERFORM awa.rotate_ring('queue', now());
+  -- The first prune carries the live jobs, the next archives and truncates.
+  FOR v_i IN 1 .. 3 LOOP
+    EXIT WHEN (SELECT outcome FROM awa.prune_ring('queue')) = 'pruned';
+  END LOOP;
+  PERFORM awa.maintain_archive();
+END
+$$;
+
+-- The plan of a listing's statement (awa._list_jobs_sql's text) as
+-- awa.list_jobs runs it: EXPLAIN (ANALYZE, FORMAT JSON) under the function's
+-- own settings (pg_proc.proconfig of awa.list_jobs, set for the transaction),
+-- so that nodes a run-time pruning skipped show "Actual Loops" 0.
+CREATE FUNCTION awa_test.listing_plan(p_sql text) RETURNS jsonb
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_plan jsonb;
+BEGIN
+  PERFORM set_config(split_part(c, '=', 1), substr(c, strpos(c, '=') + 1), true)
+  FROM pg_proc p CROSS JOIN LATERAL unnest(p.proconfig) AS c
+  WHERE p.oid = 'awa.list_jobs'::regproc AND split_part(c, '=', 1) <> 'search_path';
+  EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, FORMAT JSON) ' || p_sql INTO v_plan;
+  RETURN v_plan;
+END
+$$;
+
+-- The nodes of a plan (awa_test.listing_plan) that a listing must not have:
+-- a sort, or a sequential scan of anything but the queue ring's completion
+-- batches (read whole, once, to hash the attempts they hold; or, for an id,
+-- those of one slot). Each as "node type on relation".
+CREATE FUNCTION awa_test.unwanted_plan_nodes(p_plan jsonb) RETURNS SETOF text
+LANGUAGE sql AS $$
+  SELECT concat(n ->> 'Node Type', ' on ' || (n ->> 'Relation Name'))
+  FROM jsonb_path_query(p_plan, 'strict $.** ? (exists (@."Node Type"))') AS n
+  WHERE n ->> 'Node Type' IN ('Sort', 'Incremental Sort')
+     OR (n ->> 'Node Type' = 'Seq Scan' AND n ->> 'Relation Name' NOT LIKE 'done\_completions\_%')
+$$;

@@ -43,3 +43,11 @@ SELECT * FROM awa.paused_queues();
 
 -- name: QueueDrained :one
 SELECT * FROM awa.queue_drained(sqlc.arg(queue)::text, sqlc.narg(now)::timestamptz);
+
+-- name: ListJobs :many
+SELECT * FROM awa.list_jobs(sqlc.narg(states)::text[]::awa.job_state[], sqlc.narg(queue)::text, sqlc.narg(kind)::text,
+                            sqlc.narg(tag)::text, sqlc.narg(finalized_from)::timestamptz,
+                            sqlc.narg(finalized_to)::timestamptz, sqlc.narg(after)::bigint, sqlc.arg(max)::int);
+
+-- name: GetJob :many
+SELECT * FROM awa.get_job(sqlc.arg(job_id)::bigint);

@@ -176,6 +176,33 @@ CREATE TABLE awa.queue_drain (
 );
 -- +goose StatementEnd
 
+-- added since v0.1.0: sql/substrate/16_types.sql
+-- +goose StatementBegin
+CREATE TABLE awa.job_listing (
+    id           bigint NOT NULL,
+    queue        text NOT NULL,
+    priority     smallint NOT NULL,
+    kind         text NOT NULL,
+    state        awa.job_state NOT NULL,
+    args         jsonb NOT NULL,
+    attempt      int NOT NULL,
+    max_attempts int NOT NULL,
+    run_lease    bigint NOT NULL,
+    run_at       timestamptz NOT NULL,
+    created_at   timestamptz NOT NULL,
+    claimed_at   timestamptz,
+    finalized_at timestamptz,
+    tags         text[] NOT NULL,
+    metadata     jsonb NOT NULL,
+    errors       jsonb,
+    dlq          boolean NOT NULL,
+    progress     jsonb,
+    progress_at  timestamptz,
+    expires_at   timestamptz,
+    CHECK (false)
+);
+-- +goose StatementEnd
+
 -- added since v0.1.0: sql/substrate/40_lease_ring.sql
 -- +goose StatementBegin
 CREATE TABLE awa.attempt_state (
@@ -301,7 +328,40 @@ CREATE TABLE awa.archived_jobs (
 
 -- added since v0.1.0: sql/substrate/55_archive.sql
 -- +goose StatementBegin
-CREATE INDEX archived_jobs_job_id ON awa.archived_jobs (job_id);
+CREATE INDEX archived_jobs_state ON awa.archived_jobs (state, job_id);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/55_archive.sql
+-- +goose StatementBegin
+CREATE INDEX archived_jobs_queue ON awa.archived_jobs (queue, state, job_id);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/55_archive.sql
+-- +goose StatementBegin
+CREATE INDEX archived_jobs_kind ON awa.archived_jobs (kind, state, job_id);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/55_archive.sql
+-- +goose StatementBegin
+CREATE TABLE awa.archived_job_tags (
+    expires_at timestamptz   NOT NULL,
+    tag        text          NOT NULL,
+    state      awa.job_state NOT NULL,
+    job_id     bigint        NOT NULL
+) PARTITION BY RANGE (expires_at);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/55_archive.sql
+-- +goose StatementBegin
+CREATE INDEX archived_job_tags_tag ON awa.archived_job_tags (tag, job_id);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/55_archive.sql
+-- +goose StatementBegin
+CREATE TABLE awa.archive_retention_log (
+    retention  interval    PRIMARY KEY CHECK (retention > interval '0'),
+    first_used timestamptz NOT NULL DEFAULT now()
+);
 -- +goose StatementEnd
 
 -- added since v0.1.0: sql/substrate/55_archive.sql
@@ -353,9 +413,12 @@ FROM awa.done_entries d
 UNION ALL
 -- The archive: a job is copied there by the prune that truncates its slot, in
 -- the same transaction, so it shows in one branch or the other, never both.
+-- Its states, always true (the table's CHECK), give an id lookup
+-- (awa.job) the leading column of the (state, job_id) index.
 SELECT a.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
        a.run_at, a.created_at, a.finalized_at, a.tags, a.metadata, a.errors
 FROM awa.archived_jobs a
+WHERE a.state IN ('completed', 'cancelled', 'failed')
 ) AS t
 LEFT JOIN awa.attempt_state s ON s.job_id = t.id;
 -- +goose StatementEnd
@@ -650,8 +713,8 @@ BEGIN
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
                    'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
-                   'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'job', 'job_progress', 'substrate_version', '_read_jobs',
-                   '_read_terminal_jobs'],
+                   'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'job',
+                   'get_job', 'list_jobs', 'job_progress', 'substrate_version', '_read_jobs', '_read_terminal_jobs'],
              ARRAY['jobs', 'terminal_jobs'])
         ) AS g (role, routines, relations)
     LOOP
@@ -711,7 +774,12 @@ BEGIN
             LEFT JOIN awa.archive_retention d ON d.queue = '*' AND d.state = s.state
             WHERE coalesce(q.retention, d.retention, interval '0') > interval '0'
               AND s.finalized_at + coalesce(q.retention, d.retention, interval '0') > $3 + interval '1 minute'
-            RETURNING 1
+            RETURNING expires_at, state, job_id, tags
+        ),
+        tagged AS (
+            INSERT INTO awa.archived_job_tags (expires_at, tag, state, job_id)
+            SELECT i.expires_at, t.tag, i.state, i.job_id
+            FROM ins i CROSS JOIN LATERAL (SELECT DISTINCT u.tag FROM unnest(i.tags) AS u (tag)) AS t
         )
         SELECT $1 || ARRAY(SELECT cb.batch_id FROM cb), $2 || ARRAY(SELECT de.job_id FROM de),
                (SELECT count(*) FROM ins)$q$,
@@ -973,6 +1041,17 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_cohort_tags_relname.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._cohort_tags_relname(p_relname text)
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT regexp_replace(p_relname, '^archived_jobs_', 'archived_job_tags_')
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_count_upto.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._count_upto(p_table text, p_max int)
@@ -1003,6 +1082,8 @@ BEGIN
     END IF;
     EXECUTE format('CREATE TABLE awa.%I PARTITION OF awa.archived_jobs FOR VALUES FROM (%L) TO (%L)',
                    v_rel, p_start, p_start + interval '1 hour');
+    EXECUTE format('CREATE TABLE awa.%I PARTITION OF awa.archived_job_tags FOR VALUES FROM (%L) TO (%L)',
+                   awa._cohort_tags_relname(v_rel), p_start, p_start + interval '1 hour');
     INSERT INTO awa.archive_cohorts (cohort_start, cohort_end, relname, created_at)
     VALUES (p_start, p_start + interval '1 hour', v_rel, now());
     RETURN v_rel;
@@ -1194,6 +1275,204 @@ BEGIN
     -- A statement of its own after the locks: it sees what a prune it waited for left.
     RETURN (SELECT j.state FROM awa._jobs_now j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1);
 END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_list_jobs_sql.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._list_jobs_sql(p_id bigint, p_states awa.job_state[], p_queue text, p_kind text, p_tag text,
+                                   p_from timestamptz, p_to timestamptz, p_after bigint, p_limit int)
+RETURNS text
+LANGUAGE plpgsql
+STABLE
+-- Timestamp literals in ISO, which any DateStyle reads back.
+SET datestyle = 'ISO, YMD'
+AS $$
+DECLARE
+    v_states text[] := coalesce(p_states::text[], enum_range(NULL::awa.job_state)::text[]);
+    v_timed  boolean := p_from IS NOT NULL OR p_to IS NOT NULL;
+    -- The state filter of a branch whose rows have several states (its
+    -- alias as %1$s); nothing without one.
+    v_only   text := CASE WHEN p_states IS NOT NULL
+                          THEN format(' AND %%1$s.state::text = ANY (%L::text[])', p_states::text[]) ELSE '' END;
+    v_parts  text[] := '{}';
+    v_ring   text[];
+    v_expiry text;
+    v_terminal text[];
+    v_row    text;
+    v_state  text;
+BEGIN
+    -- Backlog: scheduled and retryable jobs (no finalization time).
+    IF v_states && ARRAY['scheduled', 'retryable'] AND NOT v_timed THEN
+        v_parts := v_parts || format(
+            'SELECT d.job_id AS id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts,'
+            ' d.run_lease, d.run_at, d.created_at, NULL::timestamptz AS claimed_at,'
+            ' NULL::timestamptz AS finalized_at, d.tags, d.metadata, d.errors, false AS dlq,'
+            ' NULL::timestamptz AS expires_at'
+            ' FROM awa.deferred_jobs d WHERE true%s%s',
+            format(v_only, 'd'), awa._list_jobs_where('d', NULL, p_id, p_queue, p_kind, p_tag, NULL, NULL, p_after));
+    END IF;
+    -- Parked jobs: waiting_external, the parked attempt counted.
+    IF 'waiting_external' = ANY (v_states) AND NOT v_timed THEN
+        v_parts := v_parts || format(
+            'SELECT w.job_id, w.queue, w.priority, w.kind, %L::text::awa.job_state, w.args, w.attempt + 1,'
+            ' w.max_attempts, w.run_lease, w.run_at, w.created_at, NULL::timestamptz, NULL::timestamptz, w.tags,'
+            ' w.metadata, w.errors, false, NULL::timestamptz FROM awa.external_waits w WHERE true%s',
+            'waiting_external', awa._list_jobs_where('w', NULL, p_id, p_queue, p_kind, p_tag, NULL, NULL, p_after));
+    END IF;
+    IF 'failed' = ANY (v_states) THEN
+        v_parts := v_parts || format(
+            'SELECT x.job_id, x.queue, x.priority, x.kind, %L::awa.job_state, x.args, x.attempt, x.max_attempts,'
+            ' x.run_lease, x.run_at, x.created_at, NULL::timestamptz, x.failed_at, x.tags, x.metadata, x.errors,'
+            ' true, NULL::timestamptz FROM awa.dlq_entries x WHERE true%s',
+            'failed', awa._list_jobs_where('x', 'x.failed_at', p_id, p_queue, p_kind, p_tag, p_from, p_to, p_after));
+    END IF;
+    -- Terminal snapshots the queue ring still holds.
+    IF v_states && ARRAY['completed', 'failed', 'cancelled'] THEN
+        v_parts := v_parts || format(
+            'SELECT d.job_id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts,'
+            ' d.run_lease, d.run_at, d.created_at, NULL::timestamptz, d.finalized_at, d.tags, d.metadata, d.errors,'
+            ' false, NULL::timestamptz FROM awa.done_entries d WHERE true%s%s',
+            format(v_only, 'd'), awa._list_jobs_where('d', 'd.finalized_at', p_id, p_queue, p_kind, p_tag, p_from, p_to,
+                                           p_after));
+    END IF;
+    -- The queue ring's ready rows, classified (see the header): the cursor
+    -- (memoized per lane); for a claimed row, whether a completion batch
+    -- holds this attempt: for a listing, one hash of the attempts the ring's
+    -- completion batches hold (of the time range, with one), built once per
+    -- statement when the walk first meets a claimed row; for an id
+    -- (get_job), the batches of the row's own slot; only a claimed row no
+    -- batch holds probes the other planes. completed_at and a running job's
+    -- claimed_at are read per row of the page, from the batches of its slot.
+    v_ring := ARRAY(SELECT s FROM unnest(v_states) AS s
+                    WHERE s IN ('available', 'running', 'waiting_external', 'completed')
+                      AND (NOT v_timed OR s = 'completed'));
+    IF cardinality(v_ring) > 0 THEN
+        v_parts := v_parts || format(
+            'SELECT r.job_id, r.queue, r.priority, r.kind, s.state, r.args,'
+            ' r.attempt + CASE WHEN h.above THEN 0 ELSE 1 END, r.max_attempts,'
+            ' r.run_lease + CASE WHEN h.above THEN 0 ELSE 1 END, r.run_at, r.created_at,'
+            ' CASE WHEN s.state::text IN (%1$L, %2$L) THEN (SELECT max(b.claimed_at) FROM awa.claim_batches b'
+            ' WHERE b.ready_slot = r.ready_slot AND b.job_ids @> ARRAY[r.job_id]) END,'
+            ' CASE WHEN s.state::text = %4$L THEN (SELECT max(cb.completed_at) FROM awa.done_completions cb'
+            ' WHERE cb.ready_slot = r.ready_slot AND cb.job_ids @> ARRAY[r.job_id]) END,'
+            ' r.tags, r.metadata, r.errors, false, NULL::timestamptz'
+            ' FROM awa.ready_entries r'
+            ' CROSS JOIN LATERAL (SELECT r.lane_seq > c.claim_seq AS above FROM awa.claim_cursors c'
+            ' WHERE c.lane_id = r.lane_id) AS h'
+            ' CROSS JOIN LATERAL (SELECT CASE'
+            ' WHEN h.above THEN CASE WHEN EXISTS (SELECT 1 FROM awa.ready_tombstones t WHERE t.lane_id = r.lane_id'
+            ' AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot OFFSET 0) THEN NULL'
+            ' ELSE %3$L::awa.job_state END'
+            ' WHEN %5$s THEN %4$L::awa.job_state'
+            ' WHEN EXISTS (SELECT 1 FROM awa.ready_entries n WHERE n.job_id = r.job_id'
+            ' AND n.run_lease > r.run_lease OFFSET 0)'
+            ' OR EXISTS (SELECT 1 FROM awa.deferred_jobs d WHERE d.job_id = r.job_id OFFSET 0)'
+            ' OR EXISTS (SELECT 1 FROM awa.dlq_entries d WHERE d.job_id = r.job_id OFFSET 0)'
+            ' OR EXISTS (SELECT 1 FROM awa.external_waits d WHERE d.job_id = r.job_id OFFSET 0)'
+            ' OR EXISTS (SELECT 1 FROM awa.done_entries d WHERE d.job_id = r.job_id OFFSET 0) THEN NULL'
+            ' WHEN EXISTS (SELECT 1 FROM awa.callbacks x WHERE x.job_id = r.job_id'
+            ' AND x.run_lease = r.run_lease + 1 AND x.resumed_at IS NULL OFFSET 0)'
+            ' THEN %2$L::text::awa.job_state ELSE %1$L::awa.job_state END AS state OFFSET 0) AS s'
+            ' WHERE s.state IS NOT NULL%6$s%7$s%8$s',
+            'running', 'waiting_external', 'available', 'completed',
+            CASE WHEN p_id IS NULL
+                 THEN format('(r.job_id, r.run_lease + 1) IN (SELECT i.job_id, i.run_lease FROM awa.done_completions cb'
+                             ' CROSS JOIN LATERAL unnest(cb.job_ids, cb.run_leases) AS i (job_id, run_lease)'
+                             ' WHERE true%s%s)',
+                             CASE WHEN p_from IS NOT NULL
+                                  THEN format(' AND cb.completed_at >= %L::timestamptz', p_from) ELSE '' END,
+                             CASE WHEN p_to IS NOT NULL
+                                  THEN format(' AND cb.completed_at < %L::timestamptz', p_to) ELSE '' END)
+                 ELSE 'EXISTS (SELECT 1 FROM awa.done_completions cb WHERE cb.ready_slot = r.ready_slot'
+                      ' AND cb.job_ids @> ARRAY[r.job_id] AND EXISTS (SELECT 1 FROM unnest(cb.job_ids, cb.run_leases)'
+                      ' AS i (job_id, run_lease) WHERE i.job_id = r.job_id AND i.run_lease = r.run_lease + 1))'
+            END,
+            CASE WHEN NOT 'available' = ANY (v_ring) THEN ' AND NOT h.above'
+                 WHEN cardinality(v_ring) = 1 THEN ' AND h.above' ELSE '' END,
+            CASE WHEN cardinality(v_ring) < 4 THEN format(' AND s.state::text = ANY (%L::text[])', v_ring) ELSE '' END
+            || CASE WHEN p_to IS NOT NULL THEN format(' AND r.created_at < %L::timestamptz', p_to) ELSE '' END,
+            -- A range is in the completions' hash (a finished ring job is
+            -- a completed one).
+            awa._list_jobs_where('r', NULL, p_id, p_queue, p_kind, p_tag, NULL, NULL, p_after));
+    END IF;
+    -- The archive: the cohorts a time range implies, one expiry range per
+    -- retention a copy may have used.
+    IF v_timed THEN
+        SELECT string_agg(format('(%%1$s.expires_at >= %L::timestamptz AND %%1$s.expires_at < %L::timestamptz)',
+                                 coalesce(p_from, '-infinity') + g.retention, coalesce(p_to, 'infinity') + g.retention),
+                          ' OR ' ORDER BY g.retention)
+        INTO v_expiry
+        FROM awa.archive_retention_log g;
+    END IF;
+    v_terminal := ARRAY(SELECT s FROM unnest(v_states) AS s WHERE s IN ('completed', 'failed', 'cancelled'));
+    IF (NOT v_timed OR v_expiry IS NOT NULL) AND cardinality(v_terminal) > 0 THEN
+        v_row := CASE WHEN p_tag IS NULL THEN 'a' ELSE 't' END;
+        -- One branch a state, so that each reads an index in job order; a
+        -- tag (its index is in job order whatever the state) or an id
+        -- (get_job) reads them all in one branch.
+        FOREACH v_state IN ARRAY CASE WHEN p_id IS NULL AND p_tag IS NULL THEN v_terminal ELSE ARRAY[NULL::text] END
+        LOOP
+            v_parts := v_parts || format(
+                -- The first column (the order) is the id of the table walked.
+                'SELECT %s.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts,'
+                ' a.run_lease, a.run_at, a.created_at, NULL::timestamptz, a.finalized_at, a.tags, a.metadata,'
+                ' a.errors, false, a.expires_at FROM %s WHERE %s%s%s%s',
+                v_row,
+                CASE WHEN p_tag IS NULL THEN 'awa.archived_jobs a'
+                     -- A lateral probe, not a join: the planner plans the
+                     -- cohorts once, not for every join order.
+                     ELSE 'awa.archived_job_tags t CROSS JOIN LATERAL (SELECT a.* FROM awa.archived_jobs a'
+                          ' WHERE a.expires_at = t.expires_at AND a.state = t.state AND a.job_id = t.job_id'
+                          ' LIMIT 1) AS a' END,
+                CASE WHEN p_tag IS NOT NULL THEN format('t.tag = %L', p_tag) ELSE 'true' END
+                || CASE WHEN v_state IS NOT NULL THEN format(' AND %s.state = %L::awa.job_state', v_row, v_state)
+                        WHEN cardinality(v_terminal) < 3 OR p_id IS NOT NULL
+                        THEN format(' AND %s.state = ANY (%L::awa.job_state[])', v_row, v_terminal)
+                        ELSE '' END,
+                CASE WHEN v_timed THEN format(' AND (%s)', format(v_expiry, v_row)) ELSE '' END,
+                awa._list_jobs_where(v_row, 'a.finalized_at', p_id, NULL, NULL, NULL, p_from, p_to, p_after),
+                awa._list_jobs_where('a', NULL, NULL, p_queue, p_kind, NULL, NULL, NULL, NULL));
+        END LOOP;
+    END IF;
+
+    IF cardinality(v_parts) = 0 THEN
+        RETURN 'SELECT * FROM awa.job_listing';
+    END IF;
+    -- Each branch in job order, at most a page; the page; then progress (one
+    -- probe per row, outside the merge).
+    RETURN format(
+        'SELECT u.id, u.queue, u.priority, u.kind, u.state, u.args, u.attempt, u.max_attempts, u.run_lease, u.run_at,'
+        ' u.created_at, u.claimed_at, u.finalized_at, u.tags, u.metadata, u.errors, u.dlq, p.progress,'
+        ' p.updated_at, u.expires_at'
+        ' FROM (SELECT * FROM (%s) AS x (id, queue, priority, kind, state, args, attempt, max_attempts, run_lease,'
+        ' run_at, created_at, claimed_at, finalized_at, tags, metadata, errors, dlq, expires_at)%s) AS u'
+        ' LEFT JOIN LATERAL (SELECT p.progress, p.updated_at FROM awa.attempt_state p WHERE p.job_id = u.id'
+        ' OFFSET 0) AS p ON true%s',
+        (SELECT string_agg(CASE WHEN p_id IS NULL THEN format('(%s ORDER BY 1 DESC LIMIT %s)', b, p_limit)
+                                ELSE b END, ' UNION ALL ')
+         FROM unnest(v_parts) AS b),
+        CASE WHEN p_id IS NULL THEN format(' ORDER BY x.id DESC LIMIT %s', p_limit) ELSE '' END,
+        CASE WHEN p_id IS NULL THEN ' ORDER BY u.id DESC' ELSE '' END);
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_list_jobs_where.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._list_jobs_where(p_row text, p_finalized text, p_id bigint, p_queue text, p_kind text,
+                                     p_tag text, p_from timestamptz, p_to timestamptz, p_after bigint)
+RETURNS text
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT concat(CASE WHEN p_id IS NOT NULL THEN format(' AND %s.job_id = %s', p_row, p_id) END,
+                  CASE WHEN p_after IS NOT NULL THEN format(' AND %s.job_id < %s', p_row, p_after) END,
+                  CASE WHEN p_queue IS NOT NULL THEN format(' AND %s.queue = %L', p_row, p_queue) END,
+                  CASE WHEN p_kind IS NOT NULL THEN format(' AND %s.kind = %L', p_row, p_kind) END,
+                  CASE WHEN p_tag IS NOT NULL THEN format(' AND %s.tags @> ARRAY[%L]', p_row, p_tag) END,
+                  CASE WHEN p_from IS NOT NULL THEN format(' AND %s >= %L::timestamptz', p_finalized, p_from) END,
+                  CASE WHEN p_to IS NOT NULL THEN format(' AND %s < %L::timestamptz', p_finalized, p_to) END)
 $$;
 -- +goose StatementEnd
 
@@ -2371,6 +2650,11 @@ BEGIN
             INSERT INTO awa.archive_retention AS r (queue, state, retention, updated_at)
             VALUES (v_scope, split_part(v_key, '_', 1)::awa.job_state, make_interval(secs => v_val::numeric), now())
             ON CONFLICT (queue, state) DO UPDATE SET retention = excluded.retention, updated_at = excluded.updated_at;
+            -- Listings by finalization time look for jobs of every retention
+            -- a copy may have used (awa.archive_retention_log).
+            INSERT INTO awa.archive_retention_log (retention)
+            SELECT make_interval(secs => v_val::numeric) WHERE v_val::numeric > 0
+            ON CONFLICT DO NOTHING;
         WHEN v_key = 'export_function' THEN
             IF p_queue IS NOT NULL THEN
                 RAISE EXCEPTION 'awa: export_function is set for the install, not for queue %', quote_literal(p_queue)
@@ -2553,9 +2837,13 @@ BEGIN
             GET DIAGNOSTICS v_n = ROW_COUNT;
             IF v_n > 0 THEN RETURN QUERY SELECT 'callbacks'::text, v_n; END IF;
         END IF;
+        -- The archive's lookup by id is its (state, job_id) index, one probe
+        -- per terminal state and cohort.
         EXECUTE format('UPDATE awa.%I SET args = ''{}'', metadata = $1,
                                errors = CASE WHEN $2 THEN NULL ELSE errors END
-                        WHERE job_id = $3', v_table)
+                        WHERE job_id = $3%s', v_table,
+                       CASE WHEN v_table = 'archived_jobs' THEN ' AND state IN (''completed'', ''cancelled'', ''failed'')'
+                            ELSE '' END)
         USING v_meta, v_errors, p_job_id;
         GET DIAGNOSTICS v_n = ROW_COUNT;
         IF v_n > 0 THEN RETURN QUERY SELECT v_plane, v_n; END IF;
@@ -2593,6 +2881,39 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT * FROM awa._finalize('fail', 'failed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 p_errors, NULL, p_now)
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/get_job.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.get_job(p_job_id bigint)
+RETURNS SETOF awa.job_listing
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves. Every branch walks an index in job order and
+-- probes the other planes per row by index: no sort or scan of a plane
+-- wins on a misestimate (on a small table they are cheaper once, but a
+-- probe runs once per row walked; internal/listing holds the plans). No
+-- parallel workers: a page reads a few hundred rows.
+SET jit = off
+SET enable_sort = off
+SET enable_seqscan = off
+SET max_parallel_workers_per_gather = 0
+AS $$
+BEGIN
+    IF p_job_id IS NULL THEN
+        RAISE EXCEPTION 'awa: job_id must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    BEGIN
+        PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
+        RETURN QUERY EXECUTE awa._list_jobs_sql(p_job_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 1);
+        PERFORM awa._end_ring_read('awa.get_job', ARRAY['queue', 'claim', 'cursor']);
+    EXCEPTION WHEN SQLSTATE 'AW099' THEN
+        RETURN;
+    END;
+END;
 $$;
 -- +goose StatementEnd
 
@@ -2775,15 +3096,22 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- The archive (docs/storage.md, "History archive"): its DEFAULT partition,
-    -- which stays empty (awa.maintain_archive creates cohorts ahead), and the
-    -- default retentions, once (an operator's are kept).
+    -- The archive (docs/storage.md, "History archive"): its DEFAULT partitions,
+    -- which stay empty (awa.maintain_archive creates cohorts ahead), the
+    -- default retentions, once (an operator's are kept), and the log of the
+    -- retentions in use.
     IF to_regclass('awa.archived_jobs_default') IS NULL THEN
         CREATE TABLE awa.archived_jobs_default PARTITION OF awa.archived_jobs DEFAULT;
+    END IF;
+    IF to_regclass('awa.archived_job_tags_default') IS NULL THEN
+        CREATE TABLE awa.archived_job_tags_default PARTITION OF awa.archived_job_tags DEFAULT;
     END IF;
     INSERT INTO awa.archive_retention (queue, state, retention)
     VALUES ('*', 'completed', interval '24 hours'), ('*', 'failed', interval '7 days'),
            ('*', 'cancelled', interval '7 days')
+    ON CONFLICT DO NOTHING;
+    INSERT INTO awa.archive_retention_log (retention)
+    SELECT DISTINCT r.retention FROM awa.archive_retention r WHERE r.retention > interval '0'
     ON CONFLICT DO NOTHING;
 
     PERFORM awa._apply_privileges();
@@ -2838,6 +3166,59 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/list_jobs.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.list_jobs(p_states awa.job_state[] DEFAULT NULL, p_queue text DEFAULT NULL,
+                              p_kind text DEFAULT NULL, p_tag text DEFAULT NULL, p_from timestamptz DEFAULT NULL,
+                              p_to timestamptz DEFAULT NULL, p_after bigint DEFAULT NULL, p_limit int DEFAULT 50)
+RETURNS SETOF awa.job_listing
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+-- Short OLTP statements over many partitions: JIT compilation would cost
+-- far more than it saves. Every branch walks an index in job order and
+-- probes the other planes per row by index: no sort or scan of a plane
+-- wins on a misestimate (on a small table they are cheaper once, but a
+-- probe runs once per row walked; internal/listing holds the plans). No
+-- parallel workers: a page reads a few hundred rows.
+SET jit = off
+SET enable_sort = off
+SET enable_seqscan = off
+SET max_parallel_workers_per_gather = 0
+AS $$
+BEGIN
+    PERFORM awa._require_between('limit', p_limit, 1, 1000);
+    IF cardinality(p_states) = 0 OR array_position(p_states, NULL) IS NOT NULL THEN
+        RAISE EXCEPTION 'awa: states must be NULL (any) or job states without NULL, got %', p_states
+            USING ERRCODE = 'AW010';
+    END IF;
+    IF p_from > p_to THEN
+        RAISE EXCEPTION 'awa: from must not be after to, got from % and to %', p_from, p_to USING ERRCODE = 'AW010';
+    END IF;
+    IF p_queue IS NOT NULL AND NOT awa._queue_name_ok(p_queue) THEN
+        RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
+            quote_literal(p_queue) USING ERRCODE = 'AW002';
+    END IF;
+    IF length(p_kind) NOT BETWEEN 1 AND 255 THEN
+        RAISE EXCEPTION 'awa: kind must be 1 to 255 characters, got %', quote_literal(left(p_kind, 300))
+            USING ERRCODE = 'AW001';
+    END IF;
+    IF length(p_tag) NOT BETWEEN 1 AND 100 THEN
+        RAISE EXCEPTION 'awa: tag must be 1 to 100 characters, got %', quote_literal(left(p_tag, 150))
+            USING ERRCODE = 'AW007';
+    END IF;
+    BEGIN
+        PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
+        RETURN QUERY EXECUTE awa._list_jobs_sql(NULL, p_states, p_queue, p_kind, p_tag, p_from, p_to, p_after,
+                                                p_limit);
+        PERFORM awa._end_ring_read('awa.list_jobs', ARRAY['queue', 'claim', 'cursor']);
+    EXCEPTION WHEN SQLSTATE 'AW099' THEN
+        RETURN;
+    END;
+END;
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/listen_queues.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.listen_queues(p_queues text[])
@@ -2876,6 +3257,8 @@ DECLARE
     v_timeout text := p_lock_timeout_ms || 'ms';
     v_old     text := current_setting('lock_timeout');
     v_moved   awa.archived_jobs[];
+    v_tags    awa.archived_job_tags[];
+    v_tagrel  text;
     v_start   timestamptz;
     v_rel     text;
     v_fn      text;
@@ -2896,16 +3279,21 @@ BEGIN
     IF EXISTS (SELECT 1 FROM awa.archived_jobs_default) THEN
         BEGIN
             PERFORM set_config('lock_timeout', v_timeout, true);
-            LOCK TABLE awa.archived_jobs IN ACCESS EXCLUSIVE MODE;
+            LOCK TABLE awa.archived_jobs, awa.archived_job_tags IN ACCESS EXCLUSIVE MODE;
             WITH d AS (DELETE FROM awa.archived_jobs_default x
                        WHERE x.ctid IN (SELECT y.ctid FROM awa.archived_jobs_default y LIMIT 10000)
                        RETURNING x.*)
             SELECT array_agg(d) INTO v_moved FROM d;
+            WITH d AS (DELETE FROM awa.archived_job_tags_default x
+                       WHERE x.job_id IN (SELECT m.job_id FROM unnest(v_moved) AS m)
+                       RETURNING x.*)
+            SELECT array_agg(d) INTO v_tags FROM d;
             FOR v_start IN SELECT DISTINCT date_trunc('hour', m.expires_at, 'UTC') FROM unnest(v_moved) AS m
                            WHERE m.expires_at > v_now LOOP
                 PERFORM awa._create_archive_cohort(v_start);
             END LOOP;
             INSERT INTO awa.archived_jobs SELECT m.* FROM unnest(v_moved) AS m WHERE m.expires_at > v_now;
+            INSERT INTO awa.archived_job_tags SELECT t.* FROM unnest(v_tags) AS t WHERE t.expires_at > v_now;
             PERFORM set_config('lock_timeout', v_old, true);
             RETURN QUERY SELECT 'drain', 'drained', NULL::timestamptz, cardinality(v_moved)::bigint,
                                 format('moved %s rows out of awa.archived_jobs_default (expired ones dropped)',
@@ -2958,6 +3346,7 @@ BEGIN
     LOOP
         v_err := NULL;
         v_blocked := NULL;
+        v_tagrel := awa._cohort_tags_relname(v_rel);
         BEGIN
             PERFORM set_config('lock_timeout', v_timeout, true);
             EXECUTE format('LOCK TABLE awa.%I IN SHARE MODE', v_rel);
@@ -2973,8 +3362,10 @@ BEGIN
                     RAISE EXCEPTION 'awa: export refused' USING ERRCODE = 'AW099';
                 END IF;
             END IF;
-            v_bytes := pg_total_relation_size(format('awa.%I', v_rel)::regclass);
+            v_bytes := pg_total_relation_size(format('awa.%I', v_rel)::regclass)
+                       + coalesce(pg_total_relation_size(to_regclass(format('awa.%I', v_tagrel))), 0);
             EXECUTE format('DROP TABLE awa.%I', v_rel);
+            EXECUTE format('DROP TABLE IF EXISTS awa.%I', v_tagrel);
             DELETE FROM awa.archive_cohorts c WHERE c.cohort_start = v_start;
             PERFORM set_config('lock_timeout', v_old, true);
         EXCEPTION
@@ -4034,9 +4425,15 @@ BEGIN
                       e.metadata, e.errors, e.created_at, coalesce(p_run_at, v_now) INTO v_job;
     END IF;
     IF v_job IS NULL THEN
-        DELETE FROM awa.archived_jobs a WHERE a.job_id = p_job_id AND a.state IN ('failed', 'cancelled')
-        RETURNING a.job_id, a.run_lease, 0, a.max_attempts, a.priority, a.queue, a.kind, a.args, a.tags,
-                      a.metadata, a.errors, a.created_at, coalesce(p_run_at, v_now) INTO v_job;
+        -- With its tag rows (awa.archived_job_tags: one probe of (tag, job_id)
+        -- per tag and cohort).
+        WITH a AS (DELETE FROM awa.archived_jobs a WHERE a.job_id = p_job_id AND a.state IN ('failed', 'cancelled')
+                   RETURNING a.*),
+        t AS (DELETE FROM awa.archived_job_tags t USING a
+              WHERE t.tag = ANY (a.tags) AND t.job_id = a.job_id AND t.expires_at = a.expires_at)
+        SELECT a.job_id, a.run_lease, 0, a.max_attempts, a.priority, a.queue, a.kind, a.args, a.tags,
+               a.metadata, a.errors, a.created_at, coalesce(p_run_at, v_now)
+        INTO v_job FROM a;
     END IF;
     IF v_job IS NULL THEN
         v_state := awa._job_state(p_job_id);
@@ -4530,7 +4927,9 @@ BEGIN
     ),
     sized AS (
         SELECT c.*, awa._count_upto(c.relname, p_count_limit + 1) AS n,
-               pg_total_relation_size(format('awa.%I', c.relname)::regclass) AS bytes, h.detail AS held
+               pg_total_relation_size(format('awa.%I', c.relname)::regclass)
+               + coalesce(pg_total_relation_size(to_regclass(format('awa.%I', awa._cohort_tags_relname(c.relname)))), 0)
+                   AS bytes, h.detail AS held
         FROM cohorts c
         LEFT JOIN held h ON h.relation = format('awa.%I', c.relname)::regclass
     )

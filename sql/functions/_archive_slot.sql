@@ -2,14 +2,16 @@
 -- of queue slot `slot` into awa.archived_jobs, except the completion batches
 -- and snapshots named (already copied by this prune), in one INSERT ... SELECT:
 -- completions hydrated from the slot's ready rows, failed and cancelled
--- snapshots as they are. Each job gets expires_at = finalized_at + its
+-- snapshots as they are, and a tagged job's distinct tags into
+-- awa.archived_job_tags. Each job gets expires_at = finalized_at + its
 -- retention (awa.archive_retention: the queue's row, else '*'); a retention of
 -- 0, or one that ends within a minute of now, is not archived. Returns what it
 -- has copied in all (the lists given plus this call's) and how many jobs this
 -- call archived. One statement: what it lists is what it copied.
 -- Locks: ACCESS SHARE on the slot's done and ready children, ROW EXCLUSIVE on
--- the archive partitions written. Called by awa.prune_ring (before its locks,
--- then under them for what is new).
+-- the archive partitions written (awa.archived_jobs' before
+-- awa.archived_job_tags'). Called by awa.prune_ring (before its locks, then
+-- under them for what is new).
 CREATE FUNCTION awa._archive_slot(p_slot int, p_batch_ids bigint[], p_entry_ids bigint[], p_now timestamptz)
 RETURNS awa._archived
 LANGUAGE plpgsql
@@ -48,7 +50,12 @@ BEGIN
             LEFT JOIN awa.archive_retention d ON d.queue = '*' AND d.state = s.state
             WHERE coalesce(q.retention, d.retention, interval '0') > interval '0'
               AND s.finalized_at + coalesce(q.retention, d.retention, interval '0') > $3 + interval '1 minute'
-            RETURNING 1
+            RETURNING expires_at, state, job_id, tags
+        ),
+        tagged AS (
+            INSERT INTO awa.archived_job_tags (expires_at, tag, state, job_id)
+            SELECT i.expires_at, t.tag, i.state, i.job_id
+            FROM ins i CROSS JOIN LATERAL (SELECT DISTINCT u.tag FROM unnest(i.tags) AS u (tag)) AS t
         )
         SELECT $1 || ARRAY(SELECT cb.batch_id FROM cb), $2 || ARRAY(SELECT de.job_id FROM de),
                (SELECT count(*) FROM ins)$q$,

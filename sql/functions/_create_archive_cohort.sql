@@ -1,9 +1,11 @@
 -- awa._create_archive_cohort(start): creates the archive's cohort partition
 -- awa.archived_jobs_YYYYMMDDHH for expires_at in [start, start + 1 hour) (start
--- on a UTC hour) with its awa.archive_cohorts row, unless it exists. Returns
--- the partition's name, or NULL when it already existed.
--- Locks: ACCESS EXCLUSIVE on awa.archived_jobs and its DEFAULT partition (as
--- any CREATE TABLE ... PARTITION OF), under the caller's lock_timeout.
+-- on a UTC hour), its tags' partition awa.archived_job_tags_YYYYMMDDHH and its
+-- awa.archive_cohorts row, unless it exists. Returns the partition's name, or
+-- NULL when it already existed.
+-- Locks: ACCESS EXCLUSIVE on awa.archived_jobs, then awa.archived_job_tags,
+-- and their DEFAULT partitions (as any CREATE TABLE ... PARTITION OF), under
+-- the caller's lock_timeout.
 -- Called by awa.maintain_archive (ahead of need, and to drain DEFAULT).
 CREATE FUNCTION awa._create_archive_cohort(p_start timestamptz)
 RETURNS text
@@ -17,6 +19,8 @@ BEGIN
     END IF;
     EXECUTE format('CREATE TABLE awa.%I PARTITION OF awa.archived_jobs FOR VALUES FROM (%L) TO (%L)',
                    v_rel, p_start, p_start + interval '1 hour');
+    EXECUTE format('CREATE TABLE awa.%I PARTITION OF awa.archived_job_tags FOR VALUES FROM (%L) TO (%L)',
+                   awa._cohort_tags_relname(v_rel), p_start, p_start + interval '1 hour');
     INSERT INTO awa.archive_cohorts (cohort_start, cohort_end, relname, created_at)
     VALUES (p_start, p_start + interval '1 hour', v_rel, now());
     RETURN v_rel;

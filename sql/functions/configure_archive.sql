@@ -8,7 +8,8 @@
 -- is dropped, or null to remove the hook). Keys not given keep their value.
 -- A retention applies to jobs archived from then on: an archived job keeps
 -- the expiry it was given (docs/storage.md, "History archive").
--- Locks: the rows it upserts. Idempotent.
+-- Locks: the rows it upserts (a retention also in awa.archive_retention_log).
+-- Idempotent.
 -- Errors: AW002 bad queue name; AW004 unknown key; AW005 wrong type; AW006
 -- a retention out of range; AW010 export_function with a queue, or naming no
 -- function of that signature. Called by operators (awa_admin).
@@ -57,6 +58,11 @@ BEGIN
             INSERT INTO awa.archive_retention AS r (queue, state, retention, updated_at)
             VALUES (v_scope, split_part(v_key, '_', 1)::awa.job_state, make_interval(secs => v_val::numeric), now())
             ON CONFLICT (queue, state) DO UPDATE SET retention = excluded.retention, updated_at = excluded.updated_at;
+            -- Listings by finalization time look for jobs of every retention
+            -- a copy may have used (awa.archive_retention_log).
+            INSERT INTO awa.archive_retention_log (retention)
+            SELECT make_interval(secs => v_val::numeric) WHERE v_val::numeric > 0
+            ON CONFLICT DO NOTHING;
         WHEN v_key = 'export_function' THEN
             IF p_queue IS NOT NULL THEN
                 RAISE EXCEPTION 'awa: export_function is set for the install, not for queue %', quote_literal(p_queue)

@@ -91,9 +91,13 @@ BEGIN
             GET DIAGNOSTICS v_n = ROW_COUNT;
             IF v_n > 0 THEN RETURN QUERY SELECT 'callbacks'::text, v_n; END IF;
         END IF;
+        -- The archive's lookup by id is its (state, job_id) index, one probe
+        -- per terminal state and cohort.
         EXECUTE format('UPDATE awa.%I SET args = ''{}'', metadata = $1,
                                errors = CASE WHEN $2 THEN NULL ELSE errors END
-                        WHERE job_id = $3', v_table)
+                        WHERE job_id = $3%s', v_table,
+                       CASE WHEN v_table = 'archived_jobs' THEN ' AND state IN (''completed'', ''cancelled'', ''failed'')'
+                            ELSE '' END)
         USING v_meta, v_errors, p_job_id;
         GET DIAGNOSTICS v_n = ROW_COUNT;
         IF v_n > 0 THEN RETURN QUERY SELECT v_plane, v_n; END IF;

@@ -5,7 +5,8 @@
 -- starts each append-only rotation ledger at generation 0, and creates the
 -- fixed pool of 256 lane position sequences (awa.lane_positions_0 .. _255,
 -- see awa._lane_position_seq): the only objects lanes use, so a new queue
--- creates none; the archive's DEFAULT partition and default retentions;
+-- creates none; the archive's DEFAULT partitions, default retentions and
+-- their log (awa.archive_retention_log);
 -- then applies the privileges (awa._apply_privileges: roles,
 -- grants, nothing for PUBLIC). Idempotent: a second
 -- call with the same slot counts changes nothing. A ring's slot count is fixed
@@ -66,15 +67,22 @@ BEGIN
         END IF;
     END LOOP;
 
-    -- The archive (docs/storage.md, "History archive"): its DEFAULT partition,
-    -- which stays empty (awa.maintain_archive creates cohorts ahead), and the
-    -- default retentions, once (an operator's are kept).
+    -- The archive (docs/storage.md, "History archive"): its DEFAULT partitions,
+    -- which stay empty (awa.maintain_archive creates cohorts ahead), the
+    -- default retentions, once (an operator's are kept), and the log of the
+    -- retentions in use.
     IF to_regclass('awa.archived_jobs_default') IS NULL THEN
         CREATE TABLE awa.archived_jobs_default PARTITION OF awa.archived_jobs DEFAULT;
+    END IF;
+    IF to_regclass('awa.archived_job_tags_default') IS NULL THEN
+        CREATE TABLE awa.archived_job_tags_default PARTITION OF awa.archived_job_tags DEFAULT;
     END IF;
     INSERT INTO awa.archive_retention (queue, state, retention)
     VALUES ('*', 'completed', interval '24 hours'), ('*', 'failed', interval '7 days'),
            ('*', 'cancelled', interval '7 days')
+    ON CONFLICT DO NOTHING;
+    INSERT INTO awa.archive_retention_log (retention)
+    SELECT DISTINCT r.retention FROM awa.archive_retention r WHERE r.retention > interval '0'
     ON CONFLICT DO NOTHING;
 
     PERFORM awa._apply_privileges();

@@ -1,7 +1,8 @@
 -- awa.maintain_archive(lock_timeout_ms, max_drops, now): one pass of archive
 -- maintenance (docs/storage.md, "History archive"), in this order:
 --   drain: rows in the DEFAULT partition (a cohort had no partition) move to
---          their cohorts (created), expired ones go; at most 10,000 a pass;
+--          their cohorts (created), with their tag rows; expired ones go; at
+--          most 10,000 a pass;
 --   create: the cohorts the next copies need, ahead: for each retention in
 --          use, the hour of now + retention, one before and three after;
 --   drop: up to max_drops cohorts whose end has passed (every row in it is
@@ -9,12 +10,13 @@
 --          Under SHARE on the cohort (no writer; readers go on) the export
 --          hook, if one is set, receives it; if it raises, the cohort is kept
 --          and awa.archive_cohorts.export_error says why (skipped_export);
---          then DROP TABLE.
+--          then DROP TABLE of the cohort and of its tags' partition.
 -- Every lock is waited for at most lock_timeout_ms (a reader holding the
 -- cohort: skipped_blocked, retried next pass), never longer.
 -- Locks: try-lock (ring, hashtext('archive')) (skipped_locked); SHARE then
--- ACCESS EXCLUSIVE on a cohort and ACCESS EXCLUSIVE on awa.archived_jobs for a
--- drop or a create, each within lock_timeout_ms, in a subtransaction.
+-- ACCESS EXCLUSIVE on a cohort and ACCESS EXCLUSIVE on awa.archived_jobs, then
+-- on awa.archived_job_tags and the cohort's tags, for a drop, a drain or a
+-- create, each within lock_timeout_ms, in a subtransaction.
 -- Errors: AW010 lock_timeout_ms outside 1..60000, max_drops outside 0..1000;
 -- AW040 outside READ COMMITTED. Called by the maintenance leader on a ticker
 -- and by awa.run_maintenance.
@@ -33,6 +35,8 @@ DECLARE
     v_timeout text := p_lock_timeout_ms || 'ms';
     v_old     text := current_setting('lock_timeout');
     v_moved   awa.archived_jobs[];
+    v_tags    awa.archived_job_tags[];
+    v_tagrel  text;
     v_start   timestamptz;
     v_rel     text;
     v_fn      text;
@@ -53,16 +57,21 @@ BEGIN
     IF EXISTS (SELECT 1 FROM awa.archived_jobs_default) THEN
         BEGIN
             PERFORM set_config('lock_timeout', v_timeout, true);
-            LOCK TABLE awa.archived_jobs IN ACCESS EXCLUSIVE MODE;
+            LOCK TABLE awa.archived_jobs, awa.archived_job_tags IN ACCESS EXCLUSIVE MODE;
             WITH d AS (DELETE FROM awa.archived_jobs_default x
                        WHERE x.ctid IN (SELECT y.ctid FROM awa.archived_jobs_default y LIMIT 10000)
                        RETURNING x.*)
             SELECT array_agg(d) INTO v_moved FROM d;
+            WITH d AS (DELETE FROM awa.archived_job_tags_default x
+                       WHERE x.job_id IN (SELECT m.job_id FROM unnest(v_moved) AS m)
+                       RETURNING x.*)
+            SELECT array_agg(d) INTO v_tags FROM d;
             FOR v_start IN SELECT DISTINCT date_trunc('hour', m.expires_at, 'UTC') FROM unnest(v_moved) AS m
                            WHERE m.expires_at > v_now LOOP
                 PERFORM awa._create_archive_cohort(v_start);
             END LOOP;
             INSERT INTO awa.archived_jobs SELECT m.* FROM unnest(v_moved) AS m WHERE m.expires_at > v_now;
+            INSERT INTO awa.archived_job_tags SELECT t.* FROM unnest(v_tags) AS t WHERE t.expires_at > v_now;
             PERFORM set_config('lock_timeout', v_old, true);
             RETURN QUERY SELECT 'drain', 'drained', NULL::timestamptz, cardinality(v_moved)::bigint,
                                 format('moved %s rows out of awa.archived_jobs_default (expired ones dropped)',
@@ -115,6 +124,7 @@ BEGIN
     LOOP
         v_err := NULL;
         v_blocked := NULL;
+        v_tagrel := awa._cohort_tags_relname(v_rel);
         BEGIN
             PERFORM set_config('lock_timeout', v_timeout, true);
             EXECUTE format('LOCK TABLE awa.%I IN SHARE MODE', v_rel);
@@ -130,8 +140,10 @@ BEGIN
                     RAISE EXCEPTION 'awa: export refused' USING ERRCODE = 'AW099';
                 END IF;
             END IF;
-            v_bytes := pg_total_relation_size(format('awa.%I', v_rel)::regclass);
+            v_bytes := pg_total_relation_size(format('awa.%I', v_rel)::regclass)
+                       + coalesce(pg_total_relation_size(to_regclass(format('awa.%I', v_tagrel))), 0);
             EXECUTE format('DROP TABLE awa.%I', v_rel);
+            EXECUTE format('DROP TABLE IF EXISTS awa.%I', v_tagrel);
             DELETE FROM awa.archive_cohorts c WHERE c.cohort_start = v_start;
             PERFORM set_config('lock_timeout', v_old, true);
         EXCEPTION

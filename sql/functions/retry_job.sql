@@ -2,9 +2,9 @@
 --   scheduled/retryable -> taken out of the backlog and made available now
 --                          (or scheduled at run_at), its attempts kept
 --   failed/cancelled    -> its terminal record (the queue ring's snapshot, or
---                          the archive's row) is removed and the job runs
---                          again from attempt 0, available now or scheduled
---                          at run_at; errors and progress are kept
+--                          the archive's row with its tag rows) is removed and
+--                          the job runs again from attempt 0, available now or
+--                          scheduled at run_at; errors and progress are kept
 --   in the DLQ          -> as awa.retry_dlq_job
 -- run_lease is kept (never reset), so finalizers of earlier attempts stay
 -- stale. Returns the job as inserted (state available or scheduled).
@@ -56,9 +56,15 @@ BEGIN
                       e.metadata, e.errors, e.created_at, coalesce(p_run_at, v_now) INTO v_job;
     END IF;
     IF v_job IS NULL THEN
-        DELETE FROM awa.archived_jobs a WHERE a.job_id = p_job_id AND a.state IN ('failed', 'cancelled')
-        RETURNING a.job_id, a.run_lease, 0, a.max_attempts, a.priority, a.queue, a.kind, a.args, a.tags,
-                      a.metadata, a.errors, a.created_at, coalesce(p_run_at, v_now) INTO v_job;
+        -- With its tag rows (awa.archived_job_tags: one probe of (tag, job_id)
+        -- per tag and cohort).
+        WITH a AS (DELETE FROM awa.archived_jobs a WHERE a.job_id = p_job_id AND a.state IN ('failed', 'cancelled')
+                   RETURNING a.*),
+        t AS (DELETE FROM awa.archived_job_tags t USING a
+              WHERE t.tag = ANY (a.tags) AND t.job_id = a.job_id AND t.expires_at = a.expires_at)
+        SELECT a.job_id, a.run_lease, 0, a.max_attempts, a.priority, a.queue, a.kind, a.args, a.tags,
+               a.metadata, a.errors, a.created_at, coalesce(p_run_at, v_now)
+        INTO v_job FROM a;
     END IF;
     IF v_job IS NULL THEN
         v_state := awa._job_state(p_job_id);

@@ -135,7 +135,9 @@ BEGIN
     ),
     sized AS (
         SELECT c.*, awa._count_upto(c.relname, p_count_limit + 1) AS n,
-               pg_total_relation_size(format('awa.%I', c.relname)::regclass) AS bytes, h.detail AS held
+               pg_total_relation_size(format('awa.%I', c.relname)::regclass)
+               + coalesce(pg_total_relation_size(to_regclass(format('awa.%I', awa._cohort_tags_relname(c.relname)))), 0)
+                   AS bytes, h.detail AS held
         FROM cohorts c
         LEFT JOIN held h ON h.relation = format('awa.%I', c.relname)::regclass
     )

@@ -146,3 +146,31 @@ CREATE TABLE awa.queue_drain (
     due       boolean NOT NULL,
     CHECK (false)
 );
+
+-- One job of a listing (awa.list_jobs) or lookup (awa.get_job): the columns of
+-- awa.jobs, then expires_at, when the archive drops the job (NULL while it is
+-- not archived). A page is newest first; its last id is the next page's
+-- cursor (docs/storage.md, "Paging").
+CREATE TABLE awa.job_listing (
+    id           bigint NOT NULL,
+    queue        text NOT NULL,
+    priority     smallint NOT NULL,
+    kind         text NOT NULL,
+    state        awa.job_state NOT NULL,
+    args         jsonb NOT NULL,
+    attempt      int NOT NULL,
+    max_attempts int NOT NULL,
+    run_lease    bigint NOT NULL,
+    run_at       timestamptz NOT NULL,
+    created_at   timestamptz NOT NULL,
+    claimed_at   timestamptz,
+    finalized_at timestamptz,
+    tags         text[] NOT NULL,
+    metadata     jsonb NOT NULL,
+    errors       jsonb,
+    dlq          boolean NOT NULL,
+    progress     jsonb,
+    progress_at  timestamptz,
+    expires_at   timestamptz,
+    CHECK (false)
+);

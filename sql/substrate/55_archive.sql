@@ -52,7 +52,41 @@ CREATE TABLE awa.archived_jobs (
     finalized_at timestamptz   NOT NULL
 ) PARTITION BY RANGE (expires_at);
 
-CREATE INDEX archived_jobs_job_id ON awa.archived_jobs (job_id);
+-- Listings (awa.list_jobs) page newest first by job_id; each filter has an
+-- index whose order within one state is job_id, so a page of one cohort is
+-- an index walk and a page of the archive a Merge Append of those walks, one
+-- per cohort and terminal state (docs/storage.md, "Paging"). (state, job_id)
+-- also serves a lookup by id (awa.get_job, awa.job: state IN the three
+-- terminal states, one probe per state and cohort).
+CREATE INDEX archived_jobs_state ON awa.archived_jobs (state, job_id);
+CREATE INDEX archived_jobs_queue ON awa.archived_jobs (queue, state, job_id);
+CREATE INDEX archived_jobs_kind ON awa.archived_jobs (kind, state, job_id);
+
+-- The tags of archived jobs, one row per distinct tag of a tagged job
+-- (untagged jobs write none): a listing by tag walks (tag, job_id), every
+-- state in one walk, and reads each job from its cohort by (expires_at,
+-- state, job_id). Written by
+-- the same copy as the jobs (awa._archive_slot), partitioned alike (children
+-- archived_job_tags_YYYYMMDDHH and archived_job_tags_default, created with
+-- the cohort and the archive's DEFAULT) and dropped with its cohort.
+CREATE TABLE awa.archived_job_tags (
+    expires_at timestamptz   NOT NULL,
+    tag        text          NOT NULL,
+    state      awa.job_state NOT NULL,
+    job_id     bigint        NOT NULL
+) PARTITION BY RANGE (expires_at);
+
+CREATE INDEX archived_job_tags_tag ON awa.archived_job_tags (tag, job_id);
+
+-- Every retention a copy has used: a job's expires_at is its finalized_at
+-- plus one of them, so a listing by finalization time reads, for each, only
+-- the cohorts of [from + retention, to + retention). Written by
+-- awa.configure_archive and the install with each retention they set, never
+-- deleted (a job keeps the retention it was archived with).
+CREATE TABLE awa.archive_retention_log (
+    retention  interval    PRIMARY KEY CHECK (retention > interval '0'),
+    first_used timestamptz NOT NULL DEFAULT now()
+);
 
 -- One row per cohort partition: its range, and why its last drop was refused
 -- by the export hook (kept until the export succeeds).

@@ -93,9 +93,12 @@ FROM awa.done_entries d
 UNION ALL
 -- The archive: a job is copied there by the prune that truncates its slot, in
 -- the same transaction, so it shows in one branch or the other, never both.
+-- Its states, always true (the table's CHECK), give an id lookup
+-- (awa.job) the leading column of the (state, job_id) index.
 SELECT a.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
        a.run_at, a.created_at, a.finalized_at, a.tags, a.metadata, a.errors
 FROM awa.archived_jobs a
+WHERE a.state IN ('completed', 'cancelled', 'failed')
 ) AS t
 LEFT JOIN awa.attempt_state s ON s.job_id = t.id;
 

@@ -134,6 +134,118 @@ func (q *Queries) EraseJob(ctx context.Context, db DBTX, arg EraseJobParams) ([]
 	return items, nil
 }
 
+const getJob = `-- name: GetJob :many
+SELECT id, queue, priority, kind, state, args, attempt, max_attempts, run_lease, run_at, created_at, claimed_at, finalized_at, tags, metadata, errors, dlq, progress, progress_at, expires_at FROM awa.get_job($1::bigint)
+`
+
+func (q *Queries) GetJob(ctx context.Context, db DBTX, jobID int64) ([]AwaJobListing, error) {
+	rows, err := db.Query(ctx, getJob, jobID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaJobListing
+	for rows.Next() {
+		var i AwaJobListing
+		if err := rows.Scan(
+			&i.ID,
+			&i.Queue,
+			&i.Priority,
+			&i.Kind,
+			&i.State,
+			&i.Args,
+			&i.Attempt,
+			&i.MaxAttempts,
+			&i.RunLease,
+			&i.RunAt,
+			&i.CreatedAt,
+			&i.ClaimedAt,
+			&i.FinalizedAt,
+			&i.Tags,
+			&i.Metadata,
+			&i.Errors,
+			&i.Dlq,
+			&i.Progress,
+			&i.ProgressAt,
+			&i.ExpiresAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const listJobs = `-- name: ListJobs :many
+SELECT id, queue, priority, kind, state, args, attempt, max_attempts, run_lease, run_at, created_at, claimed_at, finalized_at, tags, metadata, errors, dlq, progress, progress_at, expires_at FROM awa.list_jobs($1::text[]::awa.job_state[], $2::text, $3::text,
+                            $4::text, $5::timestamptz,
+                            $6::timestamptz, $7::bigint, $8::int)
+`
+
+type ListJobsParams struct {
+	States        []string
+	Queue         pgtype.Text
+	Kind          pgtype.Text
+	Tag           pgtype.Text
+	FinalizedFrom pgtype.Timestamptz
+	FinalizedTo   pgtype.Timestamptz
+	After         pgtype.Int8
+	Max           int32
+}
+
+func (q *Queries) ListJobs(ctx context.Context, db DBTX, arg ListJobsParams) ([]AwaJobListing, error) {
+	rows, err := db.Query(ctx, listJobs,
+		arg.States,
+		arg.Queue,
+		arg.Kind,
+		arg.Tag,
+		arg.FinalizedFrom,
+		arg.FinalizedTo,
+		arg.After,
+		arg.Max,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaJobListing
+	for rows.Next() {
+		var i AwaJobListing
+		if err := rows.Scan(
+			&i.ID,
+			&i.Queue,
+			&i.Priority,
+			&i.Kind,
+			&i.State,
+			&i.Args,
+			&i.Attempt,
+			&i.MaxAttempts,
+			&i.RunLease,
+			&i.RunAt,
+			&i.CreatedAt,
+			&i.ClaimedAt,
+			&i.FinalizedAt,
+			&i.Tags,
+			&i.Metadata,
+			&i.Errors,
+			&i.Dlq,
+			&i.Progress,
+			&i.ProgressAt,
+			&i.ExpiresAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const pauseQueue = `-- name: PauseQueue :one
 SELECT queue, paused, paused_at FROM awa.pause_queue($1::text, $2::timestamptz)
 `

@@ -176,6 +176,11 @@ type AwaArchiveRetention struct {
 	UpdatedAt pgtype.Timestamptz
 }
 
+type AwaArchiveRetentionLog struct {
+	Retention pgtype.Interval
+	FirstUsed pgtype.Timestamptz
+}
+
 type AwaArchivedJob struct {
 	ExpiresAt   pgtype.Timestamptz
 	JobID       int64
@@ -193,6 +198,13 @@ type AwaArchivedJob struct {
 	CreatedAt   pgtype.Timestamptz
 	RunAt       pgtype.Timestamptz
 	FinalizedAt pgtype.Timestamptz
+}
+
+type AwaArchivedJobTag struct {
+	ExpiresAt pgtype.Timestamptz
+	Tag       string
+	State     AwaJobState
+	JobID     int64
 }
 
 type AwaAttemptDeadline struct {
@@ -438,6 +450,29 @@ type AwaJob struct {
 	Dlq         bool
 	Progress    json.RawMessage
 	ProgressAt  pgtype.Timestamptz
+}
+
+type AwaJobListing struct {
+	ID          int64
+	Queue       string
+	Priority    int16
+	Kind        string
+	State       AwaJobState
+	Args        []byte
+	Attempt     int32
+	MaxAttempts int32
+	RunLease    int64
+	RunAt       pgtype.Timestamptz
+	CreatedAt   pgtype.Timestamptz
+	ClaimedAt   pgtype.Timestamptz
+	FinalizedAt pgtype.Timestamptz
+	Tags        []string
+	Metadata    []byte
+	Errors      []byte
+	Dlq         bool
+	Progress    json.RawMessage
+	ProgressAt  pgtype.Timestamptz
+	ExpiresAt   pgtype.Timestamptz
 }
 
 // internal: the body of awa.jobs (read through awa._read_jobs and awa.job)

@@ -1,6 +1,6 @@
 -- A member of awa_admin may execute the maintenance (callback timeouts
 -- included), configuration, DLQ, cancel, callback resolution, count, storage
--- status and awa.job entry points (and awa._read_jobs and
+-- status, awa.job, awa.get_job and awa.list_jobs entry points (and awa._read_jobs and
 -- awa._read_terminal_jobs, which the read views call), may SELECT the read views awa.jobs and awa.terminal_jobs, and
 -- nothing else: it cannot enqueue, claim, finalize a claim, register, park or
 -- wait for a callback, heartbeat, read or
@@ -12,7 +12,8 @@ select plan(23);
 select results_eq($$select * from awa_test.executable_by('awa_test_admin')$$,
                   $$values ('_read_jobs'::text), ('_read_terminal_jobs'), ('acquire_leader_lease'), ('cancel_job'), ('cleanup_attempt_state'),
                            ('cleanup_runtime_instances'), ('complete_external'), ('configure_archive'), ('configure_queue'), ('erase_job'), ('fail_external'),
-                           ('job'), ('job_progress'), ('maintain_archive'), ('pause_queue'), ('paused_queues'), ('promote_due_jobs'), ('prune_ring'), ('purge_dlq'), ('queue_counts'), ('queue_drained'),
+                           ('get_job'), ('job'), ('job_progress'), ('list_jobs'), ('maintain_archive'), ('pause_queue'), ('paused_queues'), ('promote_due_jobs'),
+                           ('prune_ring'), ('purge_dlq'), ('queue_counts'), ('queue_drained'),
                            ('release_leader_lease'), ('rescue_expired_callbacks'), ('rescue_expired_deadlines'), ('rescue_stale_claims'),
                            ('resume_external'), ('resume_queue'), ('retry_dlq_job'), ('retry_external'), ('retry_job'), ('rotate_ring'), ('run_maintenance'),
                            ('storage_status'), ('substrate_version')$$,

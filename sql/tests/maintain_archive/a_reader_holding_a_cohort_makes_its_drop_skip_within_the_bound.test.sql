@@ -32,4 +32,5 @@ select is((select outcome from awa.maintain_archive(20, 1) where action = 'drop'
 select * from finish();
 rollback;
 drop table if exists awa.archived_jobs_2020010100;
+drop table if exists awa.archived_job_tags_2020010100;
 delete from awa.archive_cohorts where cohort_start = '2020-01-01 00:00:00+00';

@@ -1,0 +1,205 @@
+-- awa._list_jobs_sql(id, states, queue, kind, tag, from, to, after, limit):
+-- the one statement awa.list_jobs (id NULL) and awa.get_job (id given) run,
+-- as text with its filters as literals, so that it is planned for them: a
+-- branch per plane that can hold a job of the states asked for, each reading
+-- its plane in job order (newest first) through an index, each at most
+-- `limit` rows, merged (Merge Append) under the page's LIMIT, then each row's
+-- progress. Which index serves which filter, and what costs a filter with no
+-- exact index: docs/storage.md, "Paging".
+--   backlog  deferred_jobs (pkey)            scheduled, retryable
+--   parked   external_waits (pkey)           waiting_external
+--   DLQ      dlq_entries (pkey)              failed (dlq true)
+--   done     done_entries (job_id)           completed, failed, cancelled
+--   ring     ready_entries (job_id): a ready row above its lane's claim
+--            cursor is available; below it, claimed: completed when a
+--            completion batch of its slot holds this attempt, else skipped
+--            when a newer ready row or another plane holds the job (that
+--            branch lists it), else running (waiting_external with an open
+--            callback)
+--   archive  archived_jobs, one branch per terminal state: (state, job_id),
+--            (queue, state, job_id) or (kind, state, job_id); a tag through
+--            archived_job_tags (tag, job_id), one branch; a time range reads, per
+--            retention in awa.archive_retention_log, only the cohorts whose
+--            expiry it implies (pruned when planned)
+-- The time range is on finalized_at: a range lists finished jobs only. An id
+-- (get_job) reads every branch by that id, unordered. No branch left (a
+-- range with unfinished states only): a statement that returns nothing.
+-- Reads awa.archive_retention_log (the expiries of a range); no lock beyond
+-- that, no write. Inputs are checked by its callers. Called by awa.list_jobs,
+-- awa.get_job and the EXPLAIN tests (internal/listing).
+CREATE FUNCTION awa._list_jobs_sql(p_id bigint, p_states awa.job_state[], p_queue text, p_kind text, p_tag text,
+                                   p_from timestamptz, p_to timestamptz, p_after bigint, p_limit int)
+RETURNS text
+LANGUAGE plpgsql
+STABLE
+-- Timestamp literals in ISO, which any DateStyle reads back.
+SET datestyle = 'ISO, YMD'
+AS $$
+DECLARE
+    v_states text[] := coalesce(p_states::text[], enum_range(NULL::awa.job_state)::text[]);
+    v_timed  boolean := p_from IS NOT NULL OR p_to IS NOT NULL;
+    -- The state filter of a branch whose rows have several states (its
+    -- alias as %1$s); nothing without one.
+    v_only   text := CASE WHEN p_states IS NOT NULL
+                          THEN format(' AND %%1$s.state::text = ANY (%L::text[])', p_states::text[]) ELSE '' END;
+    v_parts  text[] := '{}';
+    v_ring   text[];
+    v_expiry text;
+    v_terminal text[];
+    v_row    text;
+    v_state  text;
+BEGIN
+    -- Backlog: scheduled and retryable jobs (no finalization time).
+    IF v_states && ARRAY['scheduled', 'retryable'] AND NOT v_timed THEN
+        v_parts := v_parts || format(
+            'SELECT d.job_id AS id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts,'
+            ' d.run_lease, d.run_at, d.created_at, NULL::timestamptz AS claimed_at,'
+            ' NULL::timestamptz AS finalized_at, d.tags, d.metadata, d.errors, false AS dlq,'
+            ' NULL::timestamptz AS expires_at'
+            ' FROM awa.deferred_jobs d WHERE true%s%s',
+            format(v_only, 'd'), awa._list_jobs_where('d', NULL, p_id, p_queue, p_kind, p_tag, NULL, NULL, p_after));
+    END IF;
+    -- Parked jobs: waiting_external, the parked attempt counted.
+    IF 'waiting_external' = ANY (v_states) AND NOT v_timed THEN
+        v_parts := v_parts || format(
+            'SELECT w.job_id, w.queue, w.priority, w.kind, %L::text::awa.job_state, w.args, w.attempt + 1,'
+            ' w.max_attempts, w.run_lease, w.run_at, w.created_at, NULL::timestamptz, NULL::timestamptz, w.tags,'
+            ' w.metadata, w.errors, false, NULL::timestamptz FROM awa.external_waits w WHERE true%s',
+            'waiting_external', awa._list_jobs_where('w', NULL, p_id, p_queue, p_kind, p_tag, NULL, NULL, p_after));
+    END IF;
+    IF 'failed' = ANY (v_states) THEN
+        v_parts := v_parts || format(
+            'SELECT x.job_id, x.queue, x.priority, x.kind, %L::awa.job_state, x.args, x.attempt, x.max_attempts,'
+            ' x.run_lease, x.run_at, x.created_at, NULL::timestamptz, x.failed_at, x.tags, x.metadata, x.errors,'
+            ' true, NULL::timestamptz FROM awa.dlq_entries x WHERE true%s',
+            'failed', awa._list_jobs_where('x', 'x.failed_at', p_id, p_queue, p_kind, p_tag, p_from, p_to, p_after));
+    END IF;
+    -- Terminal snapshots the queue ring still holds.
+    IF v_states && ARRAY['completed', 'failed', 'cancelled'] THEN
+        v_parts := v_parts || format(
+            'SELECT d.job_id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts,'
+            ' d.run_lease, d.run_at, d.created_at, NULL::timestamptz, d.finalized_at, d.tags, d.metadata, d.errors,'
+            ' false, NULL::timestamptz FROM awa.done_entries d WHERE true%s%s',
+            format(v_only, 'd'), awa._list_jobs_where('d', 'd.finalized_at', p_id, p_queue, p_kind, p_tag, p_from, p_to,
+                                           p_after));
+    END IF;
+    -- The queue ring's ready rows, classified (see the header): the cursor
+    -- (memoized per lane); for a claimed row, whether a completion batch
+    -- holds this attempt: for a listing, one hash of the attempts the ring's
+    -- completion batches hold (of the time range, with one), built once per
+    -- statement when the walk first meets a claimed row; for an id
+    -- (get_job), the batches of the row's own slot; only a claimed row no
+    -- batch holds probes the other planes. completed_at and a running job's
+    -- claimed_at are read per row of the page, from the batches of its slot.
+    v_ring := ARRAY(SELECT s FROM unnest(v_states) AS s
+                    WHERE s IN ('available', 'running', 'waiting_external', 'completed')
+                      AND (NOT v_timed OR s = 'completed'));
+    IF cardinality(v_ring) > 0 THEN
+        v_parts := v_parts || format(
+            'SELECT r.job_id, r.queue, r.priority, r.kind, s.state, r.args,'
+            ' r.attempt + CASE WHEN h.above THEN 0 ELSE 1 END, r.max_attempts,'
+            ' r.run_lease + CASE WHEN h.above THEN 0 ELSE 1 END, r.run_at, r.created_at,'
+            ' CASE WHEN s.state::text IN (%1$L, %2$L) THEN (SELECT max(b.claimed_at) FROM awa.claim_batches b'
+            ' WHERE b.ready_slot = r.ready_slot AND b.job_ids @> ARRAY[r.job_id]) END,'
+            ' CASE WHEN s.state::text = %4$L THEN (SELECT max(cb.completed_at) FROM awa.done_completions cb'
+            ' WHERE cb.ready_slot = r.ready_slot AND cb.job_ids @> ARRAY[r.job_id]) END,'
+            ' r.tags, r.metadata, r.errors, false, NULL::timestamptz'
+            ' FROM awa.ready_entries r'
+            ' CROSS JOIN LATERAL (SELECT r.lane_seq > c.claim_seq AS above FROM awa.claim_cursors c'
+            ' WHERE c.lane_id = r.lane_id) AS h'
+            ' CROSS JOIN LATERAL (SELECT CASE'
+            ' WHEN h.above THEN CASE WHEN EXISTS (SELECT 1 FROM awa.ready_tombstones t WHERE t.lane_id = r.lane_id'
+            ' AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot OFFSET 0) THEN NULL'
+            ' ELSE %3$L::awa.job_state END'
+            ' WHEN %5$s THEN %4$L::awa.job_state'
+            ' WHEN EXISTS (SELECT 1 FROM awa.ready_entries n WHERE n.job_id = r.job_id'
+            ' AND n.run_lease > r.run_lease OFFSET 0)'
+            ' OR EXISTS (SELECT 1 FROM awa.deferred_jobs d WHERE d.job_id = r.job_id OFFSET 0)'
+            ' OR EXISTS (SELECT 1 FROM awa.dlq_entries d WHERE d.job_id = r.job_id OFFSET 0)'
+            ' OR EXISTS (SELECT 1 FROM awa.external_waits d WHERE d.job_id = r.job_id OFFSET 0)'
+            ' OR EXISTS (SELECT 1 FROM awa.done_entries d WHERE d.job_id = r.job_id OFFSET 0) THEN NULL'
+            ' WHEN EXISTS (SELECT 1 FROM awa.callbacks x WHERE x.job_id = r.job_id'
+            ' AND x.run_lease = r.run_lease + 1 AND x.resumed_at IS NULL OFFSET 0)'
+            ' THEN %2$L::text::awa.job_state ELSE %1$L::awa.job_state END AS state OFFSET 0) AS s'
+            ' WHERE s.state IS NOT NULL%6$s%7$s%8$s',
+            'running', 'waiting_external', 'available', 'completed',
+            CASE WHEN p_id IS NULL
+                 THEN format('(r.job_id, r.run_lease + 1) IN (SELECT i.job_id, i.run_lease FROM awa.done_completions cb'
+                             ' CROSS JOIN LATERAL unnest(cb.job_ids, cb.run_leases) AS i (job_id, run_lease)'
+                             ' WHERE true%s%s)',
+                             CASE WHEN p_from IS NOT NULL
+                                  THEN format(' AND cb.completed_at >= %L::timestamptz', p_from) ELSE '' END,
+                             CASE WHEN p_to IS NOT NULL
+                                  THEN format(' AND cb.completed_at < %L::timestamptz', p_to) ELSE '' END)
+                 ELSE 'EXISTS (SELECT 1 FROM awa.done_completions cb WHERE cb.ready_slot = r.ready_slot'
+                      ' AND cb.job_ids @> ARRAY[r.job_id] AND EXISTS (SELECT 1 FROM unnest(cb.job_ids, cb.run_leases)'
+                      ' AS i (job_id, run_lease) WHERE i.job_id = r.job_id AND i.run_lease = r.run_lease + 1))'
+            END,
+            CASE WHEN NOT 'available' = ANY (v_ring) THEN ' AND NOT h.above'
+                 WHEN cardinality(v_ring) = 1 THEN ' AND h.above' ELSE '' END,
+            CASE WHEN cardinality(v_ring) < 4 THEN format(' AND s.state::text = ANY (%L::text[])', v_ring) ELSE '' END
+            || CASE WHEN p_to IS NOT NULL THEN format(' AND r.created_at < %L::timestamptz', p_to) ELSE '' END,
+            -- A range is in the completions' hash (a finished ring job is
+            -- a completed one).
+            awa._list_jobs_where('r', NULL, p_id, p_queue, p_kind, p_tag, NULL, NULL, p_after));
+    END IF;
+    -- The archive: the cohorts a time range implies, one expiry range per
+    -- retention a copy may have used.
+    IF v_timed THEN
+        SELECT string_agg(format('(%%1$s.expires_at >= %L::timestamptz AND %%1$s.expires_at < %L::timestamptz)',
+                                 coalesce(p_from, '-infinity') + g.retention, coalesce(p_to, 'infinity') + g.retention),
+                          ' OR ' ORDER BY g.retention)
+        INTO v_expiry
+        FROM awa.archive_retention_log g;
+    END IF;
+    v_terminal := ARRAY(SELECT s FROM unnest(v_states) AS s WHERE s IN ('completed', 'failed', 'cancelled'));
+    IF (NOT v_timed OR v_expiry IS NOT NULL) AND cardinality(v_terminal) > 0 THEN
+        v_row := CASE WHEN p_tag IS NULL THEN 'a' ELSE 't' END;
+        -- One branch a state, so that each reads an index in job order; a
+        -- tag (its index is in job order whatever the state) or an id
+        -- (get_job) reads them all in one branch.
+        FOREACH v_state IN ARRAY CASE WHEN p_id IS NULL AND p_tag IS NULL THEN v_terminal ELSE ARRAY[NULL::text] END
+        LOOP
+            v_parts := v_parts || format(
+                -- The first column (the order) is the id of the table walked.
+                'SELECT %s.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts,'
+                ' a.run_lease, a.run_at, a.created_at, NULL::timestamptz, a.finalized_at, a.tags, a.metadata,'
+                ' a.errors, false, a.expires_at FROM %s WHERE %s%s%s%s',
+                v_row,
+                CASE WHEN p_tag IS NULL THEN 'awa.archived_jobs a'
+                     -- A lateral probe, not a join: the planner plans the
+                     -- cohorts once, not for every join order.
+                     ELSE 'awa.archived_job_tags t CROSS JOIN LATERAL (SELECT a.* FROM awa.archived_jobs a'
+                          ' WHERE a.expires_at = t.expires_at AND a.state = t.state AND a.job_id = t.job_id'
+                          ' LIMIT 1) AS a' END,
+                CASE WHEN p_tag IS NOT NULL THEN format('t.tag = %L', p_tag) ELSE 'true' END
+                || CASE WHEN v_state IS NOT NULL THEN format(' AND %s.state = %L::awa.job_state', v_row, v_state)
+                        WHEN cardinality(v_terminal) < 3 OR p_id IS NOT NULL
+                        THEN format(' AND %s.state = ANY (%L::awa.job_state[])', v_row, v_terminal)
+                        ELSE '' END,
+                CASE WHEN v_timed THEN format(' AND (%s)', format(v_expiry, v_row)) ELSE '' END,
+                awa._list_jobs_where(v_row, 'a.finalized_at', p_id, NULL, NULL, NULL, p_from, p_to, p_after),
+                awa._list_jobs_where('a', NULL, NULL, p_queue, p_kind, NULL, NULL, NULL, NULL));
+        END LOOP;
+    END IF;
+
+    IF cardinality(v_parts) = 0 THEN
+        RETURN 'SELECT * FROM awa.job_listing';
+    END IF;
+    -- Each branch in job order, at most a page; the page; then progress (one
+    -- probe per row, outside the merge).
+    RETURN format(
+        'SELECT u.id, u.queue, u.priority, u.kind, u.state, u.args, u.attempt, u.max_attempts, u.run_lease, u.run_at,'
+        ' u.created_at, u.claimed_at, u.finalized_at, u.tags, u.metadata, u.errors, u.dlq, p.progress,'
+        ' p.updated_at, u.expires_at'
+        ' FROM (SELECT * FROM (%s) AS x (id, queue, priority, kind, state, args, attempt, max_attempts, run_lease,'
+        ' run_at, created_at, claimed_at, finalized_at, tags, metadata, errors, dlq, expires_at)%s) AS u'
+        ' LEFT JOIN LATERAL (SELECT p.progress, p.updated_at FROM awa.attempt_state p WHERE p.job_id = u.id'
+        ' OFFSET 0) AS p ON true%s',
+        (SELECT string_agg(CASE WHEN p_id IS NULL THEN format('(%s ORDER BY 1 DESC LIMIT %s)', b, p_limit)
+                                ELSE b END, ' UNION ALL ')
+         FROM unnest(v_parts) AS b),
+        CASE WHEN p_id IS NULL THEN format(' ORDER BY x.id DESC LIMIT %s', p_limit) ELSE '' END,
+        CASE WHEN p_id IS NULL THEN ' ORDER BY u.id DESC' ELSE '' END);
+END;
+$$;
