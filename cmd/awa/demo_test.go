@@ -69,6 +69,9 @@ func TestDemoAccountsForEveryJob(t *testing.T) {
 		`read callback_result {"approved_by": "ops@example.com"}`,
 		`progress {"of": 6, "step": `,
 		"completed after its 6 steps",
+		"SELECT * FROM awa.upsert_periodic_job('ops_digest', '@every 1s'",
+		"the maintenance leader fired job",
+		"the ops_digest jobs completed",
 	} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("output lacks %q", s)
