@@ -1257,6 +1257,25 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_lock_periodic_job.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._lock_periodic_job(p_name text)
+RETURNS awa.periodic_jobs
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_row awa.periodic_jobs;
+BEGIN
+    PERFORM awa._require_periodic_name(p_name);
+    SELECT * INTO v_row FROM awa.periodic_jobs p WHERE p.name = p_name FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'awa: no periodic job named %', quote_literal(p_name) USING ERRCODE = 'AW051';
+    END IF;
+    RETURN v_row;
+END;
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_lock_ring_reads.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._lock_ring_reads(p_rings text[])
@@ -2512,11 +2531,8 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM awa._require_periodic_name(p_name);
+    PERFORM awa._lock_periodic_job(p_name);
     RETURN QUERY DELETE FROM awa.periodic_jobs p WHERE p.name = p_name RETURNING p.*;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'awa: no periodic job named %', quote_literal(p_name) USING ERRCODE = 'AW051';
-    END IF;
 END;
 $$;
 -- +goose StatementEnd
@@ -3137,14 +3153,15 @@ LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    v_row awa.periodic_jobs := awa._lock_periodic_job(p_name);
 BEGIN
-    PERFORM awa._require_periodic_name(p_name);
-    UPDATE awa.periodic_jobs p SET paused = true, updated_at = coalesce(p_now, now())
-    WHERE p.name = p_name AND NOT p.paused;
-    RETURN QUERY SELECT * FROM awa.periodic_jobs p WHERE p.name = p_name;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'awa: no periodic job named %', quote_literal(p_name) USING ERRCODE = 'AW051';
+    IF NOT v_row.paused THEN
+        UPDATE awa.periodic_jobs p SET paused = true, updated_at = coalesce(p_now, now())
+        WHERE p.name = p_name
+        RETURNING p.* INTO v_row;
     END IF;
+    RETURN NEXT v_row;
 END;
 $$;
 -- +goose StatementEnd
@@ -4090,15 +4107,16 @@ LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    v_row awa.periodic_jobs := awa._lock_periodic_job(p_name);
 BEGIN
-    PERFORM awa._require_periodic_name(p_name);
-    UPDATE awa.periodic_jobs p
-    SET paused = false, schedule_error = NULL, next_run_at = NULL, updated_at = coalesce(p_now, now())
-    WHERE p.name = p_name AND (p.paused OR p.schedule_error IS NOT NULL);
-    RETURN QUERY SELECT * FROM awa.periodic_jobs p WHERE p.name = p_name;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'awa: no periodic job named %', quote_literal(p_name) USING ERRCODE = 'AW051';
+    IF v_row.paused OR v_row.schedule_error IS NOT NULL THEN
+        UPDATE awa.periodic_jobs p
+        SET paused = false, schedule_error = NULL, next_run_at = NULL, updated_at = coalesce(p_now, now())
+        WHERE p.name = p_name
+        RETURNING p.* INTO v_row;
     END IF;
+    RETURN NEXT v_row;
 END;
 $$;
 -- +goose StatementEnd

@@ -1137,6 +1137,23 @@ BEGIN
 END;
 $$;
 
+-- new since v0.1.0: sql/functions/_lock_periodic_job.sql
+CREATE FUNCTION {{$awa_schema}}._lock_periodic_job(p_name text)
+RETURNS {{$awa_schema}}.periodic_jobs
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_row {{$awa_schema}}.periodic_jobs;
+BEGIN
+    PERFORM {{$awa_schema}}._require_periodic_name(p_name);
+    SELECT * INTO v_row FROM {{$awa_schema}}.periodic_jobs p WHERE p.name = p_name FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'awa: no periodic job named %', quote_literal(p_name) USING ERRCODE = 'AW051';
+    END IF;
+    RETURN v_row;
+END;
+$$;
+
 -- new since v0.1.0: sql/functions/_lock_ring_reads.sql
 CREATE FUNCTION {{$awa_schema}}._lock_ring_reads(p_rings text[])
 RETURNS void
@@ -2343,11 +2360,8 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM {{$awa_schema}}._require_periodic_name(p_name);
+    PERFORM {{$awa_schema}}._lock_periodic_job(p_name);
     RETURN QUERY DELETE FROM {{$awa_schema}}.periodic_jobs p WHERE p.name = p_name RETURNING p.*;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'awa: no periodic job named %', quote_literal(p_name) USING ERRCODE = 'AW051';
-    END IF;
 END;
 $$;
 
@@ -2938,14 +2952,15 @@ LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    v_row {{$awa_schema}}.periodic_jobs := {{$awa_schema}}._lock_periodic_job(p_name);
 BEGIN
-    PERFORM {{$awa_schema}}._require_periodic_name(p_name);
-    UPDATE {{$awa_schema}}.periodic_jobs p SET paused = true, updated_at = coalesce(p_now, now())
-    WHERE p.name = p_name AND NOT p.paused;
-    RETURN QUERY SELECT * FROM {{$awa_schema}}.periodic_jobs p WHERE p.name = p_name;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'awa: no periodic job named %', quote_literal(p_name) USING ERRCODE = 'AW051';
+    IF NOT v_row.paused THEN
+        UPDATE {{$awa_schema}}.periodic_jobs p SET paused = true, updated_at = coalesce(p_now, now())
+        WHERE p.name = p_name
+        RETURNING p.* INTO v_row;
     END IF;
+    RETURN NEXT v_row;
 END;
 $$;
 
@@ -3857,15 +3872,16 @@ LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    v_row {{$awa_schema}}.periodic_jobs := {{$awa_schema}}._lock_periodic_job(p_name);
 BEGIN
-    PERFORM {{$awa_schema}}._require_periodic_name(p_name);
-    UPDATE {{$awa_schema}}.periodic_jobs p
-    SET paused = false, schedule_error = NULL, next_run_at = NULL, updated_at = coalesce(p_now, now())
-    WHERE p.name = p_name AND (p.paused OR p.schedule_error IS NOT NULL);
-    RETURN QUERY SELECT * FROM {{$awa_schema}}.periodic_jobs p WHERE p.name = p_name;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'awa: no periodic job named %', quote_literal(p_name) USING ERRCODE = 'AW051';
+    IF v_row.paused OR v_row.schedule_error IS NOT NULL THEN
+        UPDATE {{$awa_schema}}.periodic_jobs p
+        SET paused = false, schedule_error = NULL, next_run_at = NULL, updated_at = coalesce(p_now, now())
+        WHERE p.name = p_name
+        RETURNING p.* INTO v_row;
     END IF;
+    RETURN NEXT v_row;
 END;
 $$;
 

@@ -1,8 +1,7 @@
 -- awa._require_periodic_name(name): returns when name can name a periodic
 -- job: 1 to 100 characters of [A-Za-z0-9_.:-]; otherwise raises AW050.
 -- Pure: no lock, no write.
--- Called by upsert_periodic_job, delete_periodic_job, pause_periodic_job and
--- resume_periodic_job.
+-- Called by upsert_periodic_job and awa._lock_periodic_job.
 CREATE FUNCTION awa._require_periodic_name(p_name text)
 RETURNS void
 LANGUAGE plpgsql

@@ -2,7 +2,7 @@
 -- A leader's fire in flight for it then reports stale and enqueues nothing.
 -- A schedule that a client's Config declares comes back at the next leader
 -- start: remove it from the Config too. Returns the deleted row.
--- Locks: the schedule's row (DELETE).
+-- Locks: the schedule's row (awa._lock_periodic_job, then DELETE).
 -- Errors: AW050 a bad name; AW051 no periodic job of that name.
 -- Called by operators (Driver.DeletePeriodicJob).
 CREATE FUNCTION awa.delete_periodic_job(p_name text)
@@ -12,10 +12,7 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM awa._require_periodic_name(p_name);
+    PERFORM awa._lock_periodic_job(p_name);
     RETURN QUERY DELETE FROM awa.periodic_jobs p WHERE p.name = p_name RETURNING p.*;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'awa: no periodic job named %', quote_literal(p_name) USING ERRCODE = 'AW051';
-    END IF;
 END;
 $$;
