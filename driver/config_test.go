@@ -84,6 +84,8 @@ func TestConfigInvalidFieldsAreRejected(t *testing.T) {
 			`Config.PeriodicJobs[0].Schedule must be a 5-field cron spec or a descriptor in an IANA time zone (schedule "CRON_TZ=UTC" names a time zone: pass it as the time zone), got "CRON_TZ=UTC" in ""`},
 		{periodic(&driver.PeriodicJob{Name: "p", Schedule: "@hourly", TimeZone: "Mars/Olympus", Args: periodicArgs{}}),
 			`Config.PeriodicJobs[0].Schedule must be a 5-field cron spec or a descriptor in an IANA time zone (time zone "Mars/Olympus": unknown time zone Mars/Olympus), got "@hourly" in "Mars/Olympus"`},
+		{periodic(&driver.PeriodicJob{Name: "p", Schedule: "@hourly", TimeZone: "Local", Args: periodicArgs{}}),
+			`(time zone "Local" is each process's own: name an IANA zone, so every leader reads the schedule alike)`},
 		{periodic(&driver.PeriodicJob{Name: "p", Schedule: "@hourly", Args: periodicArgs{}, Missed: "catch_up"}),
 			"Config.PeriodicJobs[0].Missed must be MissedFireOnce or MissedSkip, got catch_up"},
 		{periodic(&driver.PeriodicJob{Name: "p", Schedule: "@hourly", Args: periodicArgs{},

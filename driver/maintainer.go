@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -322,8 +323,8 @@ func (e *elector) services() []service {
 	}})
 	// Periodic jobs: the client's declarations stored at the term's first
 	// tick, then the due schedules fired (docs/periodic.md).
-	periodic := &periodicService{d: d, db: db, declared: e.cfg.periodic, batch: m.BatchSize, log: log, events: e.events,
-		parsed: map[[2]string]*schedule{}}
+	periodic := &periodicService{d: d, db: db, batch: m.BatchSize, log: log, events: e.events,
+		toDeclare: slices.Clone(e.cfg.periodic), parsed: map[[2]string]*schedule{}}
 	svcs = append(svcs, service{name: "periodic", interval: m.PeriodicInterval, tick: periodic.tick})
 	svcs = append(svcs, service{name: "instance_cleanup", interval: m.DLQCleanupInterval, tick: func(ctx context.Context) error {
 		n, err := d.CleanupRuntimeInstances(ctx, db, m.InstanceRetention)

@@ -278,15 +278,19 @@ type schedule struct {
 	loc  *time.Location
 }
 
-// parseSchedule parses spec in the IANA zone tz ("" is UTC). A TZ= or
-// CRON_TZ= prefix is refused (the zone has its own field, and robfig/cron
-// panics on a prefix without a spec after it).
+// parseSchedule parses spec in the IANA zone tz ("" is UTC; Go's "Local" is
+// refused: it would differ from one leader to the next). A TZ= or CRON_TZ=
+// prefix is refused (the zone has its own field, and robfig/cron panics on a
+// prefix without a spec after it).
 func parseSchedule(spec, tz string) (*schedule, error) {
 	if tz == "" {
 		tz = "UTC"
 	}
 	if up := strings.ToUpper(strings.TrimSpace(spec)); strings.HasPrefix(up, "TZ=") || strings.HasPrefix(up, "CRON_TZ=") {
 		return nil, fmt.Errorf("schedule %q names a time zone: pass it as the time zone", spec)
+	}
+	if tz == "Local" {
+		return nil, fmt.Errorf("time zone %q is each process's own: name an IANA zone, so every leader reads the schedule alike", tz)
 	}
 	loc, err := time.LoadLocation(tz)
 	if err != nil {
@@ -400,33 +404,37 @@ func periodicDeclarations(jobs []*PeriodicJob, chk *configCheck) []PeriodicJobPa
 }
 
 // periodicService is the leader's periodic service for one term of
-// leadership: it stores the client's declarations at its first tick, then
+// leadership: it stores the client's declarations (at its first tick; one
+// the database refuses is tried again at the next, the others go on), then
 // at every tick evaluates the due schedules and fires them.
 type periodicService struct {
-	d        *Driver
-	db       DBTX
-	declared []PeriodicJobParams
-	batch    int
-	log      *slog.Logger
-	events   *eventBus
-	upserted bool
-	parsed   map[[2]string]*schedule
+	d      *Driver
+	db     DBTX
+	batch  int
+	log    *slog.Logger
+	events *eventBus
+	// toDeclare: the declarations not stored yet in this term.
+	toDeclare []PeriodicJobParams
+	parsed    map[[2]string]*schedule
 }
 
 func (p *periodicService) tick(ctx context.Context) error {
-	if !p.upserted {
-		for _, decl := range p.declared {
-			if _, err := p.d.UpsertPeriodicJob(ctx, p.db, decl); err != nil {
+	var errs []error
+	left := p.toDeclare[:0]
+	for _, decl := range p.toDeclare {
+		if _, err := p.d.UpsertPeriodicJob(ctx, p.db, decl); err != nil {
+			if ctx.Err() != nil {
 				return err
 			}
+			errs = append(errs, err)
+			left = append(left, decl)
 		}
-		p.upserted = true
 	}
+	p.toDeclare = left
 	due, err := p.d.PeriodicJobsDue(ctx, p.db, min(p.batch, 10000))
 	if err != nil {
-		return err
+		return errors.Join(append(errs, err)...)
 	}
-	var errs []error
 	for _, row := range due {
 		if err := p.evaluate(ctx, row); err != nil {
 			if ctx.Err() != nil {

@@ -26,9 +26,10 @@ func at(t *testing.T, s string) time.Time {
 
 // TestPeriodicStepComputesInTheScheduleZone: a schedule's first time, a due
 // time with the next one, missed times (fire_once fires the latest, skip
-// none) and the far-behind catch-up, for a spec read in its zone across a
-// daylight saving change and for an interval, whose times count from its
-// first one.
+// none) and the far-behind catch-up, for a spec read in its zone across both
+// daylight saving changes (robfig/cron's rules: a time the spring-forward
+// night lacks is skipped, one the fall-back night repeats fires twice) and
+// for an interval, whose times count from its first one.
 func TestPeriodicStepComputesInTheScheduleZone(t *testing.T) {
 	paris := mustSchedule(t, "30 2 * * *", "Europe/Paris") // 02:30 Paris: skipped on the spring-forward night
 	every := mustSchedule(t, "@every 7s", "")
@@ -50,6 +51,9 @@ func TestPeriodicStepComputesInTheScheduleZone(t *testing.T) {
 		{name: "the spring-forward night has no 02:30", s: paris,
 			due:  PeriodicDue{NextRunAt: at(t, "2026-03-28T01:30:00Z"), Now: at(t, "2026-03-28T01:30:01Z")},
 			fire: "2026-03-28T01:30:00Z", next: "2026-03-30T00:30:00Z"},
+		{name: "the fall-back night has 02:30 twice: each fires", s: paris,
+			due:  PeriodicDue{NextRunAt: at(t, "2026-10-25T00:30:00Z"), Now: at(t, "2026-10-25T00:30:01Z")},
+			fire: "2026-10-25T00:30:00Z", next: "2026-10-25T01:30:00Z"},
 		{name: "missed days fire once, at the latest", s: paris,
 			due:  PeriodicDue{NextRunAt: at(t, "2026-01-11T01:30:00Z"), Now: at(t, "2026-01-14T09:00:00Z")},
 			fire: "2026-01-14T01:30:00Z", next: "2026-01-15T01:30:00Z"},

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/awa-queue/awa/driver"
+	"github.com/awa-queue/awa/internal/pgtest"
 )
 
 type periodicArgs struct {
@@ -265,5 +266,63 @@ func TestPeriodicDriverErrorsMapToSentinels(t *testing.T) {
 	}
 	if all, err := d.PeriodicJobs(ctx, pool); err != nil || len(all) != 0 {
 		t.Fatalf("PeriodicJobs = %+v, %v; want none written", all, err)
+	}
+}
+
+// TestPeriodicJobsFireInTheirOwnSchema: two installs side by side, each with
+// a client declaring a schedule of the same name: each leader stores and
+// fires its own install's schedule, into its own install's jobs.
+func TestPeriodicJobsFireInTheirOwnSchema(t *testing.T) {
+	ctx := pgtest.Context(t, time.Minute)
+	pool := twoSchemaDB(t)
+	schemas := []string{driver.DefaultSchema, otherSchema}
+	for _, s := range schemas {
+		startClient(t, pool, &driver.Config{Schema: s, Maintenance: periodicMaintenance(),
+			PeriodicJobs: []*driver.PeriodicJob{{Name: "tick", Schedule: "@every 1s", Args: periodicArgs{Report: s}}}})
+	}
+	for _, s := range schemas {
+		waitFor(t, 15*time.Second, s+"'s schedule to fire", func() (bool, string) {
+			var mine, theirs int
+			if err := pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE args ->> 'report' = $1),
+				count(*) FILTER (WHERE args ->> 'report' <> $1) FROM `+s+`.jobs WHERE kind = 'periodic_report'`, s).
+				Scan(&mine, &theirs); err != nil {
+				return false, err.Error()
+			}
+			if theirs > 0 {
+				t.Fatalf("schema %s holds %d periodic jobs of the other install", s, theirs)
+			}
+			return mine >= 2, fmt.Sprintf("%d fired", mine)
+		})
+	}
+}
+
+// longKindArgs has a kind Go accepts and awa.upsert_periodic_job refuses
+// (AW001: over 255 characters).
+type longKindArgs struct{}
+
+func (longKindArgs) Kind() string { return strings.Repeat("k", 300) }
+
+// TestPeriodicDeclarationTheDatabaseRefusesLeavesTheOthersFiring: a Config
+// declaration that NewClient lets through but the substrate refuses (a kind
+// of 300 characters) is reported by the periodic service at each tick, and
+// the declaration beside it is stored and fires all the same.
+func TestPeriodicDeclarationTheDatabaseRefusesLeavesTheOthersFiring(t *testing.T) {
+	ctx, pool := parallelDB(t, time.Minute)
+	log, rec := testLogger(t, "periodic")
+	startClient(t, pool, &driver.Config{Logger: log, Maintenance: periodicMaintenance(),
+		PeriodicJobs: []*driver.PeriodicJob{{Name: "refused", Schedule: "@every 1s", Args: longKindArgs{}},
+			{Name: "fine", Schedule: "@every 1s", Args: periodicArgs{}}}})
+	waitFor(t, 15*time.Second, "the fine schedule to fire", func() (bool, string) {
+		n := len(periodicFires(t, ctx, pool, "fine"))
+		return n >= 2, fmt.Sprintf("%d fired", n)
+	})
+	if failed := rec.find("awa: Maintenance service failed", func(e logEntry) bool {
+		return e.Attrs["service"] == "periodic" && strings.Contains(fmt.Sprint(e.Attrs["error"]), "kind must be 1 to 255 characters")
+	}); len(failed) == 0 {
+		t.Fatalf("the refused declaration was not reported")
+	}
+	all, err := driver.New().PeriodicJobs(ctx, pool)
+	if err != nil || len(all) != 1 || all[0].Name != "fine" {
+		t.Fatalf("PeriodicJobs = %+v, %v; want the fine one only", all, err)
 	}
 }
