@@ -5,6 +5,8 @@
 -- Locks: the schedule's row (awa._lock_periodic_job, then DELETE).
 -- Errors: AW050 a bad name; AW051 no periodic job of that name.
 -- Called by operators (Driver.DeletePeriodicJob).
+-- Preamble as the other entry points' on purpose (definer rights, pinned
+-- search_path): SQL cannot share a function's attributes.
 CREATE FUNCTION awa.delete_periodic_job(p_name text)
 RETURNS SETOF awa.periodic_jobs
 LANGUAGE plpgsql

@@ -22,6 +22,8 @@
 -- fire_at (or the expected time).
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 -- Called by the maintenance leader (Driver.FirePeriodicJob).
+-- Preamble as the other entry points' on purpose (definer rights, pinned
+-- search_path): SQL cannot share a function's attributes.
 CREATE FUNCTION awa.fire_periodic_job(p_name text, p_revision bigint, p_expected_next_run_at timestamptz,
                                       p_fire_at timestamptz, p_new_next_run_at timestamptz,
                                       p_now timestamptz DEFAULT NULL)

@@ -8,6 +8,8 @@
 -- Read-only: no lock (awa.fire_periodic_job decides under the row's lock).
 -- Errors: AW010 limit outside 1..10000.
 -- Called by the maintenance leader (Driver.PeriodicJobsDue).
+-- Preamble as the other entry points' on purpose (definer rights, pinned
+-- search_path): SQL cannot share a function's attributes.
 CREATE FUNCTION awa.periodic_jobs_due(p_now timestamptz DEFAULT NULL, p_limit int DEFAULT 1000)
 RETURNS SETOF awa.periodic_due
 LANGUAGE plpgsql

@@ -10,6 +10,8 @@
 -- Errors: AW010 name, revision or error NULL.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 -- Called by the maintenance leader (Driver.RejectPeriodicSchedule).
+-- Preamble as the other entry points' on purpose (definer rights, pinned
+-- search_path): SQL cannot share a function's attributes.
 CREATE FUNCTION awa.reject_periodic_schedule(p_name text, p_revision bigint, p_error text,
                                              p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.periodic_jobs

@@ -17,6 +17,8 @@
 -- the SQLSTATEs of awa.insert_job for kind, args and opts (AW001 .. AW007).
 -- Called by operators and by the maintenance leader for the schedules its
 -- Config declares (Driver.UpsertPeriodicJob).
+-- Preamble as the other entry points' on purpose (definer rights, pinned
+-- search_path): SQL cannot share a function's attributes.
 CREATE FUNCTION awa.upsert_periodic_job(p_name text, p_schedule text, p_kind text, p_args jsonb DEFAULT '{}',
                                         p_opts jsonb DEFAULT '{}', p_timezone text DEFAULT 'UTC',
                                         p_missed text DEFAULT 'fire_once', p_now timestamptz DEFAULT NULL)
