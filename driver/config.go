@@ -105,9 +105,18 @@ type Config struct {
 	Maintenance *MaintenanceConfig
 	// DisableMaintenance keeps this client out of leader election.
 	DisableMaintenance bool
+	// PeriodicJobs declares periodic (cron) jobs. The client stores them
+	// (awa.upsert_periodic_job) each time it becomes maintenance leader, and
+	// while it leads it fires them; a schedule removed from this list stays
+	// in the database until deleted (Driver.DeletePeriodicJob). Needs
+	// maintenance: must be empty with DisableMaintenance.
+	PeriodicJobs []*PeriodicJob
 	// InstanceID names this process in heartbeats and claims. Defaults to a
 	// random id.
 	InstanceID [16]byte
+
+	// periodic is PeriodicJobs checked, as the leader upserts them.
+	periodic []PeriodicJobParams
 }
 
 // MaintenanceConfig configures leader election and the maintenance services
@@ -170,6 +179,10 @@ type MaintenanceConfig struct {
 	// BatchSize caps the jobs one promotion, rescue or prune call moves (a
 	// prune call at most 100000). Defaults to 1000.
 	BatchSize int
+	// PeriodicInterval: evaluation of the periodic jobs; a job fires at most
+	// this long after its fire time, and a schedule more frequent fires at
+	// most once per tick (docs/periodic.md). Defaults to 1s.
+	PeriodicInterval time.Duration
 	// InstanceRetention: rows of processes silent for longer are deleted
 	// (their claims were rescued long before); at least a minute and
 	// 2 x RescueStaleAfter. Defaults to 1 hour, or 2 x RescueStaleAfter when
@@ -287,6 +300,11 @@ func (c *Config) withDefaults() (Config, error) {
 	}
 	m = m.withDefaults(&chk)
 	cfg.Maintenance = &m
+	if cfg.DisableMaintenance && len(cfg.PeriodicJobs) > 0 {
+		chk.reject("Config.PeriodicJobs", fmt.Sprintf("%d jobs", len(cfg.PeriodicJobs)),
+			"be empty with DisableMaintenance (only a maintenance leader declares and fires them)")
+	}
+	cfg.periodic = periodicDeclarations(cfg.PeriodicJobs, &chk)
 	if cfg.InstanceID == [16]byte{} {
 		_, _ = rand.Read(cfg.InstanceID[:])
 		cfg.InstanceID[6] = cfg.InstanceID[6]&0x0f | 0x40 // UUID v4
@@ -328,6 +346,7 @@ func (m *MaintenanceConfig) withDefaults(chk *configCheck) MaintenanceConfig {
 	}
 	chk.duration(p+"DLQCleanupInterval", &c.DLQCleanupInterval, time.Minute)
 	chk.duration(p+"ArchiveInterval", &c.ArchiveInterval, time.Minute)
+	chk.duration(p+"PeriodicInterval", &c.PeriodicInterval, time.Second)
 	floor := max(time.Minute, 2*c.RescueStaleAfter)
 	chk.duration(p+"InstanceRetention", &c.InstanceRetention, max(time.Hour, floor))
 	if c.InstanceRetention > 0 && c.InstanceRetention < floor {

@@ -21,6 +21,7 @@ func TestConfigInvalidFieldsAreRejected(t *testing.T) {
 	pool := pgtest.NewDB(t)
 	ws := driver.NewWorkers()
 	maint := func(m driver.MaintenanceConfig) driver.Config { return driver.Config{Maintenance: &m} }
+	periodic := func(jobs ...*driver.PeriodicJob) driver.Config { return driver.Config{PeriodicJobs: jobs} }
 	for _, tc := range []struct {
 		cfg  driver.Config
 		want string // field, rule and value, as the message gives them
@@ -69,6 +70,32 @@ func TestConfigInvalidFieldsAreRejected(t *testing.T) {
 		{maint(driver.MaintenanceConfig{RescueStaleAfter: 10 * time.Minute, InstanceRetention: 15 * time.Minute}),
 			"Config.Maintenance.InstanceRetention must be at least a minute and 2 x RescueStaleAfter (20m0s), got 15m0s"},
 		{maint(driver.MaintenanceConfig{BatchSize: -1}), "Config.Maintenance.BatchSize must be positive, got -1"},
+		{maint(driver.MaintenanceConfig{PeriodicInterval: -time.Second}), "Config.Maintenance.PeriodicInterval must not be negative, got -1s"},
+		{periodic(&driver.PeriodicJob{Name: "two words", Schedule: "@hourly", Args: periodicArgs{}}),
+			`Config.PeriodicJobs[0].Name must be 1 to 100 characters of [A-Za-z0-9_.:-], got "two words"`},
+		{periodic(&driver.PeriodicJob{Name: "p", Schedule: "@hourly", Args: periodicArgs{}},
+			&driver.PeriodicJob{Name: "p", Schedule: "@daily", Args: periodicArgs{}}),
+			`Config.PeriodicJobs[1].Name must be unique among Config.PeriodicJobs, got "p"`},
+		{periodic(&driver.PeriodicJob{Name: "p", Schedule: "61 * * * *", Args: periodicArgs{}}),
+			`Config.PeriodicJobs[0].Schedule must be a 5-field cron spec or a descriptor in an IANA time zone (schedule "61 * * * *": end of range (61) above maximum (59): 61), got "61 * * * *" in ""`},
+		{periodic(&driver.PeriodicJob{Name: "p", Schedule: "0 * * * * *", Args: periodicArgs{}}),
+			`Config.PeriodicJobs[0].Schedule must be a 5-field cron spec or a descriptor in an IANA time zone (schedule "0 * * * * *": expected exactly 5 fields, found 6: [0 * * * * *]), got "0 * * * * *" in ""`},
+		{periodic(&driver.PeriodicJob{Name: "p", Schedule: "CRON_TZ=UTC", Args: periodicArgs{}}),
+			`Config.PeriodicJobs[0].Schedule must be a 5-field cron spec or a descriptor in an IANA time zone (schedule "CRON_TZ=UTC" names a time zone: pass it as the time zone), got "CRON_TZ=UTC" in ""`},
+		{periodic(&driver.PeriodicJob{Name: "p", Schedule: "@hourly", TimeZone: "Mars/Olympus", Args: periodicArgs{}}),
+			`Config.PeriodicJobs[0].Schedule must be a 5-field cron spec or a descriptor in an IANA time zone (time zone "Mars/Olympus": unknown time zone Mars/Olympus), got "@hourly" in "Mars/Olympus"`},
+		{periodic(&driver.PeriodicJob{Name: "p", Schedule: "@hourly", TimeZone: "Local", Args: periodicArgs{}}),
+			`(time zone "Local" is each process's own: name an IANA zone, so every leader reads the schedule alike)`},
+		{periodic(&driver.PeriodicJob{Name: "p", Schedule: "@hourly", Args: periodicArgs{}, Missed: "catch_up"}),
+			"Config.PeriodicJobs[0].Missed must be MissedFireOnce or MissedSkip, got catch_up"},
+		{periodic(&driver.PeriodicJob{Name: "p", Schedule: "@hourly", Args: periodicArgs{},
+			Opts: &driver.InsertOpts{RunAt: time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)}}),
+			"Config.PeriodicJobs[0].Opts.RunAt must be zero (the fire time sets it), got 2030-01-01 00:00:00 +0000 UTC"},
+		{periodic(&driver.PeriodicJob{Name: "p", Schedule: "@hourly"}),
+			"Config.PeriodicJobs[0].Args must encode as a JSON object (awa: nil job args), got <nil>"},
+		{periodic(nil), "Config.PeriodicJobs[0] must be set, got nil"},
+		{driver.Config{DisableMaintenance: true, PeriodicJobs: []*driver.PeriodicJob{{Name: "p", Schedule: "@hourly", Args: periodicArgs{}}}},
+			"Config.PeriodicJobs must be empty with DisableMaintenance (only a maintenance leader declares and fires them), got 1 jobs"},
 	} {
 		c, err := driver.NewClient(pool, &tc.cfg)
 		if c != nil || !errors.Is(err, driver.ErrInvalidConfig) || !strings.Contains(err.Error(), tc.want) {
@@ -103,6 +130,10 @@ func TestConfigValidConfigsStart(t *testing.T) {
 		{Maintenance: &driver.MaintenanceConfig{RescueStaleAfter: time.Hour}}, // InstanceRetention defaults to 2h
 		{Maintenance: &driver.MaintenanceConfig{KeepSealedQueueSlots: -1, DLQRetention: -1, PruneLockTimeout: time.Millisecond}},
 		{Maintenance: driver.DefaultMaintenance()},
+		{PeriodicJobs: []*driver.PeriodicJob{ // the zone, policy and opts defaults; a descriptor and a spec
+			{Name: "a", Schedule: "@every 90s", Args: periodicArgs{}},
+			{Name: "b.c:d-e_f", Schedule: "30 2 * * SUN", TimeZone: "Europe/Paris", Args: periodicArgs{},
+				Opts: &driver.InsertOpts{Queue: "q"}, Missed: driver.MissedSkip}}},
 	} {
 		c, err := driver.NewClient(pool, cfg)
 		if err != nil {

@@ -100,15 +100,28 @@ func newCrashEnv(t *testing.T) *crashEnv {
 
 // start launches a worker with extra flags.
 func (env *crashEnv) start(extra ...string) *workerProc {
+	env.t.Helper()
+	return env.startAs(newInstanceID(env.t), extra...)
+}
+
+// newInstanceID returns a random process id (a UUID v4).
+func newInstanceID(t *testing.T) [16]byte {
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		t.Fatal(err)
+	}
+	id[6] = id[6]&0x0f | 0x40
+	id[8] = id[8]&0x3f | 0x80
+	return id
+}
+
+// startAs launches a worker under instance with extra flags (a restart
+// under a killed worker's instance renews its leader lease at once).
+func (env *crashEnv) startAs(instance [16]byte, extra ...string) *workerProc {
 	t := env.t
 	t.Helper()
 	env.seq++
-	p := &workerProc{name: fmt.Sprintf("w%d", env.seq), exited: make(chan struct{})}
-	if _, err := rand.Read(p.instance[:]); err != nil {
-		t.Fatal(err)
-	}
-	p.instance[6] = p.instance[6]&0x0f | 0x40
-	p.instance[8] = p.instance[8]&0x3f | 0x80
+	p := &workerProc{name: fmt.Sprintf("w%d", env.seq), exited: make(chan struct{}), instance: instance}
 	p.logPath = filepath.Join(env.dir, p.name+".log")
 	logFile, err := os.Create(p.logPath)
 	if err != nil {

@@ -81,6 +81,10 @@ var (
 	ErrInvalidJobState = errors.New("awa: invalid job state")
 	// ErrCallbackNotRegistered (AW022): a park of an open attempt that registered no callback.
 	ErrCallbackNotRegistered = errors.New("awa: callback not registered")
+	// ErrInvalidPeriodicJob (AW050): a periodic job's name, schedule, time zone or missed policy is not one it can have.
+	ErrInvalidPeriodicJob = errors.New("awa: invalid periodic job")
+	// ErrPeriodicJobNotFound (AW051): no periodic job of that name.
+	ErrPeriodicJobNotFound = errors.New("awa: periodic job not found")
 	// ErrRingConfigConflict (AW031): an installed ring cannot change its slot count.
 	ErrRingConfigConflict = errors.New("awa: ring config conflict")
 	// ErrReadCommittedRequired (AW040): a claim, finalizer, cancel, rescue or
@@ -104,6 +108,8 @@ var sentinelBySQLState = map[string]error{
 	"AW022": ErrCallbackNotRegistered,
 	"AW031": ErrRingConfigConflict,
 	"AW040": ErrReadCommittedRequired,
+	"AW050": ErrInvalidPeriodicJob,
+	"AW051": ErrPeriodicJobNotFound,
 }
 
 // SQLError is a substrate error: its SQLSTATE's sentinel plus the server's

@@ -54,6 +54,9 @@ const (
 	// EventLeadershipLost: this client stopped leading (lost or gave up its
 	// lease, or stopped).
 	EventLeadershipLost EventKind = "leadership_lost"
+	// EventPeriodicFired: a periodic job fired; Event.Periodic is set (its
+	// MissedFrom when the job covers fire times missed while no leader ran).
+	EventPeriodicFired EventKind = "periodic_fired"
 )
 
 // EventNotificationsMissing: the client's LISTEN connection receives no
@@ -100,6 +103,8 @@ type Event struct {
 	Service string
 	// Notifications explains an EventNotificationsMissing.
 	Notifications *NotificationsMissing
+	// Periodic is the fire of an EventPeriodicFired.
+	Periodic *PeriodicFire
 }
 
 // JobEvent describes the attempt of a job outcome event.

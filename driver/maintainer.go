@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -169,7 +170,8 @@ func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logge
 func maintenanceRoutines(m MaintenanceConfig) []string {
 	names := []string{"acquire_leader_lease", "release_leader_lease", "promote_due_jobs", "rescue_stale_claims",
 		"rescue_expired_deadlines", "rescue_expired_callbacks", "rotate_ring", "prune_ring", "cleanup_runtime_instances",
-		"cleanup_attempt_state", "maintain_archive"}
+		"cleanup_attempt_state", "maintain_archive", "upsert_periodic_job", "periodic_jobs_due", "fire_periodic_job",
+		"reject_periodic_schedule"}
 	if m.DLQRetention > 0 {
 		names = append(names, "purge_dlq")
 	}
@@ -319,6 +321,11 @@ func (e *elector) services() []service {
 		}
 		return err
 	}})
+	// Periodic jobs: the client's declarations stored at the term's first
+	// tick, then the due schedules fired (docs/periodic.md).
+	periodic := &periodicService{d: d, db: db, batch: m.BatchSize, log: log, events: e.events,
+		toDeclare: slices.Clone(e.cfg.periodic), parsed: map[[2]string]*schedule{}}
+	svcs = append(svcs, service{name: "periodic", interval: m.PeriodicInterval, tick: periodic.tick})
 	svcs = append(svcs, service{name: "instance_cleanup", interval: m.DLQCleanupInterval, tick: func(ctx context.Context) error {
 		n, err := d.CleanupRuntimeInstances(ctx, db, m.InstanceRetention)
 		if n > 0 {

@@ -100,6 +100,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 	ws := driver.NewWorkers()
 	addDemoWorkers(ws, rec)
 	show := addShowcaseWorkers(ws)
+	addPeriodicDemoWorker(ws)
 	qcfg := map[string]driver.QueueConfig{queueOps: {MaxWorkers: 2}}
 	for _, q := range queues {
 		qcfg[q] = driver.QueueConfig{MaxWorkers: o.Workers}
@@ -170,6 +171,9 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 		}
 		if err := show.pauseAndDrain(ctx, client, pool, stdout); err != nil {
 			return nil, fmt.Errorf("pause and drain: %w", err)
+		}
+		if err := showPeriodic(ctx, client, pool, stdout); err != nil {
+			return nil, fmt.Errorf("periodic jobs: %w", err)
 		}
 	}
 

@@ -73,6 +73,9 @@ func TestDemoAccountsForEveryJob(t *testing.T) {
 		"drained false, available true (paused)",
 		"SELECT * FROM awa.resume_queue('ops');",
 		`client.DrainQueue(ctx, "ops"): drained`,
+		"SELECT * FROM awa.upsert_periodic_job('ops_digest', '@every 1s'",
+		"the maintenance leader fired job",
+		"the ops_digest jobs completed",
 	} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("output lacks %q", s)

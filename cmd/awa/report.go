@@ -171,7 +171,7 @@ var (
 		"runtime_instances", "leader_leases", "ring_rotations", "ring_config"}
 	planeOf = map[string]string{"deferred_jobs": "backlog", "dlq_entries": "DLQ", "queue_claim_heads": "control",
 		"queue_lanes": "control", "queue_meta": "control", "runtime_instances": "control", "leader_leases": "control",
-		"ring_rotations": "control", "ring_config": "control"}
+		"ring_rotations": "control", "ring_config": "control", "periodic_jobs": "control"}
 	ringChild = regexp.MustCompile(`^(.+)_([0-9]+)$`)
 )
 
@@ -262,7 +262,8 @@ func (r *demoReport) printStats(w io.Writer) {
 	}
 	fmt.Fprintf(&b, "Elsewhere, the %s updates and %s deletes (%s dead tuples now, for autovacuum) are the churn of small tables, "+
 		"which follows clock ticks rather than jobs: a lane's cursor floor when the cursor ring's prune raises it (claims only "+
-		"append marks), one heartbeat row per process, the leader lease, the rotation ledger; plus the deferred backlog, the one "+
+		"append marks), one heartbeat row per process, the leader lease, the rotation ledger, a periodic job's row at each of its "+
+		"fires; plus the deferred backlog, the one "+
 		"plain job table, whose rows "+
 		"(scheduled, retried and snoozed jobs only) are deleted when promoted (%s here).",
 		num(ctl.Upd), num(ctl.Del), num(ctl.Dead), num(deferredDel))

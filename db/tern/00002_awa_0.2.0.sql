@@ -173,6 +173,28 @@ CREATE TABLE {{$awa_schema}}.job_listing (
     CHECK (false)
 );
 
+-- added since v0.1.0: sql/substrate/16_types.sql
+CREATE TABLE {{$awa_schema}}.periodic_due (
+    name        text        NOT NULL,
+    revision    bigint      NOT NULL,
+    schedule    text        NOT NULL,
+    timezone    text        NOT NULL,
+    missed      text        NOT NULL,
+    next_run_at timestamptz,
+    now         timestamptz NOT NULL,
+    CHECK (false)
+);
+
+-- added since v0.1.0: sql/substrate/16_types.sql
+CREATE TABLE {{$awa_schema}}.periodic_fire (
+    name        text        NOT NULL,
+    outcome     text        NOT NULL,
+    job_id      bigint,
+    fire_at     timestamptz,
+    next_run_at timestamptz,
+    CHECK (false)
+);
+
 -- added since v0.1.0: sql/substrate/40_lease_ring.sql
 CREATE TABLE {{$awa_schema}}.attempt_state (
     job_id     bigint      PRIMARY KEY,
@@ -309,6 +331,39 @@ CREATE TABLE {{$awa_schema}}.archive_cohorts (
     export_error     text,
     export_failed_at timestamptz
 );
+
+-- added since v0.1.0: sql/substrate/58_periodic.sql
+CREATE TABLE {{$awa_schema}}.periodic_jobs (
+    name           text        PRIMARY KEY,
+    -- A standard 5-field cron spec or a descriptor (@hourly, @every 90s), as
+    -- Go's robfig/cron parses it; without a TZ= prefix (see timezone).
+    schedule       text        NOT NULL,
+    -- IANA zone the spec is read in (pg_timezone_names at upsert).
+    timezone       text        NOT NULL,
+    kind           text        NOT NULL,
+    args           jsonb       NOT NULL,
+    -- awa.insert_job opts without run_at: queue, priority, max_attempts, tags,
+    -- metadata.
+    opts           jsonb       NOT NULL,
+    -- Fire times passed while no leader ran: fire_once (one job for all of
+    -- them, at the latest) or skip (none).
+    missed         text        NOT NULL CHECK (missed IN ('fire_once', 'skip')),
+    paused         boolean     NOT NULL DEFAULT false,
+    -- Bumped when the schedule or its zone changes: a fire computed from the
+    -- old ones is stale.
+    revision       bigint      NOT NULL DEFAULT 1,
+    -- The next fire time; NULL until the leader computes it (a new schedule,
+    -- a changed one, a resumed one).
+    next_run_at    timestamptz,
+    -- The fire time of the newest job it enqueued, and that job.
+    last_fired_at  timestamptz,
+    last_job_id    bigint,
+    -- Why the leader could not compute a fire time (awa.reject_periodic_schedule);
+    -- the schedule is not evaluated until an upsert or a resume clears it.
+    schedule_error text,
+    created_at     timestamptz NOT NULL,
+    updated_at     timestamptz NOT NULL
+) WITH (fillfactor = 50);
 
 -- changed since v0.1.0: sql/substrate/60_views.sql
 CREATE OR REPLACE VIEW {{$awa_schema}}._live_leases AS
@@ -623,7 +678,10 @@ BEGIN
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
                    'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
                    'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'job',
-                   'get_job', 'list_jobs', 'job_progress', 'substrate_version', '_read_jobs', '_read_terminal_jobs'],
+                   'get_job', 'list_jobs', 'job_progress', 'substrate_version', '_read_jobs', '_read_terminal_jobs',
+                   'upsert_periodic_job', 'delete_periodic_job', 'pause_periodic_job',
+                   'resume_periodic_job', 'list_periodic_jobs', 'periodic_jobs_due', 'fire_periodic_job',
+                   'reject_periodic_schedule'],
              ARRAY['jobs', 'terminal_jobs'])
         ) AS g (role, routines, relations)
     LOOP
@@ -1344,6 +1402,23 @@ AS $$
                   CASE WHEN p_to IS NOT NULL THEN format(' AND %s < %L::timestamptz', p_finalized, p_to) END)
 $$;
 
+-- new since v0.1.0: sql/functions/_lock_periodic_job.sql
+CREATE FUNCTION {{$awa_schema}}._lock_periodic_job(p_name text)
+RETURNS {{$awa_schema}}.periodic_jobs
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_row {{$awa_schema}}.periodic_jobs;
+BEGIN
+    PERFORM {{$awa_schema}}._require_periodic_name(p_name);
+    SELECT * INTO v_row FROM {{$awa_schema}}.periodic_jobs p WHERE p.name = p_name FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'awa: no periodic job named %', quote_literal(p_name) USING ERRCODE = 'AW051';
+    END IF;
+    RETURN v_row;
+END;
+$$;
+
 -- new since v0.1.0: sql/functions/_lock_ring_reads.sql
 CREATE FUNCTION {{$awa_schema}}._lock_ring_reads(p_rings text[])
 RETURNS void
@@ -1450,6 +1525,21 @@ BEGIN
         RAISE EXCEPTION 'awa: % must be between %, got %', p_name, coalesce(p_range, p_min || ' and ' || p_max),
             coalesce(p_value::text, 'null')
             USING ERRCODE = p_errcode;
+    END IF;
+END;
+$$;
+
+-- new since v0.1.0: sql/functions/_require_periodic_name.sql
+CREATE FUNCTION {{$awa_schema}}._require_periodic_name(p_name text)
+RETURNS void
+LANGUAGE plpgsql
+IMMUTABLE
+AS $$
+BEGIN
+    IF p_name IS NULL OR p_name !~ '^[A-Za-z0-9_.:-]{1,100}$' THEN
+        RAISE EXCEPTION 'awa: periodic job name must be 1 to 100 characters of [A-Za-z0-9_.:-], got %',
+            coalesce(quote_literal(p_name), 'null')
+            USING ERRCODE = 'AW050';
     END IF;
 END;
 $$;
@@ -2591,6 +2681,19 @@ BEGIN
 END;
 $$;
 
+-- new since v0.1.0: sql/functions/delete_periodic_job.sql
+CREATE FUNCTION {{$awa_schema}}.delete_periodic_job(p_name text)
+RETURNS SETOF {{$awa_schema}}.periodic_jobs
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM {{$awa_schema}}._lock_periodic_job(p_name);
+    RETURN QUERY DELETE FROM {{$awa_schema}}.periodic_jobs p WHERE p.name = p_name RETURNING p.*;
+END;
+$$;
+
 -- new since v0.1.0: sql/functions/erase_job.sql
 CREATE FUNCTION {{$awa_schema}}.erase_job(p_job_id bigint, p_erase_errors boolean DEFAULT false, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF {{$awa_schema}}.erasure_result
@@ -2698,6 +2801,66 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT * FROM {{$awa_schema}}._finalize('fail', 'failed', p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
                                 p_errors, NULL, p_now)
+$$;
+
+-- new since v0.1.0: sql/functions/fire_periodic_job.sql
+CREATE FUNCTION {{$awa_schema}}.fire_periodic_job(p_name text, p_revision bigint, p_expected_next_run_at timestamptz,
+                                      p_fire_at timestamptz, p_new_next_run_at timestamptz,
+                                      p_now timestamptz DEFAULT NULL)
+RETURNS SETOF {{$awa_schema}}.periodic_fire
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+-- Timestamps in the job's metadata read the same whatever the caller's zone.
+SET timezone = 'UTC'
+AS $$
+DECLARE
+    v_now  timestamptz := coalesce(p_now, now());
+    v_row  {{$awa_schema}}.periodic_jobs;
+    v_mark jsonb;
+    v_job  {{$awa_schema}}.inserted_job;
+BEGIN
+    PERFORM {{$awa_schema}}._require_read_committed('{{$awa_schema}}.fire_periodic_job');
+    IF p_name IS NULL OR p_revision IS NULL OR p_new_next_run_at IS NULL THEN
+        RAISE EXCEPTION 'awa: name, revision and new_next_run_at must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    IF p_fire_at IS NOT NULL AND p_expected_next_run_at IS NULL THEN
+        RAISE EXCEPTION 'awa: fire_at % needs expected_next_run_at: a schedule''s first time is scheduled, not fired',
+            p_fire_at USING ERRCODE = 'AW010';
+    END IF;
+    IF p_fire_at < p_expected_next_run_at OR p_fire_at > v_now THEN
+        RAISE EXCEPTION 'awa: fire_at must lie between expected_next_run_at % and now %, got %',
+            p_expected_next_run_at, v_now, p_fire_at USING ERRCODE = 'AW010';
+    END IF;
+    IF p_new_next_run_at <= coalesce(p_fire_at, p_expected_next_run_at) THEN
+        RAISE EXCEPTION 'awa: new_next_run_at must be after %, got %', coalesce(p_fire_at, p_expected_next_run_at),
+            p_new_next_run_at USING ERRCODE = 'AW010';
+    END IF;
+
+    SELECT * INTO v_row FROM {{$awa_schema}}.periodic_jobs p
+    WHERE p.name = p_name AND p.revision = p_revision AND p.next_run_at IS NOT DISTINCT FROM p_expected_next_run_at
+      AND NOT p.paused AND p.schedule_error IS NULL
+    FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN NEXT ROW(p_name, 'stale', NULL, p_fire_at, NULL)::{{$awa_schema}}.periodic_fire;
+        RETURN;
+    END IF;
+    IF p_fire_at IS NOT NULL THEN
+        v_mark := jsonb_build_object('name', p_name, 'fire_at', p_fire_at);
+        IF p_fire_at > p_expected_next_run_at THEN
+            v_mark := v_mark || jsonb_build_object('missed_from', p_expected_next_run_at);
+        END IF;
+        SELECT * INTO v_job FROM {{$awa_schema}}.insert_job(v_row.kind, v_row.args,
+            v_row.opts || jsonb_build_object('metadata', coalesce(v_row.opts -> 'metadata', '{}') ||
+                                                         jsonb_build_object('periodic', v_mark)));
+    END IF;
+    UPDATE {{$awa_schema}}.periodic_jobs p
+    SET next_run_at = p_new_next_run_at, last_fired_at = coalesce(p_fire_at, p.last_fired_at),
+        last_job_id = coalesce(v_job.id, p.last_job_id), updated_at = v_now
+    WHERE p.name = p_name;
+    RETURN NEXT ROW(p_name, CASE WHEN p_fire_at IS NULL THEN 'scheduled' ELSE 'fired' END, v_job.id, p_fire_at,
+                    p_new_next_run_at)::{{$awa_schema}}.periodic_fire;
+END;
 $$;
 
 -- new since v0.1.0: sql/functions/get_job.sql
@@ -3019,6 +3182,17 @@ BEGIN
 END;
 $$;
 
+-- new since v0.1.0: sql/functions/list_periodic_jobs.sql
+CREATE FUNCTION {{$awa_schema}}.list_periodic_jobs()
+RETURNS SETOF {{$awa_schema}}.periodic_jobs
+LANGUAGE sql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT * FROM {{$awa_schema}}.periodic_jobs p ORDER BY p.name
+$$;
+
 -- changed since v0.1.0: sql/functions/listen_queues.sql
 CREATE OR REPLACE FUNCTION {{$awa_schema}}.listen_queues(p_queues text[])
 RETURNS void
@@ -3203,6 +3377,25 @@ AS $$
                                 NULL, NULL, p_now)
 $$;
 
+-- new since v0.1.0: sql/functions/pause_periodic_job.sql
+CREATE FUNCTION {{$awa_schema}}.pause_periodic_job(p_name text, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF {{$awa_schema}}.periodic_jobs
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_row {{$awa_schema}}.periodic_jobs := {{$awa_schema}}._lock_periodic_job(p_name);
+BEGIN
+    IF NOT v_row.paused THEN
+        UPDATE {{$awa_schema}}.periodic_jobs p SET paused = true, updated_at = coalesce(p_now, now())
+        WHERE p.name = p_name
+        RETURNING p.* INTO v_row;
+    END IF;
+    RETURN NEXT v_row;
+END;
+$$;
+
 -- new since v0.1.0: sql/functions/pause_queue.sql
 CREATE FUNCTION {{$awa_schema}}.pause_queue(p_queue text, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF {{$awa_schema}}.queue_pause_state
@@ -3230,6 +3423,27 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT p.queue, true, p.paused_at FROM {{$awa_schema}}.queue_pauses p ORDER BY p.paused_at, p.queue
+$$;
+
+-- new since v0.1.0: sql/functions/periodic_jobs_due.sql
+CREATE FUNCTION {{$awa_schema}}.periodic_jobs_due(p_now timestamptz DEFAULT NULL, p_limit int DEFAULT 1000)
+RETURNS SETOF {{$awa_schema}}.periodic_due
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_now timestamptz := coalesce(p_now, now());
+BEGIN
+    PERFORM {{$awa_schema}}._require_between('limit', p_limit, 1, 10000);
+    RETURN QUERY
+        SELECT p.name, p.revision, p.schedule, p.timezone, p.missed, p.next_run_at, v_now
+        FROM {{$awa_schema}}.periodic_jobs p
+        WHERE NOT p.paused AND p.schedule_error IS NULL AND (p.next_run_at IS NULL OR p.next_run_at <= v_now)
+        ORDER BY p.next_run_at NULLS FIRST, p.name
+        LIMIT p_limit;
+END;
 $$;
 
 -- changed since v0.1.0: sql/functions/promote_due_jobs.sql
@@ -3839,6 +4053,27 @@ BEGIN
 END;
 $$;
 
+-- new since v0.1.0: sql/functions/reject_periodic_schedule.sql
+CREATE FUNCTION {{$awa_schema}}.reject_periodic_schedule(p_name text, p_revision bigint, p_error text,
+                                             p_now timestamptz DEFAULT NULL)
+RETURNS SETOF {{$awa_schema}}.periodic_jobs
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM {{$awa_schema}}._require_read_committed('{{$awa_schema}}.reject_periodic_schedule');
+    IF p_name IS NULL OR p_revision IS NULL OR p_error IS NULL THEN
+        RAISE EXCEPTION 'awa: name, revision and error must not be null' USING ERRCODE = 'AW010';
+    END IF;
+    RETURN QUERY
+        UPDATE {{$awa_schema}}.periodic_jobs p
+        SET schedule_error = left(p_error, 1000), next_run_at = NULL, updated_at = coalesce(p_now, now())
+        WHERE p.name = p_name AND p.revision = p_revision AND p.schedule_error IS NULL
+        RETURNING p.*;
+END;
+$$;
+
 -- changed since v0.1.0: sql/functions/release_leader_lease.sql
 CREATE OR REPLACE FUNCTION {{$awa_schema}}.release_leader_lease(p_name text, p_holder uuid)
 RETURNS SETOF {{$awa_schema}}.leader_leases
@@ -4060,6 +4295,26 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT * FROM {{$awa_schema}}._resolve_callback('resume', p_callback_id, p_payload, NULL, NULL, p_now)
+$$;
+
+-- new since v0.1.0: sql/functions/resume_periodic_job.sql
+CREATE FUNCTION {{$awa_schema}}.resume_periodic_job(p_name text, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF {{$awa_schema}}.periodic_jobs
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_row {{$awa_schema}}.periodic_jobs := {{$awa_schema}}._lock_periodic_job(p_name);
+BEGIN
+    IF v_row.paused OR v_row.schedule_error IS NOT NULL THEN
+        UPDATE {{$awa_schema}}.periodic_jobs p
+        SET paused = false, schedule_error = NULL, next_run_at = NULL, updated_at = coalesce(p_now, now())
+        WHERE p.name = p_name
+        RETURNING p.* INTO v_row;
+    END IF;
+    RETURN NEXT v_row;
+END;
 $$;
 
 -- new since v0.1.0: sql/functions/resume_queue.sql
@@ -4755,6 +5010,61 @@ BEGIN
         END IF;
     END IF;
     RETURN QUERY SELECT p_job_id, p_run_lease, 'stale'::text, NULL::jsonb;
+END;
+$$;
+
+-- new since v0.1.0: sql/functions/upsert_periodic_job.sql
+CREATE FUNCTION {{$awa_schema}}.upsert_periodic_job(p_name text, p_schedule text, p_kind text, p_args jsonb DEFAULT '{}',
+                                        p_opts jsonb DEFAULT '{}', p_timezone text DEFAULT 'UTC',
+                                        p_missed text DEFAULT 'fire_once', p_now timestamptz DEFAULT NULL)
+RETURNS SETOF {{$awa_schema}}.periodic_jobs
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    v_now  timestamptz := coalesce(p_now, now());
+    v_opts jsonb := coalesce(p_opts, '{}');
+BEGIN
+    PERFORM {{$awa_schema}}._require_periodic_name(p_name);
+    IF p_schedule ~* '^\s*(CRON_)?TZ=' THEN
+        RAISE EXCEPTION 'awa: schedule must not name a time zone (TZ=, CRON_TZ=): pass it as timezone, got %',
+            quote_literal(p_schedule) USING ERRCODE = 'AW050';
+    END IF;
+    IF p_schedule IS NULL OR length(p_schedule) > 200
+       OR (p_schedule !~ '^@(yearly|annually|monthly|weekly|daily|midnight|hourly)$'
+           AND p_schedule !~ '^@every [0-9][0-9.a-zµ]*$'
+           AND p_schedule !~ '^[0-9A-Za-z*/,?-]+(\s+[0-9A-Za-z*/,?-]+){4}$') THEN
+        RAISE EXCEPTION 'awa: schedule must be 5 cron fields (minute hour day-of-month month day-of-week) or a descriptor (@hourly, @daily, @weekly, @monthly, @yearly, @every <duration>), got %',
+            coalesce(quote_literal(p_schedule), 'null') USING ERRCODE = 'AW050';
+    END IF;
+    IF p_timezone IS NULL OR NOT EXISTS (SELECT 1 FROM pg_timezone_names z WHERE z.name = p_timezone) THEN
+        RAISE EXCEPTION 'awa: timezone must be an IANA time zone name (pg_timezone_names), got %',
+            coalesce(quote_literal(p_timezone), 'null') USING ERRCODE = 'AW050';
+    END IF;
+    IF p_missed IS NULL OR p_missed NOT IN ('fire_once', 'skip') THEN
+        RAISE EXCEPTION 'awa: missed must be fire_once or skip, got %', coalesce(quote_literal(p_missed), 'null')
+            USING ERRCODE = 'AW050';
+    END IF;
+    IF jsonb_typeof(v_opts) = 'object' AND v_opts ? 'run_at' THEN
+        RAISE EXCEPTION 'awa: opts.run_at is not an option of a periodic job: its fire time sets it'
+            USING ERRCODE = 'AW004';
+    END IF;
+    PERFORM {{$awa_schema}}._validate_job(p_kind, p_args, v_opts, v_now);
+
+    INSERT INTO {{$awa_schema}}.periodic_jobs AS p (name, schedule, timezone, kind, args, opts, missed, created_at, updated_at)
+    VALUES (p_name, p_schedule, p_timezone, p_kind, p_args, v_opts, p_missed, v_now, v_now)
+    ON CONFLICT (name) DO UPDATE
+        SET schedule = excluded.schedule, timezone = excluded.timezone, kind = excluded.kind, args = excluded.args,
+            opts = excluded.opts, missed = excluded.missed, schedule_error = NULL, updated_at = excluded.updated_at,
+            revision = p.revision + CASE WHEN (p.schedule, p.timezone) = (excluded.schedule, excluded.timezone)
+                                         THEN 0 ELSE 1 END,
+            next_run_at = CASE WHEN (p.schedule, p.timezone) = (excluded.schedule, excluded.timezone)
+                               THEN p.next_run_at END
+        WHERE (p.schedule, p.timezone, p.kind, p.args, p.opts, p.missed, p.schedule_error IS NULL)
+              IS DISTINCT FROM (excluded.schedule, excluded.timezone, excluded.kind, excluded.args, excluded.opts,
+                                excluded.missed, true);
+    RETURN QUERY SELECT * FROM {{$awa_schema}}.periodic_jobs p WHERE p.name = p_name;
 END;
 $$;
 

@@ -10,6 +10,11 @@
 // run and completes; crash_long records its run and reports progress every
 // 100ms for -long-run while the process heartbeats, then completes.
 //
+// With -periodic N it also declares N periodic jobs, crash_periodic_0 ..
+// _N-1, each "@every 1s" (kind crash_periodic, queue crash_periodic, not
+// worked), missed fire_once for even numbers and skip for odd ones, evaluated
+// every 50ms by whichever worker leads (driver/crash_periodic_test.go).
+//
 // It logs JSON to stderr (the tests read the stale-result records) and exits
 // when its stdin reaches EOF, so a worker outlives no crashed test binary.
 package main
@@ -47,9 +52,11 @@ func main() {
 	sleepMax := flag.Duration("sleep-max", 100*time.Millisecond, "longest handler run")
 	callbacks := flag.Bool("callbacks", false, "also run kinds crash_park and crash_long")
 	longRun := flag.Duration("long-run", 4*time.Second, "how long a crash_long job runs")
+	periodic := flag.Int("periodic", 0, "periodic jobs to declare (\"@every 1s\", kind crash_periodic)")
 	flag.Parse()
 	log := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	opts := options{workers: *workers, sleepMin: *sleepMin, sleepMax: *sleepMax, callbacks: *callbacks, longRun: *longRun}
+	opts := options{workers: *workers, sleepMin: *sleepMin, sleepMax: *sleepMax, callbacks: *callbacks, longRun: *longRun,
+		periodic: *periodic}
 	if err := run(log, *dsn, *instance, opts); err != nil {
 		log.Error("crashworker failed", slog.String("error", err.Error()))
 		os.Exit(1)
@@ -61,6 +68,29 @@ type options struct {
 	sleepMin, sleepMax time.Duration
 	callbacks          bool
 	longRun            time.Duration
+	periodic           int
+}
+
+// periodicArgs (kind crash_periodic) is the job of the -periodic schedules.
+type periodicArgs struct {
+	N int `json:"n"`
+}
+
+// Kind implements driver.JobArgs.
+func (periodicArgs) Kind() string { return "crash_periodic" }
+
+// periodicJobs returns the n schedules of -periodic.
+func periodicJobs(n int) []*driver.PeriodicJob {
+	jobs := make([]*driver.PeriodicJob, n)
+	for i := range jobs {
+		missed := driver.MissedFireOnce
+		if i%2 == 1 {
+			missed = driver.MissedSkip
+		}
+		jobs[i] = &driver.PeriodicJob{Name: fmt.Sprintf("crash_periodic_%d", i), Schedule: "@every 1s",
+			Args: periodicArgs{N: i}, Opts: &driver.InsertOpts{Queue: "crash_periodic"}, Missed: missed}
+	}
+	return jobs
 }
 
 func run(log *slog.Logger, dsn, instance string, o options) error {
@@ -120,6 +150,7 @@ func run(log *slog.Logger, dsn, instance string, o options) error {
 		FetchPollInterval: 100 * time.Millisecond,
 		HeartbeatInterval: 200 * time.Millisecond,
 		InstanceID:        id,
+		PeriodicJobs:      periodicJobs(o.periodic),
 		// Alike fastMaintenance (driver tests) in shape only: other values.
 		Maintenance: &driver.MaintenanceConfig{
 			LeaderTTL:          2 * time.Second,
@@ -131,6 +162,7 @@ func run(log *slog.Logger, dsn, instance string, o options) error {
 			ClaimRingInterval:  time.Hour,
 			LeaseRingInterval:  time.Hour,
 			CursorRingInterval: time.Hour,
+			PeriodicInterval:   50 * time.Millisecond,
 		},
 	})
 	if err != nil {

@@ -174,3 +174,29 @@ CREATE TABLE awa.job_listing (
     expires_at   timestamptz,
     CHECK (false)
 );
+
+-- A schedule the maintenance leader must evaluate (awa.periodic_jobs_due):
+-- its next fire time has come, or it has none yet (next_run_at NULL). now is
+-- the database's clock at the call, which the leader computes from.
+CREATE TABLE awa.periodic_due (
+    name        text        NOT NULL,
+    revision    bigint      NOT NULL,
+    schedule    text        NOT NULL,
+    timezone    text        NOT NULL,
+    missed      text        NOT NULL,
+    next_run_at timestamptz,
+    now         timestamptz NOT NULL,
+    CHECK (false)
+);
+
+-- What awa.fire_periodic_job did: fired (job_id enqueued for fire_at),
+-- scheduled (next_run_at set, no job) or stale (the schedule changed, was
+-- paused, deleted or fired by another caller: nothing written).
+CREATE TABLE awa.periodic_fire (
+    name        text        NOT NULL,
+    outcome     text        NOT NULL,
+    job_id      bigint,
+    fire_at     timestamptz,
+    next_run_at timestamptz,
+    CHECK (false)
+);

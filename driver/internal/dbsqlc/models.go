@@ -552,6 +552,42 @@ type AwaOpenReceipt struct {
 	LaneSeq    interface{}
 }
 
+type AwaPeriodicDue struct {
+	Name      string
+	Revision  int64
+	Schedule  string
+	Timezone  string
+	Missed    string
+	NextRunAt pgtype.Timestamptz
+	Now       pgtype.Timestamptz
+}
+
+type AwaPeriodicFire struct {
+	Name      string
+	Outcome   string
+	JobID     pgtype.Int8
+	FireAt    pgtype.Timestamptz
+	NextRunAt pgtype.Timestamptz
+}
+
+type AwaPeriodicJob struct {
+	Name          string
+	Schedule      string
+	Timezone      string
+	Kind          string
+	Args          []byte
+	Opts          json.RawMessage
+	Missed        string
+	Paused        bool
+	Revision      int64
+	NextRunAt     pgtype.Timestamptz
+	LastFiredAt   pgtype.Timestamptz
+	LastJobID     pgtype.Int8
+	ScheduleError pgtype.Text
+	CreatedAt     pgtype.Timestamptz
+	UpdatedAt     pgtype.Timestamptz
+}
+
 type AwaQueueClaimHead struct {
 	LaneID   int32
 	ClaimSeq int64

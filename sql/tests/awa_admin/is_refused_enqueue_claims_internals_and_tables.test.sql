@@ -1,5 +1,5 @@
--- A member of awa_admin may execute the maintenance (callback timeouts
--- included), configuration, DLQ, cancel, callback resolution, count, storage
+-- A member of awa_admin may execute the maintenance (callback timeouts and
+-- periodic jobs included), configuration, DLQ, cancel, callback resolution, count, storage
 -- status, awa.job, awa.get_job and awa.list_jobs entry points (and awa._read_jobs and
 -- awa._read_terminal_jobs, which the read views call), may SELECT the read views awa.jobs and awa.terminal_jobs, and
 -- nothing else: it cannot enqueue, claim, finalize a claim, register, park or
@@ -7,16 +7,15 @@
 -- write a storage table, truncate a slot, reinstall, or call another internal;
 -- each such call is refused with 42501.
 begin;
-select plan(23);
+select plan(24);
 
 select results_eq($$select * from awa_test.executable_by('awa_test_admin')$$,
                   $$values ('_read_jobs'::text), ('_read_terminal_jobs'), ('acquire_leader_lease'), ('cancel_job'), ('cleanup_attempt_state'),
-                           ('cleanup_runtime_instances'), ('complete_external'), ('configure_archive'), ('configure_queue'), ('erase_job'), ('fail_external'),
-                           ('get_job'), ('job'), ('job_progress'), ('list_jobs'), ('maintain_archive'), ('pause_queue'), ('paused_queues'), ('promote_due_jobs'),
-                           ('prune_ring'), ('purge_dlq'), ('queue_counts'), ('queue_drained'),
-                           ('release_leader_lease'), ('rescue_expired_callbacks'), ('rescue_expired_deadlines'), ('rescue_stale_claims'),
-                           ('resume_external'), ('resume_queue'), ('retry_dlq_job'), ('retry_external'), ('retry_job'), ('rotate_ring'), ('run_maintenance'),
-                           ('storage_status'), ('substrate_version')$$,
+                           ('cleanup_runtime_instances'), ('complete_external'), ('configure_archive'), ('configure_queue'), ('delete_periodic_job'), ('erase_job'), ('fail_external'), ('fire_periodic_job'),
+                           ('get_job'), ('job'), ('job_progress'), ('list_jobs'), ('list_periodic_jobs'), ('maintain_archive'), ('pause_periodic_job'), ('pause_queue'),
+                           ('paused_queues'), ('periodic_jobs_due'), ('promote_due_jobs'), ('prune_ring'), ('purge_dlq'), ('queue_counts'), ('queue_drained'), ('reject_periodic_schedule'),
+                           ('release_leader_lease'), ('rescue_expired_callbacks'), ('rescue_expired_deadlines'), ('rescue_stale_claims'), ('resume_external'), ('resume_periodic_job'), ('resume_queue'), ('retry_dlq_job'),
+                           ('retry_external'), ('retry_job'), ('rotate_ring'), ('run_maintenance'), ('storage_status'), ('substrate_version'), ('upsert_periodic_job')$$,
                   'awa_admin executes the operator entry points only');
 select results_eq($$select * from awa_test.relation_rights_of('awa_test_admin')$$,
                   $$values ('jobs:SELECT'::text), ('terminal_jobs:SELECT')$$,
@@ -35,6 +34,7 @@ select * from awa_test.refused('awa_test_admin', array[
   $$select count(*) from awa.callbacks$$,
   $$select awa.listen_queues(array['admin_q'])$$,
   $$select count(*) from awa.ready_entries$$,
+  $$select count(*) from awa.periodic_jobs$$,
   $$update awa.queue_meta set dlq_enabled = true$$,
   $$truncate awa.ready_entries_0$$,
   $$select awa._lock_key('ring')$$,

@@ -4,7 +4,7 @@
 -- table, truncate a slot, draw an id, or call an internal; each such call is
 -- refused with 42501.
 begin;
-select plan(21);
+select plan(23);
 
 select results_eq($$select * from awa_test.executable_by('awa_test_producer')$$,
                   $$values ('insert_job'::text), ('insert_jobs'), ('insert_staged_jobs'), ('open_job_stage'), ('substrate_version')$$,
@@ -22,6 +22,8 @@ select * from awa_test.refused('awa_test_producer', array[
   $$select * from awa.rotate_ring('queue')$$,
   $$call awa.run_maintenance()$$,
   $$select * from awa.configure_queue('refused_q', '{"dlq": true}')$$,
+  $$select * from awa.upsert_periodic_job('p', '@hourly', 'k')$$,
+  $$select * from awa.fire_periodic_job('p', 1, null, null, now())$$,
   $$select * from awa.cancel_job(1)$$,
   $$select * from awa.queue_counts()$$,
   $$select count(*) from awa.jobs$$,

@@ -6,7 +6,7 @@
 -- the DLQ, list, read or write a table, or call an internal; each such call is
 -- refused with 42501.
 begin;
-select plan(25);
+select plan(27);
 
 select results_eq($$select * from awa_test.executable_by('awa_test_worker')$$,
                   $$values ('cancel_jobs'::text), ('claim_ready_runtime'), ('closed_attempts'), ('complete_external'),
@@ -24,6 +24,8 @@ select * from awa_test.refused('awa_test_worker', array[
   $$select * from awa.insert_jobs(array['k'])$$,
   $$select awa.open_job_stage()$$,
   $$select * from awa.configure_queue('worker_q', '{"dlq": true}')$$,
+  $$select * from awa.upsert_periodic_job('p', '@hourly', 'k')$$,
+  $$select * from awa.fire_periodic_job('p', 1, null, null, now())$$,
   $$select * from awa.prune_ring('queue')$$,
   $$select * from awa.rotate_ring('queue')$$,
   $$call awa.run_maintenance()$$,
