@@ -173,6 +173,34 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		verb, args = args[0], args[1:]
 	}
 	switch verb {
+	case "list":
+		return listCmd(ctx, "jobs list", args, stdout, stderr, false)
+	case "show":
+		a := newAdminCmd("jobs show", "ID [-dsn DSN] [-schema NAME] [-json]", stderr)
+		id, err := a.parseJob(args)
+		if err != nil {
+			return err
+		}
+		return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
+			j, err := d.GetJob(ctx, conn, id)
+			if err != nil {
+				return err
+			}
+			v := listingJSON(j)
+			return a.output(stdout, v, func(tw *tabwriter.Writer) {
+				for _, f := range [][2]string{
+					{"id", strconv.FormatInt(v.ID, 10)}, {"state", v.State}, {"queue", v.Queue}, {"kind", v.Kind},
+					{"priority", strconv.Itoa(v.Priority)}, {"attempt", fmt.Sprintf("%d of %d", v.Attempt, v.MaxAttempts)},
+					{"dlq", strconv.FormatBool(v.DLQ)}, {"created", v.CreatedAt.Format(time.RFC3339)},
+					{"run at", v.RunAt.Format(time.RFC3339)}, {"claimed", timeOrDash(v.ClaimedAt)},
+					{"finalized", timeOrDash(v.FinalizedAt)}, {"expires", timeOrDash(v.ExpiresAt)},
+					{"tags", strings.Join(v.Tags, ",")}, {"args", string(v.Args)}, {"metadata", string(v.Metadata)},
+					{"errors", string(v.Errors)}, {"progress", string(v.Progress)},
+				} {
+					fmt.Fprintf(tw, "%s\t%s\n", f[0], orDash(f[1]))
+				}
+			})
+		})
 	case "cancel":
 		a := newAdminCmd("jobs cancel", "ID [-reason TEXT] [-dsn DSN] [-schema NAME] [-json]", stderr)
 		reason := a.fs.String("reason", "", "why (appended to the job's errors; default: cancelled by operator)")
@@ -228,10 +256,13 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		})
 	}
 	fmt.Fprint(stderr, jobsUsage)
-	return usageErrorf("want: awa jobs cancel|retry|erase ID")
+	return usageErrorf("want: awa jobs list|show|cancel|retry|erase")
 }
 
 const jobsUsage = `usage:
+  awa jobs list [-state S,..] [-queue Q] [-kind K] [-tag T] [-after ID] [-limit N]
+                                       one page of jobs, newest first (the next page: -after the last id)
+  awa jobs show ID                     one job: its state, args, errors, attempts, progress
   awa jobs cancel ID [-reason TEXT]    cancel a job in any unfinished state
   awa jobs retry ID [-at TIME]         run a scheduled, retryable, failed or cancelled job again
   awa jobs erase ID [-errors]          erase a job's args and metadata everywhere (cancelling it first)
@@ -244,6 +275,8 @@ func cmdDLQ(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		verb, args = args[0], args[1:]
 	}
 	switch verb {
+	case "list":
+		return listCmd(ctx, "dlq list", args, stdout, stderr, true)
 	case "retry":
 		return retryCmd(ctx, "dlq retry", args, stdout, stderr,
 			func(d *driver.Driver, conn *pgx.Conn, id int64, runAt time.Time) (driver.InsertedJob, error) {
@@ -293,10 +326,11 @@ func cmdDLQ(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		})
 	}
 	fmt.Fprint(stderr, dlqUsage)
-	return usageErrorf("want: awa dlq retry|purge")
+	return usageErrorf("want: awa dlq list|retry|purge")
 }
 
 const dlqUsage = `usage:
+  awa dlq list [-queue Q] [-kind K] [-after ID] [-limit N]   one page of DLQ jobs, newest first
   awa dlq retry ID [-at TIME]                          run a DLQ job again from attempt 0
   awa dlq purge [-queue Q] [-before T] [-id N,...]     delete DLQ jobs (at least one filter)
 `
@@ -443,4 +477,105 @@ func withAdmin(ctx context.Context, a *adminCmd, f func(d *driver.Driver, conn *
 	}
 	defer conn.Close(context.Background())
 	return f(d, conn)
+}
+
+// jobJSON is one job in the -json output of awa jobs list|show and dlq list.
+type jobJSON struct {
+	ID          int64           `json:"id"`
+	State       string          `json:"state"`
+	Queue       string          `json:"queue"`
+	Kind        string          `json:"kind"`
+	Priority    int             `json:"priority"`
+	Attempt     int             `json:"attempt"`
+	MaxAttempts int             `json:"max_attempts"`
+	DLQ         bool            `json:"dlq"`
+	CreatedAt   time.Time       `json:"created_at"`
+	RunAt       time.Time       `json:"run_at"`
+	ClaimedAt   *time.Time      `json:"claimed_at"`
+	FinalizedAt *time.Time      `json:"finalized_at"`
+	ExpiresAt   *time.Time      `json:"expires_at"`
+	Tags        []string        `json:"tags"`
+	Args        json.RawMessage `json:"args"`
+	Metadata    json.RawMessage `json:"metadata"`
+	Errors      json.RawMessage `json:"errors"`
+	Progress    json.RawMessage `json:"progress"`
+}
+
+func listingJSON(j driver.JobListing) jobJSON {
+	return jobJSON{ID: j.ID, State: string(j.State), Queue: j.Queue, Kind: j.Kind, Priority: j.Priority,
+		Attempt: j.Attempt, MaxAttempts: j.MaxAttempts, DLQ: j.DLQ, CreatedAt: j.CreatedAt.UTC(), RunAt: j.RunAt.UTC(),
+		ClaimedAt: j.ClaimedAt, FinalizedAt: j.FinalizedAt, ExpiresAt: j.ExpiresAt, Tags: append([]string{}, j.Tags...),
+		Args: j.Args, Metadata: j.Metadata, Errors: j.Errors, Progress: j.Progress}
+}
+
+func timeOrDash(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// listCmd is `awa jobs list` and (dlqOnly) `awa dlq list`: one page of
+// awa.list_jobs, newest first; the footer (or -json's next) names the cursor
+// of the next page.
+func listCmd(ctx context.Context, name string, args []string, stdout, stderr io.Writer, dlqOnly bool) error {
+	a := newAdminCmd(name, "[-state S,...] [-queue Q] [-kind K] [-tag T] [-after ID] [-limit N] [-dsn DSN] [-schema NAME] [-json]", stderr)
+	states := a.fs.String("state", "", "only these states (comma-separated: available, scheduled, running, waiting_external, retryable, completed, cancelled, failed)")
+	queue := a.fs.String("queue", "", "only this queue")
+	kind := a.fs.String("kind", "", "only this kind")
+	tag := a.fs.String("tag", "", "only jobs holding this tag")
+	after := a.fs.Int64("after", 0, "the page after the one that ended with this job id")
+	limit := a.fs.Int("limit", 50, "page size (1..1000)")
+	if _, err := a.parse(args, 0); err != nil {
+		return err
+	}
+	p := driver.ListJobsParams{Queue: *queue, Kind: *kind, Tag: *tag, After: *after, Limit: *limit}
+	for _, st := range strings.Split(*states, ",") {
+		if st = strings.TrimSpace(st); st != "" {
+			p.States = append(p.States, driver.JobState(st))
+		}
+	}
+	if dlqOnly {
+		p.States = []driver.JobState{driver.StateFailed}
+	}
+	return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
+		var jobs []jobJSON
+		next := p.After
+		// The DLQ is the failed jobs held in it: pages of failed jobs are
+		// filtered until one holds a DLQ job or the listing ends.
+		for {
+			page, cursor, err := d.ListJobs(ctx, conn, p)
+			if err != nil {
+				return err
+			}
+			for _, j := range page {
+				if !dlqOnly || j.DLQ {
+					jobs = append(jobs, listingJSON(j))
+				}
+			}
+			next = cursor
+			if !dlqOnly || len(jobs) >= p.Limit || cursor == 0 {
+				break
+			}
+			p.After = cursor
+		}
+		v := struct {
+			Jobs []jobJSON `json:"jobs"`
+			Next int64     `json:"next"`
+		}{Jobs: append([]jobJSON{}, jobs...), Next: next}
+		return a.output(stdout, v, func(tw *tabwriter.Writer) {
+			fmt.Fprintln(tw, "JOB\tSTATE\tQUEUE\tKIND\tPRI\tATTEMPT\tCREATED\tFINALIZED")
+			for _, j := range jobs {
+				state := j.State
+				if j.DLQ {
+					state += " (dlq)"
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d/%d\t%s\t%s\n", j.ID, state, j.Queue, j.Kind, j.Priority, j.Attempt,
+					j.MaxAttempts, j.CreatedAt.Format(time.RFC3339), orDash(timeOrDash(j.FinalizedAt)))
+			}
+			if next != 0 {
+				fmt.Fprintf(tw, "next page: -after %d\n", next)
+			}
+		})
+	})
 }

@@ -185,3 +185,81 @@ func TestDLQAndQueuesCommands(t *testing.T) {
 		t.Fatalf("awa queues pause 'bad name': exit %d, err %q; want 2 (bad usage) naming the rule", code, errs)
 	}
 }
+
+// TestJobsListAndShowPageAndDescribeJobs: awa jobs list pages newest first
+// (-limit, -after the next cursor; -json's next), filters by state and
+// queue; awa jobs show prints one job (exit 3 for an unknown one); awa dlq
+// list shows the DLQ's jobs only.
+func TestJobsListAndShowPageAndDescribeJobs(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.NewDBDSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var ids []int64
+	for i := 0; i < 5; i++ {
+		var id int64
+		if err := conn.QueryRow(ctx, `SELECT id FROM awa.insert_job('cli.list', jsonb_build_object('n', $1::int), '{"queue": "cli_list"}')`,
+			i).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if _, err := conn.Exec(ctx, `SELECT awa.configure_queue('cli_dlq2', '{"dlq": true}')`); err != nil {
+		t.Fatal(err)
+	}
+	dlq := failedJob(ctx, t, conn, "cli_dlq2")
+	plain := failedJob(ctx, t, conn, "cli_list_f")
+
+	type page struct {
+		Jobs []struct {
+			ID    int64  `json:"id"`
+			State string `json:"state"`
+			DLQ   bool   `json:"dlq"`
+		} `json:"jobs"`
+		Next int64 `json:"next"`
+	}
+	read := func(args ...string) page {
+		t.Helper()
+		code, out, errs := cli(ctx, t, dsn, append(args, "-json")...)
+		var p page
+		if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
+			t.Fatalf("awa %s: exit %d, out %q, err %q", strings.Join(args, " "), code, out, errs)
+		}
+		return p
+	}
+	first := read("jobs", "list", "-queue", "cli_list", "-state", "available", "-limit", "3")
+	if len(first.Jobs) != 3 || first.Jobs[0].ID != ids[4] || first.Jobs[2].ID != ids[2] || first.Next != ids[2] {
+		t.Fatalf("first page %+v; want jobs %d..%d newest first, next %d", first, ids[4], ids[2], ids[2])
+	}
+	second := read("jobs", "list", "-queue", "cli_list", "-state", "available", "-limit", "3", "-after", strconv.FormatInt(first.Next, 10))
+	if len(second.Jobs) != 2 || second.Jobs[0].ID != ids[1] || second.Jobs[1].ID != ids[0] || second.Next != 0 {
+		t.Fatalf("second page %+v; want jobs %d, %d and no next page", second, ids[1], ids[0])
+	}
+	if failed := read("jobs", "list", "-state", "failed"); len(failed.Jobs) != 2 || failed.Jobs[0].ID != plain || failed.Jobs[1].ID != dlq {
+		t.Fatalf("failed jobs %+v, want jobs %d and %d", failed, plain, dlq)
+	}
+	if d := read("dlq", "list"); len(d.Jobs) != 1 || d.Jobs[0].ID != dlq || !d.Jobs[0].DLQ {
+		t.Fatalf("awa dlq list %+v, want only job %d, in the DLQ", d, dlq)
+	}
+	code, out, errs := cli(ctx, t, dsn, "jobs", "show", strconv.FormatInt(plain, 10))
+	for _, want := range []string{"state", "failed", "cli_list_f", "boom", `"a@example.com"`} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Fatalf("awa jobs show: exit %d, out %q, err %q; want %q in it", code, out, errs, want)
+		}
+	}
+	if code, _, _ = cli(ctx, t, dsn, "jobs", "show", "987654321"); code != exitNotFound {
+		t.Fatalf("awa jobs show of an unknown job: exit %d, want %d", code, exitNotFound)
+	}
+	if code, out, _ = cli(ctx, t, dsn, "jobs", "list", "-queue", "cli_list", "-limit", "2"); code != 0 ||
+		!strings.Contains(out, "next page: -after ") || !strings.Contains(out, "JOB") {
+		t.Fatalf("awa jobs list (table): exit %d, out %q; want a table and the next page's cursor", code, out)
+	}
+	if code, _, _ = cli(ctx, t, dsn, "jobs", "list", "-state", "sleeping"); code != 2 {
+		t.Fatalf("awa jobs list -state sleeping: exit %d, want 2", code)
+	}
+}

@@ -5,8 +5,8 @@
 //	awa demo [-dsn DSN] [-jobs N] [-workers W] [-duration D] [-reset] [-v]
 //	awa work [-dsn DSN] [-queues default,mail] [-workers W] [-v]
 //	awa storage status [-dsn DSN] [-schema NAME] [-json] [-all]
-//	awa jobs cancel|retry|erase ID [flags]
-//	awa dlq retry ID | purge [flags]
+//	awa jobs list|show|cancel|retry|erase [flags]
+//	awa dlq list|retry|purge [flags]
 //	awa queues list|pause|resume|drain [flags]
 //
 // The DSN defaults to $DATABASE_URL. A prebuilt binary cannot load a user's
@@ -51,13 +51,16 @@ usage:
         why space has not come back: each ring slot's role, rows and size, and
         what prune would do with it now (reclaimable, carried, or blocked,
         naming the job, queue and cause); -json for scripts
+  awa jobs list [-state S,..] [-queue Q] [-kind K] [-tag T] [-after ID] | show ID
+        one page of jobs, live and archived, newest first (keyset paging:
+        -after the last id); one job whole
   awa jobs cancel ID [-reason TEXT] | retry ID [-at TIME] | erase ID [-errors]
         cancel a job in any unfinished state; run a scheduled, retryable,
         failed or cancelled job again (from attempt 0 when it had ended);
         erase a job's args and metadata wherever they live (docs/storage.md,
         "Erasure")
-  awa dlq retry ID [-at TIME] | purge [-queue Q] [-before T] [-id N,...]
-        run a DLQ job again; delete DLQ jobs by filter
+  awa dlq list [-queue Q] | retry ID [-at TIME] | purge [-queue Q] [-before T] [-id N,...]
+        the DLQ's jobs, newest first; run a DLQ job again; delete DLQ jobs by filter
   awa queues list [-queue Q] | pause QUEUE | resume QUEUE
         each queue's jobs by state and whether it is paused; pause a queue
         (its jobs are not claimed, running ones finish); resume it (its
