@@ -22,6 +22,21 @@ func cli(ctx context.Context, t *testing.T, dsn string, args ...string) (int, st
 	return code, out.String(), errb.String()
 }
 
+// cliDB returns a new database with the substrate, a context of a minute and
+// a connection to it, all closed with the test.
+func cliDB(t *testing.T) (string, context.Context, *pgx.Conn) {
+	t.Helper()
+	dsn := pgtest.NewDBDSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return dsn, ctx, conn
+}
+
 // failedJob inserts a job of queue (max_attempts 1), claims it and fails it,
 // so it ends failed (in the DLQ when the queue has it on). Returns its id.
 func failedJob(ctx context.Context, t *testing.T, conn *pgx.Conn, queue string) int64 {
@@ -44,14 +59,7 @@ func failedJob(ctx context.Context, t *testing.T, conn *pgx.Conn, queue string) 
 // state does not allow the command exits 4, an unknown job 3, a bad id 2.
 func TestJobsCommandsActOnOneJobWithClearExitCodes(t *testing.T) {
 	t.Parallel()
-	dsn := pgtest.NewDBDSN(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
+	dsn, ctx, conn := cliDB(t)
 	id := failedJob(ctx, t, conn, "cli_q")
 	sid := strconv.FormatInt(id, 10)
 
@@ -110,14 +118,7 @@ func TestJobsCommandsActOnOneJobWithClearExitCodes(t *testing.T) {
 // each queue's jobs by state.
 func TestDLQAndQueuesCommands(t *testing.T) {
 	t.Parallel()
-	dsn := pgtest.NewDBDSN(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
+	dsn, ctx, conn := cliDB(t)
 	if _, err := conn.Exec(ctx, `SELECT awa.configure_queue('cli_dlq', '{"dlq": true}')`); err != nil {
 		t.Fatal(err)
 	}
@@ -192,14 +193,7 @@ func TestDLQAndQueuesCommands(t *testing.T) {
 // list shows the DLQ's jobs only.
 func TestJobsListAndShowPageAndDescribeJobs(t *testing.T) {
 	t.Parallel()
-	dsn := pgtest.NewDBDSN(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
+	dsn, ctx, conn := cliDB(t)
 	var ids []int64
 	for i := 0; i < 5; i++ {
 		var id int64
