@@ -133,6 +133,25 @@ func TestBenchBurndownReportsTheJobsWholeLifeWAL(t *testing.T) {
 	}
 }
 
+// TestBenchBurndownSpreadsItsBacklogOverSlots: with -awa-backlog-slots 3 the
+// pre-inserted backlog lies in three queue-ring slots (the ring turned
+// between them), named in the variant; the older slots drain first, and the
+// queue ring is pruned during the run.
+func TestBenchBurndownSpreadsItsBacklogOverSlots(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	b := runBench(ctx, t, pgtest.DSN(t), []string{"burndown"}, "-system", "awa", "-scenario", "burndown",
+		"-jobs", "3000", "-workers", "10", "-conns", "6", "-awa-backlog-slots", "3", "-awa-maintenance", "100ms")
+	r := b.rep.Runs[0]
+	if r.Error != "" || r.Variant != "3000 jobs, backlog over 3 slots" || r.Jobs != 3000 {
+		t.Fatalf("run %q: %d jobs, error %q; want \"3000 jobs, backlog over 3 slots\"", r.Variant, r.Jobs, r.Error)
+	}
+	if r.Rings["queue"]["pruned"] < 1 {
+		t.Errorf("queue ring outcomes %v: want a slot of the backlog pruned during the run", r.Rings["queue"])
+	}
+}
+
 // TestBenchBurndownHoldsParkedAndLongJobs runs small awa burn-downs with
 // -parked and -long (and -parked alone): the held jobs are set up before the
 // measured phase, the long attempts kept open through it, and accounted for

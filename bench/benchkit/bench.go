@@ -102,7 +102,7 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 	}
 	e := &env{adminDSN: o.DSN, dbPrefix: o.DBPrefix, statements: rep.Postgres.StatStatements, profile: o.Profile,
 		keep: o.Keep, conns: o.Conns, workers: o.Workers, con: con, timeout: o.Timeout,
-		parked: o.Parked, long: o.Long}
+		parked: o.Parked, long: o.Long, backlogSlots: o.BacklogSlots}
 
 	PrintHeader(con.Out, rep)
 	// Systems alternate within each scenario and the order flips on every
@@ -120,6 +120,9 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 	}
 	if o.AwaArchive == "off" {
 		held += ", archive off"
+	}
+	if o.BacklogSlots > 1 {
+		held += fmt.Sprintf(", backlog over %d slots", o.BacklogSlots)
 	}
 	for _, sc := range o.Scenarios {
 		switch sc {

@@ -51,6 +51,11 @@ type Options struct {
 	// in HeldQueue through its measured phase (-parked, -long): parked
 	// (waiting_external) and long attempts held open.
 	Parked, Long int
+	// BacklogSlots spreads an awa burn-down's pre-inserted backlog over this
+	// many queue-ring slots (the ring rotated between pre-insert batches), as
+	// a backlog built up over time is: its older slots drain first and can be
+	// pruned during the run (-awa-backlog-slots; 1, the default, keeps it in one).
+	BacklogSlots int
 }
 
 // Flags holds the flags RegisterFlags defined, until Options reads them.
@@ -65,7 +70,7 @@ type Flags struct {
 	pinnedRate                      *float64
 	timeout                         *time.Duration
 	awaSQL, awaMaint, awaArchive    *string
-	parked, long                    *int
+	parked, long, backlogSlots      *int
 }
 
 // RegisterFlags defines on fs the flags every bench command shares: the
@@ -98,6 +103,8 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 			"every maintenance service (promotion, rescues, ring rotate+prune) runs at, keeping no sealed queue slot"),
 		awaArchive: fs.String("awa-archive", "default", "awa's history retention: default (completed 24 h, failed and "+
 			"cancelled 7 days: queue-ring prune copies terminal jobs to the archive) or off (nothing archived)"),
+		backlogSlots: fs.Int("awa-backlog-slots", 1, "burndown, awa: queue-ring slots the pre-inserted backlog is spread "+
+			"over (rotated between its 100,000-job batches; 1 to 16), so older slots drain and can be pruned during the run"),
 		parked: fs.Int("parked", 0, "burndown, rate and pinned, awa only: jobs parked (waiting_external) in queue "+HeldQueue+
 			" before the measured phase, checked still parked after it"),
 		long: fs.Int("long", 0, "burndown, rate and pinned, awa only: attempts of queue "+HeldQueue+
@@ -117,6 +124,10 @@ func (f *Flags) Options() (Options, error) {
 		EnqueueDuration: *f.enqDur, BulkBatch: *f.bulkBatch, Repeat: *f.repeat,
 		Profile: *f.profile, Keep: *f.keep, Timeout: *f.timeout, AwaSQL: *f.awaSQL,
 		AwaMaintenance: *f.awaMaint, AwaArchive: *f.awaArchive, Parked: *f.parked, Long: *f.long,
+		BacklogSlots: *f.backlogSlots,
+	}
+	if o.BacklogSlots < 1 || o.BacklogSlots > 16 {
+		return o, fmt.Errorf("-awa-backlog-slots: want 1 to 16, got %d", o.BacklogSlots)
 	}
 	if o.AwaArchive != "default" && o.AwaArchive != "off" {
 		return o, fmt.Errorf("-awa-archive: want default or off, got %q", o.AwaArchive)

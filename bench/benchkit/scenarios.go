@@ -98,6 +98,8 @@ type env struct {
 	timeout    time.Duration
 	parked     int // jobs an awa burn-down or rate run holds parked, and
 	long       int // long attempts it holds open (HeldQueue)
+	// backlogSlots: queue-ring slots an awa burn-down's backlog is spread over.
+	backlogSlots int
 }
 
 // harness is one run's database and measurement state.
@@ -315,12 +317,25 @@ func burndown(ctx context.Context, e *env, sys System, n int, run *Run) error {
 	lsnA, _ := walLSN(ctx, h.monitor)
 	t0 := time.Now()
 	const perTx = 100_000
-	for done := 0; done < n; done += perTx {
-		k := min(perTx, n-done)
+	// -awa-backlog-slots: the backlog is inserted slot by slot (batches of at
+	// most perTx), the queue ring turned between slots.
+	slots := 1
+	if sys.Name() == "awa" {
+		slots = max(1, e.backlogSlots)
+	}
+	perSlot := (n + slots - 1) / slots
+	for done := 0; done < n; {
+		k := min(perTx, n-done, perSlot-done%perSlot)
 		if err := ins.Bulk(ctx, makeArgs(done, k)); err != nil {
 			return fmt.Errorf("pre-insert: %w", err)
 		}
-		e.con.progress(fmt.Sprintf("%s burndown: pre-inserted %d/%d", sys.Name(), done+k, n))
+		done += k
+		if done%perSlot == 0 && done < n {
+			if _, err := h.monitor.Exec(ctx, `SELECT * FROM awa.rotate_ring('queue', now(), interval '0')`); err != nil {
+				return fmt.Errorf("pre-insert: rotate the queue ring: %w", err)
+			}
+		}
+		e.con.progress(fmt.Sprintf("%s burndown: pre-inserted %d/%d", sys.Name(), done, n))
 	}
 	pre := &Phase{Jobs: int64(n), Seconds: time.Since(t0).Seconds()}
 	pre.PerSecond = float64(n) / pre.Seconds
