@@ -23,13 +23,17 @@ ALTER TABLE {{$awa_schema}}.queue_count ADD COLUMN waiting_external bigint NOT N
 ALTER TABLE {{$awa_schema}}.done_entries DROP CONSTRAINT done_entries_state_check;
 ALTER TABLE {{$awa_schema}}.done_entries ADD CONSTRAINT done_entries_state_check CHECK (state IN ('cancelled', 'failed', 'completed'));
 
--- hand-written: db/upgrade/03_queue_aging_and_pauses.sql
--- Queue pause (awa.queue_pauses) and priority aging (queue_meta.aging), issue 9.
--- covers: sql/substrate/10_control.sql
-ALTER TABLE {{$awa_schema}}.queue_meta ADD COLUMN aging interval CHECK (aging IS NULL OR aging > interval '0');
+-- added since v0.1.0: sql/substrate/10_control.sql
 CREATE TABLE {{$awa_schema}}.queue_pauses (
     queue     text        PRIMARY KEY,
     paused_at timestamptz NOT NULL
+);
+
+-- added since v0.1.0: sql/substrate/10_control.sql
+CREATE TABLE {{$awa_schema}}.queue_options (
+    queue      text        PRIMARY KEY,
+    aging      interval    CHECK (aging IS NULL OR aging > interval '0'),
+    updated_at timestamptz NOT NULL DEFAULT now()
 );
 
 -- added since v0.1.0: sql/substrate/16_types.sql
@@ -2224,7 +2228,7 @@ BEGIN
     -- that holds a row per paused queue only. Its aging interval, if any
     -- (awa.configure_queue aging_seconds): one primary-key probe.
     SELECT EXISTS (SELECT 1 FROM {{$awa_schema}}.queue_pauses p WHERE p.queue = p_queue),
-           (SELECT m.aging FROM {{$awa_schema}}.queue_meta m WHERE m.queue = p_queue)
+           (SELECT o.aging FROM {{$awa_schema}}.queue_options o WHERE o.queue = p_queue)
     INTO v_paused, v_aging;
     IF v_paused THEN
         RETURN;
@@ -2616,6 +2620,8 @@ DECLARE
     v_key  text;
     v_val  jsonb;
     v_meta {{$awa_schema}}.queue_meta;
+    v_aging interval;
+    v_aging_set boolean := false;
 BEGIN
     IF NOT {{$awa_schema}}._queue_name_ok(p_queue) THEN
         RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
@@ -2628,7 +2634,7 @@ BEGIN
 
     SELECT * INTO v_meta FROM {{$awa_schema}}.queue_meta WHERE queue = p_queue FOR UPDATE;
     IF NOT FOUND THEN
-        v_meta := ROW(p_queue, false, NULL, 8, now(), NULL)::{{$awa_schema}}.queue_meta;
+        v_meta := ROW(p_queue, false, NULL, 8, now())::{{$awa_schema}}.queue_meta;
     END IF;
 
     FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_opts) LOOP
@@ -2657,13 +2663,15 @@ BEGIN
             v_meta.enqueue_shards := v_val::int;
         WHEN 'aging_seconds' THEN
             IF jsonb_typeof(v_val) = 'null' THEN
-                v_meta.aging := NULL;
+                v_aging_set := true;
+                v_aging := NULL;
             ELSIF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
                 RAISE EXCEPTION 'awa: opts.aging_seconds must be an integer or null, got %', v_val
                     USING ERRCODE = 'AW005';
             ELSE
                 PERFORM {{$awa_schema}}._require_between('opts.aging_seconds', v_val::numeric, 1, 31536000, 'AW006');
-                v_meta.aging := make_interval(secs => v_val::numeric);
+                v_aging_set := true;
+                v_aging := make_interval(secs => v_val::numeric);
             END IF;
         ELSE
             RAISE EXCEPTION 'awa: unknown queue option %', quote_literal(v_key)
@@ -2671,12 +2679,17 @@ BEGIN
         END CASE;
     END LOOP;
 
+    IF v_aging_set THEN
+        INSERT INTO {{$awa_schema}}.queue_options AS o (queue, aging, updated_at) VALUES (p_queue, v_aging, now())
+        ON CONFLICT (queue) DO UPDATE SET aging = excluded.aging, updated_at = excluded.updated_at;
+    END IF;
+
     RETURN QUERY
-    INSERT INTO {{$awa_schema}}.queue_meta AS m (queue, dlq_enabled, deadline, enqueue_shards, updated_at, aging)
-    VALUES (p_queue, v_meta.dlq_enabled, v_meta.deadline, v_meta.enqueue_shards, now(), v_meta.aging)
+    INSERT INTO {{$awa_schema}}.queue_meta AS m (queue, dlq_enabled, deadline, enqueue_shards, updated_at)
+    VALUES (p_queue, v_meta.dlq_enabled, v_meta.deadline, v_meta.enqueue_shards, now())
     ON CONFLICT (queue) DO UPDATE
         SET dlq_enabled = excluded.dlq_enabled, deadline = excluded.deadline,
-            enqueue_shards = excluded.enqueue_shards, updated_at = excluded.updated_at, aging = excluded.aging
+            enqueue_shards = excluded.enqueue_shards, updated_at = excluded.updated_at
     RETURNING m.*;
 END;
 $$;

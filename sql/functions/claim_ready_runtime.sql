@@ -91,7 +91,7 @@ BEGIN
     -- that holds a row per paused queue only. Its aging interval, if any
     -- (awa.configure_queue aging_seconds): one primary-key probe.
     SELECT EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = p_queue),
-           (SELECT m.aging FROM awa.queue_meta m WHERE m.queue = p_queue)
+           (SELECT o.aging FROM awa.queue_options o WHERE o.queue = p_queue)
     INTO v_paused, v_aging;
     IF v_paused THEN
         RETURN;

@@ -6,7 +6,8 @@
 -- at the cost of producers of the queue taking turns), aging_seconds
 -- (positive integer, or null to remove: priority aging, a lane whose oldest
 -- job waited that long is claimed as if one priority higher, one more per
--- further interval, up to 1; awa.claim_ready_runtime). Keys not given keep
+-- further interval, up to 1; awa.claim_ready_runtime; kept in
+-- awa.queue_options, not in the returned awa.queue_meta row). Keys not given keep
 -- their value. A new enqueue_shards reaches a producing session within 5
 -- seconds (sessions cache a queue's lanes); raising it lets producers add
 -- lanes up to it as they need them, lowering it keeps the old lanes, which
@@ -25,6 +26,8 @@ DECLARE
     v_key  text;
     v_val  jsonb;
     v_meta awa.queue_meta;
+    v_aging interval;
+    v_aging_set boolean := false;
 BEGIN
     IF NOT awa._queue_name_ok(p_queue) THEN
         RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
@@ -37,7 +40,7 @@ BEGIN
 
     SELECT * INTO v_meta FROM awa.queue_meta WHERE queue = p_queue FOR UPDATE;
     IF NOT FOUND THEN
-        v_meta := ROW(p_queue, false, NULL, 8, now(), NULL)::awa.queue_meta;
+        v_meta := ROW(p_queue, false, NULL, 8, now())::awa.queue_meta;
     END IF;
 
     FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_opts) LOOP
@@ -66,13 +69,15 @@ BEGIN
             v_meta.enqueue_shards := v_val::int;
         WHEN 'aging_seconds' THEN
             IF jsonb_typeof(v_val) = 'null' THEN
-                v_meta.aging := NULL;
+                v_aging_set := true;
+                v_aging := NULL;
             ELSIF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
                 RAISE EXCEPTION 'awa: opts.aging_seconds must be an integer or null, got %', v_val
                     USING ERRCODE = 'AW005';
             ELSE
                 PERFORM awa._require_between('opts.aging_seconds', v_val::numeric, 1, 31536000, 'AW006');
-                v_meta.aging := make_interval(secs => v_val::numeric);
+                v_aging_set := true;
+                v_aging := make_interval(secs => v_val::numeric);
             END IF;
         ELSE
             RAISE EXCEPTION 'awa: unknown queue option %', quote_literal(v_key)
@@ -80,12 +85,17 @@ BEGIN
         END CASE;
     END LOOP;
 
+    IF v_aging_set THEN
+        INSERT INTO awa.queue_options AS o (queue, aging, updated_at) VALUES (p_queue, v_aging, now())
+        ON CONFLICT (queue) DO UPDATE SET aging = excluded.aging, updated_at = excluded.updated_at;
+    END IF;
+
     RETURN QUERY
-    INSERT INTO awa.queue_meta AS m (queue, dlq_enabled, deadline, enqueue_shards, updated_at, aging)
-    VALUES (p_queue, v_meta.dlq_enabled, v_meta.deadline, v_meta.enqueue_shards, now(), v_meta.aging)
+    INSERT INTO awa.queue_meta AS m (queue, dlq_enabled, deadline, enqueue_shards, updated_at)
+    VALUES (p_queue, v_meta.dlq_enabled, v_meta.deadline, v_meta.enqueue_shards, now())
     ON CONFLICT (queue) DO UPDATE
         SET dlq_enabled = excluded.dlq_enabled, deadline = excluded.deadline,
-            enqueue_shards = excluded.enqueue_shards, updated_at = excluded.updated_at, aging = excluded.aging
+            enqueue_shards = excluded.enqueue_shards, updated_at = excluded.updated_at
     RETURNING m.*;
 END;
 $$;

@@ -25,11 +25,7 @@ CREATE TABLE awa.queue_meta (
     -- Lanes per priority that producers spread over (see queue_lanes). The
     -- default, 8, is also what a queue without a row gets (awa._resolve_lanes).
     enqueue_shards smallint NOT NULL DEFAULT 8 CHECK (enqueue_shards BETWEEN 1 AND 64),
-    updated_at  timestamptz NOT NULL DEFAULT now(),
-    -- Priority aging: a lane whose oldest job has waited this long is
-    -- claimed as if one priority higher, and one more for each further
-    -- interval, up to 1 (awa.claim_ready_runtime). NULL: no aging.
-    aging       interval    CHECK (aging IS NULL OR aging > interval '0')
+    updated_at  timestamptz NOT NULL DEFAULT now()
 );
 
 -- One lane per (queue, priority, shard): the unit of FIFO order. Each lane
@@ -84,4 +80,16 @@ CREATE TABLE awa.leader_leases (
 CREATE TABLE awa.queue_pauses (
     queue     text        PRIMARY KEY,
     paused_at timestamptz NOT NULL
+);
+
+-- Queue options added after 0.1.0 (awa.configure_queue), in a table of their
+-- own so an upgrade adds no column to awa.queue_meta, which running workers
+-- of the release read: the ALTER's exclusive lock closed a cycle with them.
+-- aging: a lane whose oldest job has waited this long is claimed as if one
+-- priority higher, one more for each further interval, up to 1
+-- (awa.claim_ready_runtime); NULL, or no row: no aging.
+CREATE TABLE awa.queue_options (
+    queue      text        PRIMARY KEY,
+    aging      interval    CHECK (aging IS NULL OR aging > interval '0'),
+    updated_at timestamptz NOT NULL DEFAULT now()
 );

@@ -82,7 +82,7 @@ func (q *Queries) ConfigureArchive(ctx context.Context, db DBTX, arg ConfigureAr
 }
 
 const configureQueue = `-- name: ConfigureQueue :one
-SELECT queue, dlq_enabled, deadline, enqueue_shards, updated_at, aging FROM awa.configure_queue($1::text, $2::jsonb)
+SELECT queue, dlq_enabled, deadline, enqueue_shards, updated_at FROM awa.configure_queue($1::text, $2::jsonb)
 `
 
 type ConfigureQueueParams struct {
@@ -99,7 +99,6 @@ func (q *Queries) ConfigureQueue(ctx context.Context, db DBTX, arg ConfigureQueu
 		&i.Deadline,
 		&i.EnqueueShards,
 		&i.UpdatedAt,
-		&i.Aging,
 	)
 	return i, err
 }

@@ -629,7 +629,12 @@ type AwaQueueMetum struct {
 	Deadline      pgtype.Interval
 	EnqueueShards int16
 	UpdatedAt     pgtype.Timestamptz
-	Aging         pgtype.Interval
+}
+
+type AwaQueueOption struct {
+	Queue     string
+	Aging     pgtype.Interval
+	UpdatedAt pgtype.Timestamptz
 }
 
 type AwaQueuePause struct {

@@ -32,7 +32,7 @@ select results_eq($$select args ->> 'n' from awa.claim_ready_runtime('bq', 3)$$,
                   'one interval lifts priority 4 to 3: after the fresh 2, before the fresh 3');
 
 select * from awa.configure_queue('bq', '{"aging_seconds": null}');
-select is((select aging from awa.queue_meta where queue = 'bq'), null::interval, 'aging_seconds null removes aging');
+select is((select aging from awa.queue_options where queue = 'bq'), null::interval, 'aging_seconds null removes aging');
 
 select * from finish();
 rollback;
