@@ -273,6 +273,84 @@ func (c *Client) DrainQueue(ctx context.Context, queue string) error {
 	}
 }
 
+// BulkFilter selects the jobs of a bulk operation, as ListJobsParams
+// filters; at least one field must be set. Limit is 1 to 10000 (defaults to
+// 1000).
+type BulkFilter struct {
+	States []JobState
+	Queue  string
+	Kind   string
+	Tag    string
+	Limit  int
+}
+
+// BulkResult is what a bulk operation did to one job it selected: Applied
+// with the job's new State, or not (the job changed state between the
+// selection and the act; Detail says how).
+type BulkResult struct {
+	JobID   int64
+	Applied bool
+	State   JobState
+	Detail  string
+}
+
+// BulkCancelJobs cancels up to f.Limit unfinished jobs matching f, newest
+// first, each as CancelJob (a running attempt's late result is stale).
+// States default to the unfinished ones. Errors: ErrInvalidArgument (AW010:
+// no filter, a bad limit, a finished state).
+func (d *Driver) BulkCancelJobs(ctx context.Context, db DBTX, f BulkFilter, reason string) ([]BulkResult, error) {
+	arg := dbsqlc.BulkCancelJobsParams{States: bulkStates(f.States), Queue: optText(f.Queue), Kind: optText(f.Kind),
+		Tag: optText(f.Tag), Max: bulkLimit(f.Limit), Reason: optText(reason)}
+	rows, err := d.q.BulkCancelJobs(ctx, d.on(db), arg)
+	if err != nil {
+		return nil, fmt.Errorf("bulk cancel: %w", mapError(err))
+	}
+	return bulkResults(rows), nil
+}
+
+// BulkRetryJobs runs again up to f.Limit jobs matching f, newest first,
+// each as RetryJob, at runAt (zero: now). States default to failed and
+// cancelled. Errors: ErrInvalidArgument (AW010: no filter, a bad limit, a
+// state with nothing to retry).
+func (d *Driver) BulkRetryJobs(ctx context.Context, db DBTX, f BulkFilter, runAt time.Time) ([]BulkResult, error) {
+	arg := dbsqlc.BulkRetryJobsParams{States: bulkStates(f.States), Queue: optText(f.Queue), Kind: optText(f.Kind),
+		Tag: optText(f.Tag), Max: bulkLimit(f.Limit), RunAt: timestamptz(runAt)}
+	rows, err := d.q.BulkRetryJobs(ctx, d.on(db), arg)
+	if err != nil {
+		return nil, fmt.Errorf("bulk retry: %w", mapError(err))
+	}
+	return bulkResults(rows), nil
+}
+
+func bulkStates(states []JobState) []string {
+	if len(states) == 0 {
+		return nil
+	}
+	out := make([]string, len(states))
+	for i, s := range states {
+		out[i] = string(s)
+	}
+	return out
+}
+
+func bulkLimit(n int) int32 {
+	if n == 0 {
+		return 1000
+	}
+	return int32(max(min(n, math.MaxInt32), math.MinInt32))
+}
+
+func optText(s string) pgtype.Text { return pgtype.Text{String: s, Valid: s != ""} }
+
+func bulkResults(rows []dbsqlc.AwaBulkResult) []BulkResult {
+	out := make([]BulkResult, len(rows))
+	for i, r := range rows {
+		out[i] = BulkResult{JobID: r.JobID, Applied: r.Outcome == "applied", State: JobState(r.State.AwaJobState),
+			Detail: r.Detail.String}
+	}
+	return out
+}
+
 // PurgeDLQFilter selects DLQ jobs to delete; empty fields do not filter, and
 // at least one must be set.
 type PurgeDLQFilter struct {

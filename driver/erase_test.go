@@ -75,3 +75,29 @@ func TestRetryJob(t *testing.T) {
 		t.Fatalf("RetryJob(-1) = %v, want ErrJobNotFound", err)
 	}
 }
+
+// TestBulkCancelAndRetryJobs: BulkCancelJobs cancels a queue's unfinished
+// jobs up to its limit; BulkRetryJobs runs the cancelled ones again; no
+// filter at all is ErrInvalidArgument.
+func TestBulkCancelAndRetryJobs(t *testing.T) {
+	ctx, pool := parallelDB(t, time.Minute)
+	d := driver.New()
+	for i := 0; i < 3; i++ {
+		if _, err := d.Insert(ctx, pool, driver.InsertParams{Kind: "bulk.k", Args: []byte(`{}`),
+			Opts: driver.InsertOpts{Queue: "bulk_q"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := d.BulkCancelJobs(ctx, pool, driver.BulkFilter{Queue: "bulk_q", Limit: 2}, "incident 42")
+	if err != nil || len(got) != 2 || !got[0].Applied || got[0].State != driver.StateCancelled || got[0].JobID <= got[1].JobID {
+		t.Fatalf("BulkCancelJobs(limit 2) = %+v, %v; want the two newest cancelled", got, err)
+	}
+	again, err := d.BulkRetryJobs(ctx, pool, driver.BulkFilter{Queue: "bulk_q", States: []driver.JobState{driver.StateCancelled}},
+		time.Time{})
+	if err != nil || len(again) != 2 || !again[0].Applied || again[0].State != driver.StateAvailable {
+		t.Fatalf("BulkRetryJobs(cancelled) = %+v, %v; want both available", again, err)
+	}
+	if _, err := d.BulkCancelJobs(ctx, pool, driver.BulkFilter{}, ""); !errors.Is(err, driver.ErrInvalidArgument) {
+		t.Fatalf("BulkCancelJobs without a filter = %v, want ErrInvalidArgument", err)
+	}
+}

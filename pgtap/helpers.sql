@@ -755,3 +755,16 @@ LANGUAGE sql AS $$
   WHERE n ->> 'Node Type' IN ('Sort', 'Incremental Sort')
      OR (n ->> 'Node Type' = 'Seq Scan' AND n ->> 'Relation Name' NOT LIKE 'done\_completions\_%')
 $$;
+
+-- The lower bound of a lane's cursor that this session's claim cache holds
+-- for the lane's queue (awa._cursor_cache_key: 'queue|lane ids|cursors'), or
+-- NULL when the cache holds none for it. The cache may hold other lanes of
+-- the queue too (a lane whose pool sequence another lane advanced), in any
+-- order.
+CREATE FUNCTION awa_test.cached_cursor(p_queue text, p_lane_id int) RETURNS bigint
+LANGUAGE sql AS $$
+  SELECT (string_to_array(split_part(c, '|', 3), ',')::bigint[])[
+           array_position(string_to_array(split_part(c, '|', 2), ',')::int[], p_lane_id)]
+  FROM (SELECT current_setting(awa._cursor_cache_key(p_queue), true) AS c) AS s
+  WHERE split_part(c, '|', 1) = p_queue
+$$;

@@ -51,3 +51,11 @@ SELECT * FROM awa.list_jobs(sqlc.narg(states)::text[]::awa.job_state[], sqlc.nar
 
 -- name: GetJob :many
 SELECT * FROM awa.get_job(sqlc.arg(job_id)::bigint);
+
+-- name: BulkCancelJobs :many
+SELECT * FROM awa.bulk_cancel_jobs(sqlc.narg(states)::text[]::awa.job_state[], sqlc.narg(queue)::text, sqlc.narg(kind)::text,
+                                   sqlc.narg(tag)::text, sqlc.arg(max)::int, sqlc.narg(reason)::text, sqlc.narg(now)::timestamptz);
+
+-- name: BulkRetryJobs :many
+SELECT * FROM awa.bulk_retry_jobs(sqlc.narg(states)::text[]::awa.job_state[], sqlc.narg(queue)::text, sqlc.narg(kind)::text,
+                                  sqlc.narg(tag)::text, sqlc.arg(max)::int, sqlc.narg(run_at)::timestamptz, sqlc.narg(now)::timestamptz);

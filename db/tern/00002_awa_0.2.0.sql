@@ -199,6 +199,15 @@ CREATE TABLE {{$awa_schema}}.periodic_fire (
     CHECK (false)
 );
 
+-- added since v0.1.0: sql/substrate/16_types.sql
+CREATE TABLE {{$awa_schema}}.bulk_result (
+    job_id  bigint        NOT NULL,
+    outcome text          NOT NULL,
+    state   {{$awa_schema}}.job_state,
+    detail  text,
+    CHECK (false)
+);
+
 -- added since v0.1.0: sql/substrate/40_lease_ring.sql
 CREATE TABLE {{$awa_schema}}.attempt_state (
     job_id     bigint      PRIMARY KEY,
@@ -680,7 +689,7 @@ BEGIN
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
-                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
+                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'bulk_cancel_jobs', 'bulk_retry_jobs', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
                    'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'job',
                    'get_job', 'list_jobs', 'job_progress', 'substrate_version', '_read_jobs', '_read_terminal_jobs',
                    'upsert_periodic_job', 'delete_periodic_job', 'pause_periodic_job',
@@ -2002,6 +2011,86 @@ BEGIN
     END IF;
 
     RETURN QUERY SELECT v_row.name, v_row.holder, v_row.holder = p_holder, v_row.expires_at;
+END;
+$$;
+
+-- new since v0.1.0: sql/functions/bulk_cancel_jobs.sql
+CREATE FUNCTION {{$awa_schema}}.bulk_cancel_jobs(p_states {{$awa_schema}}.job_state[] DEFAULT NULL, p_queue text DEFAULT NULL,
+                                     p_kind text DEFAULT NULL, p_tag text DEFAULT NULL, p_limit int DEFAULT 1000,
+                                     p_reason text DEFAULT NULL, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF {{$awa_schema}}.bulk_result
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_now   timestamptz := coalesce(p_now, now());
+    v_ids   bigint[];
+    v_id    bigint;
+    v_r     {{$awa_schema}}.finalize_result;
+BEGIN
+    PERFORM {{$awa_schema}}._require_read_committed('{{$awa_schema}}.bulk_cancel_jobs');
+    PERFORM {{$awa_schema}}._require_between('limit', p_limit, 1, 10000);
+    IF p_states IS NULL AND p_queue IS NULL AND p_kind IS NULL AND p_tag IS NULL THEN
+        RAISE EXCEPTION 'awa: bulk_cancel_jobs needs a filter (states, queue, kind or tag)' USING ERRCODE = 'AW010';
+    END IF;
+    IF p_states && ARRAY['completed', 'failed', 'cancelled']::{{$awa_schema}}.job_state[] THEN
+        RAISE EXCEPTION 'awa: bulk_cancel_jobs cancels unfinished jobs only, got states %', p_states USING ERRCODE = 'AW010';
+    END IF;
+    v_ids := ARRAY(SELECT l.id FROM {{$awa_schema}}.list_jobs(
+        coalesce(p_states, ARRAY['available', 'scheduled', 'running', 'retryable']::{{$awa_schema}}.job_state[]
+                           || 'waiting_external'::text::{{$awa_schema}}.job_state),
+        p_queue, p_kind, p_tag, NULL, NULL, NULL, p_limit) AS l WHERE NOT l.dlq);
+    FOREACH v_id IN ARRAY v_ids LOOP
+        BEGIN
+            SELECT * INTO v_r FROM {{$awa_schema}}.cancel_job(v_id, coalesce(p_reason, 'cancelled by operator (bulk)'), v_now);
+            RETURN QUERY SELECT v_id, CASE WHEN v_r.outcome = 'applied' THEN 'applied' ELSE 'skipped' END, v_r.state,
+                                CASE WHEN v_r.outcome = 'applied' THEN NULL
+                                     ELSE 'its attempt was finalized meanwhile and the job went on' END;
+        EXCEPTION WHEN SQLSTATE 'AW021' OR SQLSTATE 'AW020' THEN
+            RETURN QUERY SELECT v_id, 'skipped'::text, NULL::{{$awa_schema}}.job_state, SQLERRM;
+        END;
+    END LOOP;
+END;
+$$;
+
+-- new since v0.1.0: sql/functions/bulk_retry_jobs.sql
+CREATE FUNCTION {{$awa_schema}}.bulk_retry_jobs(p_states {{$awa_schema}}.job_state[] DEFAULT NULL, p_queue text DEFAULT NULL,
+                                    p_kind text DEFAULT NULL, p_tag text DEFAULT NULL, p_limit int DEFAULT 1000,
+                                    p_run_at timestamptz DEFAULT NULL, p_now timestamptz DEFAULT NULL)
+RETURNS SETOF {{$awa_schema}}.bulk_result
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_now   timestamptz := coalesce(p_now, now());
+    v_ids   bigint[];
+    v_id    bigint;
+    v_j     {{$awa_schema}}.inserted_job;
+BEGIN
+    PERFORM {{$awa_schema}}._require_read_committed('{{$awa_schema}}.bulk_retry_jobs');
+    PERFORM {{$awa_schema}}._require_between('limit', p_limit, 1, 10000);
+    IF p_states IS NULL AND p_queue IS NULL AND p_kind IS NULL AND p_tag IS NULL THEN
+        RAISE EXCEPTION 'awa: bulk_retry_jobs needs a filter (states, queue, kind or tag)' USING ERRCODE = 'AW010';
+    END IF;
+    IF p_states && (ARRAY['available', 'running', 'completed']::{{$awa_schema}}.job_state[]
+                    || 'waiting_external'::text::{{$awa_schema}}.job_state) THEN
+        RAISE EXCEPTION 'awa: bulk_retry_jobs retries failed, cancelled, scheduled or retryable jobs only, got states %',
+            p_states USING ERRCODE = 'AW010';
+    END IF;
+    v_ids := ARRAY(SELECT l.id FROM {{$awa_schema}}.list_jobs(coalesce(p_states, ARRAY['failed', 'cancelled']::{{$awa_schema}}.job_state[]),
+                                                  p_queue, p_kind, p_tag, NULL, NULL, NULL, p_limit) AS l);
+    FOREACH v_id IN ARRAY v_ids LOOP
+        BEGIN
+            SELECT * INTO v_j FROM {{$awa_schema}}.retry_job(v_id, p_run_at, v_now);
+            RETURN QUERY SELECT v_id, 'applied'::text, v_j.state, NULL::text;
+        EXCEPTION WHEN SQLSTATE 'AW021' OR SQLSTATE 'AW020' THEN
+            RETURN QUERY SELECT v_id, 'skipped'::text, NULL::{{$awa_schema}}.job_state, SQLERRM;
+        END;
+    END LOOP;
 END;
 $$;
 

@@ -200,3 +200,14 @@ CREATE TABLE awa.periodic_fire (
     next_run_at timestamptz,
     CHECK (false)
 );
+
+-- What a bulk operation (awa.bulk_cancel_jobs, awa.bulk_retry_jobs) did to one
+-- job it selected: applied (state: the job's new state), or skipped (the job
+-- changed state between the selection and the act; detail says why).
+CREATE TABLE awa.bulk_result (
+    job_id  bigint        NOT NULL,
+    outcome text          NOT NULL,
+    state   awa.job_state,
+    detail  text,
+    CHECK (false)
+);

@@ -12,6 +12,102 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
+const bulkCancelJobs = `-- name: BulkCancelJobs :many
+SELECT job_id, outcome, state, detail FROM awa.bulk_cancel_jobs($1::text[]::awa.job_state[], $2::text, $3::text,
+                                   $4::text, $5::int, $6::text, $7::timestamptz)
+`
+
+type BulkCancelJobsParams struct {
+	States []string
+	Queue  pgtype.Text
+	Kind   pgtype.Text
+	Tag    pgtype.Text
+	Max    int32
+	Reason pgtype.Text
+	Now    pgtype.Timestamptz
+}
+
+func (q *Queries) BulkCancelJobs(ctx context.Context, db DBTX, arg BulkCancelJobsParams) ([]AwaBulkResult, error) {
+	rows, err := db.Query(ctx, bulkCancelJobs,
+		arg.States,
+		arg.Queue,
+		arg.Kind,
+		arg.Tag,
+		arg.Max,
+		arg.Reason,
+		arg.Now,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaBulkResult
+	for rows.Next() {
+		var i AwaBulkResult
+		if err := rows.Scan(
+			&i.JobID,
+			&i.Outcome,
+			&i.State,
+			&i.Detail,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const bulkRetryJobs = `-- name: BulkRetryJobs :many
+SELECT job_id, outcome, state, detail FROM awa.bulk_retry_jobs($1::text[]::awa.job_state[], $2::text, $3::text,
+                                  $4::text, $5::int, $6::timestamptz, $7::timestamptz)
+`
+
+type BulkRetryJobsParams struct {
+	States []string
+	Queue  pgtype.Text
+	Kind   pgtype.Text
+	Tag    pgtype.Text
+	Max    int32
+	RunAt  pgtype.Timestamptz
+	Now    pgtype.Timestamptz
+}
+
+func (q *Queries) BulkRetryJobs(ctx context.Context, db DBTX, arg BulkRetryJobsParams) ([]AwaBulkResult, error) {
+	rows, err := db.Query(ctx, bulkRetryJobs,
+		arg.States,
+		arg.Queue,
+		arg.Kind,
+		arg.Tag,
+		arg.Max,
+		arg.RunAt,
+		arg.Now,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaBulkResult
+	for rows.Next() {
+		var i AwaBulkResult
+		if err := rows.Scan(
+			&i.JobID,
+			&i.Outcome,
+			&i.State,
+			&i.Detail,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const cancelJob = `-- name: CancelJob :many
 SELECT job_id, run_lease, outcome, state FROM awa.cancel_job($1::bigint, $2::text, $3::timestamptz)
 `

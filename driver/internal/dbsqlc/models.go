@@ -233,6 +233,13 @@ type AwaAttemptState struct {
 	DeadlineReceiptID pgtype.Int8
 }
 
+type AwaBulkResult struct {
+	JobID   int64
+	Outcome string
+	State   NullAwaJobState
+	Detail  pgtype.Text
+}
+
 type AwaCallback struct {
 	CallbackID   pgtype.UUID
 	JobID        int64

@@ -20,8 +20,8 @@ select is_empty($$select * from awa.claim_ready_runtime('gm', 10)$$, 'a claim fi
 select is(awa_test.row_counts(), (select c from before), 'and appends nothing (no mark)');
 select is((select coalesce(sum(n_tup_upd + n_tup_del), 0) from pg_stat_xact_user_tables where schemaname = 'awa')
           - (select n from before), 0::numeric, 'and updates or deletes nothing');
-select ok(current_setting(awa._cursor_cache_key('gm'), true)
-          like 'gm|%|' || (select awa._lane_tip(lane_seq) from awa.queue_lanes where queue = 'gm' and priority = 2),
+select is((select awa_test.cached_cursor('gm', lane_id) from awa.queue_lanes where queue = 'gm' and priority = 2),
+          (select awa._lane_tip(lane_seq) from awa.queue_lanes where queue = 'gm' and priority = 2),
           'the session remembers the lane as empty up to its tip');
 
 select * from finish();
