@@ -244,33 +244,40 @@ func (d *Driver) QueueDrained(ctx context.Context, db DBTX, queue string) (Drain
 	return Drain{Drained: r.Drained, Available: r.Available, Running: r.Running, Due: r.Due}, nil
 }
 
-// DrainQueue waits until queue is drained (Driver.QueueDrained: no job
-// available, running or due), polling every 50ms, for deploys and tests. Bound
-// it with ctx: it returns ctx's error, wrapped with what was still there,
-// when ctx ends first. The client's own workers (or any other process) do
-// the work; a paused queue never drains while it holds available jobs.
-func (c *Client) DrainQueue(ctx context.Context, queue string) error {
+// DrainQueue waits until queue is drained (QueueDrained: no job available,
+// running or due), polling every 50ms, for deploys and tests. Bound it with
+// ctx: when ctx ends first it returns what it last saw and ctx's error,
+// wrapped with that. Other processes do the work; a paused queue never
+// drains while it holds available jobs.
+func (d *Driver) DrainQueue(ctx context.Context, db DBTX, queue string) (Drain, error) {
 	t := time.NewTicker(50 * time.Millisecond)
 	defer t.Stop()
 	var last Drain
 	for {
-		dr, err := c.driver.QueueDrained(ctx, c.runtimeDB(), queue)
+		dr, err := d.QueueDrained(ctx, db, queue)
 		if err != nil && ctx.Err() == nil {
-			return err
+			return dr, err
 		}
 		if err == nil {
 			if dr.Drained {
-				return nil
+				return dr, nil
 			}
 			last = dr
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("drain queue %q (last seen: available %v, running %v, due %v): %w", queue, last.Available,
+			return last, fmt.Errorf("drain queue %q (last seen: available %v, running %v, due %v): %w", queue, last.Available,
 				last.Running, last.Due, ctx.Err())
 		case <-t.C:
 		}
 	}
+}
+
+// DrainQueue is Driver.DrainQueue on the client's database: it returns
+// once the client's workers (or any other process) have worked queue dry.
+func (c *Client) DrainQueue(ctx context.Context, queue string) error {
+	_, err := c.driver.DrainQueue(ctx, c.runtimeDB(), queue)
+	return err
 }
 
 // BulkFilter selects the jobs of a bulk operation, as ListJobsParams

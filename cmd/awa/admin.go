@@ -380,36 +380,28 @@ func cmdQueues(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
-			until := time.Now().Add(*timeout)
-			for {
-				dr, err := d.QueueDrained(ctx, conn, pos[0])
-				if err != nil {
-					return err
-				}
-				if dr.Drained || time.Now().After(until) {
-					v := map[string]any{"queue": pos[0], "drained": dr.Drained, "available": dr.Available,
-						"running": dr.Running, "due": dr.Due}
-					if err := a.output(stdout, v, func(tw *tabwriter.Writer) {
-						if dr.Drained {
-							fmt.Fprintf(tw, "queue %s drained\n", pos[0])
-						} else {
-							fmt.Fprintf(tw, "queue %s not drained after %s: available %v, running %v, due %v\n", pos[0],
-								*timeout, dr.Available, dr.Running, dr.Due)
-						}
-					}); err != nil {
-						return err
-					}
-					if !dr.Drained {
-						return errNotDrained
-					}
-					return nil
-				}
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(100 * time.Millisecond):
-				}
+			dctx, cancel := context.WithTimeout(ctx, *timeout)
+			defer cancel()
+			dr, err := d.DrainQueue(dctx, conn, pos[0])
+			if err != nil && !(errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil) {
+				return err
 			}
+			v := map[string]any{"queue": pos[0], "drained": dr.Drained, "available": dr.Available,
+				"running": dr.Running, "due": dr.Due}
+			if err := a.output(stdout, v, func(tw *tabwriter.Writer) {
+				if dr.Drained {
+					fmt.Fprintf(tw, "queue %s drained\n", pos[0])
+				} else {
+					fmt.Fprintf(tw, "queue %s not drained after %s: available %v, running %v, due %v\n", pos[0],
+						*timeout, dr.Available, dr.Running, dr.Due)
+				}
+			}); err != nil {
+				return err
+			}
+			if !dr.Drained {
+				return errNotDrained
+			}
+			return nil
 		})
 	case "list":
 	default:

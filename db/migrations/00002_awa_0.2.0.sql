@@ -1694,6 +1694,22 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_require_bulk_filter.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._require_bulk_filter(p_function text, p_states awa.job_state[], p_queue text, p_kind text,
+                                         p_tag text, p_limit int)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    PERFORM awa._require_between('limit', p_limit, 1, 10000);
+    IF p_states IS NULL AND p_queue IS NULL AND p_kind IS NULL AND p_tag IS NULL THEN
+        RAISE EXCEPTION 'awa: % needs a filter (states, queue, kind or tag)', p_function USING ERRCODE = 'AW010';
+    END IF;
+END;
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_require_periodic_name.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._require_periodic_name(p_name text)
@@ -2204,10 +2220,7 @@ DECLARE
     v_r     awa.finalize_result;
 BEGIN
     PERFORM awa._require_read_committed('awa.bulk_cancel_jobs');
-    PERFORM awa._require_between('limit', p_limit, 1, 10000);
-    IF p_states IS NULL AND p_queue IS NULL AND p_kind IS NULL AND p_tag IS NULL THEN
-        RAISE EXCEPTION 'awa: bulk_cancel_jobs needs a filter (states, queue, kind or tag)' USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_bulk_filter('bulk_cancel_jobs', p_states, p_queue, p_kind, p_tag, p_limit);
     IF p_states && ARRAY['completed', 'failed', 'cancelled']::awa.job_state[] THEN
         RAISE EXCEPTION 'awa: bulk_cancel_jobs cancels unfinished jobs only, got states %', p_states USING ERRCODE = 'AW010';
     END IF;
@@ -2247,10 +2260,7 @@ DECLARE
     v_j     awa.inserted_job;
 BEGIN
     PERFORM awa._require_read_committed('awa.bulk_retry_jobs');
-    PERFORM awa._require_between('limit', p_limit, 1, 10000);
-    IF p_states IS NULL AND p_queue IS NULL AND p_kind IS NULL AND p_tag IS NULL THEN
-        RAISE EXCEPTION 'awa: bulk_retry_jobs needs a filter (states, queue, kind or tag)' USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_bulk_filter('bulk_retry_jobs', p_states, p_queue, p_kind, p_tag, p_limit);
     IF p_states && (ARRAY['available', 'running', 'completed']::awa.job_state[]
                     || 'waiting_external'::text::awa.job_state) THEN
         RAISE EXCEPTION 'awa: bulk_retry_jobs retries failed, cancelled, scheduled or retryable jobs only, got states %',

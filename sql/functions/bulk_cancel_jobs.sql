@@ -29,10 +29,7 @@ DECLARE
     v_r     awa.finalize_result;
 BEGIN
     PERFORM awa._require_read_committed('awa.bulk_cancel_jobs');
-    PERFORM awa._require_between('limit', p_limit, 1, 10000);
-    IF p_states IS NULL AND p_queue IS NULL AND p_kind IS NULL AND p_tag IS NULL THEN
-        RAISE EXCEPTION 'awa: bulk_cancel_jobs needs a filter (states, queue, kind or tag)' USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_bulk_filter('bulk_cancel_jobs', p_states, p_queue, p_kind, p_tag, p_limit);
     IF p_states && ARRAY['completed', 'failed', 'cancelled']::awa.job_state[] THEN
         RAISE EXCEPTION 'awa: bulk_cancel_jobs cancels unfinished jobs only, got states %', p_states USING ERRCODE = 'AW010';
     END IF;

@@ -30,10 +30,7 @@ DECLARE
     v_j     awa.inserted_job;
 BEGIN
     PERFORM awa._require_read_committed('awa.bulk_retry_jobs');
-    PERFORM awa._require_between('limit', p_limit, 1, 10000);
-    IF p_states IS NULL AND p_queue IS NULL AND p_kind IS NULL AND p_tag IS NULL THEN
-        RAISE EXCEPTION 'awa: bulk_retry_jobs needs a filter (states, queue, kind or tag)' USING ERRCODE = 'AW010';
-    END IF;
+    PERFORM awa._require_bulk_filter('bulk_retry_jobs', p_states, p_queue, p_kind, p_tag, p_limit);
     IF p_states && (ARRAY['available', 'running', 'completed']::awa.job_state[]
                     || 'waiting_external'::text::awa.job_state) THEN
         RAISE EXCEPTION 'awa: bulk_retry_jobs retries failed, cancelled, scheduled or retryable jobs only, got states %',
