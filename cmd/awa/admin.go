@@ -17,19 +17,20 @@ import (
 	"github.com/awa-queue/awa/driver"
 )
 
-// Exit statuses of the operator commands (awa jobs, dlq, queues) besides 0
-// (done), 1 (the database failed) and 2 (bad usage).
+// Exit statuses of the operator commands (awa jobs, dlq, queues, periodic)
+// besides 0 (done), 1 (the database failed) and 2 (bad usage).
 const (
-	exitNotFound     = 3 // no such job (AW020)
+	exitNotFound     = 3 // no such job (AW020) or periodic job (AW051)
 	exitInvalidState = 4 // the job's state does not allow it (AW021)
 	exitNotDrained   = 5 // awa queues drain: the queue still had work at the timeout
 )
 
 // adminNote is what the operator commands' -h says after the flags.
 const adminNote = `
-Exit status: 0 done, 1 the database failed, 2 bad usage, 3 no such job,
-4 the job's state does not allow it (for example a retry of a running job).
--json prints the result as JSON, for scripts.
+Exit status: 0 done, 1 the database failed, 2 bad usage, 3 no such job
+(or periodic job), 4 the job's state does not allow it (for example a retry
+of a running job), 5 not drained in time (awa queues drain). -json prints
+the result as JSON, for scripts.
 `
 
 // adminCmd is one operator command's flags, parsed: its connection, schema
@@ -166,7 +167,7 @@ func writeInserted(a *adminCmd, w io.Writer, j driver.InsertedJob) error {
 	})
 }
 
-// cmdJobs is `awa jobs cancel|retry|erase`.
+// cmdJobs is `awa jobs list|show|cancel|retry|erase`.
 func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	verb := ""
 	if len(args) > 0 {
@@ -244,10 +245,12 @@ const jobsUsage = `usage:
   awa jobs show ID                     one job: its state, args, errors, attempts, progress
   awa jobs cancel ID [-reason TEXT]    cancel a job in any unfinished state
   awa jobs retry ID [-at TIME]         run a scheduled, retryable, failed or cancelled job again
+  awa jobs cancel|retry -queue Q|-kind K|-tag T|-state S,.. [-limit N] [-dry-run]
+                                       the same for up to -limit jobs of a filter (default 1000)
   awa jobs erase ID [-errors]          erase a job's args and metadata everywhere (cancelling it first)
 `
 
-// cmdDLQ is `awa dlq retry|purge`.
+// cmdDLQ is `awa dlq list|retry|purge`.
 func cmdDLQ(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	verb := ""
 	if len(args) > 0 {
@@ -309,7 +312,7 @@ func cmdDLQ(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 const dlqUsage = `usage:
-  awa dlq list [-queue Q] [-kind K] [-after ID] [-limit N]   one page of DLQ jobs, newest first
+  awa dlq list [-queue Q] [-kind K] [-tag T] [-after ID] [-limit N]   one page of DLQ jobs, newest first
   awa dlq retry ID [-at TIME]                          run a DLQ job again from attempt 0
   awa dlq purge [-queue Q] [-before T] [-id N,...]     delete DLQ jobs (at least one filter)
 `
@@ -530,6 +533,9 @@ func listCmd(ctx context.Context, name string, args []string, stdout, stderr io.
 	limit := a.fs.Int("limit", 50, "page size (1..1000)")
 	if _, err := a.parse(args, 0); err != nil {
 		return err
+	}
+	if *limit < 1 || *limit > 1000 { // the driver would read 0 as its default
+		return usageErrorf("-limit must be between 1 and 1000, got %d", *limit)
 	}
 	return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
 		var page []driver.JobListing
