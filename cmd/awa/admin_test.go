@@ -34,6 +34,17 @@ func cliJSON[T any](ctx context.Context, t *testing.T, dsn string, args ...strin
 	return v
 }
 
+// listPage is the -json output of awa jobs list and dlq list, as the tests
+// read it.
+type listPage struct {
+	Jobs []struct {
+		ID    int64  `json:"id"`
+		State string `json:"state"`
+		DLQ   bool   `json:"dlq"`
+	} `json:"jobs"`
+	Next int64 `json:"next"`
+}
+
 // cliDB returns a new database with the substrate, a context of a minute and
 // a connection to it, all closed with the test.
 func cliDB(t *testing.T) (string, context.Context, *pgx.Conn) {
@@ -221,17 +232,9 @@ func TestJobsListAndShowPageAndDescribeJobs(t *testing.T) {
 	dlq := failedJob(ctx, t, conn, "cli_dlq2")
 	plain := failedJob(ctx, t, conn, "cli_list_f")
 
-	type page struct {
-		Jobs []struct {
-			ID    int64  `json:"id"`
-			State string `json:"state"`
-			DLQ   bool   `json:"dlq"`
-		} `json:"jobs"`
-		Next int64 `json:"next"`
-	}
-	read := func(args ...string) page {
+	read := func(args ...string) listPage {
 		t.Helper()
-		return cliJSON[page](ctx, t, dsn, args...)
+		return cliJSON[listPage](ctx, t, dsn, args...)
 	}
 	first := read("jobs", "list", "-queue", "cli_list", "-state", "available", "-limit", "3")
 	if len(first.Jobs) != 3 || first.Jobs[0].ID != ids[4] || first.Jobs[2].ID != ids[2] || first.Next != ids[2] {

@@ -165,19 +165,11 @@ func TestDLQListReadsTheDLQAlone(t *testing.T) {
 	b := failJobs(ctx, t, conn, "dlq_b", "export.k", []string{"nightly"}, 1)
 	plain := failJobs(ctx, t, conn, "plain_q", "report.k", nil, 120) // more than two pages of 50, newer
 
-	type page struct {
-		Jobs []struct {
-			ID    int64  `json:"id"`
-			State string `json:"state"`
-			DLQ   bool   `json:"dlq"`
-		} `json:"jobs"`
-		Next int64 `json:"next"`
-	}
-	list := func(args ...string) page {
+	list := func(args ...string) listPage {
 		t.Helper()
-		return cliJSON[page](ctx, t, dsn, append([]string{"dlq", "list"}, args...)...)
+		return cliJSON[listPage](ctx, t, dsn, append([]string{"dlq", "list"}, args...)...)
 	}
-	ids := func(p page) []int64 {
+	ids := func(p listPage) []int64 {
 		var out []int64
 		for _, j := range p.Jobs {
 			if !j.DLQ || j.State != "failed" {
