@@ -344,8 +344,12 @@ func bulkLimit(n int) int32 {
 	if n == 0 {
 		return 1000
 	}
-	return int32(max(min(n, math.MaxInt32), math.MinInt32))
+	return clampInt32(n)
 }
+
+// clampInt32 is n made to fit an int32 parameter: a value out of a
+// function's range stays out of it, for the substrate's check (AW010).
+func clampInt32(n int) int32 { return int32(max(min(n, math.MaxInt32), math.MinInt32)) }
 
 func optText(s string) pgtype.Text { return pgtype.Text{String: s, Valid: s != ""} }
 
@@ -520,8 +524,7 @@ func (d *Driver) ListJobs(ctx context.Context, db DBTX, p ListJobsParams) ([]Job
 		Queue: pgtype.Text{String: p.Queue, Valid: p.Queue != ""}, Kind: pgtype.Text{String: p.Kind, Valid: p.Kind != ""},
 		Tag: pgtype.Text{String: p.Tag, Valid: p.Tag != ""}, FinalizedFrom: timestamptz(p.FinalizedFrom),
 		FinalizedTo: timestamptz(p.FinalizedTo), After: pgtype.Int8{Int64: p.After, Valid: p.After != 0},
-		// Out of 1..1000 is the substrate's AW010; clamped only to fit int32.
-		Max: int32(max(min(limit, math.MaxInt32), math.MinInt32)),
+		Max: clampInt32(limit), // out of 1..1000: the substrate's AW010
 	}
 	for _, s := range p.States {
 		if !slices.Contains(jobStates, s) {
@@ -533,6 +536,46 @@ func (d *Driver) ListJobs(ctx context.Context, db DBTX, p ListJobsParams) ([]Job
 	if err != nil {
 		return nil, 0, fmt.Errorf("list jobs: %w", mapError(err))
 	}
+	out, next := listingPage(rows, limit)
+	return out, next, nil
+}
+
+// ListDLQJobsParams filters and pages Driver.ListDLQJobs, as ListJobsParams
+// does. Zero fields do not filter.
+type ListDLQJobsParams struct {
+	Queue string
+	Kind  string
+	// Tag lists jobs that hold this tag among theirs.
+	Tag string
+	// After is the cursor (the next cursor ListDLQJobs returned). Defaults
+	// to the first page.
+	After int64
+	// Limit is the page size, 1 to 1000. Defaults to 50.
+	Limit int
+}
+
+// ListDLQJobs returns one page of the DLQ's jobs, newest first, and the
+// cursor of the next page (0 after the last), as ListJobs does
+// (awa.list_dlq_jobs): it reads the DLQ alone, by its primary key, however
+// many failed jobs outside it the other planes hold. Errors as ListJobs'.
+func (d *Driver) ListDLQJobs(ctx context.Context, db DBTX, p ListDLQJobsParams) ([]JobListing, int64, error) {
+	limit := p.Limit
+	if limit == 0 {
+		limit = 50
+	}
+	rows, err := d.q.ListDLQJobs(ctx, d.on(db), dbsqlc.ListDLQJobsParams{Queue: optText(p.Queue),
+		Kind: optText(p.Kind), Tag: optText(p.Tag), After: pgtype.Int8{Int64: p.After, Valid: p.After != 0},
+		Max: clampInt32(limit)})
+	if err != nil {
+		return nil, 0, fmt.Errorf("list dlq jobs: %w", mapError(err))
+	}
+	out, next := listingPage(rows, limit)
+	return out, next, nil
+}
+
+// listingPage converts a listing's rows; next is the last id when the page
+// is full (limit rows), else 0.
+func listingPage(rows []dbsqlc.AwaJobListing, limit int) ([]JobListing, int64) {
 	out := make([]JobListing, len(rows))
 	for i, r := range rows {
 		out[i] = jobListing(r)
@@ -541,7 +584,7 @@ func (d *Driver) ListJobs(ctx context.Context, db DBTX, p ListJobsParams) ([]Job
 	if len(out) == limit {
 		next = out[len(out)-1].ID
 	}
-	return out, next, nil
+	return out, next
 }
 
 // GetJob returns the job with this id wherever it lives, found by index in

@@ -200,3 +200,55 @@ func listingIDs(rows []driver.JobListing) []int64 {
 	}
 	return out
 }
+
+// TestListDLQJobsPagesTheDLQAlone: ListDLQJobs returns the DLQ's jobs as
+// ListJobs shows them (failed, DLQ), newest first, with the cursor of the
+// next page, and leaves out a failed job outside the DLQ; a bad input maps
+// to its sentinel.
+func TestListDLQJobsPagesTheDLQAlone(t *testing.T) {
+	ctx, pool := parallelDB(t, time.Minute)
+	d := driver.New()
+	for _, q := range []string{
+		`SELECT awa.configure_queue('held', '{"dlq": true}')`,
+		`SELECT awa.insert_jobs(array_fill('dlq.k'::text, ARRAY[3]), NULL, array_fill('{"queue": "held", "max_attempts": 1}'::jsonb, ARRAY[3]))`,
+		`SELECT awa.insert_jobs(array_fill('dlq.k'::text, ARRAY[2]), NULL, array_fill('{"queue": "loose", "max_attempts": 1}'::jsonb, ARRAY[2]))`,
+		`WITH c AS MATERIALIZED (SELECT * FROM awa.claim_ready_runtime('held', 3) UNION ALL SELECT * FROM awa.claim_ready_runtime('loose', 2))
+		 SELECT count(*) FROM awa.fail_jobs(ARRAY(SELECT id FROM c ORDER BY id), ARRAY(SELECT run_lease FROM c ORDER BY id),
+		        ARRAY(SELECT claim_slot FROM c ORDER BY id), ARRAY(SELECT receipt_id FROM c ORDER BY id), array_fill('boom'::text, ARRAY[5]))`,
+	} {
+		if _, err := pool.Exec(ctx, q); err != nil {
+			t.Fatalf("fixture %.60q: %v", q, err)
+		}
+	}
+	want := jobIDs(t, pool, `SELECT id FROM awa.list_jobs(p_states => '{failed}') WHERE dlq`)
+	if len(want) != 3 {
+		t.Fatalf("fixture: DLQ jobs %v, want 3", want)
+	}
+	first, next, err := d.ListDLQJobs(ctx, pool, driver.ListDLQJobsParams{Limit: 2})
+	if err != nil || !slices.Equal(listingIDs(first), want[:2]) || next != want[1] {
+		t.Fatalf("ListDLQJobs(limit 2) = %v, next %d, %v; want %v, next %d", listingIDs(first), next, err, want[:2], want[1])
+	}
+	if !first[0].DLQ || first[0].State != driver.StateFailed || first[0].Queue != "held" || first[0].FinalizedAt == nil {
+		t.Fatalf("a DLQ listing row: %+v", first[0])
+	}
+	rest, next, err := d.ListDLQJobs(ctx, pool, driver.ListDLQJobsParams{After: next, Limit: 2})
+	if err != nil || !slices.Equal(listingIDs(rest), want[2:]) || next != 0 {
+		t.Fatalf("ListDLQJobs(after) = %v, next %d, %v; want %v and no next page", listingIDs(rest), next, err, want[2:])
+	}
+	if none, _, err := d.ListDLQJobs(ctx, pool, driver.ListDLQJobsParams{Queue: "loose"}); err != nil || len(none) != 0 {
+		t.Fatalf("ListDLQJobs(queue loose) = %v, %v; want no job (its failures are outside the DLQ)", listingIDs(none), err)
+	}
+	for _, c := range []struct {
+		p    driver.ListDLQJobsParams
+		want error
+	}{
+		{driver.ListDLQJobsParams{Limit: 1001}, driver.ErrInvalidArgument},
+		{driver.ListDLQJobsParams{Queue: "no spaces"}, driver.ErrInvalidQueue},
+		{driver.ListDLQJobsParams{Kind: strings.Repeat("k", 256)}, driver.ErrInvalidKind},
+		{driver.ListDLQJobsParams{Tag: strings.Repeat("t", 101)}, driver.ErrInvalidTags},
+	} {
+		if _, _, err := d.ListDLQJobs(ctx, pool, c.p); !errors.Is(err, c.want) {
+			t.Errorf("ListDLQJobs(%+v) = %v, want %v", c.p, err, c.want)
+		}
+	}
+}

@@ -59,3 +59,7 @@ SELECT * FROM awa.bulk_cancel_jobs(sqlc.narg(states)::text[]::awa.job_state[], s
 -- name: BulkRetryJobs :many
 SELECT * FROM awa.bulk_retry_jobs(sqlc.narg(states)::text[]::awa.job_state[], sqlc.narg(queue)::text, sqlc.narg(kind)::text,
                                   sqlc.narg(tag)::text, sqlc.arg(max)::int, sqlc.narg(run_at)::timestamptz, sqlc.narg(now)::timestamptz);
+
+-- name: ListDLQJobs :many
+SELECT * FROM awa.list_dlq_jobs(sqlc.narg(queue)::text, sqlc.narg(kind)::text, sqlc.narg(tag)::text,
+                                sqlc.narg(after)::bigint, sqlc.arg(max)::int);

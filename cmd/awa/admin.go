@@ -17,19 +17,20 @@ import (
 	"github.com/awa-queue/awa/driver"
 )
 
-// Exit statuses of the operator commands (awa jobs, dlq, queues) besides 0
-// (done), 1 (the database failed) and 2 (bad usage).
+// Exit statuses of the operator commands (awa jobs, dlq, queues, periodic)
+// besides 0 (done), 1 (the database failed) and 2 (bad usage).
 const (
-	exitNotFound     = 3 // no such job (AW020)
+	exitNotFound     = 3 // no such job (AW020) or periodic job (AW051)
 	exitInvalidState = 4 // the job's state does not allow it (AW021)
 	exitNotDrained   = 5 // awa queues drain: the queue still had work at the timeout
 )
 
 // adminNote is what the operator commands' -h says after the flags.
 const adminNote = `
-Exit status: 0 done, 1 the database failed, 2 bad usage, 3 no such job,
-4 the job's state does not allow it (for example a retry of a running job).
--json prints the result as JSON, for scripts.
+Exit status: 0 done, 1 the database failed, 2 bad usage, 3 no such job
+(or periodic job), 4 the job's state does not allow it (for example a retry
+of a running job), 5 not drained in time (awa queues drain). -json prints
+the result as JSON, for scripts.
 `
 
 // adminCmd is one operator command's flags, parsed: its connection, schema
@@ -166,7 +167,7 @@ func writeInserted(a *adminCmd, w io.Writer, j driver.InsertedJob) error {
 	})
 }
 
-// cmdJobs is `awa jobs cancel|retry|erase`.
+// cmdJobs is `awa jobs list|show|cancel|retry|erase`.
 func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	verb := ""
 	if len(args) > 0 {
@@ -201,29 +202,8 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				}
 			})
 		})
-	case "cancel":
-		a := newAdminCmd("jobs cancel", "ID [-reason TEXT] [-dsn DSN] [-schema NAME] [-json]", stderr)
-		reason := a.fs.String("reason", "", "why (appended to the job's errors; default: cancelled by operator)")
-		id, err := a.parseJob(args)
-		if err != nil {
-			return err
-		}
-		return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
-			r, err := d.CancelJob(ctx, conn, id, *reason)
-			if err != nil {
-				return err
-			}
-			v := map[string]any{"id": r.JobID, "outcome": string(r.Outcome), "state": string(r.State)}
-			return a.output(stdout, v, func(tw *tabwriter.Writer) {
-				fmt.Fprintln(tw, "JOB\tOUTCOME\tSTATE")
-				fmt.Fprintf(tw, "%d\t%s\t%s\n", r.JobID, r.Outcome, orDash(string(r.State)))
-			})
-		})
-	case "retry":
-		return retryCmd(ctx, "jobs retry", args, stdout, stderr,
-			func(d *driver.Driver, conn *pgx.Conn, id int64, runAt time.Time) (driver.InsertedJob, error) {
-				return d.RetryJob(ctx, conn, id, runAt)
-			})
+	case "cancel", "retry":
+		return jobsActCmd(ctx, verb, args, stdout, stderr)
 	case "erase":
 		a := newAdminCmd("jobs erase", "ID [-errors] [-dsn DSN] [-schema NAME] [-json]", stderr)
 		errs := a.fs.Bool("errors", false, "also erase the job's errors")
@@ -265,10 +245,12 @@ const jobsUsage = `usage:
   awa jobs show ID                     one job: its state, args, errors, attempts, progress
   awa jobs cancel ID [-reason TEXT]    cancel a job in any unfinished state
   awa jobs retry ID [-at TIME]         run a scheduled, retryable, failed or cancelled job again
+  awa jobs cancel|retry -queue Q|-kind K|-tag T|-state S,.. [-limit N] [-dry-run]
+                                       the same for up to -limit jobs of a filter (default 1000)
   awa jobs erase ID [-errors]          erase a job's args and metadata everywhere (cancelling it first)
 `
 
-// cmdDLQ is `awa dlq retry|purge`.
+// cmdDLQ is `awa dlq list|retry|purge`.
 func cmdDLQ(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	verb := ""
 	if len(args) > 0 {
@@ -330,7 +312,7 @@ func cmdDLQ(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 const dlqUsage = `usage:
-  awa dlq list [-queue Q] [-kind K] [-after ID] [-limit N]   one page of DLQ jobs, newest first
+  awa dlq list [-queue Q] [-kind K] [-tag T] [-after ID] [-limit N]   one page of DLQ jobs, newest first
   awa dlq retry ID [-at TIME]                          run a DLQ job again from attempt 0
   awa dlq purge [-queue Q] [-before T] [-id N,...]     delete DLQ jobs (at least one filter)
 `
@@ -507,67 +489,99 @@ func timeOrDash(t *time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// listCmd is `awa jobs list` and (dlqOnly) `awa dlq list`: one page of
-// awa.list_jobs, newest first; the footer (or -json's next) names the cursor
-// of the next page.
+// jobFilter is the filter flags of awa jobs list, dlq list and the bulk
+// forms of jobs cancel and retry.
+type jobFilter struct {
+	states, queue, kind, tag *string // states nil: no -state flag (awa dlq list)
+}
+
+func addJobFilter(fs *flag.FlagSet, withStates bool) *jobFilter {
+	f := &jobFilter{queue: fs.String("queue", "", "only this queue"), kind: fs.String("kind", "", "only this kind"),
+		tag: fs.String("tag", "", "only jobs holding this tag")}
+	if withStates {
+		f.states = fs.String("state", "", "only these states (comma-separated: available, scheduled, running, "+
+			"waiting_external, retryable, completed, cancelled, failed)")
+	}
+	return f
+}
+
+// jobStates returns -state's states (nil when not given).
+func (f *jobFilter) jobStates() []driver.JobState {
+	var out []driver.JobState
+	if f.states == nil {
+		return nil
+	}
+	for _, st := range strings.Split(*f.states, ",") {
+		if st = strings.TrimSpace(st); st != "" {
+			out = append(out, driver.JobState(st))
+		}
+	}
+	return out
+}
+
+// listCmd is `awa jobs list` (awa.list_jobs) and, dlqOnly, `awa dlq list`
+// (awa.list_dlq_jobs, which reads the DLQ alone): one page, newest first;
+// the footer (or -json's next) names the cursor of the next page.
 func listCmd(ctx context.Context, name string, args []string, stdout, stderr io.Writer, dlqOnly bool) error {
-	a := newAdminCmd(name, "[-state S,...] [-queue Q] [-kind K] [-tag T] [-after ID] [-limit N] [-dsn DSN] [-schema NAME] [-json]", stderr)
-	states := a.fs.String("state", "", "only these states (comma-separated: available, scheduled, running, waiting_external, retryable, completed, cancelled, failed)")
-	queue := a.fs.String("queue", "", "only this queue")
-	kind := a.fs.String("kind", "", "only this kind")
-	tag := a.fs.String("tag", "", "only jobs holding this tag")
+	synopsis := "[-state S,...] [-queue Q] [-kind K] [-tag T] [-after ID] [-limit N] [-dsn DSN] [-schema NAME] [-json]"
+	if dlqOnly {
+		synopsis = strings.TrimPrefix(synopsis, "[-state S,...] ")
+	}
+	a := newAdminCmd(name, synopsis, stderr)
+	f := addJobFilter(a.fs, !dlqOnly)
 	after := a.fs.Int64("after", 0, "the page after the one that ended with this job id")
 	limit := a.fs.Int("limit", 50, "page size (1..1000)")
 	if _, err := a.parse(args, 0); err != nil {
 		return err
 	}
-	p := driver.ListJobsParams{Queue: *queue, Kind: *kind, Tag: *tag, After: *after, Limit: *limit}
-	for _, st := range strings.Split(*states, ",") {
-		if st = strings.TrimSpace(st); st != "" {
-			p.States = append(p.States, driver.JobState(st))
-		}
-	}
-	if dlqOnly {
-		p.States = []driver.JobState{driver.StateFailed}
+	if *limit < 1 || *limit > 1000 { // the driver would read 0 as its default
+		return usageErrorf("-limit must be between 1 and 1000, got %d", *limit)
 	}
 	return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
-		var jobs []jobJSON
-		next := p.After
-		// The DLQ is the failed jobs held in it: pages of failed jobs are
-		// filtered until one holds a DLQ job or the listing ends.
-		for {
-			page, cursor, err := d.ListJobs(ctx, conn, p)
-			if err != nil {
-				return err
-			}
-			for _, j := range page {
-				if !dlqOnly || j.DLQ {
-					jobs = append(jobs, listingJSON(j))
-				}
-			}
-			next = cursor
-			if !dlqOnly || len(jobs) >= p.Limit || cursor == 0 {
-				break
-			}
-			p.After = cursor
+		var page []driver.JobListing
+		var next int64
+		var err error
+		if dlqOnly {
+			page, next, err = d.ListDLQJobs(ctx, conn, driver.ListDLQJobsParams{Queue: *f.queue, Kind: *f.kind,
+				Tag: *f.tag, After: *after, Limit: *limit})
+		} else {
+			page, next, err = d.ListJobs(ctx, conn, driver.ListJobsParams{States: f.jobStates(), Queue: *f.queue,
+				Kind: *f.kind, Tag: *f.tag, After: *after, Limit: *limit})
+		}
+		if err != nil {
+			return err
 		}
 		v := struct {
 			Jobs []jobJSON `json:"jobs"`
 			Next int64     `json:"next"`
-		}{Jobs: append([]jobJSON{}, jobs...), Next: next}
+		}{Jobs: listingsJSON(page), Next: next}
 		return a.output(stdout, v, func(tw *tabwriter.Writer) {
-			fmt.Fprintln(tw, "JOB\tSTATE\tQUEUE\tKIND\tPRI\tATTEMPT\tCREATED\tFINALIZED")
-			for _, j := range jobs {
-				state := j.State
-				if j.DLQ {
-					state += " (dlq)"
-				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d/%d\t%s\t%s\n", j.ID, state, j.Queue, j.Kind, j.Priority, j.Attempt,
-					j.MaxAttempts, j.CreatedAt.Format(time.RFC3339), orDash(timeOrDash(j.FinalizedAt)))
-			}
+			writeJobsTable(tw, v.Jobs)
 			if next != 0 {
 				fmt.Fprintf(tw, "next page: -after %d\n", next)
 			}
 		})
 	})
+}
+
+func listingsJSON(page []driver.JobListing) []jobJSON {
+	out := make([]jobJSON, len(page))
+	for i, j := range page {
+		out[i] = listingJSON(j)
+	}
+	return out
+}
+
+// writeJobsTable writes one line per job: awa jobs list, dlq list and a
+// bulk -dry-run.
+func writeJobsTable(tw *tabwriter.Writer, jobs []jobJSON) {
+	fmt.Fprintln(tw, "JOB\tSTATE\tQUEUE\tKIND\tPRI\tATTEMPT\tCREATED\tFINALIZED")
+	for _, j := range jobs {
+		state := j.State
+		if j.DLQ {
+			state += " (dlq)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d/%d\t%s\t%s\n", j.ID, state, j.Queue, j.Kind, j.Priority, j.Attempt,
+			j.MaxAttempts, j.CreatedAt.Format(time.RFC3339), orDash(timeOrDash(j.FinalizedAt)))
+	}
 }

@@ -22,6 +22,29 @@ func cli(ctx context.Context, t *testing.T, dsn string, args ...string) (int, st
 	return code, out.String(), errb.String()
 }
 
+// cliJSON runs `awa args... -json -dsn dsn`, requires exit 0 and returns its
+// output decoded as a T.
+func cliJSON[T any](ctx context.Context, t *testing.T, dsn string, args ...string) T {
+	t.Helper()
+	code, out, errs := cli(ctx, t, dsn, append(args, "-json")...)
+	var v T
+	if code != 0 || json.Unmarshal([]byte(out), &v) != nil {
+		t.Fatalf("awa %s -json: exit %d, out %q, err %q", strings.Join(args, " "), code, out, errs)
+	}
+	return v
+}
+
+// listPage is the -json output of awa jobs list and dlq list, as the tests
+// read it.
+type listPage struct {
+	Jobs []struct {
+		ID    int64  `json:"id"`
+		State string `json:"state"`
+		DLQ   bool   `json:"dlq"`
+	} `json:"jobs"`
+	Next int64 `json:"next"`
+}
+
 // cliDB returns a new database with the substrate, a context of a minute and
 // a connection to it, all closed with the test.
 func cliDB(t *testing.T) (string, context.Context, *pgx.Conn) {
@@ -209,22 +232,9 @@ func TestJobsListAndShowPageAndDescribeJobs(t *testing.T) {
 	dlq := failedJob(ctx, t, conn, "cli_dlq2")
 	plain := failedJob(ctx, t, conn, "cli_list_f")
 
-	type page struct {
-		Jobs []struct {
-			ID    int64  `json:"id"`
-			State string `json:"state"`
-			DLQ   bool   `json:"dlq"`
-		} `json:"jobs"`
-		Next int64 `json:"next"`
-	}
-	read := func(args ...string) page {
+	read := func(args ...string) listPage {
 		t.Helper()
-		code, out, errs := cli(ctx, t, dsn, append(args, "-json")...)
-		var p page
-		if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
-			t.Fatalf("awa %s: exit %d, out %q, err %q", strings.Join(args, " "), code, out, errs)
-		}
-		return p
+		return cliJSON[listPage](ctx, t, dsn, args...)
 	}
 	first := read("jobs", "list", "-queue", "cli_list", "-state", "available", "-limit", "3")
 	if len(first.Jobs) != 3 || first.Jobs[0].ID != ids[4] || first.Jobs[2].ID != ids[2] || first.Next != ids[2] {

@@ -101,7 +101,8 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 	addDemoWorkers(ws, rec)
 	show := addShowcaseWorkers(ws)
 	addPeriodicDemoWorker(ws)
-	qcfg := map[string]driver.QueueConfig{queueOps: {MaxWorkers: 2}}
+	feats := addFeatureWorkers(ws)
+	qcfg := map[string]driver.QueueConfig{queueOps: {MaxWorkers: 2}, queueAging: {MaxWorkers: 1}}
 	for _, q := range queues {
 		qcfg[q] = driver.QueueConfig{MaxWorkers: o.Workers}
 	}
@@ -174,6 +175,9 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 		}
 		if err := showPeriodic(ctx, client, pool, stdout); err != nil {
 			return nil, fmt.Errorf("periodic jobs: %w", err)
+		}
+		if err := feats.run(ctx, client, pool, o, log, stdout); err != nil {
+			return nil, err
 		}
 	}
 

@@ -76,6 +76,11 @@ func TestDemoAccountsForEveryJob(t *testing.T) {
 		"SELECT * FROM awa.upsert_periodic_job('ops_digest', '@every 1s'",
 		"the maintenance leader fired job",
 		"the ops_digest jobs completed",
+		"SELECT * FROM awa.configure_queue('aging', '{\"aging_seconds\": 1}');",
+		"claimed in this order: priority 4, due 3s ago; priority 1, #1",
+		"attempt 1 failed (card network timeout); attempt 2 began",
+		"handed it back untouched: state scheduled, attempt 0 (none spent)",
+		"the new process ran job",
 	} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("output lacks %q", s)

@@ -8,6 +8,7 @@
 //	awa jobs list|show|cancel|retry|erase [flags]
 //	awa dlq list|retry|purge [flags]
 //	awa queues list|pause|resume|drain [flags]
+//	awa periodic list|pause|resume|delete [flags]
 //
 // The DSN defaults to $DATABASE_URL. A prebuilt binary cannot load a user's
 // Go handlers: services run workers from their own binary (see
@@ -59,8 +60,16 @@ usage:
         failed or cancelled job again (from attempt 0 when it had ended);
         erase a job's args and metadata wherever they live (docs/storage.md,
         "Erasure")
-  awa dlq list [-queue Q] | retry ID [-at TIME] | purge [-queue Q] [-before T] [-id N,...]
-        the DLQ's jobs, newest first; run a DLQ job again; delete DLQ jobs by filter
+  awa jobs cancel|retry [-state S,..] [-queue Q] [-kind K] [-tag T] [-limit N] [-dry-run]
+        with filters instead of an id (at least one): up to -limit jobs of
+        the filter (default 1000, at most 10000), newest first, each as the
+        one-job form, in one transaction; a row per job (applied, or skipped
+        and why) and whether the limit was reached (run again for more);
+        -dry-run lists the jobs it would act on and changes nothing
+  awa dlq list [-queue Q] [-kind K] [-tag T] [-after ID] | retry ID [-at TIME]
+  awa dlq purge [-queue Q] [-before T] [-id N,...]
+        one page of the DLQ's jobs, newest first (read from the DLQ alone);
+        run a DLQ job again; delete DLQ jobs by filter
   awa queues list [-queue Q] | pause QUEUE | resume QUEUE
         each queue's jobs by state and whether it is paused; pause a queue
         (its jobs are not claimed, running ones finish); resume it (its
@@ -68,9 +77,14 @@ usage:
   awa queues drain QUEUE [-timeout D]
         wait until the queue has no job available, running or due (for
         deploys and tests); exit 5 when it still has some at the timeout
-        Operator commands (jobs, dlq, queues) take -dsn, -schema and -json;
-        exit status 0 done, 1 the database failed, 2 bad usage, 3 no such
-        job, 4 the job's state does not allow it, 5 not drained in time
+  awa periodic list | pause NAME | resume NAME | delete NAME
+        the periodic jobs (schedule, zone, kind, queue, pause, next and last
+        fire); pause one (no fire from now on), resume it (scheduled again
+        from now), delete it (its jobs stay)
+
+Operator commands (jobs, dlq, queues, periodic) take -dsn, -schema and -json.
+Exit status: 0 done, 1 the database failed, 2 bad usage, 3 no such job (or
+periodic job), 4 the job's state does not allow it, 5 not drained in time.
 
 The DSN defaults to $DATABASE_URL. "awa COMMAND -h" lists a command's flags.
 `
@@ -109,6 +123,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdDLQ(ctx, args[1:], stdout, stderr)
 	case "queues":
 		err = cmdQueues(ctx, args[1:], stdout, stderr)
+	case "periodic":
+		err = cmdPeriodic(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -127,12 +143,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "awa %s: %v\n", args[0], err)
 		}
 		return 2
-	case errors.Is(err, driver.ErrInvalidQueue), errors.Is(err, driver.ErrInvalidArgument):
+	case errors.Is(err, driver.ErrInvalidQueue), errors.Is(err, driver.ErrInvalidArgument),
+		errors.Is(err, driver.ErrInvalidKind), errors.Is(err, driver.ErrInvalidTags),
+		errors.Is(err, driver.ErrInvalidPeriodicJob):
 		fmt.Fprintf(stderr, "awa %s: %v\n", args[0], err)
 		return 2
 	case errors.Is(err, errNotDrained):
 		return exitNotDrained
-	case errors.Is(err, driver.ErrJobNotFound):
+	case errors.Is(err, driver.ErrJobNotFound), errors.Is(err, driver.ErrPeriodicJobNotFound):
 		fmt.Fprintf(stderr, "awa %s: %v\n", args[0], err)
 		return exitNotFound
 	case errors.Is(err, driver.ErrInvalidJobState):

@@ -792,7 +792,7 @@ BEGIN
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
                    'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'bulk_cancel_jobs', 'bulk_retry_jobs', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
                    'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'job',
-                   'get_job', 'list_jobs', 'job_progress', 'substrate_version', '_read_jobs', '_read_terminal_jobs',
+                   'get_job', 'list_jobs', 'list_dlq_jobs', 'job_progress', 'substrate_version', '_read_jobs', '_read_terminal_jobs',
                    'upsert_periodic_job', 'delete_periodic_job', 'pause_periodic_job',
                    'resume_periodic_job', 'list_periodic_jobs', 'periodic_jobs_due', 'fire_periodic_job',
                    'reject_periodic_schedule'],
@@ -913,6 +913,30 @@ BEGIN
           AND b.run_leases[awa._receipt_item(p_receipt_id)] = p_run_lease
           AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
                           WHERE c.claim_slot = b.claim_slot AND c.receipts @> p_receipt_id));
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_bulk_job_ids.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._bulk_job_ids(p_states awa.job_state[], p_queue text, p_kind text, p_tag text, p_limit int)
+RETURNS bigint[]
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_ids   bigint[] := '{}';
+    v_page  bigint[];
+    v_want  int;
+    v_after bigint;
+BEGIN
+    LOOP
+        v_want := least(p_limit - cardinality(v_ids), 1000);
+        v_page := ARRAY(SELECT l.id FROM awa.list_jobs(p_states, p_queue, p_kind, p_tag, NULL, NULL, v_after, v_want) AS l);
+        v_ids := v_ids || v_page;
+        EXIT WHEN cardinality(v_page) < v_want OR cardinality(v_ids) >= p_limit;
+        v_after := v_page[cardinality(v_page)];
+    END LOOP;
+    RETURN v_ids;
 END;
 $$;
 -- +goose StatementEnd
@@ -1710,6 +1734,30 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_require_listing_filter.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._require_listing_filter(p_queue text, p_kind text, p_tag text, p_limit int)
+RETURNS void
+LANGUAGE plpgsql
+IMMUTABLE
+AS $$
+BEGIN
+    PERFORM awa._require_between('limit', p_limit, 1, 1000);
+    IF p_queue IS NOT NULL THEN
+        PERFORM awa._require_queue_name(p_queue);
+    END IF;
+    IF length(p_kind) NOT BETWEEN 1 AND 255 THEN
+        RAISE EXCEPTION 'awa: kind must be 1 to 255 characters, got %', quote_literal(left(p_kind, 300))
+            USING ERRCODE = 'AW001';
+    END IF;
+    IF length(p_tag) NOT BETWEEN 1 AND 100 THEN
+        RAISE EXCEPTION 'awa: tag must be 1 to 100 characters, got %', quote_literal(left(p_tag, 150))
+            USING ERRCODE = 'AW007';
+    END IF;
+END;
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_require_periodic_name.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._require_periodic_name(p_name text)
@@ -2224,10 +2272,10 @@ BEGIN
     IF p_states && ARRAY['completed', 'failed', 'cancelled']::awa.job_state[] THEN
         RAISE EXCEPTION 'awa: bulk_cancel_jobs cancels unfinished jobs only, got states %', p_states USING ERRCODE = 'AW010';
     END IF;
-    v_ids := ARRAY(SELECT l.id FROM awa.list_jobs(
-        coalesce(p_states, ARRAY['available', 'scheduled', 'running', 'retryable']::awa.job_state[]
-                           || 'waiting_external'::text::awa.job_state),
-        p_queue, p_kind, p_tag, NULL, NULL, NULL, p_limit) AS l WHERE NOT l.dlq);
+    -- Unfinished states only: no DLQ job (failed) among them.
+    v_ids := awa._bulk_job_ids(coalesce(p_states, ARRAY['available', 'scheduled', 'running', 'retryable']::awa.job_state[]
+                                                  || 'waiting_external'::text::awa.job_state),
+                               p_queue, p_kind, p_tag, p_limit);
     FOREACH v_id IN ARRAY v_ids LOOP
         BEGIN
             SELECT * INTO v_r FROM awa.cancel_job(v_id, coalesce(p_reason, 'cancelled by operator (bulk)'), v_now);
@@ -2266,8 +2314,8 @@ BEGIN
         RAISE EXCEPTION 'awa: bulk_retry_jobs retries failed, cancelled, scheduled or retryable jobs only, got states %',
             p_states USING ERRCODE = 'AW010';
     END IF;
-    v_ids := ARRAY(SELECT l.id FROM awa.list_jobs(coalesce(p_states, ARRAY['failed', 'cancelled']::awa.job_state[]),
-                                                  p_queue, p_kind, p_tag, NULL, NULL, NULL, p_limit) AS l);
+    v_ids := awa._bulk_job_ids(coalesce(p_states, ARRAY['failed', 'cancelled']::awa.job_state[]), p_queue, p_kind, p_tag,
+                               p_limit);
     FOREACH v_id IN ARRAY v_ids LOOP
         BEGIN
             SELECT * INTO v_j FROM awa.retry_job(v_id, p_run_at, v_now);
@@ -3463,6 +3511,42 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/list_dlq_jobs.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.list_dlq_jobs(p_queue text DEFAULT NULL, p_kind text DEFAULT NULL, p_tag text DEFAULT NULL,
+                                  p_after bigint DEFAULT NULL, p_limit int DEFAULT 50)
+RETURNS SETOF awa.job_listing
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+-- The walk is in job order whatever the filter: a sort of the matching rows
+-- (through the (queue, failed_at) index) would read every one of them.
+SET enable_sort = off
+SET enable_seqscan = off
+AS $$
+BEGIN
+    PERFORM awa._require_listing_filter(p_queue, p_kind, p_tag, p_limit);
+    RETURN QUERY
+    SELECT x.job_id, x.queue, x.priority, x.kind, 'failed'::awa.job_state, x.args, x.attempt, x.max_attempts,
+           x.run_lease, x.run_at, x.created_at, NULL::timestamptz, x.failed_at, x.tags, x.metadata, x.errors, true,
+           p.progress, p.updated_at, NULL::timestamptz
+    FROM awa.dlq_entries x
+    -- Progress: one probe per row of the page (OFFSET 0: never a join that
+    -- reads attempt_state whole).
+    LEFT JOIN LATERAL (SELECT s.progress, s.updated_at FROM awa.attempt_state s WHERE s.job_id = x.job_id
+                       OFFSET 0) AS p ON true
+    WHERE x.job_id < coalesce(p_after, 9223372036854775807)
+      AND (p_queue IS NULL OR x.queue = p_queue)
+      AND (p_kind IS NULL OR x.kind = p_kind)
+      AND (p_tag IS NULL OR x.tags @> ARRAY[p_tag])
+    ORDER BY x.job_id DESC
+    LIMIT p_limit;
+END;
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/list_jobs.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa.list_jobs(p_states awa.job_state[] DEFAULT NULL, p_queue text DEFAULT NULL,
@@ -3484,25 +3568,13 @@ SET enable_seqscan = off
 SET max_parallel_workers_per_gather = 0
 AS $$
 BEGIN
-    PERFORM awa._require_between('limit', p_limit, 1, 1000);
+    PERFORM awa._require_listing_filter(p_queue, p_kind, p_tag, p_limit);
     IF cardinality(p_states) = 0 OR array_position(p_states, NULL) IS NOT NULL THEN
         RAISE EXCEPTION 'awa: states must be NULL (any) or job states without NULL, got %', p_states
             USING ERRCODE = 'AW010';
     END IF;
     IF p_from > p_to THEN
         RAISE EXCEPTION 'awa: from must not be after to, got from % and to %', p_from, p_to USING ERRCODE = 'AW010';
-    END IF;
-    IF p_queue IS NOT NULL AND NOT awa._queue_name_ok(p_queue) THEN
-        RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
-            quote_literal(p_queue) USING ERRCODE = 'AW002';
-    END IF;
-    IF length(p_kind) NOT BETWEEN 1 AND 255 THEN
-        RAISE EXCEPTION 'awa: kind must be 1 to 255 characters, got %', quote_literal(left(p_kind, 300))
-            USING ERRCODE = 'AW001';
-    END IF;
-    IF length(p_tag) NOT BETWEEN 1 AND 100 THEN
-        RAISE EXCEPTION 'awa: tag must be 1 to 100 characters, got %', quote_literal(left(p_tag, 150))
-            USING ERRCODE = 'AW007';
     END IF;
     BEGIN
         PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);

@@ -303,6 +303,13 @@ func captureWith(ctx context.Context, t *testing.T, pool *pgxpool.Pool) *planCap
 // returned.
 func (pc *planCapture) run(ctx context.Context, t *testing.T, query string) (planNode, []int64) {
 	t.Helper()
+	return pc.runStatement(ctx, t, query, "SELECT u.id, u.queue")
+}
+
+// runStatement runs query and returns the plan of the statement it executed
+// whose text starts with prefix, and the ids the call returned.
+func (pc *planCapture) runStatement(ctx context.Context, t *testing.T, query, prefix string) (planNode, []int64) {
+	t.Helper()
 	pc.mu.Lock()
 	pc.logs = nil
 	pc.mu.Unlock()
@@ -321,7 +328,7 @@ func (pc *planCapture) run(ctx context.Context, t *testing.T, query string) (pla
 		if err := json.Unmarshal([]byte(l[i:]), &out); err != nil {
 			t.Fatalf("auto_explain output: %v: %.200s", err, l)
 		}
-		if strings.HasPrefix(out.QueryText, "SELECT u.id, u.queue") {
+		if strings.HasPrefix(strings.TrimSpace(out.QueryText), prefix) {
 			return out.Plan, got
 		}
 	}

@@ -3,7 +3,8 @@
 -- a queue (claim, queue_pending): asked of a name no insert accepts, they
 -- could only answer "nothing", forever, a silent no-op. Pure; no lock, no write.
 -- Errors: AW002 a NULL or invalid queue name.
--- Called by awa.claim_ready_runtime and awa.queue_pending.
+-- Called by awa.claim_ready_runtime, awa.queue_pending and
+-- awa._require_listing_filter.
 CREATE FUNCTION awa._require_queue_name(p_queue text)
 RETURNS void
 LANGUAGE plpgsql

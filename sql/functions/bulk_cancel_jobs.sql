@@ -6,9 +6,10 @@
 -- job: applied with its new state, or skipped (it ended or changed state
 -- between the selection and its cancel; detail says how). states defaults to
 -- the unfinished ones; a finished state in it is refused (nothing to cancel).
--- Locks: as awa.list_jobs for the selection, then as awa.cancel_job per job,
--- one job after another in this transaction (keep limit small in a busy
--- system: the locks of every cancel are held to the commit).
+-- Locks: as awa.list_jobs for the selection (awa._bulk_job_ids: pages of
+-- it), then as awa.cancel_job per job, one job after another in this
+-- transaction (keep limit small in a busy system: the locks of every cancel
+-- are held to the commit).
 -- Errors: AW010 no filter at all (queue, kind and tag NULL and states NULL),
 -- limit outside 1..10000, a finished state; as awa.list_jobs for bad names.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
@@ -33,10 +34,10 @@ BEGIN
     IF p_states && ARRAY['completed', 'failed', 'cancelled']::awa.job_state[] THEN
         RAISE EXCEPTION 'awa: bulk_cancel_jobs cancels unfinished jobs only, got states %', p_states USING ERRCODE = 'AW010';
     END IF;
-    v_ids := ARRAY(SELECT l.id FROM awa.list_jobs(
-        coalesce(p_states, ARRAY['available', 'scheduled', 'running', 'retryable']::awa.job_state[]
-                           || 'waiting_external'::text::awa.job_state),
-        p_queue, p_kind, p_tag, NULL, NULL, NULL, p_limit) AS l WHERE NOT l.dlq);
+    -- Unfinished states only: no DLQ job (failed) among them.
+    v_ids := awa._bulk_job_ids(coalesce(p_states, ARRAY['available', 'scheduled', 'running', 'retryable']::awa.job_state[]
+                                                  || 'waiting_external'::text::awa.job_state),
+                               p_queue, p_kind, p_tag, p_limit);
     FOREACH v_id IN ARRAY v_ids LOOP
         BEGIN
             SELECT * INTO v_r FROM awa.cancel_job(v_id, coalesce(p_reason, 'cancelled by operator (bulk)'), v_now);

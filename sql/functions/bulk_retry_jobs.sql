@@ -7,9 +7,10 @@
 -- between the selection and its retry; detail says how). states defaults to
 -- failed and cancelled; an unfinished state other than scheduled and
 -- retryable is refused (nothing to retry).
--- Locks: as awa.list_jobs for the selection, then as awa.retry_job per job:
--- the queue ring's rotate/prune lock is held to the commit (queue-ring
--- prunes are skipped_locked meanwhile: keep limit small).
+-- Locks: as awa.list_jobs for the selection (awa._bulk_job_ids: pages of
+-- it), then as awa.retry_job per job: the queue ring's rotate/prune lock is
+-- held to the commit (queue-ring prunes are skipped_locked meanwhile: keep
+-- limit small).
 -- Errors: AW010 no filter at all, limit outside 1..10000, a state with
 -- nothing to retry; as awa.list_jobs for bad names.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
@@ -36,8 +37,8 @@ BEGIN
         RAISE EXCEPTION 'awa: bulk_retry_jobs retries failed, cancelled, scheduled or retryable jobs only, got states %',
             p_states USING ERRCODE = 'AW010';
     END IF;
-    v_ids := ARRAY(SELECT l.id FROM awa.list_jobs(coalesce(p_states, ARRAY['failed', 'cancelled']::awa.job_state[]),
-                                                  p_queue, p_kind, p_tag, NULL, NULL, NULL, p_limit) AS l);
+    v_ids := awa._bulk_job_ids(coalesce(p_states, ARRAY['failed', 'cancelled']::awa.job_state[]), p_queue, p_kind, p_tag,
+                               p_limit);
     FOREACH v_id IN ARRAY v_ids LOOP
         BEGIN
             SELECT * INTO v_j FROM awa.retry_job(v_id, p_run_at, v_now);

@@ -37,25 +37,13 @@ SET enable_seqscan = off
 SET max_parallel_workers_per_gather = 0
 AS $$
 BEGIN
-    PERFORM awa._require_between('limit', p_limit, 1, 1000);
+    PERFORM awa._require_listing_filter(p_queue, p_kind, p_tag, p_limit);
     IF cardinality(p_states) = 0 OR array_position(p_states, NULL) IS NOT NULL THEN
         RAISE EXCEPTION 'awa: states must be NULL (any) or job states without NULL, got %', p_states
             USING ERRCODE = 'AW010';
     END IF;
     IF p_from > p_to THEN
         RAISE EXCEPTION 'awa: from must not be after to, got from % and to %', p_from, p_to USING ERRCODE = 'AW010';
-    END IF;
-    IF p_queue IS NOT NULL AND NOT awa._queue_name_ok(p_queue) THEN
-        RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
-            quote_literal(p_queue) USING ERRCODE = 'AW002';
-    END IF;
-    IF length(p_kind) NOT BETWEEN 1 AND 255 THEN
-        RAISE EXCEPTION 'awa: kind must be 1 to 255 characters, got %', quote_literal(left(p_kind, 300))
-            USING ERRCODE = 'AW001';
-    END IF;
-    IF length(p_tag) NOT BETWEEN 1 AND 100 THEN
-        RAISE EXCEPTION 'awa: tag must be 1 to 100 characters, got %', quote_literal(left(p_tag, 150))
-            USING ERRCODE = 'AW007';
     END IF;
     BEGIN
         PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);

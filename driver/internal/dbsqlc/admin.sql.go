@@ -274,6 +274,66 @@ func (q *Queries) GetJob(ctx context.Context, db DBTX, jobID int64) ([]AwaJobLis
 	return items, nil
 }
 
+const listDLQJobs = `-- name: ListDLQJobs :many
+SELECT id, queue, priority, kind, state, args, attempt, max_attempts, run_lease, run_at, created_at, claimed_at, finalized_at, tags, metadata, errors, dlq, progress, progress_at, expires_at FROM awa.list_dlq_jobs($1::text, $2::text, $3::text,
+                                $4::bigint, $5::int)
+`
+
+type ListDLQJobsParams struct {
+	Queue pgtype.Text
+	Kind  pgtype.Text
+	Tag   pgtype.Text
+	After pgtype.Int8
+	Max   int32
+}
+
+func (q *Queries) ListDLQJobs(ctx context.Context, db DBTX, arg ListDLQJobsParams) ([]AwaJobListing, error) {
+	rows, err := db.Query(ctx, listDLQJobs,
+		arg.Queue,
+		arg.Kind,
+		arg.Tag,
+		arg.After,
+		arg.Max,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaJobListing
+	for rows.Next() {
+		var i AwaJobListing
+		if err := rows.Scan(
+			&i.ID,
+			&i.Queue,
+			&i.Priority,
+			&i.Kind,
+			&i.State,
+			&i.Args,
+			&i.Attempt,
+			&i.MaxAttempts,
+			&i.RunLease,
+			&i.RunAt,
+			&i.CreatedAt,
+			&i.ClaimedAt,
+			&i.FinalizedAt,
+			&i.Tags,
+			&i.Metadata,
+			&i.Errors,
+			&i.Dlq,
+			&i.Progress,
+			&i.ProgressAt,
+			&i.ExpiresAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const listJobs = `-- name: ListJobs :many
 SELECT id, queue, priority, kind, state, args, attempt, max_attempts, run_lease, run_at, created_at, claimed_at, finalized_at, tags, metadata, errors, dlq, progress, progress_at, expires_at FROM awa.list_jobs($1::text[]::awa.job_state[], $2::text, $3::text,
                             $4::text, $5::timestamptz,
