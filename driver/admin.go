@@ -558,6 +558,42 @@ func (d *Driver) GetJob(ctx context.Context, db DBTX, jobID int64) (JobListing, 
 	return jobListing(rows[0]), nil
 }
 
+// ListDLQJobs returns one page of the DLQ's jobs, newest first, and the
+// cursor of the next page (0 after the last), as ListJobs: p's Queue, Kind,
+// Tag, After and Limit apply, its States and time range must be zero. The
+// DLQ is the failed jobs held in it, so it reads pages of failed jobs until
+// it has Limit DLQ jobs or the listing ends.
+func (d *Driver) ListDLQJobs(ctx context.Context, db DBTX, p ListJobsParams) ([]JobListing, int64, error) {
+	if len(p.States) > 0 || !p.FinalizedFrom.IsZero() || !p.FinalizedTo.IsZero() {
+		return nil, 0, fmt.Errorf("list dlq jobs: states and a time range do not apply: %w", ErrInvalidArgument)
+	}
+	if p.Limit == 0 {
+		p.Limit = 50
+	}
+	p.States = []JobState{StateFailed}
+	var out []JobListing
+	for {
+		page, cursor, err := d.ListJobs(ctx, db, p)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, j := range page {
+			if !j.DLQ {
+				continue
+			}
+			out = append(out, j)
+			if len(out) == p.Limit {
+				// Ids descend: the last one shown is the next page's cursor.
+				return out, j.ID, nil
+			}
+		}
+		if cursor == 0 {
+			return out, 0, nil
+		}
+		p.After = cursor
+	}
+}
+
 // jobStates are the states awa.job_state knows, for ListJobs' check.
 var jobStates = []JobState{StateScheduled, StateAvailable, StateRunning, StateWaitingExternal, StateRetryable,
 	StateCompleted, StateCancelled, StateFailed}

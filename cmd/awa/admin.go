@@ -527,34 +527,23 @@ func listCmd(ctx context.Context, name string, args []string, stdout, stderr io.
 			p.States = append(p.States, driver.JobState(st))
 		}
 	}
-	if dlqOnly {
-		p.States = []driver.JobState{driver.StateFailed}
-	}
 	return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
-		var jobs []jobJSON
-		next := p.After
-		// The DLQ is the failed jobs held in it: pages of failed jobs are
-		// filtered until one holds a DLQ job or the listing ends.
-		for {
-			page, cursor, err := d.ListJobs(ctx, conn, p)
-			if err != nil {
-				return err
-			}
-			for _, j := range page {
-				if !dlqOnly || j.DLQ {
-					jobs = append(jobs, listingJSON(j))
-				}
-			}
-			next = cursor
-			if !dlqOnly || len(jobs) >= p.Limit || cursor == 0 {
-				break
-			}
-			p.After = cursor
+		list := d.ListJobs
+		if dlqOnly {
+			list = d.ListDLQJobs
+		}
+		page, next, err := list(ctx, conn, p)
+		if err != nil {
+			return err
+		}
+		jobs := make([]jobJSON, len(page))
+		for i, j := range page {
+			jobs[i] = listingJSON(j)
 		}
 		v := struct {
 			Jobs []jobJSON `json:"jobs"`
 			Next int64     `json:"next"`
-		}{Jobs: append([]jobJSON{}, jobs...), Next: next}
+		}{Jobs: jobs, Next: next}
 		return a.output(stdout, v, func(tw *tabwriter.Writer) {
 			fmt.Fprintln(tw, "JOB\tSTATE\tQUEUE\tKIND\tPRI\tATTEMPT\tCREATED\tFINALIZED")
 			for _, j := range jobs {

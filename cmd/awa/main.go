@@ -8,6 +8,7 @@
 //	awa jobs list|show|cancel|retry|erase [flags]
 //	awa dlq list|retry|purge [flags]
 //	awa queues list|pause|resume|drain [flags]
+//	awa ui [-dsn DSN] [-addr HOST:PORT] [-read-only] [flags]
 //
 // The DSN defaults to $DATABASE_URL. A prebuilt binary cannot load a user's
 // Go handlers: services run workers from their own binary (see
@@ -71,6 +72,12 @@ usage:
         Operator commands (jobs, dlq, queues) take -dsn, -schema and -json;
         exit status 0 done, 1 the database failed, 2 bad usage, 3 no such
         job, 4 the job's state does not allow it, 5 not drained in time
+  awa ui [-dsn DSN] [-addr 127.0.0.1:8080] [-prefix /PATH] [-read-only] [-user NAME] [-sample D]
+        the web admin UI: queues (depth, rates, pause), jobs (filters, keyset
+        pages, one job whole), the DLQ, storage status and periodic schedules;
+        retry, cancel, pause and resume behind a confirmation, CSRF-protected;
+        basic auth (-user, $AWA_UI_PASSWORD) or a bearer token ($AWA_UI_TOKEN);
+        -read-only shows and never acts (docs/ui.md)
 
 The DSN defaults to $DATABASE_URL. "awa COMMAND -h" lists a command's flags.
 `
@@ -109,6 +116,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdDLQ(ctx, args[1:], stdout, stderr)
 	case "queues":
 		err = cmdQueues(ctx, args[1:], stdout, stderr)
+	case "ui":
+		err = cmdUI(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
