@@ -43,12 +43,13 @@ help: ## list targets
 	@grep -hE '^[a-zA-Z/_-]+:.*## ' $(MAKEFILE_LIST) \
 	  | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
-tools: ## install pgTAP, pg_prove, PgBouncer and Python's psycopg (apt) when missing
+tools: ## install pgTAP, pg_prove, PgBouncer, Python's psycopg and Chromium (the UI's browser test) (apt) when missing
 	@missing=""; \
 	[ -x $(AWA_PG_BIN)/postgres ] || missing=" postgresql-15"; \
 	[ -f /usr/share/postgresql/15/extension/pgtap.control ] && command -v pg_prove >/dev/null || missing="$$missing $(PGTAP_PKGS)"; \
 	[ -x /usr/sbin/pgbouncer ] || missing="$$missing pgbouncer"; \
 	/usr/bin/python3 -c 'import psycopg' 2>/dev/null || missing="$$missing python3-psycopg"; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" != 0 ]; then \
 	  echo "missing:$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing" >&2; exit 1; \

@@ -200,3 +200,60 @@ func listingIDs(rows []driver.JobListing) []int64 {
 	}
 	return out
 }
+
+// TestListDLQJobsPagesTheDLQAlone: ListDLQJobs pages through the DLQ's jobs
+// only, newest first, past pages of failed jobs the DLQ does not hold, each
+// page full until the last; states or a time range are refused.
+func TestListDLQJobsPagesTheDLQAlone(t *testing.T) {
+	ctx, pool := parallelDB(t, time.Minute)
+	d := driver.New()
+	if _, err := pool.Exec(ctx, `SELECT awa.configure_queue('held', '{"dlq": true}')`); err != nil {
+		t.Fatal(err)
+	}
+	// Alternately a DLQ job (queue held) and two failed ones (queue lost).
+	var want []int64
+	for i := range 15 {
+		queue := "lost"
+		if i%3 == 0 {
+			queue = "held"
+		}
+		id := jobIDs(t, pool, fmt.Sprintf(`
+			WITH j AS (SELECT id FROM awa.insert_job('dlq.k', '{}', '{"queue": "%s", "max_attempts": 1}')),
+			     c AS (SELECT c.* FROM j, awa.claim_ready_runtime('%[1]s', 1) AS c)
+			SELECT f.job_id FROM c, awa.fail_jobs(ARRAY[c.id], ARRAY[c.run_lease], ARRAY[c.claim_slot],
+			                                      ARRAY[c.receipt_id], ARRAY['boom']) AS f`, queue))[0]
+		if queue == "held" {
+			want = append([]int64{id}, want...)
+		}
+	}
+	var got []int64
+	var after int64
+	for {
+		rows, next, err := d.ListDLQJobs(ctx, pool, driver.ListJobsParams{After: after, Limit: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if !r.DLQ || r.State != driver.StateFailed {
+				t.Fatalf("ListDLQJobs listed job %d, %s, dlq %v", r.ID, r.State, r.DLQ)
+			}
+		}
+		got = append(got, listingIDs(rows)...)
+		if next == 0 {
+			break
+		}
+		if len(rows) != 2 || next != rows[1].ID {
+			t.Fatalf("a page of %d rows with next cursor %d", len(rows), next)
+		}
+		after = next
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("DLQ pages of 2: %v, want %v", got, want)
+	}
+	for _, p := range []driver.ListJobsParams{{States: []driver.JobState{driver.StateFailed}},
+		{FinalizedFrom: time.Now().Add(-time.Hour)}} {
+		if _, _, err := d.ListDLQJobs(ctx, pool, p); !errors.Is(err, driver.ErrInvalidArgument) {
+			t.Fatalf("ListDLQJobs(%+v): %v, want ErrInvalidArgument", p, err)
+		}
+	}
+}
