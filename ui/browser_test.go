@@ -2,8 +2,6 @@ package ui_test
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,43 +11,25 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/awa-queue/awa/driver"
+	"github.com/awa-queue/awa/internal/headless"
 	"github.com/awa-queue/awa/ui"
 )
 
-// chromium returns the path of a Chromium (or Chrome) binary: $AWA_CHROMIUM,
-// else the first of the usual names on PATH. Its absence fails the test:
-// the browser test is part of the suite (make tools installs Debian's
-// chromium).
-func chromium(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("AWA_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("no Chromium found (chromium, chromium-browser, google-chrome on PATH, or $AWA_CHROMIUM): " +
-		"run `make tools` (it installs Debian's chromium) or set AWA_CHROMIUM")
-	return ""
-}
-
-// newBrowser starts a headless Chromium for the test, without the sandbox
-// (CI runs as root, where the sandbox cannot start), and returns its tab's
-// context.
+// newBrowser starts a headless Chromium for the test and returns its tab's
+// context. A missing Chromium fails the test: the browser test is part of
+// the suite (make tools installs Debian's chromium).
 func newBrowser(t *testing.T, ctx context.Context) context.Context {
 	t.Helper()
-	opts := append(slices.Clone(chromedp.DefaultExecAllocatorOptions[:]), chromedp.ExecPath(chromium(t)),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.WindowSize(1280, 900))
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	bctx, cancelTab := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelTab(); cancelAlloc() })
-	if err := chromedp.Do(bctx); err != nil { // starts the browser
-		t.Fatalf("start %s: %v", chromium(t), err)
+	path, err := headless.ExecPath()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return bctx
+	tab, cancel, err := headless.Start(ctx, path, 1280, 900)
+	if err != nil {
+		t.Fatalf("start %s: %v", path, err)
+	}
+	t.Cleanup(cancel)
+	return tab
 }
 
 // run runs browser actions, failing the test with what it was doing.

@@ -230,13 +230,52 @@ func jobIDParam(r *http.Request) (int64, error) {
 	return id, nil
 }
 
+// ringSummary is one ring on the storage page: its slots added up.
+type ringSummary struct {
+	Ring       string
+	Slots      int
+	Rows       int64
+	RowsCapped bool
+	Bytes      int64
+	// Statuses counts its slots by status, in the order first seen.
+	Statuses []statusCount
+}
+
+type statusCount struct {
+	Status string
+	N      int
+}
+
+// storageData is the storage page.
+type storageData struct {
+	Rings []ringSummary
+	Slots []driver.StorageSlot
+}
+
 func (h *Handler) storagePage(w http.ResponseWriter, r *http.Request) {
 	slots, err := h.d.StorageStatus(r.Context(), h.db, 0)
 	if err != nil {
 		h.fail(w, r, "storage", err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "storage", page{Title: "Storage", Nav: "storage", Data: slots})
+	d := storageData{Slots: slots}
+	for _, s := range slots {
+		if len(d.Rings) == 0 || d.Rings[len(d.Rings)-1].Ring != s.Ring {
+			d.Rings = append(d.Rings, ringSummary{Ring: s.Ring})
+		}
+		g := &d.Rings[len(d.Rings)-1]
+		g.Slots++
+		g.Rows += s.Rows
+		g.RowsCapped = g.RowsCapped || s.RowsCapped
+		g.Bytes += s.Bytes
+		i := slices.IndexFunc(g.Statuses, func(c statusCount) bool { return c.Status == s.Status })
+		if i < 0 {
+			g.Statuses = append(g.Statuses, statusCount{Status: s.Status})
+			i = len(g.Statuses) - 1
+		}
+		g.Statuses[i].N++
+	}
+	h.render(w, r, http.StatusOK, "storage", page{Title: "Storage", Nav: "storage", Data: d})
 }
 
 func (h *Handler) periodicPage(w http.ResponseWriter, r *http.Request) {
