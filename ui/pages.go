@@ -27,7 +27,7 @@ func (h *Handler) queuesPage(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, "queues", err)
 		return
 	}
-	h.rates.add(now(), counts)
+	h.rates.add(time.Now(), counts)
 	paused, err := h.d.PausedQueues(ctx, h.db)
 	if err != nil {
 		h.fail(w, r, "queues", err)

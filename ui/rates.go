@@ -104,6 +104,6 @@ func (h *Handler) Sample(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	h.rates.add(now(), counts)
+	h.rates.add(time.Now(), counts)
 	return nil
 }

@@ -26,7 +26,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/awa-queue/awa/driver"
 )
@@ -214,6 +213,3 @@ func staticFiles(fsys fs.FS) http.Handler {
 		files.ServeHTTP(w, r)
 	})
 }
-
-// now is the handler's clock (a variable for the rate tests).
-var now = time.Now
