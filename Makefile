@@ -37,18 +37,19 @@ with_stock = $(if $(AWA_STOCK_DSN),$(1),AWA_PG_STOCK=1 scripts/pg.sh run -- $(1)
 unexport AWA_PG_STOCK
 
 .PHONY: help tools generate verify verify/generated verify/go verify/bench verify/catalog \
-	test test/sql test/go demo bench release _verify/catalog _test/sql _test/go _demo
+	test test/sql test/go demo screenshots bench release _verify/catalog _test/sql _test/go _demo _screenshots
 
 help: ## list targets
 	@grep -hE '^[a-zA-Z/_-]+:.*## ' $(MAKEFILE_LIST) \
 	  | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
-tools: ## install pgTAP, pg_prove, PgBouncer and Python's psycopg (apt) when missing
+tools: ## install pgTAP, pg_prove, PgBouncer, Python's psycopg and Chromium (the UI's browser test) (apt) when missing
 	@missing=""; \
 	[ -x $(AWA_PG_BIN)/postgres ] || missing=" postgresql-15"; \
 	[ -f /usr/share/postgresql/15/extension/pgtap.control ] && command -v pg_prove >/dev/null || missing="$$missing $(PGTAP_PKGS)"; \
 	[ -x /usr/sbin/pgbouncer ] || missing="$$missing pgbouncer"; \
 	/usr/bin/python3 -c 'import psycopg' 2>/dev/null || missing="$$missing python3-psycopg"; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" != 0 ]; then \
 	  echo "missing:$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing" >&2; exit 1; \
@@ -97,6 +98,10 @@ demo: ## build cmd/awa and run `awa demo` in a fresh database awa_demo (DEMO_FLA
 	go build -o .bin/awa ./cmd/awa
 	@$(if $(or $(AWA_TEST_DSN),$(DATABASE_URL)),$(MAKE) _demo,scripts/pg.sh run -- $(MAKE) _demo)
 
+screenshots: ## seed a demo database (awa_ui_shots) and write the web UI's screenshots to docs/img/ (needs chromium: make tools)
+	go build -o .bin/awa ./cmd/awa
+	@$(if $(or $(AWA_TEST_DSN),$(DATABASE_URL)),$(MAKE) _screenshots,scripts/pg.sh run -- $(MAKE) _screenshots)
+
 # Benchmark (bench/, its own Go module so River stays out of the main module).
 # Without AWA_TEST_DSN it runs in its own private cluster (.pg/bench, port
 # $AWA_PG_PORT or 54339, so it never shares a server with `make test`) with
@@ -127,11 +132,20 @@ _test/go:
 	$(call with_stock,go test -count=1 -timeout 25m ./...)
 	cd bench && go test -count=1 -timeout 25m ./...
 
-# The demo runs on the server of AWA_TEST_DSN (else DATABASE_URL) in its own
-# database, dropped and created again first so every run starts clean.
-_demo:
-	@dsn=$${AWA_TEST_DSN:-$$DATABASE_URL}; \
+# The demo and the screenshots run on the server of AWA_TEST_DSN (else
+# DATABASE_URL) in their own database, dropped and created again first so
+# every run starts clean.
+fresh_db = dsn=$${AWA_TEST_DSN:-$$DATABASE_URL}; \
 	psql=$(AWA_PG_BIN)/psql; [ -x "$$psql" ] || psql=psql; \
 	PGOPTIONS="-c client_min_messages=warning" "$$psql" -X -q -v ON_ERROR_STOP=1 -d "$$dsn" \
-	  -c 'DROP DATABASE IF EXISTS $(DEMO_DB) WITH (FORCE)' -c 'CREATE DATABASE $(DEMO_DB)'; \
-	.bin/awa demo -dsn "$$(scripts/dsn-db.sh "$$dsn" $(DEMO_DB))" $(DEMO_FLAGS)
+	  -c 'DROP DATABASE IF EXISTS $(1) WITH (FORCE)' -c 'CREATE DATABASE $(1)'; \
+	db_dsn=$$(scripts/dsn-db.sh "$$dsn" $(1))
+
+_demo:
+	@$(call fresh_db,$(DEMO_DB)); \
+	.bin/awa demo -dsn "$$db_dsn" $(DEMO_FLAGS)
+
+_screenshots:
+	@$(call fresh_db,awa_ui_shots); \
+	.bin/awa migrate up -dsn "$$db_dsn" >/dev/null; \
+	go run ./internal/uishots -dsn "$$db_dsn" -out docs/img

@@ -9,6 +9,7 @@
 //	awa dlq list|retry|purge [flags]
 //	awa queues list|pause|resume|drain [flags]
 //	awa periodic list|pause|resume|delete [flags]
+//	awa ui [-dsn DSN] [-addr HOST:PORT] [-read-only] [flags]
 //
 // The DSN defaults to $DATABASE_URL. A prebuilt binary cannot load a user's
 // Go handlers: services run workers from their own binary (see
@@ -81,6 +82,12 @@ usage:
         the periodic jobs (schedule, zone, kind, queue, pause, next and last
         fire); pause one (no fire from now on), resume it (scheduled again
         from now), delete it (its jobs stay)
+  awa ui [-dsn DSN] [-addr 127.0.0.1:8080] [-prefix /PATH] [-read-only] [-user NAME] [-sample D]
+        the web admin UI: queues (depth, rates, pause), jobs (filters, keyset
+        pages, one job whole), the DLQ, storage status and periodic schedules;
+        retry, cancel, pause and resume behind a confirmation, CSRF-protected;
+        basic auth (-user, $AWA_UI_PASSWORD) or a bearer token ($AWA_UI_TOKEN);
+        -read-only shows and never acts (docs/ui.md)
 
 Operator commands (jobs, dlq, queues, periodic) take -dsn, -schema and -json.
 Exit status: 0 done, 1 the database failed, 2 bad usage, 3 no such job (or
@@ -125,6 +132,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdQueues(ctx, args[1:], stdout, stderr)
 	case "periodic":
 		err = cmdPeriodic(ctx, args[1:], stdout, stderr)
+	case "ui":
+		err = cmdUI(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0
