@@ -1335,6 +1335,14 @@ BEGIN
             ' OR EXISTS (SELECT 1 FROM {{$awa_schema}}.dlq_entries d WHERE d.job_id = r.job_id OFFSET 0)'
             ' OR EXISTS (SELECT 1 FROM {{$awa_schema}}.external_waits d WHERE d.job_id = r.job_id OFFSET 0)'
             ' OR EXISTS (SELECT 1 FROM {{$awa_schema}}.done_entries d WHERE d.job_id = r.job_id OFFSET 0) THEN NULL'
+            -- No plane holds it and no claim holds this attempt open: it
+            -- left every plane (a DLQ job purged), not running.
+            ' WHEN NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.claim_batches b'
+            ' CROSS JOIN LATERAL unnest(b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (lane_id, lane_seq, k)'
+            ' WHERE b.ready_slot = r.ready_slot AND b.job_ids @> ARRAY[r.job_id]'
+            ' AND i.lane_id = r.lane_id AND i.lane_seq = r.lane_seq'
+            ' AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.claim_closures c WHERE c.claim_slot = b.claim_slot'
+            ' AND c.receipts @> {{$awa_schema}}._receipt_id(b.batch_id, i.k)) OFFSET 0) THEN NULL'
             ' WHEN EXISTS (SELECT 1 FROM {{$awa_schema}}.callbacks x WHERE x.job_id = r.job_id'
             ' AND x.run_lease = r.run_lease + 1 AND x.resumed_at IS NULL OFFSET 0)'
             ' THEN %2$L::text::{{$awa_schema}}.job_state ELSE %1$L::{{$awa_schema}}.job_state END AS state OFFSET 0) AS s'

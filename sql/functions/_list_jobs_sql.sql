@@ -14,8 +14,9 @@
 --            cursor is available; below it, claimed: completed when a
 --            completion batch of its slot holds this attempt, else skipped
 --            when a newer ready row or another plane holds the job (that
---            branch lists it), else running (waiting_external with an open
---            callback)
+--            branch lists it), else running while a claim batch holds
+--            the attempt open (waiting_external with an open callback),
+--            else nothing (it left every plane: a DLQ job purged)
 --   archive  archived_jobs, one branch per terminal state: (state, job_id),
 --            (queue, state, job_id) or (kind, state, job_id); a tag through
 --            archived_job_tags (tag, job_id), one branch; a time range reads, per
@@ -118,6 +119,14 @@ BEGIN
             ' OR EXISTS (SELECT 1 FROM awa.dlq_entries d WHERE d.job_id = r.job_id OFFSET 0)'
             ' OR EXISTS (SELECT 1 FROM awa.external_waits d WHERE d.job_id = r.job_id OFFSET 0)'
             ' OR EXISTS (SELECT 1 FROM awa.done_entries d WHERE d.job_id = r.job_id OFFSET 0) THEN NULL'
+            -- No plane holds it and no claim holds this attempt open: it
+            -- left every plane (a DLQ job purged), not running.
+            ' WHEN NOT EXISTS (SELECT 1 FROM awa.claim_batches b'
+            ' CROSS JOIN LATERAL unnest(b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (lane_id, lane_seq, k)'
+            ' WHERE b.ready_slot = r.ready_slot AND b.job_ids @> ARRAY[r.job_id]'
+            ' AND i.lane_id = r.lane_id AND i.lane_seq = r.lane_seq'
+            ' AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c WHERE c.claim_slot = b.claim_slot'
+            ' AND c.receipts @> awa._receipt_id(b.batch_id, i.k)) OFFSET 0) THEN NULL'
             ' WHEN EXISTS (SELECT 1 FROM awa.callbacks x WHERE x.job_id = r.job_id'
             ' AND x.run_lease = r.run_lease + 1 AND x.resumed_at IS NULL OFFSET 0)'
             ' THEN %2$L::text::awa.job_state ELSE %1$L::awa.job_state END AS state OFFSET 0) AS s'
