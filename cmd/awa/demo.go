@@ -101,6 +101,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 	addDemoWorkers(ws, rec)
 	show := addShowcaseWorkers(ws)
 	addPeriodicDemoWorker(ws)
+	addUniqueDemoWorker(ws)
 	qcfg := map[string]driver.QueueConfig{queueOps: {MaxWorkers: 2}}
 	for _, q := range queues {
 		qcfg[q] = driver.QueueConfig{MaxWorkers: o.Workers}
@@ -174,6 +175,9 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 		}
 		if err := showPeriodic(ctx, client, pool, stdout); err != nil {
 			return nil, fmt.Errorf("periodic jobs: %w", err)
+		}
+		if err := showUnique(ctx, client, pool, stdout); err != nil {
+			return nil, fmt.Errorf("unique jobs: %w", err)
 		}
 	}
 

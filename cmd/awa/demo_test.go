@@ -76,6 +76,9 @@ func TestDemoAccountsForEveryJob(t *testing.T) {
 		"SELECT * FROM awa.upsert_periodic_job('ops_digest', '@every 1s'",
 		"the maintenance leader fired job",
 		"the ops_digest jobs completed",
+		"(same page, same transaction):",
+		"duplicate true",
+		"(after it completed):",
 	} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("output lacks %q", s)
