@@ -174,7 +174,8 @@ type MaintenanceConfig struct {
 	// ArchiveInterval: one pass of awa.maintain_archive (create the archive's
 	// cohort partitions ahead, drain its DEFAULT partition, drop cohorts
 	// whose retention has passed, each lock waited for at most
-	// PruneLockTimeout). Defaults to 1 minute.
+	// PruneLockTimeout), and of awa.cleanup_unique_keys (the unique key rows
+	// of jobs history no longer has, BatchSize at most). Defaults to 1 minute.
 	ArchiveInterval time.Duration
 	// BatchSize caps the jobs one promotion, rescue or prune call moves (a
 	// prune call at most 100000). Defaults to 1000.

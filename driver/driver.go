@@ -82,6 +82,62 @@ type InsertOpts struct {
 	MaxAttempts int             `json:"max_attempts,omitempty"`
 	Tags        []string        `json:"tags,omitempty"`
 	Metadata    json.RawMessage `json:"metadata,omitempty"`
+	// Unique makes the job unique by a key: an insert whose key a job holds
+	// in the key's states returns that job with Duplicate set instead of
+	// inserting. Defaults to nil: not unique.
+	Unique *UniqueOpts `json:"unique,omitempty"`
+}
+
+// UniqueOpts says what makes a job's uniqueness key and which states hold it
+// (docs/storage.md, "Unique jobs"). The substrate derives the key from them,
+// so a job inserted from Go and one inserted from SQL with the same options
+// share it. The zero value is unique by kind alone in every non-terminal
+// state.
+type UniqueOpts struct {
+	// Key replaces the kind in the key: jobs of several kinds may share it.
+	// At most 1000 characters. Defaults to "": the kind.
+	Key string
+	// ByArgs adds the whole args to the key. Defaults to false.
+	ByArgs bool
+	// ByArgKeys adds only these args (by name) to the key; a missing one
+	// counts as absent. Takes precedence over ByArgs. Defaults to nil.
+	ByArgKeys []string
+	// ByQueue adds the queue to the key. Defaults to false.
+	ByQueue bool
+	// ByPeriod adds the period bucket of the job's run time to the key
+	// (whole seconds, 1s to 365 days): one job per period. Defaults to 0:
+	// no period.
+	ByPeriod time.Duration
+	// ByState lists the states that hold the key. It must include every
+	// non-terminal state (scheduled, available, running, retryable,
+	// waiting_external) and may add completed, cancelled and failed, which
+	// hold as long as history keeps the job. Defaults to nil: the
+	// non-terminal states.
+	ByState []JobState
+}
+
+// MarshalJSON renders the opts.unique object the substrate expects.
+func (u UniqueOpts) MarshalJSON() ([]byte, error) {
+	v := struct {
+		Key      string     `json:"key,omitempty"`
+		ByArgs   any        `json:"by_args,omitempty"`
+		ByQueue  bool       `json:"by_queue,omitempty"`
+		ByPeriod int64      `json:"by_period,omitempty"`
+		States   []JobState `json:"states,omitempty"`
+	}{Key: u.Key, ByQueue: u.ByQueue, States: u.ByState}
+	switch {
+	case len(u.ByArgKeys) > 0:
+		v.ByArgs = u.ByArgKeys
+	case u.ByArgs:
+		v.ByArgs = true
+	}
+	if u.ByPeriod != 0 {
+		if u.ByPeriod%time.Second != 0 || u.ByPeriod < time.Second {
+			return nil, fmt.Errorf("%w: UniqueOpts.ByPeriod must be whole seconds of at least 1s, got %s", ErrInvalidArgument, u.ByPeriod)
+		}
+		v.ByPeriod = int64(u.ByPeriod / time.Second)
+	}
+	return json.Marshal(v)
 }
 
 // MarshalJSON renders the opts object awa.insert_job expects.
@@ -112,18 +168,54 @@ type InsertedJob struct {
 	Priority int16
 	Kind     string
 	RunAt    time.Time
+	// Duplicate: the job asked for uniqueness (InsertOpts.Unique) and a job
+	// held its key; nothing was inserted, and the fields above are that
+	// job's (its state as of the insert).
+	Duplicate bool
+}
+
+func insertOutcome(r dbsqlc.AwaInsertOutcome) InsertedJob {
+	return InsertedJob{ID: r.ID, State: JobState(r.State), Queue: r.Queue, Priority: r.Priority, Kind: r.Kind,
+		RunAt: r.RunAt.Time, Duplicate: r.Duplicate}
+}
+
+func insertOutcomes(rows []dbsqlc.AwaInsertOutcome) []InsertedJob {
+	out := make([]InsertedJob, len(rows))
+	for i, r := range rows {
+		out[i] = insertOutcome(r)
+	}
+	return out
+}
+
+// anyUnique reports whether a job of ps asks for uniqueness: such a batch
+// goes through the unique form of the insert, which says which jobs were
+// duplicates; others keep the plain form.
+func anyUnique(ps []InsertParams) bool {
+	for _, p := range ps {
+		if p.Opts.Unique != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func insertedJob(r dbsqlc.AwaInsertedJob) InsertedJob {
 	return InsertedJob{ID: r.ID, State: JobState(r.State), Queue: r.Queue, Priority: r.Priority, Kind: r.Kind, RunAt: r.RunAt.Time}
 }
 
-// Insert inserts one job with awa.insert_job; it becomes visible when db's
-// transaction commits.
+// Insert inserts one job with awa.insert_job (awa.insert_unique_job when it
+// has unique options); it becomes visible when db's transaction commits.
 func (d *Driver) Insert(ctx context.Context, db DBTX, p InsertParams) (InsertedJob, error) {
 	opts, err := json.Marshal(p.Opts)
 	if err != nil {
 		return InsertedJob{}, fmt.Errorf("encode opts: %w", err)
+	}
+	if p.Opts.Unique != nil {
+		row, err := d.q.InsertUniqueJob(ctx, d.on(db), dbsqlc.InsertUniqueJobParams{Kind: p.Kind, Args: p.Args, Opts: opts})
+		if err != nil {
+			return InsertedJob{}, fmt.Errorf("insert unique job %q: %w", p.Kind, mapError(err))
+		}
+		return insertOutcome(row), nil
 	}
 	row, err := d.q.InsertJob(ctx, d.on(db), dbsqlc.InsertJobParams{Kind: p.Kind, Args: p.Args, Opts: opts})
 	if err != nil {
@@ -136,8 +228,9 @@ func (d *Driver) Insert(ctx context.Context, db DBTX, p InsertParams) (InsertedJ
 const insertJobsBatch = 10000
 
 // InsertMany inserts jobs in order with awa.insert_jobs, one call per 10000
-// jobs. Pass a transaction for an all-or-nothing insert of more than 10000
-// jobs: on a pool each call commits by itself.
+// jobs (awa.insert_unique_jobs for a batch with unique options). Pass a
+// transaction for an all-or-nothing insert of more than 10000 jobs: on a pool
+// each call commits by itself.
 func (d *Driver) InsertMany(ctx context.Context, db DBTX, ps []InsertParams) ([]InsertedJob, error) {
 	out := make([]InsertedJob, 0, len(ps))
 	for start := 0; start < len(ps); start += insertJobsBatch {
@@ -145,6 +238,14 @@ func (d *Driver) InsertMany(ctx context.Context, db DBTX, ps []InsertParams) ([]
 		kinds, args, opts, err := encodeBatch(batch)
 		if err != nil {
 			return nil, err
+		}
+		if anyUnique(batch) {
+			rows, err := d.q.InsertUniqueJobs(ctx, d.on(db), dbsqlc.InsertUniqueJobsParams{Kinds: kinds, Args: args, Opts: opts})
+			if err != nil {
+				return nil, fmt.Errorf("insert %d jobs: %w", len(batch), mapError(err))
+			}
+			out = append(out, insertOutcomes(rows)...)
+			continue
 		}
 		rows, err := d.q.InsertJobs(ctx, d.on(db), dbsqlc.InsertJobsParams{Kinds: kinds, Args: args, Opts: opts})
 		if err != nil {
@@ -158,8 +259,9 @@ func (d *Driver) InsertMany(ctx context.Context, db DBTX, ps []InsertParams) ([]
 // InsertManyCopy inserts jobs, any number, through the COPY path: COPY into
 // the session's job stage (awa.open_job_stage), then awa.insert_staged_jobs,
 // which inserts them in order as InsertMany would: one round trip for the rows
-// whatever their number. tx must be a transaction (the stage is emptied at
-// commit). No jobs is a no-op.
+// whatever their number (awa.insert_staged_unique_jobs when a job has unique
+// options). tx must be a transaction (the stage is emptied at commit). No
+// jobs is a no-op.
 func (d *Driver) InsertManyCopy(ctx context.Context, tx pgx.Tx, ps []InsertParams) ([]InsertedJob, error) {
 	if len(ps) == 0 {
 		return nil, nil // as InsertMany; the substrate raises for an empty stage
@@ -181,6 +283,13 @@ func (d *Driver) InsertManyCopy(ctx context.Context, tx pgx.Tx, ps []InsertParam
 		}))
 	if err != nil {
 		return nil, fmt.Errorf("copy %d jobs to the stage: %w", len(ps), mapError(err))
+	}
+	if anyUnique(ps) {
+		rows, err := d.q.InsertStagedUniqueJobs(ctx, d.on(tx))
+		if err != nil {
+			return nil, fmt.Errorf("insert %d staged jobs: %w", len(ps), mapError(err))
+		}
+		return insertOutcomes(rows), nil
 	}
 	rows, err := d.q.InsertStagedJobs(ctx, d.on(tx))
 	if err != nil {
@@ -213,7 +322,7 @@ func encodeBatch(ps []InsertParams) (kinds []string, args, opts []json.RawMessag
 	for i, p := range ps {
 		kinds[i], args[i] = p.Kind, p.Args
 		o := p.Opts
-		simple := len(o.Tags) == 0 && len(o.Metadata) == 0
+		simple := len(o.Tags) == 0 && len(o.Metadata) == 0 && o.Unique == nil
 		key := simpleOpts{o.Queue, o.Priority, o.MaxAttempts, o.RunAt}
 		if simple && key == (simpleOpts{}) {
 			continue // NULL element: the defaults

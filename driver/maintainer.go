@@ -170,7 +170,7 @@ func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logge
 func maintenanceRoutines(m MaintenanceConfig) []string {
 	names := []string{"acquire_leader_lease", "release_leader_lease", "promote_due_jobs", "rescue_stale_claims",
 		"rescue_expired_deadlines", "rescue_expired_callbacks", "rotate_ring", "prune_ring", "cleanup_runtime_instances",
-		"cleanup_attempt_state", "maintain_archive", "upsert_periodic_job", "periodic_jobs_due", "fire_periodic_job",
+		"cleanup_attempt_state", "cleanup_unique_keys", "maintain_archive", "upsert_periodic_job", "periodic_jobs_due", "fire_periodic_job",
 		"reject_periodic_schedule"}
 	if m.DLQRetention > 0 {
 		names = append(names, "purge_dlq")
@@ -309,6 +309,12 @@ func (e *elector) services() []service {
 	}
 	// The archive: cohorts created ahead, expired ones dropped
 	// (docs/storage.md, "History archive").
+	// With the archive, whose drops end jobs' history: the unique key rows of
+	// jobs history no longer has (docs/storage.md, "Unique jobs").
+	svcs = append(svcs, service{name: "unique_keys_cleanup", interval: m.ArchiveInterval, tick: func(ctx context.Context) error {
+		_, err := d.CleanupUniqueKeys(ctx, db, m.BatchSize)
+		return err
+	}})
 	svcs = append(svcs, service{name: "archive", interval: m.ArchiveInterval, tick: func(ctx context.Context) error {
 		outs, err := d.MaintainArchive(ctx, db, m.PruneLockTimeout, 16)
 		for _, o := range outs {

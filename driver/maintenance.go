@@ -166,6 +166,17 @@ func (d *Driver) CleanupAttemptState(ctx context.Context, db DBTX, max int) (int
 	return len(rows), nil
 }
 
+// CleanupUniqueKeys deletes up to max unique key rows (and displaced-holder
+// records) of jobs that history no longer has, and returns how many it
+// deleted. Such a key is free already; the rows would otherwise stay.
+func (d *Driver) CleanupUniqueKeys(ctx context.Context, db DBTX, max int) (int, error) {
+	rows, err := d.q.CleanupUniqueKeys(ctx, d.on(db), int32(max))
+	if err != nil {
+		return 0, fmt.Errorf("cleanup unique keys: %w", mapError(err))
+	}
+	return len(rows), nil
+}
+
 // ArchiveOutcome reports one step of an archive maintenance pass: Action is
 // create, drain or drop (maintain when the pass was skipped); Outcome is
 // created, drained, dropped, skipped_blocked (a lock not granted within the

@@ -40,6 +40,9 @@ ORDER BY 1;
 -- name: CleanupAttemptState :many
 SELECT * FROM awa.cleanup_attempt_state(sqlc.arg(max)::int);
 
+-- name: CleanupUniqueKeys :many
+SELECT * FROM awa.cleanup_unique_keys(sqlc.arg(max)::int);
+
 -- name: RescueExpiredCallbacks :many
 SELECT * FROM awa.rescue_expired_callbacks(sqlc.arg(max)::int, sqlc.narg(now)::timestamptz);
 

@@ -102,6 +102,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 	show := addShowcaseWorkers(ws)
 	addPeriodicDemoWorker(ws)
 	feats := addFeatureWorkers(ws)
+	addUniqueDemoWorker(ws)
 	qcfg := map[string]driver.QueueConfig{queueOps: {MaxWorkers: 2}, queueAging: {MaxWorkers: 1}}
 	for _, q := range queues {
 		qcfg[q] = driver.QueueConfig{MaxWorkers: o.Workers}
@@ -178,6 +179,9 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 		}
 		if err := feats.run(ctx, client, pool, o, log, stdout); err != nil {
 			return nil, err
+		}
+		if err := showUnique(ctx, client, pool, stdout); err != nil {
+			return nil, fmt.Errorf("unique jobs: %w", err)
 		}
 	}
 

@@ -81,6 +81,9 @@ func TestDemoAccountsForEveryJob(t *testing.T) {
 		"attempt 1 failed (card network timeout); attempt 2 began",
 		"handed it back untouched: state scheduled, attempt 0 (none spent)",
 		"the new process ran job",
+		"(same page, same transaction):",
+		"duplicate true",
+		"(after it completed):",
 	} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("output lacks %q", s)

@@ -246,6 +246,30 @@ CREATE TABLE awa.bulk_result (
 );
 -- +goose StatementEnd
 
+-- added since v0.1.0: sql/substrate/16_types.sql
+-- +goose StatementBegin
+CREATE TABLE awa.insert_outcome (
+    id        bigint NOT NULL,
+    state     awa.job_state NOT NULL,
+    queue     text NOT NULL,
+    priority  smallint NOT NULL,
+    kind      text NOT NULL,
+    run_at    timestamptz NOT NULL,
+    duplicate boolean NOT NULL,
+    CHECK (false)
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/16_types.sql
+-- +goose StatementBegin
+CREATE TABLE awa.unique_key_cleanup (
+    job_id     bigint  NOT NULL,
+    unique_key bytea   NOT NULL,
+    displaced  boolean NOT NULL,
+    CHECK (false)
+);
+-- +goose StatementEnd
+
 -- added since v0.1.0: sql/substrate/40_lease_ring.sql
 -- +goose StatementBegin
 CREATE TABLE awa.attempt_state (
@@ -325,6 +349,30 @@ CREATE INDEX external_waits_timeout_at ON awa.external_waits (timeout_at, job_id
 -- added since v0.1.0: sql/substrate/42_callbacks.sql
 -- +goose StatementBegin
 CREATE INDEX external_waits_queue ON awa.external_waits (queue);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/52_unique.sql
+-- +goose StatementBegin
+CREATE TABLE awa.unique_keys (
+    unique_key bytea         PRIMARY KEY,
+    job_id     bigint        NOT NULL,
+    states     awa.job_state[] NOT NULL,
+    taken_at   timestamptz   NOT NULL
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/52_unique.sql
+-- +goose StatementBegin
+CREATE INDEX unique_keys_job_id ON awa.unique_keys (job_id);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/52_unique.sql
+-- +goose StatementBegin
+CREATE TABLE awa.unique_released (
+    job_id     bigint          PRIMARY KEY,
+    unique_key bytea           NOT NULL,
+    states     awa.job_state[] NOT NULL
+);
 -- +goose StatementEnd
 
 -- added since v0.1.0: sql/substrate/55_archive.sql
@@ -778,7 +826,8 @@ BEGIN
     FOR v_role, v_routines, v_relations IN
         SELECT * FROM (VALUES
             ('awa_producer',
-             ARRAY['insert_job', 'insert_jobs', 'open_job_stage', 'insert_staged_jobs', 'substrate_version'],
+             ARRAY['insert_job', 'insert_jobs', 'open_job_stage', 'insert_staged_jobs', 'insert_unique_job',
+                   'insert_unique_jobs', 'insert_staged_unique_jobs', 'substrate_version'],
              ARRAY[]::text[]),
             ('awa_worker',
              ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
@@ -790,7 +839,7 @@ BEGIN
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
-                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'bulk_cancel_jobs', 'bulk_retry_jobs', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
+                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'cleanup_unique_keys', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'bulk_cancel_jobs', 'bulk_retry_jobs', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
                    'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'job',
                    'get_job', 'list_jobs', 'list_dlq_jobs', 'job_progress', 'substrate_version', '_read_jobs', '_read_terminal_jobs',
                    'upsert_periodic_job', 'delete_periodic_job', 'pause_periodic_job',
@@ -1369,6 +1418,78 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_insert_unique.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._insert_unique(p_jobs awa._job_body[], p_opts jsonb[], p_now timestamptz)
+RETURNS SETOF awa.insert_outcome
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_n      int := cardinality(p_jobs);
+    v_dups   awa.inserted_job[] := array_fill(NULL::awa.inserted_job, ARRAY[v_n]);
+    v_new    awa._job_body[];
+    v_job    awa._job_body;
+    v_holder awa.inserted_job;
+    v_prev   bytea;
+    r        record;
+BEGIN
+    FOR r IN
+        SELECT s.i, awa._unique_key(p_jobs[s.i], p_opts[s.i] -> 'unique') AS key,
+               (CASE WHEN p_opts[s.i] -> 'unique' ? 'states'
+                     THEN ARRAY(SELECT jsonb_array_elements_text(p_opts[s.i] -> 'unique' -> 'states'))
+                     ELSE ARRAY['scheduled', 'available', 'running', 'retryable', 'waiting_external'] END
+               )::text[]::awa.job_state[] AS states
+        FROM generate_subscripts(p_jobs, 1) AS s (i)
+        WHERE p_opts[s.i] ? 'unique'
+        ORDER BY 2, 1
+    LOOP
+        IF r.key IS DISTINCT FROM v_prev THEN
+            v_prev := r.key;
+            v_job := p_jobs[r.i];
+            v_holder := awa._take_unique_key(r.key, v_job.job_id, r.states, p_now);
+            IF v_holder.id IS NOT NULL THEN
+                v_dups[r.i] := v_holder;
+            ELSE
+                -- This job holds the key: the call's later jobs of the key are its duplicates.
+                v_holder := ROW(v_job.job_id, CASE WHEN v_job.run_at > p_now THEN 'scheduled' ELSE 'available' END,
+                                v_job.queue, v_job.priority, v_job.kind, v_job.run_at);
+            END IF;
+        ELSE
+            v_dups[r.i] := v_holder;
+        END IF;
+    END LOOP;
+
+    v_new := ARRAY(SELECT p_jobs[s.i] FROM generate_subscripts(p_jobs, 1) AS s (i)
+                   WHERE (v_dups[s.i]).id IS NULL ORDER BY s.i);
+
+    INSERT INTO awa.deferred_jobs (
+        job_id, state, run_at, run_lease, attempt, max_attempts, priority, queue, kind, args,
+        tags, metadata, errors, created_at)
+    SELECT j.job_id, 'scheduled', j.run_at, j.run_lease, j.attempt, j.max_attempts, j.priority, j.queue,
+           j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at
+    FROM unnest(v_new) AS j
+    WHERE j.run_at > p_now;
+
+    IF EXISTS (SELECT 1 FROM unnest(v_new) AS j WHERE j.run_at <= p_now) THEN
+        PERFORM awa._append_ready(ARRAY(SELECT j FROM unnest(v_new) AS j WHERE j.run_at <= p_now), p_now);
+    END IF;
+
+    RETURN QUERY
+    SELECT coalesce((v_dups[s.i]).id, j.job_id),
+           coalesce((v_dups[s.i]).state,
+                    (CASE WHEN j.run_at > p_now THEN 'scheduled' ELSE 'available' END)::awa.job_state),
+           coalesce((v_dups[s.i]).queue, j.queue),
+           coalesce((v_dups[s.i]).priority, j.priority),
+           coalesce((v_dups[s.i]).kind, j.kind),
+           coalesce((v_dups[s.i]).run_at, j.run_at),
+           (v_dups[s.i]).id IS NOT NULL
+    FROM generate_subscripts(p_jobs, 1) AS s (i)
+    CROSS JOIN LATERAL (SELECT (p_jobs[s.i]).*) AS j
+    ORDER BY s.i;
+END;
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_job_state.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._job_state(p_job_id bigint)
@@ -1867,6 +1988,53 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_retake_unique_key.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._retake_unique_key(p_job_id bigint, p_now timestamptz)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_rel    awa.unique_released;
+    v_row    awa.unique_keys;
+    v_holder awa.inserted_job;
+BEGIN
+    UPDATE awa.unique_keys k SET taken_at = p_now WHERE k.job_id = p_job_id;
+    IF FOUND THEN
+        RETURN;
+    END IF;
+    SELECT * INTO v_rel FROM awa.unique_released r WHERE r.job_id = p_job_id;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    LOOP
+        SELECT * INTO v_row FROM awa.unique_keys k WHERE k.unique_key = v_rel.unique_key FOR UPDATE;
+        IF NOT FOUND THEN
+            INSERT INTO awa.unique_keys (unique_key, job_id, states, taken_at)
+            VALUES (v_rel.unique_key, p_job_id, v_rel.states, p_now)
+            ON CONFLICT (unique_key) DO NOTHING;
+            CONTINUE WHEN NOT FOUND;
+        ELSE
+            v_holder := awa._unique_holder(v_row.job_id);
+            IF v_holder.state = ANY (v_row.states) THEN
+                RAISE EXCEPTION 'awa: job % cannot run again: job % holds its unique key (%)',
+                    p_job_id, v_holder.id, v_holder.state USING ERRCODE = 'AW021';
+            END IF;
+            UPDATE awa.unique_keys k SET job_id = p_job_id, states = v_rel.states, taken_at = p_now
+            WHERE k.unique_key = v_rel.unique_key;
+            IF v_holder.id IS NOT NULL THEN
+                INSERT INTO awa.unique_released (job_id, unique_key, states)
+                VALUES (v_row.job_id, v_row.unique_key, v_row.states)
+                ON CONFLICT (job_id) DO UPDATE SET unique_key = EXCLUDED.unique_key, states = EXCLUDED.states;
+            END IF;
+        END IF;
+        DELETE FROM awa.unique_released r WHERE r.job_id = p_job_id;
+        RETURN;
+    END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_retry_backoff.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._retry_backoff(p_attempt int, p_job_id bigint, p_run_lease bigint, p_now timestamptz)
@@ -2118,6 +2286,92 @@ AS $$
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_take_unique_key.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._take_unique_key(p_key bytea, p_job_id bigint, p_states awa.job_state[], p_now timestamptz)
+RETURNS awa.inserted_job
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_row    awa.unique_keys;
+    v_holder awa.inserted_job;
+BEGIN
+    LOOP
+        INSERT INTO awa.unique_keys (unique_key, job_id, states, taken_at)
+        VALUES (p_key, p_job_id, p_states, p_now)
+        ON CONFLICT (unique_key) DO NOTHING;
+        IF FOUND THEN
+            RETURN NULL;
+        END IF;
+        SELECT * INTO v_row FROM awa.unique_keys k WHERE k.unique_key = p_key FOR UPDATE;
+        -- Gone between the two statements (awa.prune_unique_keys): insert again.
+        CONTINUE WHEN NOT FOUND;
+        v_holder := awa._unique_holder(v_row.job_id);
+        IF v_holder.state = ANY (v_row.states) THEN
+            RETURN v_holder;
+        END IF;
+        UPDATE awa.unique_keys k SET job_id = p_job_id, states = p_states, taken_at = p_now
+        WHERE k.unique_key = p_key;
+        IF v_holder.id IS NOT NULL THEN
+            INSERT INTO awa.unique_released (job_id, unique_key, states)
+            VALUES (v_row.job_id, p_key, v_row.states)
+            ON CONFLICT (job_id) DO UPDATE SET unique_key = EXCLUDED.unique_key, states = EXCLUDED.states;
+        END IF;
+        RETURN NULL;
+    END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_unique_holder.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._unique_holder(p_job_id bigint)
+RETURNS awa.inserted_job
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_job awa.inserted_job;
+BEGIN
+    BEGIN
+        PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
+        SELECT j.id, j.state, j.queue, j.priority, j.kind, j.run_at INTO v_job
+        FROM awa._jobs_now j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
+        PERFORM awa._end_ring_read('awa._unique_holder', ARRAY['queue', 'claim', 'cursor']);
+    EXCEPTION WHEN SQLSTATE 'AW099' THEN
+        NULL;
+    END;
+    RETURN v_job;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_unique_key.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._unique_key(p_job awa._job_body, p_unique jsonb)
+RETURNS bytea
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT sha256(convert_to((
+        CASE WHEN p_unique ? 'key' THEN jsonb_build_object('key', p_unique ->> 'key')
+             ELSE jsonb_build_object('kind', p_job.kind) END
+        || CASE WHEN p_unique -> 'by_queue' = 'true' THEN jsonb_build_object('queue', p_job.queue)
+                ELSE '{}'::jsonb END
+        || CASE WHEN jsonb_typeof(p_unique -> 'by_args') = 'array'
+                THEN jsonb_build_object('args', (SELECT coalesce(jsonb_object_agg(a.key, a.value), '{}'::jsonb)
+                                                 FROM jsonb_each(p_job.args) AS a
+                                                 WHERE p_unique -> 'by_args' ? a.key))
+                WHEN p_unique -> 'by_args' = 'true' THEN jsonb_build_object('args', p_job.args)
+                ELSE '{}'::jsonb END
+        || CASE WHEN p_unique ? 'by_period'
+                THEN jsonb_build_object('period', (p_unique ->> 'by_period')::bigint,
+                                        'bucket', floor(extract(epoch FROM p_job.run_at)
+                                                        / (p_unique ->> 'by_period')::bigint)::bigint)
+                ELSE '{}'::jsonb END
+    )::text, 'UTF8'))
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/_validate_job.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa._validate_job(p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
@@ -2200,6 +2454,8 @@ BEGIN
                     RAISE EXCEPTION 'awa: each tag must be 1 to 100 characters, got %', v_tag USING ERRCODE = 'AW007';
                 END IF;
             END LOOP;
+        WHEN 'unique' THEN
+            PERFORM awa._validate_unique(v_val);
         WHEN 'metadata' THEN
             IF jsonb_typeof(v_val) <> 'object' THEN
                 RAISE EXCEPTION 'awa: opts.metadata must be a JSON object, got %', left(v_val::text, 100)
@@ -2208,11 +2464,79 @@ BEGIN
         ELSE
             RAISE EXCEPTION 'awa: unknown option %', quote_literal(v_key)
                 USING ERRCODE = 'AW004',
-                      HINT = 'known options: queue, priority, run_at, max_attempts, tags, metadata';
+                      HINT = 'known options: queue, priority, run_at, max_attempts, tags, metadata, unique';
         END CASE;
     END LOOP;
 
     RETURN awa._build_job_body(NULL, p_kind, p_args, p_opts, p_now);
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_validate_unique.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._validate_unique(p_unique jsonb)
+RETURNS void
+LANGUAGE plpgsql
+IMMUTABLE
+AS $$
+DECLARE
+    v_key text;
+    v_val jsonb;
+BEGIN
+    IF jsonb_typeof(p_unique) <> 'object' THEN
+        RAISE EXCEPTION 'awa: opts.unique must be a JSON object, got %', left(p_unique::text, 100)
+            USING ERRCODE = 'AW005';
+    END IF;
+    FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_unique) LOOP
+        CASE v_key
+        WHEN 'key' THEN
+            IF jsonb_typeof(v_val) <> 'string' THEN
+                RAISE EXCEPTION 'awa: opts.unique.key must be a string, got %', left(v_val::text, 100)
+                    USING ERRCODE = 'AW005';
+            END IF;
+            IF length(v_val #>> '{}') NOT BETWEEN 1 AND 1000 THEN
+                RAISE EXCEPTION 'awa: opts.unique.key must be 1 to 1000 characters, got %', length(v_val #>> '{}')
+                    USING ERRCODE = 'AW006';
+            END IF;
+        WHEN 'by_args' THEN
+            IF NOT (jsonb_typeof(v_val) = 'boolean'
+                    OR (jsonb_typeof(v_val) = 'array' AND jsonb_array_length(v_val) BETWEEN 1 AND 100
+                        AND NOT jsonb_path_exists(v_val, '$[*] ? (@.type() != "string" || @ == "")'))) THEN
+                RAISE EXCEPTION 'awa: opts.unique.by_args must be a boolean or an array of 1 to 100 arg names, got %',
+                    left(v_val::text, 100) USING ERRCODE = 'AW005';
+            END IF;
+        WHEN 'by_queue' THEN
+            IF jsonb_typeof(v_val) <> 'boolean' THEN
+                RAISE EXCEPTION 'awa: opts.unique.by_queue must be a boolean, got %', left(v_val::text, 100)
+                    USING ERRCODE = 'AW005';
+            END IF;
+        WHEN 'by_period' THEN
+            IF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
+                RAISE EXCEPTION 'awa: opts.unique.by_period must be an integer of seconds, got %', left(v_val::text, 100)
+                    USING ERRCODE = 'AW005';
+            END IF;
+            IF v_val::numeric NOT BETWEEN 1 AND 31536000 THEN
+                RAISE EXCEPTION 'awa: opts.unique.by_period must be between 1 and 31536000, got %', v_val
+                    USING ERRCODE = 'AW006';
+            END IF;
+        WHEN 'states' THEN
+            IF jsonb_typeof(v_val) <> 'array'
+               OR jsonb_path_exists(v_val, '$[*] ? (@.type() != "string")')
+               OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(v_val) AS s (name)
+                          WHERE s.name NOT IN ('scheduled', 'available', 'running', 'retryable', 'waiting_external',
+                                               'completed', 'cancelled', 'failed'))
+               OR EXISTS (SELECT 1 FROM unnest(ARRAY['scheduled', 'available', 'running', 'retryable', 'waiting_external']) AS r (name)
+                          WHERE NOT v_val ? r.name) THEN
+                RAISE EXCEPTION 'awa: opts.unique.states must list job states including every non-terminal one (scheduled, available, running, retryable, waiting_external), got %',
+                    left(v_val::text, 200) USING ERRCODE = 'AW005';
+            END IF;
+        ELSE
+            RAISE EXCEPTION 'awa: unknown option %', quote_literal('unique.' || v_key)
+                USING ERRCODE = 'AW004',
+                      HINT = 'known unique options: key, by_args, by_queue, by_period, states';
+        END CASE;
+    END LOOP;
 END;
 $$;
 -- +goose StatementEnd
@@ -2811,6 +3135,54 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/cleanup_unique_keys.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.cleanup_unique_keys(p_limit int DEFAULT 1000)
+RETURNS SETOF awa.unique_key_cleanup
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_gone awa.unique_key_cleanup[];
+BEGIN
+    PERFORM awa._require_read_committed('awa.cleanup_unique_keys');
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
+    BEGIN
+        PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
+        v_gone := ARRAY(
+            SELECT ROW(c.job_id, c.unique_key, c.displaced)::awa.unique_key_cleanup
+            FROM (SELECT k.job_id, k.unique_key, false AS displaced, k.taken_at AS at FROM awa.unique_keys k
+                  UNION ALL
+                  SELECT r.job_id, r.unique_key, true, NULL FROM awa.unique_released r) AS c
+            WHERE NOT EXISTS (SELECT 1 FROM awa.ready_entries x WHERE x.job_id = c.job_id)
+              AND NOT EXISTS (SELECT 1 FROM awa.done_entries x WHERE x.job_id = c.job_id)
+              AND NOT EXISTS (SELECT 1 FROM awa.deferred_jobs x WHERE x.job_id = c.job_id)
+              AND NOT EXISTS (SELECT 1 FROM awa.dlq_entries x WHERE x.job_id = c.job_id)
+              AND NOT EXISTS (SELECT 1 FROM awa.external_waits x WHERE x.job_id = c.job_id)
+              AND NOT EXISTS (SELECT 1 FROM awa.archived_jobs x
+                              WHERE x.state IN ('completed', 'failed', 'cancelled') AND x.job_id = c.job_id)
+            ORDER BY c.displaced DESC, c.at, c.job_id
+            LIMIT p_limit);
+        PERFORM awa._end_ring_read('awa.cleanup_unique_keys', ARRAY['queue', 'claim', 'cursor']);
+    EXCEPTION WHEN SQLSTATE 'AW099' THEN
+        NULL;
+    END;
+    RETURN QUERY
+    WITH k AS (
+        DELETE FROM awa.unique_keys k USING unnest(v_gone) AS g
+        WHERE NOT g.displaced AND k.unique_key = g.unique_key AND k.job_id = g.job_id
+        RETURNING k.job_id, k.unique_key, false),
+    r AS (
+        DELETE FROM awa.unique_released r USING unnest(v_gone) AS g
+        WHERE g.displaced AND r.job_id = g.job_id
+        RETURNING r.job_id, r.unique_key, true)
+    SELECT * FROM k UNION ALL SELECT * FROM r;
+END;
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/closed_attempts.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa.closed_attempts(
@@ -3332,6 +3704,7 @@ DECLARE
     v_n    int := coalesce(cardinality(p_kinds), 0);
     v_jobs awa._job_body[] := '{}';
     v_job  awa._job_body;
+    v_uniq boolean := false;
 BEGIN
     IF v_n = 0 OR v_n > 10000 THEN
         RAISE EXCEPTION 'awa: kinds must hold 1 to 10000 jobs, got %', v_n USING ERRCODE = 'AW010';
@@ -3369,7 +3742,15 @@ BEGIN
                 v_now);
             v_job.job_id := nextval('awa.job_id_seq');
             v_jobs := v_jobs || v_job;
+            v_uniq := v_uniq OR coalesce(p_opts[i] ? 'unique', false);
         END LOOP;
+        -- Jobs asking for uniqueness (never on the fast path: awa._request_plain
+        -- refuses opts.unique): a duplicate comes back as its holder's row.
+        IF v_uniq THEN
+            RETURN QUERY SELECT o.id, o.state, o.queue, o.priority, o.kind, o.run_at
+                         FROM awa._insert_unique(v_jobs, p_opts, v_now) AS o;
+            RETURN;
+        END IF;
     END IF;
 
     INSERT INTO awa.deferred_jobs (
@@ -3389,6 +3770,91 @@ BEGIN
            (CASE WHEN j.run_at > v_now THEN 'scheduled' ELSE 'available' END)::awa.job_state,
            j.queue, j.priority, j.kind, j.run_at
     FROM unnest(v_jobs) AS j;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/insert_staged_unique_jobs.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.insert_staged_unique_jobs()
+RETURNS SETOF awa.insert_outcome
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_last  bigint := 0;
+    v_kinds text[];
+    v_args  jsonb[];
+    v_opts  jsonb[];
+    v_any   boolean := false;
+BEGIN
+    IF to_regclass('pg_temp.awa_job_stage') IS NULL THEN
+        RAISE EXCEPTION 'awa: this session has no job stage: call awa.open_job_stage() first'
+            USING ERRCODE = 'AW010';
+    END IF;
+    LOOP
+        SELECT array_agg(s.kind ORDER BY s.ord), array_agg(s.args ORDER BY s.ord),
+               array_agg(s.opts ORDER BY s.ord), max(s.ord)
+        INTO v_kinds, v_args, v_opts, v_last
+        FROM (SELECT * FROM pg_temp.awa_job_stage WHERE ord > v_last ORDER BY ord LIMIT 10000) AS s;
+        EXIT WHEN v_kinds IS NULL;
+        v_any := true;
+        RETURN QUERY SELECT * FROM awa.insert_unique_jobs(v_kinds, v_args, v_opts);
+    END LOOP;
+    IF NOT v_any THEN
+        RAISE EXCEPTION 'awa: the job stage is empty: COPY into pg_temp.awa_job_stage and call awa.insert_staged_unique_jobs() in the same transaction (the stage is emptied at every commit)'
+            USING ERRCODE = 'AW010';
+    END IF;
+    DELETE FROM pg_temp.awa_job_stage;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/insert_unique_job.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.insert_unique_job(p_kind text, p_args jsonb DEFAULT '{}', p_opts jsonb DEFAULT '{}')
+RETURNS SETOF awa.insert_outcome
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+BEGIN
+    RETURN QUERY SELECT * FROM awa.insert_unique_jobs(ARRAY[p_kind], ARRAY[p_args], ARRAY[p_opts]);
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/insert_unique_jobs.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.insert_unique_jobs(p_kinds text[], p_args jsonb[] DEFAULT NULL, p_opts jsonb[] DEFAULT NULL)
+RETURNS SETOF awa.insert_outcome
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_now  timestamptz := now();
+    v_n    int := coalesce(cardinality(p_kinds), 0);
+    v_jobs awa._job_body[] := '{}';
+    v_job  awa._job_body;
+BEGIN
+    IF v_n = 0 OR v_n > 10000 THEN
+        RAISE EXCEPTION 'awa: kinds must hold 1 to 10000 jobs, got %', v_n USING ERRCODE = 'AW010';
+    END IF;
+    IF p_args IS NOT NULL AND cardinality(p_args) <> v_n THEN
+        RAISE EXCEPTION 'awa: args holds % elements for % kinds', cardinality(p_args), v_n USING ERRCODE = 'AW010';
+    END IF;
+    IF p_opts IS NOT NULL AND cardinality(p_opts) <> v_n THEN
+        RAISE EXCEPTION 'awa: opts holds % elements for % kinds', cardinality(p_opts), v_n USING ERRCODE = 'AW010';
+    END IF;
+    FOR i IN 1 .. v_n LOOP
+        v_job := awa._validate_job(p_kinds[i], coalesce(p_args[i], CASE WHEN p_args IS NULL THEN '{}'::jsonb END),
+                                   p_opts[i], v_now);
+        v_job.job_id := nextval('awa.job_id_seq');
+        v_jobs := v_jobs || v_job;
+    END LOOP;
+    RETURN QUERY SELECT * FROM awa._insert_unique(v_jobs, p_opts, v_now);
 END;
 $$;
 -- +goose StatementEnd
@@ -4820,6 +5286,11 @@ BEGIN
     END IF;
     PERFORM pg_advisory_xact_lock(awa._lock_key('ring'), hashtext('queue'));
 
+    -- Its unique key first (awa._retake_unique_key), so that a refusal has
+    -- written nothing.
+    IF EXISTS (SELECT 1 FROM awa.dlq_entries d WHERE d.job_id = p_job_id) THEN
+        PERFORM awa._retake_unique_key(p_job_id, v_now);
+    END IF;
     DELETE FROM awa.dlq_entries WHERE job_id = p_job_id RETURNING * INTO v_d;
     IF NOT FOUND THEN
         v_state := awa._job_state(p_job_id);
@@ -4898,6 +5369,13 @@ BEGIN
     RETURNING d.job_id, d.run_lease, d.attempt, d.max_attempts, d.priority, d.queue, d.kind, d.args, d.tags,
                   d.metadata, d.errors, d.created_at, coalesce(p_run_at, v_now) INTO v_job;
     -- A failed or cancelled job: its terminal record goes, and it starts over.
+    -- Its unique key first (awa._retake_unique_key), so that a refusal has
+    -- written nothing.
+    IF v_job IS NULL
+       AND (EXISTS (SELECT 1 FROM awa.done_entries e WHERE e.job_id = p_job_id AND e.state IN ('failed', 'cancelled'))
+            OR EXISTS (SELECT 1 FROM awa.archived_jobs a WHERE a.job_id = p_job_id AND a.state IN ('failed', 'cancelled'))) THEN
+        PERFORM awa._retake_unique_key(p_job_id, v_now);
+    END IF;
     IF v_job IS NULL THEN
         DELETE FROM awa.done_entries e WHERE e.job_id = p_job_id AND e.state IN ('failed', 'cancelled')
         RETURNING e.job_id, e.run_lease, 0, e.max_attempts, e.priority, e.queue, e.kind, e.args, e.tags,
@@ -5145,6 +5623,9 @@ BEGIN
     COMMIT AND CHAIN;
     SELECT count(*) INTO v_n FROM awa.cleanup_attempt_state(p_batch);
     report := report || jsonb_build_object('attempt_states_removed', v_n);
+    COMMIT AND CHAIN;
+    SELECT count(*) INTO v_n FROM awa.cleanup_unique_keys(p_batch);
+    report := report || jsonb_build_object('unique_keys_removed', v_n);
     COMMIT AND CHAIN;
 END;
 $$;

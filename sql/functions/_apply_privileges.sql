@@ -3,7 +3,9 @@
 -- EXECUTE on any routine, no table or sequence right. Three NOLOGIN group
 -- roles (awa._ensure_role; skipped with a WARNING when missing and not
 -- creatable) get USAGE on the schema and EXECUTE on their entry points only:
---   awa_producer  enqueue: insert_job, insert_jobs, the COPY stage
+--   awa_producer  enqueue: insert_job, insert_jobs, the COPY stage, and their
+--                 unique forms (insert_unique_job, insert_unique_jobs,
+--                 insert_staged_unique_jobs)
 --   awa_worker    claim, finalize, heartbeat, queue_pending, listen,
 --                 progress (set_progress, job_progress), set_attempt_deadline,
 --                 closed_attempts,
@@ -39,7 +41,8 @@ BEGIN
     FOR v_role, v_routines, v_relations IN
         SELECT * FROM (VALUES
             ('awa_producer',
-             ARRAY['insert_job', 'insert_jobs', 'open_job_stage', 'insert_staged_jobs', 'substrate_version'],
+             ARRAY['insert_job', 'insert_jobs', 'open_job_stage', 'insert_staged_jobs', 'insert_unique_job',
+                   'insert_unique_jobs', 'insert_staged_unique_jobs', 'substrate_version'],
              ARRAY[]::text[]),
             ('awa_worker',
              ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
@@ -51,7 +54,7 @@ BEGIN
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
-                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'bulk_cancel_jobs', 'bulk_retry_jobs', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
+                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'cleanup_unique_keys', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'bulk_cancel_jobs', 'bulk_retry_jobs', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
                    'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'job',
                    'get_job', 'list_jobs', 'list_dlq_jobs', 'job_progress', 'substrate_version', '_read_jobs', '_read_terminal_jobs',
                    'upsert_periodic_job', 'delete_periodic_job', 'pause_periodic_job',

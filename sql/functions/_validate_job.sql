@@ -9,6 +9,7 @@
 --         run_at, metadata, tags)
 --   AW006 priority outside 1..4, max_attempts outside 1..1000
 --   AW007 more than 20 tags, or a tag that is empty or longer than 100 characters
+--   and those of awa._validate_unique for opts.unique
 -- Pure: reads and writes nothing. Called by awa.insert_jobs.
 CREATE FUNCTION awa._validate_job(p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
 RETURNS awa._job_body
@@ -90,6 +91,8 @@ BEGIN
                     RAISE EXCEPTION 'awa: each tag must be 1 to 100 characters, got %', v_tag USING ERRCODE = 'AW007';
                 END IF;
             END LOOP;
+        WHEN 'unique' THEN
+            PERFORM awa._validate_unique(v_val);
         WHEN 'metadata' THEN
             IF jsonb_typeof(v_val) <> 'object' THEN
                 RAISE EXCEPTION 'awa: opts.metadata must be a JSON object, got %', left(v_val::text, 100)
@@ -98,7 +101,7 @@ BEGIN
         ELSE
             RAISE EXCEPTION 'awa: unknown option %', quote_literal(v_key)
                 USING ERRCODE = 'AW004',
-                      HINT = 'known options: queue, priority, run_at, max_attempts, tags, metadata';
+                      HINT = 'known options: queue, priority, run_at, max_attempts, tags, metadata, unique';
         END CASE;
     END LOOP;
 

@@ -2,7 +2,9 @@
 -- transaction; commit makes it visible, rollback makes it never have existed.
 -- opts keys: queue (default 'default'), priority 1..4 (default 2), run_at
 -- (RFC 3339; future means scheduled), max_attempts 1..1000 (default 25),
--- tags (at most 20 strings), metadata (object). Unknown keys and bad values
+-- tags (at most 20 strings), metadata (object), unique (a uniqueness key:
+-- awa._validate_unique; a duplicate returns the job holding the key, and
+-- awa.insert_unique_job says so). Unknown keys and bad values
 -- raise the SQLSTATEs listed in docs/errors.md and write nothing.
 -- Returns the job's id, state ('available' or 'scheduled'), queue, priority,
 -- kind and run_at. Same locks as awa.insert_jobs.

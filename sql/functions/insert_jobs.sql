@@ -3,7 +3,9 @@
 -- may be NULL as a whole (every job gets '{}'). Jobs due now become available
 -- (ready rows, FIFO per (queue, priority) in array order); jobs with a future
 -- run_at are scheduled in the deferred backlog and promoted when due.
--- Returns one row per job, in input order.
+-- Returns one row per job, in input order. A job with opts.unique whose key
+-- another job holds in the key's states is not inserted: its row is that
+-- job's (awa.insert_unique_jobs says which rows are duplicates).
 -- Errors: AW010 for arrays of different lengths, an empty or NULL kinds array or
 -- more than 10000 jobs; otherwise those of awa._validate_job. Any error writes
 -- nothing (the call is one statement).
@@ -24,6 +26,7 @@ DECLARE
     v_n    int := coalesce(cardinality(p_kinds), 0);
     v_jobs awa._job_body[] := '{}';
     v_job  awa._job_body;
+    v_uniq boolean := false;
 BEGIN
     IF v_n = 0 OR v_n > 10000 THEN
         RAISE EXCEPTION 'awa: kinds must hold 1 to 10000 jobs, got %', v_n USING ERRCODE = 'AW010';
@@ -61,7 +64,15 @@ BEGIN
                 v_now);
             v_job.job_id := nextval('awa.job_id_seq');
             v_jobs := v_jobs || v_job;
+            v_uniq := v_uniq OR coalesce(p_opts[i] ? 'unique', false);
         END LOOP;
+        -- Jobs asking for uniqueness (never on the fast path: awa._request_plain
+        -- refuses opts.unique): a duplicate comes back as its holder's row.
+        IF v_uniq THEN
+            RETURN QUERY SELECT o.id, o.state, o.queue, o.priority, o.kind, o.run_at
+                         FROM awa._insert_unique(v_jobs, p_opts, v_now) AS o;
+            RETURN;
+        END IF;
     END IF;
 
     INSERT INTO awa.deferred_jobs (

@@ -3,14 +3,15 @@
 -- future. run_lease is kept (never reset), so finalizers of the attempts
 -- before the DLQ stay stale. Errors are kept.
 -- Errors: AW010 job_id NULL; AW020 not in the DLQ (and no such job); AW021 the
--- job exists but is not in the DLQ.
+-- job exists but is not in the DLQ, or another job holds its unique key in
+-- its states (awa._retake_unique_key).
 -- Locks: first the queue ring's rotate/prune lock (ring, hashtext('queue')),
 -- waited for, as awa.retry_job: an erasure (awa.erase_job) holds it from
 -- before it reads the job's state to its commit, so the DLQ row is moved
 -- either before the erasure (which then cancels the job where it went) or
 -- after it (erased); never between its rewrite of the ring and of the DLQ,
--- which left the new ready row with the job's data. Then the DLQ row
--- (DELETE), then lane locks as awa._append_ready; a job not in the DLQ: as
+-- which left the new ready row with the job's data. Then its unique key row
+-- if any (awa._retake_unique_key), the DLQ row (DELETE), then lane locks as awa._append_ready; a job not in the DLQ: as
 -- awa._job_state.
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 -- Preamble as the other entry points' on purpose (definer rights, pinned
@@ -36,6 +37,11 @@ BEGIN
     END IF;
     PERFORM pg_advisory_xact_lock(awa._lock_key('ring'), hashtext('queue'));
 
+    -- Its unique key first (awa._retake_unique_key), so that a refusal has
+    -- written nothing.
+    IF EXISTS (SELECT 1 FROM awa.dlq_entries d WHERE d.job_id = p_job_id) THEN
+        PERFORM awa._retake_unique_key(p_job_id, v_now);
+    END IF;
     DELETE FROM awa.dlq_entries WHERE job_id = p_job_id RETURNING * INTO v_d;
     IF NOT FOUND THEN
         v_state := awa._job_state(p_job_id);

@@ -10,11 +10,14 @@
 -- stale. Returns the job as inserted (state available or scheduled).
 -- Errors: AW010 job_id NULL; AW020 no such job (or no longer retained); AW021
 -- the job is available, running or waiting_external already (nothing to
--- retry), or completed (a completed job is not run again: insert a new one).
+-- retry), or completed (a completed job is not run again: insert a new one);
+-- AW021 too for a failed or cancelled job whose unique key another job now
+-- holds in its states (awa._retake_unique_key).
 -- Locks: first the queue ring's rotate/prune lock (ring, hashtext('queue')),
 -- waited for, so no prune copies or truncates the job's terminal record while
--- it is removed; then the backlog or terminal row (DELETE); then lane locks as
--- awa._append_ready. Two retries of one job: the second finds the row gone
+-- it is removed; then the backlog row (DELETE), or a terminal job's unique
+-- key row (awa._retake_unique_key) and its terminal row (DELETE); then lane
+-- locks as awa._append_ready. Two retries of one job: the second finds the row gone
 -- and reports the job's new state (AW021).
 -- Isolation: refuses a transaction not at READ COMMITTED (AW040, writes nothing).
 -- Called by operators (awa jobs retry, Driver.RetryJob).
@@ -50,6 +53,13 @@ BEGIN
     RETURNING d.job_id, d.run_lease, d.attempt, d.max_attempts, d.priority, d.queue, d.kind, d.args, d.tags,
                   d.metadata, d.errors, d.created_at, coalesce(p_run_at, v_now) INTO v_job;
     -- A failed or cancelled job: its terminal record goes, and it starts over.
+    -- Its unique key first (awa._retake_unique_key), so that a refusal has
+    -- written nothing.
+    IF v_job IS NULL
+       AND (EXISTS (SELECT 1 FROM awa.done_entries e WHERE e.job_id = p_job_id AND e.state IN ('failed', 'cancelled'))
+            OR EXISTS (SELECT 1 FROM awa.archived_jobs a WHERE a.job_id = p_job_id AND a.state IN ('failed', 'cancelled'))) THEN
+        PERFORM awa._retake_unique_key(p_job_id, v_now);
+    END IF;
     IF v_job IS NULL THEN
         DELETE FROM awa.done_entries e WHERE e.job_id = p_job_id AND e.state IN ('failed', 'cancelled')
         RETURNING e.job_id, e.run_lease, 0, e.max_attempts, e.priority, e.queue, e.kind, e.args, e.tags,

@@ -211,3 +211,30 @@ CREATE TABLE awa.bulk_result (
     detail  text,
     CHECK (false)
 );
+
+-- What awa.insert_unique_jobs (and awa.insert_unique_job,
+-- awa.insert_staged_unique_jobs) did with one job: duplicate false, the new
+-- job; duplicate true, the job that holds its uniqueness key in the key's
+-- states (its id and state as of the insert), and nothing was inserted. The
+-- columns of awa.inserted_job, then the flag (awa.inserted_job is released
+-- and read column by column by 0.1.0 drivers: it keeps its shape).
+CREATE TABLE awa.insert_outcome (
+    id        bigint NOT NULL,
+    state     awa.job_state NOT NULL,
+    queue     text NOT NULL,
+    priority  smallint NOT NULL,
+    kind      text NOT NULL,
+    run_at    timestamptz NOT NULL,
+    duplicate boolean NOT NULL,
+    CHECK (false)
+);
+
+-- What awa.cleanup_unique_keys removed for one job history no longer has:
+-- its key row (displaced false: the key is free, as the next insert of it
+-- would have found), or its record as a displaced holder (displaced true).
+CREATE TABLE awa.unique_key_cleanup (
+    job_id     bigint  NOT NULL,
+    unique_key bytea   NOT NULL,
+    displaced  boolean NOT NULL,
+    CHECK (false)
+);

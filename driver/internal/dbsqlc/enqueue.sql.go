@@ -104,6 +104,104 @@ func (q *Queries) InsertStagedJobs(ctx context.Context, db DBTX) ([]AwaInsertedJ
 	return items, nil
 }
 
+const insertStagedUniqueJobs = `-- name: InsertStagedUniqueJobs :many
+SELECT id, state, queue, priority, kind, run_at, duplicate FROM awa.insert_staged_unique_jobs()
+`
+
+func (q *Queries) InsertStagedUniqueJobs(ctx context.Context, db DBTX) ([]AwaInsertOutcome, error) {
+	rows, err := db.Query(ctx, insertStagedUniqueJobs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaInsertOutcome
+	for rows.Next() {
+		var i AwaInsertOutcome
+		if err := rows.Scan(
+			&i.ID,
+			&i.State,
+			&i.Queue,
+			&i.Priority,
+			&i.Kind,
+			&i.RunAt,
+			&i.Duplicate,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
+const insertUniqueJob = `-- name: InsertUniqueJob :one
+
+SELECT id, state, queue, priority, kind, run_at, duplicate FROM awa.insert_unique_job($1::text, $2::jsonb, $3::jsonb)
+`
+
+type InsertUniqueJobParams struct {
+	Kind string
+	Args json.RawMessage
+	Opts json.RawMessage
+}
+
+// Unique jobs: the same inserts, saying which jobs were duplicates (the
+// Driver calls these only when a job has unique options).
+func (q *Queries) InsertUniqueJob(ctx context.Context, db DBTX, arg InsertUniqueJobParams) (AwaInsertOutcome, error) {
+	row := db.QueryRow(ctx, insertUniqueJob, arg.Kind, arg.Args, arg.Opts)
+	var i AwaInsertOutcome
+	err := row.Scan(
+		&i.ID,
+		&i.State,
+		&i.Queue,
+		&i.Priority,
+		&i.Kind,
+		&i.RunAt,
+		&i.Duplicate,
+	)
+	return i, err
+}
+
+const insertUniqueJobs = `-- name: InsertUniqueJobs :many
+SELECT id, state, queue, priority, kind, run_at, duplicate FROM awa.insert_unique_jobs($1::text[], $2::jsonb[], $3::jsonb[])
+`
+
+type InsertUniqueJobsParams struct {
+	Kinds []string
+	Args  []json.RawMessage
+	Opts  []json.RawMessage
+}
+
+func (q *Queries) InsertUniqueJobs(ctx context.Context, db DBTX, arg InsertUniqueJobsParams) ([]AwaInsertOutcome, error) {
+	rows, err := db.Query(ctx, insertUniqueJobs, arg.Kinds, arg.Args, arg.Opts)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaInsertOutcome
+	for rows.Next() {
+		var i AwaInsertOutcome
+		if err := rows.Scan(
+			&i.ID,
+			&i.State,
+			&i.Queue,
+			&i.Priority,
+			&i.Kind,
+			&i.RunAt,
+			&i.Duplicate,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const openJobStage = `-- name: OpenJobStage :exec
 
 SELECT awa.open_job_stage()

@@ -98,6 +98,30 @@ func (q *Queries) CleanupRuntimeInstances(ctx context.Context, db DBTX, arg Clea
 	return items, nil
 }
 
+const cleanupUniqueKeys = `-- name: CleanupUniqueKeys :many
+SELECT job_id, unique_key, displaced FROM awa.cleanup_unique_keys($1::int)
+`
+
+func (q *Queries) CleanupUniqueKeys(ctx context.Context, db DBTX, max int32) ([]AwaUniqueKeyCleanup, error) {
+	rows, err := db.Query(ctx, cleanupUniqueKeys, max)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaUniqueKeyCleanup
+	for rows.Next() {
+		var i AwaUniqueKeyCleanup
+		if err := rows.Scan(&i.JobID, &i.UniqueKey, &i.Displaced); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const maintainArchive = `-- name: MaintainArchive :many
 SELECT action, outcome, cohort_start, rows, detail FROM awa.maintain_archive($1::int, $2::int,
                                    $3::timestamptz)

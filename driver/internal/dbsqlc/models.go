@@ -427,6 +427,16 @@ type AwaFinalizeResult struct {
 	State    NullAwaJobState
 }
 
+type AwaInsertOutcome struct {
+	ID        int64
+	State     AwaJobState
+	Queue     string
+	Priority  int16
+	Kind      string
+	RunAt     pgtype.Timestamptz
+	Duplicate bool
+}
+
 type AwaInsertedJob struct {
 	ID       int64
 	State    AwaJobState
@@ -765,4 +775,23 @@ type AwaTerminalJobsNow struct {
 	Errors      []byte
 	Progress    json.RawMessage
 	ProgressAt  pgtype.Timestamptz
+}
+
+type AwaUniqueKey struct {
+	UniqueKey []byte
+	JobID     int64
+	States    []AwaJobState
+	TakenAt   pgtype.Timestamptz
+}
+
+type AwaUniqueKeyCleanup struct {
+	JobID     int64
+	UniqueKey []byte
+	Displaced bool
+}
+
+type AwaUniqueReleased struct {
+	JobID     int64
+	UniqueKey []byte
+	States    []AwaJobState
 }

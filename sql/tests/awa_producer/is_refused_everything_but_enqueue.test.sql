@@ -1,4 +1,5 @@
--- A member of awa_producer may execute the four enqueue entry points and
+-- A member of awa_producer may execute the enqueue entry points (and their
+-- unique forms) and
 -- nothing else of schema awa, and holds no table or sequence right: it cannot
 -- claim, finalize, heartbeat, maintain, configure, list, read or write a
 -- table, truncate a slot, draw an id, or call an internal; each such call is
@@ -7,7 +8,8 @@ begin;
 select plan(23);
 
 select results_eq($$select * from awa_test.executable_by('awa_test_producer')$$,
-                  $$values ('insert_job'::text), ('insert_jobs'), ('insert_staged_jobs'), ('open_job_stage'), ('substrate_version')$$,
+                  $$values ('insert_job'::text), ('insert_jobs'), ('insert_staged_jobs'), ('insert_staged_unique_jobs'),
+                           ('insert_unique_job'), ('insert_unique_jobs'), ('open_job_stage'), ('substrate_version')$$,
                   'awa_producer executes the enqueue entry points only');
 select is_empty($$select * from awa_test.relation_rights_of('awa_test_producer')$$,
                 'awa_producer holds no right on any table, view or sequence');
