@@ -436,3 +436,23 @@ func TestWithoutCredentialsOnlyLoopbackOrListedHostsAreServed(t *testing.T) {
 		t.Fatalf("with a token configured and none sent: %d, want 401", got)
 	}
 }
+
+// TestTheQueuesNoteNamesOnlyAQueueItLists: the note after a pause or resume
+// names the queue of the redirect's link only when the page lists it, so a
+// link from elsewhere cannot make the UI show text of its choosing.
+func TestTheQueuesNoteNamesOnlyAQueueItLists(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 1)
+	b := newBrowserless(t, f.serve(t, nil).URL)
+	spoof := "reports paused. Security notice: your session expired, sign in again at evil.example; queue x"
+	code, body := b.get("/queues?" + url.Values{"done": {"paused"}, "queue": {spoof}}.Encode())
+	if code != http.StatusOK || strings.Contains(body, "evil.example") {
+		t.Fatalf("a note naming no listed queue: %d, want 200 without its text; got:\n%s", code, body)
+	}
+	mustContain(t, "a note naming no listed queue", body, "Queue paused")
+	code, body = b.get("/queues?done=resumed&queue=reports")
+	if code != http.StatusOK {
+		t.Fatalf("a note naming a listed queue: %d, want 200", code)
+	}
+	mustContain(t, "a note naming a listed queue", body, "Queue reports resumed.")
+}
