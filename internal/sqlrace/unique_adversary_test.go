@@ -1,7 +1,6 @@
 package sqlrace
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -35,33 +34,9 @@ func advHeld(k int) map[string]bool {
 	return held
 }
 
-// advViolations: keys with more than one job in their states, in one
-// statement's snapshot. The key is read from the job's tag (k=N): an erased
-// job's args are gone.
-func advViolations(ctx context.Context, q rowQuerier, queue string) ([]string, error) {
-	rows, err := q.Query(ctx, `SELECT substr(tags[1], 3)::int, id, state::text, dlq FROM awa.jobs WHERE queue = $1`, queue)
-	if err != nil {
-		return nil, err
-	}
-	held := map[int][]string{}
-	var k int
-	var id int64
-	var state string
-	var dlq bool
-	_, err = pgx.ForEachRow(rows, []any{&k, &id, &state, &dlq}, func() error {
-		if advHeld(k)[state] {
-			held[k] = append(held[k], fmt.Sprintf("%d:%s(dlq %v)", id, state, dlq))
-		}
-		return nil
-	})
-	var out []string
-	for key, jobs := range held {
-		if len(jobs) > 1 {
-			out = append(out, fmt.Sprintf("key k%d (mask %d) held by %v", key, key%3, jobs))
-		}
-	}
-	return out, err
-}
+// advKeyOf is a job's key number in the adversary race, read from its tag
+// (k=N): an erased job's args are gone.
+const advKeyOf = `substr(tags[1], 3)::int`
 
 func pgCode(err error) string {
 	var pgErr *pgconn.PgError
@@ -172,31 +147,8 @@ func TestUniqueKeysHoldThroughTheDLQArchiveRescueSnoozeEraseAndEveryInsertPath(t
 		return nil
 	})
 
-	for w := 0; w < 2; w++ {
-		goSession(t, ctx, pool, &wg, func(conn *pgx.Conn) {
-			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(w+10)))
-			for time.Now().Before(stopAt) && runCtx.Err() == nil {
-				cs, err := claim(runCtx, conn, queue, 3, nil)
-				if err != nil {
-					fail.set("claim: %v", err)
-					return
-				}
-				if len(cs) == 0 {
-					time.Sleep(3 * time.Millisecond)
-					continue
-				}
-				time.Sleep(time.Duration(rng.IntN(8)) * time.Millisecond)
-				action := []string{"complete", "complete", "cancel", "fail", "retry", "snooze", "abandon"}[rng.IntN(7)]
-				if action != "abandon" {
-					if _, err := finalizeAs(runCtx, conn, action, cs); err != nil {
-						fail.set("%s: %v", action, err)
-						return
-					}
-				}
-				bump(action)
-			}
-		})
-	}
+	goUniqueWorkers(t, ctx, runCtx, pool, &wg, fail, stopAt, queue,
+		[]string{"complete", "complete", "cancel", "fail", "retry", "snooze", "abandon"}, bump)
 
 	goSession(t, ctx, pool, &wg, func(conn *pgx.Conn) {
 		rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 77))
@@ -277,33 +229,13 @@ func TestUniqueKeysHoldThroughTheDLQArchiveRescueSnoozeEraseAndEveryInsertPath(t
 		}
 	})
 
-	goSession(t, ctx, pool, &wg, func(conn *pgx.Conn) {
-		for time.Now().Before(stopAt) && runCtx.Err() == nil {
-			bad, err := advViolations(runCtx, conn, queue)
-			if err != nil && runCtx.Err() == nil {
-				fail.set("sample: %v", err)
-				return
-			}
-			if len(bad) > 0 {
-				fail.set("sampled two jobs of one key in its states: %v", bad)
-				return
-			}
-			bump("sample")
-			time.Sleep(40 * time.Millisecond)
-		}
-	})
+	goUniqueSampler(t, ctx, runCtx, pool, &wg, fail, stopAt, queue, advKeyOf, advHeld, bump)
 
 	wg.Wait()
 	if err := fail.get(); err != nil {
 		t.Fatalf("%v (stats %v)", err, stats)
 	}
-	bad, err := advViolations(ctx, setup, queue)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bad) > 0 {
-		t.Fatalf("at the end, two jobs of one key in its states: %v", bad)
-	}
+	requireOneHolderPerKey(t, ctx, setup, queue, advKeyOf, advHeld)
 	t.Logf("unique adversary: %v", stats)
 	for _, need := range []string{"insert_unique_job", "insert_jobs", "copy stage", "insert_unique_jobs",
 		"plain then unique, held open", "complete", "operator retry_job", "queue prune", "sample"} {
