@@ -260,7 +260,9 @@ func (d *Driver) InsertMany(ctx context.Context, db DBTX, ps []InsertParams) ([]
 // the session's job stage (awa.open_job_stage), then awa.insert_staged_jobs,
 // which inserts them in order as InsertMany would: one round trip for the rows
 // whatever their number (awa.insert_staged_unique_jobs when a job has unique
-// options). tx must be a transaction (the stage is emptied at commit). No
+// options; over 10000 of them, their keys are taken 10000 jobs at a time, so
+// two such calls with equal keys in opposite orders can deadlock: retry on
+// 40P01). tx must be a transaction (the stage is emptied at commit). No
 // jobs is a no-op.
 func (d *Driver) InsertManyCopy(ctx context.Context, tx pgx.Tx, ps []InsertParams) ([]InsertedJob, error) {
 	if len(ps) == 0 {

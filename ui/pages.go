@@ -53,7 +53,13 @@ func (h *Handler) queuesPage(w http.ResponseWriter, r *http.Request) {
 		}
 		refresh = n
 	}
-	h.render(w, r, http.StatusOK, "queues", page{Title: "Queues", Nav: "queues", Flash: flash(r), Refresh: refresh,
+	// The note names the link's queue only when the page lists it: a link
+	// from elsewhere must not make the page show text of its choosing.
+	note := flash(r)
+	if q := r.URL.Query().Get("queue"); !slices.ContainsFunc(rows, func(x queueRow) bool { return x.Queue == q }) {
+		note = flashWithout(r)
+	}
+	h.render(w, r, http.StatusOK, "queues", page{Title: "Queues", Nav: "queues", Flash: note, Refresh: refresh,
 		Data: rows})
 }
 
@@ -313,4 +319,16 @@ func flash(r *http.Request) string {
 		return "Queue " + q.Get("queue") + " resumed."
 	}
 	return ""
+}
+
+// flashWithout is flash without the queue's name, for a queue the page does
+// not list.
+func flashWithout(r *http.Request) string {
+	switch r.URL.Query().Get("done") {
+	case "paused":
+		return "Queue paused: its jobs are not claimed until it is resumed."
+	case "resumed":
+		return "Queue resumed."
+	}
+	return flash(r)
 }

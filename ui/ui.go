@@ -23,8 +23,10 @@ import (
 	"html/template"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/awa-queue/awa/driver"
@@ -47,6 +49,15 @@ type Config struct {
 	// <Token>" (for a proxy or a script). With basic auth set too, either
 	// one is enough. Defaults to no token.
 	Token string
+	// Hosts names the hosts, besides IP addresses and localhost, that a
+	// request may name in its Host header (without port) when neither basic
+	// auth nor a token is set: any other page could otherwise point a name
+	// of its own at the UI's address (DNS rebinding), and its script would
+	// then read the pages, CSRF token included, and post actions as the
+	// UI's own origin. With credentials set, the browser has none to send
+	// to such an origin, and every host is served. Defaults to none: only
+	// IP addresses and localhost.
+	Hosts []string
 	// Secret keys the HMAC of the CSRF tokens: at least 32 bytes. Give every
 	// replica behind one load balancer the same secret. Defaults to random
 	// bytes drawn by New (tokens then last as long as the process).
@@ -69,6 +80,11 @@ func (c *Config) validate() error {
 	}
 	if strings.Contains(c.BasicAuthUser, ":") {
 		return errors.New("ui: BasicAuthUser must not contain a colon")
+	}
+	for _, h := range c.Hosts {
+		if h == "" || strings.ContainsAny(h, ":/[] ") {
+			return fmt.Errorf("ui: Hosts holds host names without port, got %q", h)
+		}
 	}
 	switch {
 	case c.Secret == nil:
@@ -153,6 +169,12 @@ func (h *Handler) routes() {
 // ServeHTTP authenticates the request, sets the security headers and serves
 // the page or action.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.hostAllowed(r.Host) {
+		http.Error(w, "forbidden: this UI has no credentials set and is not served under the host "+
+			strconv.Quote(r.Host)+" (use its IP address or localhost, or list the host in Config.Hosts, awa ui -host)",
+			http.StatusForbidden)
+		return
+	}
 	principal, ok := h.authenticate(r)
 	if !ok {
 		if h.cfg.BasicAuthUser != "" {
@@ -179,6 +201,27 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.mux.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), principal)))
+}
+
+// hostAllowed reports whether a request naming host (its Host header) may
+// be served: always with credentials configured; else when host is an IP
+// address, localhost (or a name under .localhost) or one of Config.Hosts.
+func (h *Handler) hostAllowed(host string) bool {
+	c := &h.cfg
+	if c.BasicAuthUser != "" || c.Token != "" {
+		return true
+	}
+	if name, _, err := net.SplitHostPort(host); err == nil {
+		host = name
+	}
+	host = strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
+	if host == "" {
+		return false
+	}
+	if net.ParseIP(host) != nil || host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	return slices.ContainsFunc(c.Hosts, func(allowed string) bool { return strings.EqualFold(allowed, host) })
 }
 
 // authenticate checks the request against the configured credentials and

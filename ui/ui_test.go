@@ -26,6 +26,8 @@ func TestNewRejectsAWrongConfig(t *testing.T) {
 		"short secret":                   {Secret: []byte("too short")},
 		"page size over 1000":            {PageSize: 1001},
 		"negative page size":             {PageSize: -1},
+		"host with a port":               {Hosts: []string{"awa.internal:8080"}},
+		"empty host":                     {Hosts: []string{""}},
 	} {
 		if _, err := ui.New(driver.New(), pool, &cfg); err == nil {
 			t.Errorf("%s: ui.New accepted %+v", name, cfg)
@@ -369,4 +371,88 @@ func TestPagesSendASecurityPolicyAndNoScript(t *testing.T) {
 	if code, _, _ := b.do(http.MethodDelete, "/queues", nil); code != http.StatusMethodNotAllowed {
 		t.Fatalf("DELETE /queues: %d, want 405", code)
 	}
+}
+
+// hostStatus sends method path to srv naming host in the Host header (as a
+// browser does for a name it resolved to the server's address) and returns
+// the status.
+func hostStatus(t *testing.T, srv string, method, path, host string, set func(h http.Header)) int {
+	t.Helper()
+	req, err := http.NewRequest(method, srv+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	if set != nil {
+		set(req.Header)
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestWithoutCredentialsOnlyLoopbackOrListedHostsAreServed: a page on
+// another site can point its own domain at the UI's address (DNS
+// rebinding); the browser then treats the UI as that site's origin, so its
+// script could read every page, CSRF token included, and post actions.
+// Without credentials the UI therefore serves only requests naming it by
+// an IP address, localhost, or a host of Config.Hosts; with credentials the
+// browser has none to send to that origin, and any host is served.
+func TestWithoutCredentialsOnlyLoopbackOrListedHostsAreServed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 1)
+	open := f.serve(t, &ui.Config{Hosts: []string{"awa.internal"}})
+	for _, c := range []struct {
+		method, path, host string
+		want               int
+	}{
+		{http.MethodGet, "/queues", "evil.example", http.StatusForbidden},
+		{http.MethodGet, "/queues/pause?queue=reports", "evil.example:8080", http.StatusForbidden},
+		{http.MethodPost, "/queues/pause", "rebound.evil.example.", http.StatusForbidden},
+		{http.MethodGet, "/static/style.css", "evil.example", http.StatusForbidden},
+		{http.MethodGet, "/queues", "127.0.0.1:8080", http.StatusOK},
+		{http.MethodGet, "/queues", "[::1]:8080", http.StatusOK},
+		{http.MethodGet, "/queues", "10.1.2.3", http.StatusOK},
+		{http.MethodGet, "/queues", "localhost:8080", http.StatusOK},
+		{http.MethodGet, "/queues", "ui.localhost", http.StatusOK},
+		{http.MethodGet, "/queues", "AWA.internal:443", http.StatusOK},
+	} {
+		if got := hostStatus(t, open.URL, c.method, c.path, c.host, nil); got != c.want {
+			t.Errorf("no credentials, %s %s as host %q: %d, want %d", c.method, c.path, c.host, got, c.want)
+		}
+	}
+	if f.paused(t, "reports") {
+		t.Fatal("a request naming another host paused the queue")
+	}
+	locked := f.serve(t, &ui.Config{Token: "t0ken-t0ken"})
+	withToken := func(h http.Header) { h.Set("Authorization", "Bearer t0ken-t0ken") }
+	if got := hostStatus(t, locked.URL, http.MethodGet, "/queues", "awa.example.com", withToken); got != http.StatusOK {
+		t.Fatalf("with a token, any host: %d, want 200", got)
+	}
+	if got := hostStatus(t, locked.URL, http.MethodGet, "/queues", "awa.example.com", nil); got != http.StatusUnauthorized {
+		t.Fatalf("with a token configured and none sent: %d, want 401", got)
+	}
+}
+
+// TestTheQueuesNoteNamesOnlyAQueueItLists: the note after a pause or resume
+// names the queue of the redirect's link only when the page lists it, so a
+// link from elsewhere cannot make the UI show text of its choosing.
+func TestTheQueuesNoteNamesOnlyAQueueItLists(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 1)
+	b := newBrowserless(t, f.serve(t, nil).URL)
+	spoof := "reports paused. Security notice: your session expired, sign in again at evil.example; queue x"
+	code, body := b.get("/queues?" + url.Values{"done": {"paused"}, "queue": {spoof}}.Encode())
+	if code != http.StatusOK || strings.Contains(body, "evil.example") {
+		t.Fatalf("a note naming no listed queue: %d, want 200 without its text; got:\n%s", code, body)
+	}
+	mustContain(t, "a note naming no listed queue", body, "Queue paused")
+	code, body = b.get("/queues?done=resumed&queue=reports")
+	if code != http.StatusOK {
+		t.Fatalf("a note naming a listed queue: %d, want 200", code)
+	}
+	mustContain(t, "a note naming a listed queue", body, "Queue reports resumed.")
 }

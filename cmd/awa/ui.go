@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -26,24 +27,30 @@ Secrets come from the environment, never from flags (which ps shows):
   AWA_UI_TOKEN     a bearer token ("Authorization: Bearer ...") that lets a request in
   AWA_UI_SECRET    the CSRF key (32 bytes or more; default: random per process)
 Without -user and AWA_UI_TOKEN anyone who reaches -addr may act: keep the
-default loopback address, or pass -read-only. docs/ui.md has the pages,
-actions, access and CSRF rules.
+default loopback address, or pass -read-only. Without them, too, a request
+must name the UI by an IP address, localhost or a -host name (so that no web
+page can point a name of its own at it). docs/ui.md has the pages, actions,
+access and CSRF rules.
 `
 
 // cmdUI is `awa ui`: the web admin UI on -addr until SIGINT/SIGTERM.
 func cmdUI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs, dsn := newFlagSet("ui", "[-dsn DSN] [-addr HOST:PORT] [-schema NAME] [-prefix /PATH] [-read-only] [-user NAME] [-sample D]", stderr)
+	fs, dsn := newFlagSet("ui", "[-dsn DSN] [-addr HOST:PORT] [-schema NAME] [-prefix /PATH] [-read-only] [-user NAME] [-host NAME,...] [-sample D]", stderr)
 	withNote(fs, uiNote, stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on this address")
 	schema := fs.String("schema", driver.DefaultSchema, "schema awa is installed in (awa migrate -schema)")
 	prefix := fs.String("prefix", "", "serve under this path, such as /awa (behind a proxy that keeps it)")
 	readOnly := fs.Bool("read-only", false, "show, never act: no action links, every POST refused (403)")
 	user := fs.String("user", "", "require HTTP basic auth as this user (password: $AWA_UI_PASSWORD)")
+	hosts := fs.String("host", "", "without -user or a token: host names (comma-separated) the UI may be reached by, besides IP addresses and localhost")
 	sample := fs.Duration("sample", 10*time.Second, "sample queue counts this often for the rates (0: only on page views)")
 	if err := parseFlagsOnly(fs, args, dsn); err != nil {
 		return err
 	}
 	cfg := &ui.Config{Prefix: *prefix, ReadOnly: *readOnly, Token: os.Getenv("AWA_UI_TOKEN")}
+	if *hosts != "" {
+		cfg.Hosts = strings.Split(*hosts, ",")
+	}
 	if *user != "" {
 		cfg.BasicAuthUser, cfg.BasicAuthPassword = *user, os.Getenv("AWA_UI_PASSWORD")
 		if cfg.BasicAuthPassword == "" {
@@ -73,12 +80,13 @@ func cmdUI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("open pool: %w", err)
 	}
 	defer pool.Close()
-	if _, err := d.CheckSubstrateVersion(ctx, pool); err != nil {
-		return err
-	}
+	// The Config first: a wrong one is bad usage, whatever the database.
 	h, err := ui.New(d, pool, cfg)
 	if err != nil {
 		return usageErrorf("%v", err)
+	}
+	if _, err := d.CheckSubstrateVersion(ctx, pool); err != nil {
+		return err
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

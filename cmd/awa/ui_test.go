@@ -56,14 +56,15 @@ func TestUIServesUntilItsContextEnds(t *testing.T) {
 	}
 }
 
-// TestUIRejectsBadUsage: a half-set basic auth and a bad prefix are usage
-// errors (exit 2), before anything listens.
+// TestUIRejectsBadUsage: a half-set basic auth, a bad prefix and a -host
+// with a port are usage errors (exit 2), before anything listens.
 func TestUIRejectsBadUsage(t *testing.T) {
 	t.Setenv("AWA_UI_PASSWORD", "")
 	for _, args := range [][]string{
 		{"ui", "-dsn", "postgres://nowhere/x", "-user", "ops"},
 		{"ui", "-dsn", "postgres://nowhere/x", "-sample", "-1s"},
 		{"ui", "-dsn", "postgres://nowhere/x", "stray"},
+		{"ui", "-dsn", "postgres://nowhere/x", "-host", "awa.internal:8080"},
 	} {
 		var out, errb strings.Builder
 		if code := run(context.Background(), args, &out, &errb); code != 2 {

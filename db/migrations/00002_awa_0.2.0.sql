@@ -2364,9 +2364,9 @@ AS $$
                 WHEN p_unique -> 'by_args' = 'true' THEN jsonb_build_object('args', p_job.args)
                 ELSE '{}'::jsonb END
         || CASE WHEN p_unique ? 'by_period'
-                THEN jsonb_build_object('period', (p_unique ->> 'by_period')::bigint,
+                THEN jsonb_build_object('period', (p_unique -> 'by_period')::numeric::bigint,
                                         'bucket', floor(extract(epoch FROM p_job.run_at)
-                                                        / (p_unique ->> 'by_period')::bigint)::bigint)
+                                                        / (p_unique -> 'by_period')::numeric::bigint)::bigint)
                 ELSE '{}'::jsonb END
     )::text, 'UTF8'))
 $$;

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // uniqueMasks are the two kinds of key of the unique race: keys k0..k2 hold
@@ -23,6 +24,9 @@ var uniqueMasks = map[bool]string{
 
 const uniqueKeys = 6
 
+// uniqueKeyOf is a job's key number in the unique race: its arg k.
+const uniqueKeyOf = `(args ->> 'k')::int`
+
 // uniqueHeldStates are the states that hold key k's job.
 func uniqueHeldStates(k int) map[string]bool {
 	held := map[string]bool{"scheduled": true, "available": true, "running": true, "retryable": true, "waiting_external": true}
@@ -34,29 +38,97 @@ func uniqueHeldStates(k int) map[string]bool {
 
 // uniqueViolations reads the queue's jobs in one statement (one snapshot)
 // and returns a line per key that has more than one job in the states that
-// hold it.
-func uniqueViolations(ctx context.Context, q rowQuerier, queue string) ([]string, error) {
-	rows, err := q.Query(ctx, `SELECT (args ->> 'k')::int, id, state::text FROM awa.jobs WHERE queue = $1`, queue)
+// hold it. keyOf is the SQL expression of a job's key number (a column of
+// awa.jobs); held gives the states that hold key k.
+func uniqueViolations(ctx context.Context, q rowQuerier, queue, keyOf string, held func(k int) map[string]bool) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT `+keyOf+`, id, state::text, dlq FROM awa.jobs WHERE queue = $1`, queue)
 	if err != nil {
 		return nil, err
 	}
-	held := map[int][]string{}
+	holders := map[int][]string{}
 	var k int
 	var id int64
 	var state string
-	_, err = pgx.ForEachRow(rows, []any{&k, &id, &state}, func() error {
-		if uniqueHeldStates(k)[state] {
-			held[k] = append(held[k], fmt.Sprintf("%d:%s", id, state))
+	var dlq bool
+	_, err = pgx.ForEachRow(rows, []any{&k, &id, &state, &dlq}, func() error {
+		if held(k)[state] {
+			holders[k] = append(holders[k], fmt.Sprintf("%d:%s(dlq %v)", id, state, dlq))
 		}
 		return nil
 	})
 	var out []string
-	for key, jobs := range held {
+	for key, jobs := range holders {
 		if len(jobs) > 1 {
 			out = append(out, fmt.Sprintf("key k%d held by %v", key, jobs))
 		}
 	}
 	return out, err
+}
+
+// goUniqueSampler starts a session that checks every 50 ms, until stopAt,
+// that no key of queue has two jobs in its states (uniqueViolations).
+func goUniqueSampler(t *testing.T, ctx, runCtx context.Context, pool *pgxpool.Pool, wg *sync.WaitGroup, fail *errOnce,
+	stopAt time.Time, queue, keyOf string, held func(k int) map[string]bool, bump func(string)) {
+	goSession(t, ctx, pool, wg, func(conn *pgx.Conn) {
+		for time.Now().Before(stopAt) && runCtx.Err() == nil {
+			bad, err := uniqueViolations(runCtx, conn, queue, keyOf, held)
+			if err != nil && runCtx.Err() == nil {
+				fail.set("sample: %v", err)
+				return
+			}
+			if len(bad) > 0 {
+				fail.set("sampled two jobs of one key in its states: %v", bad)
+				return
+			}
+			bump("sample")
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+}
+
+// requireOneHolderPerKey fails the test when a key of queue has two jobs in
+// its states now.
+func requireOneHolderPerKey(t *testing.T, ctx context.Context, q rowQuerier, queue, keyOf string, held func(k int) map[string]bool) {
+	t.Helper()
+	bad, err := uniqueViolations(ctx, q, queue, keyOf, held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bad) > 0 {
+		t.Fatalf("at the end, two jobs of one key in its states: %v", bad)
+	}
+}
+
+// goUniqueWorkers starts two workers that claim up to 4 jobs of queue at a
+// time and end them with an action drawn from actions (finalizeAs;
+// "abandon" leaves the attempt open, for a rescue), counting each action.
+func goUniqueWorkers(t *testing.T, ctx, runCtx context.Context, pool *pgxpool.Pool, wg *sync.WaitGroup, fail *errOnce,
+	stopAt time.Time, queue string, actions []string, bump func(string)) {
+	for w := 0; w < 2; w++ {
+		goSession(t, ctx, pool, wg, func(conn *pgx.Conn) {
+			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(w+10)))
+			for time.Now().Before(stopAt) && runCtx.Err() == nil {
+				cs, err := claim(runCtx, conn, queue, 4, nil)
+				if err != nil {
+					fail.set("claim: %v", err)
+					return
+				}
+				if len(cs) == 0 {
+					time.Sleep(5 * time.Millisecond)
+					continue
+				}
+				time.Sleep(time.Duration(rng.IntN(10)) * time.Millisecond)
+				action := actions[rng.IntN(len(actions))]
+				if action != "abandon" {
+					if _, err := finalizeAs(runCtx, conn, action, cs); err != nil {
+						fail.set("%s: %v", action, err)
+						return
+					}
+				}
+				bump(action)
+			}
+		})
+	}
 }
 
 func isRetryable(err error) bool {
@@ -156,29 +228,7 @@ func TestUniqueKeysHoldOneJobAtEveryIsolationLevelUnderWorkersAndMaintenance(t *
 		})
 	}
 
-	for w := 0; w < 2; w++ {
-		goSession(t, ctx, pool, &wg, func(conn *pgx.Conn) {
-			rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), uint64(w+10)))
-			for time.Now().Before(stopAt) && runCtx.Err() == nil {
-				cs, err := claim(runCtx, conn, queue, 4, nil)
-				if err != nil {
-					fail.set("claim: %v", err)
-					return
-				}
-				if len(cs) == 0 {
-					time.Sleep(5 * time.Millisecond)
-					continue
-				}
-				time.Sleep(time.Duration(rng.IntN(10)) * time.Millisecond)
-				action := []string{"complete", "complete", "cancel", "fail", "retry"}[rng.IntN(5)]
-				if _, err := finalizeAs(runCtx, conn, action, cs); err != nil {
-					fail.set("%s: %v", action, err)
-					return
-				}
-				bump(action)
-			}
-		})
-	}
+	goUniqueWorkers(t, ctx, runCtx, pool, &wg, fail, stopAt, queue, []string{"complete", "complete", "cancel", "fail", "retry"}, bump)
 
 	goSession(t, ctx, pool, &wg, func(conn *pgx.Conn) {
 		rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 99))
@@ -233,33 +283,13 @@ func TestUniqueKeysHoldOneJobAtEveryIsolationLevelUnderWorkersAndMaintenance(t *
 		}
 	})
 
-	goSession(t, ctx, pool, &wg, func(conn *pgx.Conn) {
-		for time.Now().Before(stopAt) && runCtx.Err() == nil {
-			bad, err := uniqueViolations(runCtx, conn, queue)
-			if err != nil {
-				fail.set("sample: %v", err)
-				return
-			}
-			if len(bad) > 0 {
-				fail.set("sampled two jobs of one key in its states: %v", bad)
-				return
-			}
-			bump("sample")
-			time.Sleep(50 * time.Millisecond)
-		}
-	})
+	goUniqueSampler(t, ctx, runCtx, pool, &wg, fail, stopAt, queue, uniqueKeyOf, uniqueHeldStates, bump)
 
 	wg.Wait()
 	if err := fail.get(); err != nil {
 		t.Fatal(err)
 	}
-	bad, err := uniqueViolations(ctx, setup, queue)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bad) > 0 {
-		t.Fatalf("at the end, two jobs of one key in its states: %v", bad)
-	}
+	requireOneHolderPerKey(t, ctx, setup, queue, uniqueKeyOf, uniqueHeldStates)
 	for _, d := range dups {
 		if k, ok := keyOf[d.id]; !ok || k != d.key {
 			t.Fatalf("a duplicate of key k%d named job %d, a new job of key k%d (known: %v)", d.key, d.id, k, ok)

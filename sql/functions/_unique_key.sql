@@ -4,7 +4,9 @@
 -- when by_args, and the period bucket of its run_at when by_period. jsonb's
 -- text is canonical (keys sorted, one spelling per value), so equal requests
 -- give one key from SQL and from any driver: drivers pass the options, never
--- a key of their own making. unique must be valid (awa._validate_unique).
+-- a key of their own making. by_period is read as a number, so 3600.0 (a
+-- whole number awa._validate_unique accepts) is the period 3600. unique
+-- must be valid (awa._validate_unique).
 -- Pure. Called by awa._insert_unique.
 CREATE FUNCTION awa._unique_key(p_job awa._job_body, p_unique jsonb)
 RETURNS bytea
@@ -23,9 +25,9 @@ AS $$
                 WHEN p_unique -> 'by_args' = 'true' THEN jsonb_build_object('args', p_job.args)
                 ELSE '{}'::jsonb END
         || CASE WHEN p_unique ? 'by_period'
-                THEN jsonb_build_object('period', (p_unique ->> 'by_period')::bigint,
+                THEN jsonb_build_object('period', (p_unique -> 'by_period')::numeric::bigint,
                                         'bucket', floor(extract(epoch FROM p_job.run_at)
-                                                        / (p_unique ->> 'by_period')::bigint)::bigint)
+                                                        / (p_unique -> 'by_period')::numeric::bigint)::bigint)
                 ELSE '{}'::jsonb END
     )::text, 'UTF8'))
 $$;

@@ -3,7 +3,10 @@
 -- (awa.open_job_stage) in stage order as awa.insert_unique_jobs does (10,000
 -- per internal batch; a key met in an earlier batch of the stage is seen as
 -- held by this transaction's job), then empties the stage. Returns one
--- awa.insert_outcome per job, in stage order.
+-- awa.insert_outcome per job, in stage order. Keys are taken in key order
+-- within each batch only: two stages of more than 10,000 jobs with equal
+-- keys in opposite orders across batches can deadlock (40P01: retry), as
+-- transactions of several awa.insert_unique_jobs calls can.
 -- Errors: AW010 no stage in this session, or an empty stage (as
 -- awa.insert_staged_jobs); otherwise those of awa.insert_unique_jobs. One
 -- statement: nothing is inserted when it raises.
