@@ -719,9 +719,16 @@ BEGIN
     END CASE;
   END LOOP;
   PERFORM awa.rotate_ring('queue', now());
-  -- The first prune carries the live jobs, the next archives and truncates.
-  FOR v_i IN 1 .. 3 LOOP
+  -- The first prune carries the live jobs, the next archives and truncates;
+  -- one that another session's lock (autovacuum on a loaded machine) kept
+  -- from its locks within their bound is tried again. Left in the ring, the
+  -- jobs would show their fixture's finalization times (before their
+  -- creation) only from the archive.
+  FOR v_i IN 1 .. 20 LOOP
     EXIT WHEN (SELECT outcome FROM awa.prune_ring('queue')) = 'pruned';
+    IF v_i = 20 THEN
+      RAISE EXCEPTION 'archive_fixture: the queue ring''s sealed slot was never pruned';
+    END IF;
   END LOOP;
   PERFORM awa.maintain_archive();
 END
@@ -745,16 +752,26 @@ END
 $$;
 
 -- The nodes of a plan (awa_test.listing_plan) that a listing must not have:
--- a sort, or a sequential scan of anything but the queue ring's completion
--- batches (read whole, once, to hash the attempts they hold; or, for an id,
--- those of one slot). Each as "node type on relation".
+-- a sort, but of the archive's page (awa._archive_page returns at most a
+-- page, unordered), or a sequential scan of anything but the queue ring's
+-- completion batches (read whole, once, to hash the attempts they hold; or,
+-- for an id, those of one slot). Each as "node type on relation".
 CREATE FUNCTION awa_test.unwanted_plan_nodes(p_plan jsonb) RETURNS SETOF text
 LANGUAGE sql AS $$
   SELECT concat(n ->> 'Node Type', ' on ' || (n ->> 'Relation Name'))
   FROM jsonb_path_query(p_plan, 'strict $.** ? (exists (@."Node Type"))') AS n
-  WHERE n ->> 'Node Type' IN ('Sort', 'Incremental Sort')
+  WHERE (n ->> 'Node Type' IN ('Sort', 'Incremental Sort')
+         AND NOT (n #>> '{Plans,0,Node Type}' = 'Function Scan' AND n #>> '{Plans,0,Function Name}' = '_archive_page'))
      OR (n ->> 'Node Type' = 'Seq Scan' AND n ->> 'Relation Name' NOT LIKE 'done\_completions\_%')
 $$;
+
+-- Every archived job (awa._archived_jobs_now) and every archived job's tag
+-- (awa.archived_tags expanded), one row each, as the tests read them.
+CREATE VIEW awa_test.archived_jobs AS
+  SELECT a.id AS job_id, a.* FROM awa._archived_jobs_now a;
+CREATE VIEW awa_test.archived_job_tags AS
+  SELECT t.expires_at, t.tag, t.state, u.job_id, t.chunk_id
+  FROM awa.archived_tags t CROSS JOIN LATERAL unnest(t.job_ids) AS u (job_id);
 
 -- The lower bound of a lane's cursor that this session's claim cache holds
 -- for the lane's queue (awa._cursor_cache_key: 'queue|lane ids|cursors'), or
@@ -767,4 +784,29 @@ LANGUAGE sql AS $$
            array_position(string_to_array(split_part(c, '|', 2), ',')::int[], p_lane_id)]
   FROM (SELECT current_setting(awa._cursor_cache_key(p_queue), true) AS c) AS s
   WHERE split_part(c, '|', 1) = p_queue
+$$;
+
+-- Completes every available job of a queue (claimed 1,024 at a time), then
+-- rotates the queue ring and prunes until a prune truncates, which archives
+-- them (with a retention on). Returns how many jobs it completed.
+CREATE FUNCTION awa_test.complete_and_archive(p_queue text) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_n int := 0;
+  v_k int;
+BEGIN
+  LOOP
+    WITH c AS MATERIALIZED (SELECT * FROM awa.claim_ready_runtime(p_queue, 1024, NULL, now()))
+    SELECT count(*) INTO v_k
+    FROM awa.complete_jobs(ARRAY(SELECT id FROM c), ARRAY(SELECT run_lease FROM c), ARRAY(SELECT claim_slot FROM c),
+                           ARRAY(SELECT receipt_id FROM c), now());
+    EXIT WHEN v_k = 0;
+    v_n := v_n + v_k;
+  END LOOP;
+  PERFORM awa.rotate_ring('queue', now());
+  FOR i IN 1 .. 3 LOOP
+    EXIT WHEN (SELECT outcome FROM awa.prune_ring('queue')) = 'pruned';
+  END LOOP;
+  RETURN v_n;
+END
 $$;

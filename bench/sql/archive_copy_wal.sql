@@ -37,6 +37,6 @@ SELECT count(*) FROM awa.rotate_ring('queue') \g /dev/null
 CHECKPOINT;
 SELECT pg_current_wal_lsn() AS lsn1 \gset
 SELECT outcome AS prune FROM awa.prune_ring('queue') \gset
-SELECT :'prune' AS prune, (SELECT count(*) FROM awa.archived_jobs WHERE queue = 'w') AS archived,
+SELECT :'prune' AS prune, (SELECT sum(n) FROM awa.archived_chunks WHERE queue = 'w') AS archived,
        :complete_wal AS complete_wal_per_job,
        round((pg_current_wal_lsn() - :'lsn1'::pg_lsn) / (SELECT count(*) FROM claimed)::numeric, 1) AS copy_wal_per_job;

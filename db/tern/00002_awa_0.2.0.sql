@@ -128,6 +128,29 @@ CREATE TYPE {{$awa_schema}}._archived AS (
 );
 
 -- added since v0.1.0: sql/substrate/16_types.sql
+CREATE TABLE {{$awa_schema}}._archived_job (
+    job_id       bigint,
+    queue        text,
+    priority     smallint,
+    kind         text,
+    state        {{$awa_schema}}.job_state,
+    args         jsonb,
+    attempt      int,
+    max_attempts int,
+    run_lease    bigint,
+    run_at       timestamptz,
+    created_at   timestamptz,
+    finalized_at timestamptz,
+    tags         text[],
+    metadata     jsonb,
+    errors       jsonb,
+    expires_at   timestamptz,
+    chunk_id     bigint,
+    k            bigint,
+    CHECK (false)
+);
+
+-- added since v0.1.0: sql/substrate/16_types.sql
 CREATE TABLE {{$awa_schema}}.erasure_result (
     plane text   NOT NULL,
     rows  bigint NOT NULL,
@@ -328,44 +351,85 @@ CREATE TABLE {{$awa_schema}}.archive_export (
 );
 
 -- added since v0.1.0: sql/substrate/55_archive.sql
-CREATE TABLE {{$awa_schema}}.archived_jobs (
-    expires_at   timestamptz   NOT NULL,
-    job_id       bigint        NOT NULL,
-    state        {{$awa_schema}}.job_state NOT NULL CHECK (state IN ('completed', 'cancelled', 'failed')),
-    run_lease    bigint        NOT NULL,
-    attempt      int           NOT NULL,
-    max_attempts int           NOT NULL,
-    priority     smallint      NOT NULL,
-    queue        text          NOT NULL,
-    kind         text          NOT NULL,
-    args         jsonb         NOT NULL,
-    tags         text[]        NOT NULL,
-    metadata     jsonb         NOT NULL,
-    errors       jsonb,
-    created_at   timestamptz   NOT NULL,
-    run_at       timestamptz   NOT NULL,
-    finalized_at timestamptz   NOT NULL
+CREATE TABLE {{$awa_schema}}.archived_chunks (
+    expires_at    timestamptz   NOT NULL,
+    state         {{$awa_schema}}.job_state NOT NULL CHECK (state IN ('completed', 'cancelled', 'failed')),
+    queue         text          NOT NULL,
+    kind          text          NOT NULL,
+    chunk_id      bigint        NOT NULL,
+    min_job_id    bigint        NOT NULL,
+    max_job_id    bigint        NOT NULL,
+    n             int           NOT NULL CHECK (n > 0),
+    job_ids       bigint[]      NOT NULL,
+    run_leases    bigint[]      NOT NULL,
+    attempts      int[]         NOT NULL,
+    max_attempts  int[]         NOT NULL,
+    priorities    smallint[]    NOT NULL,
+    args          jsonb[]       NOT NULL,
+    tags          text[],
+    metadata      jsonb[]       NOT NULL,
+    errors        jsonb[]       NOT NULL,
+    created_ats   timestamptz[] NOT NULL,
+    run_ats       timestamptz[] NOT NULL,
+    finalized_ats timestamptz[] NOT NULL
 ) PARTITION BY RANGE (expires_at);
 
 -- added since v0.1.0: sql/substrate/55_archive.sql
-CREATE INDEX archived_jobs_state ON {{$awa_schema}}.archived_jobs (state, job_id);
+CREATE SEQUENCE {{$awa_schema}}.archive_chunk_id_seq;
 
 -- added since v0.1.0: sql/substrate/55_archive.sql
-CREATE INDEX archived_jobs_queue ON {{$awa_schema}}.archived_jobs (queue, state, job_id);
+CREATE INDEX archived_chunks_ids ON {{$awa_schema}}.archived_chunks (max_job_id, min_job_id);
 
 -- added since v0.1.0: sql/substrate/55_archive.sql
-CREATE INDEX archived_jobs_kind ON {{$awa_schema}}.archived_jobs (kind, state, job_id);
+CREATE INDEX archived_chunks_state ON {{$awa_schema}}.archived_chunks (state, max_job_id, min_job_id);
 
 -- added since v0.1.0: sql/substrate/55_archive.sql
-CREATE TABLE {{$awa_schema}}.archived_job_tags (
+CREATE INDEX archived_chunks_queue ON {{$awa_schema}}.archived_chunks (queue, max_job_id, min_job_id);
+
+-- added since v0.1.0: sql/substrate/55_archive.sql
+CREATE INDEX archived_chunks_kind ON {{$awa_schema}}.archived_chunks (kind, max_job_id, min_job_id);
+
+-- added since v0.1.0: sql/substrate/55_archive.sql
+CREATE INDEX archived_chunks_chunk ON {{$awa_schema}}.archived_chunks (chunk_id);
+
+-- added since v0.1.0: sql/substrate/55_archive.sql
+CREATE TABLE {{$awa_schema}}.archived_tags (
     expires_at timestamptz   NOT NULL,
     tag        text          NOT NULL,
     state      {{$awa_schema}}.job_state NOT NULL,
-    job_id     bigint        NOT NULL
+    chunk_id   bigint        NOT NULL,
+    min_job_id bigint        NOT NULL,
+    max_job_id bigint        NOT NULL,
+    job_ids    bigint[]      NOT NULL
 ) PARTITION BY RANGE (expires_at);
 
 -- added since v0.1.0: sql/substrate/55_archive.sql
-CREATE INDEX archived_job_tags_tag ON {{$awa_schema}}.archived_job_tags (tag, job_id);
+CREATE INDEX archived_tags_tag ON {{$awa_schema}}.archived_tags (tag, max_job_id, min_job_id);
+
+-- new since v0.1.0: sql/substrate/55_archive.sql
+CREATE FUNCTION {{$awa_schema}}._archive_span()
+RETURNS bigint
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT 65536::bigint
+$$;
+
+-- new since v0.1.0: sql/substrate/55_archive.sql
+CREATE FUNCTION {{$awa_schema}}._archive_jobs(p_chunk {{$awa_schema}}.archived_chunks)
+RETURNS SETOF {{$awa_schema}}._archived_job
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT u.job_id, p_chunk.queue, u.priority, p_chunk.kind, p_chunk.state, u.args, u.attempt, u.max_attempts,
+           u.run_lease, u.run_at, u.created_at, u.finalized_at, coalesce(u.tags::text[], '{}'), u.metadata, u.errors,
+           p_chunk.expires_at, p_chunk.chunk_id, u.k
+    FROM unnest(p_chunk.job_ids, p_chunk.run_leases, p_chunk.attempts, p_chunk.max_attempts, p_chunk.priorities,
+                p_chunk.args, p_chunk.tags, p_chunk.metadata, p_chunk.errors, p_chunk.created_ats, p_chunk.run_ats,
+                p_chunk.finalized_ats)
+         WITH ORDINALITY AS u (job_id, run_lease, attempt, max_attempts, priority, args, tags, metadata, errors,
+                               created_at, run_at, finalized_at, k)
+$$;
 
 -- added since v0.1.0: sql/substrate/55_archive.sql
 CREATE TABLE {{$awa_schema}}.archive_retention_log (
@@ -431,9 +495,7 @@ WHERE EXISTS (SELECT 1 FROM {{$awa_schema}}.claim_batches b
 COMMENT ON VIEW {{$awa_schema}}._live_leases IS 'internal: leases whose attempt is still open';
 
 -- changed since v0.1.0: sql/substrate/60_views.sql
-CREATE OR REPLACE VIEW {{$awa_schema}}._terminal_jobs_now AS
-SELECT t.*, s.progress, s.updated_at AS progress_at
-FROM (
+CREATE OR REPLACE VIEW {{$awa_schema}}._ring_terminal_jobs AS
 SELECT r.job_id AS id, r.queue, r.priority, r.kind, 'completed'::{{$awa_schema}}.job_state AS state, r.args,
        r.attempt + 1 AS attempt, r.max_attempts, i.run_lease, r.run_at, r.created_at,
        cb.completed_at AS finalized_at, r.tags, r.metadata, r.errors
@@ -444,16 +506,30 @@ JOIN {{$awa_schema}}.ready_entries r
 UNION ALL
 SELECT d.job_id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, d.finalized_at, d.tags, d.metadata, d.errors
-FROM {{$awa_schema}}.done_entries d
+FROM {{$awa_schema}}.done_entries d;
+
+-- added since v0.1.0: sql/substrate/60_views.sql
+COMMENT ON VIEW {{$awa_schema}}._ring_terminal_jobs IS 'internal: the terminal jobs the queue ring still holds';
+
+-- changed since v0.1.0: sql/substrate/60_views.sql
+CREATE OR REPLACE VIEW {{$awa_schema}}._archived_jobs_now AS
+SELECT a.job_id AS id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
+       a.run_at, a.created_at, a.finalized_at, a.tags, a.metadata, a.errors, a.expires_at
+FROM {{$awa_schema}}.archived_chunks c
+CROSS JOIN LATERAL {{$awa_schema}}._archive_jobs(c) AS a;
+
+-- added since v0.1.0: sql/substrate/60_views.sql
+COMMENT ON VIEW {{$awa_schema}}._archived_jobs_now IS 'internal: every archived job, its chunk expanded';
+
+-- changed since v0.1.0: sql/substrate/60_views.sql
+CREATE OR REPLACE VIEW {{$awa_schema}}._terminal_jobs_now AS
+SELECT t.*, s.progress, s.updated_at AS progress_at
+FROM (
+SELECT * FROM {{$awa_schema}}._ring_terminal_jobs
 UNION ALL
--- The archive: a job is copied there by the prune that truncates its slot, in
--- the same transaction, so it shows in one branch or the other, never both.
--- Its states, always true (the table's CHECK), give an id lookup
--- (awa.job) the leading column of the (state, job_id) index.
-SELECT a.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
+SELECT a.id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
        a.run_at, a.created_at, a.finalized_at, a.tags, a.metadata, a.errors
-FROM {{$awa_schema}}.archived_jobs a
-WHERE a.state IN ('completed', 'cancelled', 'failed')
+FROM {{$awa_schema}}._archived_jobs_now a
 ) AS t
 LEFT JOIN {{$awa_schema}}.attempt_state s ON s.job_id = t.id;
 
@@ -461,9 +537,7 @@ LEFT JOIN {{$awa_schema}}.attempt_state s ON s.job_id = t.id;
 COMMENT ON VIEW {{$awa_schema}}._terminal_jobs_now IS 'internal: the body of {{$awa_schema}}.terminal_jobs (read through {{$awa_schema}}._read_terminal_jobs)';
 
 -- changed since v0.1.0: sql/substrate/60_views.sql
-CREATE OR REPLACE VIEW {{$awa_schema}}._jobs_now AS
-SELECT j.*, s.progress, s.updated_at AS progress_at
-FROM (
+CREATE OR REPLACE VIEW {{$awa_schema}}._live_jobs_now AS
 SELECT d.job_id AS id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, NULL::timestamptz AS claimed_at, NULL::timestamptz AS finalized_at,
        d.tags, d.metadata, d.errors, false AS dlq
@@ -501,7 +575,7 @@ WHERE NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.claim_closures c
 UNION ALL
 SELECT t.id, t.queue, t.priority, t.kind, t.state, t.args, t.attempt, t.max_attempts, t.run_lease,
        t.run_at, t.created_at, NULL, t.finalized_at, t.tags, t.metadata, t.errors, false
-FROM {{$awa_schema}}._terminal_jobs_now t
+FROM {{$awa_schema}}._ring_terminal_jobs t
 UNION ALL
 SELECT x.job_id, x.queue, x.priority, x.kind, 'failed'::{{$awa_schema}}.job_state, x.args, x.attempt, x.max_attempts,
        x.run_lease, x.run_at, x.created_at, NULL, x.failed_at, x.tags, x.metadata, x.errors, true
@@ -510,7 +584,20 @@ UNION ALL
 -- Parked (awa.external_waits): the parked attempt counts as one.
 SELECT w.job_id, w.queue, w.priority, w.kind, 'waiting_external'::text::{{$awa_schema}}.job_state, w.args, w.attempt + 1,
        w.max_attempts, w.run_lease, w.run_at, w.created_at, NULL, NULL, w.tags, w.metadata, w.errors, false
-FROM {{$awa_schema}}.external_waits w
+FROM {{$awa_schema}}.external_waits w;
+
+-- added since v0.1.0: sql/substrate/60_views.sql
+COMMENT ON VIEW {{$awa_schema}}._live_jobs_now IS 'internal: every job but the archived ones ({{$awa_schema}}._jobs_now, {{$awa_schema}}.job)';
+
+-- changed since v0.1.0: sql/substrate/60_views.sql
+CREATE OR REPLACE VIEW {{$awa_schema}}._jobs_now AS
+SELECT j.*, s.progress, s.updated_at AS progress_at
+FROM (
+SELECT * FROM {{$awa_schema}}._live_jobs_now
+UNION ALL
+SELECT a.id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
+       a.run_at, a.created_at, NULL, a.finalized_at, a.tags, a.metadata, a.errors, false
+FROM {{$awa_schema}}._archived_jobs_now a
 ) AS j
 LEFT JOIN {{$awa_schema}}.attempt_state s ON s.job_id = j.id;
 
@@ -729,7 +816,7 @@ BEGIN
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
                    'cleanup_runtime_instances', 'cleanup_attempt_state', 'cleanup_unique_keys', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'bulk_cancel_jobs', 'bulk_retry_jobs', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
-                   'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'job',
+                   'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'archived_cohort_jobs', 'job',
                    'get_job', 'list_jobs', 'list_dlq_jobs', 'job_progress', 'substrate_version', '_read_jobs', '_read_terminal_jobs',
                    'upsert_periodic_job', 'delete_periodic_job', 'pause_periodic_job',
                    'resume_periodic_job', 'list_periodic_jobs', 'periodic_jobs_due', 'fire_periodic_job',
@@ -749,6 +836,55 @@ BEGIN
                            (SELECT string_agg('{{$awa_schema}}.' || quote_ident(r), ', ') FROM unnest(v_relations) AS r), v_role);
         END IF;
     END LOOP;
+END;
+$$;
+
+-- new since v0.1.0: sql/functions/_archive_page.sql
+CREATE FUNCTION {{$awa_schema}}._archive_page(p_states {{$awa_schema}}.job_state[], p_queue text, p_kind text, p_tag text,
+                                  p_from timestamptz, p_to timestamptz, p_after bigint, p_limit int)
+RETURNS SETOF {{$awa_schema}}._archived_job
+LANGUAGE plpgsql
+STABLE
+AS $$
+DECLARE
+    v_after  bigint := coalesce(p_after, 9223372036854775807);
+    v_walk   text;
+    v_c      record;
+    v_ids    bigint[] := '{}';
+    v_exps   timestamptz[] := '{}';
+    v_chunks bigint[] := '{}';
+BEGIN
+    v_walk := {{$awa_schema}}._archive_walk_sql(p_states, p_queue, p_kind, p_tag, p_from, p_to, p_after);
+    IF v_walk IS NULL THEN
+        RETURN;
+    END IF;
+    FOR v_c IN EXECUTE v_walk LOOP
+        EXIT WHEN cardinality(v_ids) >= p_limit AND v_c.max_job_id < v_ids[p_limit];
+        SELECT coalesce(array_agg(h.id ORDER BY h.id DESC), '{}'), coalesce(array_agg(h.exp ORDER BY h.id DESC), '{}'),
+               coalesce(array_agg(h.chunk ORDER BY h.id DESC), '{}')
+        INTO v_ids, v_exps, v_chunks
+        FROM (SELECT x.id, x.exp, x.chunk
+              FROM (SELECT o.id, o.exp, o.chunk FROM unnest(v_ids, v_exps, v_chunks) AS o (id, exp, chunk)
+                    UNION ALL
+                    SELECT u.id, v_c.expires_at, v_c.chunk_id FROM unnest(v_c.ids, v_c.fins) AS u (id, fin)
+                    WHERE u.id < v_after AND (p_from IS NULL OR u.fin >= p_from) AND (p_to IS NULL OR u.fin < p_to)
+                      -- Once `limit` are held, only ids above the lowest of them.
+                      AND (cardinality(v_ids) < p_limit OR u.id > v_ids[p_limit]))
+                   AS x
+              ORDER BY x.id DESC LIMIT p_limit) AS h;
+    END LOOP;
+
+    -- The jobs kept, each chunk read once by its id (a probe of its cohort's
+    -- (chunk_id) index: OFFSET 0 keeps the probe per chunk, never a join of
+    -- every chunk) and expanded once.
+    RETURN QUERY
+    SELECT a.*
+    FROM (SELECT h.exp, h.chunk, array_agg(h.id) AS ids FROM unnest(v_ids, v_exps, v_chunks) AS h (id, exp, chunk)
+          GROUP BY h.exp, h.chunk) AS h
+    CROSS JOIN LATERAL (SELECT c AS chunk FROM {{$awa_schema}}.archived_chunks c
+                        WHERE c.expires_at = h.exp AND c.chunk_id = h.chunk OFFSET 0) AS c
+    CROSS JOIN LATERAL {{$awa_schema}}._archive_jobs(c.chunk) AS a
+    WHERE a.job_id = ANY (h.ids);
 END;
 $$;
 
@@ -780,31 +916,152 @@ BEGIN
                    de.args, de.tags, de.metadata, de.errors, de.created_at, de.run_at, de.finalized_at
             FROM de
         ),
-        ins AS (
-            INSERT INTO {{$awa_schema}}.archived_jobs (expires_at, job_id, state, run_lease, attempt, max_attempts, priority,
-                                           queue, kind, args, tags, metadata, errors, created_at, run_at, finalized_at)
-            SELECT s.finalized_at + coalesce(q.retention, d.retention, interval '0'), s.job_id, s.state, s.run_lease,
-                   s.attempt, s.max_attempts, s.priority, s.queue, s.kind, s.args, s.tags, s.metadata, s.errors,
-                   s.created_at, s.run_at, s.finalized_at
+        kept AS (
+            SELECT s.*, s.finalized_at + coalesce(q.retention, d.retention) AS expires_at,
+                   -- Aligned blocks of ids: a chunk's span stays below the constant.
+                   s.job_id / {{$awa_schema}}._archive_span() AS block
             FROM src s
             LEFT JOIN {{$awa_schema}}.archive_retention q ON q.queue = s.queue AND q.state = s.state
             LEFT JOIN {{$awa_schema}}.archive_retention d ON d.queue = '*' AND d.state = s.state
             WHERE coalesce(q.retention, d.retention, interval '0') > interval '0'
               AND s.finalized_at + coalesce(q.retention, d.retention, interval '0') > $3 + interval '1 minute'
-            RETURNING expires_at, state, job_id, tags
+        ),
+        cut AS (
+            SELECT k.*, date_trunc('hour', k.expires_at, 'UTC') AS cohort,
+                   (row_number() OVER (PARTITION BY k.state, k.queue, k.kind, date_trunc('hour', k.expires_at, 'UTC'),
+                                                    k.block ORDER BY k.job_id) - 1) / 1000 AS part
+            FROM kept k
+        ),
+        ins AS (
+            INSERT INTO {{$awa_schema}}.archived_chunks (expires_at, state, queue, kind, chunk_id, min_job_id, max_job_id, n,
+                                             job_ids, run_leases, attempts, max_attempts, priorities, args, tags,
+                                             metadata, errors, created_ats, run_ats, finalized_ats)
+            SELECT max(c.expires_at), c.state, c.queue, c.kind, nextval('{{$awa_schema}}.archive_chunk_id_seq'), min(c.job_id),
+                   max(c.job_id), count(*), array_agg(c.job_id ORDER BY c.job_id),
+                   array_agg(c.run_lease ORDER BY c.job_id), array_agg(c.attempt ORDER BY c.job_id),
+                   array_agg(c.max_attempts ORDER BY c.job_id), array_agg(c.priority ORDER BY c.job_id),
+                   array_agg(c.args ORDER BY c.job_id),
+                   CASE WHEN bool_or(cardinality(c.tags) > 0)
+                        THEN array_agg(c.tags::text ORDER BY c.job_id) END,
+                   array_agg(c.metadata ORDER BY c.job_id), array_agg(c.errors ORDER BY c.job_id),
+                   array_agg(c.created_at ORDER BY c.job_id), array_agg(c.run_at ORDER BY c.job_id),
+                   array_agg(c.finalized_at ORDER BY c.job_id)
+            FROM cut c
+            GROUP BY c.state, c.queue, c.kind, c.cohort, c.block, c.part
+            RETURNING expires_at, state, chunk_id, job_ids, tags, n
         ),
         tagged AS (
-            INSERT INTO {{$awa_schema}}.archived_job_tags (expires_at, tag, state, job_id)
-            SELECT i.expires_at, t.tag, i.state, i.job_id
-            FROM ins i CROSS JOIN LATERAL (SELECT DISTINCT u.tag FROM unnest(i.tags) AS u (tag)) AS t
+            INSERT INTO {{$awa_schema}}.archived_tags (expires_at, tag, state, chunk_id, min_job_id, max_job_id, job_ids)
+            SELECT i.expires_at, g.tag, i.state, i.chunk_id, min(u.job_id), max(u.job_id),
+                   array_agg(DISTINCT u.job_id)
+            FROM ins i
+            CROSS JOIN LATERAL unnest(i.job_ids, i.tags) AS u (job_id, tags)
+            CROSS JOIN LATERAL unnest(u.tags::text[]) AS g (tag)
+            WHERE i.tags IS NOT NULL
+            GROUP BY i.expires_at, i.state, i.chunk_id, g.tag
         )
         SELECT $1 || ARRAY(SELECT cb.batch_id FROM cb), $2 || ARRAY(SELECT de.job_id FROM de),
-               (SELECT count(*) FROM ins)$q$,
+               (SELECT coalesce(sum(ins.n), 0) FROM ins)$q$,
         'done_completions_' || p_slot, 'done_entries_' || p_slot, 'ready_entries_' || p_slot)
     INTO v_out
     USING p_batch_ids, p_entry_ids, p_now;
     RETURN v_out;
 END;
+$$;
+
+-- new since v0.1.0: sql/functions/_archive_walk_sql.sql
+CREATE FUNCTION {{$awa_schema}}._archive_walk_sql(p_states {{$awa_schema}}.job_state[], p_queue text, p_kind text, p_tag text,
+                                      p_from timestamptz, p_to timestamptz, p_after bigint)
+RETURNS text
+LANGUAGE plpgsql
+STABLE
+-- Timestamp literals in ISO, which any DateStyle reads back.
+SET datestyle = 'ISO, YMD'
+AS $$
+DECLARE
+    v_bounds text := '';
+    v_expiry text;
+BEGIN
+    IF p_after IS NOT NULL THEN
+        v_bounds := format(' AND %%1$s.max_job_id < %s AND %%1$s.min_job_id < %s',
+                           CASE WHEN p_after > 9223372036854775807 - {{$awa_schema}}._archive_span() THEN 9223372036854775807
+                                ELSE p_after + {{$awa_schema}}._archive_span() END, p_after);
+    END IF;
+    -- A range: a job finalized in it expires in [from + r, to + r) for its
+    -- retention r, and its chunk's expires_at in the same UTC hour.
+    IF p_from IS NOT NULL OR p_to IS NOT NULL THEN
+        SELECT string_agg(format('(%%1$s.expires_at >= %L::timestamptz AND %%1$s.expires_at < %L::timestamptz)',
+                                 date_trunc('hour', coalesce(p_from, '-infinity') + g.retention, 'UTC'),
+                                 date_trunc('hour', coalesce(p_to, 'infinity') + g.retention, 'UTC')
+                                 + interval '1 hour'),
+                          ' OR ' ORDER BY g.retention)
+        INTO v_expiry
+        FROM {{$awa_schema}}.archive_retention_log g;
+        IF v_expiry IS NULL THEN
+            RETURN NULL;
+        END IF;
+        v_bounds := v_bounds || ' AND (' || v_expiry || ')';
+    END IF;
+
+    IF p_tag IS NULL AND p_queue IS NULL AND p_kind IS NULL
+       AND NOT p_states @> '{completed,failed,cancelled}'::{{$awa_schema}}.job_state[] THEN
+        -- Some states: one index walk per state (and cohort), merged in
+        -- max_job_id order. Each branch ordered itself: a branch with a WHERE
+        -- is planned as a subquery of its own, and only an ordered one can be
+        -- merged.
+        RETURN (SELECT 'SELECT * FROM (' || string_agg(format(
+                   '(SELECT c.expires_at, c.chunk_id, c.max_job_id, c.job_ids AS ids, %s AS fins'
+                   ' FROM {{$awa_schema}}.archived_chunks c WHERE c.state = %L::{{$awa_schema}}.job_state%s ORDER BY 3 DESC)',
+                   CASE WHEN p_from IS NOT NULL OR p_to IS NOT NULL THEN 'c.finalized_ats'
+                        ELSE 'NULL::timestamptz[]' END,
+                   u.s, format(v_bounds, 'c')),
+                   ' UNION ALL ') || ') AS w ORDER BY 3 DESC'
+                FROM (SELECT DISTINCT u.s FROM unnest(p_states) AS u (s)) AS u);
+    ELSIF p_tag IS NULL THEN
+        -- Every state, or a queue or kind (its index, other states
+        -- filtered): one walk.
+        RETURN format(
+            'SELECT c.expires_at, c.chunk_id, c.max_job_id, c.job_ids AS ids, %s AS fins'
+            ' FROM {{$awa_schema}}.archived_chunks c WHERE true%s%s%s ORDER BY 3 DESC',
+            CASE WHEN p_from IS NOT NULL OR p_to IS NOT NULL THEN 'c.finalized_ats' ELSE 'NULL::timestamptz[]' END,
+            CASE WHEN NOT p_states @> '{completed,failed,cancelled}'::{{$awa_schema}}.job_state[] THEN format(' AND c.state = ANY (%L::{{$awa_schema}}.job_state[])', p_states)
+                 ELSE '' END,
+            format(v_bounds, 'c'), {{$awa_schema}}._list_jobs_where('c', NULL, NULL, p_queue, p_kind, NULL, NULL, NULL, NULL));
+    ELSE
+        -- The tag's rows, every state in one walk; the chunk read only for a
+        -- filter on its queue or kind, or its jobs' finalization times.
+        RETURN format(
+            'SELECT t.expires_at, t.chunk_id, t.max_job_id, %s AS ids, %s AS fins FROM {{$awa_schema}}.archived_tags t%s'
+            ' WHERE t.tag = %L AND t.state = ANY (%L::{{$awa_schema}}.job_state[])%s',
+            CASE WHEN p_from IS NOT NULL OR p_to IS NOT NULL
+                 THEN 'ARRAY(SELECT u.id FROM unnest(c.job_ids) AS u (id) WHERE u.id = ANY (t.job_ids))'
+                 ELSE 't.job_ids' END,
+            CASE WHEN p_from IS NOT NULL OR p_to IS NOT NULL
+                 THEN 'ARRAY(SELECT u.fin FROM unnest(c.job_ids, c.finalized_ats) AS u (id, fin)'
+                      ' WHERE u.id = ANY (t.job_ids))'
+                 ELSE 'NULL::timestamptz[]' END,
+            CASE WHEN p_queue IS NOT NULL OR p_kind IS NOT NULL OR p_from IS NOT NULL OR p_to IS NOT NULL
+                 THEN format(' CROSS JOIN LATERAL (SELECT c.job_ids, c.finalized_ats FROM {{$awa_schema}}.archived_chunks c'
+                             ' WHERE c.expires_at = t.expires_at AND c.chunk_id = t.chunk_id%s) AS c',
+                             {{$awa_schema}}._list_jobs_where('c', NULL, NULL, p_queue, p_kind, NULL, NULL, NULL, NULL))
+                 ELSE '' END,
+            p_tag, p_states, format(v_bounds, 't')) || ' ORDER BY 3 DESC';
+    END IF;
+END;
+$$;
+
+-- new since v0.1.0: sql/functions/_archived_job.sql
+CREATE FUNCTION {{$awa_schema}}._archived_job(p_job_id bigint)
+RETURNS SETOF {{$awa_schema}}._archived_job
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT a.*
+    FROM {{$awa_schema}}.archived_chunks c
+    CROSS JOIN LATERAL {{$awa_schema}}._archive_jobs(c) AS a
+    WHERE c.max_job_id >= p_job_id AND c.max_job_id < p_job_id + {{$awa_schema}}._archive_span() AND c.min_job_id <= p_job_id
+      AND c.job_ids @> ARRAY[p_job_id]
+      AND a.job_id = p_job_id
 $$;
 
 -- new since v0.1.0: sql/functions/_attempt_guard.sql
@@ -1069,11 +1326,11 @@ RETURNS text
 LANGUAGE sql
 IMMUTABLE
 AS $$
-    SELECT regexp_replace(p_relname, '^archived_jobs_', 'archived_job_tags_')
+    SELECT regexp_replace(p_relname, '^archived_chunks_', 'archived_tags_')
 $$;
 
 -- new since v0.1.0: sql/functions/_count_upto.sql
-CREATE FUNCTION {{$awa_schema}}._count_upto(p_table text, p_max int)
+CREATE FUNCTION {{$awa_schema}}._count_upto(p_table text, p_max int, p_weight text DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
 STABLE
@@ -1081,7 +1338,9 @@ AS $$
 DECLARE
     v_n bigint;
 BEGIN
-    EXECUTE format('SELECT count(*) FROM (SELECT 1 FROM {{$awa_schema}}.%I LIMIT %s) AS t', p_table, p_max) INTO v_n;
+    EXECUTE format('SELECT coalesce(sum(t.w), 0) FROM (SELECT %s AS w FROM {{$awa_schema}}.%I LIMIT %s) AS t',
+                   coalesce(quote_ident(p_weight), '1'), p_table, p_max)
+    INTO v_n;
     RETURN v_n;
 END;
 $$;
@@ -1092,14 +1351,14 @@ RETURNS text
 LANGUAGE plpgsql
 AS $$
 DECLARE
-    v_rel text := 'archived_jobs_' || to_char(p_start AT TIME ZONE 'UTC', 'YYYYMMDDHH24');
+    v_rel text := 'archived_chunks_' || to_char(p_start AT TIME ZONE 'UTC', 'YYYYMMDDHH24');
 BEGIN
     IF EXISTS (SELECT 1 FROM {{$awa_schema}}.archive_cohorts c WHERE c.cohort_start = p_start) THEN
         RETURN NULL;
     END IF;
-    EXECUTE format('CREATE TABLE {{$awa_schema}}.%I PARTITION OF {{$awa_schema}}.archived_jobs FOR VALUES FROM (%L) TO (%L)',
+    EXECUTE format('CREATE TABLE {{$awa_schema}}.%I PARTITION OF {{$awa_schema}}.archived_chunks FOR VALUES FROM (%L) TO (%L)',
                    v_rel, p_start, p_start + interval '1 hour');
-    EXECUTE format('CREATE TABLE {{$awa_schema}}.%I PARTITION OF {{$awa_schema}}.archived_job_tags FOR VALUES FROM (%L) TO (%L)',
+    EXECUTE format('CREATE TABLE {{$awa_schema}}.%I PARTITION OF {{$awa_schema}}.archived_tags FOR VALUES FROM (%L) TO (%L)',
                    {{$awa_schema}}._cohort_tags_relname(v_rel), p_start, p_start + interval '1 hour');
     INSERT INTO {{$awa_schema}}.archive_cohorts (cohort_start, cohort_end, relname, created_at)
     VALUES (p_start, p_start + interval '1 hour', v_rel, now());
@@ -1348,7 +1607,12 @@ AS $$
 BEGIN
     PERFORM {{$awa_schema}}._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
     -- A statement of its own after the locks: it sees what a prune it waited for left.
-    RETURN (SELECT j.state FROM {{$awa_schema}}._jobs_now j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1);
+    -- The live planes by the id, and the archive's lookup by id.
+    RETURN (SELECT j.state
+            FROM (SELECT l.state, l.run_lease FROM {{$awa_schema}}._live_jobs_now l WHERE l.id = p_job_id
+                  UNION ALL
+                  SELECT a.state, a.run_lease FROM {{$awa_schema}}._archived_job(p_job_id) AS a) AS j
+            ORDER BY j.run_lease DESC LIMIT 1);
 END;
 $$;
 
@@ -1370,10 +1634,7 @@ DECLARE
                           THEN format(' AND %%1$s.state::text = ANY (%L::text[])', p_states::text[]) ELSE '' END;
     v_parts  text[] := '{}';
     v_ring   text[];
-    v_expiry text;
     v_terminal text[];
-    v_row    text;
-    v_state  text;
 BEGIN
     -- Backlog: scheduled and retryable jobs (no finalization time).
     IF v_states && ARRAY['scheduled', 'retryable'] AND NOT v_timed THEN
@@ -1477,44 +1738,18 @@ BEGIN
             -- a completed one).
             {{$awa_schema}}._list_jobs_where('r', NULL, p_id, p_queue, p_kind, p_tag, NULL, NULL, p_after));
     END IF;
-    -- The archive: the cohorts a time range implies, one expiry range per
-    -- retention a copy may have used.
-    IF v_timed THEN
-        SELECT string_agg(format('(%%1$s.expires_at >= %L::timestamptz AND %%1$s.expires_at < %L::timestamptz)',
-                                 coalesce(p_from, '-infinity') + g.retention, coalesce(p_to, 'infinity') + g.retention),
-                          ' OR ' ORDER BY g.retention)
-        INTO v_expiry
-        FROM {{$awa_schema}}.archive_retention_log g;
-    END IF;
+    -- The archive: its top-k merge over chunks (awa._archive_page), or for an
+    -- id its lookup by the chunks' id bounds (awa._archived_job).
     v_terminal := ARRAY(SELECT s FROM unnest(v_states) AS s WHERE s IN ('completed', 'failed', 'cancelled'));
-    IF (NOT v_timed OR v_expiry IS NOT NULL) AND cardinality(v_terminal) > 0 THEN
-        v_row := CASE WHEN p_tag IS NULL THEN 'a' ELSE 't' END;
-        -- One branch a state, so that each reads an index in job order; a
-        -- tag (its index is in job order whatever the state) or an id
-        -- (get_job) reads them all in one branch.
-        FOREACH v_state IN ARRAY CASE WHEN p_id IS NULL AND p_tag IS NULL THEN v_terminal ELSE ARRAY[NULL::text] END
-        LOOP
-            v_parts := v_parts || format(
-                -- The first column (the order) is the id of the table walked.
-                'SELECT %s.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts,'
-                ' a.run_lease, a.run_at, a.created_at, NULL::timestamptz, a.finalized_at, a.tags, a.metadata,'
-                ' a.errors, false, a.expires_at FROM %s WHERE %s%s%s%s',
-                v_row,
-                CASE WHEN p_tag IS NULL THEN '{{$awa_schema}}.archived_jobs a'
-                     -- A lateral probe, not a join: the planner plans the
-                     -- cohorts once, not for every join order.
-                     ELSE '{{$awa_schema}}.archived_job_tags t CROSS JOIN LATERAL (SELECT a.* FROM {{$awa_schema}}.archived_jobs a'
-                          ' WHERE a.expires_at = t.expires_at AND a.state = t.state AND a.job_id = t.job_id'
-                          ' LIMIT 1) AS a' END,
-                CASE WHEN p_tag IS NOT NULL THEN format('t.tag = %L', p_tag) ELSE 'true' END
-                || CASE WHEN v_state IS NOT NULL THEN format(' AND %s.state = %L::{{$awa_schema}}.job_state', v_row, v_state)
-                        WHEN cardinality(v_terminal) < 3 OR p_id IS NOT NULL
-                        THEN format(' AND %s.state = ANY (%L::{{$awa_schema}}.job_state[])', v_row, v_terminal)
-                        ELSE '' END,
-                CASE WHEN v_timed THEN format(' AND (%s)', format(v_expiry, v_row)) ELSE '' END,
-                {{$awa_schema}}._list_jobs_where(v_row, 'a.finalized_at', p_id, NULL, NULL, NULL, p_from, p_to, p_after),
-                {{$awa_schema}}._list_jobs_where('a', NULL, NULL, p_queue, p_kind, NULL, NULL, NULL, NULL));
-        END LOOP;
+    IF cardinality(v_terminal) > 0 THEN
+        v_parts := v_parts || format(
+            'SELECT a.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts,'
+            ' a.run_lease, a.run_at, a.created_at, NULL::timestamptz, a.finalized_at, a.tags, a.metadata,'
+            ' a.errors, false, a.expires_at FROM %s AS a',
+            CASE WHEN p_id IS NOT NULL THEN format('{{$awa_schema}}._archived_job(%s)', p_id)
+                 ELSE format('{{$awa_schema}}._archive_page(%L::{{$awa_schema}}.job_state[], %L, %L, %L, %L::timestamptz, %L::timestamptz,'
+                             ' %s, %s)', v_terminal, p_queue, p_kind, p_tag, p_from, p_to,
+                             coalesce(p_after::text, 'NULL'), p_limit) END);
     END IF;
 
     IF cardinality(v_parts) = 0 THEN
@@ -2143,8 +2378,15 @@ DECLARE
 BEGIN
     BEGIN
         PERFORM {{$awa_schema}}._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
+        -- The live planes by the id, and the archive's lookup by id (its view
+        -- would expand every chunk: the id cannot reach the arrays).
         SELECT j.id, j.state, j.queue, j.priority, j.kind, j.run_at INTO v_job
-        FROM {{$awa_schema}}._jobs_now j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
+        FROM (SELECT l.id, l.state, l.queue, l.priority, l.kind, l.run_at, l.run_lease
+              FROM {{$awa_schema}}._live_jobs_now l WHERE l.id = p_job_id
+              UNION ALL
+              SELECT a.job_id, a.state, a.queue, a.priority, a.kind, a.run_at, a.run_lease
+              FROM {{$awa_schema}}._archived_job(p_job_id) AS a) AS j
+        ORDER BY j.run_lease DESC LIMIT 1;
         PERFORM {{$awa_schema}}._end_ring_read('{{$awa_schema}}._unique_holder', ARRAY['queue', 'claim', 'cursor']);
     EXCEPTION WHEN SQLSTATE 'AW099' THEN
         NULL;
@@ -2379,6 +2621,30 @@ BEGIN
     END IF;
 
     RETURN QUERY SELECT v_row.name, v_row.holder, v_row.holder = p_holder, v_row.expires_at;
+END;
+$$;
+
+-- new since v0.1.0: sql/functions/archived_cohort_jobs.sql
+CREATE FUNCTION {{$awa_schema}}.archived_cohort_jobs(p_cohort regclass)
+RETURNS SETOF {{$awa_schema}}.job_listing
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+BEGIN
+    IF p_cohort IS NULL OR NOT EXISTS (SELECT 1 FROM pg_inherits i
+                                       WHERE i.inhrelid = p_cohort AND i.inhparent = '{{$awa_schema}}.archived_chunks'::regclass) THEN
+        RAISE EXCEPTION 'awa: cohort must be a partition of {{$awa_schema}}.archived_chunks, got %', coalesce(p_cohort::text, 'NULL')
+            USING ERRCODE = 'AW010';
+    END IF;
+    RETURN QUERY EXECUTE format(
+        'SELECT a.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,'
+        ' a.run_at, a.created_at, NULL::timestamptz, a.finalized_at, a.tags, a.metadata, a.errors, false, NULL::jsonb,'
+        ' NULL::timestamptz, a.expires_at'
+        ' FROM %s c CROSS JOIN LATERAL {{$awa_schema}}._archive_jobs(ROW(c.*)::{{$awa_schema}}.archived_chunks) AS a ORDER BY a.job_id',
+        p_cohort);
 END;
 $$;
 
@@ -2946,8 +3212,11 @@ BEGIN
               AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.deferred_jobs x WHERE x.job_id = c.job_id)
               AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.dlq_entries x WHERE x.job_id = c.job_id)
               AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.external_waits x WHERE x.job_id = c.job_id)
-              AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.archived_jobs x
-                              WHERE x.state IN ('completed', 'failed', 'cancelled') AND x.job_id = c.job_id)
+              -- The archive: a chunk holding the job has max_job_id in
+              -- [id, id + span) (awa._archived_job's bound, its ids not expanded).
+              AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.archived_chunks x
+                              WHERE x.max_job_id >= c.job_id AND x.max_job_id < c.job_id + {{$awa_schema}}._archive_span()
+                                AND x.min_job_id <= c.job_id AND x.job_ids @> ARRAY[c.job_id])
             ORDER BY c.displaced DESC, c.at, c.job_id
             LIMIT p_limit);
         PERFORM {{$awa_schema}}._end_ring_read('{{$awa_schema}}.cleanup_unique_keys', ARRAY['queue', 'claim', 'cursor']);
@@ -3262,7 +3531,7 @@ BEGIN
     -- its own, it sees the copy of a prune that committed while we waited
     -- for the ring lock.
     FOR v_plane, v_table IN VALUES ('ready', 'ready_entries'), ('done', 'done_entries'), ('deferred', 'deferred_jobs'),
-                                   ('parked', 'external_waits'), ('dlq', 'dlq_entries'), ('archive', 'archived_jobs') LOOP
+                                   ('parked', 'external_waits'), ('dlq', 'dlq_entries'), ('archive', 'archived_chunks') LOOP
         IF v_plane = 'archive' THEN
             DELETE FROM {{$awa_schema}}.attempt_state WHERE job_id = p_job_id;
             GET DIAGNOSTICS v_n = ROW_COUNT;
@@ -3270,15 +3539,19 @@ BEGIN
             UPDATE {{$awa_schema}}.callbacks SET result = NULL WHERE job_id = p_job_id AND result IS NOT NULL;
             GET DIAGNOSTICS v_n = ROW_COUNT;
             IF v_n > 0 THEN RETURN QUERY SELECT 'callbacks'::text, v_n; END IF;
+            -- The job's elements of its chunk, found by the chunks' id bounds
+            -- (awa._archived_job): one row rewritten per archived job.
+            UPDATE {{$awa_schema}}.archived_chunks c
+            SET args[a.k::int] = '{}', metadata[a.k::int] = v_meta,
+                errors[a.k::int] = CASE WHEN v_errors THEN NULL ELSE c.errors[a.k::int] END
+            FROM {{$awa_schema}}._archived_job(p_job_id) AS a
+            WHERE c.expires_at = a.expires_at AND c.chunk_id = a.chunk_id;
+        ELSE
+            EXECUTE format('UPDATE {{$awa_schema}}.%I SET args = ''{}'', metadata = $1,
+                                   errors = CASE WHEN $2 THEN NULL ELSE errors END
+                            WHERE job_id = $3', v_table)
+            USING v_meta, v_errors, p_job_id;
         END IF;
-        -- The archive's lookup by id is its (state, job_id) index, one probe
-        -- per terminal state and cohort.
-        EXECUTE format('UPDATE {{$awa_schema}}.%I SET args = ''{}'', metadata = $1,
-                               errors = CASE WHEN $2 THEN NULL ELSE errors END
-                        WHERE job_id = $3%s', v_table,
-                       CASE WHEN v_table = 'archived_jobs' THEN ' AND state IN (''completed'', ''cancelled'', ''failed'')'
-                            ELSE '' END)
-        USING v_meta, v_errors, p_job_id;
         GET DIAGNOSTICS v_n = ROW_COUNT;
         IF v_n > 0 THEN RETURN QUERY SELECT v_plane, v_n; END IF;
     END LOOP;
@@ -3668,11 +3941,11 @@ BEGIN
     -- which stay empty (awa.maintain_archive creates cohorts ahead), the
     -- default retentions, once (an operator's are kept), and the log of the
     -- retentions in use.
-    IF to_regclass('{{$awa_schema}}.archived_jobs_default') IS NULL THEN
-        CREATE TABLE {{$awa_schema}}.archived_jobs_default PARTITION OF {{$awa_schema}}.archived_jobs DEFAULT;
+    IF to_regclass('{{$awa_schema}}.archived_chunks_default') IS NULL THEN
+        CREATE TABLE {{$awa_schema}}.archived_chunks_default PARTITION OF {{$awa_schema}}.archived_chunks DEFAULT;
     END IF;
-    IF to_regclass('{{$awa_schema}}.archived_job_tags_default') IS NULL THEN
-        CREATE TABLE {{$awa_schema}}.archived_job_tags_default PARTITION OF {{$awa_schema}}.archived_job_tags DEFAULT;
+    IF to_regclass('{{$awa_schema}}.archived_tags_default') IS NULL THEN
+        CREATE TABLE {{$awa_schema}}.archived_tags_default PARTITION OF {{$awa_schema}}.archived_tags DEFAULT;
     END IF;
     INSERT INTO {{$awa_schema}}.archive_retention (queue, state, retention)
     VALUES ('*', 'completed', interval '24 hours'), ('*', 'failed', interval '7 days'),
@@ -3704,7 +3977,16 @@ BEGIN
     END IF;
     BEGIN
         PERFORM {{$awa_schema}}._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
-        RETURN QUERY SELECT * FROM {{$awa_schema}}._jobs_now j WHERE j.id = p_id;
+        -- The live planes by the id, then the archive's lookup by id (its
+        -- view would expand every chunk: the id cannot reach the arrays).
+        RETURN QUERY
+        SELECT j.*, s.progress, s.updated_at
+        FROM (SELECT * FROM {{$awa_schema}}._live_jobs_now l WHERE l.id = p_id
+              UNION ALL
+              SELECT a.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
+                     a.run_at, a.created_at, NULL, a.finalized_at, a.tags, a.metadata, a.errors, false
+              FROM {{$awa_schema}}._archived_job(p_id) AS a) AS j
+        LEFT JOIN {{$awa_schema}}.attempt_state s ON s.job_id = j.id;
         PERFORM {{$awa_schema}}._end_ring_read('{{$awa_schema}}.job', ARRAY['queue', 'claim', 'cursor']);
     EXCEPTION WHEN SQLSTATE 'AW099' THEN
         RETURN;
@@ -3847,8 +4129,8 @@ DECLARE
     v_now     timestamptz := coalesce(p_now, now());
     v_timeout text := p_lock_timeout_ms || 'ms';
     v_old     text := current_setting('lock_timeout');
-    v_moved   {{$awa_schema}}.archived_jobs[];
-    v_tags    {{$awa_schema}}.archived_job_tags[];
+    v_moved   {{$awa_schema}}.archived_chunks[];
+    v_tags    {{$awa_schema}}.archived_tags[];
     v_tagrel  text;
     v_start   timestamptz;
     v_rel     text;
@@ -3867,31 +4149,33 @@ BEGIN
     END IF;
 
     -- Drain the DEFAULT partition: normally empty, so one probe.
-    IF EXISTS (SELECT 1 FROM {{$awa_schema}}.archived_jobs_default) THEN
+    IF EXISTS (SELECT 1 FROM {{$awa_schema}}.archived_chunks_default) THEN
         BEGIN
             PERFORM set_config('lock_timeout', v_timeout, true);
-            LOCK TABLE {{$awa_schema}}.archived_jobs, {{$awa_schema}}.archived_job_tags IN ACCESS EXCLUSIVE MODE;
-            WITH d AS (DELETE FROM {{$awa_schema}}.archived_jobs_default x
-                       WHERE x.ctid IN (SELECT y.ctid FROM {{$awa_schema}}.archived_jobs_default y LIMIT 10000)
+            LOCK TABLE {{$awa_schema}}.archived_chunks, {{$awa_schema}}.archived_tags IN ACCESS EXCLUSIVE MODE;
+            WITH d AS (DELETE FROM {{$awa_schema}}.archived_chunks_default x
+                       WHERE x.ctid IN (SELECT y.ctid FROM {{$awa_schema}}.archived_chunks_default y LIMIT 100)
                        RETURNING x.*)
             SELECT array_agg(d) INTO v_moved FROM d;
-            WITH d AS (DELETE FROM {{$awa_schema}}.archived_job_tags_default x
-                       WHERE x.job_id IN (SELECT m.job_id FROM unnest(v_moved) AS m)
+            WITH d AS (DELETE FROM {{$awa_schema}}.archived_tags_default x
+                       WHERE x.chunk_id IN (SELECT m.chunk_id FROM unnest(v_moved) AS m)
                        RETURNING x.*)
             SELECT array_agg(d) INTO v_tags FROM d;
             FOR v_start IN SELECT DISTINCT date_trunc('hour', m.expires_at, 'UTC') FROM unnest(v_moved) AS m
                            WHERE m.expires_at > v_now LOOP
                 PERFORM {{$awa_schema}}._create_archive_cohort(v_start);
             END LOOP;
-            INSERT INTO {{$awa_schema}}.archived_jobs SELECT m.* FROM unnest(v_moved) AS m WHERE m.expires_at > v_now;
-            INSERT INTO {{$awa_schema}}.archived_job_tags SELECT t.* FROM unnest(v_tags) AS t WHERE t.expires_at > v_now;
+            INSERT INTO {{$awa_schema}}.archived_chunks SELECT m.* FROM unnest(v_moved) AS m WHERE m.expires_at > v_now;
+            INSERT INTO {{$awa_schema}}.archived_tags SELECT t.* FROM unnest(v_tags) AS t WHERE t.expires_at > v_now;
             PERFORM set_config('lock_timeout', v_old, true);
-            RETURN QUERY SELECT 'drain', 'drained', NULL::timestamptz, cardinality(v_moved)::bigint,
-                                format('moved %s rows out of {{$awa_schema}}.archived_jobs_default (expired ones dropped)',
-                                       cardinality(v_moved));
+            RETURN QUERY SELECT 'drain', 'drained', NULL::timestamptz,
+                                (SELECT sum(m.n) FROM unnest(v_moved) AS m)::bigint,
+                                format('moved %s jobs in %s chunks out of {{$awa_schema}}.archived_chunks_default'
+                                       ' (expired ones dropped)',
+                                       (SELECT sum(m.n) FROM unnest(v_moved) AS m), cardinality(v_moved));
         EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
             RETURN QUERY SELECT 'drain', 'skipped_blocked', NULL::timestamptz, NULL::bigint,
-                                format('{{$awa_schema}}.archived_jobs not free within %s ms', p_lock_timeout_ms);
+                                format('{{$awa_schema}}.archived_chunks not free within %s ms', p_lock_timeout_ms);
         END;
     END IF;
 
@@ -3913,13 +4197,13 @@ BEGIN
         EXCEPTION
             WHEN lock_not_available OR deadlock_detected THEN
                 RETURN QUERY SELECT 'create', 'skipped_blocked', v_start, NULL::bigint,
-                                    format('{{$awa_schema}}.archived_jobs not free within %s ms', p_lock_timeout_ms);
+                                    format('{{$awa_schema}}.archived_chunks not free within %s ms', p_lock_timeout_ms);
                 EXIT;
             WHEN check_violation THEN
                 -- Rows of this cohort reached DEFAULT since the drain: the
                 -- next pass drains them and creates it.
                 RETURN QUERY SELECT 'create', 'skipped_default', v_start, NULL::bigint,
-                                    '{{$awa_schema}}.archived_jobs_default holds rows of this cohort: drained next pass';
+                                    '{{$awa_schema}}.archived_chunks_default holds chunks of this cohort: drained next pass';
         END;
     END LOOP;
 
@@ -3961,7 +4245,7 @@ BEGIN
             PERFORM set_config('lock_timeout', v_old, true);
         EXCEPTION
             WHEN lock_not_available OR deadlock_detected THEN
-                v_blocked := format('{{$awa_schema}}.%s or {{$awa_schema}}.archived_jobs not free within %s ms', v_rel, p_lock_timeout_ms);
+                v_blocked := format('{{$awa_schema}}.%s or {{$awa_schema}}.archived_chunks not free within %s ms', v_rel, p_lock_timeout_ms);
             WHEN SQLSTATE 'AW099' THEN
                 NULL;
         END;
@@ -5040,6 +5324,7 @@ DECLARE
     v_job   {{$awa_schema}}._job_body;
     v_state {{$awa_schema}}.job_state;
     v_dlq   boolean;
+    v_arch  {{$awa_schema}}._archived_job;
 BEGIN
     PERFORM {{$awa_schema}}._require_read_committed('{{$awa_schema}}.retry_job');
     IF p_job_id IS NULL THEN
@@ -5062,7 +5347,10 @@ BEGIN
     -- written nothing.
     IF v_job IS NULL
        AND (EXISTS (SELECT 1 FROM {{$awa_schema}}.done_entries e WHERE e.job_id = p_job_id AND e.state IN ('failed', 'cancelled'))
-            OR EXISTS (SELECT 1 FROM {{$awa_schema}}.archived_jobs a WHERE a.job_id = p_job_id AND a.state IN ('failed', 'cancelled'))) THEN
+            OR EXISTS (SELECT 1 FROM {{$awa_schema}}.archived_chunks a
+                       WHERE a.max_job_id >= p_job_id AND a.max_job_id < p_job_id + {{$awa_schema}}._archive_span()
+                         AND a.min_job_id <= p_job_id AND a.job_ids @> ARRAY[p_job_id]
+                         AND a.state IN ('failed', 'cancelled'))) THEN
         PERFORM {{$awa_schema}}._retake_unique_key(p_job_id, v_now);
     END IF;
     IF v_job IS NULL THEN
@@ -5071,15 +5359,39 @@ BEGIN
                       e.metadata, e.errors, e.created_at, coalesce(p_run_at, v_now) INTO v_job;
     END IF;
     IF v_job IS NULL THEN
-        -- With its tag rows (awa.archived_job_tags: one probe of (tag, job_id)
-        -- per tag and cohort).
-        WITH a AS (DELETE FROM {{$awa_schema}}.archived_jobs a WHERE a.job_id = p_job_id AND a.state IN ('failed', 'cancelled')
-                   RETURNING a.*),
-        t AS (DELETE FROM {{$awa_schema}}.archived_job_tags t USING a
-              WHERE t.tag = ANY (a.tags) AND t.job_id = a.job_id AND t.expires_at = a.expires_at)
-        SELECT a.job_id, a.run_lease, 0, a.max_attempts, a.priority, a.queue, a.kind, a.args, a.tags,
-               a.metadata, a.errors, a.created_at, coalesce(p_run_at, v_now)
-        INTO v_job FROM a;
+        -- An archived one: its elements leave its chunk (the chunk goes with
+        -- its last job; its id bounds stay bounds), and its id its tag rows.
+        SELECT a.* INTO v_arch FROM {{$awa_schema}}._archived_job(p_job_id) AS a WHERE a.state IN ('failed', 'cancelled') LIMIT 1;
+        IF v_arch.job_id IS NOT NULL THEN
+            DELETE FROM {{$awa_schema}}.archived_chunks c
+            WHERE c.expires_at = v_arch.expires_at AND c.chunk_id = v_arch.chunk_id AND c.n = 1;
+            IF NOT FOUND THEN
+                UPDATE {{$awa_schema}}.archived_chunks c
+                SET n = c.n - 1,
+                job_ids = c.job_ids[:v_arch.k - 1] || c.job_ids[v_arch.k + 1:],
+                run_leases = c.run_leases[:v_arch.k - 1] || c.run_leases[v_arch.k + 1:],
+                attempts = c.attempts[:v_arch.k - 1] || c.attempts[v_arch.k + 1:],
+                max_attempts = c.max_attempts[:v_arch.k - 1] || c.max_attempts[v_arch.k + 1:],
+                priorities = c.priorities[:v_arch.k - 1] || c.priorities[v_arch.k + 1:],
+                args = c.args[:v_arch.k - 1] || c.args[v_arch.k + 1:],
+                tags = c.tags[:v_arch.k - 1] || c.tags[v_arch.k + 1:],
+                metadata = c.metadata[:v_arch.k - 1] || c.metadata[v_arch.k + 1:],
+                errors = c.errors[:v_arch.k - 1] || c.errors[v_arch.k + 1:],
+                created_ats = c.created_ats[:v_arch.k - 1] || c.created_ats[v_arch.k + 1:],
+                run_ats = c.run_ats[:v_arch.k - 1] || c.run_ats[v_arch.k + 1:],
+                finalized_ats = c.finalized_ats[:v_arch.k - 1] || c.finalized_ats[v_arch.k + 1:]
+                WHERE c.expires_at = v_arch.expires_at AND c.chunk_id = v_arch.chunk_id;
+            END IF;
+            DELETE FROM {{$awa_schema}}.archived_tags t
+            WHERE t.tag = ANY (v_arch.tags) AND t.max_job_id = p_job_id AND t.min_job_id = p_job_id
+              AND t.expires_at = v_arch.expires_at AND t.chunk_id = v_arch.chunk_id;
+            UPDATE {{$awa_schema}}.archived_tags t SET job_ids = array_remove(t.job_ids, p_job_id)
+            WHERE t.tag = ANY (v_arch.tags) AND t.max_job_id >= p_job_id AND t.max_job_id < p_job_id + {{$awa_schema}}._archive_span()
+              AND t.expires_at = v_arch.expires_at AND t.chunk_id = v_arch.chunk_id;
+            v_job := ROW(v_arch.job_id, v_arch.run_lease, 0, v_arch.max_attempts, v_arch.priority, v_arch.queue,
+                         v_arch.kind, v_arch.args, v_arch.tags, v_arch.metadata, v_arch.errors, v_arch.created_at,
+                         coalesce(p_run_at, v_now));
+        END IF;
     END IF;
     IF v_job IS NULL THEN
         v_state := {{$awa_schema}}._job_state(p_job_id);
@@ -5539,7 +5851,7 @@ BEGIN
     -- the cohort's retention ends (docs/storage.md, "History archive").
     RETURN QUERY
     WITH cohorts AS (
-        SELECT -1 AS slot, 'default' AS role, NULL::timestamptz AS cohort_end, 'archived_jobs_default' AS relname,
+        SELECT -1 AS slot, 'default' AS role, NULL::timestamptz AS cohort_end, 'archived_chunks_default' AS relname,
                NULL::text AS export_error
         UNION ALL
         SELECT (row_number() OVER (ORDER BY c.cohort_start) - 1)::int, 'cohort', c.cohort_end, c.relname,
@@ -5561,7 +5873,7 @@ BEGIN
         ORDER BY l.relation, l.pid
     ),
     sized AS (
-        SELECT c.*, {{$awa_schema}}._count_upto(c.relname, p_count_limit + 1) AS n,
+        SELECT c.*, {{$awa_schema}}._count_upto(c.relname, p_count_limit + 1, 'n') AS n,
                pg_total_relation_size(format('{{$awa_schema}}.%I', c.relname)::regclass)
                + coalesce(pg_total_relation_size(to_regclass(format('{{$awa_schema}}.%I', {{$awa_schema}}._cohort_tags_relname(c.relname)))), 0)
                    AS bytes, h.detail AS held

@@ -24,7 +24,7 @@ func unerasedRows(t *testing.T, ctx context.Context, pool *pgxpool.Pool, ids []i
 		     + (SELECT count(*) FROM awa.deferred_jobs WHERE job_id = ANY ($1) AND (args <> '{}' OR NOT metadata ? 'erased_at'))
 		     + (SELECT count(*) FROM awa.external_waits WHERE job_id = ANY ($1) AND (args <> '{}' OR NOT metadata ? 'erased_at'))
 		     + (SELECT count(*) FROM awa.dlq_entries WHERE job_id = ANY ($1) AND (args <> '{}' OR NOT metadata ? 'erased_at'))
-		     + (SELECT count(*) FROM awa.archived_jobs WHERE job_id = ANY ($1) AND (args <> '{}' OR NOT metadata ? 'erased_at'))`,
+		     + (SELECT count(*) FROM awa._archived_jobs_now WHERE id = ANY ($1) AND (args <> '{}' OR NOT metadata ? 'erased_at'))`,
 		ids).Scan(&n); err != nil {
 		t.Fatal(err)
 	}

@@ -183,7 +183,7 @@ func TestArchivedJobsStayVisibleOnceWhileSlotsPruneAndCohortsDrop(t *testing.T) 
 			len(shown["keep"]), len(done["keep"]), len(shown["gone"]))
 	}
 	var inDefault int
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM awa.archived_jobs_default`).Scan(&inDefault); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM awa.archived_chunks_default`).Scan(&inDefault); err != nil {
 		t.Fatal(err)
 	}
 	if inDefault != 0 {
@@ -199,7 +199,7 @@ func dropPass(ctx context.Context, conn *pgx.Conn) (gone, dropped int, err error
 	if _, err := conn.Exec(ctx, `SELECT * FROM awa.maintain_archive(20)`); err != nil {
 		return 0, 0, err
 	}
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM awa.archived_jobs WHERE queue = 'gone'`).Scan(&gone); err != nil {
+	if err := conn.QueryRow(ctx, `SELECT coalesce(sum(n), 0) FROM awa.archived_chunks WHERE queue = 'gone'`).Scan(&gone); err != nil {
 		return 0, 0, err
 	}
 	err = conn.QueryRow(ctx, `

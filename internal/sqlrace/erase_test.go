@@ -123,7 +123,7 @@ func TestErasureRacingPrunesLeavesNoUnerasedCopy(t *testing.T) {
 	if err := conn.QueryRow(ctx, `
 		SELECT (SELECT count(*) FROM awa.ready_entries WHERE job_id = ANY ($1) AND (args <> '{}' OR NOT metadata ? 'erased_at'))
 		     + (SELECT count(*) FROM awa.done_entries WHERE job_id = ANY ($1) AND (args <> '{}' OR NOT metadata ? 'erased_at'))
-		     + (SELECT count(*) FROM awa.archived_jobs WHERE job_id = ANY ($1) AND (args <> '{}' OR NOT metadata ? 'erased_at'))`,
+		     + (SELECT count(*) FROM awa._archived_jobs_now WHERE id = ANY ($1) AND (args <> '{}' OR NOT metadata ? 'erased_at'))`,
 		erased).Scan(&unerased); err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,20 @@
 -- awa._archive_slot(slot, batch_ids, entry_ids, now): copies the terminal jobs
--- of queue slot `slot` into awa.archived_jobs, except the completion batches
--- and snapshots named (already copied by this prune), in one INSERT ... SELECT:
+-- of queue slot `slot` into the archive, except the completion batches and
+-- snapshots named (already copied by this prune), in one INSERT ... SELECT:
 -- completions hydrated from the slot's ready rows, failed and cancelled
--- snapshots as they are, and a tagged job's distinct tags into
--- awa.archived_job_tags. Each job gets expires_at = finalized_at + its
--- retention (awa.archive_retention: the queue's row, else '*'); a retention of
--- 0, or one that ends within a minute of now, is not archived. Returns what it
--- has copied in all (the lists given plus this call's) and how many jobs this
--- call archived. One statement: what it lists is what it copied.
+-- snapshots as they are. Each job gets an expiry finalized_at + its retention
+-- (awa.archive_retention: the queue's row, else '*'); a retention of 0, or one
+-- that ends within a minute of now, is not archived. The jobs are grouped by
+-- (state, queue, kind, cohort hour of their expiry), sorted by id and cut into
+-- chunks (awa.archived_chunks): a new chunk at each multiple of
+-- awa._archive_span() ids and after 1,000 jobs; a chunk's expires_at is its
+-- jobs' latest expiry. The tags of tagged jobs go to awa.archived_tags, one
+-- row per chunk and tag. Returns what it has copied in all (the lists given
+-- plus this call's) and how many jobs this call archived. One statement: what
+-- it lists is what it copied (docs/storage.md, "History archive").
 -- Locks: ACCESS SHARE on the slot's done and ready children, ROW EXCLUSIVE on
--- the archive partitions written (awa.archived_jobs' before
--- awa.archived_job_tags'). Called by awa.prune_ring (before its locks, then
+-- the archive partitions written (awa.archived_chunks' before
+-- awa.archived_tags'). Called by awa.prune_ring (before its locks, then
 -- under them for what is new).
 CREATE FUNCTION awa._archive_slot(p_slot int, p_batch_ids bigint[], p_entry_ids bigint[], p_now timestamptz)
 RETURNS awa._archived
@@ -39,26 +43,52 @@ BEGIN
                    de.args, de.tags, de.metadata, de.errors, de.created_at, de.run_at, de.finalized_at
             FROM de
         ),
-        ins AS (
-            INSERT INTO awa.archived_jobs (expires_at, job_id, state, run_lease, attempt, max_attempts, priority,
-                                           queue, kind, args, tags, metadata, errors, created_at, run_at, finalized_at)
-            SELECT s.finalized_at + coalesce(q.retention, d.retention, interval '0'), s.job_id, s.state, s.run_lease,
-                   s.attempt, s.max_attempts, s.priority, s.queue, s.kind, s.args, s.tags, s.metadata, s.errors,
-                   s.created_at, s.run_at, s.finalized_at
+        kept AS (
+            SELECT s.*, s.finalized_at + coalesce(q.retention, d.retention) AS expires_at,
+                   -- Aligned blocks of ids: a chunk's span stays below the constant.
+                   s.job_id / awa._archive_span() AS block
             FROM src s
             LEFT JOIN awa.archive_retention q ON q.queue = s.queue AND q.state = s.state
             LEFT JOIN awa.archive_retention d ON d.queue = '*' AND d.state = s.state
             WHERE coalesce(q.retention, d.retention, interval '0') > interval '0'
               AND s.finalized_at + coalesce(q.retention, d.retention, interval '0') > $3 + interval '1 minute'
-            RETURNING expires_at, state, job_id, tags
+        ),
+        cut AS (
+            SELECT k.*, date_trunc('hour', k.expires_at, 'UTC') AS cohort,
+                   (row_number() OVER (PARTITION BY k.state, k.queue, k.kind, date_trunc('hour', k.expires_at, 'UTC'),
+                                                    k.block ORDER BY k.job_id) - 1) / 1000 AS part
+            FROM kept k
+        ),
+        ins AS (
+            INSERT INTO awa.archived_chunks (expires_at, state, queue, kind, chunk_id, min_job_id, max_job_id, n,
+                                             job_ids, run_leases, attempts, max_attempts, priorities, args, tags,
+                                             metadata, errors, created_ats, run_ats, finalized_ats)
+            SELECT max(c.expires_at), c.state, c.queue, c.kind, nextval('awa.archive_chunk_id_seq'), min(c.job_id),
+                   max(c.job_id), count(*), array_agg(c.job_id ORDER BY c.job_id),
+                   array_agg(c.run_lease ORDER BY c.job_id), array_agg(c.attempt ORDER BY c.job_id),
+                   array_agg(c.max_attempts ORDER BY c.job_id), array_agg(c.priority ORDER BY c.job_id),
+                   array_agg(c.args ORDER BY c.job_id),
+                   CASE WHEN bool_or(cardinality(c.tags) > 0)
+                        THEN array_agg(c.tags::text ORDER BY c.job_id) END,
+                   array_agg(c.metadata ORDER BY c.job_id), array_agg(c.errors ORDER BY c.job_id),
+                   array_agg(c.created_at ORDER BY c.job_id), array_agg(c.run_at ORDER BY c.job_id),
+                   array_agg(c.finalized_at ORDER BY c.job_id)
+            FROM cut c
+            GROUP BY c.state, c.queue, c.kind, c.cohort, c.block, c.part
+            RETURNING expires_at, state, chunk_id, job_ids, tags, n
         ),
         tagged AS (
-            INSERT INTO awa.archived_job_tags (expires_at, tag, state, job_id)
-            SELECT i.expires_at, t.tag, i.state, i.job_id
-            FROM ins i CROSS JOIN LATERAL (SELECT DISTINCT u.tag FROM unnest(i.tags) AS u (tag)) AS t
+            INSERT INTO awa.archived_tags (expires_at, tag, state, chunk_id, min_job_id, max_job_id, job_ids)
+            SELECT i.expires_at, g.tag, i.state, i.chunk_id, min(u.job_id), max(u.job_id),
+                   array_agg(DISTINCT u.job_id)
+            FROM ins i
+            CROSS JOIN LATERAL unnest(i.job_ids, i.tags) AS u (job_id, tags)
+            CROSS JOIN LATERAL unnest(u.tags::text[]) AS g (tag)
+            WHERE i.tags IS NOT NULL
+            GROUP BY i.expires_at, i.state, i.chunk_id, g.tag
         )
         SELECT $1 || ARRAY(SELECT cb.batch_id FROM cb), $2 || ARRAY(SELECT de.job_id FROM de),
-               (SELECT count(*) FROM ins)$q$,
+               (SELECT coalesce(sum(ins.n), 0) FROM ins)$q$,
         'done_completions_' || p_slot, 'done_entries_' || p_slot, 'ready_entries_' || p_slot)
     INTO v_out
     USING p_batch_ids, p_entry_ids, p_now;

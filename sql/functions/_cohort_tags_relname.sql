@@ -1,6 +1,6 @@
 -- awa._cohort_tags_relname(relname): the name of the tags' partition of an
--- archive cohort (awa.archived_job_tags) given the cohort's (awa.archived_jobs):
--- archived_jobs_YYYYMMDDHH -> archived_job_tags_YYYYMMDDHH, and the DEFAULT
+-- archive cohort (awa.archived_tags) given the cohort's (awa.archived_chunks):
+-- archived_chunks_YYYYMMDDHH -> archived_tags_YYYYMMDDHH, and the DEFAULT
 -- partitions alike. The one place of the rule. No lock, no write.
 -- Called by awa._create_archive_cohort, awa.maintain_archive and
 -- awa.storage_status.
@@ -9,5 +9,5 @@ RETURNS text
 LANGUAGE sql
 IMMUTABLE
 AS $$
-    SELECT regexp_replace(p_relname, '^archived_jobs_', 'archived_job_tags_')
+    SELECT regexp_replace(p_relname, '^archived_chunks_', 'archived_tags_')
 $$;

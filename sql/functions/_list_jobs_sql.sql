@@ -17,16 +17,15 @@
 --            branch lists it), else running while a claim batch holds
 --            the attempt open (waiting_external with an open callback),
 --            else nothing (it left every plane: a DLQ job purged)
---   archive  archived_jobs, one branch per terminal state: (state, job_id),
---            (queue, state, job_id) or (kind, state, job_id); a tag through
---            archived_job_tags (tag, job_id), one branch; a time range reads, per
---            retention in awa.archive_retention_log, only the cohorts whose
---            expiry it implies (pruned when planned)
+--   archive  awa._archive_page: a top-k merge over archived_chunks walked
+--            by max_job_id ((max_job_id, min_job_id), or the queue's, kind's
+--            or states' index; a tag through archived_tags); it returns at
+--            most `limit` jobs, unordered, so its branch sorts that many (the
+--            one sort of the statement); an id: awa._archived_job
 -- The time range is on finalized_at: a range lists finished jobs only. An id
 -- (get_job) reads every branch by that id, unordered. No branch left (a
 -- range with unfinished states only): a statement that returns nothing.
--- Reads awa.archive_retention_log (the expiries of a range); no lock beyond
--- that, no write. Inputs are checked by its callers. Called by awa.list_jobs,
+-- No lock, no write. Inputs are checked by its callers. Called by awa.list_jobs,
 -- awa.get_job and the EXPLAIN tests (internal/listing).
 CREATE FUNCTION awa._list_jobs_sql(p_id bigint, p_states awa.job_state[], p_queue text, p_kind text, p_tag text,
                                    p_from timestamptz, p_to timestamptz, p_after bigint, p_limit int)
@@ -45,10 +44,7 @@ DECLARE
                           THEN format(' AND %%1$s.state::text = ANY (%L::text[])', p_states::text[]) ELSE '' END;
     v_parts  text[] := '{}';
     v_ring   text[];
-    v_expiry text;
     v_terminal text[];
-    v_row    text;
-    v_state  text;
 BEGIN
     -- Backlog: scheduled and retryable jobs (no finalization time).
     IF v_states && ARRAY['scheduled', 'retryable'] AND NOT v_timed THEN
@@ -152,44 +148,18 @@ BEGIN
             -- a completed one).
             awa._list_jobs_where('r', NULL, p_id, p_queue, p_kind, p_tag, NULL, NULL, p_after));
     END IF;
-    -- The archive: the cohorts a time range implies, one expiry range per
-    -- retention a copy may have used.
-    IF v_timed THEN
-        SELECT string_agg(format('(%%1$s.expires_at >= %L::timestamptz AND %%1$s.expires_at < %L::timestamptz)',
-                                 coalesce(p_from, '-infinity') + g.retention, coalesce(p_to, 'infinity') + g.retention),
-                          ' OR ' ORDER BY g.retention)
-        INTO v_expiry
-        FROM awa.archive_retention_log g;
-    END IF;
+    -- The archive: its top-k merge over chunks (awa._archive_page), or for an
+    -- id its lookup by the chunks' id bounds (awa._archived_job).
     v_terminal := ARRAY(SELECT s FROM unnest(v_states) AS s WHERE s IN ('completed', 'failed', 'cancelled'));
-    IF (NOT v_timed OR v_expiry IS NOT NULL) AND cardinality(v_terminal) > 0 THEN
-        v_row := CASE WHEN p_tag IS NULL THEN 'a' ELSE 't' END;
-        -- One branch a state, so that each reads an index in job order; a
-        -- tag (its index is in job order whatever the state) or an id
-        -- (get_job) reads them all in one branch.
-        FOREACH v_state IN ARRAY CASE WHEN p_id IS NULL AND p_tag IS NULL THEN v_terminal ELSE ARRAY[NULL::text] END
-        LOOP
-            v_parts := v_parts || format(
-                -- The first column (the order) is the id of the table walked.
-                'SELECT %s.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts,'
-                ' a.run_lease, a.run_at, a.created_at, NULL::timestamptz, a.finalized_at, a.tags, a.metadata,'
-                ' a.errors, false, a.expires_at FROM %s WHERE %s%s%s%s',
-                v_row,
-                CASE WHEN p_tag IS NULL THEN 'awa.archived_jobs a'
-                     -- A lateral probe, not a join: the planner plans the
-                     -- cohorts once, not for every join order.
-                     ELSE 'awa.archived_job_tags t CROSS JOIN LATERAL (SELECT a.* FROM awa.archived_jobs a'
-                          ' WHERE a.expires_at = t.expires_at AND a.state = t.state AND a.job_id = t.job_id'
-                          ' LIMIT 1) AS a' END,
-                CASE WHEN p_tag IS NOT NULL THEN format('t.tag = %L', p_tag) ELSE 'true' END
-                || CASE WHEN v_state IS NOT NULL THEN format(' AND %s.state = %L::awa.job_state', v_row, v_state)
-                        WHEN cardinality(v_terminal) < 3 OR p_id IS NOT NULL
-                        THEN format(' AND %s.state = ANY (%L::awa.job_state[])', v_row, v_terminal)
-                        ELSE '' END,
-                CASE WHEN v_timed THEN format(' AND (%s)', format(v_expiry, v_row)) ELSE '' END,
-                awa._list_jobs_where(v_row, 'a.finalized_at', p_id, NULL, NULL, NULL, p_from, p_to, p_after),
-                awa._list_jobs_where('a', NULL, NULL, p_queue, p_kind, NULL, NULL, NULL, NULL));
-        END LOOP;
+    IF cardinality(v_terminal) > 0 THEN
+        v_parts := v_parts || format(
+            'SELECT a.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts,'
+            ' a.run_lease, a.run_at, a.created_at, NULL::timestamptz, a.finalized_at, a.tags, a.metadata,'
+            ' a.errors, false, a.expires_at FROM %s AS a',
+            CASE WHEN p_id IS NOT NULL THEN format('awa._archived_job(%s)', p_id)
+                 ELSE format('awa._archive_page(%L::awa.job_state[], %L, %L, %L, %L::timestamptz, %L::timestamptz,'
+                             ' %s, %s)', v_terminal, p_queue, p_kind, p_tag, p_from, p_to,
+                             coalesce(p_after::text, 'NULL'), p_limit) END);
     END IF;
 
     IF cardinality(v_parts) = 0 THEN

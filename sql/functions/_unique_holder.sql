@@ -21,8 +21,15 @@ DECLARE
 BEGIN
     BEGIN
         PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
+        -- The live planes by the id, and the archive's lookup by id (its view
+        -- would expand every chunk: the id cannot reach the arrays).
         SELECT j.id, j.state, j.queue, j.priority, j.kind, j.run_at INTO v_job
-        FROM awa._jobs_now j WHERE j.id = p_job_id ORDER BY j.run_lease DESC LIMIT 1;
+        FROM (SELECT l.id, l.state, l.queue, l.priority, l.kind, l.run_at, l.run_lease
+              FROM awa._live_jobs_now l WHERE l.id = p_job_id
+              UNION ALL
+              SELECT a.job_id, a.state, a.queue, a.priority, a.kind, a.run_at, a.run_lease
+              FROM awa._archived_job(p_job_id) AS a) AS j
+        ORDER BY j.run_lease DESC LIMIT 1;
         PERFORM awa._end_ring_read('awa._unique_holder', ARRAY['queue', 'claim', 'cursor']);
     EXCEPTION WHEN SQLSTATE 'AW099' THEN
         NULL;

@@ -41,8 +41,11 @@ BEGIN
               AND NOT EXISTS (SELECT 1 FROM awa.deferred_jobs x WHERE x.job_id = c.job_id)
               AND NOT EXISTS (SELECT 1 FROM awa.dlq_entries x WHERE x.job_id = c.job_id)
               AND NOT EXISTS (SELECT 1 FROM awa.external_waits x WHERE x.job_id = c.job_id)
-              AND NOT EXISTS (SELECT 1 FROM awa.archived_jobs x
-                              WHERE x.state IN ('completed', 'failed', 'cancelled') AND x.job_id = c.job_id)
+              -- The archive: a chunk holding the job has max_job_id in
+              -- [id, id + span) (awa._archived_job's bound, its ids not expanded).
+              AND NOT EXISTS (SELECT 1 FROM awa.archived_chunks x
+                              WHERE x.max_job_id >= c.job_id AND x.max_job_id < c.job_id + awa._archive_span()
+                                AND x.min_job_id <= c.job_id AND x.job_ids @> ARRAY[c.job_id])
             ORDER BY c.displaced DESC, c.at, c.job_id
             LIMIT p_limit);
         PERFORM awa._end_ring_read('awa.cleanup_unique_keys', ARRAY['queue', 'claim', 'cursor']);

@@ -82,7 +82,7 @@ BEGIN
     -- its own, it sees the copy of a prune that committed while we waited
     -- for the ring lock.
     FOR v_plane, v_table IN VALUES ('ready', 'ready_entries'), ('done', 'done_entries'), ('deferred', 'deferred_jobs'),
-                                   ('parked', 'external_waits'), ('dlq', 'dlq_entries'), ('archive', 'archived_jobs') LOOP
+                                   ('parked', 'external_waits'), ('dlq', 'dlq_entries'), ('archive', 'archived_chunks') LOOP
         IF v_plane = 'archive' THEN
             DELETE FROM awa.attempt_state WHERE job_id = p_job_id;
             GET DIAGNOSTICS v_n = ROW_COUNT;
@@ -90,15 +90,19 @@ BEGIN
             UPDATE awa.callbacks SET result = NULL WHERE job_id = p_job_id AND result IS NOT NULL;
             GET DIAGNOSTICS v_n = ROW_COUNT;
             IF v_n > 0 THEN RETURN QUERY SELECT 'callbacks'::text, v_n; END IF;
+            -- The job's elements of its chunk, found by the chunks' id bounds
+            -- (awa._archived_job): one row rewritten per archived job.
+            UPDATE awa.archived_chunks c
+            SET args[a.k::int] = '{}', metadata[a.k::int] = v_meta,
+                errors[a.k::int] = CASE WHEN v_errors THEN NULL ELSE c.errors[a.k::int] END
+            FROM awa._archived_job(p_job_id) AS a
+            WHERE c.expires_at = a.expires_at AND c.chunk_id = a.chunk_id;
+        ELSE
+            EXECUTE format('UPDATE awa.%I SET args = ''{}'', metadata = $1,
+                                   errors = CASE WHEN $2 THEN NULL ELSE errors END
+                            WHERE job_id = $3', v_table)
+            USING v_meta, v_errors, p_job_id;
         END IF;
-        -- The archive's lookup by id is its (state, job_id) index, one probe
-        -- per terminal state and cohort.
-        EXECUTE format('UPDATE awa.%I SET args = ''{}'', metadata = $1,
-                               errors = CASE WHEN $2 THEN NULL ELSE errors END
-                        WHERE job_id = $3%s', v_table,
-                       CASE WHEN v_table = 'archived_jobs' THEN ' AND state IN (''completed'', ''cancelled'', ''failed'')'
-                            ELSE '' END)
-        USING v_meta, v_errors, p_job_id;
         GET DIAGNOSTICS v_n = ROW_COUNT;
         IF v_n > 0 THEN RETURN QUERY SELECT v_plane, v_n; END IF;
     END LOOP;

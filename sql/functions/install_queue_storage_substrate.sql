@@ -71,11 +71,11 @@ BEGIN
     -- which stay empty (awa.maintain_archive creates cohorts ahead), the
     -- default retentions, once (an operator's are kept), and the log of the
     -- retentions in use.
-    IF to_regclass('awa.archived_jobs_default') IS NULL THEN
-        CREATE TABLE awa.archived_jobs_default PARTITION OF awa.archived_jobs DEFAULT;
+    IF to_regclass('awa.archived_chunks_default') IS NULL THEN
+        CREATE TABLE awa.archived_chunks_default PARTITION OF awa.archived_chunks DEFAULT;
     END IF;
-    IF to_regclass('awa.archived_job_tags_default') IS NULL THEN
-        CREATE TABLE awa.archived_job_tags_default PARTITION OF awa.archived_job_tags DEFAULT;
+    IF to_regclass('awa.archived_tags_default') IS NULL THEN
+        CREATE TABLE awa.archived_tags_default PARTITION OF awa.archived_tags DEFAULT;
     END IF;
     INSERT INTO awa.archive_retention (queue, state, retention)
     VALUES ('*', 'completed', interval '24 hours'), ('*', 'failed', interval '7 days'),

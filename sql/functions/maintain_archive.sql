@@ -1,8 +1,8 @@
 -- awa.maintain_archive(lock_timeout_ms, max_drops, now): one pass of archive
 -- maintenance (docs/storage.md, "History archive"), in this order:
---   drain: rows in the DEFAULT partition (a cohort had no partition) move to
---          their cohorts (created), with their tag rows; expired ones go; at
---          most 10,000 a pass;
+--   drain: chunks in the DEFAULT partition (a cohort had no partition) move
+--          to their cohorts (created), with their tag rows; expired ones go;
+--          at most 100 chunks (100,000 jobs) a pass;
 --   create: the cohorts the next copies need, ahead: for each retention in
 --          use, the hour of now + retention, one before and three after;
 --   drop: up to max_drops cohorts whose end has passed (every row in it is
@@ -14,8 +14,8 @@
 -- Every lock is waited for at most lock_timeout_ms (a reader holding the
 -- cohort: skipped_blocked, retried next pass), never longer.
 -- Locks: try-lock (ring, hashtext('archive')) (skipped_locked); SHARE then
--- ACCESS EXCLUSIVE on a cohort and ACCESS EXCLUSIVE on awa.archived_jobs, then
--- on awa.archived_job_tags and the cohort's tags, for a drop, a drain or a
+-- ACCESS EXCLUSIVE on a cohort and ACCESS EXCLUSIVE on awa.archived_chunks, then
+-- on awa.archived_tags and the cohort's tags, for a drop, a drain or a
 -- create, each within lock_timeout_ms, in a subtransaction.
 -- Errors: AW010 lock_timeout_ms outside 1..60000, max_drops outside 0..1000;
 -- AW040 outside READ COMMITTED. Called by the maintenance leader on a ticker
@@ -34,8 +34,8 @@ DECLARE
     v_now     timestamptz := coalesce(p_now, now());
     v_timeout text := p_lock_timeout_ms || 'ms';
     v_old     text := current_setting('lock_timeout');
-    v_moved   awa.archived_jobs[];
-    v_tags    awa.archived_job_tags[];
+    v_moved   awa.archived_chunks[];
+    v_tags    awa.archived_tags[];
     v_tagrel  text;
     v_start   timestamptz;
     v_rel     text;
@@ -54,31 +54,33 @@ BEGIN
     END IF;
 
     -- Drain the DEFAULT partition: normally empty, so one probe.
-    IF EXISTS (SELECT 1 FROM awa.archived_jobs_default) THEN
+    IF EXISTS (SELECT 1 FROM awa.archived_chunks_default) THEN
         BEGIN
             PERFORM set_config('lock_timeout', v_timeout, true);
-            LOCK TABLE awa.archived_jobs, awa.archived_job_tags IN ACCESS EXCLUSIVE MODE;
-            WITH d AS (DELETE FROM awa.archived_jobs_default x
-                       WHERE x.ctid IN (SELECT y.ctid FROM awa.archived_jobs_default y LIMIT 10000)
+            LOCK TABLE awa.archived_chunks, awa.archived_tags IN ACCESS EXCLUSIVE MODE;
+            WITH d AS (DELETE FROM awa.archived_chunks_default x
+                       WHERE x.ctid IN (SELECT y.ctid FROM awa.archived_chunks_default y LIMIT 100)
                        RETURNING x.*)
             SELECT array_agg(d) INTO v_moved FROM d;
-            WITH d AS (DELETE FROM awa.archived_job_tags_default x
-                       WHERE x.job_id IN (SELECT m.job_id FROM unnest(v_moved) AS m)
+            WITH d AS (DELETE FROM awa.archived_tags_default x
+                       WHERE x.chunk_id IN (SELECT m.chunk_id FROM unnest(v_moved) AS m)
                        RETURNING x.*)
             SELECT array_agg(d) INTO v_tags FROM d;
             FOR v_start IN SELECT DISTINCT date_trunc('hour', m.expires_at, 'UTC') FROM unnest(v_moved) AS m
                            WHERE m.expires_at > v_now LOOP
                 PERFORM awa._create_archive_cohort(v_start);
             END LOOP;
-            INSERT INTO awa.archived_jobs SELECT m.* FROM unnest(v_moved) AS m WHERE m.expires_at > v_now;
-            INSERT INTO awa.archived_job_tags SELECT t.* FROM unnest(v_tags) AS t WHERE t.expires_at > v_now;
+            INSERT INTO awa.archived_chunks SELECT m.* FROM unnest(v_moved) AS m WHERE m.expires_at > v_now;
+            INSERT INTO awa.archived_tags SELECT t.* FROM unnest(v_tags) AS t WHERE t.expires_at > v_now;
             PERFORM set_config('lock_timeout', v_old, true);
-            RETURN QUERY SELECT 'drain', 'drained', NULL::timestamptz, cardinality(v_moved)::bigint,
-                                format('moved %s rows out of awa.archived_jobs_default (expired ones dropped)',
-                                       cardinality(v_moved));
+            RETURN QUERY SELECT 'drain', 'drained', NULL::timestamptz,
+                                (SELECT sum(m.n) FROM unnest(v_moved) AS m)::bigint,
+                                format('moved %s jobs in %s chunks out of awa.archived_chunks_default'
+                                       ' (expired ones dropped)',
+                                       (SELECT sum(m.n) FROM unnest(v_moved) AS m), cardinality(v_moved));
         EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
             RETURN QUERY SELECT 'drain', 'skipped_blocked', NULL::timestamptz, NULL::bigint,
-                                format('awa.archived_jobs not free within %s ms', p_lock_timeout_ms);
+                                format('awa.archived_chunks not free within %s ms', p_lock_timeout_ms);
         END;
     END IF;
 
@@ -100,13 +102,13 @@ BEGIN
         EXCEPTION
             WHEN lock_not_available OR deadlock_detected THEN
                 RETURN QUERY SELECT 'create', 'skipped_blocked', v_start, NULL::bigint,
-                                    format('awa.archived_jobs not free within %s ms', p_lock_timeout_ms);
+                                    format('awa.archived_chunks not free within %s ms', p_lock_timeout_ms);
                 EXIT;
             WHEN check_violation THEN
                 -- Rows of this cohort reached DEFAULT since the drain: the
                 -- next pass drains them and creates it.
                 RETURN QUERY SELECT 'create', 'skipped_default', v_start, NULL::bigint,
-                                    'awa.archived_jobs_default holds rows of this cohort: drained next pass';
+                                    'awa.archived_chunks_default holds chunks of this cohort: drained next pass';
         END;
     END LOOP;
 
@@ -148,7 +150,7 @@ BEGIN
             PERFORM set_config('lock_timeout', v_old, true);
         EXCEPTION
             WHEN lock_not_available OR deadlock_detected THEN
-                v_blocked := format('awa.%s or awa.archived_jobs not free within %s ms', v_rel, p_lock_timeout_ms);
+                v_blocked := format('awa.%s or awa.archived_chunks not free within %s ms', v_rel, p_lock_timeout_ms);
             WHEN SQLSTATE 'AW099' THEN
                 NULL;
         END;

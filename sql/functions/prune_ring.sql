@@ -17,7 +17,7 @@
 -- prune tries the rest with NOWAIT only, for a tenth of lock_timeout_ms, and
 -- else gives it back and takes every lock in order (another lock_timeout_ms at most; docs/storage.md, "Locks").
 -- Archive: with a retention on, the slot's terminal jobs are copied to
--- awa.archived_jobs before the locks (awa._archive_slot) and what is new under
+-- awa.archived_chunks before the locks (awa._archive_slot) and what is new under
 -- them; a prune that ends without its TRUNCATE undoes the copy (AW098).
 -- Outcomes: pruned; carried; already_empty; skipped_live (detail says what is
 -- live); skipped_blocked (held through the whole budget; retried on a later

@@ -2,7 +2,7 @@
 --   scheduled/retryable -> taken out of the backlog and made available now
 --                          (or scheduled at run_at), its attempts kept
 --   failed/cancelled    -> its terminal record (the queue ring's snapshot, or
---                          the archive's row with its tag rows) is removed and
+--                          the archive's: its chunk's elements and tag rows) is removed and
 --                          the job runs again from attempt 0, available now or
 --                          scheduled at run_at; errors and progress are kept
 --   in the DLQ          -> as awa.retry_dlq_job
@@ -35,6 +35,7 @@ DECLARE
     v_job   awa._job_body;
     v_state awa.job_state;
     v_dlq   boolean;
+    v_arch  awa._archived_job;
 BEGIN
     PERFORM awa._require_read_committed('awa.retry_job');
     IF p_job_id IS NULL THEN
@@ -57,7 +58,10 @@ BEGIN
     -- written nothing.
     IF v_job IS NULL
        AND (EXISTS (SELECT 1 FROM awa.done_entries e WHERE e.job_id = p_job_id AND e.state IN ('failed', 'cancelled'))
-            OR EXISTS (SELECT 1 FROM awa.archived_jobs a WHERE a.job_id = p_job_id AND a.state IN ('failed', 'cancelled'))) THEN
+            OR EXISTS (SELECT 1 FROM awa.archived_chunks a
+                       WHERE a.max_job_id >= p_job_id AND a.max_job_id < p_job_id + awa._archive_span()
+                         AND a.min_job_id <= p_job_id AND a.job_ids @> ARRAY[p_job_id]
+                         AND a.state IN ('failed', 'cancelled'))) THEN
         PERFORM awa._retake_unique_key(p_job_id, v_now);
     END IF;
     IF v_job IS NULL THEN
@@ -66,15 +70,39 @@ BEGIN
                       e.metadata, e.errors, e.created_at, coalesce(p_run_at, v_now) INTO v_job;
     END IF;
     IF v_job IS NULL THEN
-        -- With its tag rows (awa.archived_job_tags: one probe of (tag, job_id)
-        -- per tag and cohort).
-        WITH a AS (DELETE FROM awa.archived_jobs a WHERE a.job_id = p_job_id AND a.state IN ('failed', 'cancelled')
-                   RETURNING a.*),
-        t AS (DELETE FROM awa.archived_job_tags t USING a
-              WHERE t.tag = ANY (a.tags) AND t.job_id = a.job_id AND t.expires_at = a.expires_at)
-        SELECT a.job_id, a.run_lease, 0, a.max_attempts, a.priority, a.queue, a.kind, a.args, a.tags,
-               a.metadata, a.errors, a.created_at, coalesce(p_run_at, v_now)
-        INTO v_job FROM a;
+        -- An archived one: its elements leave its chunk (the chunk goes with
+        -- its last job; its id bounds stay bounds), and its id its tag rows.
+        SELECT a.* INTO v_arch FROM awa._archived_job(p_job_id) AS a WHERE a.state IN ('failed', 'cancelled') LIMIT 1;
+        IF v_arch.job_id IS NOT NULL THEN
+            DELETE FROM awa.archived_chunks c
+            WHERE c.expires_at = v_arch.expires_at AND c.chunk_id = v_arch.chunk_id AND c.n = 1;
+            IF NOT FOUND THEN
+                UPDATE awa.archived_chunks c
+                SET n = c.n - 1,
+                job_ids = c.job_ids[:v_arch.k - 1] || c.job_ids[v_arch.k + 1:],
+                run_leases = c.run_leases[:v_arch.k - 1] || c.run_leases[v_arch.k + 1:],
+                attempts = c.attempts[:v_arch.k - 1] || c.attempts[v_arch.k + 1:],
+                max_attempts = c.max_attempts[:v_arch.k - 1] || c.max_attempts[v_arch.k + 1:],
+                priorities = c.priorities[:v_arch.k - 1] || c.priorities[v_arch.k + 1:],
+                args = c.args[:v_arch.k - 1] || c.args[v_arch.k + 1:],
+                tags = c.tags[:v_arch.k - 1] || c.tags[v_arch.k + 1:],
+                metadata = c.metadata[:v_arch.k - 1] || c.metadata[v_arch.k + 1:],
+                errors = c.errors[:v_arch.k - 1] || c.errors[v_arch.k + 1:],
+                created_ats = c.created_ats[:v_arch.k - 1] || c.created_ats[v_arch.k + 1:],
+                run_ats = c.run_ats[:v_arch.k - 1] || c.run_ats[v_arch.k + 1:],
+                finalized_ats = c.finalized_ats[:v_arch.k - 1] || c.finalized_ats[v_arch.k + 1:]
+                WHERE c.expires_at = v_arch.expires_at AND c.chunk_id = v_arch.chunk_id;
+            END IF;
+            DELETE FROM awa.archived_tags t
+            WHERE t.tag = ANY (v_arch.tags) AND t.max_job_id = p_job_id AND t.min_job_id = p_job_id
+              AND t.expires_at = v_arch.expires_at AND t.chunk_id = v_arch.chunk_id;
+            UPDATE awa.archived_tags t SET job_ids = array_remove(t.job_ids, p_job_id)
+            WHERE t.tag = ANY (v_arch.tags) AND t.max_job_id >= p_job_id AND t.max_job_id < p_job_id + awa._archive_span()
+              AND t.expires_at = v_arch.expires_at AND t.chunk_id = v_arch.chunk_id;
+            v_job := ROW(v_arch.job_id, v_arch.run_lease, 0, v_arch.max_attempts, v_arch.priority, v_arch.queue,
+                         v_arch.kind, v_arch.args, v_arch.tags, v_arch.metadata, v_arch.errors, v_arch.created_at,
+                         coalesce(p_run_at, v_now));
+        END IF;
     END IF;
     IF v_job IS NULL THEN
         v_state := awa._job_state(p_job_id);

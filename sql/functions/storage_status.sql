@@ -112,7 +112,7 @@ BEGIN
     -- the cohort's retention ends (docs/storage.md, "History archive").
     RETURN QUERY
     WITH cohorts AS (
-        SELECT -1 AS slot, 'default' AS role, NULL::timestamptz AS cohort_end, 'archived_jobs_default' AS relname,
+        SELECT -1 AS slot, 'default' AS role, NULL::timestamptz AS cohort_end, 'archived_chunks_default' AS relname,
                NULL::text AS export_error
         UNION ALL
         SELECT (row_number() OVER (ORDER BY c.cohort_start) - 1)::int, 'cohort', c.cohort_end, c.relname,
@@ -134,7 +134,7 @@ BEGIN
         ORDER BY l.relation, l.pid
     ),
     sized AS (
-        SELECT c.*, awa._count_upto(c.relname, p_count_limit + 1) AS n,
+        SELECT c.*, awa._count_upto(c.relname, p_count_limit + 1, 'n') AS n,
                pg_total_relation_size(format('awa.%I', c.relname)::regclass)
                + coalesce(pg_total_relation_size(to_regclass(format('awa.%I', awa._cohort_tags_relname(c.relname)))), 0)
                    AS bytes, h.detail AS held

@@ -115,6 +115,33 @@ CREATE TYPE awa._archived AS (
     jobs      bigint
 );
 
+-- Internal: one archived job, as awa._archive_jobs expands it from its chunk
+-- (awa.archived_chunks): the job's columns, its chunk's state, queue, kind
+-- and expiry, and where it sits (the chunk's chunk_id, its ordinal k there).
+-- A table that holds no row, as the result shapes above, so that sqlc reads
+-- the views that expand chunks.
+CREATE TABLE awa._archived_job (
+    job_id       bigint,
+    queue        text,
+    priority     smallint,
+    kind         text,
+    state        awa.job_state,
+    args         jsonb,
+    attempt      int,
+    max_attempts int,
+    run_lease    bigint,
+    run_at       timestamptz,
+    created_at   timestamptz,
+    finalized_at timestamptz,
+    tags         text[],
+    metadata     jsonb,
+    errors       jsonb,
+    expires_at   timestamptz,
+    chunk_id     bigint,
+    k            bigint,
+    CHECK (false)
+);
+
 -- What awa.erase_job did in one plane: the plane's name (ready, done, deferred,
 -- parked, dlq, archive, progress, callbacks) and how many rows it rewrote.
 CREATE TABLE awa.erasure_result (

@@ -70,15 +70,10 @@ COMMENT ON VIEW awa._live_leases IS 'internal: leases whose attempt is still ope
 -- a reader's transaction keeps no lock on the rings (docs/storage.md, "Read
 -- surfaces"). The internal views are the one definition of each surface.
 
--- Terminal history: what the queue ring still retains (compact completion
--- batches expanded against their ready rows, plus failed/cancelled snapshots)
--- and the archive (docs/storage.md, "History archive").
--- Progress (awa.attempt_state, docs/storage.md "Read surfaces"): one join
--- outside the UNION ALL (a whole read: one hash join; awa._jobs_now, which
--- does not read these two columns, has the planner remove it).
-CREATE VIEW awa._terminal_jobs_now AS
-SELECT t.*, s.progress, s.updated_at AS progress_at
-FROM (
+-- Terminal history the queue ring still retains: compact completion batches
+-- expanded against their ready rows, plus failed/cancelled snapshots. Part of
+-- awa._terminal_jobs_now and of awa._live_jobs_now.
+CREATE VIEW awa._ring_terminal_jobs AS
 SELECT r.job_id AS id, r.queue, r.priority, r.kind, 'completed'::awa.job_state AS state, r.args,
        r.attempt + 1 AS attempt, r.max_attempts, i.run_lease, r.run_at, r.created_at,
        cb.completed_at AS finalized_at, r.tags, r.metadata, r.errors
@@ -89,30 +84,46 @@ JOIN awa.ready_entries r
 UNION ALL
 SELECT d.job_id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, d.finalized_at, d.tags, d.metadata, d.errors
-FROM awa.done_entries d
+FROM awa.done_entries d;
+
+COMMENT ON VIEW awa._ring_terminal_jobs IS 'internal: the terminal jobs the queue ring still holds';
+
+-- Every archived job, one row each: every chunk expanded (a whole read; a
+-- lookup by id goes through awa._archived_job, a page through
+-- awa._archive_page, which read chunks by their id bounds). A job is copied
+-- there by the prune that truncates its slot, in the same transaction, so it
+-- shows here or in the ring, never both.
+CREATE VIEW awa._archived_jobs_now AS
+SELECT a.job_id AS id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
+       a.run_at, a.created_at, a.finalized_at, a.tags, a.metadata, a.errors, a.expires_at
+FROM awa.archived_chunks c
+CROSS JOIN LATERAL awa._archive_jobs(c) AS a;
+
+COMMENT ON VIEW awa._archived_jobs_now IS 'internal: every archived job, its chunk expanded';
+
+-- Terminal history: the queue ring's and the archive's (docs/storage.md,
+-- "History archive").
+-- Progress (awa.attempt_state, docs/storage.md "Read surfaces"): one join
+-- outside the UNION ALL (a whole read: one hash join; awa._jobs_now, which
+-- does not read these two columns, has the planner remove it).
+CREATE VIEW awa._terminal_jobs_now AS
+SELECT t.*, s.progress, s.updated_at AS progress_at
+FROM (
+SELECT * FROM awa._ring_terminal_jobs
 UNION ALL
--- The archive: a job is copied there by the prune that truncates its slot, in
--- the same transaction, so it shows in one branch or the other, never both.
--- Its states, always true (the table's CHECK), give an id lookup
--- (awa.job) the leading column of the (state, job_id) index.
-SELECT a.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
+SELECT a.id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
        a.run_at, a.created_at, a.finalized_at, a.tags, a.metadata, a.errors
-FROM awa.archived_jobs a
-WHERE a.state IN ('completed', 'cancelled', 'failed')
+FROM awa._archived_jobs_now a
 ) AS t
 LEFT JOIN awa.attempt_state s ON s.job_id = t.id;
 
 COMMENT ON VIEW awa._terminal_jobs_now IS 'internal: the body of awa.terminal_jobs (read through awa._read_terminal_jobs)';
 
--- Every job in any state, one row per job. A DLQ job shows as failed with
--- dlq = true. Terminal jobs appear while the queue ring or the archive
--- retains them.
--- Progress: every row joins awa.attempt_state once, outside the UNION ALL
--- (one hash join for a whole-view read, one index probe for awa.job).
--- Appended last, so that CREATE OR REPLACE VIEW applies it to an install.
-CREATE VIEW awa._jobs_now AS
-SELECT j.*, s.progress, s.updated_at AS progress_at
-FROM (
+-- Every job the archive does not hold, one row per job: the backlog, the
+-- rings, the DLQ and the parked plane. A DLQ job shows as failed with dlq =
+-- true. A filter on the id reaches every branch (awa.job, awa._job_state add
+-- the archive's lookup by id, awa._archived_job).
+CREATE VIEW awa._live_jobs_now AS
 SELECT d.job_id AS id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, NULL::timestamptz AS claimed_at, NULL::timestamptz AS finalized_at,
        d.tags, d.metadata, d.errors, false AS dlq
@@ -150,7 +161,7 @@ WHERE NOT EXISTS (SELECT 1 FROM awa.claim_closures c
 UNION ALL
 SELECT t.id, t.queue, t.priority, t.kind, t.state, t.args, t.attempt, t.max_attempts, t.run_lease,
        t.run_at, t.created_at, NULL, t.finalized_at, t.tags, t.metadata, t.errors, false
-FROM awa._terminal_jobs_now t
+FROM awa._ring_terminal_jobs t
 UNION ALL
 SELECT x.job_id, x.queue, x.priority, x.kind, 'failed'::awa.job_state, x.args, x.attempt, x.max_attempts,
        x.run_lease, x.run_at, x.created_at, NULL, x.failed_at, x.tags, x.metadata, x.errors, true
@@ -159,7 +170,23 @@ UNION ALL
 -- Parked (awa.external_waits): the parked attempt counts as one.
 SELECT w.job_id, w.queue, w.priority, w.kind, 'waiting_external'::text::awa.job_state, w.args, w.attempt + 1,
        w.max_attempts, w.run_lease, w.run_at, w.created_at, NULL, NULL, w.tags, w.metadata, w.errors, false
-FROM awa.external_waits w
+FROM awa.external_waits w;
+
+COMMENT ON VIEW awa._live_jobs_now IS 'internal: every job but the archived ones (awa._jobs_now, awa.job)';
+
+-- Every job in any state, one row per job: the live planes and the archive.
+-- Terminal jobs appear while the queue ring or the archive retains them.
+-- Progress: every row joins awa.attempt_state once, outside the UNION ALL
+-- (one hash join for a whole-view read).
+-- Appended last, so that CREATE OR REPLACE VIEW applies it to an install.
+CREATE VIEW awa._jobs_now AS
+SELECT j.*, s.progress, s.updated_at AS progress_at
+FROM (
+SELECT * FROM awa._live_jobs_now
+UNION ALL
+SELECT a.id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
+       a.run_at, a.created_at, NULL, a.finalized_at, a.tags, a.metadata, a.errors, false
+FROM awa._archived_jobs_now a
 ) AS j
 LEFT JOIN awa.attempt_state s ON s.job_id = j.id;
 

@@ -181,30 +181,78 @@ type AwaArchiveRetentionLog struct {
 	FirstUsed pgtype.Timestamptz
 }
 
+type AwaArchivedChunk struct {
+	ExpiresAt    pgtype.Timestamptz
+	State        AwaJobState
+	Queue        string
+	Kind         string
+	ChunkID      int64
+	MinJobID     int64
+	MaxJobID     int64
+	N            int32
+	JobIds       []int64
+	RunLeases    []int64
+	Attempts     []int32
+	MaxAttempts  []int32
+	Priorities   []int16
+	Args         []byte
+	Tags         []string
+	Metadata     []byte
+	Errors       []byte
+	CreatedAts   []pgtype.Timestamptz
+	RunAts       []pgtype.Timestamptz
+	FinalizedAts []pgtype.Timestamptz
+}
+
 type AwaArchivedJob struct {
-	ExpiresAt   pgtype.Timestamptz
-	JobID       int64
-	State       AwaJobState
-	RunLease    int64
-	Attempt     int32
-	MaxAttempts int32
-	Priority    int16
-	Queue       string
-	Kind        string
+	JobID       pgtype.Int8
+	Queue       pgtype.Text
+	Priority    pgtype.Int2
+	Kind        pgtype.Text
+	State       NullAwaJobState
 	Args        []byte
+	Attempt     pgtype.Int4
+	MaxAttempts pgtype.Int4
+	RunLease    pgtype.Int8
+	RunAt       pgtype.Timestamptz
+	CreatedAt   pgtype.Timestamptz
+	FinalizedAt pgtype.Timestamptz
 	Tags        []string
 	Metadata    []byte
 	Errors      []byte
-	CreatedAt   pgtype.Timestamptz
-	RunAt       pgtype.Timestamptz
-	FinalizedAt pgtype.Timestamptz
+	ExpiresAt   pgtype.Timestamptz
+	ChunkID     pgtype.Int8
+	K           pgtype.Int8
 }
 
-type AwaArchivedJobTag struct {
+// internal: every archived job, its chunk expanded
+type AwaArchivedJobsNow struct {
+	ID          pgtype.Int8
+	Queue       pgtype.Text
+	Priority    pgtype.Int2
+	Kind        pgtype.Text
+	State       NullAwaJobState
+	Args        []byte
+	Attempt     pgtype.Int4
+	MaxAttempts pgtype.Int4
+	RunLease    pgtype.Int8
+	RunAt       pgtype.Timestamptz
+	CreatedAt   pgtype.Timestamptz
+	FinalizedAt pgtype.Timestamptz
+	Tags        []string
+	Metadata    []byte
+	Errors      []byte
+	ExpiresAt   pgtype.Timestamptz
+}
+
+type AwaArchivedTag struct {
 	ExpiresAt pgtype.Timestamptz
 	Tag       string
 	State     AwaJobState
-	JobID     int64
+	ChunkID   int64
+	MinJobID  int64
+	MaxJobID  int64
+	JobIds    []int64
 }
 
 type AwaAttemptDeadline struct {
@@ -539,6 +587,27 @@ type AwaLease struct {
 	CreatedAt pgtype.Timestamptz
 }
 
+// internal: every job but the archived ones (awa._jobs_now, awa.job)
+type AwaLiveJobsNow struct {
+	ID          int64
+	Queue       string
+	Priority    int16
+	Kind        string
+	State       AwaJobState
+	Args        []byte
+	Attempt     int32
+	MaxAttempts int32
+	RunLease    int64
+	RunAt       pgtype.Timestamptz
+	CreatedAt   pgtype.Timestamptz
+	ClaimedAt   pgtype.Timestamptz
+	FinalizedAt pgtype.Timestamptz
+	Tags        []string
+	Metadata    []byte
+	Errors      []byte
+	Dlq         bool
+}
+
 // internal: leases whose attempt is still open
 type AwaLiveLease struct {
 	LeaseSlot int32
@@ -711,6 +780,25 @@ type AwaRingRotation struct {
 	Generation int64
 	Slot       int32
 	RotatedAt  pgtype.Timestamptz
+}
+
+// internal: the terminal jobs the queue ring still holds
+type AwaRingTerminalJob struct {
+	ID          int64
+	Queue       string
+	Priority    int16
+	Kind        string
+	State       AwaJobState
+	Args        []byte
+	Attempt     int32
+	MaxAttempts int32
+	RunLease    interface{}
+	RunAt       pgtype.Timestamptz
+	CreatedAt   pgtype.Timestamptz
+	FinalizedAt pgtype.Timestamptz
+	Tags        []string
+	Metadata    []byte
+	Errors      []byte
 }
 
 type AwaRuntimeInstance struct {

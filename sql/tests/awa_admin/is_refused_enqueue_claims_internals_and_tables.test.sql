@@ -1,6 +1,6 @@
 -- A member of awa_admin may execute the maintenance (callback timeouts and
 -- periodic jobs included), configuration, DLQ, cancel, callback resolution, count, storage
--- status, awa.job, awa.get_job, awa.list_jobs and awa.list_dlq_jobs entry points (and awa._read_jobs and
+-- status, awa.job, awa.get_job, awa.list_jobs, awa.list_dlq_jobs and awa.archived_cohort_jobs entry points (and awa._read_jobs and
 -- awa._read_terminal_jobs, which the read views call), may SELECT the read views awa.jobs and awa.terminal_jobs, and
 -- nothing else: it cannot enqueue, claim, finalize a claim, register, park or
 -- wait for a callback, heartbeat, read or
@@ -10,7 +10,7 @@ begin;
 select plan(24);
 
 select results_eq($$select * from awa_test.executable_by('awa_test_admin')$$,
-                  $$values ('_read_jobs'::text), ('_read_terminal_jobs'), ('acquire_leader_lease'), ('bulk_cancel_jobs'), ('bulk_retry_jobs'), ('cancel_job'), ('cleanup_attempt_state'),
+                  $$values ('_read_jobs'::text), ('_read_terminal_jobs'), ('acquire_leader_lease'), ('archived_cohort_jobs'), ('bulk_cancel_jobs'), ('bulk_retry_jobs'), ('cancel_job'), ('cleanup_attempt_state'),
                            ('cleanup_runtime_instances'), ('cleanup_unique_keys'), ('complete_external'), ('configure_archive'), ('configure_queue'), ('delete_periodic_job'), ('erase_job'), ('fail_external'), ('fire_periodic_job'),
                            ('get_job'), ('job'), ('job_progress'), ('list_dlq_jobs'), ('list_jobs'), ('list_periodic_jobs'), ('maintain_archive'), ('pause_periodic_job'), ('pause_queue'),
                            ('paused_queues'), ('periodic_jobs_due'), ('promote_due_jobs'), ('prune_ring'), ('purge_dlq'), ('queue_counts'), ('queue_drained'), ('reject_periodic_schedule'),

@@ -14,7 +14,7 @@ create function pg_temp.holding(p_marker text) returns bigint language sql as $$
        + (select count(*) from awa.deferred_jobs where (args || metadata)::text like '%' || p_marker || '%')
        + (select count(*) from awa.external_waits where (args || metadata)::text like '%' || p_marker || '%')
        + (select count(*) from awa.dlq_entries where (args || metadata)::text like '%' || p_marker || '%')
-       + (select count(*) from awa.archived_jobs where (args || metadata)::text like '%' || p_marker || '%')
+       + (select count(*) from awa_test.archived_jobs where (args || metadata)::text like '%' || p_marker || '%')
 $$;
 create function pg_temp.complete_one(p_queue text) returns bigint language sql as $$
   select c.id from awa.claim_ready_runtime(p_queue, 1) as c,
@@ -41,7 +41,7 @@ insert into j select 'dlq', id from awa_test.dlq_claim('erase.k', '{"secret": "p
 insert into j select 'bystander', id from awa.insert_job('erase.k', '{"secret": "pii-bystander"}', '{"queue": "eq"}');
 
 select results_eq(
-  $$select j.name, j.id in (select a.job_id from awa.archived_jobs a), (select state from awa.job(j.id)) from j order by j.name$$,
+  $$select j.name, j.id in (select a.job_id from awa_test.archived_jobs a), (select state from awa.job(j.id)) from j order by j.name$$,
   $$values ('archived'::text, true, 'completed'::awa.job_state), ('available', false, 'available'),
            ('bystander', false, 'available'), ('completed', false, 'completed'), ('dlq', false, 'failed'),
            ('parked', false, 'waiting_external'), ('scheduled', false, 'scheduled')$$,

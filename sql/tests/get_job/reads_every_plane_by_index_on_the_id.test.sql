@@ -3,7 +3,7 @@
 -- (awa.get_job sets the same), sorts nothing and scans nothing sequentially
 -- but the completion batches of the job's own slot (the other slots' pruned
 -- when it runs), whichever plane holds the job: its ready row by job_id, the
--- archive by (state, job_id).
+-- archive by its chunks' (max_job_id, min_job_id) in [id, id + span).
 begin;
 select plan(4);
 
@@ -26,8 +26,8 @@ select is((select count(distinct n ->> 'Relation Name')::int
           1, 'a job completed in the ring: the completion batches of its own slot are read, no other slot''s');
 select ok(jsonb_path_exists(awa_test.listing_plan(awa._list_jobs_sql((select id from ax where name = 'arch_failed'),
                                                                      null, null, null, null, null, null, null, 1)),
-                            'strict $.**."Index Name" ? (@ like_regex "archived_jobs_.*state_job_id")'),
-          'an archived job: the archive is probed by (state, job_id)');
+                            'strict $.**."Index Name" ? (@ like_regex "archived_chunks_[0-9]+_max_job_id_min_job_id")'),
+          'an archived job: the archive is probed by its chunks'' (max_job_id, min_job_id)');
 
 select * from finish();
 rollback;

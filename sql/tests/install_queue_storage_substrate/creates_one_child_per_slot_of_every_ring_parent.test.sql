@@ -10,7 +10,7 @@ select plan(3);
 select results_eq(
   $$select i.inhparent::regclass::text, count(*)::int
     from pg_inherits i join pg_class p on p.oid = i.inhparent
-    where p.relnamespace = 'awa'::regnamespace and p.relkind = 'p' and p.relname NOT IN ('archived_jobs', 'archived_job_tags') group by 1 order by 1$$,
+    where p.relnamespace = 'awa'::regnamespace and p.relkind = 'p' and p.relname NOT IN ('archived_chunks', 'archived_tags') group by 1 order by 1$$,
   $$values ('awa.claim_batches'::text, 8), ('awa.claim_closures', 8), ('awa.cursor_marks', 2),
            ('awa.done_completions', 16), ('awa.done_entries', 16), ('awa.leases', 8), ('awa.ready_entries', 16),
            ('awa.ready_tombstones', 16)$$,
@@ -18,7 +18,7 @@ select results_eq(
 
 select is_empty(
   $$select c.relname from pg_inherits i join pg_class p on p.oid = i.inhparent join pg_class c on c.oid = i.inhrelid
-    where p.relnamespace = 'awa'::regnamespace and p.relkind = 'p' and p.relname NOT IN ('archived_jobs', 'archived_job_tags')
+    where p.relnamespace = 'awa'::regnamespace and p.relkind = 'p' and p.relname NOT IN ('archived_chunks', 'archived_tags')
       and pg_get_expr(c.relpartbound, c.oid) <> format('FOR VALUES IN (%s)', substring(c.relname from '_(\d+)$'))$$,
   'each child <parent>_<n> holds exactly slot n');
 

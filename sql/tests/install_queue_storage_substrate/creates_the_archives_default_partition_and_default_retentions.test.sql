@@ -5,10 +5,10 @@
 begin;
 select plan(6);
 
-select is((select pg_get_expr(c.relpartbound, c.oid) from pg_class c where c.oid = 'awa.archived_jobs_default'::regclass),
-          'DEFAULT', 'awa.archived_jobs_default is the DEFAULT partition');
-select is((select pg_get_expr(c.relpartbound, c.oid) from pg_class c where c.oid = 'awa.archived_job_tags_default'::regclass),
-          'DEFAULT', 'awa.archived_job_tags_default is the DEFAULT partition of the tags');
+select is((select pg_get_expr(c.relpartbound, c.oid) from pg_class c where c.oid = 'awa.archived_chunks_default'::regclass),
+          'DEFAULT', 'awa.archived_chunks_default is the DEFAULT partition');
+select is((select pg_get_expr(c.relpartbound, c.oid) from pg_class c where c.oid = 'awa.archived_tags_default'::regclass),
+          'DEFAULT', 'awa.archived_tags_default is the DEFAULT partition of the tags');
 select results_eq($$select state::text, retention from awa.archive_retention where queue = '*' order by state$$,
                   $$values ('cancelled'::text, interval '7 days'), ('completed', interval '24 hours'),
                            ('failed', interval '7 days')$$, 'the default retentions');

@@ -9,10 +9,10 @@ select awa_test.archive_fixture();
 
 select results_eq($$select id, state from awa.list_jobs()$$, $$select id, want from ax order by id desc$$,
                   'six jobs, archived and live alternating, newest first');
-select is((select count(*)::int from awa.archived_jobs where queue = 'arch'), 3, 'three of them archived');
-select is_empty($$select * from awa.archived_jobs_default$$, 'none left in the DEFAULT partition');
-select is_empty($$select * from awa.archived_job_tags_default$$, 'nor of their tags');
-select results_eq($$select tag, job_id from awa.archived_job_tags order by tag, job_id$$,
+select is((select count(*)::int from awa_test.archived_jobs where queue = 'arch'), 3, 'three of them archived');
+select is_empty($$select * from awa.archived_chunks_default$$, 'none left in the DEFAULT partition');
+select is_empty($$select * from awa.archived_tags_default$$, 'nor of their tags');
+select results_eq($$select tag, job_id from awa_test.archived_job_tags order by tag, job_id$$,
                   $$values ('a'::text, (select id from ax where name = 'arch_completed')),
                            ('a', (select id from ax where name = 'arch_failed')),
                            ('b', (select id from ax where name = 'arch_completed'))$$,

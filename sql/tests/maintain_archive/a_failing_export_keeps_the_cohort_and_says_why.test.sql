@@ -18,7 +18,7 @@ select awa_test.completed_job('aq');
 select * from awa.rotate_ring('queue', now());
 select * from awa.prune_ring('queue');
 create temp table cohort as select c.* from awa.archive_cohorts c
-  join awa.archived_jobs a on a.expires_at >= c.cohort_start and a.expires_at < c.cohort_end;
+  join awa_test.archived_jobs a on a.expires_at >= c.cohort_start and a.expires_at < c.cohort_end;
 
 select awa.configure_archive('{"export_function": "public.failing_export"}');
 select results_eq(

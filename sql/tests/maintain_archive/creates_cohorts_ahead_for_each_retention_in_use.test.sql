@@ -12,14 +12,14 @@ select results_eq(
                                                                     timestamptz '2030-01-01 15:00:00+00', interval '1 hour') t$$,
   'five hourly cohorts around now + 2 h');
 select is_empty($$select * from awa.maintain_archive(50, 16, '2030-01-01 10:30:00+00')$$, 'a second pass does nothing');
-select is((select count(*)::int from pg_inherits where inhparent = 'awa.archived_jobs'::regclass), 6,
+select is((select count(*)::int from pg_inherits where inhparent = 'awa.archived_chunks'::regclass), 6,
           'five cohorts and the DEFAULT partition');
 
 select awa_test.completed_job('aq');
 select * from awa.rotate_ring('queue', now());
 select * from awa.maintain_archive();
 select * from awa.prune_ring('queue');
-select is((select count(*)::int from awa.archived_jobs_default), 0, 'a copy after a pass lands in its cohort');
+select is((select count(*)::int from awa.archived_chunks_default), 0, 'a copy after a pass lands in its cohort');
 
 select * from finish();
 rollback;

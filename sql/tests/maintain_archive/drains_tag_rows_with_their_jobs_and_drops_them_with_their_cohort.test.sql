@@ -1,4 +1,4 @@
--- The tags of archived jobs (awa.archived_job_tags) follow their jobs: a
+-- The tags of archived jobs (awa_test.archived_job_tags) follow their jobs: a
 -- drain of the DEFAULT partition moves a job's tag rows to the tags'
 -- partition of its cohort (an expired job's go), and the drop of a cohort
 -- drops its tags' partition with it.
@@ -11,21 +11,23 @@ select awa.complete_jobs(array[c.id], array[c.run_lease], array[c.claim_slot], a
 select * from awa.rotate_ring('queue', now());
 select * from awa.prune_ring('queue');
 -- An expired job of DEFAULT with its tag, as a copy long ago would leave it.
-insert into awa.archived_jobs_default (expires_at, job_id, state, run_lease, attempt, max_attempts, priority, queue, kind,
-  args, tags, metadata, created_at, run_at, finalized_at)
-select now() - interval '1 hour', -1, 'failed', 1, 1, 1, 2, 'aq', 'old', '{}', '{x}', '{}', now(), now(), now();
-insert into awa.archived_job_tags_default (expires_at, tag, state, job_id)
-values (now() - interval '1 hour', 'x', 'failed', -1);
-select results_eq($$select tag, job_id from awa.archived_job_tags_default order by job_id, tag$$,
+insert into awa.archived_chunks_default (expires_at, state, queue, kind, chunk_id, min_job_id, max_job_id, n, job_ids,
+  run_leases, attempts, max_attempts, priorities, args, tags, metadata, errors, created_ats, run_ats, finalized_ats)
+select now() - interval '1 hour', 'failed', 'aq', 'old', nextval('awa.archive_chunk_id_seq'), -1, -1, 1, '{-1}', '{1}',
+       '{1}', '{1}', '{2}', array['{}'::jsonb], array['{x}'], array['{}'::jsonb], array[null::jsonb], array[now()],
+       array[now()], array[now()];
+insert into awa.archived_tags_default (expires_at, tag, state, chunk_id, min_job_id, max_job_id, job_ids)
+values (now() - interval '1 hour', 'x', 'failed', currval('awa.archive_chunk_id_seq'), -1, -1, '{-1}');
+select results_eq($$select t.tag, u.job_id from awa.archived_tags_default t, unnest(t.job_ids) as u (job_id) order by 2, 1$$,
                   $$values ('x'::text, -1::bigint), ('x', (select id from c)), ('y', (select id from c))$$,
                   'the copy found no cohort: the tags wait in DEFAULT with their job (fixture)');
 
 select is((select rows from awa.maintain_archive() where action = 'drain'), 2::bigint, 'the pass drains both jobs');
-select is_empty($$select * from awa.archived_job_tags_default$$, 'the tags'' DEFAULT partition is empty again');
+select is_empty($$select * from awa.archived_tags_default$$, 'the tags'' DEFAULT partition is empty again');
 create temp table cohort as select c.* from awa.archive_cohorts c
-  join awa.archived_jobs a on a.expires_at >= c.cohort_start and a.expires_at < c.cohort_end;
+  join awa_test.archived_jobs a on a.expires_at >= c.cohort_start and a.expires_at < c.cohort_end;
 select results_eq(
-  format($$select tag, job_id from awa.%I order by tag$$, awa._cohort_tags_relname((select relname from cohort))),
+  format($$select t.tag, u.job_id from awa.%I t, unnest(t.job_ids) as u (job_id) order by 1$$, awa._cohort_tags_relname((select relname from cohort))),
   $$values ('x'::text, (select id from c)), ('y', (select id from c))$$,
   'its tags are in the tags'' partition of its cohort; the expired job''s tag went');
 

@@ -9,7 +9,7 @@ create temp table j as select awa_test.completed_job('aq') as id;
 select * from awa.rotate_ring('queue', now());
 select * from awa.prune_ring('queue');
 create temp table cohort as select c.* from awa.archive_cohorts c
-  join awa.archived_jobs a on a.expires_at >= c.cohort_start and a.expires_at < c.cohort_end;
+  join awa_test.archived_jobs a on a.expires_at >= c.cohort_start and a.expires_at < c.cohort_end;
 
 select is_empty($$select * from awa.maintain_archive(50, 16, now() + interval '23 hours') where action = 'drop'$$,
                 'before its retention passes nothing is dropped');

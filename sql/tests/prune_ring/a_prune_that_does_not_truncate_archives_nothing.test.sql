@@ -11,14 +11,14 @@ select * from awa_test.other_session_locks('ready_entries_0', 'access share', '-
   'the second session holds a read lock on awa.ready_entries_0 (fixture)');
 
 select is((select outcome from awa.prune_ring('queue', 20)), 'skipped_blocked', 'prune is blocked');
-select is((select count(*)::int from awa.archived_jobs), 0, 'nothing is archived');
+select is((select count(*)::int from awa_test.archived_jobs), 0, 'nothing is archived');
 select is((select count(*)::int from awa.terminal_jobs where queue = 'nq'), 1, 'the job shows once, from the ring');
 
 select dblink_exec('awa_other', 'rollback');
 select dblink_disconnect('awa_other');
 
 select is((select outcome from awa.prune_ring('queue', 20)), 'pruned', 'once the reader is gone the slot is pruned');
-select is((select count(*)::int from awa.archived_jobs), 1, 'and the job archived');
+select is((select count(*)::int from awa_test.archived_jobs), 1, 'and the job archived');
 
 select * from finish();
 rollback;

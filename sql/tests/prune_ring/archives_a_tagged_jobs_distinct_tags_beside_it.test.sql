@@ -1,5 +1,5 @@
 -- The copy of a slot to the archive also writes, for each tagged job, one
--- row per distinct tag into awa.archived_job_tags (its expires_at, state and
+-- row per distinct tag into awa_test.archived_job_tags (its expires_at, state and
 -- id, so a listing by tag finds it through (tag, state, job_id)); an untagged
 -- job writes none.
 begin;
@@ -14,8 +14,8 @@ select * from awa.rotate_ring('queue', now());
 select is((select outcome from awa.prune_ring('queue')), 'pruned', 'the slot is archived and pruned (fixture)');
 
 select results_eq(
-  $$select t.tag, t.state::text, t.job_id, t.expires_at = a.expires_at from awa.archived_job_tags t
-    join awa.archived_jobs a using (job_id) order by t.job_id, t.tag$$,
+  $$select t.tag, t.state::text, t.job_id, t.expires_at = a.expires_at from awa_test.archived_job_tags t
+    join awa_test.archived_jobs a using (job_id) order by t.job_id, t.tag$$,
   $$select * from (values ('blue'::text, 'completed'::text, (select min(id) from c), true),
                           ('red', 'completed', (select min(id) from c), true),
                           ('blue', 'completed', (select max(id) from c), true)) as v

@@ -1,6 +1,6 @@
 -- With retention on, queue-ring prune copies the slot's terminal jobs
 -- (completed ones hydrated from their ready rows, failed and cancelled
--- snapshots) to awa.archived_jobs before it truncates the slot, each with
+-- snapshots) to awa_test.archived_jobs before it truncates the slot, each with
 -- expires_at = finalized_at + its state's retention (a queue's override
 -- first); awa.terminal_jobs, awa.jobs and awa.job show each job once, as
 -- before the prune.
@@ -25,7 +25,7 @@ select is((select outcome from awa.prune_ring('queue')), 'pruned', 'the slot is 
 select is((select count(*)::int from awa.done_completions_0) + (select count(*)::int from awa.done_entries_0), 0,
           'the ring no longer holds them');
 select results_eq(
-  $$select job_id, state::text, expires_at - finalized_at from awa.archived_jobs where queue = 'aq' order by job_id$$,
+  $$select job_id, state::text, expires_at - finalized_at from awa_test.archived_jobs where queue = 'aq' order by job_id$$,
   $$select id, state::text, case state when 'completed' then interval '24 hours' when 'failed' then interval '7 days'
                                  else interval '1 hour' end from before order by id$$,
   'each is archived once with its retention (the queue''s cancelled override, the install''s otherwise)');

@@ -13,7 +13,7 @@ select * from awa.fail_jobs(array[(select id from c)], array[(select run_lease f
 select * from awa.rotate_ring('queue', now());
 
 select is((select outcome from awa.prune_ring('queue')), 'pruned', 'the slot is pruned');
-select results_eq($$select queue, state::text from awa.archived_jobs$$, $$values ('on'::text, 'completed'::text)$$,
+select results_eq($$select queue, state::text from awa_test.archived_jobs$$, $$values ('on'::text, 'completed'::text)$$,
                   'only the completed job of the queue without an override is archived');
 select is((select count(*)::int from awa.terminal_jobs), 1, 'the others are gone with the slot');
 

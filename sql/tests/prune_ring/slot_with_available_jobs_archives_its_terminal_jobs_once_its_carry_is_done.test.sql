@@ -14,12 +14,12 @@ select * from awa.complete_jobs(array(select id from c), array(select run_lease 
 select * from awa.rotate_ring('queue', now());
 
 select is((select outcome from awa.prune_ring('queue', 50, 0, 1)), 'carried', 'the first call carries one available job');
-select is((select count(*)::int from awa.archived_jobs), 0, 'and archives nothing');
+select is((select count(*)::int from awa_test.archived_jobs), 0, 'and archives nothing');
 select results_eq($$select state::text, count(*)::int from awa.jobs where queue = 'mq' group by 1 order by 1$$,
                   $$values ('available'::text, 2), ('completed', 2)$$, 'each job shows once');
 
 select is((select outcome from awa.prune_ring('queue', 50, 0, 1)), 'pruned', 'the second carries the last and truncates');
-select results_eq($$select job_id from awa.archived_jobs order by job_id$$, $$select id from c order by id$$,
+select results_eq($$select job_id from awa_test.archived_jobs order by job_id$$, $$select id from c order by id$$,
                   'the completed jobs are archived');
 select results_eq($$select state::text, count(*)::int from awa.jobs where queue = 'mq' group by 1 order by 1$$,
                   $$values ('available'::text, 2), ('completed', 2)$$, 'each job still shows once');

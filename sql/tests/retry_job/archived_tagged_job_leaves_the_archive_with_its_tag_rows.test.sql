@@ -1,5 +1,5 @@
 -- retry_job of a failed job in the archive removes its tag rows
--- (awa.archived_job_tags) with its archived row: a listing by tag then finds
+-- (awa_test.archived_job_tags) with its archived row: a listing by tag then finds
 -- it once, live, and no tag row is left behind for its cohort.
 begin;
 select plan(4);
@@ -10,11 +10,11 @@ select count(*) from c, awa.fail_jobs(array[c.id], array[c.run_lease], array[c.c
                                       array['fatal'], now());
 select * from awa.rotate_ring('queue', now());
 select is((select outcome from awa.prune_ring('queue')), 'pruned', 'the failed job''s slot is pruned (fixture)');
-select is((select count(*)::int from j, awa.archived_job_tags t where t.job_id = j.id), 2,
+select is((select count(*)::int from j, awa_test.archived_job_tags t where t.job_id = j.id), 2,
           'the job is archived with its two tags (fixture)');
 
 select count(*) from j, awa.retry_job(j.id);
-select is((select count(*)::int from j, awa.archived_job_tags t where t.job_id = j.id), 0, 'its tag rows are gone');
+select is((select count(*)::int from j, awa_test.archived_job_tags t where t.job_id = j.id), 0, 'its tag rows are gone');
 select results_eq($$select l.id, l.state from awa.list_jobs(p_tag => 'red') as l$$,
                   $$select id, 'available'::awa.job_state from j$$, 'a listing by tag shows it once, available again');
 
