@@ -77,7 +77,9 @@ BEGIN
                        AND l.relation = format('awa.%I', p.parent || '_' || z.slot)::regclass
         LEFT JOIN pg_stat_activity a ON a.pid = l.pid
         WHERE z.role <> 'current' AND z.rows > 0
-        ORDER BY z.ring, z.slot, l.pid
+        -- A session before autovacuum (which gives its lock up to a waiter
+        -- after deadlock_timeout): the holder an operator can act on.
+        ORDER BY z.ring, z.slot, a.backend_type = 'autovacuum worker', l.pid
     ),
     -- What prune would say of this slot as its target (skipped_live), then
     -- what it would move forward: for a slot not the next, the available
@@ -131,7 +133,7 @@ BEGIN
         WHERE l.locktype = 'relation' AND l.granted AND l.pid IS DISTINCT FROM pg_backend_pid()
           AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
           AND l.relation IN (SELECT format('awa.%I', c.relname)::regclass FROM cohorts c)
-        ORDER BY l.relation, l.pid
+        ORDER BY l.relation, a.backend_type = 'autovacuum worker', l.pid
     ),
     sized AS (
         SELECT c.*, awa._count_upto(c.relname, p_count_limit + 1, 'n') AS n,
