@@ -50,14 +50,14 @@ type QueueDepth struct {
 	// at least Available).
 	Available int64
 	Capped    bool
-	// OldestRunAt is when the longest-waiting job at the head of a lane
-	// became due (zero when none is available).
+	// OldestRunAt is when the longest-waiting available job became due
+	// (among those counted; zero when none is available).
 	OldestRunAt time.Time
 	Paused      bool
 }
 
 // QueueDepths returns every queue's available jobs, each lane counted up to
-// countLimit (1..1000000), and the oldest due time of a lane's next job: a
+// countLimit (1..1000000), and the earliest due time among them: a
 // bounded read whatever the backlog (QueueCounts counts everything), which
 // the client's metrics poll. Any isolation level; it leaves no lock behind.
 func (d *Driver) QueueDepths(ctx context.Context, db DBTX, countLimit int) ([]QueueDepth, error) {

@@ -345,7 +345,7 @@ func (m *metrics) registerGauges(leading func() bool, depths *depthSnapshot, max
 	depth, err2 := m.meter.Int64ObservableGauge("awa.queue.depth", metric.WithUnit("{job}"),
 		metric.WithDescription("Available jobs of a queue (reported by the maintenance leader; each lane counted up to 10000)."))
 	age, err3 := m.meter.Float64ObservableGauge("awa.queue.oldest.age", metric.WithUnit("s"),
-		metric.WithDescription("How long the longest-waiting available job at the head of a lane of the queue has been due."))
+		metric.WithDescription("How long the longest-waiting available job of the queue has been due (reported by the maintenance leader)."))
 	paused, err4 := m.meter.Int64ObservableGauge("awa.queue.paused", metric.WithUnit("{queue}"),
 		metric.WithDescription("1 while the queue is paused, else 0."))
 	if err := errors.Join(err1, err2, err3, err4); err != nil {

@@ -326,6 +326,19 @@ func tracingClient(t *testing.T, queue string, seen chan<- trace.SpanContext) (c
 	return ctx, pool, client, exp, tp
 }
 
+// handlerSpan waits for the handler's run and returns the span context its
+// ctx carried.
+func handlerSpan(t *testing.T, seen <-chan trace.SpanContext) trace.SpanContext {
+	t.Helper()
+	select {
+	case sc := <-seen:
+		return sc
+	case <-time.After(20 * time.Second):
+		t.Fatal("the handler did not run")
+		return trace.SpanContext{}
+	}
+}
+
 // spanNamed waits for the ended span name and returns it.
 func spanNamed(t *testing.T, exp *tracetest.InMemoryExporter, name string) tracetest.SpanStub {
 	t.Helper()
@@ -359,12 +372,7 @@ func TestTracesLinkTheProducerToTheHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var handler trace.SpanContext
-	select {
-	case handler = <-seen:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the handler did not run")
-	}
+	handler := handlerSpan(t, seen)
 	insert := spanNamed(t, exp, "insert otel_trace")
 	process := spanNamed(t, exp, "process otel_trace")
 	claim := spanNamed(t, exp, "claim otel_trace")
@@ -412,12 +420,7 @@ func TestTracesContinueATraceparentInsertedFromSQL(t *testing.T) {
 			'traceparent', '00-' || $1::text || '-' || $2::text || '-01', 'tracestate', 'vendor=x')))`, traceID, spanID); err != nil {
 		t.Fatal(err)
 	}
-	var handler trace.SpanContext
-	select {
-	case handler = <-seen:
-	case <-time.After(20 * time.Second):
-		t.Fatal("the handler did not run")
-	}
+	handler := handlerSpan(t, seen)
 	process := spanNamed(t, exp, "process otel_sql")
 	if handler.TraceID().String() != traceID || process.Parent.SpanID().String() != spanID || !process.Parent.IsRemote() {
 		t.Errorf("handler trace %s, process span parent %s (remote %v); want trace %s, remote parent %s",

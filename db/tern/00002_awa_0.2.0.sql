@@ -4547,8 +4547,8 @@ LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 SET jit = off
--- The cursor read walks each marks index backwards, and a lane's head is the
--- first entry of the ready rows' index: never a sort.
+-- The cursor read walks each marks index backwards, and a lane's rows are read
+-- in the order of the ready rows' index: never a sort.
 SET enable_sort = off
 VOLATILE
 AS $$
@@ -4556,23 +4556,17 @@ BEGIN
     PERFORM {{$awa_schema}}._require_between('count_limit', p_count_limit, 1, 1000000);
     PERFORM {{$awa_schema}}._lock_ring_reads(ARRAY['cursor', 'queue']);
     RETURN QUERY
-    SELECT l.queue, sum(a.n)::bigint, bool_or(a.n >= p_count_limit), min(o.run_at),
+    SELECT l.queue, sum(a.n)::bigint, bool_or(a.n >= p_count_limit), min(a.oldest),
            EXISTS (SELECT 1 FROM {{$awa_schema}}.queue_pauses p WHERE p.queue = l.queue)
     FROM {{$awa_schema}}.queue_lanes l
     JOIN {{$awa_schema}}.claim_cursors h USING (lane_id)
     CROSS JOIN LATERAL (
-        SELECT count(*) AS n
-        FROM (SELECT 1 FROM {{$awa_schema}}.ready_entries r
+        SELECT count(*) AS n, min(x.run_at) AS oldest
+        FROM (SELECT r.run_at FROM {{$awa_schema}}.ready_entries r
               WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq
                 AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_tombstones t
                                 WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
-              LIMIT p_count_limit) AS x) AS a
-    LEFT JOIN LATERAL (
-        SELECT r.run_at FROM {{$awa_schema}}.ready_entries r
-        WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq
-          AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_tombstones t
-                          WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
-        ORDER BY r.lane_seq LIMIT 1) AS o ON true
+              ORDER BY r.lane_seq LIMIT p_count_limit) AS x) AS a
     GROUP BY l.queue
     ORDER BY l.queue;
     PERFORM {{$awa_schema}}._end_ring_read('{{$awa_schema}}.queue_depths', ARRAY['cursor', 'queue']);

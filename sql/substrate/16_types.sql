@@ -240,9 +240,9 @@ CREATE TABLE awa.unique_key_cleanup (
 );
 
 -- One queue's claimable backlog, as awa.queue_depths reports it: available
--- jobs (counted up to a limit per lane: available_capped says a lane had
--- more), the run_at of the oldest job at the head of a lane (NULL when none
--- is available) and whether the queue is paused.
+-- jobs (counted up to a limit per lane: available_capped says a lane reached
+-- it), the earliest run_at of the jobs counted (NULL when none is available)
+-- and whether the queue is paused.
 CREATE TABLE awa.queue_depth (
     queue            text        NOT NULL,
     available        bigint      NOT NULL,
