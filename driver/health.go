@@ -139,7 +139,7 @@ func (c *Client) Readiness(ctx context.Context) HealthReport {
 	return report(db, hb, leader)
 }
 
-// HealthHandler serves the health checks as JSON (a HealthReport): a GET
+// HealthHandler serves the health checks as JSON (a HealthReport): a request
 // whose path ends in /livez runs Liveness, one ending in /readyz runs
 // Readiness; 200 when the report is ok, 503 otherwise, 404 for other paths.
 // Mount it anywhere, for example mux.Handle("/healthz/", client.HealthHandler()).
