@@ -14,8 +14,8 @@ import (
 // client has no instruments and no tracer; with the global providers the
 // application never set (this test binary sets none) it has instruments that
 // report themselves disabled and still no tracer. Either way the per-job
-// calls of the hot path (claim, handler span, handler duration, finalizer
-// result) allocate nothing.
+// calls of the hot path (insert, claim, handler span, handler duration,
+// finalizer result) allocate nothing.
 func TestTelemetryCostsNoAllocationPerJobWhenOff(t *testing.T) {
 	ws := NewWorkers()
 	off, err := newMetrics(metricnoop.NewMeterProvider(), ws)
@@ -42,8 +42,15 @@ func TestTelemetryCostsNoAllocationPerJobWhenOff(t *testing.T) {
 			tr = nil
 		}
 		allocs := testing.AllocsPerRun(100, func() {
+			ictx, span := tr.startInsert(ctx, "q", 1)
+			meta := withTraceContext(nil, tr.traceContext(ictx))
+			m.inserted(ictx, []InsertedJob{{Queue: "q", Kind: "k"}}, time.Time{}, nil)
+			endSpan(span, nil)
+			if meta != nil {
+				t.Fatalf("metadata %s written with tracing off", meta)
+			}
 			m.claimed(ctx, "q", jobs, time.Time{}, nil)
-			_, span := tr.startProcess(ctx, "process q", jobs[0], tr.claimSpan("q", time.Time{}, 1, nil))
+			_, span = tr.startProcess(ctx, "process q", jobs[0], tr.claimSpan("q", time.Time{}, 1, nil))
 			endProcess(span, &req)
 			m.processed(ctx, &req)
 			if m.counting(ctx) {
