@@ -168,13 +168,21 @@ func (m *metrics) inserted(ctx context.Context, jobs []InsertedJob, began time.T
 	if len(jobs) == 0 || !m.sent.Enabled(ctx) {
 		return
 	}
-	// Runs of one queue and kind are counted in one Add (a batch mostly is one).
+	// Runs of one queue and kind are counted in one Add (a batch mostly is
+	// one). A duplicate of a unique job inserted nothing: not counted.
 	for i := 0; i < len(jobs); {
-		n := 1
+		n, sent := 1, 0
 		for i+n < len(jobs) && jobs[i+n].Queue == jobs[i].Queue && jobs[i+n].Kind == jobs[i].Kind {
 			n++
 		}
-		m.sent.Add(ctx, int64(n), m.jobAttrs("insert", jobs[i].Queue, jobs[i].Kind, "").add...)
+		for _, j := range jobs[i : i+n] {
+			if !j.Duplicate {
+				sent++
+			}
+		}
+		if sent > 0 {
+			m.sent.Add(ctx, int64(sent), m.jobAttrs("insert", jobs[i].Queue, jobs[i].Kind, "").add...)
+		}
 		i += n
 	}
 }

@@ -132,8 +132,8 @@ func hasAttrs(set attribute.Set, want map[string]string) bool {
 }
 
 // TestMetricsFollowAKnownWorkload: every counter moves by what a known
-// workload did (inserts, claims, each outcome, a job of an unknown kind, a
-// stale-process rescue), the
+// workload did (inserts, a unique duplicate, claims, each outcome, a job of
+// an unknown kind, a stale-process rescue), the
 // histograms get one observation per handler run and claim, and the leader
 // reports each queue's depth and itself as leader.
 func TestMetricsFollowAKnownWorkload(t *testing.T) {
@@ -184,6 +184,15 @@ func TestMetricsFollowAKnownWorkload(t *testing.T) {
 		Opts: driver.InsertOpts{Queue: "otel"}}); err != nil {
 		t.Fatal(err)
 	}
+	// A unique job inserted twice: the duplicate inserted nothing, and is
+	// not counted as sent.
+	for i := 0; i < 2; i++ {
+		got, err := client.Insert(ctx, otelArgs{Do: "ok"}, &driver.InsertOpts{Queue: "otel_unique",
+			Unique: &driver.UniqueOpts{ByQueue: true}})
+		if err != nil || got.Duplicate != (i == 1) {
+			t.Fatalf("unique insert %d: duplicate %v, %v", i, got.Duplicate, err)
+		}
+	}
 	// Three jobs in a queue nobody works: its depth.
 	for i := 0; i < 3; i++ {
 		if _, err := client.Insert(ctx, otelArgs{Do: "ok"}, &driver.InsertOpts{Queue: "otel_depth"}); err != nil {
@@ -229,6 +238,7 @@ func TestMetricsFollowAKnownWorkload(t *testing.T) {
 			"messaging.operation.name": "insert"}, 8},
 		{"messaging.client.sent.messages", map[string]string{"messaging.destination.name": "otel_depth"}, 3},
 		{"messaging.client.sent.messages", map[string]string{"messaging.destination.name": "otel_rescue"}, 1},
+		{"messaging.client.sent.messages", map[string]string{"messaging.destination.name": "otel_unique"}, 1},
 		// 8 jobs, the retried one twice; the ghost's claim was not this client's.
 		{"messaging.client.consumed.messages", withKind(otel, "otel_job"), 9},
 		{"messaging.client.consumed.messages", withKind(otel, "unregistered"), 1},
@@ -244,10 +254,11 @@ func TestMetricsFollowAKnownWorkload(t *testing.T) {
 			t.Errorf("%s %v = %v, want %v", c.name, c.attrs, got, c.want)
 		}
 	}
-	// Insert calls: one InsertMany and 6 Inserts (the ghost's claim is the
-	// Driver's, not counted); claim calls: at least one that found jobs.
-	if got := metrics.sum("messaging.client.operation.duration", map[string]string{"messaging.operation.name": "insert"}); got != 7 {
-		t.Errorf("insert call durations: %v observations, want 7", got)
+	// Insert calls: one InsertMany and 8 Inserts (the ghost's claim and the
+	// mystery job are the Driver's, not counted); claim calls: at least one
+	// that found jobs.
+	if got := metrics.sum("messaging.client.operation.duration", map[string]string{"messaging.operation.name": "insert"}); got != 9 {
+		t.Errorf("insert call durations: %v observations, want 9", got)
 	}
 	if got := metrics.sum("messaging.client.operation.duration", map[string]string{"messaging.operation.name": "claim",
 		"messaging.destination.name": "otel"}); got < 1 {
