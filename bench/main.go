@@ -117,6 +117,9 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 	}
 	awa.Maintenance = opts.AwaMaintenance
 	awa.Archive = opts.AwaArchive
+	if err := awa.SetOtel(opts.AwaOtel); err != nil {
+		return usage("%v", err)
+	}
 	var systems []benchkit.System
 	switch *systemF {
 	case "awa":

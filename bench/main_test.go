@@ -133,6 +133,30 @@ func TestBenchBurndownReportsTheJobsWholeLifeWAL(t *testing.T) {
 	}
 }
 
+// TestBenchBurndownWithEachOtelSetting: a small awa burn-down runs with the
+// clients' instrumentation off and with the OpenTelemetry SDK behind it,
+// each named in its variant and in the client settings of the report.
+func TestBenchBurndownWithEachOtelSetting(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	for _, mode := range []string{"off", "sdk"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			b := runBench(ctx, t, dsn, []string{"burndown"}, "-system", "awa", "-scenario", "burndown",
+				"-jobs", "2000", "-workers", "10", "-conns", "6", "-awa-otel", mode)
+			r := b.rep.Runs[0]
+			if r.Error != "" || r.Jobs != 2000 || r.Variant != "2000 jobs, otel "+mode {
+				t.Fatalf("run %q: %d jobs, error %q; want \"2000 jobs, otel %s\"", r.Variant, r.Jobs, r.Error, mode)
+			}
+			if got := b.rep.ClientConfs["awa"]["OpenTelemetry"]; !strings.HasPrefix(got, mode+" ") {
+				t.Errorf("client settings: OpenTelemetry %q, want the %s setting", got, mode)
+			}
+		})
+	}
+}
+
 // TestBenchBurndownSpreadsItsBacklogOverSlots: with -awa-backlog-slots 3 the
 // pre-inserted backlog lies in three queue-ring slots (the ring turned
 // between them), named in the variant; the older slots drain first, and the
@@ -295,6 +319,7 @@ func TestBenchRejectsBadFlags(t *testing.T) {
 		{"-enqueue-producers", "0"},
 		{"-workers", "0"},
 		{"-system", "sqlite"},
+		{"-awa-otel", "loud"},
 		{"-system", "awa", "-parked", "-1"},
 		{"-long", "5"}, // River holds no awa job (-system both)
 		{"extra"},

@@ -42,6 +42,37 @@ func (d *Driver) QueueCounts(ctx context.Context, db DBTX, queue string) ([]Queu
 	return out, nil
 }
 
+// QueueDepth is one queue's claimable backlog (awa.queue_depths).
+type QueueDepth struct {
+	Queue string
+	// Available counts the jobs a claim could take now, up to the count
+	// limit per lane; Capped says a lane reached the limit (the queue holds
+	// at least Available).
+	Available int64
+	Capped    bool
+	// OldestRunAt is when the longest-waiting available job became due
+	// (among those counted; zero when none is available).
+	OldestRunAt time.Time
+	Paused      bool
+}
+
+// QueueDepths returns every queue's available jobs, each lane counted up to
+// countLimit (1..1000000), and the earliest due time among them: a
+// bounded read whatever the backlog (QueueCounts counts everything), which
+// the client's metrics poll. Any isolation level; it leaves no lock behind.
+func (d *Driver) QueueDepths(ctx context.Context, db DBTX, countLimit int) ([]QueueDepth, error) {
+	rows, err := d.q.QueueDepths(ctx, d.on(db), int32(countLimit))
+	if err != nil {
+		return nil, fmt.Errorf("queue depths: %w", mapError(err))
+	}
+	out := make([]QueueDepth, len(rows))
+	for i, r := range rows {
+		out[i] = QueueDepth{Queue: r.Queue, Available: r.Available, Capped: r.AvailableCapped,
+			OldestRunAt: r.OldestRunAt.Time, Paused: r.Paused}
+	}
+	return out, nil
+}
+
 // CancelJob cancels one job by id in any unfinished state. The result is
 // Stale when its running attempt was finalized concurrently.
 func (d *Driver) CancelJob(ctx context.Context, db DBTX, jobID int64, reason string) (Result, error) {

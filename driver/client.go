@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"go.opentelemetry.io/otel/metric"
 )
 
 // Client inserts jobs and, when it has queues, works them.
@@ -52,6 +53,16 @@ type Client struct {
 	// claimDeadline is every claim's attempt deadline (Workers.claimDeadline).
 	claimDeadline time.Duration
 
+	// metrics and tracing: nil when off (Config.MeterProvider,
+	// Config.TracerProvider). depths is the leader's last queue-depth read,
+	// which gauges (registered by Start) reports.
+	metrics *metrics
+	tracing *tracing
+	depths  depthSnapshot
+	gauges  metric.Registration
+	// health: what the health checks read (health.go).
+	health healthState
+
 	queues    map[string]*queueRunner
 	completer *completer
 	// attempts: the running handlers, for cooperative cancel (cancel.go).
@@ -77,6 +88,10 @@ func NewClient(pool *pgxpool.Pool, config *Config) (*Client, error) {
 	if cfg.ListenDSN != "" {
 		c.listenConfig, _ = pgx.ParseConfig(cfg.ListenDSN) // validated by withDefaults
 	}
+	if c.metrics, err = newMetrics(meterProvider(cfg.MeterProvider), cfg.Workers); err != nil {
+		return nil, fmt.Errorf("awa: create metric instruments: %w", err)
+	}
+	c.tracing = newTracing(cfg.TracerProvider, cfg.Propagator)
 	return c, nil
 }
 
@@ -113,7 +128,28 @@ func (c *Client) insert(ctx context.Context, db DBTX, args JobArgs, opts *Insert
 	if opts != nil {
 		p.Opts = *opts
 	}
-	return c.driver.Insert(ctx, db, p)
+	began := time.Now()
+	ctx, span := c.tracing.startInsert(ctx, queueName(p.Opts.Queue), 1)
+	p.Opts.Metadata = withTraceContext(p.Opts.Metadata, c.tracing.traceContext(ctx))
+	job, err := c.driver.Insert(ctx, db, p)
+	if err != nil {
+		c.metrics.inserted(ctx, nil, began, err)
+	} else {
+		c.metrics.inserted(ctx, []InsertedJob{job}, began, nil)
+	}
+	endSpan(span, err)
+	return job, err
+}
+
+// defaultQueue is the queue of a job whose opts name none.
+const defaultQueue = "default"
+
+// queueName is the queue an insert's opts name ("" for the default).
+func queueName(q string) string {
+	if q == "" {
+		return defaultQueue
+	}
+	return q
 }
 
 // InsertManyParams is one job of an InsertMany call.
@@ -143,10 +179,36 @@ func (c *Client) insertManyTx(ctx context.Context, tx pgx.Tx, jobs []InsertManyP
 	if err != nil {
 		return nil, err
 	}
-	if viaCopy {
-		return c.driver.InsertManyCopy(ctx, tx, ps)
+	began := time.Now()
+	ctx, span := c.tracing.startInsert(ctx, batchQueue(ps), len(ps))
+	if tc := c.tracing.traceContext(ctx); tc != nil {
+		for i := range ps {
+			ps[i].Opts.Metadata = withTraceContext(ps[i].Opts.Metadata, tc)
+		}
 	}
-	return c.driver.InsertMany(ctx, tx, ps)
+	var inserted []InsertedJob
+	if viaCopy {
+		inserted, err = c.driver.InsertManyCopy(ctx, tx, ps)
+	} else {
+		inserted, err = c.driver.InsertMany(ctx, tx, ps)
+	}
+	c.metrics.inserted(ctx, inserted, began, err)
+	endSpan(span, err)
+	return inserted, err
+}
+
+// batchQueue is the queue every job of ps goes to, "" when they go to several.
+func batchQueue(ps []InsertParams) string {
+	if len(ps) == 0 {
+		return ""
+	}
+	q := queueName(ps[0].Opts.Queue)
+	for _, p := range ps[1:] {
+		if queueName(p.Opts.Queue) != q {
+			return ""
+		}
+	}
+	return q
 }
 
 // InsertManyCopy is InsertMany through the COPY path (Driver.InsertManyCopy):
@@ -282,13 +344,16 @@ func (c *Client) Start(ctx context.Context) error {
 	if err := c.driver.Heartbeat(ctx, c.rt, c.cfg.InstanceID); err != nil {
 		return fmt.Errorf("awa: register process: %w", err)
 	}
+	now := time.Now().UnixNano()
+	c.health.heartbeatTried.Store(now)
+	c.health.heartbeatOK.Store(now)
 
 	workCtx, workCancel := context.WithCancel(context.WithoutCancel(ctx))
 	fetchCtx, fetchCancel := context.WithCancel(workCtx)
 	bgCtx, bgCancel := context.WithCancel(context.WithoutCancel(ctx))
 	c.workCancel, c.fetchCancel, c.bgCancel = workCancel, fetchCancel, bgCancel
 
-	c.completer = newCompleter(c.rt, c.driver, c.cfg, c.log, &c.events)
+	c.completer = newCompleter(c.rt, c.driver, c.cfg, c.log, &c.events, c.metrics)
 	c.bgWG.Add(1)
 	go func() { defer c.bgWG.Done(); c.completer.run(bgCtx) }()
 
@@ -313,8 +378,16 @@ func (c *Client) Start(ctx context.Context) error {
 
 	if !c.cfg.DisableMaintenance {
 		c.elector = newElector(c.rt, c.driver, c.cfg, c.log, &c.events)
+		c.elector.health, c.elector.metrics, c.elector.depths = &c.health, c.metrics, &c.depths
 		c.bgWG.Add(1)
 		go func() { defer c.bgWG.Done(); c.elector.run(bgCtx) }()
+		// Queue depths are read every QueueDepthInterval; a read missed
+		// twice is too old to report.
+		reg, err := c.metrics.registerGauges(c.elector.isLeading, &c.depths, 3*c.cfg.Maintenance.QueueDepthInterval)
+		if err != nil {
+			c.log.WarnContext(ctx, "awa: Registering the metric gauges failed; they are not reported", slog.String("error", err.Error()))
+		}
+		c.gauges = reg
 	}
 
 	c.started = true
@@ -371,6 +444,12 @@ func (c *Client) stop(ctx context.Context, hard bool) error {
 	if c.elector != nil {
 		c.elector.release()
 	}
+	if c.gauges != nil {
+		if err := c.gauges.Unregister(); err != nil {
+			c.log.Warn("awa: Unregistering the metric gauges failed", slog.String("error", err.Error()))
+		}
+		c.gauges = nil
+	}
 
 	c.mu.Lock()
 	c.started, c.stopping = false, false
@@ -388,7 +467,11 @@ func (c *Client) heartbeatLoop(ctx context.Context) {
 			return
 		case <-t.C:
 			hctx, cancel := context.WithTimeout(ctx, c.cfg.HeartbeatInterval)
+			c.health.heartbeatTried.Store(time.Now().UnixNano())
 			err := c.driver.Heartbeat(hctx, c.rt, c.cfg.InstanceID)
+			if err == nil {
+				c.health.heartbeatOK.Store(time.Now().UnixNano())
+			}
 			if err != nil && ctx.Err() == nil {
 				c.log.Warn("awa: Heartbeat failed", slog.String("error", err.Error()))
 			}

@@ -313,13 +313,15 @@ func TestClaimerPollsAgainWhileAProducerIsOpen(t *testing.T) {
 // the queue wakes the client at once: the resume's NOTIFY.
 func TestPausedQueueIdlesAndResumeWakesItsWorkers(t *testing.T) {
 	t.Parallel()
-	ctx := pgtest.Context(t, time.Minute)
 	for _, c := range []struct {
 		name string
 		poll time.Duration
 	}{{"polling", 100 * time.Millisecond}, {"notify", time.Hour}} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			// Each subtest's own clock: a parallel subtest may wait long for
+			// its turn on a loaded machine (a parent's minute ran out first).
+			ctx := pgtest.Context(t, time.Minute)
 			ran, client, db := runWakeClientPool(t, driver.Config{FetchPollInterval: c.poll})
 			d := client.Driver()
 			if _, err := d.PauseQueue(ctx, db, "wake"); err != nil {

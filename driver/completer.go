@@ -55,8 +55,10 @@ type completer struct {
 	cfg    Config
 	log    *slog.Logger
 	events *eventBus
-	in     chan finishReq
-	drains chan chan struct{}
+	// metrics: nil when off (and in Driver.Work).
+	metrics *metrics
+	in      chan finishReq
+	drains  chan chan struct{}
 	// failed holds results whose fast retries all failed, oldest first.
 	failed []finishReq
 }
@@ -69,8 +71,8 @@ const fastRetries = 8
 // failed (the database is likely down; the next round tries again).
 const slowRoundFailures = 3
 
-func newCompleter(db DBTX, d *Driver, cfg Config, log *slog.Logger, events *eventBus) *completer {
-	return &completer{db: db, driver: d, cfg: cfg, log: log, events: events,
+func newCompleter(db DBTX, d *Driver, cfg Config, log *slog.Logger, events *eventBus, m *metrics) *completer {
+	return &completer{db: db, driver: d, cfg: cfg, log: log, events: events, metrics: m,
 		in: make(chan finishReq, 4*cfg.CompleterBatchSize), drains: make(chan chan struct{})}
 }
 
@@ -202,25 +204,30 @@ func (c *completer) parkOneByOne(ctx context.Context, rs []finishReq) {
 	}
 }
 
-// applied logs the stale results of a finalizer call on rs and sends a job
-// outcome event for each applied one.
+// applied logs the stale results of a finalizer call on rs, counts every
+// result (metrics) and sends a job outcome event for each applied one.
 func (c *completer) applied(action finishAction, rs []finishReq, results []Result) {
+	ctx := context.Background()
+	events, counting := c.events.listening(), c.metrics.counting(ctx)
 	var byAttempt map[Receipt]*finishReq
-	if c.events.listening() {
+	if events || counting {
 		byAttempt = make(map[Receipt]*finishReq, len(rs))
 		for i := range rs {
 			byAttempt[Receipt{JobID: rs[i].r.JobID, RunLease: rs[i].r.RunLease}] = &rs[i]
 		}
 	}
 	for _, res := range results {
+		r, ok := byAttempt[Receipt{JobID: res.JobID, RunLease: res.RunLease}]
+		if ok && counting {
+			c.metrics.finalizedOne(ctx, action, r, res)
+		}
 		if res.Outcome == Stale {
 			c.log.Warn("awa: Stale result dropped (the attempt was rescued, cancelled or already finalized)",
 				slog.Int64("job_id", res.JobID), slog.Int64("run_lease", res.RunLease),
 				slog.String("action", action.String()))
 			continue
 		}
-		r, ok := byAttempt[Receipt{JobID: res.JobID, RunLease: res.RunLease}]
-		if !ok {
+		if !ok || !events {
 			continue
 		}
 		kind := eventKinds[action]
@@ -284,7 +291,14 @@ func (c *completer) lastAttempt(ctx context.Context) {
 	}
 }
 
+// call runs the finalizer of action for rs (one SQL call) and records it.
 func (c *completer) call(ctx context.Context, action finishAction, rs []finishReq) ([]Result, error) {
+	results, err := c.finalize(ctx, action, rs)
+	c.metrics.completerCall(ctx, action, len(rs), err)
+	return results, err
+}
+
+func (c *completer) finalize(ctx context.Context, action finishAction, rs []finishReq) ([]Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	switch action {

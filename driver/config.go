@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/awa-queue/awa/internal/sqlschema"
 )
@@ -114,6 +117,25 @@ type Config struct {
 	// InstanceID names this process in heartbeats and claims. Defaults to a
 	// random id.
 	InstanceID [16]byte
+	// MeterProvider provides the client's metrics (docs/observability.md);
+	// OpenTelemetry's no-op provider (go.opentelemetry.io/otel/metric/noop)
+	// turns them off altogether. Defaults to otel.GetMeterProvider(), the
+	// application's global provider, which records nothing until the
+	// application sets one.
+	MeterProvider metric.MeterProvider
+	// TracerProvider provides the client's spans: one per insert call, per
+	// claim call that took jobs, and per handler run, in the handler's
+	// context. The no-op provider (go.opentelemetry.io/otel/trace/noop) turns
+	// them off. Defaults to otel.GetTracerProvider(): no span until the
+	// application sets a global provider.
+	TracerProvider trace.TracerProvider
+	// Propagator writes an insert's trace context into its job's metadata
+	// (keys traceparent and tracestate, W3C Trace Context) and reads it back
+	// for the handler's span, so it must handle those keys
+	// (propagation.TraceContext, alone or in a composite). Defaults to
+	// otel.GetTextMapPropagator(), which carries nothing until the
+	// application sets one.
+	Propagator propagation.TextMapPropagator
 
 	// periodic is PeriodicJobs checked, as the leader upserts them.
 	periodic []PeriodicJobParams
@@ -177,6 +199,11 @@ type MaintenanceConfig struct {
 	// PruneLockTimeout), and of awa.cleanup_unique_keys (the unique key rows
 	// of jobs history no longer has, BatchSize at most). Defaults to 1 minute.
 	ArchiveInterval time.Duration
+	// QueueDepthInterval is how often the leader reads awa.queue_depths for
+	// the queue gauges of the client's metrics (docs/observability.md); it
+	// reads nothing when Config.MeterProvider is the no-op provider. Defaults
+	// to 10s.
+	QueueDepthInterval time.Duration
 	// BatchSize caps the jobs one promotion, rescue or prune call moves (a
 	// prune call at most 100000). Defaults to 1000.
 	BatchSize int
@@ -348,6 +375,7 @@ func (m *MaintenanceConfig) withDefaults(chk *configCheck) MaintenanceConfig {
 	chk.duration(p+"DLQCleanupInterval", &c.DLQCleanupInterval, time.Minute)
 	chk.duration(p+"ArchiveInterval", &c.ArchiveInterval, time.Minute)
 	chk.duration(p+"PeriodicInterval", &c.PeriodicInterval, time.Second)
+	chk.duration(p+"QueueDepthInterval", &c.QueueDepthInterval, 10*time.Second)
 	floor := max(time.Minute, 2*c.RescueStaleAfter)
 	chk.duration(p+"InstanceRetention", &c.InstanceRetention, max(time.Hour, floor))
 	if c.InstanceRetention > 0 && c.InstanceRetention < floor {

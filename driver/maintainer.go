@@ -26,6 +26,12 @@ type elector struct {
 	m      MaintenanceConfig
 	log    *slog.Logger
 	events *eventBus
+	// health records successful election calls; metrics (nil: off) counts
+	// what the services did, and depths keeps the queue_depths service's
+	// last read for the gauges.
+	health  *healthState
+	metrics *metrics
+	depths  *depthSnapshot
 
 	mu       sync.Mutex
 	leading  bool
@@ -45,6 +51,11 @@ func (c *Client) IsLeader() bool {
 	if e == nil {
 		return false
 	}
+	return e.isLeading()
+}
+
+// isLeading reports whether the elector currently leads.
+func (e *elector) isLeading() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.leading
@@ -63,6 +74,9 @@ func (e *elector) run(ctx context.Context) {
 		actx, cancel := context.WithTimeout(ctx, e.m.LeaderTTL/4)
 		leader, err := e.driver.AcquireLeaderLease(actx, e.db, leaderLeaseName, e.cfg.InstanceID, e.m.LeaderTTL)
 		cancel()
+		if err == nil && e.health != nil {
+			e.health.elected.Store(time.Now().UnixNano())
+		}
 		switch {
 		case err != nil:
 			if ctx.Err() != nil {
@@ -166,14 +180,18 @@ func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logge
 }
 
 // maintenanceRoutines names the routines of the schema that the elector and
-// the services of m call (keep it in step with services).
-func maintenanceRoutines(m MaintenanceConfig) []string {
+// the services of m call, queue_depths too when withMetrics (keep it in step
+// with services).
+func maintenanceRoutines(m MaintenanceConfig, withMetrics bool) []string {
 	names := []string{"acquire_leader_lease", "release_leader_lease", "promote_due_jobs", "rescue_stale_claims",
 		"rescue_expired_deadlines", "rescue_expired_callbacks", "rotate_ring", "prune_ring", "cleanup_runtime_instances",
 		"cleanup_attempt_state", "cleanup_unique_keys", "maintain_archive", "upsert_periodic_job", "periodic_jobs_due", "fire_periodic_job",
 		"reject_periodic_schedule"}
 	if m.DLQRetention > 0 {
 		names = append(names, "purge_dlq")
+	}
+	if withMetrics {
+		names = append(names, "queue_depths")
 	}
 	return names
 }
@@ -182,7 +200,7 @@ func maintenanceRoutines(m MaintenanceConfig) []string {
 // that may not execute every routine maintenance calls: such a client would
 // only log a failure at every election tick.
 func (c *Client) checkMaintenancePrivileges(ctx context.Context) error {
-	rows, err := c.driver.q.MaintenanceRoutinesDenied(ctx, c.driver.on(c.rt), maintenanceRoutines(*c.cfg.Maintenance))
+	rows, err := c.driver.q.MaintenanceRoutinesDenied(ctx, c.driver.on(c.rt), maintenanceRoutines(*c.cfg.Maintenance, c.metrics != nil))
 	if err != nil {
 		return fmt.Errorf("awa: check maintenance privileges: %w", mapError(err))
 	}
@@ -226,6 +244,7 @@ func (e *elector) services() []service {
 				if e.events.listening() {
 					e.events.emit(&Event{Kind: EventRingMaintenance, Ring: &o})
 				}
+				e.metrics.ringOutcome(ctx, o)
 				carried = carried || o.Outcome == "carried"
 			}
 			return carried
@@ -268,11 +287,13 @@ func (e *elector) services() []service {
 		{name: "promote", interval: m.PromoteInterval, tick: func(ctx context.Context) error {
 			jobs, err := d.PromoteDueJobs(ctx, db, m.BatchSize)
 			report(EventJobsPromoted, "promote", "Promoted due jobs", len(jobs))
+			e.metrics.promotedJobs(ctx, jobs)
 			return err
 		}},
 		{name: "rescue_stale", interval: m.RescueInterval, tick: func(ctx context.Context) error {
 			res, err := d.RescueStaleClaims(ctx, db, m.RescueStaleAfter, m.BatchSize)
 			report(EventJobsRescued, "rescue_stale", "Rescued jobs of stale processes", len(res))
+			e.metrics.rescuedJobs(ctx, rescueStaleHeartbeat, len(res))
 			return err
 		}},
 		{name: "rescue_deadlines", interval: m.DeadlineInterval, tick: func(ctx context.Context) error {
@@ -287,11 +308,13 @@ func (e *elector) services() []service {
 				}
 			}
 			report(EventJobsRescued, "rescue_deadlines", "Rescued jobs past their deadline", rescued)
+			e.metrics.rescuedJobs(ctx, rescueDeadline, rescued)
 			return err
 		}},
 		{name: "rescue_callbacks", interval: m.CallbackInterval, tick: func(ctx context.Context) error {
 			res, err := d.RescueExpiredCallbacks(ctx, db, m.BatchSize)
 			report(EventJobsRescued, "rescue_callbacks", "Retried jobs whose callback timed out", len(res))
+			e.metrics.rescuedJobs(ctx, rescueCallbackTimeout, len(res))
 			return err
 		}},
 		// Each ring's prune holds its slot's locks for a few milliseconds
@@ -340,6 +363,17 @@ func (e *elector) services() []service {
 		}
 		return err
 	}})
+	// The queue gauges' figures (docs/observability.md): one bounded read
+	// per interval, by the leader only, and only when metrics are on.
+	if e.metrics != nil {
+		svcs = append(svcs, service{name: "queue_depths", interval: m.QueueDepthInterval, tick: func(ctx context.Context) error {
+			rows, err := d.QueueDepths(ctx, db, queueDepthCountLimit)
+			if err == nil {
+				e.depths.store(rows)
+			}
+			return err
+		}})
+	}
 	if m.DLQRetention > 0 {
 		svcs = append(svcs, service{name: "dlq_retention", interval: m.DLQCleanupInterval, tick: func(ctx context.Context) error {
 			ids, err := d.PurgeDLQ(ctx, db, PurgeDLQFilter{FailedBefore: time.Now().Add(-m.DLQRetention), Max: m.BatchSize})

@@ -8,20 +8,24 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // queueRunner claims and runs the jobs of one queue. Permits are taken
 // before claiming, so every claimed job has a free slot; a claim asks for as
 // many jobs as there are free permits (up to the batch size).
 type queueRunner struct {
-	c       *Client
-	name    string
-	permits chan struct{} // one token per free slot
-	wake    chan struct{} // a notification that claimable work appeared
+	c    *Client
+	name string
+	// processSpan names its handlers' spans ("process <queue>").
+	processSpan string
+	permits     chan struct{} // one token per free slot
+	wake        chan struct{} // a notification that claimable work appeared
 }
 
 func newQueueRunner(c *Client, name string, qc QueueConfig) *queueRunner {
-	q := &queueRunner{c: c, name: name, permits: make(chan struct{}, qc.MaxWorkers), wake: make(chan struct{}, 1)}
+	q := &queueRunner{c: c, name: name, processSpan: "process " + name, permits: make(chan struct{}, qc.MaxWorkers), wake: make(chan struct{}, 1)}
 	for i := 0; i < qc.MaxWorkers; i++ {
 		q.permits <- struct{}{}
 	}
@@ -102,6 +106,8 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 		claimStart := time.Now()
 		jobs, err := q.c.driver.Claim(claimCtx, q.c.rt, q.name, n, cfg.InstanceID, q.c.claimDeadline)
 		cancel()
+		q.c.metrics.claimed(fetchCtx, q.name, jobs, claimStart, err)
+		claimSpan := q.c.tracing.claimSpan(q.name, claimStart, len(jobs), err)
 		if err != nil {
 			q.releasePermits(n)
 			if fetchCtx.Err() != nil {
@@ -124,7 +130,7 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 		q.releasePermits(n - len(jobs))
 		for _, j := range jobs {
 			q.c.jobWG.Add(1)
-			go q.execute(workCtx, j, claimStart)
+			go q.execute(workCtx, j, claimStart, claimSpan)
 		}
 		backlog = len(jobs) == n
 		recheck = q.nextRecheck(fetchCtx, backlog, len(jobs) > 0, recheck)
@@ -215,7 +221,9 @@ const (
 // permit stays taken until the handler really returns (so a handler that
 // ignores its context costs a slot, never an unbounded number of
 // goroutines), and its late result is dropped without a finalizer call.
-// claimStart is when the claim call started (localDeadline).
+// claimStart is when the claim call started (localDeadline); claimSpan is
+// its span's context (invalid when tracing is off), which the handler's span
+// links to.
 // localDeadline is the attempt's deadline on this process's clock (zero when
 // it has none). DeadlineAt is the database's clock: read against a local clock
 // that runs behind, the handler would outlive the rescue of its attempt. The
@@ -228,7 +236,7 @@ func localDeadline(j ClaimedJob, claimStart time.Time) time.Time {
 	return claimStart.Add(j.DeadlineAt.Sub(j.ClaimedAt))
 }
 
-func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart time.Time) {
+func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart time.Time, claimSpan trace.SpanContext) {
 	defer func() { q.permits <- struct{}{} }()
 	cfg := q.c.cfg
 	row := jobRow(j, q.c.driver, q.c.rt)
@@ -251,7 +259,9 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart 
 	// at the attempt's deadline: past it the leader rescues the attempt, so
 	// the handler must stop too. JobRow.SetDeadline moves it.
 	start := time.Now()
-	dctx, release := withMovableDeadline(workCtx, lim.end(start))
+	// The handler's span, in the context the handler gets.
+	sctx, span := q.c.tracing.startProcess(workCtx, q.processSpan, j, claimSpan)
+	dctx, release := withMovableDeadline(sctx, lim.end(start))
 	defer release()
 	row.attempt.bind(dctx, lim)
 
@@ -273,15 +283,19 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart 
 			q.c.log.Error("awa: Handler did not return within its timeout; the attempt is retried and the handler abandoned "+
 				"(its slot stays taken until it returns)", slog.String("queue", q.name), slog.Int64("job_id", j.JobID),
 				slog.Int64("run_lease", j.RunLease), slog.String("kind", j.Kind), slog.String("reason", why))
-			q.c.completer.add(withJob(finishReq{action: actionRetry, r: j.Receipt,
-				msg: fmt.Sprintf("handler did not return within its timeout: %s; abandoned by the runtime", why)}, j, time.Since(start)))
+			abandoned := withJob(finishReq{action: actionRetry, r: j.Receipt,
+				msg: fmt.Sprintf("handler did not return within its timeout: %s; abandoned by the runtime", why)}, j, time.Since(start))
+			q.c.metrics.processed(workCtx, &abandoned)
+			q.c.completer.add(abandoned)
 			q.c.jobWG.Done()
 		})
 	})
 
 	res := withJob(runHandler(ctx, workCtx, unit, row, j, start), j, time.Since(start))
 	stopWatch()
+	endProcess(span, &res)
 	if state.CompareAndSwap(attemptRunning, attemptReturned) {
+		q.c.metrics.processed(workCtx, &res)
 		q.c.completer.add(res)
 		q.c.jobWG.Done()
 		return

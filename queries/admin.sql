@@ -3,6 +3,9 @@
 -- name: QueueCounts :many
 SELECT * FROM awa.queue_counts(sqlc.narg(queue)::text);
 
+-- name: QueueDepths :many
+SELECT * FROM awa.queue_depths(sqlc.arg(count_limit)::int);
+
 -- name: CancelJob :many
 SELECT * FROM awa.cancel_job(sqlc.arg(job_id)::bigint, sqlc.narg(reason)::text, sqlc.narg(now)::timestamptz);
 

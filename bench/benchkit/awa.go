@@ -12,6 +12,14 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib" // "pgx" database/sql driver for goose
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/awa-queue/awa/db"
 	"github.com/awa-queue/awa/driver"
@@ -30,6 +38,51 @@ type AwaSystem struct {
 	// Archive is the history retention: "" or "default" (the install's), or
 	// "off" (nothing archived) (-awa-archive).
 	Archive string
+	// Otel is the clients' OpenTelemetry setting (-awa-otel), applied by
+	// SetOtel: "" or "noop" (the global providers, never set: what a service
+	// that sets none gets), "off" (the no-op providers: no instrumentation
+	// at all, as a build without it) or "sdk" (the SDK's meter and tracer
+	// providers, every span sampled and batched to an exporter that drops
+	// them).
+	Otel      string
+	telemetry telemetry
+}
+
+// telemetry is what the clients' Config gets for the Otel setting.
+type telemetry struct {
+	mp   metric.MeterProvider
+	tp   trace.TracerProvider
+	prop propagation.TextMapPropagator
+}
+
+// SetOtel sets Otel to mode and builds its providers.
+func (a *AwaSystem) SetOtel(mode string) error {
+	a.Otel, a.telemetry = mode, telemetry{}
+	switch mode {
+	case "", "noop":
+	case "off":
+		a.telemetry = telemetry{mp: metricnoop.NewMeterProvider(), tp: tracenoop.NewTracerProvider()}
+	case "sdk":
+		a.telemetry = telemetry{
+			mp: sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader())),
+			tp: sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()),
+				sdktrace.WithBatcher(tracetest.NewNoopExporter())),
+			prop: propagation.TraceContext{},
+		}
+	default:
+		return fmt.Errorf("-awa-otel: want noop, off or sdk, got %q", mode)
+	}
+	return nil
+}
+
+func (a AwaSystem) otelSetting() string {
+	switch a.Otel {
+	case "off":
+		return "off (-awa-otel off: no-op providers, no instrumentation)"
+	case "sdk":
+		return "sdk (-awa-otel sdk: SDK meter provider, every span sampled and batched to a dropping exporter)"
+	}
+	return "noop (default: the global providers, never set)"
 }
 
 // maintenance turns Maintenance into the driver's settings.
@@ -113,6 +166,7 @@ func (a AwaSystem) Settings(w int) map[string]string {
 		"CompleterFlushInterval": "2ms (default)",
 		"Maintenance":            a.maintenanceSetting(),
 		"Archive":                a.archiveSetting(),
+		"OpenTelemetry":          a.otelSetting(),
 	}
 }
 
@@ -189,6 +243,9 @@ func (a AwaSystem) Start(ctx context.Context, pool *pgxpool.Pool, w int, h *Hand
 		Logger:             logger,
 		Maintenance:        maint,
 		DisableMaintenance: noMaint,
+		MeterProvider:      a.telemetry.mp,
+		TracerProvider:     a.telemetry.tp,
+		Propagator:         a.telemetry.prop,
 	})
 	if err != nil {
 		return nil, err
@@ -244,8 +301,9 @@ func (t *tallyingClient) finish() {
 type awaInserter struct{ c *driver.Client }
 
 // Inserter returns an insert-only driver client (no maintenance).
-func (AwaSystem) Inserter(pool *pgxpool.Pool) (Inserter, error) {
-	c, err := driver.NewClient(pool, &driver.Config{Logger: QuietLogger(), DisableMaintenance: true})
+func (a AwaSystem) Inserter(pool *pgxpool.Pool) (Inserter, error) {
+	c, err := driver.NewClient(pool, &driver.Config{Logger: QuietLogger(), DisableMaintenance: true,
+		MeterProvider: a.telemetry.mp, TracerProvider: a.telemetry.tp, Propagator: a.telemetry.prop})
 	if err != nil {
 		return nil, err
 	}

@@ -124,6 +124,9 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 	if o.BacklogSlots > 1 {
 		held += fmt.Sprintf(", backlog over %d slots", o.BacklogSlots)
 	}
+	if o.AwaOtel != "" && o.AwaOtel != "noop" {
+		held += ", otel " + o.AwaOtel
+	}
 	for _, sc := range o.Scenarios {
 		switch sc {
 		case "burndown":

@@ -47,6 +47,9 @@ type Options struct {
 	// completed 24 h, failed and cancelled 7 days) or "off" (0: not archived)
 	// (-awa-archive).
 	AwaArchive string
+	// AwaOtel is the awa clients' OpenTelemetry setting: noop, off or sdk
+	// (-awa-otel; AwaSystem.SetOtel).
+	AwaOtel string
 	// Parked and Long are the jobs an awa burn-down, rate or pinned run holds
 	// in HeldQueue through its measured phase (-parked, -long): parked
 	// (waiting_external) and long attempts held open.
@@ -70,6 +73,7 @@ type Flags struct {
 	pinnedRate                      *float64
 	timeout                         *time.Duration
 	awaSQL, awaMaint, awaArchive    *string
+	awaOtel                         *string
 	parked, long, backlogSlots      *int
 }
 
@@ -103,6 +107,9 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 			"every maintenance service (promotion, rescues, ring rotate+prune) runs at, keeping no sealed queue slot"),
 		awaArchive: fs.String("awa-archive", "default", "awa's history retention: default (completed 24 h, failed and "+
 			"cancelled 7 days: queue-ring prune copies terminal jobs to the archive) or off (nothing archived)"),
+		awaOtel: fs.String("awa-otel", "noop", "awa's OpenTelemetry: noop (the global providers, never set: what a service "+
+			"that sets none gets), off (no-op providers: no instrumentation at all) or sdk (SDK meter and tracer providers, "+
+			"every span sampled, exported to nowhere)"),
 		backlogSlots: fs.Int("awa-backlog-slots", 1, "burndown, awa: queue-ring slots the pre-inserted backlog is spread "+
 			"over (rotated between its 100,000-job batches; 1 to 16), so older slots drain and can be pruned during the run"),
 		parked: fs.Int("parked", 0, "burndown, rate and pinned, awa only: jobs parked (waiting_external) in queue "+HeldQueue+
@@ -123,7 +130,7 @@ func (f *Flags) Options() (Options, error) {
 		PinnedRate: *f.pinnedRate, PinnedDuration: *f.pinnedDur,
 		EnqueueDuration: *f.enqDur, BulkBatch: *f.bulkBatch, Repeat: *f.repeat,
 		Profile: *f.profile, Keep: *f.keep, Timeout: *f.timeout, AwaSQL: *f.awaSQL,
-		AwaMaintenance: *f.awaMaint, AwaArchive: *f.awaArchive, Parked: *f.parked, Long: *f.long,
+		AwaMaintenance: *f.awaMaint, AwaArchive: *f.awaArchive, AwaOtel: *f.awaOtel, Parked: *f.parked, Long: *f.long,
 		BacklogSlots: *f.backlogSlots,
 	}
 	if o.BacklogSlots < 1 || o.BacklogSlots > 16 {

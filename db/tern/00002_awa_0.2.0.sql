@@ -251,6 +251,16 @@ CREATE TABLE {{$awa_schema}}.unique_key_cleanup (
     CHECK (false)
 );
 
+-- added since v0.1.0: sql/substrate/16_types.sql
+CREATE TABLE {{$awa_schema}}.queue_depth (
+    queue            text        NOT NULL,
+    available        bigint      NOT NULL,
+    available_capped boolean     NOT NULL,
+    oldest_run_at    timestamptz,
+    paused           boolean     NOT NULL,
+    CHECK (false)
+);
+
 -- added since v0.1.0: sql/substrate/40_lease_ring.sql
 CREATE TABLE {{$awa_schema}}.attempt_state (
     job_id     bigint      PRIMARY KEY,
@@ -816,7 +826,7 @@ BEGIN
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
                    'cleanup_runtime_instances', 'cleanup_attempt_state', 'cleanup_unique_keys', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'bulk_cancel_jobs', 'bulk_retry_jobs', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
-                   'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'archived_cohort_jobs', 'job',
+                   'purge_dlq', 'queue_counts', 'queue_depths', 'storage_status', 'configure_archive', 'maintain_archive', 'archived_cohort_jobs', 'job',
                    'get_job', 'list_jobs', 'list_dlq_jobs', 'job_progress', 'substrate_version', '_read_jobs', '_read_terminal_jobs',
                    'upsert_periodic_job', 'delete_periodic_job', 'pause_periodic_job',
                    'resume_periodic_job', 'list_periodic_jobs', 'periodic_jobs_due', 'fire_periodic_job',
@@ -4814,6 +4824,41 @@ EXCEPTION WHEN SQLSTATE 'AW099' THEN
 END;
 $$;
 
+-- new since v0.1.0: sql/functions/queue_depths.sql
+CREATE FUNCTION {{$awa_schema}}.queue_depths(p_count_limit int DEFAULT 10000)
+RETURNS SETOF {{$awa_schema}}.queue_depth
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+-- The cursor read walks each marks index backwards, and a lane's rows are read
+-- in the order of the ready rows' index: never a sort.
+SET enable_sort = off
+VOLATILE
+AS $$
+BEGIN
+    PERFORM {{$awa_schema}}._require_between('count_limit', p_count_limit, 1, 1000000);
+    PERFORM {{$awa_schema}}._lock_ring_reads(ARRAY['cursor', 'queue']);
+    RETURN QUERY
+    SELECT l.queue, sum(a.n)::bigint, bool_or(a.n >= p_count_limit), min(a.oldest),
+           EXISTS (SELECT 1 FROM {{$awa_schema}}.queue_pauses p WHERE p.queue = l.queue)
+    FROM {{$awa_schema}}.queue_lanes l
+    JOIN {{$awa_schema}}.claim_cursors h USING (lane_id)
+    CROSS JOIN LATERAL (
+        SELECT count(*) AS n, min(x.run_at) AS oldest
+        FROM (SELECT r.run_at FROM {{$awa_schema}}.ready_entries r
+              WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq
+                AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_tombstones t
+                                WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
+              ORDER BY r.lane_seq LIMIT p_count_limit) AS x) AS a
+    GROUP BY l.queue
+    ORDER BY l.queue;
+    PERFORM {{$awa_schema}}._end_ring_read('{{$awa_schema}}.queue_depths', ARRAY['cursor', 'queue']);
+EXCEPTION WHEN SQLSTATE 'AW099' THEN
+    RETURN;
+END;
+$$;
+
 -- new since v0.1.0: sql/functions/queue_drained.sql
 CREATE FUNCTION {{$awa_schema}}.queue_drained(p_queue text, p_now timestamptz DEFAULT NULL)
 RETURNS SETOF {{$awa_schema}}.queue_drain
@@ -5816,7 +5861,9 @@ BEGIN
                        AND l.relation = format('{{$awa_schema}}.%I', p.parent || '_' || z.slot)::regclass
         LEFT JOIN pg_stat_activity a ON a.pid = l.pid
         WHERE z.role <> 'current' AND z.rows > 0
-        ORDER BY z.ring, z.slot, l.pid
+        -- A session before autovacuum (which gives its lock up to a waiter
+        -- after deadlock_timeout): the holder an operator can act on.
+        ORDER BY z.ring, z.slot, a.backend_type = 'autovacuum worker', l.pid
     ),
     -- What prune would say of this slot as its target (skipped_live), then
     -- what it would move forward: for a slot not the next, the available
@@ -5870,7 +5917,7 @@ BEGIN
         WHERE l.locktype = 'relation' AND l.granted AND l.pid IS DISTINCT FROM pg_backend_pid()
           AND l.database = (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
           AND l.relation IN (SELECT format('{{$awa_schema}}.%I', c.relname)::regclass FROM cohorts c)
-        ORDER BY l.relation, l.pid
+        ORDER BY l.relation, a.backend_type = 'autovacuum worker', l.pid
     ),
     sized AS (
         SELECT c.*, {{$awa_schema}}._count_upto(c.relname, p_count_limit + 1, 'n') AS n,

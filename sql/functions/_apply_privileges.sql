@@ -13,7 +13,7 @@
 --   (all three: substrate_version, which every Go client checks at start)
 --   awa_admin     maintenance, configuration, rescue, prune, DLQ, cancel,
 --                 callback resolutions, periodic jobs (declare, pause, fire),
---                 counts, storage_status, awa.job, job_progress, and SELECT on the read views awa.jobs and
+--                 counts, queue_depths, storage_status, awa.job, job_progress, and SELECT on the read views awa.jobs and
 --                 awa.terminal_jobs (plus awa._read_jobs and
 --                 awa._read_terminal_jobs, which they call: PostgreSQL checks
 --                 a view's function calls against the reader)
@@ -55,7 +55,7 @@ BEGIN
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
                    'cleanup_runtime_instances', 'cleanup_attempt_state', 'cleanup_unique_keys', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'bulk_cancel_jobs', 'bulk_retry_jobs', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
-                   'purge_dlq', 'queue_counts', 'storage_status', 'configure_archive', 'maintain_archive', 'archived_cohort_jobs', 'job',
+                   'purge_dlq', 'queue_counts', 'queue_depths', 'storage_status', 'configure_archive', 'maintain_archive', 'archived_cohort_jobs', 'job',
                    'get_job', 'list_jobs', 'list_dlq_jobs', 'job_progress', 'substrate_version', '_read_jobs', '_read_terminal_jobs',
                    'upsert_periodic_job', 'delete_periodic_job', 'pause_periodic_job',
                    'resume_periodic_job', 'list_periodic_jobs', 'periodic_jobs_due', 'fire_periodic_job',

@@ -9,7 +9,7 @@
 -- surfaces"). Reads the catalog only; no lock of its own, no write.
 -- Errors: 40001 as above; AW099 always (caught by the caller).
 -- Called last in the read block of awa._read_jobs, awa._read_terminal_jobs,
--- awa.job and awa.queue_counts.
+-- awa.job, awa.queue_counts and awa.queue_depths.
 CREATE FUNCTION awa._end_ring_read(p_surface text, p_rings text[])
 RETURNS void
 LANGUAGE plpgsql

@@ -6,7 +6,7 @@
 -- found the cycle, 40P01; docs/storage.md, "Locks"). Pass the cursor ring
 -- first, as claims take it. Held as the read's: its subtransaction ends them.
 -- Called by awa._read_jobs, awa._read_terminal_jobs, awa.job, awa._job_state,
--- awa.storage_status and awa.queue_counts.
+-- awa.storage_status, awa.queue_counts and awa.queue_depths.
 CREATE FUNCTION awa._lock_ring_reads(p_rings text[])
 RETURNS void
 LANGUAGE plpgsql

@@ -265,3 +265,16 @@ CREATE TABLE awa.unique_key_cleanup (
     displaced  boolean NOT NULL,
     CHECK (false)
 );
+
+-- One queue's claimable backlog, as awa.queue_depths reports it: available
+-- jobs (counted up to a limit per lane: available_capped says a lane reached
+-- it), the earliest run_at of the jobs counted (NULL when none is available)
+-- and whether the queue is paused.
+CREATE TABLE awa.queue_depth (
+    queue            text        NOT NULL,
+    available        bigint      NOT NULL,
+    available_capped boolean     NOT NULL,
+    oldest_run_at    timestamptz,
+    paused           boolean     NOT NULL,
+    CHECK (false)
+);

@@ -530,6 +530,36 @@ func (q *Queries) QueueCounts(ctx context.Context, db DBTX, queue pgtype.Text) (
 	return items, nil
 }
 
+const queueDepths = `-- name: QueueDepths :many
+SELECT queue, available, available_capped, oldest_run_at, paused FROM awa.queue_depths($1::int)
+`
+
+func (q *Queries) QueueDepths(ctx context.Context, db DBTX, countLimit int32) ([]AwaQueueDepth, error) {
+	rows, err := db.Query(ctx, queueDepths, countLimit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaQueueDepth
+	for rows.Next() {
+		var i AwaQueueDepth
+		if err := rows.Scan(
+			&i.Queue,
+			&i.Available,
+			&i.AvailableCapped,
+			&i.OldestRunAt,
+			&i.Paused,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const queueDrained = `-- name: QueueDrained :one
 SELECT queue, drained, available, running, due FROM awa.queue_drained($1::text, $2::timestamptz)
 `

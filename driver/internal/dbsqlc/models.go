@@ -692,6 +692,14 @@ type AwaQueueCount struct {
 	WaitingExternal int64
 }
 
+type AwaQueueDepth struct {
+	Queue           string
+	Available       int64
+	AvailableCapped bool
+	OldestRunAt     pgtype.Timestamptz
+	Paused          bool
+}
+
 type AwaQueueDrain struct {
 	Queue     string
 	Drained   bool

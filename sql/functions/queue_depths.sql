@@ -1,0 +1,49 @@
+-- awa.queue_depths(count_limit): each queue's claimable backlog, one row per
+-- queue that has lanes: available, the ready rows above each lane's claim
+-- cursor (awa.claim_cursors) that no tombstone covers, each lane's first
+-- count_limit of them counted (available_capped: a lane reached the limit, so
+-- the queue holds at least that many); oldest_run_at, the earliest run_at of
+-- the rows counted: how long the longest-waiting available job has been due;
+-- paused (awa.pause_queue). A bounded read for metrics: per lane one cursor
+-- read and at most count_limit index entries, whatever the backlog
+-- (awa.queue_counts counts it all).
+-- Locks: ACCESS SHARE on the cursor and queue rings' children
+-- (awa._lock_ring_reads), in a subtransaction rolled back before it returns
+-- (awa._end_ring_read): the caller keeps none. Read-only.
+-- Errors: AW010 count_limit outside 1..1000000 (NULL included); outside READ
+-- COMMITTED, 40001 when a slot it read was pruned after the snapshot.
+-- Called by the Go client's metrics (the maintenance leader's queue_depths
+-- service; docs/observability.md) and by operators.
+CREATE FUNCTION awa.queue_depths(p_count_limit int DEFAULT 10000)
+RETURNS SETOF awa.queue_depth
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+-- The cursor read walks each marks index backwards, and a lane's rows are read
+-- in the order of the ready rows' index: never a sort.
+SET enable_sort = off
+VOLATILE
+AS $$
+BEGIN
+    PERFORM awa._require_between('count_limit', p_count_limit, 1, 1000000);
+    PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue']);
+    RETURN QUERY
+    SELECT l.queue, sum(a.n)::bigint, bool_or(a.n >= p_count_limit), min(a.oldest),
+           EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = l.queue)
+    FROM awa.queue_lanes l
+    JOIN awa.claim_cursors h USING (lane_id)
+    CROSS JOIN LATERAL (
+        SELECT count(*) AS n, min(x.run_at) AS oldest
+        FROM (SELECT r.run_at FROM awa.ready_entries r
+              WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq
+                AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                                WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
+              ORDER BY r.lane_seq LIMIT p_count_limit) AS x) AS a
+    GROUP BY l.queue
+    ORDER BY l.queue;
+    PERFORM awa._end_ring_read('awa.queue_depths', ARRAY['cursor', 'queue']);
+EXCEPTION WHEN SQLSTATE 'AW099' THEN
+    RETURN;
+END;
+$$;
