@@ -35,11 +35,23 @@ func newBrowser(t *testing.T, ctx context.Context) context.Context {
 // run runs browser actions, failing the test with what it was doing.
 func run(t *testing.T, bctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(bctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(bctx, time.Minute)
 	defer cancel()
 	if err := chromedp.Do(ctx, actions...); err != nil {
 		t.Fatalf("browser: %s: %v", what, err)
 	}
+}
+
+// follow opens the link sel of the current page by its href, with a
+// navigation that waits for the new page to load, then waits for wait to be
+// visible: a click would race the old page, whose elements a wait can still
+// find while the new one loads (the test timed out so on a loaded machine).
+func follow(t *testing.T, bctx context.Context, what, sel, wait string) {
+	t.Helper()
+	var href string
+	run(t, bctx, what+": read the link", into(chromedp.Evaluate[string](
+		`document.querySelector(`+strconv.Quote(sel)+`).href`), &href))
+	run(t, bctx, what, chromedp.Navigate(href), chromedp.WaitVisible(chromedp.CSS(wait)))
 }
 
 // into runs a and stores its value in dst.
@@ -99,21 +111,28 @@ func TestBrowserWalksThePagesAndActs(t *testing.T) {
 	run(t, b, "filter the jobs", chromedp.Navigate(base+"/jobs"), chromedp.WaitVisible(chromedp.CSS(`#filters`)),
 		chromedp.SetValue(chromedp.CSS(`#f-state`), "available"),
 		chromedp.SendKeys(chromedp.CSS(`#f-queue`), "reports"),
-		chromedp.Click(chromedp.CSS(`#f-apply`)), chromedp.WaitVisible(chromedp.CSS(`#older`)))
+		chromedp.Click(chromedp.CSS(`#f-apply`)),
+		// The filtered page renders its queue into the field's attribute
+		// (typing changed only the old page's property): a wait on it cannot
+		// match the page the click left.
+		chromedp.WaitVisible(chromedp.CSS(`#f-queue[value="reports"]`)), chromedp.WaitVisible(chromedp.CSS(`#older`)))
 	want := slices.Clone(f.reports)
 	slices.Reverse(want) // newest first
 	var pages [][]int64
 	pages = append(pages, listedJobs(t, b))
-	run(t, b, "go to the second page", chromedp.Click(chromedp.CSS(`#older`)),
-		chromedp.WaitVisible(chromedp.CSS(`#newer`)))
+	follow(t, b, "go to the second page", `#older`, `#newer`)
 	pages = append(pages, listedJobs(t, b))
-	run(t, b, "go to the last page", chromedp.Click(chromedp.CSS(`#older`)),
-		chromedp.WaitNotPresent(chromedp.CSS(`#older`)))
+	follow(t, b, "go to the last page", `#older`, `#newer`)
+	var last bool
+	run(t, b, "look for a next page", into(chromedp.Evaluate[bool](`document.querySelector('#older') === null`), &last))
+	if !last {
+		t.Fatal("the third page of 3 per page offers an older page")
+	}
 	pages = append(pages, listedJobs(t, b))
 	if got := slices.Concat(pages...); !slices.Equal(got, want) {
 		t.Fatalf("pages of reports' available jobs: %v, want %v in pages of 3", pages, want)
 	}
-	run(t, b, "go back a page", chromedp.Click(chromedp.CSS(`#newer`)), chromedp.WaitVisible(chromedp.CSS(`#older`)))
+	follow(t, b, "go back a page", `#newer`, `#older`)
 	if got := listedJobs(t, b); !slices.Equal(got, pages[1]) {
 		t.Fatalf("back from the last page: %v, want %v", got, pages[1])
 	}
@@ -125,9 +144,8 @@ func TestBrowserWalksThePagesAndActs(t *testing.T) {
 
 	// A job: open it from the listing.
 	newest := strconv.FormatInt(want[0], 10)
-	run(t, b, "open a job", chromedp.Click(chromedp.CSS(`#first`)),
-		chromedp.WaitVisible(chromedp.CSS(`tr[data-job="`+newest+`"]`)),
-		chromedp.Click(chromedp.CSS(`tr[data-job="`+newest+`"] a`)), chromedp.WaitVisible(chromedp.CSS(`#job`)))
+	follow(t, b, "back to the first page", `#first`, `tr[data-job="`+newest+`"]`)
+	follow(t, b, "open a job", `tr[data-job="`+newest+`"] a`, `#job`)
 	var state, args string
 	run(t, b, "read the job", into(chromedp.Text(chromedp.CSS(`#job-state`)), &state),
 		into(chromedp.Text(chromedp.CSS(`#args`)), &args))
