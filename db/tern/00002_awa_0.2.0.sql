@@ -344,6 +344,12 @@ CREATE TABLE {{$awa_schema}}.unique_released (
     states     {{$awa_schema}}.job_state[] NOT NULL
 );
 
+-- added since v0.1.0: sql/substrate/52_unique.sql
+CREATE TABLE {{$awa_schema}}.unique_cleanup_cursor (
+    only_row     boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+    after_job_id bigint  NOT NULL
+);
+
 -- added since v0.1.0: sql/substrate/55_archive.sql
 CREATE TABLE {{$awa_schema}}.archive_retention (
     queue      text          NOT NULL,
@@ -3206,33 +3212,49 @@ SET search_path = pg_catalog, pg_temp
 SET jit = off
 AS $$
 DECLARE
-    v_gone {{$awa_schema}}.unique_key_cleanup[];
+    v_gone  {{$awa_schema}}.unique_key_cleanup[];
+    v_after bigint;
+    v_last  bigint;
+    v_seen  int := 0;
 BEGIN
     PERFORM {{$awa_schema}}._require_read_committed('{{$awa_schema}}.cleanup_unique_keys');
     PERFORM {{$awa_schema}}._require_between('limit', p_limit, 1, 100000);
+    SELECT c.after_job_id INTO v_after FROM {{$awa_schema}}.unique_cleanup_cursor c;
+    v_after := coalesce(v_after, 0);
     BEGIN
         PERFORM {{$awa_schema}}._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
-        v_gone := ARRAY(
-            SELECT ROW(c.job_id, c.unique_key, c.displaced)::{{$awa_schema}}.unique_key_cleanup
-            FROM (SELECT k.job_id, k.unique_key, false AS displaced, k.taken_at AS at FROM {{$awa_schema}}.unique_keys k
-                  UNION ALL
-                  SELECT r.job_id, r.unique_key, true, NULL FROM {{$awa_schema}}.unique_released r) AS c
-            WHERE NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_entries x WHERE x.job_id = c.job_id)
-              AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.done_entries x WHERE x.job_id = c.job_id)
-              AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.deferred_jobs x WHERE x.job_id = c.job_id)
-              AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.dlq_entries x WHERE x.job_id = c.job_id)
-              AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.external_waits x WHERE x.job_id = c.job_id)
-              -- The archive: a chunk holding the job has max_job_id in
-              -- [id, id + span) (awa._archived_job's bound, its ids not expanded).
-              AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.archived_chunks x
-                              WHERE x.max_job_id >= c.job_id AND x.max_job_id < c.job_id + {{$awa_schema}}._archive_span()
-                                AND x.min_job_id <= c.job_id AND x.job_ids @> ARRAY[c.job_id])
-            ORDER BY c.displaced DESC, c.at, c.job_id
-            LIMIT p_limit);
+        -- The next limit rows of the two tables by job id (each walked by its
+        -- job_id index), then which of them no plane holds.
+        WITH c AS MATERIALIZED (
+            SELECT u.* FROM ((SELECT k.job_id, k.unique_key, false AS displaced FROM {{$awa_schema}}.unique_keys k
+                              WHERE k.job_id > v_after ORDER BY k.job_id LIMIT p_limit)
+                             UNION ALL
+                             (SELECT r.job_id, r.unique_key, true FROM {{$awa_schema}}.unique_released r
+                              WHERE r.job_id > v_after ORDER BY r.job_id LIMIT p_limit)) AS u
+            ORDER BY u.job_id LIMIT p_limit
+        )
+        SELECT ARRAY(
+                   SELECT ROW(c.job_id, c.unique_key, c.displaced)::{{$awa_schema}}.unique_key_cleanup FROM c
+                   WHERE NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_entries x WHERE x.job_id = c.job_id)
+                     AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.done_entries x WHERE x.job_id = c.job_id)
+                     AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.deferred_jobs x WHERE x.job_id = c.job_id)
+                     AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.dlq_entries x WHERE x.job_id = c.job_id)
+                     AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.external_waits x WHERE x.job_id = c.job_id)
+                     -- The archive: a chunk holding the job has max_job_id in
+                     -- [id, id + span) (awa._archived_job's bound, its ids not expanded).
+                     AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.archived_chunks x
+                                     WHERE x.max_job_id >= c.job_id AND x.max_job_id < c.job_id + {{$awa_schema}}._archive_span()
+                                       AND x.min_job_id <= c.job_id AND x.job_ids @> ARRAY[c.job_id])),
+               (SELECT max(c.job_id) FROM c), (SELECT count(*) FROM c)
+        INTO v_gone, v_last, v_seen;
         PERFORM {{$awa_schema}}._end_ring_read('{{$awa_schema}}.cleanup_unique_keys', ARRAY['queue', 'claim', 'cursor']);
     EXCEPTION WHEN SQLSTATE 'AW099' THEN
         NULL;
     END;
+    -- A short read reached the end: the next call starts from the first row.
+    INSERT INTO {{$awa_schema}}.unique_cleanup_cursor AS u (after_job_id)
+    VALUES (CASE WHEN v_seen < p_limit THEN 0 ELSE v_last END)
+    ON CONFLICT (only_row) DO UPDATE SET after_job_id = excluded.after_job_id;
     RETURN QUERY
     WITH k AS (
         DELETE FROM {{$awa_schema}}.unique_keys k USING unnest(v_gone) AS g

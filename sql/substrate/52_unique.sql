@@ -26,3 +26,10 @@ CREATE TABLE awa.unique_released (
     unique_key bytea           NOT NULL,
     states     awa.job_state[] NOT NULL
 );
+
+-- Where awa.cleanup_unique_keys stopped: it reads the key rows in job id
+-- order a limit at a time, from here (0: from the first). One row.
+CREATE TABLE awa.unique_cleanup_cursor (
+    only_row     boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+    after_job_id bigint  NOT NULL
+);

@@ -873,6 +873,11 @@ type AwaTerminalJobsNow struct {
 	ProgressAt  pgtype.Timestamptz
 }
 
+type AwaUniqueCleanupCursor struct {
+	OnlyRow    bool
+	AfterJobID int64
+}
+
 type AwaUniqueKey struct {
 	UniqueKey []byte
 	JobID     int64
