@@ -394,6 +394,7 @@ func WriteMarkdown(path string, rep *Report) error {
 		w("# which runs, inside a private PostgreSQL cluster (scripts/pg.sh, AWA_PG_OPTS below):\n")
 		w("%s\n```\n\n", rep.Command)
 	}
+	w("%s", sweepHowTo)
 
 	// ---- setup
 	w("## Setup\n\n")

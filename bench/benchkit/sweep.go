@@ -278,3 +278,24 @@ func orOne(list []int, v int) []int {
 	}
 	return list
 }
+
+// sweepHowTo is the markdown report's "How to run the sweep" section: the
+// same in every report (the bench writes it, so it survives a rewrite).
+const sweepHowTo = "## How to run the sweep\n\n" +
+	"Each system is compared at its best: `-workers` and `-conns` take comma-separated lists, and every scenario but\n" +
+	"enqueue runs at each workers × conns pair (`-repeat N` times each; the JSON keeps every run). `-river-config both`\n" +
+	"adds River as its own `river bench` configures its client (2,000 workers, pgxpool's default pool; `own` runs only\n" +
+	"that). The report shows the whole sweep, marks each system's best configuration and quotes best-vs-best ratios.\n" +
+	"Each scenario can run alone, sized for a working session, and the results files merge into one report:\n\n" +
+	"```sh\n" +
+	"make bench BENCH_FLAGS='-scenario burndown -workers 50,100,500,2000 -conns 20,100 -river-config both -repeat 3 -out bench/results/burndown.json -md \"\"'\n" +
+	"make bench BENCH_FLAGS='-scenario rate -workers 100,500 -river-config both -repeat 3 -out bench/results/rate.json -md \"\"'\n" +
+	"make bench BENCH_FLAGS='-scenario mixed -mixed-rate 800 -workers 100,500 -river-config both -repeat 3 -out bench/results/mixed.json -md \"\"'\n" +
+	"make bench BENCH_FLAGS='-scenario enqueue -repeat 3 -out bench/results/enqueue.json -md \"\"'\n" +
+	"# then, running nothing: one JSON and this report from all of them\n" +
+	".bin/awa-bench -merge bench/results/burndown.json,bench/results/rate.json,bench/results/mixed.json,bench/results/enqueue.json \\\n" +
+	"  -out bench/results/latest.json -md docs/benchmarks.md\n" +
+	"```\n\n" +
+	"The mixed scenario (`-scenario mixed`, not part of `all`): producers at `-mixed-rate` jobs/s, a `-mixed-work` (1 ms)\n" +
+	"handler, one job in 20 failing its first attempt (retried by the system's own backoff), one in 20 scheduled\n" +
+	"`-mixed-delay` (3 s) ahead, maintenance on.\n\n"
