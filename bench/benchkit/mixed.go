@@ -59,12 +59,7 @@ func (m *mixSpec) account(hd *Handler, run *Run) {
 // writeMixed writes the mixed scenario's section of the markdown report:
 // each system at its best configuration (the medians of its runs).
 func writeMixed(w func(string, ...any), rep *Report, by map[key]*agg, order []key) {
-	var mixed []key
-	for _, k := range order {
-		if k.scenario == "mixed" {
-			mixed = append(mixed, k)
-		}
-	}
+	mixed := scenarioKeys(order, "mixed")
 	if len(mixed) == 0 {
 		return
 	}

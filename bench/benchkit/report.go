@@ -675,16 +675,22 @@ func rateLabel(k key) string {
 	return k.variant
 }
 
+// scenarioKeys are the keys of order in scenario, in order.
+func scenarioKeys(order []key, scenario string) []key {
+	var out []key
+	for _, k := range order {
+		if k.scenario == scenario {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // writePinned compares each system's pinned-horizon run with its clean run
 // at the same offered rate (when the report has one): latency and the dead
 // tuples its tables hold at the end.
 func writePinned(w func(string, ...any), rep *Report, by map[key]*agg, order []key) {
-	var pinned []key
-	for _, k := range order {
-		if k.scenario == "pinned" {
-			pinned = append(pinned, k)
-		}
-	}
+	pinned := scenarioKeys(order, "pinned")
 	if len(pinned) == 0 {
 		return
 	}
