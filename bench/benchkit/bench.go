@@ -128,7 +128,8 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 
 	PrintHeader(con.Out, rep)
 	// Systems alternate within each scenario and the order flips on every
-	// repeat, so slow drifts of a shared machine hit them alike.
+	// repeat and every point of the sweep, so slow drifts of a shared machine
+	// hit them alike.
 	type job struct {
 		scenario, variant string
 		do                func(e *env, s System, r *Run) error
@@ -182,11 +183,11 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 		}
 	}
 	for _, j := range jobs {
-		for _, c := range runConfigs(j.scenario, o, systems) {
+		for ci, c := range runConfigs(j.scenario, o, systems) {
 			for rp := 0; rp < o.Repeat; rp++ {
-				// The order flips on every repeat.
+				// The order flips on every repeat and every point of the sweep.
 				order := slices.Clone(c.systems)
-				if rp%2 == 1 {
+				if (ci+rp)%2 == 1 {
 					slices.Reverse(order)
 				}
 				for _, s := range order {
