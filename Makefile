@@ -109,10 +109,14 @@ screenshots: ## seed a demo database (awa_ui_shots) and write the web UI's scree
 # pg_stat_statements loaded for the profile. QUICK=1: short mode (< 3 min).
 BENCH := .bin/awa-bench
 BENCH_PG_OPTS ?= -c fsync=on -c synchronous_commit=on -c full_page_writes=on -c shared_preload_libraries=pg_stat_statements
+# A sweep compares each system at its best: BENCH_FLAGS='-scenario burndown -workers 50,100,500,2000
+# -conns 20,100 -river-config both -out bench/results/burndown.json -md ""', one scenario at a time, then
+# `$(BENCH) -merge a.json,b.json -out bench/results/latest.json -md docs/benchmarks.md` (docs/benchmarks.md,
+# How to run the sweep).
 BENCH_FLAGS ?= # extra bench flags, e.g. BENCH_FLAGS='-system awa -scenario burndown -repeat 3'
 BENCH_ARGS = $(if $(filter 1 yes true,$(QUICK)),-quick) $(BENCH_FLAGS)
 
-bench: ## awa vs River benchmark (QUICK=1: short run); writes docs/benchmarks.md, bench/results/
+bench: ## awa vs River benchmark (QUICK=1: short run; BENCH_FLAGS='-workers 50,100,500,2000 -river-config both': a sweep); writes docs/benchmarks.md, bench/results/
 	cd bench && go build -o ../$(BENCH) .
 	@if [ -n "$${AWA_TEST_DSN:-}" ]; then $(BENCH) -dsn "$$AWA_TEST_DSN" $(BENCH_ARGS); \
 	else AWA_PG_DIR=$(CURDIR)/.pg/bench AWA_PG_PORT=$${AWA_PG_PORT:-54339} AWA_PG_OPTS="$(BENCH_PG_OPTS)" \

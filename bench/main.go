@@ -82,6 +82,10 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 		out     = fs.String("out", "bench/results/latest.json", "JSON results file (a timestamped copy is written beside it; empty: none)")
 		md      = fs.String("md", "docs/benchmarks.md", "markdown report of awa vs River to rewrite (empty: none)")
 		from    = fs.String("from", "", "run nothing: rewrite the -md report from this JSON results file")
+		merge   = fs.String("merge", "", "run nothing: combine these JSON results files (comma-separated) into one, "+
+			"written to -out (no timestamped copy), and the -md report from it")
+		riverCf = fs.String("river-config", "sweep", "River's configuration: sweep (the -workers × -conns sweep, as awa), "+
+			"own (only as River's own bench command configures its client: 2,000 workers, pgxpool's default pool) or both")
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -95,6 +99,12 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 	}
 	if fs.NArg() > 0 {
 		return usage("unexpected arguments %q", fs.Args())
+	}
+	if *merge != "" {
+		if *from != "" {
+			return usage("-merge and -from: give one")
+		}
+		return mergeFiles(strings.Split(*merge, ","), *out, *md, stdout)
 	}
 	if *from != "" {
 		b, err := os.ReadFile(*from)
@@ -120,14 +130,18 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 	if err := awa.SetOtel(opts.AwaOtel); err != nil {
 		return usage("%v", err)
 	}
+	rivers, err := riverSystems(*riverCf)
+	if err != nil {
+		return usage("%v", err)
+	}
 	var systems []benchkit.System
 	switch *systemF {
 	case "awa":
 		systems = []benchkit.System{awa}
 	case "river":
-		systems = []benchkit.System{riverSystem{}}
+		systems = rivers
 	case "both":
-		systems = []benchkit.System{awa, riverSystem{}}
+		systems = append([]benchkit.System{awa}, rivers...)
 	default:
 		return usage("-system: want awa, river or both, got %q", *systemF)
 	}
@@ -150,13 +164,9 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 	if err != nil {
 		return err
 	}
-	var names []string
-	for _, s := range systems {
-		names = append(names, s.Name())
-	}
 	rep.River = riverVersion()
 	fmt.Fprintln(stdout)
-	benchkit.PrintSummary(stdout, rep, names...)
+	benchkit.PrintSummary(stdout, rep, rep.Config.Systems...)
 
 	if *out != "" {
 		if err := benchkit.WriteJSON(*out, rep); err != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -309,6 +310,102 @@ func requireHeldOutput(t *testing.T, stdout string, parked, long int) {
 	}
 }
 
+// TestBenchSweepsWithRiversOwnConfigAndTheMixedScenario runs a tiny sweep
+// (two worker counts) of the burn-down and mixed scenarios for awa and River,
+// River also at its own bench command's configuration: every point of the
+// sweep is a run, the mixed runs retry and delay their share of jobs, and
+// two results files merge into one report showing the sweep.
+func TestBenchSweepsWithRiversOwnConfigAndTheMixedScenario(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var rnd [4]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		t.Fatal(err)
+	}
+	prefix := "awa_test_sweep_" + hex.EncodeToString(rnd[:])
+	var dbs []string
+	for _, s := range []string{"awa", "river"} {
+		for _, sc := range []string{"burndown", "mixed"} {
+			dbs = append(dbs, prefix+"_"+s+"_"+sc)
+		}
+	}
+	t.Cleanup(func() { dropDatabases(t, dsn, dbs) })
+	b := runBench(ctx, t, dsn, nil, "-db-prefix", prefix, "-scenario", "burndown,mixed", "-river-config", "both",
+		"-jobs", "500", "-workers", "5,10", "-conns", "4", "-rate-warmup", "500ms", "-mixed-duration", "2s",
+		"-mixed-rate", "100", "-mixed-delay", "500ms", "-producers", "2")
+	var got []string
+	for _, r := range b.rep.Runs {
+		got = append(got, fmt.Sprintf("%s %s %s %d×%d", r.Scenario, r.System, r.Config, r.Workers, r.Conns))
+		if r.Error != "" || r.PerSecond <= 0 {
+			t.Errorf("%s %s at %d workers: %.0f/s, error %q", r.Scenario, r.System, r.Workers, r.PerSecond, r.Error)
+		}
+		if r.Scenario != "mixed" {
+			continue
+		}
+		// Jobs 0..N: one in 20 planned to fail (n%20 == 7), one in 20 delayed.
+		if r.PlannedFail == 0 || r.FailedFirst != r.PlannedFail || r.Retries < r.PlannedFail || r.Delayed == 0 {
+			t.Errorf("mixed %s: %d planned failures, %d failed first attempts, %d retries, %d delayed", r.System,
+				r.PlannedFail, r.FailedFirst, r.Retries, r.Delayed)
+		}
+		if d := r.DueLatency; d == nil || d.Count == 0 || r.Latency == nil || r.Latency.Count == 0 {
+			t.Errorf("mixed %s: due→start %+v, insert→start %+v; want both recorded", r.System, d, r.Latency)
+		}
+	}
+	own := fmt.Sprintf("river own 2000×%d", max(4, runtime.NumCPU()))
+	// Each point of the sweep runs the systems in the order the last did not.
+	want := []string{"burndown awa  5×4", "burndown river  5×4", "burndown river  10×4", "burndown awa  10×4",
+		"burndown " + own, "mixed awa  5×4", "mixed river  5×4", "mixed river  10×4", "mixed awa  10×4", "mixed " + own}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("runs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if conf := b.rep.ClientConfs["river (own)"]; !strings.HasPrefix(conf["MaxWorkers"], "2000") {
+		t.Errorf("River's own client settings %v", conf)
+	}
+
+	// The run's results merged with a copy of its mixed runs' make one report.
+	dir := t.TempDir()
+	mixedOnly := b.rep
+	mixedOnly.Runs = nil
+	for _, r := range b.rep.Runs {
+		if r.Scenario == "mixed" {
+			mixedOnly.Runs = append(mixedOnly.Runs, r)
+		}
+	}
+	second := filepath.Join(dir, "mixed.json")
+	if err := benchkit.WriteJSON(second, mixedOnly); err != nil {
+		t.Fatal(err)
+	}
+	merged, md := filepath.Join(dir, "merged.json"), filepath.Join(dir, "report.md")
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"-merge", b.out + "," + second, "-out", merged, "-md", md}, &stdout, &stderr); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr.String())
+	}
+	var m benchkit.Report
+	data, err := os.ReadFile(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Runs) != len(b.rep.Runs)+len(mixedOnly.Runs) || len(m.MergedFrom) != 2 {
+		t.Errorf("merged %d runs from %d files; want %d from 2", len(m.Runs), len(m.MergedFrom),
+			len(b.rep.Runs)+len(mixedOnly.Runs))
+	}
+	report, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"### Sweep: every configuration", "Best vs best:", "### Mixed workload",
+		"| river | own: 2000 workers", "Merged (`bench -merge`) from 2 results files"} {
+		if !strings.Contains(string(report), s) {
+			t.Errorf("merged report lacks %q", s)
+		}
+	}
+}
+
 // TestBenchRejectsBadFlags: mistakes are usage errors (exit 2), found before
 // any database is touched.
 func TestBenchRejectsBadFlags(t *testing.T) {
@@ -318,6 +415,10 @@ func TestBenchRejectsBadFlags(t *testing.T) {
 		{"-rates", "800,fast"},
 		{"-enqueue-producers", "0"},
 		{"-workers", "0"},
+		{"-workers", "50,50"},
+		{"-conns", "20,"},
+		{"-river-config", "fast"},
+		{"-merge", "a.json", "-from", "b.json"},
 		{"-system", "sqlite"},
 		{"-awa-otel", "loud"},
 		{"-system", "awa", "-parked", "-1"},

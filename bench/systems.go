@@ -59,7 +59,7 @@ func (r riverRunner) Stop(ctx context.Context) error { return r.c.Stop(ctx) }
 func (riverSystem) Start(ctx context.Context, pool *pgxpool.Pool, w int, h *benchkit.Handler) (benchkit.Stopper, error) {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, river.WorkFunc(func(ctx context.Context, j *river.Job[benchkit.JobArgs]) error {
-		return h.Run(ctx, j.CreatedAt)
+		return h.RunAttempt(ctx, j.Args, benchkit.Attempt{CreatedAt: j.CreatedAt, Due: j.ScheduledAt, Number: j.Attempt})
 	}))
 	c, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		FetchCooldown:     riverFetchCooldown,
@@ -87,15 +87,23 @@ func (riverSystem) Inserter(pool *pgxpool.Pool) (benchkit.Inserter, error) {
 	return &riverInserter{c: c}, nil
 }
 
+// riverOpts are a job's insert options: nil but for a delayed job (At set).
+func riverOpts(a benchkit.JobArgs) *river.InsertOpts {
+	if a.At.IsZero() {
+		return nil
+	}
+	return &river.InsertOpts{ScheduledAt: a.At}
+}
+
 func (i *riverInserter) One(ctx context.Context, a benchkit.JobArgs) error {
-	_, err := i.c.Insert(ctx, a, nil)
+	_, err := i.c.Insert(ctx, a, riverOpts(a))
 	return err
 }
 
 func riverParams(as []benchkit.JobArgs) []river.InsertManyParams {
 	ps := make([]river.InsertManyParams, len(as))
 	for k, a := range as {
-		ps[k].Args = a
+		ps[k].Args, ps[k].InsertOpts = a, riverOpts(a)
 	}
 	return ps
 }

@@ -227,7 +227,7 @@ func (a AwaSystem) maintenanceSetting() string {
 func (a AwaSystem) Start(ctx context.Context, pool *pgxpool.Pool, w int, h *Handler) (Stopper, error) {
 	workers := driver.NewWorkers()
 	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[JobArgs]) error {
-		return h.Run(ctx, j.CreatedAt)
+		return h.RunAttempt(ctx, j.Args, Attempt{CreatedAt: j.CreatedAt, Due: j.RunAt, Number: j.Attempt})
 	}))
 	logger := a.Logger
 	if logger == nil {
@@ -310,15 +310,23 @@ func (a AwaSystem) Inserter(pool *pgxpool.Pool) (Inserter, error) {
 	return &awaInserter{c: c}, nil
 }
 
+// awaOpts are a job's insert options: nil but for a delayed job (At set).
+func awaOpts(a JobArgs) *driver.InsertOpts {
+	if a.At.IsZero() {
+		return nil
+	}
+	return &driver.InsertOpts{RunAt: a.At}
+}
+
 func (i *awaInserter) One(ctx context.Context, a JobArgs) error {
-	_, err := i.c.Insert(ctx, a, nil)
+	_, err := i.c.Insert(ctx, a, awaOpts(a))
 	return err
 }
 
 func (i *awaInserter) Many(ctx context.Context, as []JobArgs) error {
 	ps := make([]driver.InsertManyParams, len(as))
 	for k, a := range as {
-		ps[k].Args = a
+		ps[k].Args, ps[k].Opts = a, awaOpts(a)
 	}
 	_, err := i.c.InsertMany(ctx, ps)
 	return err

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,6 +38,8 @@ type Report struct {
 	Postgres    PGInfo                       `json:"postgres"`
 	ClientConfs map[string]map[string]string `json:"client_settings"`
 	Runs        []*Run                       `json:"runs"`
+	// MergedFrom lists the results files a merged report combines (Merge).
+	MergedFrom []Source `json:"merged_from,omitempty"`
 }
 
 // Config is the resolved options, as the report records them.
@@ -46,6 +49,12 @@ type Config struct {
 	Jobs            int       `json:"burndown_jobs"`
 	Workers         int       `json:"workers"`
 	Conns           int       `json:"pool_max_conns"`
+	WorkerList      []int     `json:"workers_sweep,omitempty"`
+	ConnList        []int     `json:"pool_max_conns_sweep,omitempty"`
+	MixedRate       float64   `json:"mixed_rate,omitempty"`
+	MixedDuration   string    `json:"mixed_duration,omitempty"`
+	MixedDelay      string    `json:"mixed_delay,omitempty"`
+	MixedWork       string    `json:"mixed_work,omitempty"`
 	Rates           []float64 `json:"rates"`
 	RateDuration    string    `json:"rate_duration"`
 	RateWarmup      string    `json:"rate_warmup"`
@@ -82,10 +91,23 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 		if sc == "pinned" {
 			rep.Config.PinnedRate, rep.Config.PinnedDuration = o.PinnedRate, o.PinnedDuration.String()
 		}
+		if sc == "mixed" {
+			rep.Config.MixedRate, rep.Config.MixedDuration = o.MixedRate, o.MixedDuration.String()
+			rep.Config.MixedDelay, rep.Config.MixedWork = o.MixedDelay.String(), o.MixedWork.String()
+		}
+	}
+	if len(o.WorkerList)+len(o.ConnList) > 2 {
+		rep.Config.WorkerList, rep.Config.ConnList = o.WorkerList, o.ConnList
 	}
 	for _, s := range systems {
-		rep.Config.Systems = append(rep.Config.Systems, s.Name())
-		rep.ClientConfs[s.Name()] = s.Settings(o.Workers)
+		if !slices.Contains(rep.Config.Systems, s.Name()) {
+			rep.Config.Systems = append(rep.Config.Systems, s.Name())
+		}
+		w := o.Workers
+		if f, ok := s.(Fixed); ok {
+			w, _ = f.Fixed()
+		}
+		rep.ClientConfs[settingsKey(s)] = s.Settings(w)
 	}
 	rep.Source = SourceState()
 	admin, err := pgx.Connect(ctx, o.DSN)
@@ -106,10 +128,11 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 
 	PrintHeader(con.Out, rep)
 	// Systems alternate within each scenario and the order flips on every
-	// repeat, so slow drifts of a shared machine hit them alike.
+	// repeat and every point of the sweep, so slow drifts of a shared machine
+	// hit them alike.
 	type job struct {
 		scenario, variant string
-		do                func(s System, r *Run) error
+		do                func(e *env, s System, r *Run) error
 	}
 	var jobs []job
 	// Held jobs (-parked, -long) name themselves in the variants of the runs
@@ -130,57 +153,118 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 	for _, sc := range o.Scenarios {
 		switch sc {
 		case "burndown":
-			jobs = append(jobs, job{"burndown", fmt.Sprintf("%d jobs", o.Jobs) + held, func(s System, r *Run) error {
+			jobs = append(jobs, job{"burndown", fmt.Sprintf("%d jobs", o.Jobs) + held, func(e *env, s System, r *Run) error {
 				return burndown(ctx, e, s, o.Jobs, r)
 			}})
 		case "rate":
 			for _, rt := range o.Rates {
-				jobs = append(jobs, job{"rate", fmt.Sprintf("%g/s", rt) + held, func(s System, r *Run) error {
-					return rateRun(ctx, e, s, rt, o.RateWarmup, o.RateDuration, o.Producers, false, r)
+				jobs = append(jobs, job{"rate", fmt.Sprintf("%g/s", rt) + held, func(e *env, s System, r *Run) error {
+					return rateRun(ctx, e, s, rt, o.RateWarmup, o.RateDuration, o.Producers, false, r, nil)
 				}})
 			}
 		case "pinned":
-			jobs = append(jobs, job{"pinned", fmt.Sprintf("%g/s", o.PinnedRate) + held, func(s System, r *Run) error {
-				return rateRun(ctx, e, s, o.PinnedRate, o.RateWarmup, o.PinnedDuration, o.Producers, true, r)
+			jobs = append(jobs, job{"pinned", fmt.Sprintf("%g/s", o.PinnedRate) + held, func(e *env, s System, r *Run) error {
+				return rateRun(ctx, e, s, o.PinnedRate, o.RateWarmup, o.PinnedDuration, o.Producers, true, r, nil)
+			}})
+		case "mixed":
+			jobs = append(jobs, job{"mixed", fmt.Sprintf("%g/s", o.MixedRate) + held, func(e *env, s System, r *Run) error {
+				return rateRun(ctx, e, s, o.MixedRate, o.RateWarmup, o.MixedDuration, o.Producers, false, r,
+					newMixSpec(o.MixedDelay, o.MixedWork))
 			}})
 		case "enqueue":
 			for _, p := range o.EnqueueProducers {
-				jobs = append(jobs, job{"enqueue", fmt.Sprintf("single x%d", p), func(s System, r *Run) error {
+				jobs = append(jobs, job{"enqueue", fmt.Sprintf("single x%d", p), func(e *env, s System, r *Run) error {
 					return enqueueRun(ctx, e, s, "single", p, 1, o.EnqueueDuration, r)
 				}})
 			}
-			jobs = append(jobs, job{"enqueue", fmt.Sprintf("bulk %d", o.BulkBatch), func(s System, r *Run) error {
+			jobs = append(jobs, job{"enqueue", fmt.Sprintf("bulk %d", o.BulkBatch), func(e *env, s System, r *Run) error {
 				return enqueueRun(ctx, e, s, "bulk", 1, o.BulkBatch, o.EnqueueDuration, r)
 			}})
 		}
 	}
 	for _, j := range jobs {
-		for rp := 0; rp < o.Repeat; rp++ {
-			order := systems
-			if rp%2 == 1 && len(systems) == 2 {
-				order = []System{systems[1], systems[0]}
-			}
-			for _, s := range order {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
+		for ci, c := range runConfigs(j.scenario, o, systems) {
+			for rp := 0; rp < o.Repeat; rp++ {
+				// The order flips on every repeat and every point of the sweep.
+				order := slices.Clone(c.systems)
+				if (ci+rp)%2 == 1 {
+					slices.Reverse(order)
 				}
-				r := &Run{System: s.Name(), Scenario: j.scenario, Variant: j.variant, Repeat: rp + 1}
-				if j.scenario != "enqueue" {
-					r.Workers = o.Workers
+				for _, s := range order {
+					if ctx.Err() != nil {
+						return nil, ctx.Err()
+					}
+					r := &Run{System: s.Name(), Scenario: j.scenario, Variant: j.variant, Repeat: rp + 1}
+					re := *e
+					if j.scenario != "enqueue" {
+						r.Workers, r.Conns, re.workers, re.conns = c.workers, c.conns, c.workers, c.conns
+					}
+					if f, ok := s.(Fixed); ok {
+						r.Config = f.Config()
+					}
+					if err := j.do(&re, s, r); err != nil {
+						r.Error = err.Error()
+						con.logf("%s %s %s: %v", s.Name(), j.scenario, j.variant, err)
+					}
+					con.ClearProgress()
+					PrintRun(con.Out, r)
+					rep.Runs = append(rep.Runs, r)
 				}
-				if err := j.do(s, r); err != nil {
-					r.Error = err.Error()
-					con.logf("%s %s %s: %v", s.Name(), j.scenario, j.variant, err)
-				}
-				con.ClearProgress()
-				PrintRun(con.Out, r)
-				rep.Runs = append(rep.Runs, r)
 			}
 		}
 	}
 	rep.FinishedAt = time.Now().UTC()
 	con.ClearProgress()
 	return rep, nil
+}
+
+// runConfig is one point of the sweep and the systems that run at it.
+type runConfig struct {
+	workers, conns int
+	systems        []System
+}
+
+// runConfigs are the points a scenario runs at: enqueue (no workers) once, at
+// the first workers and conns; the others at every workers × conns pair of
+// the sweep, in the order given, and a Fixed system at its own point only,
+// after them.
+func runConfigs(scenario string, o Options, systems []System) []runConfig {
+	var swept, fixed []System
+	for _, s := range systems {
+		if _, ok := s.(Fixed); ok {
+			fixed = append(fixed, s)
+		} else {
+			swept = append(swept, s)
+		}
+	}
+	var out []runConfig
+	if scenario == "enqueue" {
+		return []runConfig{{o.Workers, o.Conns, systems}}
+	}
+	if len(swept) > 0 {
+		for _, w := range o.WorkerList {
+			for _, c := range o.ConnList {
+				out = append(out, runConfig{w, c, swept})
+			}
+		}
+		if len(out) == 0 {
+			out = append(out, runConfig{o.Workers, o.Conns, swept})
+		}
+	}
+	for _, s := range fixed {
+		w, c := s.(Fixed).Fixed()
+		out = append(out, runConfig{w, c, []System{s}})
+	}
+	return out
+}
+
+// settingsKey names a system's client settings in the report: its name, and
+// its configuration's when it has one of its own.
+func settingsKey(s System) string {
+	if f, ok := s.(Fixed); ok {
+		return s.Name() + " (" + f.Config() + ")"
+	}
+	return s.Name()
 }
 
 // SourceState names the awa source measured: HEAD of the git work tree the

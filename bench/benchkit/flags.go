@@ -21,11 +21,11 @@ type Options struct {
 	// Command is the command line, recorded in the report.
 	Command string
 
-	Scenarios        []string // burndown, rate, pinned, enqueue; in this order of running
+	Scenarios        []string // burndown, rate, pinned, mixed, enqueue; in this order of running
 	Quick            bool
 	Jobs             int // burn-down jobs
-	Workers          int
-	Conns            int // max connections of the worker client's pool
+	Workers          int // the first of WorkerList
+	Conns            int // max connections of the worker client's pool: the first of ConnList
 	Rates            []float64
 	RateDuration     time.Duration
 	RateWarmup       time.Duration
@@ -59,13 +59,26 @@ type Options struct {
 	// a backlog built up over time is: its older slots drain first and can be
 	// pruned during the run (-awa-backlog-slots; 1, the default, keeps it in one).
 	BacklogSlots int
+
+	// WorkerList and ConnList are the sweep (-workers, -conns): every
+	// scenario but enqueue runs once (times Repeat) at each pair of them.
+	WorkerList, ConnList []int
+	// MixedRate, MixedDuration, MixedDelay and MixedWork size the mixed
+	// scenario (mixSpec).
+	MixedRate     float64
+	MixedDuration time.Duration
+	MixedDelay    time.Duration
+	MixedWork     time.Duration
 }
 
 // Flags holds the flags RegisterFlags defined, until Options reads them.
 type Flags struct {
 	fs                              *flag.FlagSet
 	scenario, rates, enqProds       *string
-	jobs, workers, conns, producers *int
+	workers, conns                  *string
+	jobs, producers                 *int
+	mixedRate                       *float64
+	mixedDur, mixedDelay, mixedWork *time.Duration
 	bulkBatch, repeat               *int
 	quick, profile, keep            *bool
 	rateDur, rateWarm, enqDur       *time.Duration
@@ -82,16 +95,24 @@ type Flags struct {
 // caller's.
 func RegisterFlags(fs *flag.FlagSet) *Flags {
 	return &Flags{
-		fs:        fs,
-		scenario:  fs.String("scenario", "all", "burndown, rate, pinned, enqueue or all (comma-separated list allowed)"),
-		jobs:      fs.Int("jobs", 1_000_000, "burn-down: jobs pre-inserted then worked"),
-		quick:     fs.Bool("quick", false, "short mode: 100k burn-down, short rate and enqueue runs (under 3 minutes)"),
-		workers:   fs.Int("workers", 100, "worker count (MaxWorkers) of each system"),
-		conns:     fs.Int("conns", 20, "max connections of the worker client's pool (each system)"),
-		rates:     fs.String("rates", "800,5000", "offered rates in jobs/s, comma-separated"),
-		rateDur:   fs.Duration("rate-duration", 30*time.Second, "measured window of each rate run"),
-		rateWarm:  fs.Duration("rate-warmup", 5*time.Second, "warm-up before each rate window"),
-		producers: fs.Int("producers", 4, "producer goroutines of rate runs"),
+		fs: fs,
+		scenario: fs.String("scenario", "all", "burndown, rate, pinned, mixed, enqueue or all (comma-separated list "+
+			"allowed; all is burndown, rate, pinned and enqueue)"),
+		jobs:  fs.Int("jobs", 1_000_000, "burn-down: jobs pre-inserted then worked"),
+		quick: fs.Bool("quick", false, "short mode: 100k burn-down, short rate and enqueue runs (under 3 minutes)"),
+		workers: fs.String("workers", "100", "worker count (MaxWorkers) of each system; a comma-separated list "+
+			"sweeps it (e.g. 50,100,500,2000): each scenario but enqueue runs at every workers × conns pair"),
+		conns: fs.String("conns", "20", "max connections of the worker client's pool (each system); a "+
+			"comma-separated list sweeps it like -workers"),
+		mixedRate: fs.Float64("mixed-rate", 800, "mixed: offered rate in jobs/s (1 ms handler, 5% retried once, "+
+			"5% scheduled -mixed-delay ahead)"),
+		mixedDur:   fs.Duration("mixed-duration", 30*time.Second, "mixed: measured window (after -rate-warmup)"),
+		mixedDelay: fs.Duration("mixed-delay", 3*time.Second, "mixed: how far ahead the scheduled jobs are due"),
+		mixedWork:  fs.Duration("mixed-work", time.Millisecond, "mixed: each attempt's handler time"),
+		rates:      fs.String("rates", "800,5000", "offered rates in jobs/s, comma-separated"),
+		rateDur:    fs.Duration("rate-duration", 30*time.Second, "measured window of each rate run"),
+		rateWarm:   fs.Duration("rate-warmup", 5*time.Second, "warm-up before each rate window"),
+		producers:  fs.Int("producers", 4, "producer goroutines of rate runs"),
 		pinnedRate: fs.Float64("pinned-rate", 800,
 			"pinned: offered rate in jobs/s while an idle session holds a REPEATABLE READ snapshot"),
 		pinnedDur: fs.Duration("pinned-duration", 10*time.Minute, "pinned: measured window, all of it under the held snapshot"),
@@ -125,7 +146,8 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 // to the caller.
 func (f *Flags) Options() (Options, error) {
 	o := Options{
-		Quick: *f.quick, Jobs: *f.jobs, Workers: *f.workers, Conns: *f.conns,
+		Quick: *f.quick, Jobs: *f.jobs,
+		MixedRate: *f.mixedRate, MixedDuration: *f.mixedDur, MixedDelay: *f.mixedDelay, MixedWork: *f.mixedWork,
 		RateDuration: *f.rateDur, RateWarmup: *f.rateWarm, Producers: *f.producers,
 		PinnedRate: *f.pinnedRate, PinnedDuration: *f.pinnedDur,
 		EnqueueDuration: *f.enqDur, BulkBatch: *f.bulkBatch, Repeat: *f.repeat,
@@ -157,17 +179,30 @@ func (f *Flags) Options() (Options, error) {
 		if !set["enqueue-duration"] {
 			o.EnqueueDuration = 3 * time.Second
 		}
+		if !set["mixed-duration"] {
+			o.MixedDuration = 8 * time.Second
+		}
 	}
 	o.Scenarios = strings.Split(*f.scenario, ",")
 	if *f.scenario == "all" {
 		o.Scenarios = []string{"burndown", "rate", "pinned", "enqueue"}
 	}
 	for _, s := range o.Scenarios {
-		if s != "burndown" && s != "rate" && s != "pinned" && s != "enqueue" {
+		if s != "burndown" && s != "rate" && s != "pinned" && s != "mixed" && s != "enqueue" {
 			return o, fmt.Errorf("-scenario: unknown %q", s)
 		}
 	}
 	var err error
+	if o.WorkerList, err = sweepList(*f.workers); err != nil {
+		return o, fmt.Errorf("-workers: %w", err)
+	}
+	if o.ConnList, err = sweepList(*f.conns); err != nil {
+		return o, fmt.Errorf("-conns: %w", err)
+	}
+	o.Workers, o.Conns = o.WorkerList[0], o.ConnList[0]
+	if o.MixedRate <= 0 || o.MixedDuration <= 0 || o.MixedDelay <= 0 || o.MixedWork < 0 {
+		return o, errors.New("-mixed-rate, -mixed-duration and -mixed-delay must be positive, -mixed-work not negative")
+	}
 	if o.Rates, err = positives(*f.rates, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }); err != nil {
 		return o, fmt.Errorf("-rates: %w", err)
 	}
@@ -180,7 +215,7 @@ func (f *Flags) Options() (Options, error) {
 	for _, c := range []struct {
 		name  string
 		value int
-	}{{"jobs", o.Jobs}, {"workers", o.Workers}, {"conns", o.Conns}, {"producers", o.Producers},
+	}{{"jobs", o.Jobs}, {"producers", o.Producers},
 		{"bulk-batch", o.BulkBatch}, {"repeat", o.Repeat}} {
 		if c.value < 1 {
 			return o, fmt.Errorf("-%s must be at least 1", c.name)
@@ -203,4 +238,21 @@ func positives[T int | float64](s string, parse func(string) (T, error)) ([]T, e
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// sweepList parses a -workers or -conns list: positive counts, each once, in
+// the order given.
+func sweepList(s string) ([]int, error) {
+	vs, err := positives(s, strconv.Atoi)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[int]bool{}
+	for _, v := range vs {
+		if seen[v] {
+			return nil, fmt.Errorf("%d given twice", v)
+		}
+		seen[v] = true
+	}
+	return vs, nil
 }

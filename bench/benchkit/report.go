@@ -38,66 +38,84 @@ func scenarioVariants(order []key) []key {
 	return out
 }
 
+// aggregate groups the runs that did not fail by (scenario, variant,
+// system), each system at its best configuration of the sweep (bestConfigs;
+// with one configuration, that one), and takes their medians.
 func aggregate(rep *Report) (map[key]*agg, []key) {
-	by := map[key]*agg{}
-	var order []key
+	best := bestConfigs(aggregateConfigs(rep))
+	var runs []*Run
 	for _, r := range rep.Runs {
-		if r.Error != "" {
-			continue
+		if r.Error == "" && best[configOf(r).key()] == configOf(r) {
+			runs = append(runs, r)
 		}
-		k := key{r.Scenario, r.Variant, r.System}
-		a, ok := by[k]
+	}
+	return group(runs, func(r *Run) key { return key{r.Scenario, r.Variant, r.System} })
+}
+
+// group groups runs by k, in the order their keys first appear, and takes
+// the medians of each group.
+func group[K comparable](runs []*Run, k func(*Run) K) (map[K]*agg, []K) {
+	by := map[K]*agg{}
+	var order []K
+	for _, r := range runs {
+		kk := k(r)
+		a, ok := by[kk]
 		if !ok {
 			a = &agg{}
-			by[k] = a
-			order = append(order, k)
+			by[kk] = a
+			order = append(order, kk)
 		}
 		a.runs = append(a.runs, r)
 	}
 	for _, a := range by {
-		col := func(f func(r *Run) float64) float64 {
-			xs := make([]float64, len(a.runs))
-			for i, r := range a.runs {
-				xs[i] = f(r)
-			}
-			return median(xs)
-		}
-		a.perSec = col(func(r *Run) float64 { return r.PerSecond })
-		a.walPerJob = col(func(r *Run) float64 { return r.WALPerJob })
-		lat := func(f func(s *Summary) float64) float64 {
-			return col(func(r *Run) float64 {
-				if r.Latency == nil {
-					return 0
-				}
-				return f(r.Latency)
-			})
-		}
-		a.p50 = lat(func(s *Summary) float64 { return s.P50Ms })
-		a.p95 = lat(func(s *Summary) float64 { return s.P95Ms })
-		a.p99 = lat(func(s *Summary) float64 { return s.P99Ms })
-		a.max = lat(func(s *Summary) float64 { return s.MaxMs })
-		a.achieved = col(func(r *Run) float64 { return r.AchievedInsert })
-		a.completion = col(func(r *Run) float64 { return r.CompletionRate })
-		a.depthMx = col(func(r *Run) float64 { return float64(r.DepthMax) })
-		sum := func(f func(t TableFamily) int64) float64 {
-			return col(func(r *Run) float64 {
-				var n int64
-				for _, t := range r.Families {
-					n += f(t)
-				}
-				return float64(n)
-			})
-		}
-		a.dead = sum(func(t TableFamily) int64 { return t.Dead })
-		a.upd = sum(func(t TableFamily) int64 { return t.Upd })
-		a.del = sum(func(t TableFamily) int64 { return t.Del })
-		a.ins = sum(func(t TableFamily) int64 { return t.Ins })
-		a.size = sum(func(t TableFamily) int64 { return t.SizeBytes })
-		runs := append([]*Run(nil), a.runs...)
-		sort.Slice(runs, func(i, j int) bool { return runs[i].PerSecond < runs[j].PerSecond })
-		a.rep = runs[(len(runs)-1)/2]
+		a.medians()
 	}
 	return by, order
+}
+
+// medians sets a's figures from its runs.
+func (a *agg) medians() {
+	col := func(f func(r *Run) float64) float64 {
+		xs := make([]float64, len(a.runs))
+		for i, r := range a.runs {
+			xs[i] = f(r)
+		}
+		return median(xs)
+	}
+	a.perSec = col(func(r *Run) float64 { return r.PerSecond })
+	a.walPerJob = col(func(r *Run) float64 { return r.WALPerJob })
+	lat := func(f func(s *Summary) float64) float64 {
+		return col(func(r *Run) float64 {
+			if r.Latency == nil {
+				return 0
+			}
+			return f(r.Latency)
+		})
+	}
+	a.p50 = lat(func(s *Summary) float64 { return s.P50Ms })
+	a.p95 = lat(func(s *Summary) float64 { return s.P95Ms })
+	a.p99 = lat(func(s *Summary) float64 { return s.P99Ms })
+	a.max = lat(func(s *Summary) float64 { return s.MaxMs })
+	a.achieved = col(func(r *Run) float64 { return r.AchievedInsert })
+	a.completion = col(func(r *Run) float64 { return r.CompletionRate })
+	a.depthMx = col(func(r *Run) float64 { return float64(r.DepthMax) })
+	sum := func(f func(t TableFamily) int64) float64 {
+		return col(func(r *Run) float64 {
+			var n int64
+			for _, t := range r.Families {
+				n += f(t)
+			}
+			return float64(n)
+		})
+	}
+	a.dead = sum(func(t TableFamily) int64 { return t.Dead })
+	a.upd = sum(func(t TableFamily) int64 { return t.Upd })
+	a.del = sum(func(t TableFamily) int64 { return t.Del })
+	a.ins = sum(func(t TableFamily) int64 { return t.Ins })
+	a.size = sum(func(t TableFamily) int64 { return t.SizeBytes })
+	runs := append([]*Run(nil), a.runs...)
+	sort.Slice(runs, func(i, j int) bool { return runs[i].PerSecond < runs[j].PerSecond })
+	a.rep = runs[(len(runs)-1)/2]
 }
 
 func ratio(a, b float64) string {
@@ -194,8 +212,16 @@ func PrintRun(w io.Writer, r *Run) {
 	for _, t := range r.Families {
 		dead += t.Dead
 	}
-	line := fmt.Sprintf("%-6s %-8s %-13s #%d  %10s %-9s WAL/job %7.0f B  dead %d", r.System, r.Scenario, r.Variant,
-		r.Repeat, num(r.PerSecond), unit(r.Scenario), r.WALPerJob, dead)
+	cfg := ""
+	if r.Workers > 0 {
+		cfg = "[" + configOf(r).label() + "]  "
+	}
+	line := fmt.Sprintf("%-6s %-8s %-13s #%d  %s%10s %-9s WAL/job %7.0f B  dead %d", r.System, r.Scenario, r.Variant,
+		r.Repeat, cfg, num(r.PerSecond), unit(r.Scenario), r.WALPerJob, dead)
+	if r.DueLatency != nil {
+		line += fmt.Sprintf("  delayed %d due→start p50 %.1f p99 %.1f ms; planned failures %d, retries %d",
+			r.Delayed, r.DueLatency.P50Ms, r.DueLatency.P99Ms, r.PlannedFail, r.Retries)
+	}
 	if r.Latency != nil {
 		line += fmt.Sprintf("  ins %.0f/s  p50 %.1f p95 %.1f p99 %.1f max %.1f ms  depth≤%d", r.AchievedInsert,
 			r.Latency.P50Ms, r.Latency.P95Ms, r.Latency.P99Ms, r.Latency.MaxMs, r.DepthMax)
@@ -306,6 +332,7 @@ func PrintSummary(w io.Writer, rep *Report, systems ...string) {
 			num(a.completion), a.p50, a.p95, a.p99, a.max, a.depthMx)
 	}
 	tw.Flush()
+	printBest(w, rep)
 	if n := rep.Failures(); n > 0 {
 		fmt.Fprintf(w, "\n%d run(s) failed; see the JSON file\n", n)
 	}
@@ -354,10 +381,20 @@ func WriteMarkdown(path string, rep *Report) error {
 	}
 	w("Latest run: %s UTC, %s mode, %d run(s) per system and scenario (medians quoted).\n\n",
 		rep.StartedAt.Format("2006-01-02 15:04"), mode, rep.Config.Repeat)
-	w("```sh\n")
-	w("%s\n", makeCommand(rep))
-	w("# which runs, inside a private PostgreSQL cluster (scripts/pg.sh, AWA_PG_OPTS below):\n")
-	w("%s\n```\n\n", rep.Command)
+	if len(rep.MergedFrom) > 0 {
+		w("Merged (`bench -merge`) from %d results files, each run with its own command (inside `make bench`'s\n", len(rep.MergedFrom))
+		w("private cluster, or with -dsn):\n\n")
+		for _, m := range rep.MergedFrom {
+			w("- %s UTC, awa %s, %d runs: `%s`\n", m.StartedAt.Format("2006-01-02 15:04"), m.AwaSource, m.Runs, m.Command)
+		}
+		w("\n")
+	} else {
+		w("```sh\n")
+		w("%s\n", makeCommand(rep))
+		w("# which runs, inside a private PostgreSQL cluster (scripts/pg.sh, AWA_PG_OPTS below):\n")
+		w("%s\n```\n\n", rep.Command)
+	}
+	w("%s", sweepHowTo)
 
 	// ---- setup
 	w("## Setup\n\n")
@@ -380,8 +417,13 @@ func WriteMarkdown(path string, rep *Report) error {
 	}
 	w("| Go | %s; client and server on the same machine, TCP over loopback |\n", rep.Machine.GoVer)
 	w("| workload | no-op handler, args `{\"n\": i}`, one queue (`default`), priority default |\n")
-	w("| workers | %d for both; worker pool max %d connections for both; rate producers: %d goroutines on their own pool |\n",
-		rep.Config.Workers, rep.Config.Conns, rep.Config.Producers)
+	if c := rep.Config; len(c.WorkerList)+len(c.ConnList) > 2 {
+		w("| workers | swept: %v workers × %v pool connections, each system at every pair (see Sweep); rate producers: %d goroutines on their own pool |\n",
+			c.WorkerList, c.ConnList, c.Producers)
+	} else {
+		w("| workers | %d for both; worker pool max %d connections for both; rate producers: %d goroutines on their own pool |\n",
+			rep.Config.Workers, rep.Config.Conns, rep.Config.Producers)
+	}
 	w("| burn-down | %s jobs pre-inserted (bulk path, 100k per transaction), CHECKPOINT, stats reset, then timed until the last job is finalized |\n",
 		commas(int64(rep.Config.Jobs)))
 	w("| rate | %s warm-up + %s window per rate; latency = job row `created_at` (DB clock, the insert statement's start) → handler start (worker clock); so it includes any wait of the insert itself (e.g. awa's lane lock) |\n",
@@ -389,6 +431,10 @@ func WriteMarkdown(path string, rep *Report) error {
 	if rep.Config.PinnedDuration != "" {
 		w("| pinned | a rate run at %g jobs/s, %s warm-up + %s window, while an idle session holds a REPEATABLE READ snapshot (see Pinned MVCC horizon) |\n",
 			rep.Config.PinnedRate, rep.Config.RateWarmup, rep.Config.PinnedDuration)
+	}
+	if c := rep.Config; c.MixedDuration != "" {
+		w("| mixed | %g jobs/s offered, %s warm-up + %s window; handler %s; one job in %d fails its first attempt (retried with the system's default backoff), one in %d is inserted due %s later (awa `run_at`, River `ScheduledAt`); maintenance on |\n",
+			c.MixedRate, c.RateWarmup, c.MixedDuration, c.MixedWork, mixEvery, mixEvery, c.MixedDelay)
 	}
 	if c := rep.Config; c.Parked+c.Long > 0 {
 		w("| held jobs | awa burn-down, rate and pinned runs: %s parked (`waiting_external`, callback timeout %s) and %d long attempts held open in queue `%s`, set up before the measured phase, accounted for after it; every tick (%s, or the maintenance interval when shorter) the process heartbeats, each long attempt writes progress every %d ticks and registers a callback every %d, and a fresh job of the queue is claimed and registers one; each callback is resumed and taken %d ticks later |\n",
@@ -408,7 +454,12 @@ func WriteMarkdown(path string, rep *Report) error {
 		w("| %s | %s |\n", k, rep.Postgres.Settings[k])
 	}
 	w("\nClient settings:\n\n| system | setting | value |\n|---|---|---|\n")
-	for _, sys := range rep.Config.Systems {
+	var confs []string
+	for sys := range rep.ClientConfs {
+		confs = append(confs, sys)
+	}
+	sort.Strings(confs)
+	for _, sys := range confs {
 		var ks []string
 		for k := range rep.ClientConfs[sys] {
 			ks = append(ks, k)
@@ -465,6 +516,8 @@ func WriteMarkdown(path string, rep *Report) error {
 	}
 	w("\n")
 	writePinned(w, rep, by, order)
+	writeMixed(w, rep, by, order)
+	writeSweep(w, rep)
 
 	// Each section writes its own table: alike the others only in shape.
 	w("### Table churn and size\n\n")
@@ -610,26 +663,34 @@ func dirOf(p string) string {
 
 // offeredRate tells the scenarios whose runs offer a fixed rate and measure
 // insert-to-start latency.
-func offeredRate(scenario string) bool { return scenario == "rate" || scenario == "pinned" }
+func offeredRate(scenario string) bool {
+	return scenario == "rate" || scenario == "pinned" || scenario == "mixed"
+}
 
 // rateLabel names a rate run's row in the latency tables.
 func rateLabel(k key) string {
-	if k.scenario == "pinned" {
-		return k.variant + " pinned"
+	if k.scenario == "pinned" || k.scenario == "mixed" {
+		return k.variant + " " + k.scenario
 	}
 	return k.variant
+}
+
+// scenarioKeys are the keys of order in scenario, in order.
+func scenarioKeys(order []key, scenario string) []key {
+	var out []key
+	for _, k := range order {
+		if k.scenario == scenario {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // writePinned compares each system's pinned-horizon run with its clean run
 // at the same offered rate (when the report has one): latency and the dead
 // tuples its tables hold at the end.
 func writePinned(w func(string, ...any), rep *Report, by map[key]*agg, order []key) {
-	var pinned []key
-	for _, k := range order {
-		if k.scenario == "pinned" {
-			pinned = append(pinned, k)
-		}
-	}
+	pinned := scenarioKeys(order, "pinned")
 	if len(pinned) == 0 {
 		return
 	}

@@ -24,6 +24,10 @@ type Run struct {
 	Repeat   int    `json:"repeat"`
 	Database string `json:"database"`
 	Workers  int    `json:"workers,omitempty"`
+	// Conns is the worker pool's size (not for enqueue runs); Config names
+	// a system configuration of its own (River's "own": its bench command's).
+	Conns  int    `json:"pool_max_conns,omitempty"`
+	Config string `json:"config,omitempty"`
 
 	// Jobs is what the measured phase handled: jobs worked (burndown, rate)
 	// or jobs inserted (enqueue).
@@ -59,6 +63,15 @@ type Run struct {
 	DepthMean        float64  `json:"queue_depth_mean,omitempty"`
 	DepthSamples     []int64  `json:"queue_depth_samples,omitempty"`
 	InsertCallLatncy *Summary `json:"insert_call_latency,omitempty"`
+
+	// mixed: due→start latency of the delayed jobs (Latency is the immediate
+	// jobs' insert→start), the jobs inserted delayed and planned to fail, the
+	// first attempts that failed and the retries that started.
+	DueLatency  *Summary `json:"due_to_start_latency,omitempty"`
+	Delayed     int64    `json:"delayed_jobs,omitempty"`
+	PlannedFail int64    `json:"planned_failures,omitempty"`
+	FailedFirst int64    `json:"failed_first_attempts,omitempty"`
+	Retries     int64    `json:"retries_started,omitempty"`
 
 	WALBytes  int64   `json:"wal_bytes"`
 	WALPerJob float64 `json:"wal_bytes_per_job"`
@@ -155,7 +168,7 @@ func newHarness(ctx context.Context, e *env, sys System, run *Run) (*harness, er
 // sizes differ) and closes it before collect, so the backends flush their
 // counters; the scenarios' open-check-defer lines look alike for that reason.
 func (h *harness) pool(ctx context.Context, maxConns int) (*pgxpool.Pool, error) {
-	return OpenPool(ctx, h.dsn, maxConns)
+	return openPool(ctx, h.dsn, maxConns, h.sys)
 }
 
 // startWorkers starts sys's w workers on pool and returns their stop, which
@@ -193,11 +206,20 @@ func (h *harness) inserter(ctx context.Context, sys System, maxConns int) (*pgxp
 
 // OpenPool opens a pgx pool on dsn of at most maxConns connections.
 func OpenPool(ctx context.Context, dsn string, maxConns int) (*pgxpool.Pool, error) {
+	return openPool(ctx, dsn, maxConns, nil)
+}
+
+// openPool is OpenPool with sys's pool settings when it has its own
+// (PoolTuner).
+func openPool(ctx context.Context, dsn string, maxConns int, sys System) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, err
 	}
 	cfg.MaxConns = int32(maxConns)
+	if t, ok := sys.(PoolTuner); ok {
+		t.TunePool(cfg)
+	}
 	return pgxpool.NewWithConfig(ctx, cfg)
 }
 
@@ -505,8 +527,9 @@ func (h *harness) watchRings(ctx context.Context, hd *Handler) (func(), error) {
 // start until stop. Each producer credits work by elapsed time: when it falls
 // behind it inserts what it owes in one multi-row insert (up to 1000 jobs)
 // instead of lowering the rate.
+// mk makes the jobs numbered from from on (makeArgs: plain ones).
 func produce(ctx context.Context, ins Inserter, rate float64, p int, start, stop time.Time,
-	inserted *atomic.Int64, callLat *Histogram, errs chan<- error) *sync.WaitGroup {
+	inserted *atomic.Int64, callLat *Histogram, errs chan<- error, mk func(from, n int) []JobArgs) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	per := rate / float64(p)
 	for g := 0; g < p; g++ {
@@ -532,10 +555,10 @@ func produce(ctx context.Context, ins Inserter, rate float64, p int, start, stop
 				k := min(owed, 1000)
 				t0 := time.Now()
 				var err error
-				if k == 1 {
-					err = ins.One(ctx, JobArgs{N: seq})
+				if as := mk(seq, int(k)); k == 1 {
+					err = ins.One(ctx, as[0])
 				} else {
-					err = ins.Many(ctx, makeArgs(seq, int(k)))
+					err = ins.Many(ctx, as)
 				}
 				callLat.Record(time.Since(t0))
 				if err != nil {
@@ -559,8 +582,12 @@ func produce(ctx context.Context, ins Inserter, rate float64, p int, start, stop
 // snapshot of an unrelated table from the start of the measured phase until
 // the statistics are read, as an application's forgotten transaction would:
 // no row version deleted or updated meanwhile can be vacuumed away.
+//
+// With mix (the mixed scenario), its jobs are mix.args's and its handler
+// does mix.work; the run counts jobs finished, not started, and waits for
+// every job to finish (the retried and the delayed too).
 func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur time.Duration, producers int,
-	pinned bool, run *Run) error {
+	pinned bool, run *Run, mix *mixSpec) error {
 	h, err := newHarness(ctx, e, sys, run)
 	if err != nil {
 		return err
@@ -604,6 +631,10 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 		}
 	}
 	hd := &Handler{}
+	mk, done := makeArgs, hd.Started
+	if mix != nil {
+		hd.Work, mk, done = mix.work, mix.args, hd.Finished
+	}
 	rings, err := h.watchRings(ctx, hd)
 	if err != nil {
 		return err
@@ -623,14 +654,14 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 	var inserted atomic.Int64
 	var callLat Histogram
 	errs := make(chan error, 1)
-	wg := produce(ctx, ins, rate, producers, start, we, &inserted, &callLat, errs)
+	wg := produce(ctx, ins, rate, producers, start, we, &inserted, &callLat, errs, mk)
 
 	// Sample the queue depth once a second during the window, and count
 	// inserts and starts at its edges.
 	var depth []int64
 	var insAtWS, startAtWS int64
 	time.Sleep(time.Until(ws))
-	insAtWS, startAtWS = inserted.Load(), hd.started.Load()
+	insAtWS, startAtWS = inserted.Load(), done()
 	sec := time.NewTicker(time.Second)
 	for now := time.Now(); now.Before(we); now = time.Now() {
 		select {
@@ -649,7 +680,7 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 			sys.Name(), rate, time.Since(ws).Seconds(), dur.Seconds(), inserted.Load(), hd.started.Load(), avail))
 	}
 	sec.Stop()
-	insAtWE, startAtWE := inserted.Load(), hd.started.Load()
+	insAtWE, startAtWE := inserted.Load(), done()
 	wg.Wait()
 	select {
 	case err := <-errs:
@@ -661,7 +692,7 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 	total := inserted.Load()
 	drainStart := time.Now()
 	for {
-		if hd.started.Load() >= total {
+		if done() >= total {
 			avail, running, err := h.pending(ctx)
 			if err != nil {
 				return err
@@ -671,7 +702,7 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 			}
 		}
 		if time.Since(drainStart) > 2*time.Minute {
-			return fmt.Errorf("drain timed out: %d of %d jobs started", hd.started.Load(), total)
+			return fmt.Errorf("drain timed out: %d of %d jobs done", done(), total)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -699,6 +730,9 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 	run.Latency = &s
 	cs := callLat.Summary()
 	run.InsertCallLatncy = &cs
+	if mix != nil {
+		mix.account(hd, run)
+	}
 	run.DepthSamples = depth
 	for _, d := range depth {
 		run.DepthMax = max(run.DepthMax, d)

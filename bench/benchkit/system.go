@@ -2,6 +2,7 @@ package benchkit
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"sync/atomic"
@@ -17,6 +18,13 @@ type JobArgs struct {
 	// Pad pads the payload to a size (the adapter's JOB_PAYLOAD_BYTES);
 	// empty, it is left out.
 	Pad string `json:"pad,omitempty"`
+	// Fail (mixed scenario) makes the job's first attempt return an error,
+	// so the system retries it once; Delayed marks a job inserted to run at
+	// At (the system's scheduled-job option), not at once. At is not stored
+	// in the payload.
+	Fail    bool      `json:"fail,omitempty"`
+	Delayed bool      `json:"delayed,omitempty"`
+	At      time.Time `json:"-"`
 }
 
 // Kind is the job kind of every run.
@@ -44,13 +52,44 @@ type Handler struct {
 	windowStart atomic.Int64 // unix ns; 0 = record nothing
 	windowEnd   atomic.Int64
 	latency     Histogram
+
+	// Mixed scenario (RunAttempt): first attempts that failed on purpose,
+	// later attempts started, and the due→start latency of delayed jobs.
+	failedOnPurpose atomic.Int64
+	retriesStarted  atomic.Int64
+	dueLatency      Histogram
 }
 
-// Run is a system worker's job body, given the job row's created_at: it
-// counts the start and records its latency, then does Work. A job whose Work
-// completes counts as finished.
-func (h *Handler) Run(ctx context.Context, createdAt time.Time) error {
-	h.jobStarted(createdAt)
+// Attempt is what RunAttempt needs of a claimed job besides its args.
+type Attempt struct {
+	CreatedAt time.Time // the job row's created_at
+	Due       time.Time // when it was due (awa run_at, River scheduled_at)
+	Number    int       // 1 for the first attempt
+}
+
+// errPlanned is the error of a first attempt the mixed scenario fails.
+var errPlanned = errors.New("bench: planned failure of a first attempt")
+
+// RunAttempt is a system worker's job body when the job may be delayed or
+// planned to fail (the mixed scenario): a first attempt of an immediate job
+// records its insert→start latency as Run does, a first attempt of a delayed
+// job its due→start latency instead; a retry records none (its wait is the
+// system's backoff). After Work, a first attempt of a job marked Fail
+// returns an error; everything else finishes.
+func (h *Handler) RunAttempt(ctx context.Context, a JobArgs, at Attempt) error {
+	switch {
+	case at.Number > 1:
+		h.started.Add(1)
+		h.retriesStarted.Add(1)
+	case a.Delayed:
+		now := time.Now()
+		h.started.Add(1)
+		if h.inWindow(at.CreatedAt) {
+			h.dueLatency.Record(now.Sub(at.Due))
+		}
+	default:
+		h.jobStarted(at.CreatedAt)
+	}
 	if h.Work > 0 {
 		t := time.NewTimer(h.Work)
 		select {
@@ -60,8 +99,28 @@ func (h *Handler) Run(ctx context.Context, createdAt time.Time) error {
 			return ctx.Err()
 		}
 	}
+	if a.Fail && at.Number == 1 {
+		h.failedOnPurpose.Add(1)
+		return errPlanned
+	}
 	h.finished.Add(1)
 	return nil
+}
+
+// inWindow tells whether a job created at createdAt is one the measurement
+// window records.
+func (h *Handler) inWindow(createdAt time.Time) bool {
+	ws := h.windowStart.Load()
+	c := createdAt.UnixNano()
+	return ws != 0 && c >= ws && c < h.windowEnd.Load()
+}
+
+// Run is a system worker's job body, given the job row's created_at: it
+// counts the start and records its latency, then does Work. A job whose Work
+// completes counts as finished. (RunAttempt with a first attempt of a plain
+// job.)
+func (h *Handler) Run(ctx context.Context, createdAt time.Time) error {
+	return h.RunAttempt(ctx, JobArgs{}, Attempt{CreatedAt: createdAt, Due: createdAt, Number: 1})
 }
 
 // Started is how many jobs have started.
@@ -76,12 +135,7 @@ func (h *Handler) jobStarted(createdAt time.Time) {
 	if h.Recent != nil {
 		h.Recent.Record(now, now.Sub(createdAt))
 	}
-	ws := h.windowStart.Load()
-	if ws == 0 {
-		return
-	}
-	c := createdAt.UnixNano()
-	if c >= ws && c < h.windowEnd.Load() {
+	if h.inWindow(createdAt) {
 		h.latency.Record(now.Sub(createdAt))
 	}
 }
@@ -110,7 +164,7 @@ type System interface {
 	// Migrate installs the system's schema into the database of dsn.
 	Migrate(ctx context.Context, dsn string) error
 	// Start starts a worker client on pool with w workers on the default
-	// queue; its workers run h.Run as every job's body.
+	// queue; its workers run h.RunAttempt as every job's body.
 	Start(ctx context.Context, pool *pgxpool.Pool, w int, h *Handler) (Stopper, error)
 	// Inserter returns an insert-only client on pool.
 	Inserter(pool *pgxpool.Pool) (Inserter, error)
@@ -131,4 +185,19 @@ func QuietLogger() *slog.Logger {
 // WarnLogger logs warnings and errors to w: for the worker clients.
 func WarnLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// Fixed is a system configuration that runs at workers and pool size of its
+// own rather than the sweep's (River as its own bench command configures its
+// client). Config names it in the report.
+type Fixed interface {
+	System
+	Config() string
+	Fixed() (workers, conns int)
+}
+
+// PoolTuner is a system that sets up its worker pool itself, past its size
+// (River's own bench command sets session parameters on its pool).
+type PoolTuner interface {
+	TunePool(cfg *pgxpool.Config)
 }
