@@ -366,7 +366,14 @@ func (e *elector) services() []service {
 	// The queue gauges' figures (docs/observability.md): one bounded read
 	// per interval, by the leader only, and only when metrics are on.
 	if e.metrics != nil {
-		svcs = append(svcs, service{name: "queue_depths", interval: m.QueueDepthInterval, tick: func(ctx context.Context) error {
+		// Half an interval in, not with the rings' first prunes at election:
+		// the read holds the rings' tables (briefly) as every read surface does.
+		svcs = append(svcs, service{name: "queue_depths", interval: m.QueueDepthInterval, phase: 0.5, tick: func(ctx context.Context) error {
+			// The global provider with no SDK set (the default) records
+			// nothing: no read for gauges no one collects.
+			if !e.metrics.counting(ctx) {
+				return nil
+			}
 			rows, err := d.QueueDepths(ctx, db, queueDepthCountLimit)
 			if err == nil {
 				e.depths.store(rows)
