@@ -96,6 +96,20 @@ type QueueOptions struct {
 	// to 1, so a flood of high-priority jobs cannot starve the others; 0
 	// turns it off (docs/storage.md, "Priority aging").
 	AgingSeconds *int
+	// RateLimit limits how fast the fleet starts the queue's jobs: over any
+	// T seconds at most Burst + PerSecond*T claims (docs/storage.md, "Flow
+	// control"). A zero RateLimit (PerSecond 0) removes the limit.
+	RateLimit *RateLimit
+	// MaxDepth makes an insert of jobs due now fail with ErrQueueFull when
+	// it would take the queue's available jobs above it; 0 removes it.
+	MaxDepth *int
+}
+
+// RateLimit is a queue's token bucket: PerSecond tokens a second, at most
+// Burst of them kept (0: ceil(PerSecond)).
+type RateLimit struct {
+	PerSecond float64
+	Burst     int
 }
 
 // ConfigureQueue sets queue options.
@@ -107,7 +121,18 @@ func (d *Driver) ConfigureQueue(ctx context.Context, db DBTX, queue string, cfg 
 	if cfg.EnqueueShards != nil {
 		opts["enqueue_shards"] = *cfg.EnqueueShards
 	}
-	for key, v := range map[string]*int{"deadline_seconds": cfg.DeadlineSeconds, "aging_seconds": cfg.AgingSeconds} {
+	if rl := cfg.RateLimit; rl != nil {
+		switch {
+		case rl.PerSecond == 0:
+			opts["rate_limit"] = nil
+		case rl.Burst == 0:
+			opts["rate_limit"] = map[string]any{"per_second": rl.PerSecond}
+		default:
+			opts["rate_limit"] = map[string]any{"per_second": rl.PerSecond, "burst": rl.Burst}
+		}
+	}
+	for key, v := range map[string]*int{"deadline_seconds": cfg.DeadlineSeconds, "aging_seconds": cfg.AgingSeconds,
+		"max_depth": cfg.MaxDepth} {
 		if v != nil && *v == 0 {
 			opts[key] = nil
 		} else if v != nil {

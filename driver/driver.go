@@ -424,6 +424,9 @@ type Pending struct {
 	// producer of that lane has ended), so a claim now would find it unless
 	// another claimer holds the lane. Always false outside READ COMMITTED.
 	Ready bool
+	// WaitFor (QueueReadiness only): on a rate-limited queue whose bucket is
+	// empty, how long until its next token (Ready is then false); 0 otherwise.
+	WaitFor time.Duration
 }
 
 // QueuePending reports whether queue may hold work a claim has not taken. A
@@ -436,6 +439,21 @@ func (d *Driver) QueuePending(ctx context.Context, db DBTX, queue string) (Pendi
 		return Pending{}, fmt.Errorf("queue pending %q: %w", queue, mapError(err))
 	}
 	return Pending{Pending: p.Pending.Valid && p.Pending.Bool, Ready: p.Ready.Valid && p.Ready.Bool}, nil
+}
+
+// QueueReadiness is QueuePending plus, for a rate-limited queue whose bucket
+// holds no token, how long until one is due (Pending.WaitFor): a claimer
+// sleeps that long instead of polling an empty bucket.
+func (d *Driver) QueueReadiness(ctx context.Context, db DBTX, queue string) (Pending, error) {
+	p, err := d.q.QueueReadiness(ctx, d.on(db), queue)
+	if err != nil {
+		return Pending{}, fmt.Errorf("queue readiness %q: %w", queue, mapError(err))
+	}
+	out := Pending{Pending: p.Pending.Valid && p.Pending.Bool, Ready: p.Ready.Valid && p.Ready.Bool}
+	if p.WaitFor.Valid {
+		out.WaitFor = time.Duration(p.WaitFor.Microseconds)*time.Microsecond + time.Duration(p.WaitFor.Days)*24*time.Hour
+	}
+	return out, nil
 }
 
 // Result is a finalizer's outcome for one attempt.

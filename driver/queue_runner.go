@@ -139,23 +139,27 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 // claim that found none; else twice the last delay, up to FetchPollInterval.
 // A claim that found nothing never leads to claimNow, so a lane another
 // session holds for long (a SQL worker claiming inside a long transaction)
-// costs polls that back off, not a spin.
+// costs polls that back off, not a spin. A rate-limited queue whose bucket
+// is empty (awa.queue_readiness wait_for) is claimed again when its next
+// token is due, not before.
 func (q *queueRunner) nextRecheck(ctx context.Context, backlog, found bool, last time.Duration) time.Duration {
 	if backlog {
 		return 0
 	}
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	p, err := q.c.driver.QueuePending(pctx, q.c.rt, q.name)
+	p, err := q.c.driver.QueueReadiness(pctx, q.c.rt, q.name)
 	cancel()
 	if err != nil {
 		if ctx.Err() == nil {
-			q.c.log.Warn("awa: QueuePending failed", slog.String("queue", q.name), slog.String("error", err.Error()))
+			q.c.log.Warn("awa: QueueReadiness failed", slog.String("queue", q.name), slog.String("error", err.Error()))
 		}
 		return 0 // the poll covers it
 	}
 	switch {
 	case !p.Pending:
 		return 0
+	case p.WaitFor > 0:
+		return p.WaitFor
 	case p.Ready && found:
 		return claimNow
 	case found || last <= 0:

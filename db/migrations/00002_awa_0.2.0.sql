@@ -38,8 +38,21 @@ CREATE TABLE awa.queue_pauses (
 CREATE TABLE awa.queue_options (
     queue      text        PRIMARY KEY,
     aging      interval    CHECK (aging IS NULL OR aging > interval '0'),
-    updated_at timestamptz NOT NULL DEFAULT now()
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    rate_per_second float8 CHECK (rate_per_second > 0 AND rate_per_second <= 1000000),
+    rate_burst      int    CHECK (rate_burst BETWEEN 1 AND 1000000),
+    max_depth       int    CHECK (max_depth BETWEEN 1 AND 1000000000),
+    CHECK ((rate_per_second IS NULL) = (rate_burst IS NULL))
 );
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/10_control.sql
+-- +goose StatementBegin
+CREATE TABLE awa.queue_rate_buckets (
+    queue        text        PRIMARY KEY,
+    tokens       float8      NOT NULL CHECK (tokens >= 0),
+    refreshed_at timestamptz NOT NULL
+) WITH (fillfactor = 50);
 -- +goose StatementEnd
 
 -- added since v0.1.0: sql/substrate/16_types.sql
@@ -669,9 +682,14 @@ COMMENT ON VIEW awa.terminal_jobs IS
 CREATE OR REPLACE VIEW awa.jobs AS SELECT * FROM awa._read_jobs();
 -- +goose StatementEnd
 
+-- signature changed since v0.1.0: sql/functions/_append_ready.sql
+-- +goose StatementBegin
+DROP FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz);
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/_append_ready.sql
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
+CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz, p_produce boolean DEFAULT false)
 RETURNS void
 LANGUAGE plpgsql
 AS $$
@@ -689,6 +707,8 @@ DECLARE
     v_gids  int[];
     v_gseqs regclass[];
     v_gsh   int;
+    v_depth int;
+    v_checked  text[] := '{}';
     v_sh    int[] := '{}';
     v_ck    text[] := '{}';
     v_seq   regclass;
@@ -724,12 +744,19 @@ BEGIN
             v_gids := string_to_array(v_cache[3], ',')::int[];
             v_gseqs := string_to_array(v_cache[4], ',')::oid[]::regclass[];
             v_gsh := v_cache[5]::int;
+            v_depth := nullif(v_cache[6], '')::int;
         ELSE
-            SELECT l.ids, l.seqs, l.shards INTO v_gids, v_gseqs, v_gsh FROM awa._resolve_lanes(v_q[g], v_p[g]) AS l;
+            SELECT l.ids, l.seqs, l.shards, l.max_depth INTO v_gids, v_gseqs, v_gsh, v_depth
+            FROM awa._resolve_lanes(v_q[g], v_p[g]) AS l;
             PERFORM set_config(v_ckey, concat_ws('|', extract(epoch FROM now()) + 5, v_q[g],
                                                  array_to_string(v_gids, ','), array_to_string(v_gseqs::oid[], ','),
-                                                 v_gsh),
+                                                 v_gsh, coalesce(v_depth::text, '')),
                                false);
+        END IF;
+        -- Backpressure: once per queue, before any lane lock.
+        IF p_produce AND v_depth IS NOT NULL AND NOT v_q[g] = ANY (v_checked) THEN
+            PERFORM awa._check_depth(v_q[g], v_depth, (SELECT count(*) FROM unnest(p_jobs) AS j WHERE j.queue = v_q[g]));
+            v_checked := v_checked || v_q[g];
         END IF;
         v_sh := v_sh || v_gsh;
         v_ck := v_ck || v_ckey;
@@ -831,7 +858,7 @@ BEGIN
              ARRAY[]::text[]),
             ('awa_worker',
              ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
-                   'heartbeat_instance', 'queue_pending', 'listen_queues', 'set_progress', 'job_progress',
+                   'heartbeat_instance', 'queue_pending', 'queue_readiness', 'listen_queues', 'set_progress', 'job_progress',
                    'set_attempt_deadline', 'closed_attempts', 'register_callback', 'park_jobs', 'take_callback_result',
                    'complete_external', 'fail_external', 'retry_external', 'resume_external', 'substrate_version'],
              ARRAY[]::text[]),
@@ -1072,6 +1099,37 @@ BEGIN
     UPDATE awa.claim_batches b SET ready_slot = p_to
     WHERE b.batch_id = ANY (v_ids) AND b.ready_slot = p_from;
     RETURN cardinality(v_ids);
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_check_depth.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._check_depth(p_queue text, p_max_depth int, p_adding bigint)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_cap bigint := p_max_depth - p_adding + 1;
+    v_n   bigint := 0;
+BEGIN
+    IF v_cap > 0 THEN
+        LOCK TABLE awa.cursor_marks IN ACCESS SHARE MODE;
+        SELECT count(*) INTO v_n
+        FROM (SELECT 1
+              FROM awa.queue_lanes l
+              JOIN awa.claim_cursors c USING (lane_id)
+              CROSS JOIN LATERAL (SELECT 1 FROM awa.ready_entries r
+                                  WHERE r.lane_id = l.lane_id AND r.lane_seq > c.claim_seq
+                                  ORDER BY r.lane_seq LIMIT v_cap) AS x
+              WHERE l.queue = p_queue
+              LIMIT v_cap) AS t;
+    END IF;
+    IF v_cap <= 0 OR v_n >= v_cap THEN
+        RAISE EXCEPTION 'awa: queue % is full: adding % jobs to % or more available would pass its max_depth %',
+            quote_literal(p_queue), p_adding, greatest(v_n, 0), p_max_depth
+            USING ERRCODE = 'AW060', HINT = 'retry later, or raise max_depth with awa.configure_queue';
+    END IF;
 END;
 $$;
 -- +goose StatementEnd
@@ -1433,6 +1491,12 @@ DECLARE
     v_prev   bytea;
     r        record;
 BEGIN
+    -- Backpressure before any key is taken, counting every job due now
+    -- (duplicates included: they are not known yet).
+    PERFORM awa._check_depth(o.queue, o.max_depth, j.n)
+    FROM (SELECT j.queue, count(*) AS n FROM unnest(p_jobs) AS j WHERE j.run_at <= p_now GROUP BY j.queue) AS j
+    JOIN awa.queue_options o ON o.queue = j.queue AND o.max_depth IS NOT NULL;
+
     FOR r IN
         SELECT s.i, awa._unique_key(p_jobs[s.i], p_opts[s.i] -> 'unique') AS key,
                (CASE WHEN p_opts[s.i] -> 'unique' ? 'states'
@@ -1984,6 +2048,52 @@ BEGIN
         RETURN;
     END IF;
     RETURN QUERY SELECT p_callback_id, v_x.job_id, v_x.run_lease, 'stale'::awa.finalize_outcome, NULL::awa.job_state;
+END;
+$$;
+-- +goose StatementEnd
+
+-- signature changed since v0.1.0: sql/functions/_resolve_lanes.sql
+-- +goose StatementBegin
+DROP FUNCTION awa._resolve_lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[], OUT shards int);
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/_resolve_lanes.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._resolve_lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[], OUT shards int,
+                                   OUT max_depth int)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_id int;
+BEGIN
+    shards := coalesce((SELECT m.enqueue_shards FROM awa.queue_meta m WHERE m.queue = p_queue), 8);
+    max_depth := (SELECT o.max_depth FROM awa.queue_options o WHERE o.queue = p_queue);
+    -- Read the lanes; if there is none, create shard 0 of every priority and
+    -- read again.
+    FOR v_pass IN 1 .. 2 LOOP
+        SELECT array_agg(l.lane_id ORDER BY l.shard), array_agg(l.lane_seq ORDER BY l.shard)
+        INTO ids, seqs
+        FROM awa.queue_lanes l
+        WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < shards;
+        EXIT WHEN coalesce(cardinality(ids), 0) > 0 OR v_pass = 2;
+
+        PERFORM pg_advisory_xact_lock(awa._lock_key('lane_creation'), hashtext(p_queue));
+        BEGIN
+            FOR v_priority IN 1 .. 4 LOOP
+                CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
+                                      WHERE queue = p_queue AND priority = v_priority AND shard = 0);
+                v_id := nextval('awa.lane_id_seq');
+                INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
+                VALUES (v_id, p_queue, v_priority, 0, awa._lane_position_seq(v_id));
+                INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+            END LOOP;
+        EXCEPTION WHEN unique_violation THEN
+            -- Under the lock, only lanes committed after this snapshot collide.
+            RAISE EXCEPTION 'awa: the lanes of queue % were created by a transaction that committed after this % transaction took its snapshot: retry the transaction',
+                quote_literal(p_queue), current_setting('transaction_isolation')
+                USING ERRCODE = '40001';
+        END;
+    END LOOP;
 END;
 $$;
 -- +goose StatementEnd
@@ -2871,6 +2981,11 @@ DECLARE
     v_prios       smallint[];
     v_heads       timestamptz[];
     v_order       int[];
+    v_max         int := p_max;
+    v_rate        float8;
+    v_burst       int;
+    v_tokens      float8;
+    v_refreshed   timestamptz;
 BEGIN
     PERFORM awa._require_read_committed('awa.claim_ready_runtime');
     IF p_queue IS NULL THEN
@@ -2886,12 +3001,30 @@ BEGIN
     END IF;
     -- A paused queue (awa.pause_queue) is not claimed: one probe of a table
     -- that holds a row per paused queue only. Its aging interval, if any
-    -- (awa.configure_queue aging_seconds): one primary-key probe.
-    SELECT EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = p_queue),
-           (SELECT o.aging FROM awa.queue_options o WHERE o.queue = p_queue)
-    INTO v_paused, v_aging;
+    -- (awa.configure_queue aging_seconds) and rate limit: one primary-key
+    -- probe.
+    SELECT EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = p_queue), o.aging, o.rate_per_second, o.rate_burst
+    INTO v_paused, v_aging, v_rate, v_burst
+    FROM (SELECT) AS one LEFT JOIN awa.queue_options o ON o.queue = p_queue;
     IF v_paused THEN
         RETURN;
+    END IF;
+    -- Rate limit: the bucket refilled up to now (never before its last
+    -- refill, so claim times follow the bucket's order); fewer than one token
+    -- claims nothing and writes nothing (awa.queue_readiness says when one is due).
+    IF v_rate IS NOT NULL THEN
+        SELECT b.tokens, b.refreshed_at INTO v_tokens, v_refreshed
+        FROM awa.queue_rate_buckets b WHERE b.queue = p_queue FOR UPDATE;
+        IF FOUND THEN
+            v_now := greatest(v_now, v_refreshed);
+            v_tokens := least(v_burst::float8, v_tokens + v_rate * extract(epoch FROM v_now - v_refreshed)::float8);
+            v_max := least(p_max::float8, floor(v_tokens))::int;
+            IF v_max < 1 THEN
+                RETURN;
+            END IF;
+        ELSE
+            v_rate := NULL;
+        END IF;
     END IF;
 
     -- This session's cursor cache for the queue (see the header): lane ids and
@@ -2995,7 +3128,7 @@ BEGIN
             -- cursor moves to the last row examined.
             v_pos := v_cursor;
             WHILE v_last > v_pos LOOP
-                v_want := p_max - cardinality(v_rows);
+                v_want := v_max - cardinality(v_rows);
                 v_got := ARRAY(
                     SELECT r FROM awa.ready_entries r
                     WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
@@ -3012,7 +3145,7 @@ BEGIN
                     v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
                 END IF;
                 v_rows := v_rows || v_got;
-                EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
+                EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= v_max;
             END LOOP;
 
             IF v_pos > v_cursor THEN
@@ -3032,7 +3165,7 @@ BEGIN
             END IF;
             v_dirty := true;
         END IF;
-        EXIT WHEN cardinality(v_rows) >= p_max;
+        EXIT WHEN cardinality(v_rows) >= v_max;
     END LOOP;
 
     IF cardinality(v_mlanes) > 0 THEN
@@ -3047,6 +3180,11 @@ BEGIN
 
     IF cardinality(v_rows) = 0 THEN
         RETURN;
+    END IF;
+    -- The bucket keeps what this claim did not take (HOT: no indexed column).
+    IF v_rate IS NOT NULL THEN
+        UPDATE awa.queue_rate_buckets SET tokens = v_tokens - cardinality(v_rows), refreshed_at = v_now
+        WHERE queue = p_queue;
     END IF;
 
     v_claim_slot := awa._current_slot('claim');
@@ -3344,6 +3482,12 @@ DECLARE
     v_meta awa.queue_meta;
     v_aging interval;
     v_aging_set boolean := false;
+    v_opt  awa.queue_options;
+    v_opt_set boolean := false;
+    v_rate_set boolean := false;
+    v_rk   text;
+    v_rv   jsonb;
+    v_burst numeric;
 BEGIN
     IF NOT awa._queue_name_ok(p_queue) THEN
         RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
@@ -3357,6 +3501,11 @@ BEGIN
     SELECT * INTO v_meta FROM awa.queue_meta WHERE queue = p_queue FOR UPDATE;
     IF NOT FOUND THEN
         v_meta := ROW(p_queue, false, NULL, 8, now())::awa.queue_meta;
+    END IF;
+
+    SELECT * INTO v_opt FROM awa.queue_options WHERE queue = p_queue FOR UPDATE;
+    IF NOT FOUND THEN
+        v_opt := ROW(p_queue, NULL, now(), NULL, NULL, NULL)::awa.queue_options;
     END IF;
 
     FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_opts) LOOP
@@ -3395,15 +3544,72 @@ BEGIN
                 v_aging_set := true;
                 v_aging := make_interval(secs => v_val::numeric);
             END IF;
+        WHEN 'rate_limit' THEN
+            v_opt_set := true;
+            v_rate_set := true;
+            v_opt.rate_per_second := NULL;
+            v_opt.rate_burst := NULL;
+            IF jsonb_typeof(v_val) = 'object' THEN
+                FOR v_rk, v_rv IN SELECT key, value FROM jsonb_each(v_val) LOOP
+                    IF v_rk NOT IN ('per_second', 'burst') THEN
+                        RAISE EXCEPTION 'awa: unknown queue option %', quote_literal('rate_limit.' || v_rk)
+                            USING ERRCODE = 'AW004', HINT = 'rate_limit keys: per_second, burst';
+                    END IF;
+                    IF jsonb_typeof(v_rv) <> 'number' OR (v_rk = 'burst' AND v_rv::numeric <> trunc(v_rv::numeric)) THEN
+                        RAISE EXCEPTION 'awa: opts.rate_limit.% must be %, got %', v_rk,
+                            CASE v_rk WHEN 'burst' THEN 'an integer' ELSE 'a number' END, v_rv USING ERRCODE = 'AW005';
+                    END IF;
+                END LOOP;
+                IF NOT v_val ? 'per_second' THEN
+                    RAISE EXCEPTION 'awa: opts.rate_limit needs per_second, got %', v_val USING ERRCODE = 'AW005';
+                END IF;
+                IF (v_val ->> 'per_second')::numeric NOT BETWEEN 0.000001 AND 1000000 THEN
+                    RAISE EXCEPTION 'awa: opts.rate_limit.per_second must be above 0 and at most 1000000, got %',
+                        v_val -> 'per_second' USING ERRCODE = 'AW006';
+                END IF;
+                v_opt.rate_per_second := (v_val ->> 'per_second')::float8;
+                v_burst := coalesce((v_val ->> 'burst')::numeric, ceil((v_val ->> 'per_second')::numeric));
+                PERFORM awa._require_between('opts.rate_limit.burst', v_burst, 1, 1000000, 'AW006');
+                v_opt.rate_burst := v_burst::int;
+            ELSIF jsonb_typeof(v_val) <> 'null' THEN
+                RAISE EXCEPTION 'awa: opts.rate_limit must be an object or null, got %', v_val USING ERRCODE = 'AW005';
+            END IF;
+        WHEN 'max_depth' THEN
+            v_opt_set := true;
+            IF jsonb_typeof(v_val) = 'null' THEN
+                v_opt.max_depth := NULL;
+            ELSIF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
+                RAISE EXCEPTION 'awa: opts.max_depth must be an integer or null, got %', v_val USING ERRCODE = 'AW005';
+            ELSE
+                PERFORM awa._require_between('opts.max_depth', v_val::numeric, 1, 1000000000, 'AW006');
+                v_opt.max_depth := v_val::int;
+            END IF;
         ELSE
             RAISE EXCEPTION 'awa: unknown queue option %', quote_literal(v_key)
-                USING ERRCODE = 'AW004', HINT = 'known options: dlq, deadline_seconds, enqueue_shards, aging_seconds';
+                USING ERRCODE = 'AW004',
+                      HINT = 'known options: dlq, deadline_seconds, enqueue_shards, aging_seconds, rate_limit, max_depth';
         END CASE;
     END LOOP;
 
     IF v_aging_set THEN
-        INSERT INTO awa.queue_options AS o (queue, aging, updated_at) VALUES (p_queue, v_aging, now())
-        ON CONFLICT (queue) DO UPDATE SET aging = excluded.aging, updated_at = excluded.updated_at;
+        v_opt.aging := v_aging;
+    END IF;
+    IF v_aging_set OR v_opt_set THEN
+        INSERT INTO awa.queue_options AS o (queue, aging, updated_at, rate_per_second, rate_burst, max_depth)
+        VALUES (p_queue, v_opt.aging, now(), v_opt.rate_per_second, v_opt.rate_burst, v_opt.max_depth)
+        ON CONFLICT (queue) DO UPDATE
+            SET aging = excluded.aging, updated_at = excluded.updated_at, rate_per_second = excluded.rate_per_second,
+                rate_burst = excluded.rate_burst, max_depth = excluded.max_depth;
+    END IF;
+    -- A new or changed rate limit starts with a full bucket; none, no bucket.
+    IF v_rate_set THEN
+        IF v_opt.rate_per_second IS NULL THEN
+            DELETE FROM awa.queue_rate_buckets WHERE queue = p_queue;
+        ELSE
+            INSERT INTO awa.queue_rate_buckets AS b (queue, tokens, refreshed_at)
+            VALUES (p_queue, v_opt.rate_burst, now())
+            ON CONFLICT (queue) DO UPDATE SET tokens = excluded.tokens, refreshed_at = excluded.refreshed_at;
+        END IF;
     END IF;
 
     RETURN QUERY
@@ -3682,7 +3888,7 @@ BEGIN
         RETURN;
     END IF;
     v_job := awa._build_job_body(nextval('awa.job_id_seq'), p_kind, p_args, p_opts, v_now);
-    PERFORM awa._append_ready(ARRAY[v_job], v_now);
+    PERFORM awa._append_ready(ARRAY[v_job], v_now, true);
     RETURN NEXT ROW(v_job.job_id, 'available', v_job.queue, v_job.priority, v_job.kind, v_job.run_at)::awa.inserted_job;
 END;
 $$;
@@ -3753,6 +3959,11 @@ BEGIN
         END IF;
     END IF;
 
+    -- Ready rows first: a queue at its max_depth raises before anything is written.
+    IF EXISTS (SELECT 1 FROM unnest(v_jobs) AS j WHERE j.run_at <= v_now) THEN
+        PERFORM awa._append_ready(ARRAY(SELECT j FROM unnest(v_jobs) AS j WHERE j.run_at <= v_now), v_now, true);
+    END IF;
+
     INSERT INTO awa.deferred_jobs (
         job_id, state, run_at, run_lease, attempt, max_attempts, priority, queue, kind, args,
         tags, metadata, errors, created_at)
@@ -3760,10 +3971,6 @@ BEGIN
            j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at
     FROM unnest(v_jobs) AS j
     WHERE j.run_at > v_now;
-
-    IF EXISTS (SELECT 1 FROM unnest(v_jobs) AS j WHERE j.run_at <= v_now) THEN
-        PERFORM awa._append_ready(ARRAY(SELECT j FROM unnest(v_jobs) AS j WHERE j.run_at <= v_now), v_now);
-    END IF;
 
     RETURN QUERY
     SELECT j.job_id,
@@ -4913,6 +5120,35 @@ BEGIN
             RETURN;
         END IF;
     END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/queue_readiness.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.queue_readiness(p_queue text, p_now timestamptz DEFAULT NULL,
+                                    OUT pending boolean, OUT ready boolean, OUT wait_for interval)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_now    timestamptz := coalesce(p_now, now());
+    v_tokens float8;
+    v_rate   float8;
+BEGIN
+    SELECT q.pending, q.ready INTO pending, ready FROM awa.queue_pending(p_queue) AS q;
+    SELECT least(o.rate_burst::float8,
+                 b.tokens + o.rate_per_second * greatest(0, extract(epoch FROM v_now - b.refreshed_at))::float8),
+           o.rate_per_second
+    INTO v_tokens, v_rate
+    FROM awa.queue_options o JOIN awa.queue_rate_buckets b USING (queue)
+    WHERE o.queue = p_queue AND o.rate_per_second IS NOT NULL;
+    IF v_tokens < 1 THEN
+        ready := false;
+        wait_for := make_interval(secs => (1 - v_tokens) / v_rate);
+    END IF;
 END;
 $$;
 -- +goose StatementEnd

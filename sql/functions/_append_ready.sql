@@ -1,4 +1,4 @@
--- awa._append_ready(jobs, now): appends jobs as ready rows in the current queue
+-- awa._append_ready(jobs, now, produce): appends jobs as ready rows in the current queue
 -- slot, in array order within each lane, and notifies a queue's channel only
 -- when its claimers may be idle (the notify rule). Each (queue, priority)
 -- goes to one of its shard lanes: the one this transaction used, else a free
@@ -10,12 +10,17 @@
 -- deadlock (40P01) once every shard is held.
 -- The notify rule (awa._claimers_behind) reads current slots only, so a
 -- producer never queues behind a prune of a sealed slot.
--- Session settings: the lane cache (5 s) and the transaction's chosen shard.
+-- Session settings: the lane cache (5 s; with the queue's max_depth) and the
+-- transaction's chosen shard.
+-- With produce (the insert paths), a queue with a max_depth is checked
+-- before any lane lock (awa._check_depth: AW060 when the jobs would take its
+-- available depth above it); a queue without one costs nothing more (the
+-- limit comes with the cached lanes).
 -- The rules and why: docs/storage.md, "The producer: lanes, notify rule and
 -- session settings".
 -- Called by awa.insert_job, awa.insert_jobs, awa.promote_due_jobs and
 -- awa.retry_dlq_job.
-CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
+CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz, p_produce boolean DEFAULT false)
 RETURNS void
 LANGUAGE plpgsql
 AS $$
@@ -33,6 +38,8 @@ DECLARE
     v_gids  int[];
     v_gseqs regclass[];
     v_gsh   int;
+    v_depth int;
+    v_checked  text[] := '{}';
     v_sh    int[] := '{}';
     v_ck    text[] := '{}';
     v_seq   regclass;
@@ -68,12 +75,19 @@ BEGIN
             v_gids := string_to_array(v_cache[3], ',')::int[];
             v_gseqs := string_to_array(v_cache[4], ',')::oid[]::regclass[];
             v_gsh := v_cache[5]::int;
+            v_depth := nullif(v_cache[6], '')::int;
         ELSE
-            SELECT l.ids, l.seqs, l.shards INTO v_gids, v_gseqs, v_gsh FROM awa._resolve_lanes(v_q[g], v_p[g]) AS l;
+            SELECT l.ids, l.seqs, l.shards, l.max_depth INTO v_gids, v_gseqs, v_gsh, v_depth
+            FROM awa._resolve_lanes(v_q[g], v_p[g]) AS l;
             PERFORM set_config(v_ckey, concat_ws('|', extract(epoch FROM now()) + 5, v_q[g],
                                                  array_to_string(v_gids, ','), array_to_string(v_gseqs::oid[], ','),
-                                                 v_gsh),
+                                                 v_gsh, coalesce(v_depth::text, '')),
                                false);
+        END IF;
+        -- Backpressure: once per queue, before any lane lock.
+        IF p_produce AND v_depth IS NOT NULL AND NOT v_q[g] = ANY (v_checked) THEN
+            PERFORM awa._check_depth(v_q[g], v_depth, (SELECT count(*) FROM unnest(p_jobs) AS j WHERE j.queue = v_q[g]));
+            v_checked := v_checked || v_q[g];
         END IF;
         v_sh := v_sh || v_gsh;
         v_ck := v_ck || v_ckey;

@@ -5,10 +5,16 @@
 -- (claim_slot, receipt_id) that every finalizer must present; the batch's
 -- deadline_at is the claim time plus the smaller of the queue's deadline and
 -- attempt_deadline (NULL when neither is set). Cancelled jobs are skipped; a
--- paused queue (awa.pause_queue) claims nothing.
+-- paused queue (awa.pause_queue) claims nothing. A rate-limited queue
+-- (awa.configure_queue rate_limit) claims at most floor(tokens) of its
+-- bucket (awa.queue_rate_buckets), which the claim refills for the time
+-- elapsed and charges for what it took; its claimed_at is never before the
+-- bucket's refreshed_at (docs/storage.md, "Flow control").
 -- Writes only appends: one claim_batches row per ready slot drawn from and
--- one INSERT of claim marks (one per lane it advanced).
--- Locks: per lane with a row above its cursor, the claim lock (lane_claim,
+-- one INSERT of claim marks (one per lane it advanced); on a rate-limited
+-- queue, one UPDATE of its bucket row when it claimed something.
+-- Locks: on a rate-limited queue first its bucket row (FOR UPDATE, waited
+-- for: claimers of the queue take turns); per lane with a row above its cursor, the claim lock (lane_claim,
 -- lane_id), try only: a held lane is skipped, never waited for. Empty lanes
 -- cost one sequence read (awa._lane_tip against a lower bound of the cursor:
 -- the floor or this session's cache, awa._cursor_cache_key), and no lock.
@@ -74,6 +80,11 @@ DECLARE
     v_prios       smallint[];
     v_heads       timestamptz[];
     v_order       int[];
+    v_max         int := p_max;
+    v_rate        float8;
+    v_burst       int;
+    v_tokens      float8;
+    v_refreshed   timestamptz;
 BEGIN
     PERFORM awa._require_read_committed('awa.claim_ready_runtime');
     IF p_queue IS NULL THEN
@@ -89,12 +100,30 @@ BEGIN
     END IF;
     -- A paused queue (awa.pause_queue) is not claimed: one probe of a table
     -- that holds a row per paused queue only. Its aging interval, if any
-    -- (awa.configure_queue aging_seconds): one primary-key probe.
-    SELECT EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = p_queue),
-           (SELECT o.aging FROM awa.queue_options o WHERE o.queue = p_queue)
-    INTO v_paused, v_aging;
+    -- (awa.configure_queue aging_seconds) and rate limit: one primary-key
+    -- probe.
+    SELECT EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = p_queue), o.aging, o.rate_per_second, o.rate_burst
+    INTO v_paused, v_aging, v_rate, v_burst
+    FROM (SELECT) AS one LEFT JOIN awa.queue_options o ON o.queue = p_queue;
     IF v_paused THEN
         RETURN;
+    END IF;
+    -- Rate limit: the bucket refilled up to now (never before its last
+    -- refill, so claim times follow the bucket's order); fewer than one token
+    -- claims nothing and writes nothing (awa.queue_readiness says when one is due).
+    IF v_rate IS NOT NULL THEN
+        SELECT b.tokens, b.refreshed_at INTO v_tokens, v_refreshed
+        FROM awa.queue_rate_buckets b WHERE b.queue = p_queue FOR UPDATE;
+        IF FOUND THEN
+            v_now := greatest(v_now, v_refreshed);
+            v_tokens := least(v_burst::float8, v_tokens + v_rate * extract(epoch FROM v_now - v_refreshed)::float8);
+            v_max := least(p_max::float8, floor(v_tokens))::int;
+            IF v_max < 1 THEN
+                RETURN;
+            END IF;
+        ELSE
+            v_rate := NULL;
+        END IF;
     END IF;
 
     -- This session's cursor cache for the queue (see the header): lane ids and
@@ -198,7 +227,7 @@ BEGIN
             -- cursor moves to the last row examined.
             v_pos := v_cursor;
             WHILE v_last > v_pos LOOP
-                v_want := p_max - cardinality(v_rows);
+                v_want := v_max - cardinality(v_rows);
                 v_got := ARRAY(
                     SELECT r FROM awa.ready_entries r
                     WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
@@ -215,7 +244,7 @@ BEGIN
                     v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
                 END IF;
                 v_rows := v_rows || v_got;
-                EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
+                EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= v_max;
             END LOOP;
 
             IF v_pos > v_cursor THEN
@@ -235,7 +264,7 @@ BEGIN
             END IF;
             v_dirty := true;
         END IF;
-        EXIT WHEN cardinality(v_rows) >= p_max;
+        EXIT WHEN cardinality(v_rows) >= v_max;
     END LOOP;
 
     IF cardinality(v_mlanes) > 0 THEN
@@ -250,6 +279,11 @@ BEGIN
 
     IF cardinality(v_rows) = 0 THEN
         RETURN;
+    END IF;
+    -- The bucket keeps what this claim did not take (HOT: no indexed column).
+    IF v_rate IS NOT NULL THEN
+        UPDATE awa.queue_rate_buckets SET tokens = v_tokens - cardinality(v_rows), refreshed_at = v_now
+        WHERE queue = p_queue;
     END IF;
 
     v_claim_slot := awa._current_slot('claim');

@@ -88,8 +88,34 @@ CREATE TABLE awa.queue_pauses (
 -- aging: a lane whose oldest job has waited this long is claimed as if one
 -- priority higher, one more for each further interval, up to 1
 -- (awa.claim_ready_runtime); NULL, or no row: no aging.
+-- Flow control (docs/storage.md, "Flow control"), read by the same probe:
+-- rate_per_second and rate_burst: a token bucket (awa.queue_rate_buckets)
+-- that claims draw from, so over any window of T seconds the queue starts at
+-- most rate_burst + rate_per_second * T jobs; NULL: no rate limit.
+-- max_depth: an insert that would take the queue's available jobs above it
+-- fails with AW060 (soft: see awa._check_depth); NULL: no limit.
 CREATE TABLE awa.queue_options (
     queue      text        PRIMARY KEY,
     aging      interval    CHECK (aging IS NULL OR aging > interval '0'),
-    updated_at timestamptz NOT NULL DEFAULT now()
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    rate_per_second float8 CHECK (rate_per_second > 0 AND rate_per_second <= 1000000),
+    rate_burst      int    CHECK (rate_burst BETWEEN 1 AND 1000000),
+    max_depth       int    CHECK (max_depth BETWEEN 1 AND 1000000000),
+    CHECK ((rate_per_second IS NULL) = (rate_burst IS NULL))
 );
+
+-- The token bucket of each rate-limited queue (awa.queue_options
+-- rate_per_second, rate_burst): tokens as of refreshed_at. A claim of the
+-- queue locks its row (FOR UPDATE), refills it for the time elapsed (up to
+-- rate_burst), takes at most floor(tokens) jobs and writes back what it did
+-- not take: one UPDATE per claim call that claimed something, HOT (no
+-- indexed column changes). refreshed_at never goes back: a claim whose
+-- transaction started before it claims at refreshed_at, so claim times follow
+-- the bucket's order and the window bound holds on claimed_at.
+-- Written by awa.configure_queue (a full bucket when set, removed when
+-- unset) and awa.claim_ready_runtime only.
+CREATE TABLE awa.queue_rate_buckets (
+    queue        text        PRIMARY KEY,
+    tokens       float8      NOT NULL CHECK (tokens >= 0),
+    refreshed_at timestamptz NOT NULL
+) WITH (fillfactor = 50);

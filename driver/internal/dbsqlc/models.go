@@ -649,9 +649,12 @@ type AwaQueueMetum struct {
 }
 
 type AwaQueueOption struct {
-	Queue     string
-	Aging     pgtype.Interval
-	UpdatedAt pgtype.Timestamptz
+	Queue         string
+	Aging         pgtype.Interval
+	UpdatedAt     pgtype.Timestamptz
+	RatePerSecond pgtype.Float8
+	RateBurst     pgtype.Int4
+	MaxDepth      pgtype.Int4
 }
 
 type AwaQueuePause struct {
@@ -663,6 +666,12 @@ type AwaQueuePauseState struct {
 	Queue    string
 	Paused   bool
 	PausedAt pgtype.Timestamptz
+}
+
+type AwaQueueRateBucket struct {
+	Queue       string
+	Tokens      float64
+	RefreshedAt pgtype.Timestamptz
 }
 
 type AwaReadyEntry struct {
