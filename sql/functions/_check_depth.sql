@@ -1,7 +1,7 @@
 -- awa._check_depth(queue, max_depth, adding): raises AW060 (queue_full) when
 -- adding more available jobs to the queue would take its available depth
 -- above max_depth; returns otherwise. The depth is the ready rows above their
--- lane's claim cursor (awa.claim_cursors), counted up to the most that could
+-- lane's claim cursor, over its shard and key lanes (awa.claim_cursors), counted up to the most that could
 -- still pass (max_depth - adding + 1: a bounded index read, whatever the
 -- backlog); rows cancelled while available still count until a claim passes
 -- them, so it is an upper bound. Rows of producers that have not committed
@@ -30,6 +30,7 @@ BEGIN
                                   WHERE r.lane_id = l.lane_id AND r.lane_seq > c.claim_seq
                                   ORDER BY r.lane_seq LIMIT v_cap) AS x
               WHERE l.queue = p_queue
+                 OR l.lane_id IN (SELECT k.lane_id FROM awa.key_lanes k WHERE k.queue = p_queue)
               LIMIT v_cap) AS t;
     END IF;
     IF v_cap <= 0 OR v_n >= v_cap THEN

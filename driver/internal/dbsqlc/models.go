@@ -515,6 +515,24 @@ type AwaJobsNow struct {
 	ProgressAt  pgtype.Timestamptz
 }
 
+type AwaKeyAttempt struct {
+	Queue     string
+	Key       string
+	JobID     int64
+	RunLease  int64
+	ClaimSlot int32
+	ReceiptID int64
+	Weight    int32
+}
+
+type AwaKeyLane struct {
+	LaneID    int32
+	Queue     string
+	Key       string
+	Priority  int16
+	LaneQueue string
+}
+
 type AwaLeaderLease struct {
 	Name       string
 	Holder     pgtype.UUID
@@ -649,12 +667,16 @@ type AwaQueueMetum struct {
 }
 
 type AwaQueueOption struct {
-	Queue         string
-	Aging         pgtype.Interval
-	UpdatedAt     pgtype.Timestamptz
-	RatePerSecond pgtype.Float8
-	RateBurst     pgtype.Int4
-	MaxDepth      pgtype.Int4
+	Queue             string
+	Aging             pgtype.Interval
+	UpdatedAt         pgtype.Timestamptz
+	RatePerSecond     pgtype.Float8
+	RateBurst         pgtype.Int4
+	MaxDepth          pgtype.Int4
+	ConcurrencyKey    pgtype.Text
+	ConcurrencyLimit  pgtype.Int4
+	ConcurrencyLimits json.RawMessage
+	Keyed             bool
 }
 
 type AwaQueuePause struct {
