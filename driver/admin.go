@@ -103,6 +103,18 @@ type QueueOptions struct {
 	// MaxDepth makes an insert of jobs due now fail with ErrQueueFull when
 	// it would take the queue's available jobs above it; 0 removes it.
 	MaxDepth *int
+	// Concurrency limits each key's running jobs across the fleet (weights
+	// summed); a zero Concurrency (Key "") removes it.
+	Concurrency *Concurrency
+}
+
+// Concurrency is a queue's per-key limit: Key is "args.<path>" or
+// "metadata.<path>"; a key's open attempts weigh at most Limit, or its
+// entry in Limits (docs/storage.md, "Flow control").
+type Concurrency struct {
+	Key    string
+	Limit  int
+	Limits map[string]int
 }
 
 // RateLimit is a queue's token bucket: PerSecond tokens a second, at most
@@ -129,6 +141,17 @@ func (d *Driver) ConfigureQueue(ctx context.Context, db DBTX, queue string, cfg 
 			opts["rate_limit"] = map[string]any{"per_second": rl.PerSecond}
 		default:
 			opts["rate_limit"] = map[string]any{"per_second": rl.PerSecond, "burst": rl.Burst}
+		}
+	}
+	if cc := cfg.Concurrency; cc != nil {
+		if cc.Key == "" {
+			opts["concurrency"] = nil
+		} else {
+			c := map[string]any{"key": cc.Key, "limit": cc.Limit}
+			if len(cc.Limits) > 0 {
+				c["limits"] = cc.Limits
+			}
+			opts["concurrency"] = c
 		}
 	}
 	for key, v := range map[string]*int{"deadline_seconds": cfg.DeadlineSeconds, "aging_seconds": cfg.AgingSeconds,

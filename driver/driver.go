@@ -86,6 +86,11 @@ type InsertOpts struct {
 	// in the key's states returns that job with Duplicate set instead of
 	// inserting. Defaults to nil: not unique.
 	Unique *UniqueOpts `json:"unique,omitempty"`
+	// Weight (1..100000, default 1) is how many slots the job takes: of its
+	// concurrency key's limit (awa.configure_queue concurrency) and of the
+	// running process's MaxWorkers (at most all of them). Kept in the job's
+	// metadata as flow_weight.
+	Weight int `json:"weight,omitempty"`
 }
 
 // UniqueOpts says what makes a job's uniqueness key and which states hold it
@@ -322,7 +327,7 @@ func encodeBatch(ps []InsertParams) (kinds []string, args, opts []json.RawMessag
 	for i, p := range ps {
 		kinds[i], args[i] = p.Kind, p.Args
 		o := p.Opts
-		simple := len(o.Tags) == 0 && len(o.Metadata) == 0 && o.Unique == nil
+		simple := len(o.Tags) == 0 && len(o.Metadata) == 0 && o.Unique == nil && o.Weight == 0
 		key := simpleOpts{o.Queue, o.Priority, o.MaxAttempts, o.RunAt}
 		if simple && key == (simpleOpts{}) {
 			continue // NULL element: the defaults
@@ -375,6 +380,22 @@ type ClaimedJob struct {
 	// still open: claim time plus the smaller of the queue's deadline and the
 	// claim's attempt deadline; zero when neither is set.
 	DeadlineAt time.Time
+}
+
+// Weight is the job's weight (InsertOpts.Weight, kept in its metadata as
+// flow_weight): 1 when absent or not a positive integer.
+func (j ClaimedJob) Weight() int {
+	var m struct {
+		W json.Number `json:"flow_weight"`
+	}
+	if len(j.Metadata) == 0 || json.Unmarshal(j.Metadata, &m) != nil {
+		return 1
+	}
+	w, err := m.W.Int64()
+	if err != nil || w < 1 {
+		return 1
+	}
+	return int(min(w, 100000))
 }
 
 // Claim claims up to max (1..1024) jobs of queue for the worker process

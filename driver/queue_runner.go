@@ -123,8 +123,14 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 		}
 		q.releasePermits(n - len(jobs))
 		for _, j := range jobs {
+			// A job of weight w takes w slots (at most MaxWorkers): the claim
+			// gave it one; it waits here for the others, as running jobs end.
+			w := min(j.Weight(), cap(q.permits))
+			for i := 1; i < w; i++ {
+				<-q.permits
+			}
 			q.c.jobWG.Add(1)
-			go q.execute(workCtx, j, claimStart)
+			go q.execute(workCtx, j, claimStart, w)
 		}
 		backlog = len(jobs) == n
 		recheck = q.nextRecheck(fetchCtx, backlog, len(jobs) > 0, recheck)
@@ -232,8 +238,8 @@ func localDeadline(j ClaimedJob, claimStart time.Time) time.Time {
 	return claimStart.Add(j.DeadlineAt.Sub(j.ClaimedAt))
 }
 
-func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart time.Time) {
-	defer func() { q.permits <- struct{}{} }()
+func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart time.Time, weight int) {
+	defer q.releasePermits(weight)
 	cfg := q.c.cfg
 	row := jobRow(j, q.c.driver, q.c.rt)
 	row.attempt.pollEvery = cfg.CallbackPollInterval
