@@ -754,6 +754,7 @@ DECLARE
     v_kseq  regclass[] := '{}';
     v_rest  bigint;
     v_seen  bigint;
+    v_jkey  text;
     v_checked  text[] := '{}';
     v_sh    int[] := '{}';
     v_ck    text[] := '{}';
@@ -825,93 +826,88 @@ BEGIN
     END LOOP;
 
     FOR g IN 1 .. cardinality(v_q) LOOP
-        -- The group's keyed jobs, key by key (v_kg holds groups in reverse
-        -- order, keys in key order within one).
+        -- The group's lanes in lock order: its keys' lanes, key by key (v_kg
+        -- holds groups in reverse order, keys in key order within one), then
+        -- for the jobs left (all of them on a queue without a key) a shard
+        -- lane. Each gets its rows in one INSERT.
         v_rest := v_n[g];
-        FOR i IN 1 .. cardinality(v_kg) LOOP
-            CONTINUE WHEN v_kg[i] <> g;
-            PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_klane[i]);
-            v_block := ARRAY(SELECT nextval(v_kseq[i]) FROM generate_series(1, (v_n[g] + 1023) / 1024));
+        FOR i IN 1 .. cardinality(v_kg) + 1 LOOP
+            IF i <= cardinality(v_kg) THEN
+                CONTINUE WHEN v_kg[i] <> g;
+                v_lane := v_klane[i];
+                v_seq := v_kseq[i];
+                v_jkey := v_kkey[i];
+                PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
+            ELSE
+                EXIT WHEN v_rest = 0;
+                v_jkey := NULL;
+                v_home := pg_backend_pid() % v_k[g];
+                v_key := 'awa.enqueue_shard_' || v_ids[v_at[g] + 1];
+                v_pref := nullif(current_setting(v_key, true), '')::int;
+                IF v_pref IS NULL OR v_pref >= v_k[g] THEN
+                    v_pref := v_home;
+                END IF;
+
+                v_pick := NULL;
+                FOR s IN 0 .. v_k[g] - 1 LOOP
+                    IF pg_try_advisory_xact_lock(awa._lock_key('lane_producer'), v_ids[v_at[g] + (v_pref + s) % v_k[g] + 1]) THEN
+                        v_pick := (v_pref + s) % v_k[g];
+                        EXIT;
+                    END IF;
+                END LOOP;
+                v_lane := NULL;
+                IF v_pick IS NOT NULL THEN
+                    v_lane := v_ids[v_at[g] + v_pick + 1];
+                    v_seq := v_seqs[v_at[g] + v_pick + 1];
+                ELSIF v_k[g] < v_sh[g] AND v_rc THEN
+                    -- Every known lane is held: add a shard, if nobody else is adding
+                    -- one right now. Nobody can hold the new lane's lock yet.
+                    SELECT a.id, a.seq INTO v_lane, v_seq FROM awa._add_lane(v_q[g], v_p[g], v_sh[g]) AS a;
+                    IF v_lane IS NOT NULL THEN
+                        PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
+                        v_pick := v_k[g];
+                        PERFORM set_config(v_ck[g], '', false);
+                    END IF;
+                END IF;
+                IF v_lane IS NULL THEN
+                    v_pick := v_pref;
+                    v_lane := v_ids[v_at[g] + v_pick + 1];
+                    v_seq := v_seqs[v_at[g] + v_pick + 1];
+                    PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
+                END IF;
+                IF v_pick <> v_pref THEN
+                    PERFORM set_config(v_key, v_pick::text, true);
+                END IF;
+            END IF;
+
+            -- One block per 1024 rows (a key's rows are at most the rest);
+            -- the pool sequence is shared, so blocks of one call need not be
+            -- adjacent.
+            IF v_rest <= 1024 THEN
+                v_block := ARRAY[nextval(v_seq)];
+            ELSE
+                v_block := ARRAY(SELECT nextval(v_seq) FROM generate_series(1, (v_rest + 1023) / 1024));
+            END IF;
             v_first := v_block[1] * 1024;
+
             INSERT INTO awa.ready_entries (
                 ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
                 queue, kind, args, tags, metadata, errors, created_at, run_at)
-            SELECT v_slot, v_klane[i], v_block[(j.k - 1) / 1024 + 1] * 1024 + (j.k - 1) % 1024,
+            SELECT v_slot, v_lane, v_block[(j.k - 1) / 1024 + 1] * 1024 + (j.k - 1) % 1024,
                    j.job_id, j.run_lease, j.attempt, j.max_attempts, j.priority,
                    j.queue, j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at, j.run_at
             FROM (SELECT j.*, row_number() OVER (ORDER BY j.ord) AS k
                   FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
                                                            kind, args, tags, metadata, errors, created_at, run_at, ord)
                   WHERE j.queue = v_q[g] AND j.priority = v_p[g]
-                    AND awa._job_key(j.args, j.metadata, v_kpath[g]) = v_kkey[i]) AS j;
+                    AND (v_kpath[g] IS NULL
+                         OR awa._job_key(j.args, j.metadata, v_kpath[g]) IS NOT DISTINCT FROM v_jkey)) AS j;
             GET DIAGNOSTICS v_seen = ROW_COUNT;
             v_rest := v_rest - v_seen;
-            CONTINUE WHEN v_q[g] = ANY (v_wake) OR (v_rc AND awa._claimers_behind(v_slot, v_klane[i], v_first));
+
+            CONTINUE WHEN v_q[g] = ANY (v_wake) OR (v_rc AND awa._claimers_behind(v_slot, v_lane, v_first));
             v_wake := v_wake || v_q[g];
         END LOOP;
-        CONTINUE WHEN v_rest = 0;
-
-        v_home := pg_backend_pid() % v_k[g];
-        v_key := 'awa.enqueue_shard_' || v_ids[v_at[g] + 1];
-        v_pref := nullif(current_setting(v_key, true), '')::int;
-        IF v_pref IS NULL OR v_pref >= v_k[g] THEN
-            v_pref := v_home;
-        END IF;
-
-        v_pick := NULL;
-        FOR i IN 0 .. v_k[g] - 1 LOOP
-            IF pg_try_advisory_xact_lock(awa._lock_key('lane_producer'), v_ids[v_at[g] + (v_pref + i) % v_k[g] + 1]) THEN
-                v_pick := (v_pref + i) % v_k[g];
-                EXIT;
-            END IF;
-        END LOOP;
-        v_lane := NULL;
-        IF v_pick IS NOT NULL THEN
-            v_lane := v_ids[v_at[g] + v_pick + 1];
-            v_seq := v_seqs[v_at[g] + v_pick + 1];
-        ELSIF v_k[g] < v_sh[g] AND v_rc THEN
-            -- Every known lane is held: add a shard, if nobody else is adding
-            -- one right now. Nobody can hold the new lane's lock yet.
-            SELECT a.id, a.seq INTO v_lane, v_seq FROM awa._add_lane(v_q[g], v_p[g], v_sh[g]) AS a;
-            IF v_lane IS NOT NULL THEN
-                PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
-                v_pick := v_k[g];
-                PERFORM set_config(v_ck[g], '', false);
-            END IF;
-        END IF;
-        IF v_lane IS NULL THEN
-            v_pick := v_pref;
-            v_lane := v_ids[v_at[g] + v_pick + 1];
-            v_seq := v_seqs[v_at[g] + v_pick + 1];
-            PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
-        END IF;
-        IF v_pick <> v_pref THEN
-            PERFORM set_config(v_key, v_pick::text, true);
-        END IF;
-
-        -- One block per 1024 rows; the pool sequence is shared, so blocks of
-        -- one call need not be adjacent.
-        IF v_rest <= 1024 THEN
-            v_block := ARRAY[nextval(v_seq)];
-        ELSE
-            v_block := ARRAY(SELECT nextval(v_seq) FROM generate_series(1, (v_rest + 1023) / 1024));
-        END IF;
-        v_first := v_block[1] * 1024;
-
-        INSERT INTO awa.ready_entries (
-            ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
-            queue, kind, args, tags, metadata, errors, created_at, run_at)
-        SELECT v_slot, v_lane, v_block[(j.k - 1) / 1024 + 1] * 1024 + (j.k - 1) % 1024,
-               j.job_id, j.run_lease, j.attempt, j.max_attempts, j.priority,
-               j.queue, j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at, j.run_at
-        FROM (SELECT j.*, row_number() OVER (ORDER BY j.ord) AS k
-              FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
-                                                       kind, args, tags, metadata, errors, created_at, run_at, ord)
-              WHERE j.queue = v_q[g] AND j.priority = v_p[g]
-                AND (v_kpath[g] IS NULL OR awa._job_key(j.args, j.metadata, v_kpath[g]) IS NULL)) AS j;
-
-        CONTINUE WHEN v_q[g] = ANY (v_wake) OR (v_rc AND awa._claimers_behind(v_slot, v_lane, v_first));
-        v_wake := v_wake || v_q[g];
     END LOOP;
 
     PERFORM pg_notify('awa:' || q, '') FROM unnest(v_wake) AS q;
