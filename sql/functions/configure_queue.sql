@@ -20,8 +20,9 @@
 -- optional per-key overrides}, or null to remove: each job due now goes to a
 -- lane of its key, and a claim starts a key's jobs only while the weights of
 -- its open attempts stay within its limit; reaches producers within 5 s).
--- docs/storage.md, "Flow control". Keys not given keep their value. A new enqueue_shards reaches a producing session within 5
--- seconds (sessions cache a queue's lanes); raising it lets producers add
+-- docs/storage.md, "Flow control". Keys not given keep their value. A new
+-- enqueue_shards reaches a producing session within 5 seconds (sessions
+-- cache a queue's lanes); raising it lets producers add
 -- lanes up to it as they need them, lowering it keeps the old lanes, which
 -- claimers still drain.
 -- Errors: AW002 bad queue name; AW004 unknown key; AW005 wrong type;
