@@ -28,6 +28,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/awa-queue/awa/bench/benchkit"
 )
@@ -86,6 +87,13 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 			"written to -out (no timestamped copy), and the -md report from it")
 		riverCf = fs.String("river-config", "sweep", "River's configuration: sweep (the -workers × -conns sweep, as awa), "+
 			"own (only as River's own bench command configures its client: 2,000 workers, pgxpool's default pool) or both")
+		fair = fs.Bool("fairness", false, "run only the awa fairness scenario: a trickle tenant's insert-to-start "+
+			"latency alone and beside a flood tenant's backlog on a keyed queue (prints; no report)")
+		fairFlood = fs.Int("fairness-flood", 100_000, "fairness: the flood tenant's backlog")
+		fairLimit = fs.Int("fairness-limit", 10, "fairness: the queue's per-key concurrency limit")
+		fairWork  = fs.Duration("fairness-work", time.Millisecond, "fairness: each job's handler time")
+		fairEvery = fs.Duration("fairness-every", 20*time.Millisecond, "fairness: the trickle's insert interval")
+		fairPhase = fs.Duration("fairness-duration", 20*time.Second, "fairness: each phase's trickle")
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -116,6 +124,25 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 			return fmt.Errorf("%s: %w", *from, err)
 		}
 		return benchkit.WriteMarkdown(*md, &rep)
+	}
+	if *fair {
+		d := *dsn
+		for _, env := range []string{"AWA_TEST_DSN", "DATABASE_URL"} {
+			if strings.TrimSpace(d) == "" {
+				d = os.Getenv(env)
+			}
+		}
+		if strings.TrimSpace(d) == "" {
+			return usage("no server: pass -dsn or set AWA_TEST_DSN")
+		}
+		fo, err := common.Options()
+		if err != nil {
+			return usage("%v", err)
+		}
+		_, err = benchkit.Fairness(ctx, benchkit.FairnessOptions{DSN: d, DBName: *prefix + "_fairness", Flood: *fairFlood,
+			Limit: *fairLimit, Workers: fo.Workers, Work: *fairWork, TrickleEvery: *fairEvery, Duration: *fairPhase,
+			Keep: fo.Keep}, stdout)
+		return err
 	}
 	opts, err := common.Options()
 	if err != nil {

@@ -500,3 +500,40 @@ func dropDatabases(t *testing.T, dsn string, names []string) {
 		}
 	}
 }
+
+// TestBenchFairnessPrintsBothPhases runs the -fairness scenario at a tiny
+// size: it prints the trickle's latencies alone and beside the flood, and
+// the ratio of their p99s, and drops its database.
+func TestBenchFairnessPrintsBothPhases(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	var rnd [4]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		t.Fatal(err)
+	}
+	prefix := "benchfair_" + hex.EncodeToString(rnd[:])
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"-dsn", dsn, "-db-prefix", prefix, "-fairness", "-fairness-flood", "300",
+		"-fairness-duration", "400ms", "-workers", "8"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("bench -fairness: exit %d; stderr: %s", code, stderr.String())
+	}
+	for _, s := range []string{"fairness alone", "fairness with-flood", "its value alone (target: at most 2x)"} {
+		if !strings.Contains(stdout.String(), s) {
+			t.Errorf("output lacks %q:\n%s", s, stdout.String())
+		}
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var left int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_database WHERE datname = $1`, prefix+"_fairness").Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if left != 0 {
+		t.Errorf("the run database %s_fairness is still there", prefix)
+	}
+}

@@ -127,6 +127,32 @@ type QueueOptions struct {
 	// to 1, so a flood of high-priority jobs cannot starve the others; 0
 	// turns it off (docs/storage.md, "Priority aging").
 	AgingSeconds *int
+	// RateLimit limits how fast the fleet starts the queue's jobs: over any
+	// T seconds at most Burst + PerSecond*T claims (docs/storage.md, "Flow
+	// control"). A zero RateLimit (PerSecond 0) removes the limit.
+	RateLimit *RateLimit
+	// MaxDepth makes an insert of jobs due now fail with ErrQueueFull when
+	// it would take the queue's available jobs above it; 0 removes it.
+	MaxDepth *int
+	// Concurrency limits each key's running jobs across the fleet (weights
+	// summed); a zero Concurrency (Key "") removes it.
+	Concurrency *Concurrency
+}
+
+// Concurrency is a queue's per-key limit: Key is "args.<path>" or
+// "metadata.<path>"; a key's open attempts weigh at most Limit, or its
+// entry in Limits (docs/storage.md, "Flow control").
+type Concurrency struct {
+	Key    string
+	Limit  int
+	Limits map[string]int
+}
+
+// RateLimit is a queue's token bucket: PerSecond tokens a second, at most
+// Burst of them kept (0: ceil(PerSecond)).
+type RateLimit struct {
+	PerSecond float64
+	Burst     int
 }
 
 // ConfigureQueue sets queue options.
@@ -138,7 +164,29 @@ func (d *Driver) ConfigureQueue(ctx context.Context, db DBTX, queue string, cfg 
 	if cfg.EnqueueShards != nil {
 		opts["enqueue_shards"] = *cfg.EnqueueShards
 	}
-	for key, v := range map[string]*int{"deadline_seconds": cfg.DeadlineSeconds, "aging_seconds": cfg.AgingSeconds} {
+	if rl := cfg.RateLimit; rl != nil {
+		switch {
+		case rl.PerSecond == 0:
+			opts["rate_limit"] = nil
+		case rl.Burst == 0:
+			opts["rate_limit"] = map[string]any{"per_second": rl.PerSecond}
+		default:
+			opts["rate_limit"] = map[string]any{"per_second": rl.PerSecond, "burst": rl.Burst}
+		}
+	}
+	if cc := cfg.Concurrency; cc != nil {
+		if cc.Key == "" {
+			opts["concurrency"] = nil
+		} else {
+			c := map[string]any{"key": cc.Key, "limit": cc.Limit}
+			if len(cc.Limits) > 0 {
+				c["limits"] = cc.Limits
+			}
+			opts["concurrency"] = c
+		}
+	}
+	for key, v := range map[string]*int{"deadline_seconds": cfg.DeadlineSeconds, "aging_seconds": cfg.AgingSeconds,
+		"max_depth": cfg.MaxDepth} {
 		if v != nil && *v == 0 {
 			opts[key] = nil
 		} else if v != nil {

@@ -17,7 +17,9 @@ import (
 
 // QueueConfig configures how a client works one queue.
 type QueueConfig struct {
-	// MaxWorkers is how many jobs of the queue run at once in this process.
+	// MaxWorkers is how many jobs of the queue run at once in this process,
+	// in slots: a job of weight w (InsertOpts.Weight) takes min(w,
+	// MaxWorkers) of them.
 	// Required (at least 1).
 	MaxWorkers int
 }

@@ -86,6 +86,11 @@ type InsertOpts struct {
 	// in the key's states returns that job with Duplicate set instead of
 	// inserting. Defaults to nil: not unique.
 	Unique *UniqueOpts `json:"unique,omitempty"`
+	// Weight (1..100000, default 1) is how many slots the job takes: of its
+	// concurrency key's limit (awa.configure_queue concurrency) and of the
+	// running process's MaxWorkers (at most all of them). Kept in the job's
+	// metadata as flow_weight.
+	Weight int `json:"weight,omitempty"`
 }
 
 // UniqueOpts says what makes a job's uniqueness key and which states hold it
@@ -324,7 +329,7 @@ func encodeBatch(ps []InsertParams) (kinds []string, args, opts []json.RawMessag
 	for i, p := range ps {
 		kinds[i], args[i] = p.Kind, p.Args
 		o := p.Opts
-		simple := len(o.Tags) == 0 && len(o.Metadata) == 0 && o.Unique == nil
+		simple := len(o.Tags) == 0 && len(o.Metadata) == 0 && o.Unique == nil && o.Weight == 0
 		key := simpleOpts{o.Queue, o.Priority, o.MaxAttempts, o.RunAt}
 		if simple && key == (simpleOpts{}) {
 			continue // NULL element: the defaults
@@ -379,6 +384,22 @@ type ClaimedJob struct {
 	DeadlineAt time.Time
 }
 
+// Weight is the job's weight (InsertOpts.Weight, kept in its metadata as
+// flow_weight): 1 when absent or not a positive integer.
+func (j ClaimedJob) Weight() int {
+	var m struct {
+		W json.Number `json:"flow_weight"`
+	}
+	if len(j.Metadata) == 0 || json.Unmarshal(j.Metadata, &m) != nil {
+		return 1
+	}
+	w, err := m.W.Int64()
+	if err != nil || w < 1 {
+		return 1
+	}
+	return int(min(w, 100000))
+}
+
 // Claim claims up to max (1..1024) jobs of queue for the worker process
 // instanceID (its heartbeat keeps them from stale rescue; a zero UUID claims
 // without a process, rescued on age alone). attemptDeadline > 0 bounds each
@@ -426,6 +447,9 @@ type Pending struct {
 	// producer of that lane has ended), so a claim now would find it unless
 	// another claimer holds the lane. Always false outside READ COMMITTED.
 	Ready bool
+	// WaitFor (QueueReadiness only): on a rate-limited queue whose bucket is
+	// empty, how long until its next token (Ready is then false); 0 otherwise.
+	WaitFor time.Duration
 }
 
 // QueuePending reports whether queue may hold work a claim has not taken. A
@@ -438,6 +462,21 @@ func (d *Driver) QueuePending(ctx context.Context, db DBTX, queue string) (Pendi
 		return Pending{}, fmt.Errorf("queue pending %q: %w", queue, mapError(err))
 	}
 	return Pending{Pending: p.Pending.Valid && p.Pending.Bool, Ready: p.Ready.Valid && p.Ready.Bool}, nil
+}
+
+// QueueReadiness is QueuePending plus, for a rate-limited queue whose bucket
+// holds no token, how long until one is due (Pending.WaitFor): a claimer
+// sleeps that long instead of polling an empty bucket.
+func (d *Driver) QueueReadiness(ctx context.Context, db DBTX, queue string) (Pending, error) {
+	p, err := d.q.QueueReadiness(ctx, d.on(db), queue)
+	if err != nil {
+		return Pending{}, fmt.Errorf("queue readiness %q: %w", queue, mapError(err))
+	}
+	out := Pending{Pending: p.Pending.Valid && p.Pending.Bool, Ready: p.Ready.Valid && p.Ready.Bool}
+	if p.WaitFor.Valid {
+		out.WaitFor = time.Duration(p.WaitFor.Microseconds)*time.Microsecond + time.Duration(p.WaitFor.Days)*24*time.Hour
+	}
+	return out, nil
 }
 
 // Result is a finalizer's outcome for one attempt.

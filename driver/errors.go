@@ -92,6 +92,10 @@ var (
 	// it in its own READ COMMITTED transaction. (The Client does so by itself
 	// when the database's default isolation is another level.)
 	ErrReadCommittedRequired = errors.New("awa: read committed required")
+	// ErrQueueFull (AW060): an insert of jobs due now would take the queue's
+	// available jobs above its max_depth (backpressure); nothing was
+	// inserted. Retry later.
+	ErrQueueFull = errors.New("awa: queue full")
 )
 
 var sentinelBySQLState = map[string]error{
@@ -110,6 +114,7 @@ var sentinelBySQLState = map[string]error{
 	"AW040": ErrReadCommittedRequired,
 	"AW050": ErrInvalidPeriodicJob,
 	"AW051": ErrPeriodicJobNotFound,
+	"AW060": ErrQueueFull,
 }
 
 // SQLError is a substrate error: its SQLSTATE's sentinel plus the server's

@@ -129,8 +129,14 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 		}
 		q.releasePermits(n - len(jobs))
 		for _, j := range jobs {
+			// A job of weight w takes w slots (at most MaxWorkers): the claim
+			// gave it one; it waits here for the others, as running jobs end.
+			w := min(j.Weight(), cap(q.permits))
+			for i := 1; i < w; i++ {
+				<-q.permits
+			}
 			q.c.jobWG.Add(1)
-			go q.execute(workCtx, j, claimStart, claimSpan)
+			go q.execute(workCtx, j, claimStart, claimSpan, w)
 		}
 		backlog = len(jobs) == n
 		recheck = q.nextRecheck(fetchCtx, backlog, len(jobs) > 0, recheck)
@@ -145,23 +151,27 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 // claim that found none; else twice the last delay, up to FetchPollInterval.
 // A claim that found nothing never leads to claimNow, so a lane another
 // session holds for long (a SQL worker claiming inside a long transaction)
-// costs polls that back off, not a spin.
+// costs polls that back off, not a spin. A rate-limited queue whose bucket
+// is empty (awa.queue_readiness wait_for) is claimed again when its next
+// token is due, not before.
 func (q *queueRunner) nextRecheck(ctx context.Context, backlog, found bool, last time.Duration) time.Duration {
 	if backlog {
 		return 0
 	}
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	p, err := q.c.driver.QueuePending(pctx, q.c.rt, q.name)
+	p, err := q.c.driver.QueueReadiness(pctx, q.c.rt, q.name)
 	cancel()
 	if err != nil {
 		if ctx.Err() == nil {
-			q.c.log.Warn("awa: QueuePending failed", slog.String("queue", q.name), slog.String("error", err.Error()))
+			q.c.log.Warn("awa: QueueReadiness failed", slog.String("queue", q.name), slog.String("error", err.Error()))
 		}
 		return 0 // the poll covers it
 	}
 	switch {
 	case !p.Pending:
 		return 0
+	case p.WaitFor > 0:
+		return p.WaitFor
 	case p.Ready && found:
 		return claimNow
 	case found || last <= 0:
@@ -236,8 +246,9 @@ func localDeadline(j ClaimedJob, claimStart time.Time) time.Time {
 	return claimStart.Add(j.DeadlineAt.Sub(j.ClaimedAt))
 }
 
-func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart time.Time, claimSpan trace.SpanContext) {
-	defer func() { q.permits <- struct{}{} }()
+func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart time.Time, claimSpan trace.SpanContext,
+	weight int) {
+	defer q.releasePermits(weight)
 	cfg := q.c.cfg
 	row := jobRow(j, q.c.driver, q.c.rt)
 	row.attempt.pollEvery = cfg.CallbackPollInterval

@@ -53,6 +53,9 @@ SELECT awa.listen_queues(sqlc.arg(queues)::text[]);
 -- name: QueuePending :one
 SELECT * FROM awa.queue_pending(sqlc.arg(queue)::text);
 
+-- name: QueueReadiness :one
+SELECT * FROM awa.queue_readiness(sqlc.arg(queue)::text);
+
 -- name: TransactionIsolation :one
 -- The isolation level a statement on this connection runs at by default (the
 -- database's or role's default_transaction_isolation).

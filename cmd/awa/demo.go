@@ -103,7 +103,7 @@ func runDemo(ctx context.Context, o demoOptions, stdout, stderr io.Writer) (*dem
 	addPeriodicDemoWorker(ws)
 	feats := addFeatureWorkers(ws)
 	addUniqueDemoWorker(ws)
-	qcfg := map[string]driver.QueueConfig{queueOps: {MaxWorkers: 2}, queueAging: {MaxWorkers: 1}}
+	qcfg := map[string]driver.QueueConfig{queueOps: {MaxWorkers: 2}, queueAging: {MaxWorkers: 1}, queueFlow: {MaxWorkers: 4}}
 	for _, q := range queues {
 		qcfg[q] = driver.QueueConfig{MaxWorkers: o.Workers}
 	}

@@ -78,6 +78,8 @@ func TestDemoAccountsForEveryJob(t *testing.T) {
 		"the ops_digest jobs completed",
 		"SELECT * FROM awa.configure_queue('aging', '{\"aging_seconds\": 1}');",
 		"claimed in this order: priority 4, due 3s ago; priority 1, #1",
+		"at most 1 acme and 1 zed job ran at a time",
+		"the third insert fails fast:",
 		"attempt 1 failed (card network timeout); attempt 2 began",
 		"handed it back untouched: state scheduled, attempt 0 (none spent)",
 		"the new process ran job",

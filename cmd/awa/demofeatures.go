@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/awa-queue/awa/driver"
@@ -67,13 +68,40 @@ func (chargeCardWorker) NextRetry(*driver.Job[ChargeCardArgs]) time.Time {
 }
 
 // features is what the demo's feature handlers tell it.
+// queueFlow is the demo's keyed queue (per-tenant concurrency limit).
+const queueFlow = "flow"
+
+// TenantTaskArgs is a job of one tenant on the keyed queue.
+type TenantTaskArgs struct {
+	Tenant string `json:"tenant"`
+}
+
+func (TenantTaskArgs) Kind() string { return "tenant_task" }
+
 type features struct {
 	aging    chan string    // aging_task labels, in the order they ran
 	attempts chan time.Time // when charge_card's attempts began
+	flowMu   sync.Mutex
+	running  map[string]int // tenant_task jobs running per tenant
+	most     map[string]int // the most that ran at once
+	flowDone chan struct{}
 }
 
 func addFeatureWorkers(ws *driver.Workers) *features {
-	f := &features{aging: make(chan string, 8), attempts: make(chan time.Time, 4)}
+	f := &features{aging: make(chan string, 8), attempts: make(chan time.Time, 4), running: map[string]int{},
+		most: map[string]int{}, flowDone: make(chan struct{}, 16)}
+	driver.AddWorker(ws, driver.WorkFunc(func(_ context.Context, job *driver.Job[TenantTaskArgs]) error {
+		f.flowMu.Lock()
+		f.running[job.Args.Tenant]++
+		f.most[job.Args.Tenant] = max(f.most[job.Args.Tenant], f.running[job.Args.Tenant])
+		f.flowMu.Unlock()
+		time.Sleep(100 * time.Millisecond)
+		f.flowMu.Lock()
+		f.running[job.Args.Tenant]--
+		f.flowMu.Unlock()
+		f.flowDone <- struct{}{}
+		return nil
+	}))
 	driver.AddWorker(ws, driver.WorkFunc(func(_ context.Context, job *driver.Job[AgingTaskArgs]) error {
 		f.aging <- job.Args.Label
 		return nil
@@ -87,6 +115,9 @@ func (f *features) run(ctx context.Context, client *driver.Client, db driver.DBT
 	w io.Writer) error {
 	if err := f.showAging(ctx, client, db, w); err != nil {
 		return fmt.Errorf("priority aging: %w", err)
+	}
+	if err := f.showFlow(ctx, client, db, w); err != nil {
+		return fmt.Errorf("flow control: %w", err)
 	}
 	if err := f.showRetryPolicy(ctx, client, w); err != nil {
 		return fmt.Errorf("retry policy: %w", err)
@@ -139,6 +170,66 @@ func (f *features) showAging(ctx context.Context, client *driver.Client, db driv
 		return fmt.Errorf("the aged priority-4 job did not run first: %q", order)
 	}
 	fmt.Fprintln(w, "  the priority-4 job counts as priority 1 and is the oldest: it goes first (without aging it would go last)")
+	return nil
+}
+
+// showFlow limits queue flow to one running job per tenant (fleet-wide, in
+// SQL), runs three jobs of one tenant and two of another on four workers,
+// and shows a depth-limited queue refusing an insert.
+func (f *features) showFlow(ctx context.Context, client *driver.Client, db driver.DBTX, w io.Writer) error {
+	d := client.Driver()
+	fmt.Fprintf(w, "\n== Flow control (queue %s, four workers)\n", queueFlow)
+	if err := d.ConfigureQueue(ctx, db, queueFlow, driver.QueueOptions{
+		Concurrency: &driver.Concurrency{Key: "args.tenant", Limit: 1}}); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "SELECT * FROM awa.configure_queue('%s', '{\"concurrency\": {\"key\": \"args.tenant\", \"limit\": 1}}');\n", queueFlow)
+	var jobs []driver.InsertManyParams
+	for _, tn := range []string{"acme", "acme", "acme", "zed", "zed"} {
+		jobs = append(jobs, driver.InsertManyParams{Args: TenantTaskArgs{Tenant: tn}, Opts: &driver.InsertOpts{Queue: queueFlow}})
+	}
+	if _, err := client.InsertMany(ctx, jobs); err != nil {
+		return err
+	}
+	for range jobs {
+		select {
+		case <-f.flowDone:
+		case <-time.After(10 * time.Second):
+			return errors.New("the tenant jobs did not run within 10s")
+		}
+	}
+	f.flowMu.Lock()
+	acme, zed := f.most["acme"], f.most["zed"]
+	f.flowMu.Unlock()
+	fmt.Fprintf(w, "  3 acme and 2 zed jobs of 100 ms on 4 workers: at most %d acme and %d zed job ran at a time\n", acme, zed)
+	if acme != 1 || zed != 1 {
+		return fmt.Errorf("the per-tenant limit of 1 did not hold: acme %d, zed %d at once", acme, zed)
+	}
+	depth := 2
+	if err := d.ConfigureQueue(ctx, db, "flow_full", driver.QueueOptions{MaxDepth: &depth}); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "SELECT * FROM awa.configure_queue('flow_full', '{\"max_depth\": 2}');  -- no worker drains it")
+	var held []int64
+	for i := 0; i < 3; i++ {
+		j, err := client.Insert(ctx, TenantTaskArgs{Tenant: "acme"}, &driver.InsertOpts{Queue: "flow_full"})
+		switch {
+		case i < 2 && err != nil:
+			return err
+		case i < 2:
+			held = append(held, j.ID)
+		case i == 2 && !errors.Is(err, driver.ErrQueueFull):
+			return fmt.Errorf("the third insert into a queue of max_depth 2: %v, want ErrQueueFull", err)
+		case i == 2:
+			fmt.Fprintf(w, "  the third insert fails fast: %v (SQLSTATE AW060, driver.ErrQueueFull)\n", err)
+		}
+	}
+	// The two that fit are cancelled, so the demo ends with every job final.
+	for _, id := range held {
+		if _, err := d.CancelJob(ctx, db, id, "flow demo: the queue has no worker"); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -38,8 +38,59 @@ CREATE TABLE awa.queue_pauses (
 CREATE TABLE awa.queue_options (
     queue      text        PRIMARY KEY,
     aging      interval    CHECK (aging IS NULL OR aging > interval '0'),
-    updated_at timestamptz NOT NULL DEFAULT now()
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    rate_per_second float8 CHECK (rate_per_second > 0 AND rate_per_second <= 1000000),
+    rate_burst      int    CHECK (rate_burst BETWEEN 1 AND 1000000),
+    max_depth       int    CHECK (max_depth BETWEEN 1 AND 1000000000),
+    -- Per-key concurrency: concurrency_key ('args.<path>' or
+    -- 'metadata.<path>') names the value that routes a job due now to a lane
+    -- of its own key (awa.key_lanes); a claim takes a key's jobs only while
+    -- the weights of its open attempts (awa.key_attempts) stay within
+    -- concurrency_limit, or the key's entry in concurrency_limits. keyed:
+    -- the queue has had a key once, so claims visit its key lanes (which
+    -- may still hold jobs after the key is removed); never reset.
+    concurrency_key    text   CHECK (concurrency_key ~ '^(args|metadata)(\.[A-Za-z0-9_-]{1,64}){1,8}$'),
+    concurrency_limit  int    CHECK (concurrency_limit BETWEEN 1 AND 100000),
+    concurrency_limits jsonb,
+    keyed              boolean NOT NULL DEFAULT false,
+    CHECK ((rate_per_second IS NULL) = (rate_burst IS NULL)),
+    CHECK ((concurrency_key IS NULL) = (concurrency_limit IS NULL))
 );
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/10_control.sql
+-- +goose StatementBegin
+CREATE TABLE awa.key_lanes (
+    lane_id    int      PRIMARY KEY,
+    queue      text     NOT NULL,
+    key        text     NOT NULL,
+    priority   smallint NOT NULL CHECK (priority BETWEEN 1 AND 4),
+    lane_queue text     NOT NULL,
+    UNIQUE (queue, key, priority)
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/10_control.sql
+-- +goose StatementBegin
+CREATE TABLE awa.key_attempts (
+    queue      text   NOT NULL,
+    key        text   NOT NULL,
+    job_id     bigint NOT NULL,
+    run_lease  bigint NOT NULL,
+    claim_slot int    NOT NULL,
+    receipt_id bigint NOT NULL,
+    weight     int    NOT NULL CHECK (weight >= 1),
+    PRIMARY KEY (queue, key, job_id)
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/10_control.sql
+-- +goose StatementBegin
+CREATE TABLE awa.queue_rate_buckets (
+    queue        text        PRIMARY KEY,
+    tokens       float8      NOT NULL CHECK (tokens >= 0),
+    refreshed_at timestamptz NOT NULL
+) WITH (fillfactor = 50);
 -- +goose StatementEnd
 
 -- added since v0.1.0: sql/substrate/16_types.sql
@@ -800,9 +851,14 @@ COMMENT ON VIEW awa.terminal_jobs IS
 CREATE OR REPLACE VIEW awa.jobs AS SELECT * FROM awa._read_jobs();
 -- +goose StatementEnd
 
+-- signature changed since v0.1.0: sql/functions/_append_ready.sql
+-- +goose StatementBegin
+DROP FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz);
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/_append_ready.sql
 -- +goose StatementBegin
-CREATE OR REPLACE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz)
+CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz, p_produce boolean DEFAULT false)
 RETURNS void
 LANGUAGE plpgsql
 AS $$
@@ -820,6 +876,17 @@ DECLARE
     v_gids  int[];
     v_gseqs regclass[];
     v_gsh   int;
+    v_depth int;
+    v_kpath text[] := '{}';
+    v_path  text;
+    v_kg    int[] := '{}';
+    v_kkey  text[] := '{}';
+    v_klane int[] := '{}';
+    v_kseq  regclass[] := '{}';
+    v_rest  bigint;
+    v_seen  bigint;
+    v_jkey  text;
+    v_checked  text[] := '{}';
     v_sh    int[] := '{}';
     v_ck    text[] := '{}';
     v_seq   regclass;
@@ -855,12 +922,31 @@ BEGIN
             v_gids := string_to_array(v_cache[3], ',')::int[];
             v_gseqs := string_to_array(v_cache[4], ',')::oid[]::regclass[];
             v_gsh := v_cache[5]::int;
+            v_depth := nullif(v_cache[6], '')::int;
+            v_path := nullif(v_cache[7], '');
         ELSE
-            SELECT l.ids, l.seqs, l.shards INTO v_gids, v_gseqs, v_gsh FROM awa._resolve_lanes(v_q[g], v_p[g]) AS l;
+            SELECT l.ids, l.seqs, l.shards, l.max_depth, l.key_path INTO v_gids, v_gseqs, v_gsh, v_depth, v_path
+            FROM awa._resolve_lanes(v_q[g], v_p[g]) AS l;
             PERFORM set_config(v_ckey, concat_ws('|', extract(epoch FROM now()) + 5, v_q[g],
                                                  array_to_string(v_gids, ','), array_to_string(v_gseqs::oid[], ','),
-                                                 v_gsh),
+                                                 v_gsh, coalesce(v_depth::text, ''), coalesce(v_path, '')),
                                false);
+        END IF;
+        v_kpath := v_kpath || v_path;
+        -- Key lanes of the group, in key order.
+        IF v_path IS NOT NULL THEN
+            SELECT coalesce(array_agg(g ORDER BY k.key), '{}') || v_kg, coalesce(array_agg(k.key ORDER BY k.key), '{}') || v_kkey,
+                   coalesce(array_agg(l.id ORDER BY k.key), '{}') || v_klane, coalesce(array_agg(l.seq ORDER BY k.key), '{}') || v_kseq
+            INTO v_kg, v_kkey, v_klane, v_kseq
+            FROM (SELECT DISTINCT awa._job_key(j.args, j.metadata, v_path) AS key
+                  FROM unnest(p_jobs) AS j WHERE j.queue = v_q[g] AND j.priority = v_p[g]) AS k
+            CROSS JOIN LATERAL awa._key_lane(v_q[g], k.key, v_p[g]) AS l
+            WHERE k.key IS NOT NULL;
+        END IF;
+        -- Backpressure: once per queue, before any lane lock.
+        IF p_produce AND v_depth IS NOT NULL AND NOT v_q[g] = ANY (v_checked) THEN
+            PERFORM awa._check_depth(v_q[g], v_depth, (SELECT count(*) FROM unnest(p_jobs) AS j WHERE j.queue = v_q[g]));
+            v_checked := v_checked || v_q[g];
         END IF;
         v_sh := v_sh || v_gsh;
         v_ck := v_ck || v_ckey;
@@ -871,66 +957,88 @@ BEGIN
     END LOOP;
 
     FOR g IN 1 .. cardinality(v_q) LOOP
-        v_home := pg_backend_pid() % v_k[g];
-        v_key := 'awa.enqueue_shard_' || v_ids[v_at[g] + 1];
-        v_pref := nullif(current_setting(v_key, true), '')::int;
-        IF v_pref IS NULL OR v_pref >= v_k[g] THEN
-            v_pref := v_home;
-        END IF;
-
-        v_pick := NULL;
-        FOR i IN 0 .. v_k[g] - 1 LOOP
-            IF pg_try_advisory_xact_lock(awa._lock_key('lane_producer'), v_ids[v_at[g] + (v_pref + i) % v_k[g] + 1]) THEN
-                v_pick := (v_pref + i) % v_k[g];
-                EXIT;
-            END IF;
-        END LOOP;
-        v_lane := NULL;
-        IF v_pick IS NOT NULL THEN
-            v_lane := v_ids[v_at[g] + v_pick + 1];
-            v_seq := v_seqs[v_at[g] + v_pick + 1];
-        ELSIF v_k[g] < v_sh[g] AND v_rc THEN
-            -- Every known lane is held: add a shard, if nobody else is adding
-            -- one right now. Nobody can hold the new lane's lock yet.
-            SELECT a.id, a.seq INTO v_lane, v_seq FROM awa._add_lane(v_q[g], v_p[g], v_sh[g]) AS a;
-            IF v_lane IS NOT NULL THEN
+        -- The group's lanes in lock order: its keys' lanes, key by key (v_kg
+        -- holds groups in reverse order, keys in key order within one), then
+        -- for the jobs left (all of them on a queue without a key) a shard
+        -- lane. Each gets its rows in one INSERT.
+        v_rest := v_n[g];
+        FOR i IN 1 .. cardinality(v_kg) + 1 LOOP
+            IF i <= cardinality(v_kg) THEN
+                CONTINUE WHEN v_kg[i] <> g;
+                v_lane := v_klane[i];
+                v_seq := v_kseq[i];
+                v_jkey := v_kkey[i];
                 PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
-                v_pick := v_k[g];
-                PERFORM set_config(v_ck[g], '', false);
+            ELSE
+                EXIT WHEN v_rest = 0;
+                v_jkey := NULL;
+                v_home := pg_backend_pid() % v_k[g];
+                v_key := 'awa.enqueue_shard_' || v_ids[v_at[g] + 1];
+                v_pref := nullif(current_setting(v_key, true), '')::int;
+                IF v_pref IS NULL OR v_pref >= v_k[g] THEN
+                    v_pref := v_home;
+                END IF;
+
+                v_pick := NULL;
+                FOR s IN 0 .. v_k[g] - 1 LOOP
+                    IF pg_try_advisory_xact_lock(awa._lock_key('lane_producer'), v_ids[v_at[g] + (v_pref + s) % v_k[g] + 1]) THEN
+                        v_pick := (v_pref + s) % v_k[g];
+                        EXIT;
+                    END IF;
+                END LOOP;
+                v_lane := NULL;
+                IF v_pick IS NOT NULL THEN
+                    v_lane := v_ids[v_at[g] + v_pick + 1];
+                    v_seq := v_seqs[v_at[g] + v_pick + 1];
+                ELSIF v_k[g] < v_sh[g] AND v_rc THEN
+                    -- Every known lane is held: add a shard, if nobody else is adding
+                    -- one right now. Nobody can hold the new lane's lock yet.
+                    SELECT a.id, a.seq INTO v_lane, v_seq FROM awa._add_lane(v_q[g], v_p[g], v_sh[g]) AS a;
+                    IF v_lane IS NOT NULL THEN
+                        PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
+                        v_pick := v_k[g];
+                        PERFORM set_config(v_ck[g], '', false);
+                    END IF;
+                END IF;
+                IF v_lane IS NULL THEN
+                    v_pick := v_pref;
+                    v_lane := v_ids[v_at[g] + v_pick + 1];
+                    v_seq := v_seqs[v_at[g] + v_pick + 1];
+                    PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
+                END IF;
+                IF v_pick <> v_pref THEN
+                    PERFORM set_config(v_key, v_pick::text, true);
+                END IF;
             END IF;
-        END IF;
-        IF v_lane IS NULL THEN
-            v_pick := v_pref;
-            v_lane := v_ids[v_at[g] + v_pick + 1];
-            v_seq := v_seqs[v_at[g] + v_pick + 1];
-            PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
-        END IF;
-        IF v_pick <> v_pref THEN
-            PERFORM set_config(v_key, v_pick::text, true);
-        END IF;
 
-        -- One block per 1024 rows; the pool sequence is shared, so blocks of
-        -- one call need not be adjacent.
-        IF v_n[g] <= 1024 THEN
-            v_block := ARRAY[nextval(v_seq)];
-        ELSE
-            v_block := ARRAY(SELECT nextval(v_seq) FROM generate_series(1, (v_n[g] + 1023) / 1024));
-        END IF;
-        v_first := v_block[1] * 1024;
+            -- One block per 1024 rows (a key's rows are at most the rest);
+            -- the pool sequence is shared, so blocks of one call need not be
+            -- adjacent.
+            IF v_rest <= 1024 THEN
+                v_block := ARRAY[nextval(v_seq)];
+            ELSE
+                v_block := ARRAY(SELECT nextval(v_seq) FROM generate_series(1, (v_rest + 1023) / 1024));
+            END IF;
+            v_first := v_block[1] * 1024;
 
-        INSERT INTO awa.ready_entries (
-            ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
-            queue, kind, args, tags, metadata, errors, created_at, run_at)
-        SELECT v_slot, v_lane, v_block[(j.k - 1) / 1024 + 1] * 1024 + (j.k - 1) % 1024,
-               j.job_id, j.run_lease, j.attempt, j.max_attempts, j.priority,
-               j.queue, j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at, j.run_at
-        FROM (SELECT j.*, row_number() OVER (ORDER BY j.ord) AS k
-              FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
-                                                       kind, args, tags, metadata, errors, created_at, run_at, ord)
-              WHERE j.queue = v_q[g] AND j.priority = v_p[g]) AS j;
+            INSERT INTO awa.ready_entries (
+                ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+                queue, kind, args, tags, metadata, errors, created_at, run_at)
+            SELECT v_slot, v_lane, v_block[(j.k - 1) / 1024 + 1] * 1024 + (j.k - 1) % 1024,
+                   j.job_id, j.run_lease, j.attempt, j.max_attempts, j.priority,
+                   j.queue, j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at, j.run_at
+            FROM (SELECT j.*, row_number() OVER (ORDER BY j.ord) AS k
+                  FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
+                                                           kind, args, tags, metadata, errors, created_at, run_at, ord)
+                  WHERE j.queue = v_q[g] AND j.priority = v_p[g]
+                    AND (v_kpath[g] IS NULL
+                         OR awa._job_key(j.args, j.metadata, v_kpath[g]) IS NOT DISTINCT FROM v_jkey)) AS j;
+            GET DIAGNOSTICS v_seen = ROW_COUNT;
+            v_rest := v_rest - v_seen;
 
-        CONTINUE WHEN v_q[g] = ANY (v_wake) OR (v_rc AND awa._claimers_behind(v_slot, v_lane, v_first));
-        v_wake := v_wake || v_q[g];
+            CONTINUE WHEN v_q[g] = ANY (v_wake) OR (v_rc AND awa._claimers_behind(v_slot, v_lane, v_first));
+            v_wake := v_wake || v_q[g];
+        END LOOP;
     END LOOP;
 
     PERFORM pg_notify('awa:' || q, '') FROM unnest(v_wake) AS q;
@@ -962,7 +1070,7 @@ BEGIN
              ARRAY[]::text[]),
             ('awa_worker',
              ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
-                   'heartbeat_instance', 'queue_pending', 'listen_queues', 'set_progress', 'job_progress',
+                   'heartbeat_instance', 'queue_pending', 'queue_readiness', 'listen_queues', 'set_progress', 'job_progress',
                    'set_attempt_deadline', 'closed_attempts', 'register_callback', 'park_jobs', 'take_callback_result',
                    'complete_external', 'fail_external', 'retry_external', 'resume_external', 'substrate_version'],
              ARRAY[]::text[]),
@@ -1383,6 +1491,38 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_check_depth.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._check_depth(p_queue text, p_max_depth int, p_adding bigint)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_cap bigint := p_max_depth - p_adding + 1;
+    v_n   bigint := 0;
+BEGIN
+    IF v_cap > 0 THEN
+        LOCK TABLE awa.cursor_marks IN ACCESS SHARE MODE;
+        SELECT count(*) INTO v_n
+        FROM (SELECT 1
+              FROM awa.queue_lanes l
+              JOIN awa.claim_cursors c USING (lane_id)
+              CROSS JOIN LATERAL (SELECT 1 FROM awa.ready_entries r
+                                  WHERE r.lane_id = l.lane_id AND r.lane_seq > c.claim_seq
+                                  ORDER BY r.lane_seq LIMIT v_cap) AS x
+              WHERE l.queue = p_queue
+                 OR l.lane_id IN (SELECT k.lane_id FROM awa.key_lanes k WHERE k.queue = p_queue)
+              LIMIT v_cap) AS t;
+    END IF;
+    IF v_cap <= 0 OR v_n >= v_cap THEN
+        RAISE EXCEPTION 'awa: queue % is full: adding % jobs to % or more available would pass its max_depth %',
+            quote_literal(p_queue), p_adding, greatest(v_n, 0), p_max_depth
+            USING ERRCODE = 'AW060', HINT = 'retry later, or raise max_depth with awa.configure_queue';
+    END IF;
+END;
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_claimers_behind.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._claimers_behind(p_queue_slot int, p_lane int, p_before bigint)
@@ -1742,6 +1882,12 @@ DECLARE
     v_prev   bytea;
     r        record;
 BEGIN
+    -- Backpressure before any key is taken, counting every job due now
+    -- (duplicates included: they are not known yet).
+    PERFORM awa._check_depth(o.queue, o.max_depth, j.n)
+    FROM (SELECT j.queue, count(*) AS n FROM unnest(p_jobs) AS j WHERE j.run_at <= p_now GROUP BY j.queue) AS j
+    JOIN awa.queue_options o ON o.queue = j.queue AND o.max_depth IS NOT NULL;
+
     FOR r IN
         SELECT s.i, awa._unique_key(p_jobs[s.i], p_opts[s.i] -> 'unique') AS key,
                (CASE WHEN p_opts[s.i] -> 'unique' ? 'states'
@@ -1799,6 +1945,19 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_job_key.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._job_key(p_args jsonb, p_metadata jsonb, p_path text)
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT left(CASE WHEN p_path LIKE 'args.%' THEN p_args #>> string_to_array(substr(p_path, 6), '.')
+                     ELSE p_metadata #>> string_to_array(substr(p_path, 10), '.') END, 200)
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_job_state.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._job_state(p_job_id bigint)
@@ -1814,6 +1973,53 @@ BEGIN
                   UNION ALL
                   SELECT a.state, a.run_lease FROM awa._archived_job(p_job_id) AS a) AS j
             ORDER BY j.run_lease DESC LIMIT 1);
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_job_weight.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._job_weight(p_metadata jsonb)
+RETURNS int
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN jsonb_typeof(p_metadata -> 'flow_weight') = 'number'
+                     AND (p_metadata ->> 'flow_weight')::numeric BETWEEN 1 AND 100000
+                THEN (p_metadata ->> 'flow_weight')::numeric::int ELSE 1 END
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_key_lane.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._key_lane(p_queue text, p_key text, p_priority smallint, OUT id int, OUT seq regclass)
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    FOR v_pass IN 1 .. 2 LOOP
+        SELECT k.lane_id, l.lane_seq INTO id, seq
+        FROM awa.key_lanes k JOIN awa.queue_lanes l USING (lane_id)
+        WHERE k.queue = p_queue AND k.key = p_key AND k.priority = p_priority;
+        IF FOUND THEN
+            RETURN;
+        END IF;
+        EXIT WHEN v_pass = 2;
+        PERFORM pg_advisory_xact_lock(awa._lock_key('key_lane'), hashtext(p_queue || '#' || p_key || '#' || p_priority));
+    END LOOP;
+    BEGIN
+        id := nextval('awa.lane_id_seq');
+        seq := awa._lane_position_seq(id);
+        INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
+        VALUES (id, p_queue || '#' || id, p_priority, 0, seq);
+        INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (id, 0);
+        INSERT INTO awa.key_lanes (lane_id, queue, key, priority, lane_queue)
+        VALUES (id, p_queue, p_key, p_priority, p_queue || '#' || id);
+    EXCEPTION WHEN unique_violation THEN
+        RAISE EXCEPTION 'awa: the lane of key % of queue % was created by a transaction that committed after this % transaction took its snapshot: retry the transaction',
+            quote_literal(p_key), quote_literal(p_queue), current_setting('transaction_isolation')
+            USING ERRCODE = '40001';
+    END;
 END;
 $$;
 -- +goose StatementEnd
@@ -1992,6 +2198,29 @@ AS $$
                   CASE WHEN p_tag IS NOT NULL THEN format(' AND %s.tags @> ARRAY[%L]', p_row, p_tag) END,
                   CASE WHEN p_from IS NOT NULL THEN format(' AND %s >= %L::timestamptz', p_finalized, p_from) END,
                   CASE WHEN p_to IS NOT NULL THEN format(' AND %s < %L::timestamptz', p_finalized, p_to) END)
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/_lock_key.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa._lock_key(p_lock text)
+RETURNS int
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT CASE p_lock
+        WHEN 'lane_producer' THEN 1096237313
+        WHEN 'claim_batch' THEN 1096237314
+        WHEN 'ring' THEN 1096237315
+        WHEN 'lane_creation' THEN 1096237316
+        WHEN 'install' THEN 1096237316
+        WHEN 'lane_claim' THEN 1096237317
+        WHEN 'shard_creation' THEN 1096237318
+        WHEN 'key_lane' THEN 1096237319
+        WHEN 'key_claim' THEN 1096237320
+        ELSE ('awa: no advisory lock named ' || p_lock)::int
+    END
 $$;
 -- +goose StatementEnd
 
@@ -2269,6 +2498,52 @@ BEGIN
         RETURN;
     END IF;
     RETURN QUERY SELECT p_callback_id, v_x.job_id, v_x.run_lease, 'stale'::awa.finalize_outcome, NULL::awa.job_state;
+END;
+$$;
+-- +goose StatementEnd
+
+-- signature changed since v0.1.0: sql/functions/_resolve_lanes.sql
+-- +goose StatementBegin
+DROP FUNCTION awa._resolve_lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[], OUT shards int);
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/_resolve_lanes.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._resolve_lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[], OUT shards int,
+                                   OUT max_depth int, OUT key_path text)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_id int;
+BEGIN
+    shards := coalesce((SELECT m.enqueue_shards FROM awa.queue_meta m WHERE m.queue = p_queue), 8);
+    SELECT o.max_depth, o.concurrency_key INTO max_depth, key_path FROM awa.queue_options o WHERE o.queue = p_queue;
+    -- Read the lanes; if there is none, create shard 0 of every priority and
+    -- read again.
+    FOR v_pass IN 1 .. 2 LOOP
+        SELECT array_agg(l.lane_id ORDER BY l.shard), array_agg(l.lane_seq ORDER BY l.shard)
+        INTO ids, seqs
+        FROM awa.queue_lanes l
+        WHERE l.queue = p_queue AND l.priority = p_priority AND l.shard < shards;
+        EXIT WHEN coalesce(cardinality(ids), 0) > 0 OR v_pass = 2;
+
+        PERFORM pg_advisory_xact_lock(awa._lock_key('lane_creation'), hashtext(p_queue));
+        BEGIN
+            FOR v_priority IN 1 .. 4 LOOP
+                CONTINUE WHEN EXISTS (SELECT 1 FROM awa.queue_lanes
+                                      WHERE queue = p_queue AND priority = v_priority AND shard = 0);
+                v_id := nextval('awa.lane_id_seq');
+                INSERT INTO awa.queue_lanes (lane_id, queue, priority, shard, lane_seq)
+                VALUES (v_id, p_queue, v_priority, 0, awa._lane_position_seq(v_id));
+                INSERT INTO awa.queue_claim_heads (lane_id, claim_seq) VALUES (v_id, 0);
+            END LOOP;
+        EXCEPTION WHEN unique_violation THEN
+            -- Under the lock, only lanes committed after this snapshot collide.
+            RAISE EXCEPTION 'awa: the lanes of queue % were created by a transaction that committed after this % transaction took its snapshot: retry the transaction',
+                quote_literal(p_queue), current_setting('transaction_isolation')
+                USING ERRCODE = '40001';
+        END;
+    END LOOP;
 END;
 $$;
 -- +goose StatementEnd
@@ -2677,6 +2952,8 @@ DECLARE
     v_tag  jsonb;
     v_num  numeric;
     v_at   timestamptz;
+    v_body awa._job_body;
+    v_weight int;
 BEGIN
     IF p_kind IS NULL OR length(p_kind) = 0 OR length(p_kind) > 255 THEN
         RAISE EXCEPTION 'awa: kind must be 1 to 255 characters, got %', coalesce(quote_literal(p_kind), 'null')
@@ -2748,6 +3025,14 @@ BEGIN
             END LOOP;
         WHEN 'unique' THEN
             PERFORM awa._validate_unique(v_val);
+        WHEN 'weight' THEN
+            IF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
+                RAISE EXCEPTION 'awa: opts.weight must be an integer, got %', left(v_val::text, 100) USING ERRCODE = 'AW005';
+            END IF;
+            IF v_val::numeric NOT BETWEEN 1 AND 100000 THEN
+                RAISE EXCEPTION 'awa: opts.weight must be between 1 and 100000, got %', v_val USING ERRCODE = 'AW006';
+            END IF;
+            v_weight := v_val::int;
         WHEN 'metadata' THEN
             IF jsonb_typeof(v_val) <> 'object' THEN
                 RAISE EXCEPTION 'awa: opts.metadata must be a JSON object, got %', left(v_val::text, 100)
@@ -2756,11 +3041,15 @@ BEGIN
         ELSE
             RAISE EXCEPTION 'awa: unknown option %', quote_literal(v_key)
                 USING ERRCODE = 'AW004',
-                      HINT = 'known options: queue, priority, run_at, max_attempts, tags, metadata, unique';
+                      HINT = 'known options: queue, priority, run_at, max_attempts, tags, metadata, unique, weight';
         END CASE;
     END LOOP;
 
-    RETURN awa._build_job_body(NULL, p_kind, p_args, p_opts, p_now);
+    v_body := awa._build_job_body(NULL, p_kind, p_args, p_opts, p_now);
+    IF v_weight IS NOT NULL THEN
+        v_body.metadata := v_body.metadata || jsonb_build_object('flow_weight', v_weight);
+    END IF;
+    RETURN v_body;
 END;
 $$;
 -- +goose StatementEnd
@@ -3189,6 +3478,27 @@ DECLARE
     v_prios       smallint[];
     v_heads       timestamptz[];
     v_order       int[];
+    v_max         int := p_max;
+    v_rate        float8;
+    v_burst       int;
+    v_tokens      float8;
+    v_refreshed   timestamptz;
+    v_keyed       boolean;
+    v_climit      int;
+    v_climits     jsonb;
+    v_qnames      text[];
+    v_lkeys       text[];
+    v_key         text;
+    v_kk          text[] := '{}';
+    v_kfree       int[] := '{}';
+    v_klim        int[] := '{}';
+    v_ki          int;
+    v_ring_locked boolean := false;
+    v_w           int;
+    v_fit         int;
+    v_akey        text[] := '{}';
+    v_ajob        bigint[] := '{}';
+    v_aw          int[] := '{}';
 BEGIN
     PERFORM awa._require_read_committed('awa.claim_ready_runtime');
     IF p_queue IS NULL THEN
@@ -3204,12 +3514,31 @@ BEGIN
     END IF;
     -- A paused queue (awa.pause_queue) is not claimed: one probe of a table
     -- that holds a row per paused queue only. Its aging interval, if any
-    -- (awa.configure_queue aging_seconds): one primary-key probe.
-    SELECT EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = p_queue),
-           (SELECT o.aging FROM awa.queue_options o WHERE o.queue = p_queue)
-    INTO v_paused, v_aging;
+    -- (awa.configure_queue aging_seconds) and rate limit: one primary-key
+    -- probe.
+    SELECT EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = p_queue), o.aging, o.rate_per_second, o.rate_burst,
+           coalesce(o.keyed, false), o.concurrency_limit, o.concurrency_limits
+    INTO v_paused, v_aging, v_rate, v_burst, v_keyed, v_climit, v_climits
+    FROM (SELECT) AS one LEFT JOIN awa.queue_options o ON o.queue = p_queue;
     IF v_paused THEN
         RETURN;
+    END IF;
+    -- Rate limit: the bucket refilled up to now (never before its last
+    -- refill, so claim times follow the bucket's order); fewer than one token
+    -- claims nothing and writes nothing (awa.queue_readiness says when one is due).
+    IF v_rate IS NOT NULL THEN
+        SELECT b.tokens, b.refreshed_at INTO v_tokens, v_refreshed
+        FROM awa.queue_rate_buckets b WHERE b.queue = p_queue FOR UPDATE;
+        IF FOUND THEN
+            v_now := greatest(v_now, v_refreshed);
+            v_tokens := least(v_burst::float8, v_tokens + v_rate * extract(epoch FROM v_now - v_refreshed)::float8);
+            v_max := least(p_max::float8, floor(v_tokens))::int;
+            IF v_max < 1 THEN
+                RETURN;
+            END IF;
+        ELSE
+            v_rate := NULL;
+        END IF;
     END IF;
 
     -- This session's cursor cache for the queue (see the header): lane ids and
@@ -3221,6 +3550,13 @@ BEGIN
         v_ccur := string_to_array(v_cache[3], ',')::bigint[];
     END IF;
 
+    -- The lanes are those named after the queue, and on a keyed queue its
+    -- key lanes (awa.key_lanes: named '<queue>#<lane_id>').
+    v_qnames := ARRAY[p_queue];
+    IF v_keyed THEN
+        v_qnames := v_qnames || ARRAY(SELECT k.lane_queue FROM awa.key_lanes k WHERE k.queue = p_queue);
+    END IF;
+
     -- Candidates, in visiting order: lanes whose tip passed a lower bound of
     -- their cursor (one sequence read each; the rest are empty).
     SELECT coalesce(array_agg(c.lane_id ORDER BY c.ord), '{}'), coalesce(array_agg(c.tip ORDER BY c.ord), '{}'),
@@ -3228,11 +3564,12 @@ BEGIN
     INTO v_ids, v_tips, v_lows, v_prios
     FROM (SELECT l.lane_id, l.priority, awa._lane_tip(l.lane_seq) AS tip,
                  greatest(l.claim_seq, v_ccur[array_position(v_cids, l.lane_id)]) AS low,
-                 row_number() OVER (ORDER BY l.priority, l.shard >= floor(v_spin * l.n) DESC, l.shard) AS ord
-          FROM (SELECT l.lane_id, l.lane_seq, l.priority, l.shard, h.claim_seq,
-                       count(*) OVER (PARTITION BY l.priority) AS n
+                 row_number() OVER (ORDER BY l.priority, l.r >= floor(v_spin * l.n) DESC, l.r) AS ord
+          FROM (SELECT l.lane_id, l.lane_seq, l.priority, h.claim_seq,
+                       count(*) OVER (PARTITION BY l.priority) AS n,
+                       row_number() OVER (PARTITION BY l.priority ORDER BY l.shard, l.lane_id) - 1 AS r
                 FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
-                WHERE l.queue = p_queue) AS l) AS c
+                WHERE l.queue = ANY (v_qnames)) AS l) AS c
     WHERE c.tip > c.low;
 
     IF cardinality(v_ids) > 0 THEN
@@ -3290,6 +3627,11 @@ BEGIN
             v_free := ARRAY(SELECT v_free[o] FROM unnest(v_order) WITH ORDINALITY AS x (o, n) ORDER BY x.n);
             v_has := ARRAY(SELECT v_has[o] FROM unnest(v_order) WITH ORDINALITY AS x (o, n) ORDER BY x.n);
         END IF;
+        -- Each candidate's key (NULL: a shard lane).
+        IF v_keyed THEN
+            v_lkeys := ARRAY(SELECT k.key FROM unnest(v_ids) WITH ORDINALITY AS u (id, ord)
+                             LEFT JOIN awa.key_lanes k ON k.lane_id = u.id ORDER BY u.ord);
+        END IF;
     END IF;
 
     FOR v_k IN 1 .. cardinality(v_ids) LOOP
@@ -3302,6 +3644,31 @@ BEGIN
             -- Held by another claimer (or a cancel): skip it, never wait.
             CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('lane_claim'), v_ids[v_k]);
 
+            -- A key lane: the room its key has left (weights of open
+            -- attempts against its limit), read once per key and call under
+            -- the key's claim lock; none left, the lane is skipped.
+            v_key := CASE WHEN v_keyed THEN v_lkeys[v_k] END;
+            IF v_key IS NOT NULL THEN
+                v_ki := array_position(v_kk, v_key);
+                IF v_ki IS NULL THEN
+                    CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('key_claim'), hashtext(p_queue || '#' || v_key));
+                    IF NOT v_ring_locked THEN
+                        LOCK TABLE awa.claim_batches, awa.claim_closures IN ACCESS SHARE MODE;
+                        v_ring_locked := true;
+                    END IF;
+                    DELETE FROM awa.key_attempts a
+                    WHERE a.queue = p_queue AND a.key = v_key
+                      AND NOT awa._attempt_open(a.job_id, a.run_lease, a.claim_slot, a.receipt_id);
+                    v_kk := v_kk || v_key;
+                    v_klim := v_klim || coalesce((v_climits ->> v_key)::int, v_climit, 2147483647);
+                    v_kfree := v_kfree || (v_klim[cardinality(v_klim)]
+                                           - (SELECT coalesce(sum(a.weight), 0) FROM awa.key_attempts a
+                                              WHERE a.queue = p_queue AND a.key = v_key))::int;
+                    v_ki := cardinality(v_kk);
+                END IF;
+                CONTINUE WHEN v_kfree[v_ki] < 1;
+            END IF;
+
             -- A statement of its own, after the lock: it sees the previous
             -- holder's committed mark, and a floor raised by a prune it waited for.
             SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_ids[v_k];
@@ -3313,7 +3680,10 @@ BEGIN
             -- cursor moves to the last row examined.
             v_pos := v_cursor;
             WHILE v_last > v_pos LOOP
-                v_want := p_max - cardinality(v_rows);
+                v_want := v_max - cardinality(v_rows);
+                IF v_key IS NOT NULL THEN
+                    v_want := least(v_want, v_kfree[v_ki]);
+                END IF;
                 v_got := ARRAY(
                     SELECT r FROM awa.ready_entries r
                     WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
@@ -3329,8 +3699,29 @@ BEGIN
                 IF cardinality(v_spent) > 0 THEN
                     v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
                 END IF;
+                -- A key lane: the jobs that fit the key's room, in lane order;
+                -- the cursor stops just below the first that does not.
+                IF v_key IS NOT NULL THEN
+                    v_fit := 0;
+                    FOR v_i IN 1 .. cardinality(v_got) LOOP
+                        -- A weight over the key's limit counts as the limit:
+                        -- such a job runs alone rather than never.
+                        v_w := least(awa._job_weight(v_got[v_i].metadata), v_klim[v_ki]);
+                        IF v_w > v_kfree[v_ki] THEN
+                            v_pos := v_got[v_i].lane_seq - 1;
+                            v_seen := 0;
+                            EXIT;
+                        END IF;
+                        v_kfree[v_ki] := v_kfree[v_ki] - v_w;
+                        v_akey := v_akey || v_key;
+                        v_ajob := v_ajob || v_got[v_i].job_id;
+                        v_aw := v_aw || v_w;
+                        v_fit := v_i;
+                    END LOOP;
+                    v_got := v_got[1:v_fit];
+                END IF;
                 v_rows := v_rows || v_got;
-                EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
+                EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= v_max;
             END LOOP;
 
             IF v_pos > v_cursor THEN
@@ -3350,7 +3741,7 @@ BEGIN
             END IF;
             v_dirty := true;
         END IF;
-        EXIT WHEN cardinality(v_rows) >= p_max;
+        EXIT WHEN cardinality(v_rows) >= v_max;
     END LOOP;
 
     IF cardinality(v_mlanes) > 0 THEN
@@ -3365,6 +3756,11 @@ BEGIN
 
     IF cardinality(v_rows) = 0 THEN
         RETURN;
+    END IF;
+    -- The bucket keeps what this claim did not take (HOT: no indexed column).
+    IF v_rate IS NOT NULL THEN
+        UPDATE awa.queue_rate_buckets SET tokens = v_tokens - cardinality(v_rows), refreshed_at = v_now
+        WHERE queue = p_queue;
     END IF;
 
     v_claim_slot := awa._current_slot('claim');
@@ -3387,6 +3783,20 @@ BEGIN
     FROM unnest(v_rows) WITH ORDINALITY AS r
     JOIN unnest(v_batches) AS b ON b.ready_slot = r.ready_slot
     GROUP BY b.ready_slot, b.batch_id;
+
+    -- Key lanes' attempts, for the next claimer of their key.
+    IF cardinality(v_ajob) > 0 THEN
+        INSERT INTO awa.key_attempts AS a (queue, key, job_id, run_lease, claim_slot, receipt_id, weight)
+        SELECT p_queue, k.key, x.job_id, x.run_lease + 1, v_claim_slot, x.receipt_id, k.w
+        FROM (SELECT r.job_id, r.run_lease,
+                     awa._receipt_id(b.batch_id, row_number() OVER (PARTITION BY r.ready_slot ORDER BY r.ordinality)) AS receipt_id
+              FROM unnest(v_rows) WITH ORDINALITY AS r
+              JOIN unnest(v_batches) AS b ON b.ready_slot = r.ready_slot) AS x
+        JOIN unnest(v_akey, v_ajob, v_aw) AS k (key, job_id, w) ON k.job_id = x.job_id
+        ON CONFLICT (queue, key, job_id) DO UPDATE
+            SET run_lease = excluded.run_lease, claim_slot = excluded.claim_slot, receipt_id = excluded.receipt_id,
+                weight = excluded.weight;
+    END IF;
 
     RETURN QUERY
     SELECT r.job_id, r.run_lease + 1, v_claim_slot,
@@ -3681,6 +4091,12 @@ DECLARE
     v_meta awa.queue_meta;
     v_aging interval;
     v_aging_set boolean := false;
+    v_opt  awa.queue_options;
+    v_opt_set boolean := false;
+    v_rate_set boolean := false;
+    v_rk   text;
+    v_rv   jsonb;
+    v_burst numeric;
 BEGIN
     IF NOT awa._queue_name_ok(p_queue) THEN
         RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
@@ -3694,6 +4110,11 @@ BEGIN
     SELECT * INTO v_meta FROM awa.queue_meta WHERE queue = p_queue FOR UPDATE;
     IF NOT FOUND THEN
         v_meta := ROW(p_queue, false, NULL, 8, now())::awa.queue_meta;
+    END IF;
+
+    SELECT * INTO v_opt FROM awa.queue_options WHERE queue = p_queue FOR UPDATE;
+    IF NOT FOUND THEN
+        v_opt := ROW(p_queue, NULL, now(), NULL, NULL, NULL, NULL, NULL, NULL, false)::awa.queue_options;
     END IF;
 
     FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_opts) LOOP
@@ -3732,15 +4153,119 @@ BEGIN
                 v_aging_set := true;
                 v_aging := make_interval(secs => v_val::numeric);
             END IF;
+        WHEN 'rate_limit' THEN
+            v_opt_set := true;
+            v_rate_set := true;
+            v_opt.rate_per_second := NULL;
+            v_opt.rate_burst := NULL;
+            IF jsonb_typeof(v_val) = 'object' THEN
+                FOR v_rk, v_rv IN SELECT key, value FROM jsonb_each(v_val) LOOP
+                    IF v_rk NOT IN ('per_second', 'burst') THEN
+                        RAISE EXCEPTION 'awa: unknown queue option %', quote_literal('rate_limit.' || v_rk)
+                            USING ERRCODE = 'AW004', HINT = 'rate_limit keys: per_second, burst';
+                    END IF;
+                    IF jsonb_typeof(v_rv) <> 'number' OR (v_rk = 'burst' AND v_rv::numeric <> trunc(v_rv::numeric)) THEN
+                        RAISE EXCEPTION 'awa: opts.rate_limit.% must be %, got %', v_rk,
+                            CASE v_rk WHEN 'burst' THEN 'an integer' ELSE 'a number' END, v_rv USING ERRCODE = 'AW005';
+                    END IF;
+                END LOOP;
+                IF NOT v_val ? 'per_second' THEN
+                    RAISE EXCEPTION 'awa: opts.rate_limit needs per_second, got %', v_val USING ERRCODE = 'AW005';
+                END IF;
+                IF (v_val ->> 'per_second')::numeric NOT BETWEEN 0.000001 AND 1000000 THEN
+                    RAISE EXCEPTION 'awa: opts.rate_limit.per_second must be above 0 and at most 1000000, got %',
+                        v_val -> 'per_second' USING ERRCODE = 'AW006';
+                END IF;
+                v_opt.rate_per_second := (v_val ->> 'per_second')::float8;
+                v_burst := coalesce((v_val ->> 'burst')::numeric, ceil((v_val ->> 'per_second')::numeric));
+                PERFORM awa._require_between('opts.rate_limit.burst', v_burst, 1, 1000000, 'AW006');
+                v_opt.rate_burst := v_burst::int;
+            ELSIF jsonb_typeof(v_val) <> 'null' THEN
+                RAISE EXCEPTION 'awa: opts.rate_limit must be an object or null, got %', v_val USING ERRCODE = 'AW005';
+            END IF;
+        WHEN 'max_depth' THEN
+            v_opt_set := true;
+            IF jsonb_typeof(v_val) = 'null' THEN
+                v_opt.max_depth := NULL;
+            ELSIF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
+                RAISE EXCEPTION 'awa: opts.max_depth must be an integer or null, got %', v_val USING ERRCODE = 'AW005';
+            ELSE
+                PERFORM awa._require_between('opts.max_depth', v_val::numeric, 1, 1000000000, 'AW006');
+                v_opt.max_depth := v_val::int;
+            END IF;
+        WHEN 'concurrency' THEN
+            v_opt_set := true;
+            v_opt.concurrency_key := NULL;
+            v_opt.concurrency_limit := NULL;
+            v_opt.concurrency_limits := NULL;
+            IF jsonb_typeof(v_val) = 'object' THEN
+                FOR v_rk, v_rv IN SELECT key, value FROM jsonb_each(v_val) LOOP
+                    CASE v_rk
+                    WHEN 'key' THEN
+                        IF jsonb_typeof(v_rv) <> 'string'
+                           OR NOT (v_rv #>> '{}') ~ '^(args|metadata)(\.[A-Za-z0-9_-]{1,64}){1,8}$' THEN
+                            RAISE EXCEPTION 'awa: opts.concurrency.key must be "args.<path>" or "metadata.<path>", got %', v_rv
+                                USING ERRCODE = 'AW005';
+                        END IF;
+                        v_opt.concurrency_key := v_rv #>> '{}';
+                    WHEN 'limit' THEN
+                        IF jsonb_typeof(v_rv) <> 'number' OR v_rv::numeric <> trunc(v_rv::numeric) THEN
+                            RAISE EXCEPTION 'awa: opts.concurrency.limit must be an integer, got %', v_rv USING ERRCODE = 'AW005';
+                        END IF;
+                        PERFORM awa._require_between('opts.concurrency.limit', v_rv::numeric, 1, 100000, 'AW006');
+                        v_opt.concurrency_limit := v_rv::int;
+                    WHEN 'limits' THEN
+                        IF jsonb_typeof(v_rv) <> 'object' OR EXISTS (
+                               SELECT 1 FROM jsonb_each(v_rv) AS e
+                               WHERE jsonb_typeof(e.value) <> 'number' OR e.value::numeric <> trunc(e.value::numeric)) THEN
+                            RAISE EXCEPTION 'awa: opts.concurrency.limits must be an object of integers, got %', left(v_rv::text, 100)
+                                USING ERRCODE = 'AW005';
+                        END IF;
+                        PERFORM awa._require_between('opts.concurrency.limits.' || e.key, e.value::numeric, 1, 100000, 'AW006')
+                        FROM jsonb_each(v_rv) AS e;
+                        v_opt.concurrency_limits := v_rv;
+                    ELSE
+                        RAISE EXCEPTION 'awa: unknown queue option %', quote_literal('concurrency.' || v_rk)
+                            USING ERRCODE = 'AW004', HINT = 'concurrency keys: key, limit, limits';
+                    END CASE;
+                END LOOP;
+                IF v_opt.concurrency_key IS NULL OR v_opt.concurrency_limit IS NULL THEN
+                    RAISE EXCEPTION 'awa: opts.concurrency needs key and limit, got %', v_val USING ERRCODE = 'AW005';
+                END IF;
+                v_opt.keyed := true;
+            ELSIF jsonb_typeof(v_val) <> 'null' THEN
+                RAISE EXCEPTION 'awa: opts.concurrency must be an object or null, got %', v_val USING ERRCODE = 'AW005';
+            END IF;
         ELSE
             RAISE EXCEPTION 'awa: unknown queue option %', quote_literal(v_key)
-                USING ERRCODE = 'AW004', HINT = 'known options: dlq, deadline_seconds, enqueue_shards, aging_seconds';
+                USING ERRCODE = 'AW004',
+                      HINT = 'known options: dlq, deadline_seconds, enqueue_shards, aging_seconds, rate_limit, max_depth, concurrency';
         END CASE;
     END LOOP;
 
     IF v_aging_set THEN
-        INSERT INTO awa.queue_options AS o (queue, aging, updated_at) VALUES (p_queue, v_aging, now())
-        ON CONFLICT (queue) DO UPDATE SET aging = excluded.aging, updated_at = excluded.updated_at;
+        v_opt.aging := v_aging;
+    END IF;
+    IF v_aging_set OR v_opt_set THEN
+        INSERT INTO awa.queue_options AS o (queue, aging, updated_at, rate_per_second, rate_burst, max_depth,
+                                            concurrency_key, concurrency_limit, concurrency_limits, keyed)
+        VALUES (p_queue, v_opt.aging, now(), v_opt.rate_per_second, v_opt.rate_burst, v_opt.max_depth,
+                v_opt.concurrency_key, v_opt.concurrency_limit, v_opt.concurrency_limits, v_opt.keyed)
+        ON CONFLICT (queue) DO UPDATE
+            SET aging = excluded.aging, updated_at = excluded.updated_at, rate_per_second = excluded.rate_per_second,
+                rate_burst = excluded.rate_burst, max_depth = excluded.max_depth,
+                concurrency_key = excluded.concurrency_key, concurrency_limit = excluded.concurrency_limit,
+                concurrency_limits = excluded.concurrency_limits, keyed = excluded.keyed;
+    END IF;
+    -- A new or changed rate limit starts with a full bucket; none, no bucket.
+    IF v_rate_set THEN
+        IF v_opt.rate_per_second IS NULL THEN
+            DELETE FROM awa.queue_rate_buckets WHERE queue = p_queue;
+        ELSE
+            INSERT INTO awa.queue_rate_buckets AS b (queue, tokens, refreshed_at)
+            VALUES (p_queue, v_opt.rate_burst, now())
+            ON CONFLICT (queue) DO UPDATE SET tokens = excluded.tokens, refreshed_at = excluded.refreshed_at;
+        END IF;
     END IF;
 
     RETURN QUERY
@@ -4023,7 +4548,7 @@ BEGIN
         RETURN;
     END IF;
     v_job := awa._build_job_body(nextval('awa.job_id_seq'), p_kind, p_args, p_opts, v_now);
-    PERFORM awa._append_ready(ARRAY[v_job], v_now);
+    PERFORM awa._append_ready(ARRAY[v_job], v_now, true);
     RETURN NEXT ROW(v_job.job_id, 'available', v_job.queue, v_job.priority, v_job.kind, v_job.run_at)::awa.inserted_job;
 END;
 $$;
@@ -4094,6 +4619,11 @@ BEGIN
         END IF;
     END IF;
 
+    -- Ready rows first: a queue at its max_depth raises before anything is written.
+    IF EXISTS (SELECT 1 FROM unnest(v_jobs) AS j WHERE j.run_at <= v_now) THEN
+        PERFORM awa._append_ready(ARRAY(SELECT j FROM unnest(v_jobs) AS j WHERE j.run_at <= v_now), v_now, true);
+    END IF;
+
     INSERT INTO awa.deferred_jobs (
         job_id, state, run_at, run_lease, attempt, max_attempts, priority, queue, kind, args,
         tags, metadata, errors, created_at)
@@ -4101,10 +4631,6 @@ BEGIN
            j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at
     FROM unnest(v_jobs) AS j
     WHERE j.run_at > v_now;
-
-    IF EXISTS (SELECT 1 FROM unnest(v_jobs) AS j WHERE j.run_at <= v_now) THEN
-        PERFORM awa._append_ready(ARRAY(SELECT j FROM unnest(v_jobs) AS j WHERE j.run_at <= v_now), v_now);
-    END IF;
 
     RETURN QUERY
     SELECT j.job_id,
@@ -5087,14 +5613,16 @@ BEGIN
     -- own table by queue, so each keeps its own index or partition pruning.
     RETURN QUERY
     WITH available AS (
-        SELECT l.queue,
+        SELECT coalesce(k.queue, l.queue) AS queue,
                sum((SELECT count(*) FROM awa.ready_entries r
                     WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq)
                    - (SELECT count(*) FROM awa.ready_tombstones t
                       WHERE t.lane_id = l.lane_id AND t.lane_seq > h.claim_seq))::bigint AS n
         FROM awa.queue_lanes l JOIN awa.claim_cursors h USING (lane_id)
-        WHERE p_queue IS NULL OR l.queue = p_queue
-        GROUP BY l.queue
+        -- A key lane (awa.key_lanes) counts for its queue.
+        LEFT JOIN awa.key_lanes k USING (lane_id)
+        WHERE p_queue IS NULL OR l.queue = p_queue OR k.queue = p_queue
+        GROUP BY 1
     ),
     -- Open attempts waiting for a callback (registered, not resumed) count as
     -- waiting_external, not running: one attempt probe per registration.
@@ -5183,10 +5711,13 @@ BEGIN
     PERFORM awa._require_between('count_limit', p_count_limit, 1, 1000000);
     PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue']);
     RETURN QUERY
-    SELECT l.queue, sum(a.n)::bigint, bool_or(a.n >= p_count_limit), min(a.oldest),
-           EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = l.queue)
+    SELECT q.queue, sum(a.n)::bigint, bool_or(a.n >= p_count_limit), min(a.oldest),
+           EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = q.queue)
     FROM awa.queue_lanes l
     JOIN awa.claim_cursors h USING (lane_id)
+    -- A key lane (awa.key_lanes, flow control) counts for its queue.
+    LEFT JOIN awa.key_lanes k USING (lane_id)
+    CROSS JOIN LATERAL (SELECT coalesce(k.queue, l.queue) AS queue) AS q
     CROSS JOIN LATERAL (
         SELECT count(*) AS n, min(x.run_at) AS oldest
         FROM (SELECT r.run_at FROM awa.ready_entries r
@@ -5194,8 +5725,8 @@ BEGIN
                 AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
                                 WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
               ORDER BY r.lane_seq LIMIT p_count_limit) AS x) AS a
-    GROUP BY l.queue
-    ORDER BY l.queue;
+    GROUP BY q.queue
+    ORDER BY q.queue;
     PERFORM awa._end_ring_read('awa.queue_depths', ARRAY['cursor', 'queue']);
 EXCEPTION WHEN SQLSTATE 'AW099' THEN
     RETURN;
@@ -5226,7 +5757,8 @@ BEGIN
         SELECT p_queue, NOT (x.available OR x.running OR x.due), x.available, x.running, x.due
         FROM (SELECT
             EXISTS (SELECT 1 FROM awa.queue_lanes l JOIN awa.claim_cursors h USING (lane_id)
-                    WHERE l.queue = p_queue
+                    WHERE (l.queue = p_queue
+                           OR l.lane_id IN (SELECT k.lane_id FROM awa.key_lanes k WHERE k.queue = p_queue))
                       AND EXISTS (SELECT 1 FROM awa.ready_entries r
                                   WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq
                                     AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
@@ -5279,7 +5811,7 @@ BEGIN
     FOR v_lane IN
         SELECT l.lane_id, l.lane_seq
         FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
-        WHERE l.queue = p_queue
+        WHERE (l.queue = p_queue OR l.lane_id IN (SELECT k.lane_id FROM awa.key_lanes k WHERE k.queue = p_queue))
           AND awa._lane_tip(l.lane_seq) > greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)])
     LOOP
         IF v_rc AND NOT awa._producer_free(v_lane.lane_id) THEN
@@ -5302,6 +5834,35 @@ BEGIN
             RETURN;
         END IF;
     END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/queue_readiness.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.queue_readiness(p_queue text, p_now timestamptz DEFAULT NULL,
+                                    OUT pending boolean, OUT ready boolean, OUT wait_for interval)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_now    timestamptz := coalesce(p_now, now());
+    v_tokens float8;
+    v_rate   float8;
+BEGIN
+    SELECT q.pending, q.ready INTO pending, ready FROM awa.queue_pending(p_queue) AS q;
+    SELECT least(o.rate_burst::float8,
+                 b.tokens + o.rate_per_second * greatest(0, extract(epoch FROM v_now - b.refreshed_at))::float8),
+           o.rate_per_second
+    INTO v_tokens, v_rate
+    FROM awa.queue_options o JOIN awa.queue_rate_buckets b USING (queue)
+    WHERE o.queue = p_queue AND o.rate_per_second IS NOT NULL;
+    IF v_tokens < 1 THEN
+        ready := false;
+        wait_for := make_interval(secs => (1 - v_tokens) / v_rate);
+    END IF;
 END;
 $$;
 -- +goose StatementEnd

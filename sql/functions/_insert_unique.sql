@@ -7,6 +7,8 @@
 -- jobs of one key in the call, the first (input order) is inserted or finds
 -- the holder, the others are its duplicates. The rest are inserted as
 -- awa.insert_jobs does (backlog rows, awa._append_ready).
+-- A queue with a max_depth is checked first, before any key is taken
+-- (awa._check_depth, AW060), so a refused call writes nothing.
 -- Locks: key rows in key order, then lane locks as awa._append_ready; all
 -- until commit.
 -- Isolation: as awa._take_unique_key (40001 outside READ COMMITTED when a key
@@ -26,6 +28,12 @@ DECLARE
     v_prev   bytea;
     r        record;
 BEGIN
+    -- Backpressure before any key is taken, counting every job due now
+    -- (duplicates included: they are not known yet).
+    PERFORM awa._check_depth(o.queue, o.max_depth, j.n)
+    FROM (SELECT j.queue, count(*) AS n FROM unnest(p_jobs) AS j WHERE j.run_at <= p_now GROUP BY j.queue) AS j
+    JOIN awa.queue_options o ON o.queue = j.queue AND o.max_depth IS NOT NULL;
+
     FOR r IN
         SELECT s.i, awa._unique_key(p_jobs[s.i], p_opts[s.i] -> 'unique') AS key,
                (CASE WHEN p_opts[s.i] -> 'unique' ? 'states'

@@ -7,6 +7,8 @@
 --   install        (id 0)                       install (same class as lane_creation)
 --   lane_claim     (id lane_id)                 a lane's claimers take turns
 --   shard_creation (id hashtext(queue/priority/shard)) a further shard lane
+--   key_lane       (id hashtext(queue#key#priority))   a concurrency key's lane
+--   key_claim      (id hashtext(queue#key))  claimers of a concurrency key take turns
 -- Holders, try or wait, and the lock order: docs/storage.md, "Locks".
 -- IMMUTABLE LANGUAGE sql: inlined and folded to a constant when the caller's
 -- statement is planned, so a lock costs nothing more than with a literal. An
@@ -25,6 +27,8 @@ AS $$
         WHEN 'install' THEN 1096237316
         WHEN 'lane_claim' THEN 1096237317
         WHEN 'shard_creation' THEN 1096237318
+        WHEN 'key_lane' THEN 1096237319
+        WHEN 'key_claim' THEN 1096237320
         ELSE ('awa: no advisory lock named ' || p_lock)::int
     END
 $$;

@@ -1,7 +1,8 @@
 -- awa._resolve_lanes(queue, priority): the lanes producers of (queue, priority) use,
 -- as parallel arrays ordered by shard (ids: lane_id, seqs: the position
 -- sequence the lane draws from), and the configured shard count
--- (queue_meta.enqueue_shards, default 8): lanes exist for shards 0 .. n-1
+-- (queue_meta.enqueue_shards, default 8), and the queue's max_depth and
+-- concurrency_key (awa.queue_options; NULL: none): lanes exist for shards 0 .. n-1
 -- where n <= shards, created on demand (awa._add_lane: a producer adds a
 -- shard only when every existing one is held), so a queue that one session
 -- feeds has one lane per priority. When the queue has no lane at this
@@ -19,13 +20,15 @@
 -- collide, so that case raises 40001 (serialization_failure; retry the
 -- transaction: its new snapshot sees the lanes). See docs/storage.md.
 -- Idempotent. Called by awa._append_ready.
-CREATE FUNCTION awa._resolve_lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[], OUT shards int)
+CREATE FUNCTION awa._resolve_lanes(p_queue text, p_priority smallint, OUT ids int[], OUT seqs regclass[], OUT shards int,
+                                   OUT max_depth int, OUT key_path text)
 LANGUAGE plpgsql
 AS $$
 DECLARE
     v_id int;
 BEGIN
     shards := coalesce((SELECT m.enqueue_shards FROM awa.queue_meta m WHERE m.queue = p_queue), 8);
+    SELECT o.max_depth, o.concurrency_key INTO max_depth, key_path FROM awa.queue_options o WHERE o.queue = p_queue;
     -- Read the lanes; if there is none, create shard 0 of every priority and
     -- read again.
     FOR v_pass IN 1 .. 2 LOOP

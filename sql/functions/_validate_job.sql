@@ -7,7 +7,10 @@
 --   AW004 an unknown key in opts
 --   AW005 opts not an object, or a value of the wrong type (priority, max_attempts,
 --         run_at, metadata, tags)
---   AW006 priority outside 1..4, max_attempts outside 1..1000
+--   AW006 priority outside 1..4, max_attempts outside 1..1000, weight outside 1..100000
+-- opts.weight (an integer, default 1: the slots the job takes of its
+-- concurrency key's limit and of a Go worker's MaxWorkers) is kept in the
+-- job's metadata as flow_weight (awa._job_weight), a key reserved for it.
 --   AW007 more than 20 tags, or a tag that is empty or longer than 100 characters
 --   and those of awa._validate_unique for opts.unique
 -- Pure: reads and writes nothing. Called by awa.insert_jobs.
@@ -22,6 +25,8 @@ DECLARE
     v_tag  jsonb;
     v_num  numeric;
     v_at   timestamptz;
+    v_body awa._job_body;
+    v_weight int;
 BEGIN
     IF p_kind IS NULL OR length(p_kind) = 0 OR length(p_kind) > 255 THEN
         RAISE EXCEPTION 'awa: kind must be 1 to 255 characters, got %', coalesce(quote_literal(p_kind), 'null')
@@ -93,6 +98,14 @@ BEGIN
             END LOOP;
         WHEN 'unique' THEN
             PERFORM awa._validate_unique(v_val);
+        WHEN 'weight' THEN
+            IF jsonb_typeof(v_val) <> 'number' OR v_val::numeric <> trunc(v_val::numeric) THEN
+                RAISE EXCEPTION 'awa: opts.weight must be an integer, got %', left(v_val::text, 100) USING ERRCODE = 'AW005';
+            END IF;
+            IF v_val::numeric NOT BETWEEN 1 AND 100000 THEN
+                RAISE EXCEPTION 'awa: opts.weight must be between 1 and 100000, got %', v_val USING ERRCODE = 'AW006';
+            END IF;
+            v_weight := v_val::int;
         WHEN 'metadata' THEN
             IF jsonb_typeof(v_val) <> 'object' THEN
                 RAISE EXCEPTION 'awa: opts.metadata must be a JSON object, got %', left(v_val::text, 100)
@@ -101,10 +114,14 @@ BEGIN
         ELSE
             RAISE EXCEPTION 'awa: unknown option %', quote_literal(v_key)
                 USING ERRCODE = 'AW004',
-                      HINT = 'known options: queue, priority, run_at, max_attempts, tags, metadata, unique';
+                      HINT = 'known options: queue, priority, run_at, max_attempts, tags, metadata, unique, weight';
         END CASE;
     END LOOP;
 
-    RETURN awa._build_job_body(NULL, p_kind, p_args, p_opts, p_now);
+    v_body := awa._build_job_body(NULL, p_kind, p_args, p_opts, p_now);
+    IF v_weight IS NOT NULL THEN
+        v_body.metadata := v_body.metadata || jsonb_build_object('flow_weight', v_weight);
+    END IF;
+    RETURN v_body;
 END;
 $$;

@@ -5,11 +5,28 @@
 -- (claim_slot, receipt_id) that every finalizer must present; the batch's
 -- deadline_at is the claim time plus the smaller of the queue's deadline and
 -- attempt_deadline (NULL when neither is set). Cancelled jobs are skipped; a
--- paused queue (awa.pause_queue) claims nothing.
+-- paused queue (awa.pause_queue) claims nothing. A rate-limited queue
+-- (awa.configure_queue rate_limit) claims at most floor(tokens) of its
+-- bucket (awa.queue_rate_buckets), which the claim refills for the time
+-- elapsed and charges for what it took; its claimed_at is never before the
+-- bucket's refreshed_at (docs/storage.md, "Flow control"). A keyed queue
+-- (awa.configure_queue concurrency) has a lane per key and priority too,
+-- visited in the same rotation as shards; a key lane is claimed from only
+-- while the weights of its key's open attempts (awa.key_attempts, closed
+-- ones deleted first) leave room under the key's limit, taking jobs in lane
+-- order while they fit (a job's weight: metadata flow_weight, default 1).
 -- Writes only appends: one claim_batches row per ready slot drawn from and
--- one INSERT of claim marks (one per lane it advanced).
--- Locks: per lane with a row above its cursor, the claim lock (lane_claim,
--- lane_id), try only: a held lane is skipped, never waited for. Empty lanes
+-- one INSERT of claim marks (one per lane it advanced); on a rate-limited
+-- queue, one UPDATE of its bucket row when it claimed something; on a
+-- keyed queue, per key visited a DELETE of its closed attempts' rows and one
+-- INSERT of the attempts it claimed.
+-- Locks: on a rate-limited queue first its bucket row (FOR UPDATE, waited
+-- for: claimers of the queue take turns); per lane with a row above its cursor, the claim lock (lane_claim,
+-- lane_id), try only: a held lane is skipped, never waited for; on a key
+-- lane then the key's claim lock (key_claim, hashtext(queue#key)), try only
+-- (held: skipped), and once per call ACCESS SHARE on the claim ring's tables
+-- before the open attempts are read (TRUNCATE is not MVCC-safe: see
+-- awa._attempt_guard). Empty lanes
 -- cost one sequence read (awa._lane_tip against a lower bound of the cursor:
 -- the floor or this session's cache, awa._cursor_cache_key), and no lock.
 -- How and why (the cheap skip, the producer-lock test, the cache, lock order):
@@ -74,6 +91,27 @@ DECLARE
     v_prios       smallint[];
     v_heads       timestamptz[];
     v_order       int[];
+    v_max         int := p_max;
+    v_rate        float8;
+    v_burst       int;
+    v_tokens      float8;
+    v_refreshed   timestamptz;
+    v_keyed       boolean;
+    v_climit      int;
+    v_climits     jsonb;
+    v_qnames      text[];
+    v_lkeys       text[];
+    v_key         text;
+    v_kk          text[] := '{}';
+    v_kfree       int[] := '{}';
+    v_klim        int[] := '{}';
+    v_ki          int;
+    v_ring_locked boolean := false;
+    v_w           int;
+    v_fit         int;
+    v_akey        text[] := '{}';
+    v_ajob        bigint[] := '{}';
+    v_aw          int[] := '{}';
 BEGIN
     PERFORM awa._require_read_committed('awa.claim_ready_runtime');
     IF p_queue IS NULL THEN
@@ -89,12 +127,31 @@ BEGIN
     END IF;
     -- A paused queue (awa.pause_queue) is not claimed: one probe of a table
     -- that holds a row per paused queue only. Its aging interval, if any
-    -- (awa.configure_queue aging_seconds): one primary-key probe.
-    SELECT EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = p_queue),
-           (SELECT o.aging FROM awa.queue_options o WHERE o.queue = p_queue)
-    INTO v_paused, v_aging;
+    -- (awa.configure_queue aging_seconds) and rate limit: one primary-key
+    -- probe.
+    SELECT EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = p_queue), o.aging, o.rate_per_second, o.rate_burst,
+           coalesce(o.keyed, false), o.concurrency_limit, o.concurrency_limits
+    INTO v_paused, v_aging, v_rate, v_burst, v_keyed, v_climit, v_climits
+    FROM (SELECT) AS one LEFT JOIN awa.queue_options o ON o.queue = p_queue;
     IF v_paused THEN
         RETURN;
+    END IF;
+    -- Rate limit: the bucket refilled up to now (never before its last
+    -- refill, so claim times follow the bucket's order); fewer than one token
+    -- claims nothing and writes nothing (awa.queue_readiness says when one is due).
+    IF v_rate IS NOT NULL THEN
+        SELECT b.tokens, b.refreshed_at INTO v_tokens, v_refreshed
+        FROM awa.queue_rate_buckets b WHERE b.queue = p_queue FOR UPDATE;
+        IF FOUND THEN
+            v_now := greatest(v_now, v_refreshed);
+            v_tokens := least(v_burst::float8, v_tokens + v_rate * extract(epoch FROM v_now - v_refreshed)::float8);
+            v_max := least(p_max::float8, floor(v_tokens))::int;
+            IF v_max < 1 THEN
+                RETURN;
+            END IF;
+        ELSE
+            v_rate := NULL;
+        END IF;
     END IF;
 
     -- This session's cursor cache for the queue (see the header): lane ids and
@@ -106,6 +163,13 @@ BEGIN
         v_ccur := string_to_array(v_cache[3], ',')::bigint[];
     END IF;
 
+    -- The lanes are those named after the queue, and on a keyed queue its
+    -- key lanes (awa.key_lanes: named '<queue>#<lane_id>').
+    v_qnames := ARRAY[p_queue];
+    IF v_keyed THEN
+        v_qnames := v_qnames || ARRAY(SELECT k.lane_queue FROM awa.key_lanes k WHERE k.queue = p_queue);
+    END IF;
+
     -- Candidates, in visiting order: lanes whose tip passed a lower bound of
     -- their cursor (one sequence read each; the rest are empty).
     SELECT coalesce(array_agg(c.lane_id ORDER BY c.ord), '{}'), coalesce(array_agg(c.tip ORDER BY c.ord), '{}'),
@@ -113,11 +177,12 @@ BEGIN
     INTO v_ids, v_tips, v_lows, v_prios
     FROM (SELECT l.lane_id, l.priority, awa._lane_tip(l.lane_seq) AS tip,
                  greatest(l.claim_seq, v_ccur[array_position(v_cids, l.lane_id)]) AS low,
-                 row_number() OVER (ORDER BY l.priority, l.shard >= floor(v_spin * l.n) DESC, l.shard) AS ord
-          FROM (SELECT l.lane_id, l.lane_seq, l.priority, l.shard, h.claim_seq,
-                       count(*) OVER (PARTITION BY l.priority) AS n
+                 row_number() OVER (ORDER BY l.priority, l.r >= floor(v_spin * l.n) DESC, l.r) AS ord
+          FROM (SELECT l.lane_id, l.lane_seq, l.priority, h.claim_seq,
+                       count(*) OVER (PARTITION BY l.priority) AS n,
+                       row_number() OVER (PARTITION BY l.priority ORDER BY l.shard, l.lane_id) - 1 AS r
                 FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
-                WHERE l.queue = p_queue) AS l) AS c
+                WHERE l.queue = ANY (v_qnames)) AS l) AS c
     WHERE c.tip > c.low;
 
     IF cardinality(v_ids) > 0 THEN
@@ -175,6 +240,11 @@ BEGIN
             v_free := ARRAY(SELECT v_free[o] FROM unnest(v_order) WITH ORDINALITY AS x (o, n) ORDER BY x.n);
             v_has := ARRAY(SELECT v_has[o] FROM unnest(v_order) WITH ORDINALITY AS x (o, n) ORDER BY x.n);
         END IF;
+        -- Each candidate's key (NULL: a shard lane).
+        IF v_keyed THEN
+            v_lkeys := ARRAY(SELECT k.key FROM unnest(v_ids) WITH ORDINALITY AS u (id, ord)
+                             LEFT JOIN awa.key_lanes k ON k.lane_id = u.id ORDER BY u.ord);
+        END IF;
     END IF;
 
     FOR v_k IN 1 .. cardinality(v_ids) LOOP
@@ -187,6 +257,31 @@ BEGIN
             -- Held by another claimer (or a cancel): skip it, never wait.
             CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('lane_claim'), v_ids[v_k]);
 
+            -- A key lane: the room its key has left (weights of open
+            -- attempts against its limit), read once per key and call under
+            -- the key's claim lock; none left, the lane is skipped.
+            v_key := CASE WHEN v_keyed THEN v_lkeys[v_k] END;
+            IF v_key IS NOT NULL THEN
+                v_ki := array_position(v_kk, v_key);
+                IF v_ki IS NULL THEN
+                    CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('key_claim'), hashtext(p_queue || '#' || v_key));
+                    IF NOT v_ring_locked THEN
+                        LOCK TABLE awa.claim_batches, awa.claim_closures IN ACCESS SHARE MODE;
+                        v_ring_locked := true;
+                    END IF;
+                    DELETE FROM awa.key_attempts a
+                    WHERE a.queue = p_queue AND a.key = v_key
+                      AND NOT awa._attempt_open(a.job_id, a.run_lease, a.claim_slot, a.receipt_id);
+                    v_kk := v_kk || v_key;
+                    v_klim := v_klim || coalesce((v_climits ->> v_key)::int, v_climit, 2147483647);
+                    v_kfree := v_kfree || (v_klim[cardinality(v_klim)]
+                                           - (SELECT coalesce(sum(a.weight), 0) FROM awa.key_attempts a
+                                              WHERE a.queue = p_queue AND a.key = v_key))::int;
+                    v_ki := cardinality(v_kk);
+                END IF;
+                CONTINUE WHEN v_kfree[v_ki] < 1;
+            END IF;
+
             -- A statement of its own, after the lock: it sees the previous
             -- holder's committed mark, and a floor raised by a prune it waited for.
             SELECT c.claim_seq INTO v_cursor FROM awa.claim_cursors c WHERE c.lane_id = v_ids[v_k];
@@ -198,7 +293,10 @@ BEGIN
             -- cursor moves to the last row examined.
             v_pos := v_cursor;
             WHILE v_last > v_pos LOOP
-                v_want := p_max - cardinality(v_rows);
+                v_want := v_max - cardinality(v_rows);
+                IF v_key IS NOT NULL THEN
+                    v_want := least(v_want, v_kfree[v_ki]);
+                END IF;
                 v_got := ARRAY(
                     SELECT r FROM awa.ready_entries r
                     WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
@@ -214,8 +312,29 @@ BEGIN
                 IF cardinality(v_spent) > 0 THEN
                     v_got := ARRAY(SELECT g FROM unnest(v_got) AS g WHERE g.lane_seq <> ALL (v_spent));
                 END IF;
+                -- A key lane: the jobs that fit the key's room, in lane order;
+                -- the cursor stops just below the first that does not.
+                IF v_key IS NOT NULL THEN
+                    v_fit := 0;
+                    FOR v_i IN 1 .. cardinality(v_got) LOOP
+                        -- A weight over the key's limit counts as the limit:
+                        -- such a job runs alone rather than never.
+                        v_w := least(awa._job_weight(v_got[v_i].metadata), v_klim[v_ki]);
+                        IF v_w > v_kfree[v_ki] THEN
+                            v_pos := v_got[v_i].lane_seq - 1;
+                            v_seen := 0;
+                            EXIT;
+                        END IF;
+                        v_kfree[v_ki] := v_kfree[v_ki] - v_w;
+                        v_akey := v_akey || v_key;
+                        v_ajob := v_ajob || v_got[v_i].job_id;
+                        v_aw := v_aw || v_w;
+                        v_fit := v_i;
+                    END LOOP;
+                    v_got := v_got[1:v_fit];
+                END IF;
                 v_rows := v_rows || v_got;
-                EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= p_max;
+                EXIT WHEN v_seen < v_want OR cardinality(v_rows) >= v_max;
             END LOOP;
 
             IF v_pos > v_cursor THEN
@@ -235,7 +354,7 @@ BEGIN
             END IF;
             v_dirty := true;
         END IF;
-        EXIT WHEN cardinality(v_rows) >= p_max;
+        EXIT WHEN cardinality(v_rows) >= v_max;
     END LOOP;
 
     IF cardinality(v_mlanes) > 0 THEN
@@ -250,6 +369,11 @@ BEGIN
 
     IF cardinality(v_rows) = 0 THEN
         RETURN;
+    END IF;
+    -- The bucket keeps what this claim did not take (HOT: no indexed column).
+    IF v_rate IS NOT NULL THEN
+        UPDATE awa.queue_rate_buckets SET tokens = v_tokens - cardinality(v_rows), refreshed_at = v_now
+        WHERE queue = p_queue;
     END IF;
 
     v_claim_slot := awa._current_slot('claim');
@@ -272,6 +396,20 @@ BEGIN
     FROM unnest(v_rows) WITH ORDINALITY AS r
     JOIN unnest(v_batches) AS b ON b.ready_slot = r.ready_slot
     GROUP BY b.ready_slot, b.batch_id;
+
+    -- Key lanes' attempts, for the next claimer of their key.
+    IF cardinality(v_ajob) > 0 THEN
+        INSERT INTO awa.key_attempts AS a (queue, key, job_id, run_lease, claim_slot, receipt_id, weight)
+        SELECT p_queue, k.key, x.job_id, x.run_lease + 1, v_claim_slot, x.receipt_id, k.w
+        FROM (SELECT r.job_id, r.run_lease,
+                     awa._receipt_id(b.batch_id, row_number() OVER (PARTITION BY r.ready_slot ORDER BY r.ordinality)) AS receipt_id
+              FROM unnest(v_rows) WITH ORDINALITY AS r
+              JOIN unnest(v_batches) AS b ON b.ready_slot = r.ready_slot) AS x
+        JOIN unnest(v_akey, v_ajob, v_aw) AS k (key, job_id, w) ON k.job_id = x.job_id
+        ON CONFLICT (queue, key, job_id) DO UPDATE
+            SET run_lease = excluded.run_lease, claim_slot = excluded.claim_slot, receipt_id = excluded.receipt_id,
+                weight = excluded.weight;
+    END IF;
 
     RETURN QUERY
     SELECT r.job_id, r.run_lease + 1, v_claim_slot,

@@ -5,7 +5,8 @@
 -- tags (at most 20 strings), metadata (object), unique (a uniqueness key:
 -- awa._validate_unique; a duplicate returns the job holding the key, and
 -- awa.insert_unique_job says so). Unknown keys and bad values
--- raise the SQLSTATEs listed in docs/errors.md and write nothing.
+-- raise the SQLSTATEs listed in docs/errors.md and write nothing; a job due
+-- now for a queue at its max_depth raises AW060 (awa._check_depth).
 -- Returns the job's id, state ('available' or 'scheduled'), queue, priority,
 -- kind and run_at. Same locks as awa.insert_jobs.
 CREATE FUNCTION awa.insert_job(p_kind text, p_args jsonb DEFAULT '{}', p_opts jsonb DEFAULT '{}')
@@ -25,7 +26,7 @@ BEGIN
         RETURN;
     END IF;
     v_job := awa._build_job_body(nextval('awa.job_id_seq'), p_kind, p_args, p_opts, v_now);
-    PERFORM awa._append_ready(ARRAY[v_job], v_now);
+    PERFORM awa._append_ready(ARRAY[v_job], v_now, true);
     RETURN NEXT ROW(v_job.job_id, 'available', v_job.queue, v_job.priority, v_job.kind, v_job.run_at)::awa.inserted_job;
 END;
 $$;

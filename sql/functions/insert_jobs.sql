@@ -7,7 +7,9 @@
 -- another job holds in the key's states is not inserted: its row is that
 -- job's (awa.insert_unique_jobs says which rows are duplicates).
 -- Errors: AW010 for arrays of different lengths, an empty or NULL kinds array or
--- more than 10000 jobs; otherwise those of awa._validate_job. Any error writes
+-- more than 10000 jobs; AW060 when the available jobs would take a queue
+-- with a max_depth above it (awa._check_depth; scheduled jobs are not
+-- counted nor refused); otherwise those of awa._validate_job. Any error writes
 -- nothing (the call is one statement).
 -- Locks: lane locks as in awa._append_ready, held until the caller commits.
 -- Preamble as the other entry points' on purpose (definer rights, pinned
@@ -75,6 +77,11 @@ BEGIN
         END IF;
     END IF;
 
+    -- Ready rows first: a queue at its max_depth raises before anything is written.
+    IF EXISTS (SELECT 1 FROM unnest(v_jobs) AS j WHERE j.run_at <= v_now) THEN
+        PERFORM awa._append_ready(ARRAY(SELECT j FROM unnest(v_jobs) AS j WHERE j.run_at <= v_now), v_now, true);
+    END IF;
+
     INSERT INTO awa.deferred_jobs (
         job_id, state, run_at, run_lease, attempt, max_attempts, priority, queue, kind, args,
         tags, metadata, errors, created_at)
@@ -82,10 +89,6 @@ BEGIN
            j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at
     FROM unnest(v_jobs) AS j
     WHERE j.run_at > v_now;
-
-    IF EXISTS (SELECT 1 FROM unnest(v_jobs) AS j WHERE j.run_at <= v_now) THEN
-        PERFORM awa._append_ready(ARRAY(SELECT j FROM unnest(v_jobs) AS j WHERE j.run_at <= v_now), v_now);
-    END IF;
 
     RETURN QUERY
     SELECT j.job_id,

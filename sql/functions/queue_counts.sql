@@ -34,14 +34,16 @@ BEGIN
     -- own table by queue, so each keeps its own index or partition pruning.
     RETURN QUERY
     WITH available AS (
-        SELECT l.queue,
+        SELECT coalesce(k.queue, l.queue) AS queue,
                sum((SELECT count(*) FROM awa.ready_entries r
                     WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq)
                    - (SELECT count(*) FROM awa.ready_tombstones t
                       WHERE t.lane_id = l.lane_id AND t.lane_seq > h.claim_seq))::bigint AS n
         FROM awa.queue_lanes l JOIN awa.claim_cursors h USING (lane_id)
-        WHERE p_queue IS NULL OR l.queue = p_queue
-        GROUP BY l.queue
+        -- A key lane (awa.key_lanes) counts for its queue.
+        LEFT JOIN awa.key_lanes k USING (lane_id)
+        WHERE p_queue IS NULL OR l.queue = p_queue OR k.queue = p_queue
+        GROUP BY 1
     ),
     -- Open attempts waiting for a callback (registered, not resumed) count as
     -- waiting_external, not running: one attempt probe per registration.

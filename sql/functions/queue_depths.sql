@@ -29,10 +29,13 @@ BEGIN
     PERFORM awa._require_between('count_limit', p_count_limit, 1, 1000000);
     PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue']);
     RETURN QUERY
-    SELECT l.queue, sum(a.n)::bigint, bool_or(a.n >= p_count_limit), min(a.oldest),
-           EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = l.queue)
+    SELECT q.queue, sum(a.n)::bigint, bool_or(a.n >= p_count_limit), min(a.oldest),
+           EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = q.queue)
     FROM awa.queue_lanes l
     JOIN awa.claim_cursors h USING (lane_id)
+    -- A key lane (awa.key_lanes, flow control) counts for its queue.
+    LEFT JOIN awa.key_lanes k USING (lane_id)
+    CROSS JOIN LATERAL (SELECT coalesce(k.queue, l.queue) AS queue) AS q
     CROSS JOIN LATERAL (
         SELECT count(*) AS n, min(x.run_at) AS oldest
         FROM (SELECT r.run_at FROM awa.ready_entries r
@@ -40,8 +43,8 @@ BEGIN
                 AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
                                 WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
               ORDER BY r.lane_seq LIMIT p_count_limit) AS x) AS a
-    GROUP BY l.queue
-    ORDER BY l.queue;
+    GROUP BY q.queue
+    ORDER BY q.queue;
     PERFORM awa._end_ring_read('awa.queue_depths', ARRAY['cursor', 'queue']);
 EXCEPTION WHEN SQLSTATE 'AW099' THEN
     RETURN;

@@ -88,8 +88,80 @@ CREATE TABLE awa.queue_pauses (
 -- aging: a lane whose oldest job has waited this long is claimed as if one
 -- priority higher, one more for each further interval, up to 1
 -- (awa.claim_ready_runtime); NULL, or no row: no aging.
+-- Flow control (docs/storage.md, "Flow control"), read by the same probe:
+-- rate_per_second and rate_burst: a token bucket (awa.queue_rate_buckets)
+-- that claims draw from, so over any window of T seconds the queue starts at
+-- most rate_burst + rate_per_second * T jobs; NULL: no rate limit.
+-- max_depth: an insert that would take the queue's available jobs above it
+-- fails with AW060 (soft: see awa._check_depth); NULL: no limit.
 CREATE TABLE awa.queue_options (
     queue      text        PRIMARY KEY,
     aging      interval    CHECK (aging IS NULL OR aging > interval '0'),
-    updated_at timestamptz NOT NULL DEFAULT now()
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    rate_per_second float8 CHECK (rate_per_second > 0 AND rate_per_second <= 1000000),
+    rate_burst      int    CHECK (rate_burst BETWEEN 1 AND 1000000),
+    max_depth       int    CHECK (max_depth BETWEEN 1 AND 1000000000),
+    -- Per-key concurrency: concurrency_key ('args.<path>' or
+    -- 'metadata.<path>') names the value that routes a job due now to a lane
+    -- of its own key (awa.key_lanes); a claim takes a key's jobs only while
+    -- the weights of its open attempts (awa.key_attempts) stay within
+    -- concurrency_limit, or the key's entry in concurrency_limits. keyed:
+    -- the queue has had a key once, so claims visit its key lanes (which
+    -- may still hold jobs after the key is removed); never reset.
+    concurrency_key    text   CHECK (concurrency_key ~ '^(args|metadata)(\.[A-Za-z0-9_-]{1,64}){1,8}$'),
+    concurrency_limit  int    CHECK (concurrency_limit BETWEEN 1 AND 100000),
+    concurrency_limits jsonb,
+    keyed              boolean NOT NULL DEFAULT false,
+    CHECK ((rate_per_second IS NULL) = (rate_burst IS NULL)),
+    CHECK ((concurrency_key IS NULL) = (concurrency_limit IS NULL))
 );
+
+-- The lanes of a keyed queue's concurrency keys: one per (queue, key,
+-- priority), created by the first producer of the key (awa._key_lane). Its
+-- awa.queue_lanes row (whose shape is released) has the name
+-- '<queue>#<lane_id>' as its queue ('#' is in no queue name) and shard 0, so
+-- the lanes of a queue stay those named after it, and the key lanes are
+-- found here. Never deleted (as shard lanes).
+CREATE TABLE awa.key_lanes (
+    lane_id    int      PRIMARY KEY,
+    queue      text     NOT NULL,
+    key        text     NOT NULL,
+    priority   smallint NOT NULL CHECK (priority BETWEEN 1 AND 4),
+    lane_queue text     NOT NULL,
+    UNIQUE (queue, key, priority)
+);
+
+-- The attempts a claim gave to a concurrency key (one row per claimed job of
+-- a key lane, with the job's weight), so the next claimer of the key can
+-- tell which are still open (awa._attempt_open against the claim ring: a
+-- completed, retried, cancelled, failed or rescued attempt is closed there,
+-- whoever closed it). Written by awa.claim_ready_runtime only, under the
+-- key's claim lock (key_claim): rows of closed attempts are deleted when the
+-- key is next claimed, new rows inserted; a queue without a key never
+-- touches it.
+CREATE TABLE awa.key_attempts (
+    queue      text   NOT NULL,
+    key        text   NOT NULL,
+    job_id     bigint NOT NULL,
+    run_lease  bigint NOT NULL,
+    claim_slot int    NOT NULL,
+    receipt_id bigint NOT NULL,
+    weight     int    NOT NULL CHECK (weight >= 1),
+    PRIMARY KEY (queue, key, job_id)
+);
+
+-- The token bucket of each rate-limited queue (awa.queue_options
+-- rate_per_second, rate_burst): tokens as of refreshed_at. A claim of the
+-- queue locks its row (FOR UPDATE), refills it for the time elapsed (up to
+-- rate_burst), takes at most floor(tokens) jobs and writes back what it did
+-- not take: one UPDATE per claim call that claimed something, HOT (no
+-- indexed column changes). refreshed_at never goes back: a claim whose
+-- transaction started before it claims at refreshed_at, so claim times follow
+-- the bucket's order and the window bound holds on claimed_at.
+-- Written by awa.configure_queue (a full bucket when set, removed when
+-- unset) and awa.claim_ready_runtime only.
+CREATE TABLE awa.queue_rate_buckets (
+    queue        text        PRIMARY KEY,
+    tokens       float8      NOT NULL CHECK (tokens >= 0),
+    refreshed_at timestamptz NOT NULL
+) WITH (fillfactor = 50);

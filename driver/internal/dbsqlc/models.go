@@ -563,6 +563,24 @@ type AwaJobsNow struct {
 	ProgressAt  pgtype.Timestamptz
 }
 
+type AwaKeyAttempt struct {
+	Queue     string
+	Key       string
+	JobID     int64
+	RunLease  int64
+	ClaimSlot int32
+	ReceiptID int64
+	Weight    int32
+}
+
+type AwaKeyLane struct {
+	LaneID    int32
+	Queue     string
+	Key       string
+	Priority  int16
+	LaneQueue string
+}
+
 type AwaLeaderLease struct {
 	Name       string
 	Holder     pgtype.UUID
@@ -726,9 +744,16 @@ type AwaQueueMetum struct {
 }
 
 type AwaQueueOption struct {
-	Queue     string
-	Aging     pgtype.Interval
-	UpdatedAt pgtype.Timestamptz
+	Queue             string
+	Aging             pgtype.Interval
+	UpdatedAt         pgtype.Timestamptz
+	RatePerSecond     pgtype.Float8
+	RateBurst         pgtype.Int4
+	MaxDepth          pgtype.Int4
+	ConcurrencyKey    pgtype.Text
+	ConcurrencyLimit  pgtype.Int4
+	ConcurrencyLimits json.RawMessage
+	Keyed             bool
 }
 
 type AwaQueuePause struct {
@@ -740,6 +765,12 @@ type AwaQueuePauseState struct {
 	Queue    string
 	Paused   bool
 	PausedAt pgtype.Timestamptz
+}
+
+type AwaQueueRateBucket struct {
+	Queue       string
+	Tokens      float64
+	RefreshedAt pgtype.Timestamptz
 }
 
 type AwaReadyEntry struct {

@@ -338,6 +338,23 @@ func (q *Queries) QueuePending(ctx context.Context, db DBTX, queue string) (Queu
 	return i, err
 }
 
+const queueReadiness = `-- name: QueueReadiness :one
+SELECT pending, ready, wait_for FROM awa.queue_readiness($1::text)
+`
+
+type QueueReadinessRow struct {
+	Pending pgtype.Bool
+	Ready   pgtype.Bool
+	WaitFor pgtype.Interval
+}
+
+func (q *Queries) QueueReadiness(ctx context.Context, db DBTX, queue string) (QueueReadinessRow, error) {
+	row := db.QueryRow(ctx, queueReadiness, queue)
+	var i QueueReadinessRow
+	err := row.Scan(&i.Pending, &i.Ready, &i.WaitFor)
+	return i, err
+}
+
 const retryJobs = `-- name: RetryJobs :many
 SELECT job_id, run_lease, outcome, state FROM awa.retry_jobs($1::bigint[], $2::bigint[],
                              $3::int[], $4::bigint[],

@@ -1,0 +1,193 @@
+package driver_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/awa-queue/awa/driver"
+)
+
+type tenantArgs struct {
+	Tenant string `json:"tenant"`
+}
+
+func (tenantArgs) Kind() string { return "tenant_kind" }
+
+// ownPool is a pool of its own on the same database (a separate process, as
+// far as the database can tell).
+func ownPool(t *testing.T, pool *pgxpool.Pool) *pgxpool.Pool {
+	t.Helper()
+	p, err := pgxpool.NewWithConfig(context.Background(), pool.Config().Copy())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// TestKeyLimitsAndWeightsHoldAcrossClients runs three clients, each with a
+// pool of its own and MaxWorkers 5, on a queue keyed by args.tenant with
+// limit 2 (tenant "heavy": 4, and its jobs weigh 2). While they work 4
+// tenants' jobs, no tenant ever runs more than its limit in weight, summed
+// over the clients, and no client runs more than its MaxWorkers in weight.
+func TestKeyLimitsAndWeightsHoldAcrossClients(t *testing.T) {
+	ctx, pool := parallelDB(t, 2*time.Minute)
+	const queue, maxWorkers = "flow_keys", 5
+	limits := map[string]int{"a": 2, "b": 2, "c": 2, "heavy": 4}
+	if err := driver.New().ConfigureQueue(ctx, pool, queue, driver.QueueOptions{Concurrency: &driver.Concurrency{
+		Key: "args.tenant", Limit: 2, Limits: map[string]int{"heavy": 4}}}); err != nil {
+		t.Fatal(err)
+	}
+
+	var mu sync.Mutex
+	running := map[string]int{} // weight running per tenant, fleet-wide
+	perClient := map[*int]int{} // weight running per client
+	worst := map[string]int{}   // most weight a tenant ran at once
+	var clientWorst int         // most weight a client ran at once
+	var done int
+	var failure error
+	work := func(own *int) *driver.Workers {
+		return workersFor(func(ctx context.Context, j *driver.Job[tenantArgs]) error {
+			w := 1
+			if j.Args.Tenant == "heavy" {
+				w = 2
+			}
+			mu.Lock()
+			running[j.Args.Tenant] += w
+			perClient[own] += w
+			worst[j.Args.Tenant] = max(worst[j.Args.Tenant], running[j.Args.Tenant])
+			clientWorst = max(clientWorst, perClient[own])
+			if running[j.Args.Tenant] > limits[j.Args.Tenant] && failure == nil {
+				failure = errors.New("tenant " + j.Args.Tenant + " over its limit")
+			}
+			mu.Unlock()
+			time.Sleep(15 * time.Millisecond)
+			mu.Lock()
+			running[j.Args.Tenant] -= w
+			perClient[own] -= w
+			done++
+			mu.Unlock()
+			return nil
+		})
+	}
+	for i := 0; i < 3; i++ {
+		own := new(int)
+		log, _ := testLogger(t, "flow")
+		startClient(t, ownPool(t, pool), workConfig(queue, maxWorkers, work(own), log, nil))
+	}
+	producer, err := driver.NewClient(pool, &driver.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var params []driver.InsertManyParams
+	for _, tn := range []string{"a", "b", "c", "heavy"} {
+		for k := 0; k < 30; k++ {
+			opts := &driver.InsertOpts{Queue: queue}
+			if tn == "heavy" {
+				opts.Weight = 2
+			}
+			params = append(params, driver.InsertManyParams{Args: tenantArgs{Tenant: tn}, Opts: opts})
+		}
+	}
+	if _, err := producer.InsertMany(ctx, params); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, time.Minute, "every job worked", func() (bool, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		return done == len(params) || failure != nil, ""
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if failure != nil {
+		t.Fatal(failure)
+	}
+	if clientWorst > maxWorkers {
+		t.Fatalf("a client ran %d slots' worth of jobs at once; MaxWorkers is %d", clientWorst, maxWorkers)
+	}
+	if worst["heavy"] < 4 && worst["a"] < 2 && worst["b"] < 2 && worst["c"] < 2 {
+		t.Fatalf("no tenant ever reached its limit (%v): the run proved nothing", worst)
+	}
+	t.Logf("most weight running at once per tenant: %v; per client: %d", worst, clientWorst)
+}
+
+// TestRateLimitAndDepthLimitAcrossClients: three clients with pools of their
+// own work a queue limited to 10 jobs/s with a burst of 2; counted by
+// claimed_at, no second holds more than 12 starts. A producer against a
+// queue with max_depth 5 gets ErrQueueFull once it is full.
+func TestRateLimitAndDepthLimitAcrossClients(t *testing.T) {
+	ctx, pool := parallelDB(t, 2*time.Minute)
+	const queue, rate, burst, jobs = "flow_rate", 10, 2, 30
+	d := driver.New()
+	if err := d.ConfigureQueue(ctx, pool, queue, driver.QueueOptions{
+		RateLimit: &driver.RateLimit{PerSecond: rate, Burst: burst}}); err != nil {
+		t.Fatal(err)
+	}
+	workers, runs := countingWorkers[tenantArgs]()
+	for i := 0; i < 3; i++ {
+		log, _ := testLogger(t, "flow")
+		startClient(t, ownPool(t, pool), workConfig(queue, 5, workers, log, nil))
+	}
+	producer, err := driver.NewClient(pool, &driver.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var params []driver.InsertManyParams
+	for k := 0; k < jobs; k++ {
+		params = append(params, driver.InsertManyParams{Args: tenantArgs{}, Opts: &driver.InsertOpts{Queue: queue}})
+	}
+	if _, err := producer.InsertMany(ctx, params); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, time.Minute, "every job worked", func() (bool, string) { return runs.Load() == jobs, "" })
+	rows, err := pool.Query(ctx, `SELECT claimed_at, cardinality(job_ids) FROM awa.claim_batches WHERE queue = $1
+		ORDER BY claimed_at`, queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type start struct {
+		at time.Time
+		n  int
+	}
+	var starts []start
+	for rows.Next() {
+		var s start
+		if err := rows.Scan(&s.at, &s.n); err != nil {
+			t.Fatal(err)
+		}
+		starts = append(starts, s)
+	}
+	if rows.Err() != nil {
+		t.Fatal(rows.Err())
+	}
+	for i, s := range starts {
+		n := 0
+		for _, o := range starts[i:] {
+			if o.at.Sub(s.at) >= time.Second {
+				break
+			}
+			n += o.n
+		}
+		if n > rate+burst {
+			t.Fatalf("%d jobs started in the second from %s; the limit allows %d", n, s.at, rate+burst)
+		}
+	}
+
+	max := 5
+	if err := d.ConfigureQueue(ctx, pool, "flow_full", driver.QueueOptions{MaxDepth: &max}); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 5; k++ {
+		if _, err := producer.Insert(ctx, tenantArgs{}, &driver.InsertOpts{Queue: "flow_full"}); err != nil {
+			t.Fatalf("insert %d of 5: %v", k+1, err)
+		}
+	}
+	if _, err := producer.Insert(ctx, tenantArgs{}, &driver.InsertOpts{Queue: "flow_full"}); !errors.Is(err, driver.ErrQueueFull) {
+		t.Fatalf("the sixth insert into a queue with max_depth 5: %v, want ErrQueueFull", err)
+	}
+}

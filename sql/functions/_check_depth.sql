@@ -1,0 +1,42 @@
+-- awa._check_depth(queue, max_depth, adding): raises AW060 (queue_full) when
+-- adding more available jobs to the queue would take its available depth
+-- above max_depth; returns otherwise. The depth is the ready rows above their
+-- lane's claim cursor, over its shard and key lanes (awa.claim_cursors), counted up to the most that could
+-- still pass (max_depth - adding + 1: a bounded index read, whatever the
+-- backlog); rows cancelled while available still count until a claim passes
+-- them, so it is an upper bound. Rows of producers that have not committed
+-- are not seen: concurrent producers can take the queue above max_depth by
+-- what they insert meanwhile (docs/storage.md, "Flow control").
+-- Locks: ACCESS SHARE on the claim marks before the ready rows, in the
+-- claim's order (docs/storage.md, "Locks").
+-- Called by awa._append_ready for producers (insert paths) and by
+-- awa._insert_unique (before it takes keys); never for promotion, retries
+-- and DLQ retries: jobs already accepted are never refused.
+CREATE FUNCTION awa._check_depth(p_queue text, p_max_depth int, p_adding bigint)
+RETURNS void
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_cap bigint := p_max_depth - p_adding + 1;
+    v_n   bigint := 0;
+BEGIN
+    IF v_cap > 0 THEN
+        LOCK TABLE awa.cursor_marks IN ACCESS SHARE MODE;
+        SELECT count(*) INTO v_n
+        FROM (SELECT 1
+              FROM awa.queue_lanes l
+              JOIN awa.claim_cursors c USING (lane_id)
+              CROSS JOIN LATERAL (SELECT 1 FROM awa.ready_entries r
+                                  WHERE r.lane_id = l.lane_id AND r.lane_seq > c.claim_seq
+                                  ORDER BY r.lane_seq LIMIT v_cap) AS x
+              WHERE l.queue = p_queue
+                 OR l.lane_id IN (SELECT k.lane_id FROM awa.key_lanes k WHERE k.queue = p_queue)
+              LIMIT v_cap) AS t;
+    END IF;
+    IF v_cap <= 0 OR v_n >= v_cap THEN
+        RAISE EXCEPTION 'awa: queue % is full: adding % jobs to % or more available would pass its max_depth %',
+            quote_literal(p_queue), p_adding, greatest(v_n, 0), p_max_depth
+            USING ERRCODE = 'AW060', HINT = 'retry later, or raise max_depth with awa.configure_queue';
+    END IF;
+END;
+$$;
