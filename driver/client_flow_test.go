@@ -191,3 +191,56 @@ func TestRateLimitAndDepthLimitAcrossClients(t *testing.T) {
 		t.Fatalf("the sixth insert into a queue with max_depth 5: %v, want ErrQueueFull", err)
 	}
 }
+
+// TestHeavyJobsOfOneClaimBatchAllRunAndStopReturns: with MaxWorkers 3, three
+// jobs of weight 3 inserted before the client starts come back in one claim
+// of 3; each needs every slot. They all run, one at a time, and the client
+// stops. (The fetch loop used to wait there for the first job's other slots,
+// which the batch's unstarted jobs held: the jobs never ran and Stop hung.)
+func TestHeavyJobsOfOneClaimBatchAllRunAndStopReturns(t *testing.T) {
+	ctx, pool := parallelDB(t, time.Minute)
+	const queue = "flow_heavy"
+	var mu sync.Mutex
+	var running, worst, done int
+	workers := workersFor(func(ctx context.Context, j *driver.Job[tenantArgs]) error {
+		mu.Lock()
+		running++
+		worst = max(worst, running)
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+		mu.Lock()
+		running--
+		done++
+		mu.Unlock()
+		return nil
+	})
+	producer, err := driver.NewClient(pool, &driver.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var params []driver.InsertManyParams
+	for i := 0; i < 3; i++ {
+		params = append(params, driver.InsertManyParams{Args: tenantArgs{Tenant: "x"},
+			Opts: &driver.InsertOpts{Queue: queue, Weight: 3}})
+	}
+	if _, err := producer.InsertMany(ctx, params); err != nil {
+		t.Fatal(err)
+	}
+	log, _ := testLogger(t, "heavy")
+	c := startClient(t, pool, workConfig(queue, 3, workers, log, nil))
+	waitFor(t, 30*time.Second, "the three heavy jobs to run", func() (bool, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		return done == 3, ""
+	})
+	stopCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := c.Stop(stopCtx); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if worst != 1 {
+		t.Fatalf("jobs of weight 3 with MaxWorkers 3 ran %d at once, want 1", worst)
+	}
+}

@@ -334,7 +334,10 @@ func (e *elector) services() []service {
 	// (docs/storage.md, "History archive").
 	// With the archive, whose drops end jobs' history: the unique key rows of
 	// jobs history no longer has (docs/storage.md, "Unique jobs").
-	svcs = append(svcs, service{name: "unique_keys_cleanup", interval: m.ArchiveInterval, tick: func(ctx context.Context) error {
+	// Half an interval in, not at election with the rings' first prunes: its
+	// read holds the rings' tables (as every read surface does), and a prune
+	// meeting it ends skipped_blocked until its next tick.
+	svcs = append(svcs, service{name: "unique_keys_cleanup", interval: m.ArchiveInterval, phase: 0.5, tick: func(ctx context.Context) error {
 		_, err := d.CleanupUniqueKeys(ctx, db, m.BatchSize)
 		return err
 	}})

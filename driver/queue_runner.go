@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,6 +23,8 @@ type queueRunner struct {
 	processSpan string
 	permits     chan struct{} // one token per free slot
 	wake        chan struct{} // a notification that claimable work appeared
+	// widening lets one weighted job at a time take its slots (widen).
+	widening sync.Mutex
 }
 
 func newQueueRunner(c *Client, name string, qc QueueConfig) *queueRunner {
@@ -130,13 +133,11 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 		q.releasePermits(n - len(jobs))
 		for _, j := range jobs {
 			// A job of weight w takes w slots (at most MaxWorkers): the claim
-			// gave it one; it waits here for the others, as running jobs end.
-			w := min(j.Weight(), cap(q.permits))
-			for i := 1; i < w; i++ {
-				<-q.permits
-			}
+			// gave it one; its own goroutine takes the others (widen), never
+			// this loop, which would wait on the slots of its batch's jobs it
+			// has not started yet, and would not see Stop.
 			q.c.jobWG.Add(1)
-			go q.execute(workCtx, j, claimStart, claimSpan, w)
+			go q.execute(workCtx, j, claimStart, claimSpan, min(j.Weight(), cap(q.permits)))
 		}
 		backlog = len(jobs) == n
 		recheck = q.nextRecheck(fetchCtx, backlog, len(jobs) > 0, recheck)
@@ -211,6 +212,29 @@ func (q *queueRunner) takePermits(max int, backlog bool) int {
 	return got
 }
 
+// widen trades a weighted job's one slot for weight slots and returns how
+// many it holds. It gives its slot back first and takes the weight with no
+// other job taking slots meanwhile: a job waiting for slots never holds one,
+// so waiting jobs cannot hold the slots each other needs (three jobs of
+// weight 3 with 3 slots, each holding one, would wait forever); running jobs
+// end and give theirs back. When ctx ends first (StopAndCancel) it gives back
+// what it took and returns 0: the job runs without a slot and sees its
+// context cancelled.
+func (q *queueRunner) widen(ctx context.Context, weight int) int {
+	q.releasePermits(1)
+	q.widening.Lock()
+	defer q.widening.Unlock()
+	for got := 0; got < weight; got++ {
+		select {
+		case <-q.permits:
+		case <-ctx.Done():
+			q.releasePermits(got)
+			return 0
+		}
+	}
+	return weight
+}
+
 func (q *queueRunner) releasePermits(n int) {
 	for i := 0; i < n; i++ {
 		q.permits <- struct{}{}
@@ -248,7 +272,11 @@ func localDeadline(j ClaimedJob, claimStart time.Time) time.Time {
 
 func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart time.Time, claimSpan trace.SpanContext,
 	weight int) {
-	defer q.releasePermits(weight)
+	held := 1
+	if weight > 1 {
+		held = q.widen(workCtx, weight)
+	}
+	defer q.releasePermits(held)
 	cfg := q.c.cfg
 	row := jobRow(j, q.c.driver, q.c.rt)
 	row.attempt.pollEvery = cfg.CallbackPollInterval
