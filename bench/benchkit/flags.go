@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -73,6 +74,8 @@ type Options struct {
 	// backlog, each working its first BacklogWork jobs.
 	Backlogs    []int
 	BacklogWork int
+	// QueueCounts are the queues scenario's queue counts (one run each).
+	QueueCounts []int
 }
 
 // Flags holds the flags RegisterFlags defined, until Options reads them.
@@ -94,6 +97,7 @@ type Flags struct {
 	parked, long, backlogSlots      *int
 	backlogs                        *string
 	backlogWork                     *int
+	queueCounts                     *string
 }
 
 // RegisterFlags defines on fs the flags every bench command shares: the
@@ -102,9 +106,10 @@ type Flags struct {
 func RegisterFlags(fs *flag.FlagSet) *Flags {
 	return &Flags{
 		fs: fs,
-		scenario: fs.String("scenario", "all", "burndown, rate, pinned, mixed, backlog, enqueue or all (comma-separated list "+
+		scenario: fs.String("scenario", "all", "burndown, rate, pinned, mixed, backlog, queues, enqueue or all (comma-separated list "+
 			"allowed; all is burndown, rate, pinned and enqueue)"),
 		backlogs:    fs.String("backlogs", "100000,10000000", "backlog: pre-inserted backlogs, comma-separated (one run each)"),
+		queueCounts: fs.String("queue-counts", "100,1000,10000", "queues (awa only): queue counts, comma-separated (one run each)"),
 		backlogWork: fs.Int("backlog-work", 200_000, "backlog: jobs worked from the top of each backlog (the measured phase)"),
 		jobs:        fs.Int("jobs", 1_000_000, "burn-down: jobs pre-inserted then worked"),
 		quick:       fs.Bool("quick", false, "short mode: 100k burn-down, short rate and enqueue runs (under 3 minutes)"),
@@ -196,7 +201,7 @@ func (f *Flags) Options() (Options, error) {
 		o.Scenarios = []string{"burndown", "rate", "pinned", "enqueue"}
 	}
 	for _, s := range o.Scenarios {
-		if s != "burndown" && s != "rate" && s != "pinned" && s != "mixed" && s != "backlog" && s != "enqueue" {
+		if s != "burndown" && s != "rate" && s != "pinned" && s != "mixed" && s != "backlog" && s != "queues" && s != "enqueue" {
 			return o, fmt.Errorf("-scenario: unknown %q", s)
 		}
 	}
@@ -214,10 +219,16 @@ func (f *Flags) Options() (Options, error) {
 	if o.Rates, err = positives(*f.rates, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }); err != nil {
 		return o, fmt.Errorf("-rates: %w", err)
 	}
+	if o.QueueCounts, err = positives(*f.queueCounts, strconv.Atoi); err != nil {
+		return o, fmt.Errorf("-queue-counts: %w", err)
+	}
 	if o.Backlogs, err = positives(*f.backlogs, strconv.Atoi); err != nil {
 		return o, fmt.Errorf("-backlogs: %w", err)
 	}
 	for _, b := range o.Backlogs {
+		if !slices.Contains(o.Scenarios, "backlog") {
+			break
+		}
 		if o.BacklogWork < 1 || o.BacklogWork > b {
 			return o, fmt.Errorf("-backlog-work: want 1 to the smallest backlog (%d), got %d", b, o.BacklogWork)
 		}

@@ -246,6 +246,16 @@ func PrintRun(w io.Writer, r *Run) {
 				float64(b.CarryWAL)/float64(max(b.CarryJobs, 1)))
 		}
 	}
+	if q := r.Queues; q != nil {
+		sum := func(s Summary) string { return fmt.Sprintf("p50 %.2f p99 %.2f ms", s.P50Ms, s.P99Ms) }
+		fmt.Fprintf(w, "       queues: %d; first insert %s; next insert %s; claim %s; queue_counts() %s; queue_counts(q) %s\n",
+			q.Queues, sum(q.FirstInsert), sum(q.NextInsert), sum(q.Claim), sum(q.CountsAll), sum(q.CountsOne))
+		line := fmt.Sprintf("       tick:   %.1f ms:", q.TickMs)
+		for _, c := range q.Tick {
+			line += fmt.Sprintf(" %s %.1f;", c.Call, c.Ms)
+		}
+		fmt.Fprintln(w, line)
+	}
 	if hj := r.Held; hj != nil {
 		fmt.Fprintf(w, "       held:   %d parked, %d still waiting_external; %d long, %d still open, %d completed once "+
 			"(%d progress writes, %d heartbeats; set up in %.1f s)\n", hj.Parked, hj.ParkedWaiting, hj.Long, hj.LongOpen,

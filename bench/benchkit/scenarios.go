@@ -54,6 +54,8 @@ type Run struct {
 	Held              *HeldJobs                 `json:"held,omitempty"`
 	// backlog: the backlog's size, the claim's cost, awa's carry.
 	Backlog *BacklogStats `json:"backlog,omitempty"`
+	// queues (awa): what grows with the queue count.
+	Queues *QueueStats `json:"queues,omitempty"`
 
 	// rate
 	OfferedRate      float64  `json:"offered_rate,omitempty"`
