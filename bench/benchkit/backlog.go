@@ -26,6 +26,10 @@ type BacklogStats struct {
 	ClaimStdMs   float64 `json:"claim_stddev_ms,omitempty"`
 	ClaimMaxMs   float64 `json:"claim_max_ms,omitempty"`
 	ClaimRowsPer float64 `json:"claim_rows_per_call,omitempty"`
+	// ClaimHitPer and ClaimReadPer are the claim's shared buffers per call:
+	// found in the cache, read into it.
+	ClaimHitPer  float64 `json:"claim_shared_hit_per_call,omitempty"`
+	ClaimReadPer float64 `json:"claim_shared_read_per_call,omitempty"`
 	// awa only: prune_ring calls that carried the slot's available jobs
 	// forward, after the measured phase (the slot sealed by one rotation).
 	CarryCalls   int     `json:"carry_calls,omitempty"`
@@ -127,6 +131,8 @@ func (bs *BacklogStats) claimFrom(stmts []Statement) {
 				bs.ClaimQuery, bs.ClaimCalls, bs.ClaimMeanMs, bs.ClaimStdMs, bs.ClaimMaxMs =
 					s.Query, s.Calls, s.MeanMs, s.StddevMs, s.MaxMs
 				bs.ClaimRowsPer = float64(s.Rows) / float64(s.Calls)
+				bs.ClaimHitPer = float64(s.SharedHit) / float64(s.Calls)
+				bs.ClaimReadPer = float64(s.SharedRead) / float64(s.Calls)
 			}
 		}
 	}
