@@ -5,10 +5,8 @@
 begin;
 select plan(3);
 
-select awa.insert_job('k', '{}', '{"queue":"idle_q"}');
-select awa.insert_job('k', '{}', '{"queue":"busy_q"}');
-select awa.insert_job('k', '{}', '{"queue":"busy_q","priority":3}');
-delete from awa.ready_entries where queue = 'idle_q';
+-- busy_q: two lanes with a job each; idle_q: lanes, no ready row (pgtap/helpers.sql).
+select awa_test.idle_and_busy_queues();
 
 select results_eq(
   $$select queue, available, available_capped, oldest_run_at is null, paused from awa.queue_depths()
