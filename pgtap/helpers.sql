@@ -810,3 +810,17 @@ BEGIN
   RETURN v_n;
 END
 $$;
+
+-- Two queues for the read surfaces' lane walk: busy_q with one job at
+-- priority 2 and one at priority 3 (two lanes with rows), idle_q whose lanes
+-- exist but hold no ready row (its one job's row deleted, as its slot's
+-- TRUNCATE would leave it).
+CREATE FUNCTION awa_test.idle_and_busy_queues() RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM awa.insert_job('k', '{}', '{"queue":"idle_q"}');
+  PERFORM awa.insert_job('k', '{}', '{"queue":"busy_q"}');
+  PERFORM awa.insert_job('k', '{}', '{"queue":"busy_q","priority":3}');
+  DELETE FROM awa.ready_entries WHERE queue = 'idle_q';
+END;
+$$;

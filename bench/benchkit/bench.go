@@ -171,6 +171,16 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 				return rateRun(ctx, e, s, o.MixedRate, o.RateWarmup, o.MixedDuration, o.Producers, false, r,
 					newMixSpec(o.MixedDelay, o.MixedWork))
 			}})
+		case "backlog":
+			for _, b := range o.Backlogs {
+				jobs = append(jobs, job{"backlog", fmt.Sprintf("%d of %d jobs", o.BacklogWork, b) + held,
+					func(e *env, s System, r *Run) error { return backlogRun(ctx, e, s, b, o.BacklogWork, r) }})
+			}
+		case "queues":
+			for _, n := range o.QueueCounts {
+				jobs = append(jobs, job{"queues", fmt.Sprintf("%d queues", n),
+					func(e *env, s System, r *Run) error { return queuesRun(ctx, e, s, n, r) }})
+			}
 		case "enqueue":
 			for _, p := range o.EnqueueProducers {
 				jobs = append(jobs, job{"enqueue", fmt.Sprintf("single x%d", p), func(e *env, s System, r *Run) error {

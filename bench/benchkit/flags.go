@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -69,6 +70,12 @@ type Options struct {
 	MixedDuration time.Duration
 	MixedDelay    time.Duration
 	MixedWork     time.Duration
+	// Backlogs and BacklogWork size the backlog scenario: one run per
+	// backlog, each working its first BacklogWork jobs.
+	Backlogs    []int
+	BacklogWork int
+	// QueueCounts are the queues scenario's queue counts (one run each).
+	QueueCounts []int
 }
 
 // Flags holds the flags RegisterFlags defined, until Options reads them.
@@ -88,6 +95,9 @@ type Flags struct {
 	awaSQL, awaMaint, awaArchive    *string
 	awaOtel                         *string
 	parked, long, backlogSlots      *int
+	backlogs                        *string
+	backlogWork                     *int
+	queueCounts                     *string
 }
 
 // RegisterFlags defines on fs the flags every bench command shares: the
@@ -96,10 +106,13 @@ type Flags struct {
 func RegisterFlags(fs *flag.FlagSet) *Flags {
 	return &Flags{
 		fs: fs,
-		scenario: fs.String("scenario", "all", "burndown, rate, pinned, mixed, enqueue or all (comma-separated list "+
+		scenario: fs.String("scenario", "all", "burndown, rate, pinned, mixed, backlog, queues, enqueue or all (comma-separated list "+
 			"allowed; all is burndown, rate, pinned and enqueue)"),
-		jobs:  fs.Int("jobs", 1_000_000, "burn-down: jobs pre-inserted then worked"),
-		quick: fs.Bool("quick", false, "short mode: 100k burn-down, short rate and enqueue runs (under 3 minutes)"),
+		backlogs:    fs.String("backlogs", "100000,10000000", "backlog: pre-inserted backlogs, comma-separated (one run each)"),
+		queueCounts: fs.String("queue-counts", "100,1000,10000", "queues (awa only): queue counts, comma-separated (one run each)"),
+		backlogWork: fs.Int("backlog-work", 200_000, "backlog: jobs worked from the top of each backlog (the measured phase)"),
+		jobs:        fs.Int("jobs", 1_000_000, "burn-down: jobs pre-inserted then worked"),
+		quick:       fs.Bool("quick", false, "short mode: 100k burn-down, short rate and enqueue runs (under 3 minutes)"),
 		workers: fs.String("workers", "100", "worker count (MaxWorkers) of each system; a comma-separated list "+
 			"sweeps it (e.g. 50,100,500,2000): each scenario but enqueue runs at every workers × conns pair"),
 		conns: fs.String("conns", "20", "max connections of the worker client's pool (each system); a "+
@@ -153,7 +166,7 @@ func (f *Flags) Options() (Options, error) {
 		EnqueueDuration: *f.enqDur, BulkBatch: *f.bulkBatch, Repeat: *f.repeat,
 		Profile: *f.profile, Keep: *f.keep, Timeout: *f.timeout, AwaSQL: *f.awaSQL,
 		AwaMaintenance: *f.awaMaint, AwaArchive: *f.awaArchive, AwaOtel: *f.awaOtel, Parked: *f.parked, Long: *f.long,
-		BacklogSlots: *f.backlogSlots,
+		BacklogSlots: *f.backlogSlots, BacklogWork: *f.backlogWork,
 	}
 	if o.BacklogSlots < 1 || o.BacklogSlots > 16 {
 		return o, fmt.Errorf("-awa-backlog-slots: want 1 to 16, got %d", o.BacklogSlots)
@@ -188,7 +201,7 @@ func (f *Flags) Options() (Options, error) {
 		o.Scenarios = []string{"burndown", "rate", "pinned", "enqueue"}
 	}
 	for _, s := range o.Scenarios {
-		if s != "burndown" && s != "rate" && s != "pinned" && s != "mixed" && s != "enqueue" {
+		if s != "burndown" && s != "rate" && s != "pinned" && s != "mixed" && s != "backlog" && s != "queues" && s != "enqueue" {
 			return o, fmt.Errorf("-scenario: unknown %q", s)
 		}
 	}
@@ -205,6 +218,20 @@ func (f *Flags) Options() (Options, error) {
 	}
 	if o.Rates, err = positives(*f.rates, func(s string) (float64, error) { return strconv.ParseFloat(s, 64) }); err != nil {
 		return o, fmt.Errorf("-rates: %w", err)
+	}
+	if o.QueueCounts, err = positives(*f.queueCounts, strconv.Atoi); err != nil {
+		return o, fmt.Errorf("-queue-counts: %w", err)
+	}
+	if o.Backlogs, err = positives(*f.backlogs, strconv.Atoi); err != nil {
+		return o, fmt.Errorf("-backlogs: %w", err)
+	}
+	for _, b := range o.Backlogs {
+		if !slices.Contains(o.Scenarios, "backlog") {
+			break
+		}
+		if o.BacklogWork < 1 || o.BacklogWork > b {
+			return o, fmt.Errorf("-backlog-work: want 1 to the smallest backlog (%d), got %d", b, o.BacklogWork)
+		}
 	}
 	if o.EnqueueProducers, err = positives(*f.enqProds, strconv.Atoi); err != nil {
 		return o, fmt.Errorf("-enqueue-producers: %w", err)

@@ -263,13 +263,19 @@ type Statement struct {
 	Calls    int64   `json:"calls"`
 	TotalMs  float64 `json:"total_ms"`
 	MeanMs   float64 `json:"mean_ms"`
-	Rows     int64   `json:"rows"`
-	TopLevel bool    `json:"toplevel"`
+	StddevMs float64 `json:"stddev_ms,omitempty"`
+	MaxMs    float64 `json:"max_ms,omitempty"`
+	// SharedHit and SharedRead are the statement's shared buffers found in
+	// and read into the cache (a cost the machine's load does not change).
+	SharedHit  int64 `json:"shared_blks_hit,omitempty"`
+	SharedRead int64 `json:"shared_blks_read,omitempty"`
+	Rows       int64 `json:"rows"`
+	TopLevel   bool  `json:"toplevel"`
 }
 
 func topStatements(ctx context.Context, admin *pgx.Conn, dbname string, limit int) ([]Statement, error) {
 	rows, err := admin.Query(ctx, `SELECT regexp_replace(query, '\s+', ' ', 'g'), calls, total_exec_time,
-		mean_exec_time, rows, toplevel
+		mean_exec_time, stddev_exec_time, max_exec_time, shared_blks_hit, shared_blks_read, rows, toplevel
 		FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
 		WHERE d.datname = $1 AND query NOT LIKE '%/*bench*/%' AND query NOT LIKE '%pg\_stat%'
 		  AND query NOT LIKE '%pg\_current\_wal%' AND query NOT ILIKE 'CHECKPOINT%'
@@ -281,7 +287,7 @@ func topStatements(ctx context.Context, admin *pgx.Conn, dbname string, limit in
 	var out []Statement
 	for rows.Next() {
 		var s Statement
-		if err := rows.Scan(&s.Query, &s.Calls, &s.TotalMs, &s.MeanMs, &s.Rows, &s.TopLevel); err != nil {
+		if err := rows.Scan(&s.Query, &s.Calls, &s.TotalMs, &s.MeanMs, &s.StddevMs, &s.MaxMs, &s.SharedHit, &s.SharedRead, &s.Rows, &s.TopLevel); err != nil {
 			return nil, err
 		}
 		if len(s.Query) > 300 {

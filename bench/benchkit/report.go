@@ -237,6 +237,26 @@ func PrintRun(w io.Writer, r *Run) {
 	if r.Rings != nil {
 		fmt.Fprintf(w, "       rings:  %s\n", ringLine(r))
 	}
+	if b := r.Backlog; b != nil {
+		fmt.Fprintf(w, "       backlog: %s jobs in %.0f MB; claim %d calls, %.1f jobs/call, mean %.2f ms, stddev %.2f, max %.1f ms, "+
+			"buffers/call %.0f hit %.1f read\n", num(float64(b.Backlog)), float64(b.DBBytes)/1e6, b.ClaimCalls, b.ClaimRowsPer,
+			b.ClaimMeanMs, b.ClaimStdMs, b.ClaimMaxMs, b.ClaimHitPer, b.ClaimReadPer)
+		if b.CarryCalls > 0 {
+			fmt.Fprintf(w, "       carry:  %d jobs in %d prune calls, %.2f s (%.0f µs/job), WAL %.0f B/job\n", b.CarryJobs,
+				b.CarryCalls, b.CarrySeconds, b.CarrySeconds*1e6/float64(max(b.CarryJobs, 1)),
+				float64(b.CarryWAL)/float64(max(b.CarryJobs, 1)))
+		}
+	}
+	if q := r.Queues; q != nil {
+		sum := func(s Summary) string { return fmt.Sprintf("p50 %.2f p99 %.2f ms", s.P50Ms, s.P99Ms) }
+		fmt.Fprintf(w, "       queues: %d; first insert %s; next insert %s; claim %s; queue_counts() %s; queue_counts(q) %s\n",
+			q.Queues, sum(q.FirstInsert), sum(q.NextInsert), sum(q.Claim), sum(q.CountsAll), sum(q.CountsOne))
+		line := fmt.Sprintf("       tick:   %.1f ms:", q.TickMs)
+		for _, c := range q.Tick {
+			line += fmt.Sprintf(" %s %.1f;", c.Call, c.Ms)
+		}
+		fmt.Fprintln(w, line)
+	}
 	if hj := r.Held; hj != nil {
 		fmt.Fprintf(w, "       held:   %d parked, %d still waiting_external; %d long, %d still open, %d completed once "+
 			"(%d progress writes, %d heartbeats; set up in %.1f s)\n", hj.Parked, hj.ParkedWaiting, hj.Long, hj.LongOpen,

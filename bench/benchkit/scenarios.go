@@ -52,6 +52,10 @@ type Run struct {
 	RingSizeSamples   int                       `json:"ring_size_samples,omitempty"`
 	RingSizeMissed    int                       `json:"ring_size_samples_missed,omitempty"`
 	Held              *HeldJobs                 `json:"held,omitempty"`
+	// backlog: the backlog's size, the claim's cost, awa's carry.
+	Backlog *BacklogStats `json:"backlog,omitempty"`
+	// queues (awa): what grows with the queue count.
+	Queues *QueueStats `json:"queues,omitempty"`
 
 	// rate
 	OfferedRate      float64  `json:"offered_rate,omitempty"`
@@ -335,37 +339,9 @@ func burndown(ctx context.Context, e *env, sys System, n int, run *Run) error {
 	}
 	defer pool.Close()
 
-	// Pre-insert through the bulk path, 100,000 jobs per transaction.
-	lsnA, _ := walLSN(ctx, h.monitor)
-	t0 := time.Now()
-	const perTx = 100_000
-	// -awa-backlog-slots: the backlog is inserted slot by slot (batches of at
-	// most perTx), the queue ring turned between slots.
-	slots := 1
-	if sys.Name() == "awa" {
-		slots = max(1, e.backlogSlots)
-	}
-	perSlot := (n + slots - 1) / slots
-	for done := 0; done < n; {
-		k := min(perTx, n-done, perSlot-done%perSlot)
-		if err := ins.Bulk(ctx, makeArgs(done, k)); err != nil {
-			return fmt.Errorf("pre-insert: %w", err)
-		}
-		done += k
-		if done%perSlot == 0 && done < n {
-			if _, err := h.monitor.Exec(ctx, `SELECT * FROM awa.rotate_ring('queue', now(), interval '0')`); err != nil {
-				return fmt.Errorf("pre-insert: rotate the queue ring: %w", err)
-			}
-		}
-		e.con.progress(fmt.Sprintf("%s burndown: pre-inserted %d/%d", sys.Name(), done, n))
-	}
-	pre := &Phase{Jobs: int64(n), Seconds: time.Since(t0).Seconds()}
-	pre.PerSecond = float64(n) / pre.Seconds
-	lsnB, _ := walLSN(ctx, h.monitor)
-	pre.WALBytes, _ = walDiff(ctx, h.monitor, lsnA, lsnB)
-	run.PreInsert = pre
-	if avail, _, err := h.pending(ctx); err != nil || avail != int64(n) {
-		return fmt.Errorf("after pre-insert %s reports %d available (want %d): %v", sys.Name(), avail, n, err)
+	pre, err := h.preInsert(ctx, ins, n, "burndown")
+	if err != nil {
+		return err
 	}
 	held, err := h.hold(ctx)
 	if err != nil {
@@ -461,6 +437,44 @@ func burndown(ctx context.Context, e *env, sys System, n int, run *Run) error {
 		run.LifeWALPerJob = float64(pre.WALBytes+run.WALBytes+run.ReclaimWALBytes) / float64(n)
 	}
 	return nil
+}
+
+// preInsert inserts n jobs through sys's bulk path, 100,000 per transaction,
+// records the phase in the run and checks that sys reports them all
+// available. With -awa-backlog-slots (awa), the backlog is inserted slot by
+// slot, the queue ring turned between slots.
+func (h *harness) preInsert(ctx context.Context, ins Inserter, n int, scenario string) (*Phase, error) {
+	sys, e := h.sys, h.e
+	lsnA, _ := walLSN(ctx, h.monitor)
+	t0 := time.Now()
+	const perTx = 100_000
+	slots := 1
+	if sys.Name() == "awa" {
+		slots = max(1, e.backlogSlots)
+	}
+	perSlot := (n + slots - 1) / slots
+	for done := 0; done < n; {
+		k := min(perTx, n-done, perSlot-done%perSlot)
+		if err := ins.Bulk(ctx, makeArgs(done, k)); err != nil {
+			return nil, fmt.Errorf("pre-insert: %w", err)
+		}
+		done += k
+		if done%perSlot == 0 && done < n {
+			if _, err := h.monitor.Exec(ctx, `SELECT * FROM awa.rotate_ring('queue', now(), interval '0')`); err != nil {
+				return nil, fmt.Errorf("pre-insert: rotate the queue ring: %w", err)
+			}
+		}
+		e.con.progress(fmt.Sprintf("%s %s: pre-inserted %d/%d", sys.Name(), scenario, done, n))
+	}
+	pre := &Phase{Jobs: int64(n), Seconds: time.Since(t0).Seconds()}
+	pre.PerSecond = float64(n) / pre.Seconds
+	lsnB, _ := walLSN(ctx, h.monitor)
+	pre.WALBytes, _ = walDiff(ctx, h.monitor, lsnA, lsnB)
+	h.run.PreInsert = pre
+	if avail, _, err := h.pending(ctx); err != nil || avail != int64(n) {
+		return nil, fmt.Errorf("after pre-insert %s reports %d available (want %d): %v", sys.Name(), avail, n, err)
+	}
+	return pre, nil
 }
 
 // hold sets up the held jobs the run was asked for (-parked, -long; awa

@@ -298,4 +298,10 @@ const sweepHowTo = "## How to run the sweep\n\n" +
 	"```\n\n" +
 	"The mixed scenario (`-scenario mixed`, not part of `all`): producers at `-mixed-rate` jobs/s, a `-mixed-work` (1 ms)\n" +
 	"handler, one job in 20 failing its first attempt (retried by the system's own backoff), one in 20 scheduled\n" +
-	"`-mixed-delay` (3 s) ahead, maintenance on.\n\n"
+	"`-mixed-delay` (3 s) ahead, maintenance on.\n\n" +
+	"The scale scenarios (not part of `all`; numbers and analysis in docs/scaling.md): `-scenario backlog -backlogs\n" +
+	"100000,10000000 -backlog-work 100000` pre-inserts each backlog through the bulk path, works its first\n" +
+	"`-backlog-work` jobs and reports jobs/s, the claim statement's mean, spread and buffers per call, the database size\n" +
+	"and, for awa, what carrying the rest of the backlog out of its queue-ring slot costs per job (time, WAL);\n" +
+	"`-scenario queues -queue-counts 100,1000,10000` (awa) puts jobs in N queues and times the first and a later insert\n" +
+	"into a queue, a claim, `queue_counts()` and each call of a maintenance tick.\n\n"

@@ -915,8 +915,9 @@ BEGIN
 
     FOR g IN 1 .. cardinality(v_q) LOOP
         -- The session's lane cache (see the header), else awa._resolve_lanes.
-        v_ckey := 'awa.lanes_' || 'awa'::regnamespace::oid || '_' || v_p[g] || '_'
-                  || translate(hashtext(v_q[g])::text, '-', 'n');
+        -- One of 256 buckets of the queue's hash per priority, not one setting
+        -- per queue (awa._cursor_cache_key says why); the value names its queue.
+        v_ckey := 'awa.lanes_' || 'awa'::regnamespace::oid || '_' || v_p[g] || '_' || (hashtext(v_q[g]) & 255);
         v_cache := string_to_array(current_setting(v_ckey, true), '|');
         IF v_cache[2] = v_q[g] AND v_cache[1]::float8 > extract(epoch FROM now()) THEN
             v_gids := string_to_array(v_cache[3], ',')::int[];
@@ -1691,6 +1692,17 @@ BEGIN
     VALUES (p_start, p_start + interval '1 hour', v_rel, now());
     RETURN v_rel;
 END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/_cursor_cache_key.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa._cursor_cache_key(p_queue text)
+RETURNS text
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT 'awa.cursors_' || 'awa'::regnamespace::oid || '_' || (hashtext(p_queue) & 255)
 $$;
 -- +goose StatementEnd
 
@@ -5612,17 +5624,42 @@ BEGIN
     -- One CTE per table family, alike on purpose: each filters and groups its
     -- own table by queue, so each keeps its own index or partition pruning.
     RETURN QUERY
-    WITH available AS (
-        SELECT coalesce(k.queue, l.queue) AS queue,
-               sum((SELECT count(*) FROM awa.ready_entries r
-                    WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq)
-                   - (SELECT count(*) FROM awa.ready_tombstones t
-                      WHERE t.lane_id = l.lane_id AND t.lane_seq > h.claim_seq))::bigint AS n
-        FROM awa.queue_lanes l JOIN awa.claim_cursors h USING (lane_id)
-        -- A key lane (awa.key_lanes) counts for its queue.
-        LEFT JOIN awa.key_lanes k USING (lane_id)
-        WHERE p_queue IS NULL OR l.queue = p_queue OR k.queue = p_queue
-        GROUP BY 1
+    -- Lanes that can hold available jobs: with a queue, its lanes and its key
+    -- lanes (awa.key_lanes: a key lane counts for its queue), by their queue
+    -- indexes; without, the lanes with rows in the queue ring, found by a skip
+    -- scan of the ready rows' lane index (one step per such lane), so lanes
+    -- that hold nothing (idle queues) cost no cursor read and no probe. Every
+    -- queue with lanes still gets its row.
+    WITH RECURSIVE present AS (
+        (SELECT r.lane_id FROM awa.ready_entries r WHERE p_queue IS NULL ORDER BY r.lane_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT r.lane_id FROM awa.ready_entries r WHERE r.lane_id > p.lane_id ORDER BY r.lane_id LIMIT 1)
+        FROM present p WHERE p.lane_id IS NOT NULL
+    ),
+    lanes AS (
+        SELECT l.lane_id, coalesce(k.queue, l.queue) AS queue
+        FROM awa.queue_lanes l LEFT JOIN awa.key_lanes k USING (lane_id)
+        WHERE p_queue IS NULL
+        UNION ALL
+        SELECT l.lane_id, l.queue FROM awa.queue_lanes l WHERE l.queue = p_queue
+        UNION ALL
+        SELECT k.lane_id, k.queue FROM awa.key_lanes k WHERE k.queue = p_queue
+    ),
+    counted AS (
+        SELECT c.lane_id,
+               (SELECT count(*) FROM awa.ready_entries r
+                WHERE r.lane_id = c.lane_id AND r.lane_seq > h.claim_seq)
+               - (SELECT count(*) FROM awa.ready_tombstones t
+                  WHERE t.lane_id = c.lane_id AND t.lane_seq > h.claim_seq) AS n
+        FROM (SELECT p.lane_id FROM present p WHERE p_queue IS NULL AND p.lane_id IS NOT NULL
+              UNION ALL
+              SELECT ln.lane_id FROM lanes ln WHERE p_queue IS NOT NULL) AS c
+        JOIN awa.claim_cursors h USING (lane_id)
+    ),
+    available AS (
+        SELECT ln.queue, coalesce(sum(c.n), 0)::bigint AS n
+        FROM lanes ln LEFT JOIN counted c USING (lane_id)
+        GROUP BY ln.queue
     ),
     -- Open attempts waiting for a callback (registered, not resumed) count as
     -- waiting_external, not running: one attempt probe per registration.
@@ -5711,20 +5748,36 @@ BEGIN
     PERFORM awa._require_between('count_limit', p_count_limit, 1, 1000000);
     PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue']);
     RETURN QUERY
-    SELECT q.queue, sum(a.n)::bigint, bool_or(a.n >= p_count_limit), min(a.oldest),
+    -- Only lanes with rows in the queue ring are counted: a skip scan of the
+    -- ready rows' lane index (one step per such lane) finds them, so lanes
+    -- that hold nothing (idle queues, priorities never used) cost no cursor
+    -- read and no probe, and the read grows with the lanes that have work.
+    -- Every queue with lanes still gets its row (zero when nothing counted).
+    WITH RECURSIVE present AS (
+        (SELECT r.lane_id FROM awa.ready_entries r ORDER BY r.lane_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT r.lane_id FROM awa.ready_entries r WHERE r.lane_id > p.lane_id ORDER BY r.lane_id LIMIT 1)
+        FROM present p WHERE p.lane_id IS NOT NULL
+    ),
+    counted AS (
+        SELECT p.lane_id, a.n, a.oldest
+        FROM present p
+        JOIN awa.claim_cursors h USING (lane_id)
+        CROSS JOIN LATERAL (
+            SELECT count(*) AS n, min(x.run_at) AS oldest
+            FROM (SELECT r.run_at FROM awa.ready_entries r
+                  WHERE r.lane_id = p.lane_id AND r.lane_seq > h.claim_seq
+                    AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                                    WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
+                  ORDER BY r.lane_seq LIMIT p_count_limit) AS x) AS a
+    )
+    SELECT q.queue, coalesce(sum(c.n), 0)::bigint, coalesce(bool_or(c.n >= p_count_limit), false), min(c.oldest),
            EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = q.queue)
     FROM awa.queue_lanes l
-    JOIN awa.claim_cursors h USING (lane_id)
     -- A key lane (awa.key_lanes, flow control) counts for its queue.
     LEFT JOIN awa.key_lanes k USING (lane_id)
     CROSS JOIN LATERAL (SELECT coalesce(k.queue, l.queue) AS queue) AS q
-    CROSS JOIN LATERAL (
-        SELECT count(*) AS n, min(x.run_at) AS oldest
-        FROM (SELECT r.run_at FROM awa.ready_entries r
-              WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq
-                AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
-                                WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
-              ORDER BY r.lane_seq LIMIT p_count_limit) AS x) AS a
+    LEFT JOIN counted c USING (lane_id)
     GROUP BY q.queue
     ORDER BY q.queue;
     PERFORM awa._end_ring_read('awa.queue_depths', ARRAY['cursor', 'queue']);

@@ -82,8 +82,9 @@ BEGIN
 
     FOR g IN 1 .. cardinality(v_q) LOOP
         -- The session's lane cache (see the header), else awa._resolve_lanes.
-        v_ckey := 'awa.lanes_' || 'awa'::regnamespace::oid || '_' || v_p[g] || '_'
-                  || translate(hashtext(v_q[g])::text, '-', 'n');
+        -- One of 256 buckets of the queue's hash per priority, not one setting
+        -- per queue (awa._cursor_cache_key says why); the value names its queue.
+        v_ckey := 'awa.lanes_' || 'awa'::regnamespace::oid || '_' || v_p[g] || '_' || (hashtext(v_q[g]) & 255);
         v_cache := string_to_array(current_setting(v_ckey, true), '|');
         IF v_cache[2] = v_q[g] AND v_cache[1]::float8 > extract(epoch FROM now()) THEN
             v_gids := string_to_array(v_cache[3], ',')::int[];

@@ -2,7 +2,8 @@
 -- NULL). available counts the untombstoned ready rows above their lane's claim
 -- cursor (awa.claim_cursors), walking the lane index from the cursor (an
 -- index-only scan over the backlog: about 1 s per 10 million available jobs
--- here); running is receipts minus closures in the claim ring, less the open
+-- here), for the queue's lanes or, for every queue, only the lanes that have
+-- rows in the queue ring (a skip scan finds them: idle lanes cost nothing); running is receipts minus closures in the claim ring, less the open
 -- attempts waiting for a callback; waiting_external counts those and the
 -- parked jobs; completed sums compact batch sizes (and completed snapshots). completed/cancelled/failed count terminal history still
 -- retained by the queue ring. Jobs of producers that have not committed are
@@ -33,17 +34,42 @@ BEGIN
     -- One CTE per table family, alike on purpose: each filters and groups its
     -- own table by queue, so each keeps its own index or partition pruning.
     RETURN QUERY
-    WITH available AS (
-        SELECT coalesce(k.queue, l.queue) AS queue,
-               sum((SELECT count(*) FROM awa.ready_entries r
-                    WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq)
-                   - (SELECT count(*) FROM awa.ready_tombstones t
-                      WHERE t.lane_id = l.lane_id AND t.lane_seq > h.claim_seq))::bigint AS n
-        FROM awa.queue_lanes l JOIN awa.claim_cursors h USING (lane_id)
-        -- A key lane (awa.key_lanes) counts for its queue.
-        LEFT JOIN awa.key_lanes k USING (lane_id)
-        WHERE p_queue IS NULL OR l.queue = p_queue OR k.queue = p_queue
-        GROUP BY 1
+    -- Lanes that can hold available jobs: with a queue, its lanes and its key
+    -- lanes (awa.key_lanes: a key lane counts for its queue), by their queue
+    -- indexes; without, the lanes with rows in the queue ring, found by a skip
+    -- scan of the ready rows' lane index (one step per such lane), so lanes
+    -- that hold nothing (idle queues) cost no cursor read and no probe. Every
+    -- queue with lanes still gets its row.
+    WITH RECURSIVE present AS (
+        (SELECT r.lane_id FROM awa.ready_entries r WHERE p_queue IS NULL ORDER BY r.lane_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT r.lane_id FROM awa.ready_entries r WHERE r.lane_id > p.lane_id ORDER BY r.lane_id LIMIT 1)
+        FROM present p WHERE p.lane_id IS NOT NULL
+    ),
+    lanes AS (
+        SELECT l.lane_id, coalesce(k.queue, l.queue) AS queue
+        FROM awa.queue_lanes l LEFT JOIN awa.key_lanes k USING (lane_id)
+        WHERE p_queue IS NULL
+        UNION ALL
+        SELECT l.lane_id, l.queue FROM awa.queue_lanes l WHERE l.queue = p_queue
+        UNION ALL
+        SELECT k.lane_id, k.queue FROM awa.key_lanes k WHERE k.queue = p_queue
+    ),
+    counted AS (
+        SELECT c.lane_id,
+               (SELECT count(*) FROM awa.ready_entries r
+                WHERE r.lane_id = c.lane_id AND r.lane_seq > h.claim_seq)
+               - (SELECT count(*) FROM awa.ready_tombstones t
+                  WHERE t.lane_id = c.lane_id AND t.lane_seq > h.claim_seq) AS n
+        FROM (SELECT p.lane_id FROM present p WHERE p_queue IS NULL AND p.lane_id IS NOT NULL
+              UNION ALL
+              SELECT ln.lane_id FROM lanes ln WHERE p_queue IS NOT NULL) AS c
+        JOIN awa.claim_cursors h USING (lane_id)
+    ),
+    available AS (
+        SELECT ln.queue, coalesce(sum(c.n), 0)::bigint AS n
+        FROM lanes ln LEFT JOIN counted c USING (lane_id)
+        GROUP BY ln.queue
     ),
     -- Open attempts waiting for a callback (registered, not resumed) count as
     -- waiting_external, not running: one attempt probe per registration.

@@ -4,9 +4,10 @@
 -- count_limit of them counted (available_capped: a lane reached the limit, so
 -- the queue holds at least that many); oldest_run_at, the earliest run_at of
 -- the rows counted: how long the longest-waiting available job has been due;
--- paused (awa.pause_queue). A bounded read for metrics: per lane one cursor
--- read and at most count_limit index entries, whatever the backlog
--- (awa.queue_counts counts it all).
+-- paused (awa.pause_queue). A bounded read for metrics: per lane that has rows
+-- in the queue ring (found by a skip scan of their index; other lanes cost
+-- nothing) one cursor read and at most count_limit index entries, whatever
+-- the backlog (awa.queue_counts counts it all).
 -- Locks: ACCESS SHARE on the cursor and queue rings' children
 -- (awa._lock_ring_reads), in a subtransaction rolled back before it returns
 -- (awa._end_ring_read): the caller keeps none. Read-only.
@@ -29,20 +30,36 @@ BEGIN
     PERFORM awa._require_between('count_limit', p_count_limit, 1, 1000000);
     PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue']);
     RETURN QUERY
-    SELECT q.queue, sum(a.n)::bigint, bool_or(a.n >= p_count_limit), min(a.oldest),
+    -- Only lanes with rows in the queue ring are counted: a skip scan of the
+    -- ready rows' lane index (one step per such lane) finds them, so lanes
+    -- that hold nothing (idle queues, priorities never used) cost no cursor
+    -- read and no probe, and the read grows with the lanes that have work.
+    -- Every queue with lanes still gets its row (zero when nothing counted).
+    WITH RECURSIVE present AS (
+        (SELECT r.lane_id FROM awa.ready_entries r ORDER BY r.lane_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT r.lane_id FROM awa.ready_entries r WHERE r.lane_id > p.lane_id ORDER BY r.lane_id LIMIT 1)
+        FROM present p WHERE p.lane_id IS NOT NULL
+    ),
+    counted AS (
+        SELECT p.lane_id, a.n, a.oldest
+        FROM present p
+        JOIN awa.claim_cursors h USING (lane_id)
+        CROSS JOIN LATERAL (
+            SELECT count(*) AS n, min(x.run_at) AS oldest
+            FROM (SELECT r.run_at FROM awa.ready_entries r
+                  WHERE r.lane_id = p.lane_id AND r.lane_seq > h.claim_seq
+                    AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                                    WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
+                  ORDER BY r.lane_seq LIMIT p_count_limit) AS x) AS a
+    )
+    SELECT q.queue, coalesce(sum(c.n), 0)::bigint, coalesce(bool_or(c.n >= p_count_limit), false), min(c.oldest),
            EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = q.queue)
     FROM awa.queue_lanes l
-    JOIN awa.claim_cursors h USING (lane_id)
     -- A key lane (awa.key_lanes, flow control) counts for its queue.
     LEFT JOIN awa.key_lanes k USING (lane_id)
     CROSS JOIN LATERAL (SELECT coalesce(k.queue, l.queue) AS queue) AS q
-    CROSS JOIN LATERAL (
-        SELECT count(*) AS n, min(x.run_at) AS oldest
-        FROM (SELECT r.run_at FROM awa.ready_entries r
-              WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq
-                AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
-                                WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
-              ORDER BY r.lane_seq LIMIT p_count_limit) AS x) AS a
+    LEFT JOIN counted c USING (lane_id)
     GROUP BY q.queue
     ORDER BY q.queue;
     PERFORM awa._end_ring_read('awa.queue_depths', ARRAY['cursor', 'queue']);
