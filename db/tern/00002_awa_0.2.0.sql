@@ -63,6 +63,18 @@ CREATE TABLE {{$awa_schema}}.key_lanes (
 );
 
 -- added since v0.1.0: sql/substrate/10_control.sql
+CREATE TABLE {{$awa_schema}}.active_key_lanes (
+    queue        text        NOT NULL,
+    lane_id      int         NOT NULL,
+    lane_queue   text        NOT NULL,
+    activated_at timestamptz NOT NULL,
+    PRIMARY KEY (queue, lane_id)
+);
+
+-- added since v0.1.0: sql/substrate/10_control.sql
+CREATE INDEX active_key_lanes_activated_at ON {{$awa_schema}}.active_key_lanes (activated_at);
+
+-- added since v0.1.0: sql/substrate/10_control.sql
 CREATE TABLE {{$awa_schema}}.key_attempts (
     queue      text   NOT NULL,
     key        text   NOT NULL,
@@ -824,6 +836,11 @@ BEGIN
                 v_seq := v_kseq[i];
                 v_jkey := v_kkey[i];
                 PERFORM pg_advisory_xact_lock({{$awa_schema}}._lock_key('lane_producer'), v_lane);
+                -- Listed for claims, under the lock (awa.retire_idle_key_lanes
+                -- unlists only a drained lane whose lock it holds).
+                INSERT INTO {{$awa_schema}}.active_key_lanes (queue, lane_id, lane_queue, activated_at)
+                VALUES (v_q[g], v_lane, v_q[g] || '#' || v_lane, p_now)
+                ON CONFLICT DO NOTHING;
             ELSE
                 EXIT WHEN v_rest = 0;
                 v_jkey := NULL;
@@ -931,7 +948,7 @@ BEGIN
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
-                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'cleanup_unique_keys', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'bulk_cancel_jobs', 'bulk_retry_jobs', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
+                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'cleanup_unique_keys', 'retire_idle_key_lanes', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'bulk_cancel_jobs', 'bulk_retry_jobs', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
                    'purge_dlq', 'queue_counts', 'queue_depths', 'storage_status', 'configure_archive', 'maintain_archive', 'archived_cohort_jobs', 'job',
                    'get_job', 'list_jobs', 'list_dlq_jobs', 'job_progress', 'substrate_version', '_read_jobs', '_read_terminal_jobs',
                    'upsert_periodic_job', 'delete_periodic_job', 'pause_periodic_job',
@@ -1340,7 +1357,7 @@ BEGIN
                                   WHERE r.lane_id = l.lane_id AND r.lane_seq > c.claim_seq
                                   ORDER BY r.lane_seq LIMIT v_cap) AS x
               WHERE l.queue = p_queue
-                 OR l.lane_id IN (SELECT k.lane_id FROM {{$awa_schema}}.key_lanes k WHERE k.queue = p_queue)
+                 OR l.lane_id IN (SELECT a.lane_id FROM {{$awa_schema}}.active_key_lanes a WHERE a.queue = p_queue)
               LIMIT v_cap) AS t;
     END IF;
     IF v_cap <= 0 OR v_n >= v_cap THEN
@@ -3284,10 +3301,11 @@ BEGIN
     END IF;
 
     -- The lanes are those named after the queue, and on a keyed queue its
-    -- key lanes (awa.key_lanes: named '<queue>#<lane_id>').
+    -- key lanes that may hold work (awa.active_key_lanes; a key lane is
+    -- named '<queue>#<lane_id>'): idle keys cost nothing.
     v_qnames := ARRAY[p_queue];
     IF v_keyed THEN
-        v_qnames := v_qnames || ARRAY(SELECT k.lane_queue FROM {{$awa_schema}}.key_lanes k WHERE k.queue = p_queue);
+        v_qnames := v_qnames || ARRAY(SELECT a.lane_queue FROM {{$awa_schema}}.active_key_lanes a WHERE a.queue = p_queue);
     END IF;
 
     -- Candidates, in visiting order: lanes whose tip passed a lower bound of
@@ -5413,7 +5431,7 @@ BEGIN
         FROM (SELECT
             EXISTS (SELECT 1 FROM {{$awa_schema}}.queue_lanes l JOIN {{$awa_schema}}.claim_cursors h USING (lane_id)
                     WHERE (l.queue = p_queue
-                           OR l.lane_id IN (SELECT k.lane_id FROM {{$awa_schema}}.key_lanes k WHERE k.queue = p_queue))
+                           OR l.lane_id IN (SELECT a.lane_id FROM {{$awa_schema}}.active_key_lanes a WHERE a.queue = p_queue))
                       AND EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_entries r
                                   WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq
                                     AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_tombstones t
@@ -5464,7 +5482,7 @@ BEGIN
     FOR v_lane IN
         SELECT l.lane_id, l.lane_seq
         FROM {{$awa_schema}}.queue_lanes l JOIN {{$awa_schema}}.queue_claim_heads h USING (lane_id)
-        WHERE (l.queue = p_queue OR l.lane_id IN (SELECT k.lane_id FROM {{$awa_schema}}.key_lanes k WHERE k.queue = p_queue))
+        WHERE (l.queue = p_queue OR l.lane_id IN (SELECT a.lane_id FROM {{$awa_schema}}.active_key_lanes a WHERE a.queue = p_queue))
           AND {{$awa_schema}}._lane_tip(l.lane_seq) > greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)])
     LOOP
         IF v_rc AND NOT {{$awa_schema}}._producer_free(v_lane.lane_id) THEN
@@ -5842,6 +5860,43 @@ BEGIN
         PERFORM pg_notify('{{$awa_schema}}:' || p_queue, '');
     END IF;
     RETURN QUERY SELECT p_queue, false, NULL::timestamptz;
+END;
+$$;
+
+-- new since v0.1.0: sql/functions/retire_idle_key_lanes.sql
+CREATE FUNCTION {{$awa_schema}}.retire_idle_key_lanes(
+    p_limit int DEFAULT 1000,
+    p_idle  interval DEFAULT interval '1 minute',
+    p_now   timestamptz DEFAULT NULL
+)
+RETURNS SETOF {{$awa_schema}}.active_key_lanes
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_now  timestamptz := coalesce(p_now, now());
+    v_lane {{$awa_schema}}.active_key_lanes;
+    v_cur  bigint;
+BEGIN
+    PERFORM {{$awa_schema}}._require_read_committed('{{$awa_schema}}.retire_idle_key_lanes');
+    PERFORM {{$awa_schema}}._require_between('limit', p_limit, 1, 100000);
+    PERFORM {{$awa_schema}}._require_between('idle', p_idle, interval '0', interval '7 days');
+    LOCK TABLE {{$awa_schema}}.cursor_marks IN ACCESS SHARE MODE;
+    FOR v_lane IN
+        SELECT a.* FROM {{$awa_schema}}.active_key_lanes a
+        WHERE a.activated_at <= v_now - p_idle
+        ORDER BY a.activated_at
+        LIMIT p_limit
+    LOOP
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock({{$awa_schema}}._lock_key('lane_producer'), v_lane.lane_id);
+        SELECT c.claim_seq INTO v_cur FROM {{$awa_schema}}.claim_cursors c WHERE c.lane_id = v_lane.lane_id;
+        CONTINUE WHEN EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_entries r
+                              WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur);
+        DELETE FROM {{$awa_schema}}.active_key_lanes a WHERE a.queue = v_lane.queue AND a.lane_id = v_lane.lane_id;
+        RETURN NEXT v_lane;
+    END LOOP;
 END;
 $$;
 
@@ -6225,6 +6280,9 @@ BEGIN
     COMMIT AND CHAIN;
     SELECT count(*) INTO v_n FROM {{$awa_schema}}.cleanup_unique_keys(p_batch);
     report := report || jsonb_build_object('unique_keys_removed', v_n);
+    COMMIT AND CHAIN;
+    SELECT count(*) INTO v_n FROM {{$awa_schema}}.retire_idle_key_lanes(p_batch);
+    report := report || jsonb_build_object('key_lanes_retired', v_n);
     COMMIT AND CHAIN;
 END;
 $$;

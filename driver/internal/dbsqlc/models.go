@@ -146,6 +146,13 @@ func AllAwaJobStateValues() []AwaJobState {
 	}
 }
 
+type AwaActiveKeyLane struct {
+	Queue       string
+	LaneID      int32
+	LaneQueue   string
+	ActivatedAt pgtype.Timestamptz
+}
+
 type AwaArchiveCohort struct {
 	CohortStart    pgtype.Timestamptz
 	CohortEnd      pgtype.Timestamptz
