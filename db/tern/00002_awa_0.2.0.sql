@@ -318,6 +318,18 @@ CREATE TABLE {{$awa_schema}}.queue_depth (
     CHECK (false)
 );
 
+-- added since v0.1.0: sql/substrate/16_types.sql
+CREATE TABLE {{$awa_schema}}.queue_limit (
+    queue              text   NOT NULL,
+    rate_per_second    float8,
+    rate_burst         int,
+    max_depth          int,
+    concurrency_key    text,
+    concurrency_limit  int,
+    concurrency_limits jsonb,
+    CHECK (false)
+);
+
 -- added since v0.1.0: sql/substrate/40_lease_ring.sql
 CREATE TABLE {{$awa_schema}}.attempt_state (
     job_id     bigint      PRIMARY KEY,
@@ -948,7 +960,7 @@ BEGIN
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
-                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'cleanup_unique_keys', 'retire_idle_key_lanes', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'bulk_cancel_jobs', 'bulk_retry_jobs', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
+                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'cleanup_unique_keys', 'retire_idle_key_lanes', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'bulk_cancel_jobs', 'bulk_retry_jobs', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_limits', 'queue_drained', 'retry_dlq_job',
                    'purge_dlq', 'queue_counts', 'queue_depths', 'storage_status', 'configure_archive', 'maintain_archive', 'archived_cohort_jobs', 'job',
                    'get_job', 'list_jobs', 'list_dlq_jobs', 'job_progress', 'substrate_version', '_read_jobs', '_read_terminal_jobs',
                    'upsert_periodic_job', 'delete_periodic_job', 'pause_periodic_job',
@@ -5445,6 +5457,28 @@ BEGIN
     EXCEPTION WHEN SQLSTATE 'AW099' THEN
         NULL;
     END;
+END;
+$$;
+
+-- new since v0.1.0: sql/functions/queue_limits.sql
+CREATE FUNCTION {{$awa_schema}}.queue_limits(p_queue text DEFAULT NULL)
+RETURNS SETOF {{$awa_schema}}.queue_limit
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_queue IS NOT NULL THEN
+        PERFORM {{$awa_schema}}._require_queue_name(p_queue);
+    END IF;
+    RETURN QUERY
+    SELECT o.queue, o.rate_per_second, o.rate_burst, o.max_depth, o.concurrency_key, o.concurrency_limit,
+           o.concurrency_limits
+    FROM {{$awa_schema}}.queue_options o
+    WHERE (p_queue IS NULL OR o.queue = p_queue)
+      AND num_nonnulls(o.rate_per_second, o.max_depth, o.concurrency_key) > 0
+    ORDER BY o.queue;
 END;
 $$;
 

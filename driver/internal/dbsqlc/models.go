@@ -742,6 +742,16 @@ type AwaQueueLane struct {
 	CreatedAt pgtype.Timestamptz
 }
 
+type AwaQueueLimit struct {
+	Queue             string
+	RatePerSecond     pgtype.Float8
+	RateBurst         pgtype.Int4
+	MaxDepth          pgtype.Int4
+	ConcurrencyKey    pgtype.Text
+	ConcurrencyLimit  pgtype.Int4
+	ConcurrencyLimits json.RawMessage
+}
+
 type AwaQueueMetum struct {
 	Queue         string
 	DlqEnabled    bool
