@@ -5308,9 +5308,12 @@ BEGIN
                    - (SELECT count(*) FROM {{$awa_schema}}.ready_tombstones t
                       WHERE t.lane_id = l.lane_id AND t.lane_seq > h.claim_seq))::bigint AS n
         FROM {{$awa_schema}}.queue_lanes l JOIN {{$awa_schema}}.claim_cursors h USING (lane_id)
-        -- A key lane (awa.key_lanes) counts for its queue.
+        -- A key lane (awa.key_lanes) counts for its queue; only a listed
+        -- one (awa.active_key_lanes) can hold an available job.
         LEFT JOIN {{$awa_schema}}.key_lanes k USING (lane_id)
-        WHERE p_queue IS NULL OR l.queue = p_queue OR k.queue = p_queue
+        WHERE (p_queue IS NULL OR l.queue = p_queue OR k.queue = p_queue)
+          AND (k.lane_id IS NULL
+               OR EXISTS (SELECT 1 FROM {{$awa_schema}}.active_key_lanes v WHERE v.queue = k.queue AND v.lane_id = k.lane_id))
         GROUP BY 1
     ),
     -- Open attempts waiting for a callback (registered, not resumed) count as
@@ -5402,7 +5405,8 @@ BEGIN
            EXISTS (SELECT 1 FROM {{$awa_schema}}.queue_pauses p WHERE p.queue = q.queue)
     FROM {{$awa_schema}}.queue_lanes l
     JOIN {{$awa_schema}}.claim_cursors h USING (lane_id)
-    -- A key lane (awa.key_lanes, flow control) counts for its queue.
+    -- A key lane (awa.key_lanes, flow control) counts for its queue; only
+    -- a listed one (awa.active_key_lanes) can hold an available job.
     LEFT JOIN {{$awa_schema}}.key_lanes k USING (lane_id)
     CROSS JOIN LATERAL (SELECT coalesce(k.queue, l.queue) AS queue) AS q
     CROSS JOIN LATERAL (
@@ -5412,6 +5416,8 @@ BEGIN
                 AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_tombstones t
                                 WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
               ORDER BY r.lane_seq LIMIT p_count_limit) AS x) AS a
+    WHERE k.lane_id IS NULL
+       OR EXISTS (SELECT 1 FROM {{$awa_schema}}.active_key_lanes v WHERE v.queue = k.queue AND v.lane_id = k.lane_id)
     GROUP BY q.queue
     ORDER BY q.queue;
     PERFORM {{$awa_schema}}._end_ring_read('{{$awa_schema}}.queue_depths', ARRAY['cursor', 'queue']);

@@ -40,9 +40,12 @@ BEGIN
                    - (SELECT count(*) FROM awa.ready_tombstones t
                       WHERE t.lane_id = l.lane_id AND t.lane_seq > h.claim_seq))::bigint AS n
         FROM awa.queue_lanes l JOIN awa.claim_cursors h USING (lane_id)
-        -- A key lane (awa.key_lanes) counts for its queue.
+        -- A key lane (awa.key_lanes) counts for its queue; only a listed
+        -- one (awa.active_key_lanes) can hold an available job.
         LEFT JOIN awa.key_lanes k USING (lane_id)
-        WHERE p_queue IS NULL OR l.queue = p_queue OR k.queue = p_queue
+        WHERE (p_queue IS NULL OR l.queue = p_queue OR k.queue = p_queue)
+          AND (k.lane_id IS NULL
+               OR EXISTS (SELECT 1 FROM awa.active_key_lanes v WHERE v.queue = k.queue AND v.lane_id = k.lane_id))
         GROUP BY 1
     ),
     -- Open attempts waiting for a callback (registered, not resumed) count as

@@ -33,7 +33,8 @@ BEGIN
            EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = q.queue)
     FROM awa.queue_lanes l
     JOIN awa.claim_cursors h USING (lane_id)
-    -- A key lane (awa.key_lanes, flow control) counts for its queue.
+    -- A key lane (awa.key_lanes, flow control) counts for its queue; only
+    -- a listed one (awa.active_key_lanes) can hold an available job.
     LEFT JOIN awa.key_lanes k USING (lane_id)
     CROSS JOIN LATERAL (SELECT coalesce(k.queue, l.queue) AS queue) AS q
     CROSS JOIN LATERAL (
@@ -43,6 +44,8 @@ BEGIN
                 AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
                                 WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
               ORDER BY r.lane_seq LIMIT p_count_limit) AS x) AS a
+    WHERE k.lane_id IS NULL
+       OR EXISTS (SELECT 1 FROM awa.active_key_lanes v WHERE v.queue = k.queue AND v.lane_id = k.lane_id)
     GROUP BY q.queue
     ORDER BY q.queue;
     PERFORM awa._end_ring_read('awa.queue_depths', ARRAY['cursor', 'queue']);
