@@ -94,6 +94,17 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 		fairWork  = fs.Duration("fairness-work", time.Millisecond, "fairness: each job's handler time")
 		fairEvery = fs.Duration("fairness-every", 20*time.Millisecond, "fairness: the trickle's insert interval")
 		fairPhase = fs.Duration("fairness-duration", 20*time.Second, "fairness: each phase's trickle")
+		limits    = fs.Bool("limits", false, "run only the awa flow-control throughput scenario: a rate-limited queue "+
+			"(starts/s and the busiest 1 s window), a keyed queue (running per key, jobs/s against the ideal), a max_depth "+
+			"queue under a runaway producer (prints; no report)")
+		limPhase   = fs.Duration("limits-duration", 5*time.Second, "limits: each phase's length")
+		limClients = fs.Int("limits-clients", 3, "limits: worker clients (pools of their own) per phase")
+		limRate    = fs.Float64("limits-rate", 500, "limits: the rate-limited queue's starts per second")
+		limBurst   = fs.Int("limits-burst", 50, "limits: its burst")
+		limKeys    = fs.Int("limits-keys", 20, "limits: keys of the keyed queue")
+		limKey     = fs.Int("limits-key-limit", 5, "limits: running jobs per key")
+		limWork    = fs.Duration("limits-work", 10*time.Millisecond, "limits: the keyed and depth queues' handler time")
+		limDepth   = fs.Int("limits-max-depth", 1000, "limits: the depth-limited queue's max_depth")
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -125,7 +136,8 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 		}
 		return benchkit.WriteMarkdown(*md, &rep)
 	}
-	if *fair {
+	if *limits || *fair {
+		// The awa-only instruments: a server, and -workers, -keep.
 		d := *dsn
 		for _, env := range []string{"AWA_TEST_DSN", "DATABASE_URL"} {
 			if strings.TrimSpace(d) == "" {
@@ -135,13 +147,19 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 		if strings.TrimSpace(d) == "" {
 			return usage("no server: pass -dsn or set AWA_TEST_DSN")
 		}
-		fo, err := common.Options()
+		o, err := common.Options()
 		if err != nil {
 			return usage("%v", err)
 		}
+		if *limits {
+			_, err = benchkit.Limits(ctx, benchkit.LimitsOptions{DSN: d, DBName: *prefix + "_limits", Duration: *limPhase,
+				Clients: *limClients, Workers: o.Workers, RatePerSecond: *limRate, RateBurst: *limBurst, Keys: *limKeys,
+				KeyLimit: *limKey, KeyWork: *limWork, MaxDepth: *limDepth, DepthBatch: 100, DepthWorkers: 5, Keep: o.Keep}, stdout)
+			return err
+		}
 		_, err = benchkit.Fairness(ctx, benchkit.FairnessOptions{DSN: d, DBName: *prefix + "_fairness", Flood: *fairFlood,
-			Limit: *fairLimit, Workers: fo.Workers, Work: *fairWork, TrickleEvery: *fairEvery, Duration: *fairPhase,
-			Keep: fo.Keep}, stdout)
+			Limit: *fairLimit, Workers: o.Workers, Work: *fairWork, TrickleEvery: *fairEvery, Duration: *fairPhase,
+			Keep: o.Keep}, stdout)
 		return err
 	}
 	opts, err := common.Options()

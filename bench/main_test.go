@@ -537,3 +537,55 @@ func TestBenchFairnessPrintsBothPhases(t *testing.T) {
 		t.Errorf("the run database %s_fairness is still there", prefix)
 	}
 }
+
+// TestBenchLimitsPrintsEachLimitAgainstItsBound runs the -limits scenario
+// briefly: it prints the three phases, the rate phase's busiest window within
+// rate + burst and a key's most running within its limit (the database
+// enforces both), and drops its database.
+func TestBenchLimitsPrintsEachLimitAgainstItsBound(t *testing.T) {
+	t.Parallel()
+	dsn := pgtest.DSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	var rnd [4]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		t.Fatal(err)
+	}
+	prefix := "benchlim_" + hex.EncodeToString(rnd[:])
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, []string{"-dsn", dsn, "-db-prefix", prefix, "-limits", "-limits-duration", "1500ms",
+		"-limits-clients", "2", "-workers", "10", "-limits-rate", "50", "-limits-burst", "5", "-limits-keys", "4",
+		"-limits-key-limit", "2", "-limits-max-depth", "150"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("bench -limits: exit %d; stderr: %s", code, stderr.String())
+	}
+	out := stdout.String()
+	for _, s := range []string{"limits rate", "(bound: rate + burst = 55)", "limits key", "(limit 2)", "limits depth", "(limit 150)"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("output lacks %q:\n%s", s, out)
+		}
+	}
+	var window, running int
+	for _, line := range strings.Split(out, "\n") {
+		if i := strings.Index(line, "busiest 1 s window "); i >= 0 {
+			fmt.Sscanf(line[i+len("busiest 1 s window "):], "%d", &window)
+		}
+		if i := strings.Index(line, "most running of a key "); i >= 0 {
+			fmt.Sscanf(line[i+len("most running of a key "):], "%d", &running)
+		}
+	}
+	if window < 1 || window > 55 || running < 1 || running > 2 {
+		t.Errorf("busiest window %d (want 1..55), most running of a key %d (want 1..2):\n%s", window, running, out)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var left int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_database WHERE datname = $1`, prefix+"_limits").Scan(&left); err != nil {
+		t.Fatal(err)
+	}
+	if left != 0 {
+		t.Errorf("the run database %s_limits is still there", prefix)
+	}
+}

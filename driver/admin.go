@@ -306,6 +306,47 @@ func (d *Driver) PausedQueues(ctx context.Context, db DBTX) (map[string]time.Tim
 	return out, nil
 }
 
+// QueueLimit is a queue's flow control as configured (ConfigureQueue): a
+// nil field is not set.
+type QueueLimit struct {
+	Queue       string
+	RateLimit   *RateLimit
+	MaxDepth    *int
+	Concurrency *Concurrency
+}
+
+// QueueLimits returns the flow-control options of each queue that has one,
+// by name, or of queue only ("": every queue); a queue without one has no
+// entry.
+func (d *Driver) QueueLimits(ctx context.Context, db DBTX, queue string) ([]QueueLimit, error) {
+	rows, err := d.q.QueueLimits(ctx, d.on(db), pgtype.Text{String: queue, Valid: queue != ""})
+	if err != nil {
+		return nil, fmt.Errorf("queue limits: %w", mapError(err))
+	}
+	out := make([]QueueLimit, len(rows))
+	for i, r := range rows {
+		l := QueueLimit{Queue: r.Queue}
+		if r.RatePerSecond.Valid {
+			l.RateLimit = &RateLimit{PerSecond: r.RatePerSecond.Float64, Burst: int(r.RateBurst.Int32)}
+		}
+		if r.MaxDepth.Valid {
+			n := int(r.MaxDepth.Int32)
+			l.MaxDepth = &n
+		}
+		if r.ConcurrencyKey.Valid {
+			c := &Concurrency{Key: r.ConcurrencyKey.String, Limit: int(r.ConcurrencyLimit.Int32)}
+			if len(r.ConcurrencyLimits) > 0 && string(r.ConcurrencyLimits) != "null" {
+				if err := json.Unmarshal(r.ConcurrencyLimits, &c.Limits); err != nil {
+					return nil, fmt.Errorf("queue limits of %q: %w", r.Queue, err)
+				}
+			}
+			l.Concurrency = c
+		}
+		out[i] = l
+	}
+	return out, nil
+}
+
 // Drain is what QueueDrained found: Drained when none of Available (a
 // committed job waiting, the queue paused or not), Running (an open
 // attempt) and Due (a scheduled or retryable job whose time has come) holds.

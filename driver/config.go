@@ -198,8 +198,10 @@ type MaintenanceConfig struct {
 	// ArchiveInterval: one pass of awa.maintain_archive (create the archive's
 	// cohort partitions ahead, drain its DEFAULT partition, drop cohorts
 	// whose retention has passed, each lock waited for at most
-	// PruneLockTimeout), and of awa.cleanup_unique_keys (the unique key rows
-	// of jobs history no longer has, BatchSize at most). Defaults to 1 minute.
+	// PruneLockTimeout), of awa.cleanup_unique_keys (the unique key rows
+	// of jobs history no longer has, BatchSize at most) and of
+	// awa.retire_idle_key_lanes (key lanes drained and listed for a minute
+	// leave the claims' rotation, BatchSize at most). Defaults to 1 minute.
 	ArchiveInterval time.Duration
 	// QueueDepthInterval is how often the leader reads awa.queue_depths for
 	// the queue gauges of the client's metrics (docs/observability.md); it

@@ -15,6 +15,11 @@ import (
 // leaderLeaseName is the lease row every client competes for.
 const leaderLeaseName = "maintenance"
 
+// keyLaneIdle is how long a key lane stays in the claims' rotation after its
+// listing before the leader may retire it (when drained): a key with a job
+// a minute costs a listing write a minute at most.
+const keyLaneIdle = time.Minute
+
 // elector takes part in leader election through the awa.leader_leases row
 // (awa.acquire_leader_lease): no session lock, so it works through
 // transaction-mode poolers. While it leads it runs the maintenance services;
@@ -185,7 +190,7 @@ func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logge
 func maintenanceRoutines(m MaintenanceConfig, withMetrics bool) []string {
 	names := []string{"acquire_leader_lease", "release_leader_lease", "promote_due_jobs", "rescue_stale_claims",
 		"rescue_expired_deadlines", "rescue_expired_callbacks", "rotate_ring", "prune_ring", "cleanup_runtime_instances",
-		"cleanup_attempt_state", "cleanup_unique_keys", "maintain_archive", "upsert_periodic_job", "periodic_jobs_due", "fire_periodic_job",
+		"cleanup_attempt_state", "cleanup_unique_keys", "retire_idle_key_lanes", "maintain_archive", "upsert_periodic_job", "periodic_jobs_due", "fire_periodic_job",
 		"reject_periodic_schedule"}
 	if m.DLQRetention > 0 {
 		names = append(names, "purge_dlq")
@@ -339,6 +344,13 @@ func (e *elector) services() []service {
 	// meeting it ends skipped_blocked until its next tick.
 	svcs = append(svcs, service{name: "unique_keys_cleanup", interval: m.ArchiveInterval, phase: 0.5, tick: func(ctx context.Context) error {
 		_, err := d.CleanupUniqueKeys(ctx, db, m.BatchSize)
+		return err
+	}})
+	// Key lanes without work for a while leave the claims' rotation
+	// (docs/storage.md, "Flow control"); a quarter interval in, apart from
+	// the cleanup above (both read the ring's tables briefly).
+	svcs = append(svcs, service{name: "key_lanes_retire", interval: m.ArchiveInterval, phase: 0.25, tick: func(ctx context.Context) error {
+		_, err := d.RetireIdleKeyLanes(ctx, db, m.BatchSize, keyLaneIdle)
 		return err
 	}})
 	svcs = append(svcs, service{name: "archive", interval: m.ArchiveInterval, tick: func(ctx context.Context) error {

@@ -177,6 +177,18 @@ func (d *Driver) CleanupUniqueKeys(ctx context.Context, db DBTX, max int) (int, 
 	return len(rows), nil
 }
 
+// RetireIdleKeyLanes takes out of the claims' rotation up to max key lanes
+// (of queues with a concurrency key) listed for at least idle and drained
+// (awa.retire_idle_key_lanes), and returns how many it took out. A key's
+// next job lists its lane again.
+func (d *Driver) RetireIdleKeyLanes(ctx context.Context, db DBTX, max int, idle time.Duration) (int, error) {
+	rows, err := d.q.RetireIdleKeyLanes(ctx, d.on(db), dbsqlc.RetireIdleKeyLanesParams{Max: int32(max), Idle: interval(idle)})
+	if err != nil {
+		return 0, fmt.Errorf("retire idle key lanes: %w", mapError(err))
+	}
+	return len(rows), nil
+}
+
 // ArchiveOutcome reports one step of an archive maintenance pass: Action is
 // create, drain or drop (maintain when the pass was skipped); Outcome is
 // created, drained, dropped, skipped_blocked (a lock not granted within the

@@ -44,6 +44,9 @@ SELECT * FROM awa.resume_queue(sqlc.arg(queue)::text);
 -- name: PausedQueues :many
 SELECT * FROM awa.paused_queues();
 
+-- name: QueueLimits :many
+SELECT * FROM awa.queue_limits(sqlc.narg(queue)::text);
+
 -- name: QueueDrained :one
 SELECT * FROM awa.queue_drained(sqlc.arg(queue)::text, sqlc.narg(now)::timestamptz);
 

@@ -43,6 +43,9 @@ SELECT * FROM awa.cleanup_attempt_state(sqlc.arg(max)::int);
 -- name: CleanupUniqueKeys :many
 SELECT * FROM awa.cleanup_unique_keys(sqlc.arg(max)::int);
 
+-- name: RetireIdleKeyLanes :many
+SELECT * FROM awa.retire_idle_key_lanes(sqlc.arg(max)::int, sqlc.arg(idle)::interval, sqlc.narg(now)::timestamptz);
+
 -- name: RescueExpiredCallbacks :many
 SELECT * FROM awa.rescue_expired_callbacks(sqlc.arg(max)::int, sqlc.narg(now)::timestamptz);
 

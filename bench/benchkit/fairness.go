@@ -9,8 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/awa-queue/awa/driver"
 )
 
@@ -50,24 +48,11 @@ func Fairness(ctx context.Context, o FairnessOptions, w io.Writer) ([]FairnessRe
 	if o.DBName == "" {
 		o.DBName = "bench_fairness"
 	}
-	if err := freshDB(ctx, o.DSN, o.DBName); err != nil {
-		return nil, err
-	}
-	if !o.Keep {
-		defer func() { _ = dropDB(context.Background(), o.DSN, o.DBName) }()
-	}
-	dsn, err := dsnFor(o.DSN, o.DBName)
+	_, pool, done, err := migratedDB(ctx, o.DSN, o.DBName, o.Keep)
 	if err != nil {
 		return nil, err
 	}
-	if err := (AwaSystem{}).Migrate(ctx, dsn); err != nil {
-		return nil, err
-	}
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		return nil, err
-	}
-	defer pool.Close()
+	defer done()
 	const queue = "fair"
 	if err := driver.New().ConfigureQueue(ctx, pool, queue, driver.QueueOptions{
 		Concurrency: &driver.Concurrency{Key: "args.tenant", Limit: o.Limit}}); err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/awa-queue/awa/internal/pgstats"
 )
@@ -446,4 +447,31 @@ func (c cpuMeter) Stop() CPU {
 		out.BenchProcPct = 100 * float64(selfCPU()-c.self0) / float64(wall) / float64(runtime.NumCPU())
 	}
 	return out
+}
+
+// migratedDB creates database name on the server adminDSN afresh, migrates
+// awa into it and opens a pool; done closes the pool and, unless keep, drops
+// the database.
+func migratedDB(ctx context.Context, adminDSN, name string, keep bool) (string, *pgxpool.Pool, func(), error) {
+	if err := freshDB(ctx, adminDSN, name); err != nil {
+		return "", nil, nil, err
+	}
+	drop := func() {
+		if !keep {
+			_ = dropDB(context.Background(), adminDSN, name)
+		}
+	}
+	dsn, err := dsnFor(adminDSN, name)
+	if err == nil {
+		err = (AwaSystem{}).Migrate(ctx, dsn)
+	}
+	var pool *pgxpool.Pool
+	if err == nil {
+		pool, err = pgxpool.New(ctx, dsn)
+	}
+	if err != nil {
+		drop()
+		return "", nil, nil, err
+	}
+	return dsn, pool, func() { pool.Close(); drop() }, nil
 }

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -385,10 +386,12 @@ func cmdQueues(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 			return nil
 		})
+	case "configure":
+		return configureQueue(ctx, args, stdout, stderr)
 	case "list":
 	default:
 		fmt.Fprint(stderr, queuesUsage)
-		return usageErrorf("want: awa queues list|pause|resume")
+		return usageErrorf("want: awa queues list|pause|resume|drain|configure")
 	}
 	a := newAdminCmd("queues list", "[-queue Q] [-dsn DSN] [-schema NAME] [-json]", stderr)
 	queue := a.fs.String("queue", "", "only this queue")
@@ -404,6 +407,14 @@ func cmdQueues(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return err
 		}
+		limits, err := d.QueueLimits(ctx, conn, *queue)
+		if err != nil {
+			return err
+		}
+		byQueue := map[string]*limitsJSON{}
+		for _, l := range limits {
+			byQueue[l.Queue] = newLimitsJSON(l)
+		}
 		type queueJSON struct {
 			Queue           string `json:"queue"`
 			Paused          bool   `json:"paused"`
@@ -416,29 +427,143 @@ func cmdQueues(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			Cancelled       int64  `json:"cancelled"`
 			Failed          int64  `json:"failed"`
 			DLQ             int64  `json:"dlq"`
+			// Limits: the queue's flow control (absent: none).
+			Limits *limitsJSON `json:"limits,omitempty"`
 		}
-		v := make([]queueJSON, len(counts))
-		for i, c := range counts {
+		v := make([]queueJSON, 0, len(counts))
+		for _, c := range counts {
 			_, p := paused[c.Queue]
-			v[i] = queueJSON{c.Queue, p, c.Available, c.Running, c.WaitingExternal, c.Scheduled, c.Retryable, c.Completed,
-				c.Cancelled, c.Failed, c.DLQ}
+			v = append(v, queueJSON{c.Queue, p, c.Available, c.Running, c.WaitingExternal, c.Scheduled, c.Retryable, c.Completed,
+				c.Cancelled, c.Failed, c.DLQ, byQueue[c.Queue]})
+			delete(byQueue, c.Queue)
 		}
+		// A queue configured with a limit and no job yet is listed too.
+		for _, l := range limits {
+			if lj, ok := byQueue[l.Queue]; ok {
+				_, p := paused[l.Queue]
+				v = append(v, queueJSON{Queue: l.Queue, Paused: p, Limits: lj})
+			}
+		}
+		slices.SortFunc(v, func(a, b queueJSON) int { return strings.Compare(a.Queue, b.Queue) })
 		return a.output(stdout, v, func(tw *tabwriter.Writer) {
-			fmt.Fprintln(tw, "QUEUE\tPAUSED\tAVAILABLE\tRUNNING\tWAITING\tSCHEDULED\tRETRYABLE\tCOMPLETED\tCANCELLED\tFAILED\tDLQ")
+			fmt.Fprintln(tw, "QUEUE\tPAUSED\tAVAILABLE\tRUNNING\tWAITING\tSCHEDULED\tRETRYABLE\tCOMPLETED\tCANCELLED\tFAILED\tDLQ\tLIMITS")
 			for _, q := range v {
-				fmt.Fprintf(tw, "%s\t%v\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", q.Queue, q.Paused, q.Available, q.Running,
-					q.WaitingExternal, q.Scheduled, q.Retryable, q.Completed, q.Cancelled, q.Failed, q.DLQ)
+				fmt.Fprintf(tw, "%s\t%v\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", q.Queue, q.Paused, q.Available, q.Running,
+					q.WaitingExternal, q.Scheduled, q.Retryable, q.Completed, q.Cancelled, q.Failed, q.DLQ, q.Limits)
 			}
 		})
 	})
 }
 
 const queuesUsage = `usage:
-  awa queues list [-queue Q]    each queue's jobs by state, and whether it is paused
+  awa queues list [-queue Q]    each queue's jobs by state, whether it is paused, and its limits
   awa queues pause QUEUE        stop claiming the queue's jobs (running ones finish)
   awa queues resume QUEUE       claim them again, waking the workers at once
   awa queues drain QUEUE [-timeout D]   wait until no job is available, running or due (exit 5: timed out)
+  awa queues configure QUEUE [-rate-limit N [-burst N]] [-max-depth N] [-concurrency-key PATH -concurrency-limit N]
+                                set the queue's flow control; -rate-limit 0, -max-depth 0, -concurrency-key '' remove one
 `
+
+// limitsJSON is a queue's flow control as awa queues list and configure
+// print it.
+type limitsJSON struct {
+	RatePerSecond    *float64       `json:"rate_per_second,omitempty"`
+	Burst            *int           `json:"burst,omitempty"`
+	MaxDepth         *int           `json:"max_depth,omitempty"`
+	ConcurrencyKey   string         `json:"concurrency_key,omitempty"`
+	ConcurrencyLimit *int           `json:"concurrency_limit,omitempty"`
+	KeyLimits        map[string]int `json:"concurrency_limits,omitempty"`
+}
+
+func newLimitsJSON(l driver.QueueLimit) *limitsJSON {
+	v := &limitsJSON{MaxDepth: l.MaxDepth}
+	if r := l.RateLimit; r != nil {
+		v.RatePerSecond, v.Burst = &r.PerSecond, &r.Burst
+	}
+	if c := l.Concurrency; c != nil {
+		v.ConcurrencyKey, v.ConcurrencyLimit, v.KeyLimits = c.Key, &c.Limit, c.Limits
+	}
+	return v
+}
+
+// String is the table's LIMITS cell: "-" for none.
+func (v *limitsJSON) String() string {
+	if v == nil {
+		return "-"
+	}
+	var parts []string
+	if v.RatePerSecond != nil {
+		parts = append(parts, fmt.Sprintf("rate %s/s burst %d", strconv.FormatFloat(*v.RatePerSecond, 'f', -1, 64), *v.Burst))
+	}
+	if v.MaxDepth != nil {
+		parts = append(parts, fmt.Sprintf("max_depth %d", *v.MaxDepth))
+	}
+	if v.ConcurrencyKey != "" {
+		s := fmt.Sprintf("%s limit %d", v.ConcurrencyKey, *v.ConcurrencyLimit)
+		if len(v.KeyLimits) > 0 {
+			s += fmt.Sprintf(" (%d keys own)", len(v.KeyLimits))
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// configureQueue is `awa queues configure`: the flags given set (or, at
+// zero or empty, remove) a flow-control option; the others keep theirs.
+func configureQueue(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	a := newAdminCmd("queues configure", "QUEUE [-rate-limit N [-burst N]] [-max-depth N] "+
+		"[-concurrency-key PATH -concurrency-limit N] [-dsn DSN] [-schema NAME] [-json]", stderr)
+	rate := a.fs.Float64("rate-limit", 0, "at most this many starts a second across the fleet (0: remove the limit)")
+	burst := a.fs.Int("burst", 0, "with -rate-limit: starts allowed at once (default: the rate, rounded up)")
+	depth := a.fs.Int("max-depth", 0, "inserts fail (AW060) past this many available jobs (0: remove the limit)")
+	key := a.fs.String("concurrency-key", "", "args.<path> or metadata.<path>: the key whose running jobs are limited ('': remove)")
+	limit := a.fs.Int("concurrency-limit", 0, "with -concurrency-key: running jobs per key across the fleet")
+	pos, err := a.parse(args, 1)
+	if err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	a.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var opts driver.QueueOptions
+	switch {
+	case set["burst"] && (!set["rate-limit"] || *rate == 0):
+		return usageErrorf("-burst needs a -rate-limit above 0")
+	case set["concurrency-limit"] && (!set["concurrency-key"] || *key == ""):
+		return usageErrorf("-concurrency-limit needs a -concurrency-key")
+	case set["concurrency-key"] && *key != "" && !set["concurrency-limit"]:
+		return usageErrorf("-concurrency-key needs a -concurrency-limit")
+	case !set["rate-limit"] && !set["max-depth"] && !set["concurrency-key"]:
+		return usageErrorf("give at least one of -rate-limit, -max-depth and -concurrency-key")
+	}
+	if set["rate-limit"] {
+		opts.RateLimit = &driver.RateLimit{PerSecond: *rate, Burst: *burst}
+	}
+	if set["max-depth"] {
+		opts.MaxDepth = depth
+	}
+	if set["concurrency-key"] {
+		opts.Concurrency = &driver.Concurrency{Key: *key, Limit: *limit}
+	}
+	return withAdmin(ctx, a, func(d *driver.Driver, conn *pgx.Conn) error {
+		if err := d.ConfigureQueue(ctx, conn, pos[0], opts); err != nil {
+			return err
+		}
+		limits, err := d.QueueLimits(ctx, conn, pos[0])
+		if err != nil {
+			return err
+		}
+		v := struct {
+			Queue  string      `json:"queue"`
+			Limits *limitsJSON `json:"limits"`
+		}{Queue: pos[0]}
+		if len(limits) == 1 {
+			v.Limits = newLimitsJSON(limits[0])
+		}
+		return a.output(stdout, v, func(tw *tabwriter.Writer) {
+			fmt.Fprintf(tw, "queue %s limits: %s\n", v.Queue, v.Limits)
+		})
+	})
+}
 
 // errNotDrained is awa queues drain's timeout (exit 5).
 var errNotDrained = errors.New("the queue still has work")

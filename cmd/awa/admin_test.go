@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/awa-queue/awa/internal/pgtest"
 )
@@ -265,5 +267,117 @@ func TestJobsListAndShowPageAndDescribeJobs(t *testing.T) {
 	}
 	if code, _, _ = cli(ctx, t, dsn, "jobs", "list", "-state", "sleeping"); code != 2 {
 		t.Fatalf("awa jobs list -state sleeping: exit %d, want 2", code)
+	}
+}
+
+// TestQueuesConfigureSetsListsAndRemovesFlowControl: awa queues configure
+// sets a queue's rate limit, max_depth and per-key concurrency, which the
+// database then enforces (an insert past max_depth fails with AW060) and
+// awa queues list shows (a configured queue with no job too); each flag at
+// zero or empty removes its limit alone; bad flags and values exit 2 and
+// change nothing.
+func TestQueuesConfigureSetsListsAndRemovesFlowControl(t *testing.T) {
+	dsn, ctx, conn := cliDB(t)
+	type limits struct {
+		RatePerSecond    *float64 `json:"rate_per_second"`
+		Burst            *int     `json:"burst"`
+		MaxDepth         *int     `json:"max_depth"`
+		ConcurrencyKey   string   `json:"concurrency_key"`
+		ConcurrencyLimit *int     `json:"concurrency_limit"`
+	}
+	type configured struct {
+		Queue  string  `json:"queue"`
+		Limits *limits `json:"limits"`
+	}
+	got := cliJSON[configured](ctx, t, dsn, "queues", "configure", "cli_fc", "-rate-limit", "500", "-burst", "50",
+		"-max-depth", "2", "-concurrency-key", "args.tenant", "-concurrency-limit", "5")
+	l := got.Limits
+	if got.Queue != "cli_fc" || l == nil || l.RatePerSecond == nil || *l.RatePerSecond != 500 || *l.Burst != 50 ||
+		l.MaxDepth == nil || *l.MaxDepth != 2 || l.ConcurrencyKey != "args.tenant" || *l.ConcurrencyLimit != 5 {
+		t.Fatalf("awa queues configure -json: %+v (limits %+v); want rate 500 burst 50, max_depth 2, args.tenant limit 5", got, l)
+	}
+	var opts struct {
+		Rate  *float64
+		Burst *int
+		Depth *int
+		Key   *string
+		Limit *int
+	}
+	readOpts := func() {
+		t.Helper()
+		if err := conn.QueryRow(ctx, `SELECT rate_per_second, rate_burst, max_depth, concurrency_key, concurrency_limit
+			FROM awa.queue_options WHERE queue = 'cli_fc'`).Scan(&opts.Rate, &opts.Burst, &opts.Depth, &opts.Key, &opts.Limit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readOpts()
+	if opts.Rate == nil || *opts.Rate != 500 || *opts.Burst != 50 || *opts.Depth != 2 || *opts.Key != "args.tenant" || *opts.Limit != 5 {
+		t.Fatalf("awa.queue_options after configure: rate %v burst %v depth %v key %v limit %v", opts.Rate, opts.Burst,
+			opts.Depth, opts.Key, opts.Limit)
+	}
+
+	// The queue has no job yet: listed for its limits.
+	code, out, errs := cli(ctx, t, dsn, "queues", "list")
+	if code != 0 || !strings.Contains(out, "LIMITS") ||
+		!strings.Contains(out, "rate 500/s burst 50; max_depth 2; args.tenant limit 5") {
+		t.Fatalf("awa queues list: exit %d, out %q, err %q; want cli_fc's limits in the table", code, out, errs)
+	}
+	// The database enforces them: a third available job is refused.
+	if _, err := conn.Exec(ctx, `SELECT * FROM awa.insert_jobs(ARRAY['k', 'k'], ARRAY['{"tenant": "a"}', '{"tenant": "b"}']::jsonb[],
+		ARRAY['{"queue": "cli_fc"}', '{"queue": "cli_fc"}']::jsonb[])`); err != nil {
+		t.Fatal(err)
+	}
+	var pgErr *pgconn.PgError
+	if _, err := conn.Exec(ctx, `SELECT * FROM awa.insert_job('k', '{"tenant": "c"}', '{"queue": "cli_fc"}')`); !errors.As(err, &pgErr) ||
+		pgErr.Code != "AW060" {
+		t.Fatalf("a third insert past max_depth 2: %v; want AW060", err)
+	}
+	type listed struct {
+		Queue     string  `json:"queue"`
+		Available int64   `json:"available"`
+		Limits    *limits `json:"limits"`
+	}
+	ls := cliJSON[[]listed](ctx, t, dsn, "queues", "list", "-queue", "cli_fc")
+	if len(ls) != 1 || ls[0].Available != 2 || ls[0].Limits == nil || *ls[0].Limits.MaxDepth != 2 {
+		t.Fatalf("awa queues list -queue cli_fc -json: %+v; want 2 available and its limits", ls)
+	}
+
+	// Each flag at zero or empty removes its limit only.
+	if code, out, errs = cli(ctx, t, dsn, "queues", "configure", "cli_fc", "-max-depth", "0"); code != 0 ||
+		!strings.Contains(out, "queue cli_fc limits: rate 500/s burst 50; args.tenant limit 5") {
+		t.Fatalf("awa queues configure -max-depth 0: exit %d, out %q, err %q", code, out, errs)
+	}
+	cli(ctx, t, dsn, "queues", "configure", "cli_fc", "-rate-limit", "0")
+	readOpts()
+	if opts.Rate != nil || opts.Burst != nil || opts.Depth != nil || opts.Key == nil || *opts.Key != "args.tenant" {
+		t.Fatalf("after removing max_depth and rate: rate %v burst %v depth %v key %v; want the key only", opts.Rate,
+			opts.Burst, opts.Depth, opts.Key)
+	}
+	if code, out, errs = cli(ctx, t, dsn, "queues", "configure", "cli_fc", "-concurrency-key", ""); code != 0 ||
+		!strings.Contains(out, "queue cli_fc limits: -") {
+		t.Fatalf("awa queues configure -concurrency-key '': exit %d, out %q, err %q; want no limit left", code, out, errs)
+	}
+	if ls = cliJSON[[]listed](ctx, t, dsn, "queues", "list", "-queue", "cli_fc"); len(ls) != 1 || ls[0].Limits != nil {
+		t.Fatalf("awa queues list after removing every limit: %+v; want no limits", ls)
+	}
+
+	// Bad usage and bad values: exit 2, nothing changed.
+	for _, bad := range [][]string{
+		{"queues", "configure", "cli_fc"},
+		{"queues", "configure", "cli_fc", "-burst", "5"},
+		{"queues", "configure", "cli_fc", "-concurrency-limit", "5"},
+		{"queues", "configure", "cli_fc", "-concurrency-key", "args.tenant"},
+		{"queues", "configure", "cli_fc", "-max-depth", "-3"},
+		{"queues", "configure", "cli_fc", "-rate-limit", "5", "-burst", "-1"},
+		{"queues", "configure", "cli_fc", "-concurrency-key", "tenant", "-concurrency-limit", "5"},
+		{"queues", "configure", "bad name", "-max-depth", "5"},
+	} {
+		if code, _, errs := cli(ctx, t, dsn, bad...); code != 2 || errs == "" {
+			t.Fatalf("awa %s: exit %d, err %q; want 2 and a message", strings.Join(bad, " "), code, errs)
+		}
+	}
+	readOpts()
+	if opts.Rate != nil || opts.Depth != nil || opts.Key != nil {
+		t.Fatalf("after the refused calls: rate %v depth %v key %v; want nothing set", opts.Rate, opts.Depth, opts.Key)
 	}
 }

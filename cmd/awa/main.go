@@ -72,12 +72,17 @@ usage:
         one page of the DLQ's jobs, newest first (read from the DLQ alone);
         run a DLQ job again; delete DLQ jobs by filter
   awa queues list [-queue Q] | pause QUEUE | resume QUEUE
-        each queue's jobs by state and whether it is paused; pause a queue
+        each queue's jobs by state, whether it is paused and its limits; pause a queue
         (its jobs are not claimed, running ones finish); resume it (its
         workers wake at once)
   awa queues drain QUEUE [-timeout D]
         wait until the queue has no job available, running or due (for
         deploys and tests); exit 5 when it still has some at the timeout
+  awa queues configure QUEUE [-rate-limit N [-burst N]] [-max-depth N]
+                        [-concurrency-key PATH -concurrency-limit N]
+        set a queue's flow control across the fleet (docs/storage.md, "Flow
+        control"): starts per second, depth for producers, running jobs per
+        key; -rate-limit 0, -max-depth 0 and -concurrency-key '' remove one
   awa periodic list | pause NAME | resume NAME | delete NAME
         the periodic jobs (schedule, zone, kind, queue, pause, next and last
         fire); pause one (no fire from now on), resume it (scheduled again
@@ -154,7 +159,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	case errors.Is(err, driver.ErrInvalidQueue), errors.Is(err, driver.ErrInvalidArgument),
 		errors.Is(err, driver.ErrInvalidKind), errors.Is(err, driver.ErrInvalidTags),
-		errors.Is(err, driver.ErrInvalidPeriodicJob):
+		errors.Is(err, driver.ErrInvalidPeriodicJob), errors.Is(err, driver.ErrUnknownOption),
+		errors.Is(err, driver.ErrInvalidOption), errors.Is(err, driver.ErrOptionOutOfRange):
 		fmt.Fprintf(stderr, "awa %s: %v\n", args[0], err)
 		return 2
 	case errors.Is(err, errNotDrained):

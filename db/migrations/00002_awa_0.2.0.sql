@@ -72,6 +72,22 @@ CREATE TABLE awa.key_lanes (
 
 -- added since v0.1.0: sql/substrate/10_control.sql
 -- +goose StatementBegin
+CREATE TABLE awa.active_key_lanes (
+    queue        text        NOT NULL,
+    lane_id      int         NOT NULL,
+    lane_queue   text        NOT NULL,
+    activated_at timestamptz NOT NULL,
+    PRIMARY KEY (queue, lane_id)
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/10_control.sql
+-- +goose StatementBegin
+CREATE INDEX active_key_lanes_activated_at ON awa.active_key_lanes (activated_at);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/10_control.sql
+-- +goose StatementBegin
 CREATE TABLE awa.key_attempts (
     queue      text   NOT NULL,
     key        text   NOT NULL,
@@ -354,6 +370,20 @@ CREATE TABLE awa.queue_depth (
     available_capped boolean     NOT NULL,
     oldest_run_at    timestamptz,
     paused           boolean     NOT NULL,
+    CHECK (false)
+);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/16_types.sql
+-- +goose StatementBegin
+CREATE TABLE awa.queue_limit (
+    queue              text   NOT NULL,
+    rate_per_second    float8,
+    rate_burst         int,
+    max_depth          int,
+    concurrency_key    text,
+    concurrency_limit  int,
+    concurrency_limits jsonb,
     CHECK (false)
 );
 -- +goose StatementEnd
@@ -970,6 +1000,11 @@ BEGIN
                 v_seq := v_kseq[i];
                 v_jkey := v_kkey[i];
                 PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
+                -- Listed for claims, under the lock (awa.retire_idle_key_lanes
+                -- unlists only a drained lane whose lock it holds).
+                INSERT INTO awa.active_key_lanes (queue, lane_id, lane_queue, activated_at)
+                VALUES (v_q[g], v_lane, v_q[g] || '#' || v_lane, p_now)
+                ON CONFLICT DO NOTHING;
             ELSE
                 EXIT WHEN v_rest = 0;
                 v_jkey := NULL;
@@ -1079,7 +1114,7 @@ BEGIN
              ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
-                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'cleanup_unique_keys', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'bulk_cancel_jobs', 'bulk_retry_jobs', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_drained', 'retry_dlq_job',
+                   'cleanup_runtime_instances', 'cleanup_attempt_state', 'cleanup_unique_keys', 'retire_idle_key_lanes', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'bulk_cancel_jobs', 'bulk_retry_jobs', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_limits', 'queue_drained', 'retry_dlq_job',
                    'purge_dlq', 'queue_counts', 'queue_depths', 'storage_status', 'configure_archive', 'maintain_archive', 'archived_cohort_jobs', 'job',
                    'get_job', 'list_jobs', 'list_dlq_jobs', 'job_progress', 'substrate_version', '_read_jobs', '_read_terminal_jobs',
                    'upsert_periodic_job', 'delete_periodic_job', 'pause_periodic_job',
@@ -1512,7 +1547,7 @@ BEGIN
                                   WHERE r.lane_id = l.lane_id AND r.lane_seq > c.claim_seq
                                   ORDER BY r.lane_seq LIMIT v_cap) AS x
               WHERE l.queue = p_queue
-                 OR l.lane_id IN (SELECT k.lane_id FROM awa.key_lanes k WHERE k.queue = p_queue)
+                 OR l.lane_id IN (SELECT a.lane_id FROM awa.active_key_lanes a WHERE a.queue = p_queue)
               LIMIT v_cap) AS t;
     END IF;
     IF v_cap <= 0 OR v_n >= v_cap THEN
@@ -3563,10 +3598,11 @@ BEGIN
     END IF;
 
     -- The lanes are those named after the queue, and on a keyed queue its
-    -- key lanes (awa.key_lanes: named '<queue>#<lane_id>').
+    -- key lanes that may hold work (awa.active_key_lanes; a key lane is
+    -- named '<queue>#<lane_id>'): idle keys cost nothing.
     v_qnames := ARRAY[p_queue];
     IF v_keyed THEN
-        v_qnames := v_qnames || ARRAY(SELECT k.lane_queue FROM awa.key_lanes k WHERE k.queue = p_queue);
+        v_qnames := v_qnames || ARRAY(SELECT a.lane_queue FROM awa.active_key_lanes a WHERE a.queue = p_queue);
     END IF;
 
     -- Candidates, in visiting order: lanes whose tip passed a lower bound of
@@ -5643,7 +5679,8 @@ BEGIN
         UNION ALL
         SELECT l.lane_id, l.queue FROM awa.queue_lanes l WHERE l.queue = p_queue
         UNION ALL
-        SELECT k.lane_id, k.queue FROM awa.key_lanes k WHERE k.queue = p_queue
+        -- Only a listed key lane (awa.active_key_lanes) can hold an available job.
+        SELECT v.lane_id, v.queue FROM awa.active_key_lanes v WHERE v.queue = p_queue
     ),
     counted AS (
         SELECT c.lane_id,
@@ -5655,6 +5692,12 @@ BEGIN
               UNION ALL
               SELECT ln.lane_id FROM lanes ln WHERE p_queue IS NOT NULL) AS c
         JOIN awa.claim_cursors h USING (lane_id)
+        -- A key lane not listed in awa.active_key_lanes holds nothing
+        -- unclaimed (awa.retire_idle_key_lanes): not probed.
+        WHERE NOT EXISTS (SELECT 1 FROM awa.key_lanes k
+                          WHERE k.lane_id = c.lane_id
+                            AND NOT EXISTS (SELECT 1 FROM awa.active_key_lanes v
+                                            WHERE v.queue = k.queue AND v.lane_id = k.lane_id))
     ),
     available AS (
         SELECT ln.queue, coalesce(sum(c.n), 0)::bigint AS n
@@ -5770,6 +5813,12 @@ BEGIN
                     AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
                                     WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
                   ORDER BY r.lane_seq LIMIT p_count_limit) AS x) AS a
+        -- A key lane not listed in awa.active_key_lanes holds nothing
+        -- unclaimed (awa.retire_idle_key_lanes): not probed.
+        WHERE NOT EXISTS (SELECT 1 FROM awa.key_lanes k
+                          WHERE k.lane_id = p.lane_id
+                            AND NOT EXISTS (SELECT 1 FROM awa.active_key_lanes v
+                                            WHERE v.queue = k.queue AND v.lane_id = k.lane_id))
     )
     SELECT q.queue, coalesce(sum(c.n), 0)::bigint, coalesce(bool_or(c.n >= p_count_limit), false), min(c.oldest),
            EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = q.queue)
@@ -5811,7 +5860,7 @@ BEGIN
         FROM (SELECT
             EXISTS (SELECT 1 FROM awa.queue_lanes l JOIN awa.claim_cursors h USING (lane_id)
                     WHERE (l.queue = p_queue
-                           OR l.lane_id IN (SELECT k.lane_id FROM awa.key_lanes k WHERE k.queue = p_queue))
+                           OR l.lane_id IN (SELECT a.lane_id FROM awa.active_key_lanes a WHERE a.queue = p_queue))
                       AND EXISTS (SELECT 1 FROM awa.ready_entries r
                                   WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq
                                     AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
@@ -5825,6 +5874,30 @@ BEGIN
     EXCEPTION WHEN SQLSTATE 'AW099' THEN
         NULL;
     END;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/queue_limits.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.queue_limits(p_queue text DEFAULT NULL)
+RETURNS SETOF awa.queue_limit
+LANGUAGE plpgsql
+STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF p_queue IS NOT NULL THEN
+        PERFORM awa._require_queue_name(p_queue);
+    END IF;
+    RETURN QUERY
+    SELECT o.queue, o.rate_per_second, o.rate_burst, o.max_depth, o.concurrency_key, o.concurrency_limit,
+           o.concurrency_limits
+    FROM awa.queue_options o
+    WHERE (p_queue IS NULL OR o.queue = p_queue)
+      AND num_nonnulls(o.rate_per_second, o.max_depth, o.concurrency_key) > 0
+    ORDER BY o.queue;
 END;
 $$;
 -- +goose StatementEnd
@@ -5864,7 +5937,7 @@ BEGIN
     FOR v_lane IN
         SELECT l.lane_id, l.lane_seq
         FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
-        WHERE (l.queue = p_queue OR l.lane_id IN (SELECT k.lane_id FROM awa.key_lanes k WHERE k.queue = p_queue))
+        WHERE (l.queue = p_queue OR l.lane_id IN (SELECT a.lane_id FROM awa.active_key_lanes a WHERE a.queue = p_queue))
           AND awa._lane_tip(l.lane_seq) > greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)])
     LOOP
         IF v_rc AND NOT awa._producer_free(v_lane.lane_id) THEN
@@ -6266,6 +6339,45 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/retire_idle_key_lanes.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.retire_idle_key_lanes(
+    p_limit int DEFAULT 1000,
+    p_idle  interval DEFAULT interval '1 minute',
+    p_now   timestamptz DEFAULT NULL
+)
+RETURNS SETOF awa.active_key_lanes
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_now  timestamptz := coalesce(p_now, now());
+    v_lane awa.active_key_lanes;
+    v_cur  bigint;
+BEGIN
+    PERFORM awa._require_read_committed('awa.retire_idle_key_lanes');
+    PERFORM awa._require_between('limit', p_limit, 1, 100000);
+    PERFORM awa._require_between('idle', p_idle, interval '0', interval '7 days');
+    LOCK TABLE awa.cursor_marks IN ACCESS SHARE MODE;
+    FOR v_lane IN
+        SELECT a.* FROM awa.active_key_lanes a
+        WHERE a.activated_at <= v_now - p_idle
+        ORDER BY a.activated_at
+        LIMIT p_limit
+    LOOP
+        CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane.lane_id);
+        SELECT c.claim_seq INTO v_cur FROM awa.claim_cursors c WHERE c.lane_id = v_lane.lane_id;
+        CONTINUE WHEN EXISTS (SELECT 1 FROM awa.ready_entries r
+                              WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur);
+        DELETE FROM awa.active_key_lanes a WHERE a.queue = v_lane.queue AND a.lane_id = v_lane.lane_id;
+        RETURN NEXT v_lane;
+    END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
 -- changed since v0.1.0: sql/functions/retry_dlq_job.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa.retry_dlq_job(p_job_id bigint, p_run_at timestamptz DEFAULT NULL, p_now timestamptz DEFAULT NULL)
@@ -6657,6 +6769,9 @@ BEGIN
     COMMIT AND CHAIN;
     SELECT count(*) INTO v_n FROM awa.cleanup_unique_keys(p_batch);
     report := report || jsonb_build_object('unique_keys_removed', v_n);
+    COMMIT AND CHAIN;
+    SELECT count(*) INTO v_n FROM awa.retire_idle_key_lanes(p_batch);
+    report := report || jsonb_build_object('key_lanes_retired', v_n);
     COMMIT AND CHAIN;
 END;
 $$;

@@ -3,6 +3,7 @@ package sqlrace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -374,4 +375,137 @@ func TestTwoSessionsRaceForTheLastSlotOfAKey(t *testing.T) {
 	if both == 0 {
 		t.Fatal("no round claimed anything: the race proved nothing")
 	}
+}
+
+// TestProducersOfFreshKeysRacingTheKeyLaneSweeperStrandNoJob: three
+// producers insert jobs of fresh keys, two a key, the second in a
+// transaction that holds its lane a moment before it commits (some roll
+// back), while a sweeper retires every drained key lane it can
+// (awa.retire_idle_key_lanes, idle 0) over and over and two claimers claim
+// and complete. A retired lane is visited by no claim, so a job appended to
+// a lane the sweeper took off the list would never be claimed: at the end,
+// every committed job has been claimed.
+func TestProducersOfFreshKeysRacingTheKeyLaneSweeperStrandNoJob(t *testing.T) {
+	ctx, pool := newDB(t, 3*time.Minute)
+	const queue = "ks"
+	setup := connect(t, ctx, pool)
+	if _, err := setup.Exec(ctx, `SELECT * FROM awa.configure_queue($1, '{"concurrency": {"key": "args.k", "limit": 1000}}')`,
+		queue); err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel, fail := withErrOnce(ctx)
+	defer cancel()
+	stopAt := time.Now().Add(4 * time.Second)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	inserted, claimedIDs := map[int64]bool{}, map[int64]bool{}
+	for p := 0; p < 3; p++ {
+		goSession(t, ctx, pool, &wg, func(conn *pgx.Conn) {
+			// Each key twice: its first job commits and is soon claimed (the
+			// lane, listed, drains); its second is appended while the sweeper
+			// may be testing that lane, the producer holding it 5 ms.
+			for i := 0; time.Now().Before(stopAt) && runCtx.Err() == nil; i++ {
+				key := fmt.Sprintf("p%d-%d", p, i/2)
+				tx, err := conn.Begin(runCtx)
+				if err != nil {
+					fail.set("begin: %v", err)
+					return
+				}
+				var id int64
+				if err := tx.QueryRow(runCtx, `SELECT id FROM awa.insert_job('k', jsonb_build_object('k', $1::text),
+					jsonb_build_object('queue', $2::text))`, key, queue).Scan(&id); err != nil {
+					fail.set("insert: %v", err)
+					return
+				}
+				if i%2 == 1 {
+					if _, err := tx.Exec(runCtx, `SELECT pg_sleep(0.005)`); err != nil {
+						fail.set("sleep: %v", err)
+						return
+					}
+				}
+				if i%20 == 19 {
+					if err := tx.Rollback(runCtx); err != nil {
+						fail.set("rollback: %v", err)
+					}
+					continue
+				}
+				if err := tx.Commit(runCtx); err != nil {
+					fail.set("commit: %v", err)
+					return
+				}
+				mu.Lock()
+				inserted[id] = true
+				mu.Unlock()
+				if i%2 == 0 {
+					time.Sleep(3 * time.Millisecond)
+				}
+			}
+		})
+	}
+	var retired, sweeps atomic.Int64
+	goSession(t, ctx, pool, &wg, func(conn *pgx.Conn) {
+		for time.Now().Before(stopAt) && runCtx.Err() == nil {
+			var n int64
+			if err := conn.QueryRow(runCtx, `SELECT count(*) FROM awa.retire_idle_key_lanes(1000, interval '0')`).Scan(&n); err != nil {
+				fail.set("retire: %v", err)
+				return
+			}
+			retired.Add(n)
+			sweeps.Add(1)
+		}
+	})
+	drain := func(ctx context.Context, conn *pgx.Conn) (int, error) {
+		cs, err := claim(ctx, conn, queue, 20, nil)
+		if err != nil || len(cs) == 0 {
+			return 0, err
+		}
+		mu.Lock()
+		for _, c := range cs {
+			claimedIDs[c.ID] = true
+		}
+		mu.Unlock()
+		_, err = complete(ctx, conn, cs)
+		return len(cs), err
+	}
+	for c := 0; c < 2; c++ {
+		goSession(t, ctx, pool, &wg, func(conn *pgx.Conn) {
+			for time.Now().Before(stopAt) && runCtx.Err() == nil {
+				n, err := drain(runCtx, conn)
+				if err != nil {
+					fail.set("claim: %v", err)
+					return
+				}
+				if n == 0 {
+					time.Sleep(time.Millisecond)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := fail.get(); err != nil {
+		t.Fatal(err)
+	}
+	// What is left is claimed by one session (no sweeper any more).
+	for {
+		n, err := drain(ctx, setup)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	missing := 0
+	for id := range inserted {
+		if !claimedIDs[id] {
+			missing++
+		}
+	}
+	if missing > 0 {
+		t.Fatalf("%d of %d committed jobs were never claimed (stranded in a retired lane)", missing, len(inserted))
+	}
+	if retired.Load() < 50 || len(inserted) < 100 {
+		t.Fatalf("the sweeper retired %d lanes over %d committed jobs: the race proved nothing", retired.Load(), len(inserted))
+	}
+	t.Logf("%d jobs committed and claimed; %d sweeps retired %d lanes", len(inserted), sweeps.Load(), retired.Load())
 }

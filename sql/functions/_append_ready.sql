@@ -15,8 +15,9 @@
 -- A queue with a concurrency_key: each job with a key value
 -- (awa._job_key) goes to its key's lane at its priority (awa._key_lane,
 -- resolved with the others before any lane lock), whose producer lock is
--- waited for (no shards: producers of one key take turns); keys in key order
--- within a call. Jobs without a value take the shard lanes.
+-- waited for (no shards: producers of one key take turns; the lane is then
+-- listed in awa.active_key_lanes, a write only when it was not); keys in key
+-- order within a call. Jobs without a value take the shard lanes.
 -- With produce (the insert paths), a queue with a max_depth is checked
 -- before any lane lock (awa._check_depth: AW060 when the jobs would take its
 -- available depth above it); a queue without one costs nothing more (the
@@ -137,6 +138,11 @@ BEGIN
                 v_seq := v_kseq[i];
                 v_jkey := v_kkey[i];
                 PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
+                -- Listed for claims, under the lock (awa.retire_idle_key_lanes
+                -- unlists only a drained lane whose lock it holds).
+                INSERT INTO awa.active_key_lanes (queue, lane_id, lane_queue, activated_at)
+                VALUES (v_q[g], v_lane, v_q[g] || '#' || v_lane, p_now)
+                ON CONFLICT DO NOTHING;
             ELSE
                 EXIT WHEN v_rest = 0;
                 v_jkey := NULL;

@@ -30,7 +30,7 @@ BEGIN
                                   WHERE r.lane_id = l.lane_id AND r.lane_seq > c.claim_seq
                                   ORDER BY r.lane_seq LIMIT v_cap) AS x
               WHERE l.queue = p_queue
-                 OR l.lane_id IN (SELECT k.lane_id FROM awa.key_lanes k WHERE k.queue = p_queue)
+                 OR l.lane_id IN (SELECT a.lane_id FROM awa.active_key_lanes a WHERE a.queue = p_queue)
               LIMIT v_cap) AS t;
     END IF;
     IF v_cap <= 0 OR v_n >= v_cap THEN

@@ -3,7 +3,7 @@
 -- a queue (claim, queue_pending): asked of a name no insert accepts, they
 -- could only answer "nothing", forever, a silent no-op. Pure; no lock, no write.
 -- Errors: AW002 a NULL or invalid queue name.
--- Called by awa.claim_ready_runtime, awa.queue_pending and
+-- Called by awa.claim_ready_runtime, awa.queue_pending, awa.queue_limits and
 -- awa._require_listing_filter.
 CREATE FUNCTION awa._require_queue_name(p_queue text)
 RETURNS void

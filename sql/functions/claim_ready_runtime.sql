@@ -11,7 +11,8 @@
 -- elapsed and charges for what it took; its claimed_at is never before the
 -- bucket's refreshed_at (docs/storage.md, "Flow control"). A keyed queue
 -- (awa.configure_queue concurrency) has a lane per key and priority too,
--- visited in the same rotation as shards; a key lane is claimed from only
+-- visited in the same rotation as shards while listed in
+-- awa.active_key_lanes; a key lane is claimed from only
 -- while the weights of its key's open attempts (awa.key_attempts, closed
 -- ones deleted first) leave room under the key's limit, taking jobs in lane
 -- order while they fit (a job's weight: metadata flow_weight, default 1).
@@ -164,10 +165,11 @@ BEGIN
     END IF;
 
     -- The lanes are those named after the queue, and on a keyed queue its
-    -- key lanes (awa.key_lanes: named '<queue>#<lane_id>').
+    -- key lanes that may hold work (awa.active_key_lanes; a key lane is
+    -- named '<queue>#<lane_id>'): idle keys cost nothing.
     v_qnames := ARRAY[p_queue];
     IF v_keyed THEN
-        v_qnames := v_qnames || ARRAY(SELECT k.lane_queue FROM awa.key_lanes k WHERE k.queue = p_queue);
+        v_qnames := v_qnames || ARRAY(SELECT a.lane_queue FROM awa.active_key_lanes a WHERE a.queue = p_queue);
     END IF;
 
     -- Candidates, in visiting order: lanes whose tip passed a lower bound of

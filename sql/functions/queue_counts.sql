@@ -53,7 +53,8 @@ BEGIN
         UNION ALL
         SELECT l.lane_id, l.queue FROM awa.queue_lanes l WHERE l.queue = p_queue
         UNION ALL
-        SELECT k.lane_id, k.queue FROM awa.key_lanes k WHERE k.queue = p_queue
+        -- Only a listed key lane (awa.active_key_lanes) can hold an available job.
+        SELECT v.lane_id, v.queue FROM awa.active_key_lanes v WHERE v.queue = p_queue
     ),
     counted AS (
         SELECT c.lane_id,
@@ -65,6 +66,12 @@ BEGIN
               UNION ALL
               SELECT ln.lane_id FROM lanes ln WHERE p_queue IS NOT NULL) AS c
         JOIN awa.claim_cursors h USING (lane_id)
+        -- A key lane not listed in awa.active_key_lanes holds nothing
+        -- unclaimed (awa.retire_idle_key_lanes): not probed.
+        WHERE NOT EXISTS (SELECT 1 FROM awa.key_lanes k
+                          WHERE k.lane_id = c.lane_id
+                            AND NOT EXISTS (SELECT 1 FROM awa.active_key_lanes v
+                                            WHERE v.queue = k.queue AND v.lane_id = k.lane_id))
     ),
     available AS (
         SELECT ln.queue, coalesce(sum(c.n), 0)::bigint AS n

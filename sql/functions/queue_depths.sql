@@ -52,6 +52,12 @@ BEGIN
                     AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
                                     WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
                   ORDER BY r.lane_seq LIMIT p_count_limit) AS x) AS a
+        -- A key lane not listed in awa.active_key_lanes holds nothing
+        -- unclaimed (awa.retire_idle_key_lanes): not probed.
+        WHERE NOT EXISTS (SELECT 1 FROM awa.key_lanes k
+                          WHERE k.lane_id = p.lane_id
+                            AND NOT EXISTS (SELECT 1 FROM awa.active_key_lanes v
+                                            WHERE v.queue = k.queue AND v.lane_id = k.lane_id))
     )
     SELECT q.queue, coalesce(sum(c.n), 0)::bigint, coalesce(bool_or(c.n >= p_count_limit), false), min(c.oldest),
            EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = q.queue)

@@ -33,7 +33,7 @@ BEGIN
         FROM (SELECT
             EXISTS (SELECT 1 FROM awa.queue_lanes l JOIN awa.claim_cursors h USING (lane_id)
                     WHERE (l.queue = p_queue
-                           OR l.lane_id IN (SELECT k.lane_id FROM awa.key_lanes k WHERE k.queue = p_queue))
+                           OR l.lane_id IN (SELECT a.lane_id FROM awa.active_key_lanes a WHERE a.queue = p_queue))
                       AND EXISTS (SELECT 1 FROM awa.ready_entries r
                                   WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq
                                     AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t

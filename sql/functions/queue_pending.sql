@@ -18,7 +18,7 @@
 -- snapshot may predate a commit, so a tip past the cursor counts as pending,
 -- and ready stays false.
 -- A paused queue (awa.pause_queue): neither pending nor ready. A keyed
--- queue's key lanes (awa.key_lanes) count as its lanes; a key at its limit
+-- queue's key lanes with work (awa.active_key_lanes) count as its lanes; a key at its limit
 -- still reads as ready (a claim may find nothing: the runtime backs off).
 -- Writes nothing; holds no lock past the call.
 -- Errors: AW002 queue NULL or a name no job can have (awa._require_queue_name).
@@ -55,7 +55,7 @@ BEGIN
     FOR v_lane IN
         SELECT l.lane_id, l.lane_seq
         FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
-        WHERE (l.queue = p_queue OR l.lane_id IN (SELECT k.lane_id FROM awa.key_lanes k WHERE k.queue = p_queue))
+        WHERE (l.queue = p_queue OR l.lane_id IN (SELECT a.lane_id FROM awa.active_key_lanes a WHERE a.queue = p_queue))
           AND awa._lane_tip(l.lane_seq) > greatest(h.claim_seq, v_ccur[array_position(v_cids, l.lane_id)])
     LOOP
         IF v_rc AND NOT awa._producer_free(v_lane.lane_id) THEN

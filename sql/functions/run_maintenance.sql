@@ -8,7 +8,8 @@
 -- at most once per its interval, then prune while prune carries; cursor
 -- ring: prune, then rotate), then the archive (awa.maintain_archive), then
 -- remove rows of silent worker processes
--- and the progress checkpoints and unique key rows of jobs that are gone.
+-- and the progress checkpoints and unique key rows of jobs that are gone,
+-- then retire idle key lanes (awa.retire_idle_key_lanes).
 -- A PROCEDURE: it commits after each step, each step in its own READ
 -- COMMITTED transaction (whatever the session's default level), so a prune's locks are
 -- held only for that prune. Call it outside a transaction block
@@ -16,7 +17,7 @@
 -- one, its first COMMIT raises 2D000 and nothing is written.
 -- report (INOUT): {"leader", "promoted", "rescued_stale", "rescued_deadline", "rescued_callback",
 -- "archive": [archive outcomes], "instances_removed", "rings": [ring outcomes],
--- "attempt_states_removed", "unique_keys_removed"}.
+-- "attempt_states_removed", "unique_keys_removed", "key_lanes_retired"}.
 -- Locks: those of each function it calls, one step at a time.
 -- Errors: AW010 holder NULL, lease_ttl outside 1 s..1 h, an interval not
 -- positive, keep_sealed outside 0..14, batch outside 1..100000,
@@ -142,6 +143,9 @@ BEGIN
     COMMIT AND CHAIN;
     SELECT count(*) INTO v_n FROM awa.cleanup_unique_keys(p_batch);
     report := report || jsonb_build_object('unique_keys_removed', v_n);
+    COMMIT AND CHAIN;
+    SELECT count(*) INTO v_n FROM awa.retire_idle_key_lanes(p_batch);
+    report := report || jsonb_build_object('key_lanes_retired', v_n);
     COMMIT AND CHAIN;
 END;
 $$;

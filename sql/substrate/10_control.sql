@@ -131,6 +131,24 @@ CREATE TABLE awa.key_lanes (
     UNIQUE (queue, key, priority)
 );
 
+-- The key lanes that may hold work: the only key lanes a claim visits (and
+-- awa.queue_pending, awa.queue_drained, awa._check_depth read), so a claim's
+-- cost follows the keys with work, not every key ever seen. A producer adds
+-- its key lane here after taking the lane's producer lock (awa._append_ready:
+-- INSERT ... ON CONFLICT DO NOTHING, which writes nothing while the row is
+-- there); awa.retire_idle_key_lanes deletes the row of a lane present for
+-- at least its idle interval that is drained (no ready row above its claim
+-- cursor) while it holds the lane's producer lock, so no producer can be
+-- appending to it. A lane not listed holds nothing unclaimed.
+CREATE TABLE awa.active_key_lanes (
+    queue        text        NOT NULL,
+    lane_id      int         NOT NULL,
+    lane_queue   text        NOT NULL,
+    activated_at timestamptz NOT NULL,
+    PRIMARY KEY (queue, lane_id)
+);
+CREATE INDEX active_key_lanes_activated_at ON awa.active_key_lanes (activated_at);
+
 -- The attempts a claim gave to a concurrency key (one row per claimed job of
 -- a key lane, with the job's weight), so the next claimer of the key can
 -- tell which are still open (awa._attempt_open against the claim ring: a

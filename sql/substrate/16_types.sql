@@ -278,3 +278,18 @@ CREATE TABLE awa.queue_depth (
     paused           boolean     NOT NULL,
     CHECK (false)
 );
+
+-- One queue's flow-control options, as awa.queue_limits reports them
+-- (awa.configure_queue sets them; NULL: not set): the rate limit's
+-- per_second and burst, max_depth, and the per-key concurrency (key path,
+-- default limit, per-key overrides).
+CREATE TABLE awa.queue_limit (
+    queue              text   NOT NULL,
+    rate_per_second    float8,
+    rate_burst         int,
+    max_depth          int,
+    concurrency_key    text,
+    concurrency_limit  int,
+    concurrency_limits jsonb,
+    CHECK (false)
+);

@@ -582,6 +582,38 @@ func (q *Queries) QueueDrained(ctx context.Context, db DBTX, arg QueueDrainedPar
 	return i, err
 }
 
+const queueLimits = `-- name: QueueLimits :many
+SELECT queue, rate_per_second, rate_burst, max_depth, concurrency_key, concurrency_limit, concurrency_limits FROM awa.queue_limits($1::text)
+`
+
+func (q *Queries) QueueLimits(ctx context.Context, db DBTX, queue pgtype.Text) ([]AwaQueueLimit, error) {
+	rows, err := db.Query(ctx, queueLimits, queue)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaQueueLimit
+	for rows.Next() {
+		var i AwaQueueLimit
+		if err := rows.Scan(
+			&i.Queue,
+			&i.RatePerSecond,
+			&i.RateBurst,
+			&i.MaxDepth,
+			&i.ConcurrencyKey,
+			&i.ConcurrencyLimit,
+			&i.ConcurrencyLimits,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const resumeQueue = `-- name: ResumeQueue :one
 SELECT queue, paused, paused_at FROM awa.resume_queue($1::text)
 `

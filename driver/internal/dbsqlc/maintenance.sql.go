@@ -415,6 +415,41 @@ func (q *Queries) RescueStaleClaims(ctx context.Context, db DBTX, arg RescueStal
 	return items, nil
 }
 
+const retireIdleKeyLanes = `-- name: RetireIdleKeyLanes :many
+SELECT queue, lane_id, lane_queue, activated_at FROM awa.retire_idle_key_lanes($1::int, $2::interval, $3::timestamptz)
+`
+
+type RetireIdleKeyLanesParams struct {
+	Max  int32
+	Idle pgtype.Interval
+	Now  pgtype.Timestamptz
+}
+
+func (q *Queries) RetireIdleKeyLanes(ctx context.Context, db DBTX, arg RetireIdleKeyLanesParams) ([]AwaActiveKeyLane, error) {
+	rows, err := db.Query(ctx, retireIdleKeyLanes, arg.Max, arg.Idle, arg.Now)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaActiveKeyLane
+	for rows.Next() {
+		var i AwaActiveKeyLane
+		if err := rows.Scan(
+			&i.Queue,
+			&i.LaneID,
+			&i.LaneQueue,
+			&i.ActivatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const rotateRing = `-- name: RotateRing :many
 SELECT ring, action, outcome, slot, generation, detail FROM awa.rotate_ring($1::text, $2::timestamptz, $3::interval)
 `

@@ -146,6 +146,13 @@ func AllAwaJobStateValues() []AwaJobState {
 	}
 }
 
+type AwaActiveKeyLane struct {
+	Queue       string
+	LaneID      int32
+	LaneQueue   string
+	ActivatedAt pgtype.Timestamptz
+}
+
 type AwaArchiveCohort struct {
 	CohortStart    pgtype.Timestamptz
 	CohortEnd      pgtype.Timestamptz
@@ -733,6 +740,16 @@ type AwaQueueLane struct {
 	Shard     int16
 	LaneSeq   interface{}
 	CreatedAt pgtype.Timestamptz
+}
+
+type AwaQueueLimit struct {
+	Queue             string
+	RatePerSecond     pgtype.Float8
+	RateBurst         pgtype.Int4
+	MaxDepth          pgtype.Int4
+	ConcurrencyKey    pgtype.Text
+	ConcurrencyLimit  pgtype.Int4
+	ConcurrencyLimits json.RawMessage
 }
 
 type AwaQueueMetum struct {
