@@ -32,30 +32,13 @@ ANALYZE awa.ready_entries;
 \endif
 SELECT set_config('bench.done_id', (min(job_id) + 50000)::text, false),
        set_config('bench.avail_id', (min(job_id) + 600000)::text, false) FROM awa.ready_entries \g /dev/null
-DO $$
-DECLARE
-    v_name text;
-    v_call text;
-    v_t    timestamptz;
-    v_ms   float8[];
-BEGIN
-    FOR v_name, v_call IN VALUES
-        ('get_job, available', 'SELECT count(*) FROM awa.get_job(' || current_setting('bench.avail_id') || ')'),
-        ('get_job, completed', 'SELECT count(*) FROM awa.get_job(' || current_setting('bench.done_id') || ')'),
-        ('job, available', 'SELECT count(*) FROM awa.job(' || current_setting('bench.avail_id') || ')'),
-        ('job, completed', 'SELECT count(*) FROM awa.job(' || current_setting('bench.done_id') || ')'),
-        ('list_jobs first page', 'SELECT count(*) FROM awa.list_jobs()'),
-        ('list_jobs completed', 'SELECT count(*) FROM awa.list_jobs(p_states => ''{completed}'')'),
-        ('list_jobs after an id', 'SELECT count(*) FROM awa.list_jobs(p_after => ' || current_setting('bench.done_id') || ')')
-    LOOP
-        v_ms := '{}';
-        FOR i IN 1 .. coalesce(current_setting('bench.reps', true), '21')::int LOOP
-            v_t := clock_timestamp();
-            EXECUTE v_call;
-            v_ms := v_ms || extract(epoch FROM clock_timestamp() - v_t)::float8 * 1000;
-        END LOOP;
-        RAISE WARNING '%: p50 % ms, p95 % ms', rpad(v_name, 24),
-            (SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY m)::numeric, 2) FROM unnest(v_ms) AS m),
-            (SELECT round(percentile_cont(0.95) WITHIN GROUP (ORDER BY m)::numeric, 2) FROM unnest(v_ms) AS m);
-    END LOOP;
-END $$;
+\ir latency_fn.sql
+SELECT pg_temp.bench_latency(c.name, c.call) FROM (VALUES
+    ('get_job, available', 'SELECT count(*) FROM awa.get_job(' || current_setting('bench.avail_id') || ')'),
+    ('get_job, completed', 'SELECT count(*) FROM awa.get_job(' || current_setting('bench.done_id') || ')'),
+    ('job, available', 'SELECT count(*) FROM awa.job(' || current_setting('bench.avail_id') || ')'),
+    ('job, completed', 'SELECT count(*) FROM awa.job(' || current_setting('bench.done_id') || ')'),
+    ('list_jobs first page', 'SELECT count(*) FROM awa.list_jobs()'),
+    ('list_jobs completed', 'SELECT count(*) FROM awa.list_jobs(p_states => ''{completed}'')'),
+    ('list_jobs after an id', 'SELECT count(*) FROM awa.list_jobs(p_after => ' || current_setting('bench.done_id') || ')')
+) AS c (name, call) \g /dev/null
