@@ -9,36 +9,19 @@
 --   psql -X -q -d "$DSN" -f bench/sql/listing_latency.sql
 \set ON_ERROR_STOP 1
 \ir ../../internal/listing/testdata/dataset.sql
-DO $$
-DECLARE
-    v_name text;
-    v_call text;
-    v_t    timestamptz;
-    v_ms   float8[];
-BEGIN
-    FOR v_name, v_call IN VALUES
-        ('first page', 'SELECT count(*) FROM awa.list_jobs()'),
-        ('page in the archive', 'SELECT count(*) FROM awa.list_jobs(p_after => 3000000)'),
-        ('state failed', 'SELECT count(*) FROM awa.list_jobs(p_states => ''{failed}'')'),
-        ('state running', 'SELECT count(*) FROM awa.list_jobs(p_states => ''{running}'')'),
-        ('queue (live and archived)', 'SELECT count(*) FROM awa.list_jobs(p_queue => ''q3'')'),
-        ('queue (archived only)', 'SELECT count(*) FROM awa.list_jobs(p_queue => ''q7'')'),
-        ('kind', 'SELECT count(*) FROM awa.list_jobs(p_kind => ''kind_7'')'),
-        ('tag (live and archived)', 'SELECT count(*) FROM awa.list_jobs(p_tag => ''t10'')'),
-        ('tag (archived only)', 'SELECT count(*) FROM awa.list_jobs(p_tag => ''u3'')'),
-        ('finished 3 to 2 hours ago', 'SELECT count(*) FROM awa.list_jobs(p_from => now() - interval ''3 hours'','
-                                      ' p_to => now() - interval ''2 hours'')'),
-        ('get_job, archived', 'SELECT count(*) FROM awa.get_job(3000000)'),
-        ('get_job, live', 'SELECT count(*) FROM awa.get_job(5050000)')
-    LOOP
-        v_ms := '{}';
-        FOR i IN 1 .. 21 LOOP
-            v_t := clock_timestamp();
-            EXECUTE v_call;
-            v_ms := v_ms || extract(epoch FROM clock_timestamp() - v_t)::float8 * 1000;
-        END LOOP;
-        RAISE WARNING '%: p50 % ms, p95 % ms', rpad(v_name, 26),
-            (SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY m)::numeric, 1) FROM unnest(v_ms) AS m),
-            (SELECT round(percentile_cont(0.95) WITHIN GROUP (ORDER BY m)::numeric, 1) FROM unnest(v_ms) AS m);
-    END LOOP;
-END $$;
+\ir latency_fn.sql
+SELECT pg_temp.bench_latency(c.name, c.call) FROM (VALUES
+    ('first page', 'SELECT count(*) FROM awa.list_jobs()'),
+    ('page in the archive', 'SELECT count(*) FROM awa.list_jobs(p_after => 3000000)'),
+    ('state failed', 'SELECT count(*) FROM awa.list_jobs(p_states => ''{failed}'')'),
+    ('state running', 'SELECT count(*) FROM awa.list_jobs(p_states => ''{running}'')'),
+    ('queue (live and archived)', 'SELECT count(*) FROM awa.list_jobs(p_queue => ''q3'')'),
+    ('queue (archived only)', 'SELECT count(*) FROM awa.list_jobs(p_queue => ''q7'')'),
+    ('kind', 'SELECT count(*) FROM awa.list_jobs(p_kind => ''kind_7'')'),
+    ('tag (live and archived)', 'SELECT count(*) FROM awa.list_jobs(p_tag => ''t10'')'),
+    ('tag (archived only)', 'SELECT count(*) FROM awa.list_jobs(p_tag => ''u3'')'),
+    ('finished 3 to 2 hours ago', 'SELECT count(*) FROM awa.list_jobs(p_from => now() - interval ''3 hours'','
+                                  ' p_to => now() - interval ''2 hours'')'),
+    ('get_job, archived', 'SELECT count(*) FROM awa.get_job(3000000)'),
+    ('get_job, live', 'SELECT count(*) FROM awa.get_job(5050000)')
+) AS c (name, call) \g /dev/null

@@ -25,6 +25,18 @@ ALTER TABLE awa.done_entries DROP CONSTRAINT done_entries_state_check;
 ALTER TABLE awa.done_entries ADD CONSTRAINT done_entries_state_check CHECK (state IN ('cancelled', 'failed', 'completed'));
 -- +goose StatementEnd
 
+-- hand-written: db/upgrade/03_ready_entries_lane_index.sql
+-- +goose StatementBegin
+-- WAL per job (issue 14): the ready rows' lane index without ready_slot, a
+-- plain index instead of the primary key (24-byte entries against 32: 8
+-- bytes less WAL per job). The drop's ACCESS EXCLUSIVE lock, held to the
+-- migration's commit, keeps every reader and writer of the queue ring out
+-- while the index is built over the ring's rows.
+-- covers: sql/substrate/20_queue_ring.sql
+ALTER TABLE awa.ready_entries DROP CONSTRAINT ready_entries_pkey;
+CREATE INDEX ready_entries_lane ON awa.ready_entries (lane_id, lane_seq);
+-- +goose StatementEnd
+
 -- added since v0.1.0: sql/substrate/10_control.sql
 -- +goose StatementBegin
 CREATE TABLE awa.queue_pauses (

@@ -23,6 +23,16 @@ ALTER TABLE {{$awa_schema}}.queue_count ADD COLUMN waiting_external bigint NOT N
 ALTER TABLE {{$awa_schema}}.done_entries DROP CONSTRAINT done_entries_state_check;
 ALTER TABLE {{$awa_schema}}.done_entries ADD CONSTRAINT done_entries_state_check CHECK (state IN ('cancelled', 'failed', 'completed'));
 
+-- hand-written: db/upgrade/03_ready_entries_lane_index.sql
+-- WAL per job (issue 14): the ready rows' lane index without ready_slot, a
+-- plain index instead of the primary key (24-byte entries against 32: 8
+-- bytes less WAL per job). The drop's ACCESS EXCLUSIVE lock, held to the
+-- migration's commit, keeps every reader and writer of the queue ring out
+-- while the index is built over the ring's rows.
+-- covers: sql/substrate/20_queue_ring.sql
+ALTER TABLE {{$awa_schema}}.ready_entries DROP CONSTRAINT ready_entries_pkey;
+CREATE INDEX ready_entries_lane ON {{$awa_schema}}.ready_entries (lane_id, lane_seq);
+
 -- added since v0.1.0: sql/substrate/10_control.sql
 CREATE TABLE {{$awa_schema}}.queue_pauses (
     queue     text        PRIMARY KEY,

@@ -27,9 +27,16 @@ CREATE TABLE awa.ready_entries (
     metadata     jsonb       NOT NULL,
     errors       jsonb,
     created_at   timestamptz NOT NULL,
-    run_at       timestamptz NOT NULL,
-    PRIMARY KEY (lane_id, lane_seq, ready_slot)
+    run_at       timestamptz NOT NULL
 ) PARTITION BY LIST (ready_slot);
+
+-- The lane index: claims walk it from a lane's cursor, the notify rule steps
+-- back in it, completions and listings find a row by its position. Not a
+-- primary key: on a partitioned table that must hold the partition key,
+-- which made each entry 8 bytes wider (32 against 24: 8 bytes of WAL per
+-- job). A position is unique by construction (a block of the lane's pool
+-- sequence, drawn under the lane's producer lock).
+CREATE INDEX ready_entries_lane ON awa.ready_entries (lane_id, lane_seq);
 
 CREATE INDEX ready_entries_job_id ON awa.ready_entries (job_id);
 
