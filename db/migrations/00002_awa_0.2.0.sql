@@ -358,6 +358,16 @@ CREATE TABLE awa.queue_depth (
 );
 -- +goose StatementEnd
 
+-- added since v0.1.0: sql/substrate/16_types.sql
+-- +goose StatementBegin
+CREATE TABLE awa.ready_queue (
+    queue    text    NOT NULL,
+    ready    boolean NOT NULL,
+    wait_for interval,
+    CHECK (false)
+);
+-- +goose StatementEnd
+
 -- added since v0.1.0: sql/substrate/40_lease_ring.sql
 -- +goose StatementBegin
 CREATE TABLE awa.attempt_state (
@@ -1070,7 +1080,7 @@ BEGIN
              ARRAY[]::text[]),
             ('awa_worker',
              ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
-                   'heartbeat_instance', 'queue_pending', 'queue_readiness', 'listen_queues', 'set_progress', 'job_progress',
+                   'heartbeat_instance', 'queue_pending', 'queue_readiness', 'queues_ready', 'listen_queues', 'set_progress', 'job_progress',
                    'set_attempt_deadline', 'closed_attempts', 'register_callback', 'park_jobs', 'take_callback_result',
                    'complete_external', 'fail_external', 'retry_external', 'resume_external', 'substrate_version'],
              ARRAY[]::text[]),
@@ -5863,6 +5873,50 @@ BEGIN
         ready := false;
         wait_for := make_interval(secs => (1 - v_tokens) / v_rate);
     END IF;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/queues_ready.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.queues_ready(p_queues text[], p_now timestamptz DEFAULT NULL)
+RETURNS SETOF awa.ready_queue
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_queue text;
+    v_now   timestamptz := coalesce(p_now, now());
+BEGIN
+    IF p_queues IS NULL THEN
+        RAISE EXCEPTION 'awa: queues must not be null' USING ERRCODE = 'AW002';
+    END IF;
+    FOREACH v_queue IN ARRAY p_queues LOOP
+        PERFORM awa._require_queue_name(v_queue);
+    END LOOP;
+    -- Candidates: a lane (the queue's own, or a key lane of it) whose
+    -- sequence has passed the lane's claim floor, a lower bound of its
+    -- cursor; awa.queue_readiness then decides with the cursor itself.
+    FOR v_queue IN
+        WITH q AS (SELECT DISTINCT u.queue FROM unnest(p_queues) AS u (queue)),
+        lanes AS (
+            SELECT q.queue, l.lane_id, l.lane_seq
+            FROM q JOIN awa.queue_lanes l ON l.queue = q.queue
+            UNION ALL
+            SELECT q.queue, l.lane_id, l.lane_seq
+            FROM q JOIN awa.key_lanes k ON k.queue = q.queue JOIN awa.queue_lanes l ON l.lane_id = k.lane_id
+        )
+        SELECT DISTINCT lanes.queue
+        FROM lanes JOIN awa.queue_claim_heads h USING (lane_id)
+        WHERE awa._lane_tip(lanes.lane_seq) > h.claim_seq
+          AND NOT EXISTS (SELECT 1 FROM awa.queue_pauses p WHERE p.queue = lanes.queue)
+        ORDER BY lanes.queue
+    LOOP
+        RETURN QUERY
+            SELECT v_queue, r.ready, r.wait_for FROM awa.queue_readiness(v_queue, v_now) AS r WHERE r.pending;
+    END LOOP;
 END;
 $$;
 -- +goose StatementEnd
