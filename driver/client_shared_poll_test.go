@@ -175,3 +175,53 @@ func TestTheSharedPollWakesOneOfManyIdleQueuesWithoutListen(t *testing.T) {
 	}
 	awaitQueueRun(t, ran, "mq7", 10*time.Second, "of its resume, with LISTEN off")
 }
+
+// QueuesReady, from a session that has remembered a queue quiet, reports it
+// again once a producer inserts into it: pending but not ready while that
+// producer's transaction is open (its lane is held), ready once it commits;
+// quiet again once claimed. Two sessions: the producer and the asker.
+func TestQueuesReadySeesAProducerOfARememberedQuietQueue(t *testing.T) {
+	ctx, pool := parallelDB(t, time.Minute)
+	d := driver.New()
+	asker, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer asker.Release()
+	ask := func(want []driver.ReadyQueue, why string) {
+		t.Helper()
+		got, err := d.QueuesReady(ctx, asker.Conn(), []string{"rq", "rq_other"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%s: QueuesReady = %v, want %v", why, got, want)
+		}
+	}
+	if _, err := pool.Exec(ctx, `SELECT * FROM awa.insert_job('k', '{}', '{"queue": "rq"}')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Claim(ctx, pool, "rq", 10, [16]byte{}, 0); err != nil {
+		t.Fatal(err)
+	}
+	ask(nil, "drained")
+	ask(nil, "drained, remembered quiet")
+
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT * FROM awa.insert_job('k', '{}', '{"queue": "rq"}')`); err != nil {
+		t.Fatal(err)
+	}
+	ask([]driver.ReadyQueue{{Queue: "rq"}}, "a producer holds the lane, uncommitted")
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ask([]driver.ReadyQueue{{Queue: "rq", Ready: true}}, "the producer committed")
+	if _, err := d.Claim(ctx, pool, "rq", 10, [16]byte{}, 0); err != nil {
+		t.Fatal(err)
+	}
+	ask(nil, "claimed again")
+}

@@ -16,9 +16,10 @@ import (
 )
 
 // IdleOptions configure the idle-queues scenario (-idle-queues): one awa
-// client working Queues[i] queues (one worker each, nothing to do), measured
-// idle for Duration after Settle: what an idle client costs as its queue
-// count grows.
+// client working Queues[i] queues (one worker each), each of which has had
+// one job (so it has lanes and a claim cursor, as a queue in use has), then
+// measured idle for Duration after Settle: what an idle client costs as its
+// queue count grows.
 type IdleOptions struct {
 	DSN      string
 	DBName   string
@@ -37,6 +38,7 @@ type IdleResult struct {
 	Queues        int
 	Statements    float64 // per second
 	Top           []string
+	PollMs        float64 // mean execution time of one awa.queues_ready call in the window (0: none)
 	ClientCPU     float64 // % of one core
 	ServerCPU     float64 // % of one core, the client's backends
 	Conns, IdleCn int
@@ -57,19 +59,22 @@ func IdleQueues(ctx context.Context, o IdleOptions, w io.Writer) ([]IdleResult, 
 		return nil, err
 	}
 	defer admin.Close(context.Background())
+	if _, err := admin.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_stat_statements`); err != nil {
+		return nil, fmt.Errorf("pg_stat_statements (preload it: make bench's AWA_PG_OPTS): %w", err)
+	}
 	var out []IdleResult
 	fmt.Fprintf(w, "idle-queues: one client, one worker per queue, maintenance off, poll %s, settle %s, window %s\n",
 		pollName(o.Poll), o.Settle, o.Duration)
-	fmt.Fprintf(w, "%8s %12s %10s %10s %6s %6s %9s  %s\n", "queues", "statements/s", "client CPU", "server CPU",
-		"conns", "idle", "start", "top statements (calls/s)")
+	fmt.Fprintf(w, "%8s %12s %10s %10s %6s %6s %9s %9s  %s\n", "queues", "statements/s", "client CPU", "server CPU",
+		"conns", "idle", "start", "poll ms", "top statements (calls/s)")
 	for _, n := range o.Queues {
 		r, err := idleRun(ctx, o, admin, n)
 		if err != nil {
 			return out, fmt.Errorf("%d queues: %w", n, err)
 		}
 		out = append(out, r)
-		fmt.Fprintf(w, "%8d %12.1f %9.2f%% %9.2f%% %6d %6d %9s  %s\n", r.Queues, r.Statements, r.ClientCPU, r.ServerCPU,
-			r.Conns, r.IdleCn, r.Start.Round(time.Millisecond), strings.Join(r.Top, ", "))
+		fmt.Fprintf(w, "%8d %12.1f %9.2f%% %9.2f%% %6d %6d %9s %9.3f  %s\n", r.Queues, r.Statements, r.ClientCPU,
+			r.ServerCPU, r.Conns, r.IdleCn, r.Start.Round(time.Millisecond), r.PollMs, strings.Join(r.Top, ", "))
 	}
 	return out, nil
 }
@@ -118,9 +123,29 @@ func idleRun(ctx context.Context, o IdleOptions, admin *pgx.Conn, n int) (IdleRe
 	}
 	r.Start = time.Since(t0)
 	defer func() { _ = c.Stop(context.Background()) }()
+	// One job per queue, worked: every queue has lanes and a cursor.
+	jobs := make([]driver.InsertManyParams, 0, n)
+	for name := range queues {
+		jobs = append(jobs, driver.InsertManyParams{Args: idleArgs{}, Opts: &driver.InsertOpts{Queue: name}})
+	}
+	if _, err := c.InsertMany(ctx, jobs); err != nil {
+		return r, err
+	}
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		var left int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM awa.jobs WHERE state <> 'completed'`).Scan(&left); err != nil {
+			return r, err
+		}
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return r, fmt.Errorf("%d of the %d first jobs not completed after 2 minutes", left, n)
+		}
+	}
 	time.Sleep(o.Settle)
 
-	calls0, err := dbCalls(ctx, admin, o.DBName)
+	calls0, ms0, err := dbCalls(ctx, admin, o.DBName)
 	if err != nil {
 		return r, err
 	}
@@ -131,7 +156,7 @@ func idleRun(ctx context.Context, o IdleOptions, admin *pgx.Conn, n int) (IdleRe
 	cpu0, srv0, w0 := selfCPU(), pidsCPU(pids), time.Now()
 	time.Sleep(o.Duration)
 	cpu1, srv1, wall := selfCPU(), pidsCPU(pids), time.Since(w0)
-	calls1, err := dbCalls(ctx, admin, o.DBName)
+	calls1, ms1, err := dbCalls(ctx, admin, o.DBName)
 	if err != nil {
 		return r, err
 	}
@@ -159,6 +184,9 @@ func idleRun(ctx context.Context, o IdleOptions, admin *pgx.Conn, n int) (IdleRe
 		r.Top = append(r.Top, fmt.Sprintf("%s %.1f", t.q, float64(t.n)/secs))
 	}
 	r.Statements = float64(total) / secs
+	if n := calls1["queues_ready"] - calls0["queues_ready"]; n > 0 {
+		r.PollMs = (ms1["queues_ready"] - ms0["queues_ready"]) / float64(n)
+	}
 	r.ClientCPU = 100 * (cpu1 - cpu0).Seconds() / secs
 	r.ServerCPU = 100 * (srv1 - srv0).Seconds() / secs
 	err = admin.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE state = 'idle')
@@ -166,20 +194,22 @@ func idleRun(ctx context.Context, o IdleOptions, admin *pgx.Conn, n int) (IdleRe
 	return r, err
 }
 
-// dbCalls is pg_stat_statements' calls in database dbname by statement,
-// named by the awa function it calls (or its first 40 characters).
-func dbCalls(ctx context.Context, admin *pgx.Conn, dbname string) (map[string]int64, error) {
-	rows, err := admin.Query(ctx, `SELECT s.query, s.calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-		WHERE d.datname = $1`, dbname)
+// dbCalls is pg_stat_statements' calls and total execution time (ms) in
+// database dbname by statement, named by the awa function it calls (or its
+// first 40 characters).
+func dbCalls(ctx context.Context, admin *pgx.Conn, dbname string) (map[string]int64, map[string]float64, error) {
+	rows, err := admin.Query(ctx, `SELECT s.query, s.calls, s.total_exec_time FROM pg_stat_statements s
+		JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1`, dbname)
 	if err != nil {
-		return nil, fmt.Errorf("pg_stat_statements (preload it: make bench's AWA_PG_OPTS): %w", err)
+		return nil, nil, fmt.Errorf("pg_stat_statements (preload it: make bench's AWA_PG_OPTS): %w", err)
 	}
-	out := map[string]int64{}
+	out, ms := map[string]int64{}, map[string]float64{}
 	for rows.Next() {
 		var q string
 		var n int64
-		if err := rows.Scan(&q, &n); err != nil {
-			return nil, err
+		var t float64
+		if err := rows.Scan(&q, &n, &t); err != nil {
+			return nil, nil, err
 		}
 		name := q
 		if _, rest, ok := strings.Cut(q, "awa."); ok {
@@ -188,8 +218,9 @@ func dbCalls(ctx context.Context, admin *pgx.Conn, dbname string) (map[string]in
 			name = name[:40]
 		}
 		out[name] += n
+		ms[name] += t
 	}
-	return out, rows.Err()
+	return out, ms, rows.Err()
 }
 
 func backendPIDs(ctx context.Context, admin *pgx.Conn, dbname string) ([]int, error) {
