@@ -26,6 +26,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -105,6 +106,11 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 		limKey     = fs.Int("limits-key-limit", 5, "limits: running jobs per key")
 		limWork    = fs.Duration("limits-work", 10*time.Millisecond, "limits: the keyed and depth queues' handler time")
 		limDepth   = fs.Int("limits-max-depth", 1000, "limits: the depth-limited queue's max_depth")
+		idleQs     = fs.String("idle-queues", "", "run only the awa idle-queues scenario at these queue counts "+
+			"(comma-separated, e.g. 10,100,1000): one client working that many idle queues, its statements/s "+
+			"(pg_stat_statements), CPU and connections (prints; no report)")
+		idleDur  = fs.Duration("idle-duration", 10*time.Second, "idle-queues: measured window per queue count")
+		idlePoll = fs.Duration("idle-poll", 0, "idle-queues: the client's FetchPollInterval (0: its default)")
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -136,15 +142,27 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 		}
 		return benchkit.WriteMarkdown(*md, &rep)
 	}
+	if *idleQs != "" {
+		d := serverDSN(*dsn)
+		if d == "" {
+			return usage("no server: pass -dsn or set AWA_TEST_DSN")
+		}
+		var counts []int
+		for _, f := range strings.Split(*idleQs, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				return usage("-idle-queues: want positive queue counts, got %q", f)
+			}
+			counts = append(counts, n)
+		}
+		_, err := benchkit.IdleQueues(ctx, benchkit.IdleOptions{DSN: d, DBName: *prefix + "_idle", Queues: counts,
+			Settle: 3 * time.Second, Duration: *idleDur, Poll: *idlePoll}, stdout)
+		return err
+	}
 	if *limits || *fair {
 		// The awa-only instruments: a server, and -workers, -keep.
-		d := *dsn
-		for _, env := range []string{"AWA_TEST_DSN", "DATABASE_URL"} {
-			if strings.TrimSpace(d) == "" {
-				d = os.Getenv(env)
-			}
-		}
-		if strings.TrimSpace(d) == "" {
+		d := serverDSN(*dsn)
+		if d == "" {
 			return usage("no server: pass -dsn or set AWA_TEST_DSN")
 		}
 		o, err := common.Options()
@@ -233,6 +251,16 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 		return fmt.Errorf("%d of %d runs failed", n, len(rep.Runs))
 	}
 	return nil
+}
+
+// serverDSN is dsn, else $AWA_TEST_DSN, else $DATABASE_URL ("" if none).
+func serverDSN(dsn string) string {
+	for _, env := range []string{"AWA_TEST_DSN", "DATABASE_URL"} {
+		if strings.TrimSpace(dsn) == "" {
+			dsn = os.Getenv(env)
+		}
+	}
+	return strings.TrimSpace(dsn)
 }
 
 // commandLine is the command line the report records, without the -dsn

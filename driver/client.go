@@ -63,7 +63,10 @@ type Client struct {
 	// health: what the health checks read (health.go).
 	health healthState
 
-	queues    map[string]*queueRunner
+	queues map[string]*queueRunner
+	// pollNow asks the shared poller (pollLoop) to poll at once: the
+	// listener has just subscribed.
+	pollNow   chan struct{}
 	completer *completer
 	// attempts: the running handlers, for cooperative cancel (cancel.go).
 	attempts attemptSet
@@ -364,13 +367,18 @@ func (c *Client) Start(ctx context.Context) error {
 		c.fetchWG.Add(1)
 		go func() { defer c.fetchWG.Done(); q.run(fetchCtx, workCtx) }()
 	}
+	c.pollNow = make(chan struct{}, 1)
+	if len(c.queues) > 0 {
+		c.fetchWG.Add(1)
+		go func() { defer c.fetchWG.Done(); c.pollLoop(fetchCtx) }()
+	}
 
 	c.bgWG.Add(1)
 	go func() { defer c.bgWG.Done(); c.heartbeatLoop(bgCtx) }()
 
 	if !c.cfg.DisableListen && len(c.queues) > 0 {
 		l := &listener{pool: c.pool, direct: c.listenConfig, log: c.log, driver: c.driver, queues: c.queues,
-			attempts: &c.attempts}
+			attempts: &c.attempts, subscribed: c.pollSoon}
 		c.bgWG.Add(2)
 		go func() { defer c.bgWG.Done(); l.run(bgCtx) }()
 		go func() { defer c.bgWG.Done(); l.watch(bgCtx, c) }()
@@ -456,6 +464,56 @@ func (c *Client) stop(ctx context.Context, hard bool) error {
 	c.mu.Unlock()
 	c.log.Info("awa: Client stopped")
 	return err
+}
+
+// pollLoop is the client's one poller, whatever its number of queues: every
+// FetchPollInterval (and at once after the listener subscribes: pollSoon) it
+// asks, in one statement (awa.queues_ready), which of its queues a claim may
+// find work in, and wakes those queues' fetch loops; a queue that finds work
+// claims until it runs dry, then waits again. A rate-limited queue whose
+// bucket is empty is left to its own recheck, due with its next token. When
+// the call fails, it wakes every queue, as a poll of each would.
+func (c *Client) pollLoop(ctx context.Context) {
+	names := make([]string, 0, len(c.queues))
+	for name := range c.queues {
+		names = append(names, name)
+	}
+	t := time.NewTicker(c.cfg.FetchPollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-c.pollNow:
+		}
+		pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		ready, err := c.driver.QueuesReady(pctx, c.rt, names)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			c.log.Warn("awa: QueuesReady failed; polling every queue", slog.String("error", err.Error()))
+			for _, q := range c.queues {
+				q.notifyPolled()
+			}
+			continue
+		}
+		for _, r := range ready {
+			if q, ok := c.queues[r.Queue]; ok && r.WaitFor <= 0 {
+				q.notifyPolled()
+			}
+		}
+	}
+}
+
+// pollSoon makes the shared poller poll now (non-blocking).
+func (c *Client) pollSoon() {
+	select {
+	case c.pollNow <- struct{}{}:
+	default:
+	}
 }
 
 func (c *Client) heartbeatLoop(ctx context.Context) {

@@ -41,9 +41,11 @@ type Config struct {
 	Logger *slog.Logger
 	// FetchBatchSize caps the jobs claimed in one call (1..1024). Defaults to 100.
 	FetchBatchSize int
-	// FetchPollInterval is how often an idle queue is polled when no
-	// notification arrives (notifications can be lost, e.g. behind a
-	// transaction-mode pooler). Defaults to 1s.
+	// FetchPollInterval is how often the client polls for work that came
+	// without a notification (notifications can be lost, e.g. behind a
+	// transaction-mode pooler): one statement per interval for all its
+	// queues together (awa.queues_ready), which wakes only the queues that
+	// hold work. Defaults to 1s.
 	FetchPollInterval time.Duration
 	// JobTimeout bounds each job's run through its context; a Worker can
 	// override it with WorkerTimeout. Negative means no timeout of its own

@@ -473,8 +473,41 @@ func (d *Driver) QueueReadiness(ctx context.Context, db DBTX, queue string) (Pen
 		return Pending{}, fmt.Errorf("queue readiness %q: %w", queue, mapError(err))
 	}
 	out := Pending{Pending: p.Pending.Valid && p.Pending.Bool, Ready: p.Ready.Valid && p.Ready.Bool}
-	if p.WaitFor.Valid {
-		out.WaitFor = time.Duration(p.WaitFor.Microseconds)*time.Microsecond + time.Duration(p.WaitFor.Days)*24*time.Hour
+	out.WaitFor = waitFor(p.WaitFor)
+	return out, nil
+}
+
+// waitFor is a rate-limit wait as a duration (0 when NULL).
+func waitFor(i pgtype.Interval) time.Duration {
+	if !i.Valid {
+		return 0
+	}
+	return time.Duration(i.Microseconds)*time.Microsecond + time.Duration(i.Days)*24*time.Hour
+}
+
+// ReadyQueue is one queue awa.queues_ready reports: a claim may find work
+// in it (it is pending, as QueuePending says).
+type ReadyQueue struct {
+	Queue string
+	// Ready: a committed job is known to wait (Pending.Ready).
+	Ready bool
+	// WaitFor: on a rate-limited queue whose bucket is empty, how long until
+	// its next token; 0 otherwise.
+	WaitFor time.Duration
+}
+
+// QueuesReady reports, in one statement, which of queues a claim may find
+// work in (awa.queues_ready): each such queue once, in name order. A paused
+// queue, a drained one and one never used are left out. The client's shared
+// poller asks it once per FetchPollInterval for all its queues.
+func (d *Driver) QueuesReady(ctx context.Context, db DBTX, queues []string) ([]ReadyQueue, error) {
+	rows, err := d.q.QueuesReady(ctx, d.on(db), queues)
+	if err != nil {
+		return nil, fmt.Errorf("queues ready: %w", mapError(err))
+	}
+	out := make([]ReadyQueue, len(rows))
+	for i, r := range rows {
+		out[i] = ReadyQueue{Queue: r.Queue, Ready: r.Ready, WaitFor: waitFor(r.WaitFor)}
 	}
 	return out, nil
 }

@@ -14,8 +14,9 @@ import (
 )
 
 // listener holds one dedicated connection LISTENing on every worked queue's
-// channel and wakes the queue's fetch loop on each notification. When the
-// connection fails it reconnects with backoff; polling covers the gap.
+// channel (one LISTEN per queue, on one connection, whatever their number)
+// and wakes the queue's fetch loop on each notification. When the connection
+// fails it reconnects with backoff; the shared poll covers the gap.
 type listener struct {
 	pool *pgxpool.Pool
 	// direct is Config.ListenDSN parsed: connect with it instead of taking
@@ -28,6 +29,10 @@ type listener struct {
 	// prefix): awa.cancel_job closed a running attempt, or
 	// awa.resume_external resumed its callback.
 	attempts *attemptSet
+	// subscribed is called once LISTEN took effect, on every (re)connect:
+	// work committed before it sent notifications nobody heard, so the
+	// client polls at once (Client.pollSoon).
+	subscribed func()
 	// received counts notifications since the watch last looked.
 	received atomic.Int64
 }
@@ -80,10 +85,9 @@ func (l *listener) listen(ctx context.Context) error {
 		return mapError(err)
 	}
 	prefix := sqlschema.ChannelPrefix(d.Schema())
-	// Work may have arrived before we listened.
-	for _, q := range l.queues {
-		q.notify()
-	}
+	// Work may have arrived before we listened: one shared poll finds it,
+	// not a claim per queue.
+	l.subscribed()
 	for {
 		n, err := conn.WaitForNotification(ctx)
 		if err != nil {

@@ -22,7 +22,10 @@ type queueRunner struct {
 	// processSpan names its handlers' spans ("process <queue>").
 	processSpan string
 	permits     chan struct{} // one token per free slot
-	wake        chan struct{} // a notification that claimable work appeared
+	wake        chan struct{} // a notification, or the shared poll, says claimable work appeared
+	// polled: the pending wake came from the shared poll (the listener
+	// watch counts the claims it leads to).
+	polled atomic.Bool
 	// widening lets one weighted job at a time take its slots (widen).
 	widening sync.Mutex
 }
@@ -33,6 +36,12 @@ func newQueueRunner(c *Client, name string, qc QueueConfig) *queueRunner {
 		q.permits <- struct{}{}
 	}
 	return q
+}
+
+// notifyPolled is notify by the shared poll (Client.pollLoop).
+func (q *queueRunner) notifyPolled() {
+	q.polled.Store(true)
+	q.notify()
 }
 
 // notify wakes the fetch loop (non-blocking; one pending wake is enough).
@@ -57,16 +66,18 @@ const pendingRecheck = time.Millisecond
 // claim again without waiting for a wake.
 const claimNow = time.Duration(-1)
 
+// run is the queue's fetch loop. It claims at once on start and while claims
+// come back full; otherwise it waits for a wake (a notification, or the
+// client's shared poll: Client.pollLoop) or its own recheck (nextRecheck).
+// It has no poll of its own: an idle queue costs nothing here.
 func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 	cfg := q.c.cfg
-	poll := time.NewTicker(cfg.FetchPollInterval)
-	defer poll.Stop()
 	backlog := true // claim at once on start
 	errDelay := 100 * time.Millisecond
 	var recheck time.Duration // > 0: claim again after this long, even without a wake; claimNow: at once
 
 	for {
-		polled := false // woken by the poll ticker (the listener watch counts these)
+		polled := false // woken by the shared poll (the listener watch counts these)
 		if !backlog && recheck != claimNow {
 			var again <-chan time.Time
 			var timer *time.Timer
@@ -77,8 +88,7 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 			select {
 			case <-fetchCtx.Done():
 			case <-q.wake:
-			case <-poll.C:
-				polled = true
+				polled = q.polled.Swap(false)
 			case <-again:
 			}
 			if timer != nil {
@@ -140,6 +150,13 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 			go q.execute(workCtx, j, claimStart, claimSpan, min(j.Weight(), cap(q.permits)))
 		}
 		backlog = len(jobs) == n
+		if !backlog && len(q.wake) > 0 {
+			// Woken while the claim ran (a notification of a commit it may
+			// not have seen): claim again at once, as the wait below would,
+			// without asking awa.queue_readiness first.
+			recheck = 0
+			continue
+		}
 		recheck = q.nextRecheck(fetchCtx, backlog, len(jobs) > 0, recheck)
 	}
 }

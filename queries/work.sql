@@ -56,6 +56,9 @@ SELECT * FROM awa.queue_pending(sqlc.arg(queue)::text);
 -- name: QueueReadiness :one
 SELECT * FROM awa.queue_readiness(sqlc.arg(queue)::text);
 
+-- name: QueuesReady :many
+SELECT * FROM awa.queues_ready(sqlc.arg(queues)::text[]);
+
 -- name: TransactionIsolation :one
 -- The isolation level a statement on this connection runs at by default (the
 -- database's or role's default_transaction_isolation).

@@ -227,7 +227,8 @@ func (a AwaSystem) maintenanceSetting() string {
 func (a AwaSystem) Start(ctx context.Context, pool *pgxpool.Pool, w int, h *Handler) (Stopper, error) {
 	workers := driver.NewWorkers()
 	driver.AddWorker(workers, driver.WorkFunc(func(ctx context.Context, j *driver.Job[JobArgs]) error {
-		return h.RunAttempt(ctx, j.Args, Attempt{CreatedAt: j.CreatedAt, Due: j.RunAt, Number: j.Attempt})
+		return h.RunAttempt(ctx, j.Args, Attempt{CreatedAt: j.CreatedAt, Due: j.RunAt, Number: j.Attempt,
+			Claimed: j.ClaimedAt})
 	}))
 	logger := a.Logger
 	if logger == nil {

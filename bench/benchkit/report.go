@@ -226,6 +226,10 @@ func PrintRun(w io.Writer, r *Run) {
 		line += fmt.Sprintf("  ins %.0f/s  p50 %.1f p95 %.1f p99 %.1f max %.1f ms  depth≤%d", r.AchievedInsert,
 			r.Latency.P50Ms, r.Latency.P95Ms, r.Latency.P99Ms, r.Latency.MaxMs, r.DepthMax)
 	}
+	if r.ToClaim != nil {
+		line += fmt.Sprintf("  (insert→claim p50 %.1f p99 %.1f, claim→start p50 %.1f p99 %.1f ms)",
+			r.ToClaim.P50Ms, r.ToClaim.P99Ms, r.ClaimToStart.P50Ms, r.ClaimToStart.P99Ms)
+	}
 	if r.PreInsert != nil {
 		line += fmt.Sprintf("  (pre-insert %s/s)", num(r.PreInsert.PerSecond))
 	}

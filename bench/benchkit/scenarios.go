@@ -67,6 +67,12 @@ type Run struct {
 	DepthMean        float64  `json:"queue_depth_mean,omitempty"`
 	DepthSamples     []int64  `json:"queue_depth_samples,omitempty"`
 	InsertCallLatncy *Summary `json:"insert_call_latency,omitempty"`
+	// awa: insert→start split at the claim: created_at → claimed_at (both
+	// the database's clock: the producer's commit, the notification, the
+	// wake and the claim's start) and claimed_at → handler start (the
+	// claim's own run and commit, its reply, the hand-off to a worker).
+	ToClaim      *Summary `json:"insert_to_claim_latency,omitempty"`
+	ClaimToStart *Summary `json:"claim_to_start_latency,omitempty"`
 
 	// mixed: due→start latency of the delayed jobs (Latency is the immediate
 	// jobs' insert→start), the jobs inserted delayed and planned to fail, the
@@ -742,6 +748,9 @@ func rateRun(ctx context.Context, e *env, sys System, rate float64, warmup, dur 
 	run.PerSecond = run.CompletionRate
 	s := hd.latency.Summary()
 	run.Latency = &s
+	if tc, cs := hd.toClaim.Summary(), hd.claimToStart.Summary(); tc.Count > 0 {
+		run.ToClaim, run.ClaimToStart = &tc, &cs
+	}
 	cs := callLat.Summary()
 	run.InsertCallLatncy = &cs
 	if mix != nil {

@@ -52,6 +52,8 @@ type Handler struct {
 	windowStart atomic.Int64 // unix ns; 0 = record nothing
 	windowEnd   atomic.Int64
 	latency     Histogram
+	// toClaim and claimToStart split latency at the claim (Attempt.Claimed).
+	toClaim, claimToStart Histogram
 
 	// Mixed scenario (RunAttempt): first attempts that failed on purpose,
 	// later attempts started, and the due→start latency of delayed jobs.
@@ -65,6 +67,9 @@ type Attempt struct {
 	CreatedAt time.Time // the job row's created_at
 	Due       time.Time // when it was due (awa run_at, River scheduled_at)
 	Number    int       // 1 for the first attempt
+	// Claimed is when the claim ran (awa claimed_at, the database's clock);
+	// zero when the system does not say.
+	Claimed time.Time
 }
 
 // errPlanned is the error of a first attempt the mixed scenario fails.
@@ -88,7 +93,7 @@ func (h *Handler) RunAttempt(ctx context.Context, a JobArgs, at Attempt) error {
 			h.dueLatency.Record(now.Sub(at.Due))
 		}
 	default:
-		h.jobStarted(at.CreatedAt)
+		h.jobStarted(at.CreatedAt, at.Claimed)
 	}
 	if h.Work > 0 {
 		t := time.NewTimer(h.Work)
@@ -129,7 +134,7 @@ func (h *Handler) Started() int64 { return h.started.Load() }
 // Finished is how many jobs have returned from Run without an error.
 func (h *Handler) Finished() int64 { return h.finished.Load() }
 
-func (h *Handler) jobStarted(createdAt time.Time) {
+func (h *Handler) jobStarted(createdAt, claimed time.Time) {
 	now := time.Now()
 	h.started.Add(1)
 	if h.Recent != nil {
@@ -137,6 +142,10 @@ func (h *Handler) jobStarted(createdAt time.Time) {
 	}
 	if h.inWindow(createdAt) {
 		h.latency.Record(now.Sub(createdAt))
+		if !claimed.IsZero() {
+			h.toClaim.Record(claimed.Sub(createdAt))
+			h.claimToStart.Record(now.Sub(claimed))
+		}
 	}
 }
 

@@ -340,6 +340,14 @@ CREATE TABLE {{$awa_schema}}.queue_limit (
     CHECK (false)
 );
 
+-- added since v0.1.0: sql/substrate/16_types.sql
+CREATE TABLE {{$awa_schema}}.ready_queue (
+    queue    text    NOT NULL,
+    ready    boolean NOT NULL,
+    wait_for interval,
+    CHECK (false)
+);
+
 -- added since v0.1.0: sql/substrate/40_lease_ring.sql
 CREATE TABLE {{$awa_schema}}.attempt_state (
     job_id     bigint      PRIMARY KEY,
@@ -963,7 +971,7 @@ BEGIN
              ARRAY[]::text[]),
             ('{{$awa_schema}}_worker',
              ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
-                   'heartbeat_instance', 'queue_pending', 'queue_readiness', 'listen_queues', 'set_progress', 'job_progress',
+                   'heartbeat_instance', 'queue_pending', 'queue_readiness', 'queues_ready', 'listen_queues', 'set_progress', 'job_progress',
                    'set_attempt_deadline', 'closed_attempts', 'register_callback', 'park_jobs', 'take_callback_result',
                    'complete_external', 'fail_external', 'retry_external', 'resume_external', 'substrate_version'],
              ARRAY[]::text[]),
@@ -5639,6 +5647,98 @@ BEGIN
     IF v_tokens < 1 THEN
         ready := false;
         wait_for := make_interval(secs => (1 - v_tokens) / v_rate);
+    END IF;
+END;
+$$;
+
+-- new since v0.1.0: sql/functions/queues_ready.sql
+CREATE FUNCTION {{$awa_schema}}.queues_ready(p_queues text[], p_now timestamptz DEFAULT NULL)
+RETURNS SETOF {{$awa_schema}}.ready_queue
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+DECLARE
+    v_queue text;
+    v_now   timestamptz := coalesce(p_now, now());
+    v_key   text := '{{$awa_schema}}.ready_memo_' || '{{$awa_schema}}'::regnamespace::oid;
+    v_memo  jsonb := coalesce(nullif(current_setting(v_key, true), ''), '{}')::jsonb;
+    v_drop  int[] := '{}';
+    v_add_l int[] := '{}';
+    v_add_t bigint[] := '{}';
+    v_mq    text[];
+    v_ml    int[];
+    v_mt    bigint[];
+    v_mf    boolean[];
+    v_c     record;
+    v_rc    boolean := current_setting('transaction_isolation') = 'read committed';
+    v_r     record;
+BEGIN
+    IF p_queues IS NULL THEN
+        RAISE EXCEPTION 'awa: queues must not be null' USING ERRCODE = 'AW002';
+    END IF;
+    -- One pass over the names; the first bad one raises.
+    SELECT u.queue INTO v_queue FROM unnest(p_queues) AS u (queue) WHERE NOT {{$awa_schema}}._queue_name_ok(u.queue) LIMIT 1;
+    IF FOUND THEN
+        PERFORM {{$awa_schema}}._require_queue_name(v_queue);
+    END IF;
+    -- Per lane past its floor whose tip is not remembered quiet (moved), in
+    -- one statement: its tip, then whether its producers have all ended
+    -- (the lock test, before the statement below takes its snapshot).
+    WITH lanes AS (
+        SELECT l.queue, l.lane_id, l.lane_seq FROM {{$awa_schema}}.queue_lanes l WHERE l.queue = ANY (p_queues)
+        UNION ALL
+        SELECT k.queue, l.lane_id, l.lane_seq
+        FROM {{$awa_schema}}.key_lanes k JOIN {{$awa_schema}}.queue_lanes l ON l.lane_id = k.lane_id
+        WHERE k.queue = ANY (p_queues)
+    ),
+    -- Lanes share position sequences: one read per sequence.
+    seqs AS MATERIALIZED (
+        SELECT s.lane_seq, {{$awa_schema}}._lane_tip(s.lane_seq) AS tip FROM (SELECT DISTINCT lanes.lane_seq FROM lanes) AS s
+    ),
+    tips AS (
+        SELECT lanes.queue, lanes.lane_id, seqs.tip, h.claim_seq
+        FROM lanes JOIN seqs USING (lane_seq) JOIN {{$awa_schema}}.queue_claim_heads h USING (lane_id)
+        WHERE NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.queue_pauses p WHERE p.queue = lanes.queue)
+    )
+    SELECT coalesce(array_agg(t.queue), '{}'), coalesce(array_agg(t.lane_id), '{}'), coalesce(array_agg(t.tip), '{}'),
+           coalesce(array_agg(v_rc AND {{$awa_schema}}._producer_free(t.lane_id)), '{}')
+    INTO v_mq, v_ml, v_mt, v_mf
+    FROM tips t
+    WHERE t.tip > t.claim_seq AND (v_memo ->> t.lane_id::text)::bigint IS DISTINCT FROM t.tip;
+    -- A queue is quiet when each such lane's producers have ended and no
+    -- row lies above its cursor (read now, after the lock test: rows of the
+    -- producers that held the lane are visible); its tips are remembered.
+    -- Any other queue gets awa.queue_readiness's answer.
+    FOR v_c IN
+        SELECT mv.queue, array_agg(mv.lane_id) AS lane_ids, array_agg(mv.tip) AS tips,
+               bool_and(mv.free AND NOT EXISTS (
+                   SELECT 1 FROM {{$awa_schema}}.claim_cursors c JOIN {{$awa_schema}}.ready_entries r ON r.lane_id = c.lane_id
+                   WHERE c.lane_id = mv.lane_id AND r.lane_seq > c.claim_seq)) AS quiet
+        FROM unnest(v_mq, v_ml, v_mt, v_mf) AS mv (queue, lane_id, tip, free)
+        GROUP BY mv.queue
+        ORDER BY mv.queue
+    LOOP
+        -- Checked: its lanes leave the memo, and come back when quiet.
+        v_drop := v_drop || v_c.lane_ids;
+        IF NOT v_c.quiet THEN
+            SELECT r.pending, r.ready, r.wait_for INTO v_r FROM {{$awa_schema}}.queue_readiness(v_c.queue, v_now) AS r;
+            IF v_r.pending THEN
+                RETURN NEXT (v_c.queue, v_r.ready, v_r.wait_for)::{{$awa_schema}}.ready_queue;
+                CONTINUE;
+            END IF;
+        END IF;
+        IF v_rc THEN
+            v_add_l := v_add_l || v_c.lane_ids;
+            v_add_t := v_add_t || v_c.tips;
+        END IF;
+    END LOOP;
+    IF cardinality(v_drop) > 0 THEN
+        v_memo := (v_memo - v_drop::text[])
+                  || coalesce((SELECT jsonb_object_agg(n.lane_id, n.tip) FROM unnest(v_add_l, v_add_t) AS n (lane_id, tip)),
+                              '{}');
+        PERFORM set_config(v_key, v_memo::text, false);
     END IF;
 END;
 $$;

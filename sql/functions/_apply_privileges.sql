@@ -6,7 +6,7 @@
 --   awa_producer  enqueue: insert_job, insert_jobs, the COPY stage, and their
 --                 unique forms (insert_unique_job, insert_unique_jobs,
 --                 insert_staged_unique_jobs)
---   awa_worker    claim, finalize, heartbeat, queue_pending, queue_readiness, listen,
+--   awa_worker    claim, finalize, heartbeat, queue_pending, queue_readiness, queues_ready, listen,
 --                 progress (set_progress, job_progress), set_attempt_deadline,
 --                 closed_attempts,
 --                 callbacks (register, park, take, the four resolutions)
@@ -46,7 +46,7 @@ BEGIN
              ARRAY[]::text[]),
             ('awa_worker',
              ARRAY['claim_ready_runtime', 'complete_jobs', 'retry_jobs', 'snooze_jobs', 'fail_jobs', 'cancel_jobs',
-                   'heartbeat_instance', 'queue_pending', 'queue_readiness', 'listen_queues', 'set_progress', 'job_progress',
+                   'heartbeat_instance', 'queue_pending', 'queue_readiness', 'queues_ready', 'listen_queues', 'set_progress', 'job_progress',
                    'set_attempt_deadline', 'closed_attempts', 'register_callback', 'park_jobs', 'take_callback_result',
                    'complete_external', 'fail_external', 'retry_external', 'resume_external', 'substrate_version'],
              ARRAY[]::text[]),

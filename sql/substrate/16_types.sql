@@ -293,3 +293,14 @@ CREATE TABLE awa.queue_limit (
     concurrency_limits jsonb,
     CHECK (false)
 );
+
+-- One queue of awa.queues_ready that a claim may find work in: ready (a
+-- committed job is known to wait, as awa.queue_pending says) and, for a
+-- rate-limited queue whose bucket is empty, wait_for: how long until its
+-- next token (awa.queue_readiness).
+CREATE TABLE awa.ready_queue (
+    queue    text    NOT NULL,
+    ready    boolean NOT NULL,
+    wait_for interval,
+    CHECK (false)
+);

@@ -809,6 +809,12 @@ type AwaReadyEntry struct {
 	RunAt       pgtype.Timestamptz
 }
 
+type AwaReadyQueue struct {
+	Queue   string
+	Ready   bool
+	WaitFor pgtype.Interval
+}
+
 type AwaReadyTombstone struct {
 	ReadySlot int32
 	LaneID    int32

@@ -355,6 +355,30 @@ func (q *Queries) QueueReadiness(ctx context.Context, db DBTX, queue string) (Qu
 	return i, err
 }
 
+const queuesReady = `-- name: QueuesReady :many
+SELECT queue, ready, wait_for FROM awa.queues_ready($1::text[])
+`
+
+func (q *Queries) QueuesReady(ctx context.Context, db DBTX, queues []string) ([]AwaReadyQueue, error) {
+	rows, err := db.Query(ctx, queuesReady, queues)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var items []AwaReadyQueue
+	for rows.Next() {
+		var i AwaReadyQueue
+		if err := rows.Scan(&i.Queue, &i.Ready, &i.WaitFor); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const retryJobs = `-- name: RetryJobs :many
 SELECT job_id, run_lease, outcome, state FROM awa.retry_jobs($1::bigint[], $2::bigint[],
                              $3::int[], $4::bigint[],

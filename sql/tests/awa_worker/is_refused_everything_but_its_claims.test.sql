@@ -1,5 +1,5 @@
 -- A member of awa_worker may execute the claim, finalize, heartbeat,
--- queue_pending, queue_readiness, listen, progress, attempt deadline, closed_attempts and callback entry points
+-- queue_pending, queue_readiness, queues_ready, listen, progress, attempt deadline, closed_attempts and callback entry points
 -- (register, park, take, the four resolutions) and nothing else of schema awa, and
 -- holds no table or sequence right: it cannot enqueue, configure a queue,
 -- prune, rotate, maintain, rescue (callback timeouts too), cancel by id, touch
@@ -11,7 +11,7 @@ select plan(27);
 select results_eq($$select * from awa_test.executable_by('awa_test_worker')$$,
                   $$values ('cancel_jobs'::text), ('claim_ready_runtime'), ('closed_attempts'), ('complete_external'),
                            ('complete_jobs'), ('fail_external'), ('fail_jobs'), ('heartbeat_instance'), ('job_progress'),
-                           ('listen_queues'), ('park_jobs'), ('queue_pending'), ('queue_readiness'), ('register_callback'), ('resume_external'),
+                           ('listen_queues'), ('park_jobs'), ('queue_pending'), ('queue_readiness'), ('queues_ready'), ('register_callback'), ('resume_external'),
                            ('retry_external'), ('retry_jobs'), ('set_attempt_deadline'), ('set_progress'), ('snooze_jobs'),
                            ('substrate_version'),
                            ('take_callback_result')$$,
