@@ -24,7 +24,7 @@
 -- The rules and why: docs/storage.md, "The producer: lanes, notify rule and
 -- session settings".
 -- Called by awa.insert_job, awa.insert_jobs, awa.promote_due_jobs and
--- awa.retry_dlq_job.
+-- awa.retry_dlq_job; awa.insert_job tries awa._append_one first.
 CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz, p_produce boolean DEFAULT false)
 RETURNS void
 LANGUAGE plpgsql
@@ -82,8 +82,7 @@ BEGIN
 
     FOR g IN 1 .. cardinality(v_q) LOOP
         -- The session's lane cache (see the header), else awa._resolve_lanes.
-        v_ckey := 'awa.lanes_' || 'awa'::regnamespace::oid || '_' || v_p[g] || '_'
-                  || translate(hashtext(v_q[g])::text, '-', 'n');
+        v_ckey := awa._lane_cache_key(v_q[g], v_p[g]);
         v_cache := string_to_array(current_setting(v_ckey, true), '|');
         IF v_cache[2] = v_q[g] AND v_cache[1]::float8 > extract(epoch FROM now()) THEN
             v_gids := string_to_array(v_cache[3], ',')::int[];
