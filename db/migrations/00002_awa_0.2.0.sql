@@ -1434,6 +1434,27 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- changed since v0.1.0: sql/functions/_build_job_body.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa._build_job_body(p_job_id bigint, p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
+RETURNS awa._job_body
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT ROW(p_job_id, 0, 0,
+               coalesce((p_opts ->> 'max_attempts')::numeric::int, 25),
+               coalesce((p_opts ->> 'priority')::numeric::smallint, 2),
+               coalesce(p_opts ->> 'queue', 'default'),
+               p_kind, p_args,
+               CASE WHEN p_opts ? 'tags'
+                    THEN coalesce((jsonb_populate_record(NULL::awa._job_body, jsonb_build_object('tags', p_opts -> 'tags'))).tags,
+                                  ARRAY[]::text[])
+                    ELSE ARRAY[]::text[] END,
+               coalesce(p_opts -> 'metadata', '{}'::jsonb),
+               NULL, p_now, coalesce((p_opts ->> 'run_at')::timestamptz, p_now))::awa._job_body
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_bulk_job_ids.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._bulk_job_ids(p_states awa.job_state[], p_queue text, p_kind text, p_tag text, p_limit int)
@@ -4679,6 +4700,11 @@ BEGIN
                         coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n])))
                  WITH ORDINALITY AS u (kind, args, opts, ord)
             ORDER BY u.ord);
+        -- All due now (a plain request has no run_at): no split, nothing deferred.
+        PERFORM awa._append_ready(v_jobs, v_now, true);
+        RETURN QUERY SELECT j.job_id, 'available'::awa.job_state, j.queue, j.priority, j.kind, j.run_at
+                     FROM unnest(v_jobs) AS j;
+        RETURN;
     ELSE
         FOR i IN 1 .. v_n LOOP
             v_job := awa._validate_job(

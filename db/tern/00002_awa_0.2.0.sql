@@ -1272,6 +1272,25 @@ BEGIN
 END;
 $$;
 
+-- changed since v0.1.0: sql/functions/_build_job_body.sql
+CREATE OR REPLACE FUNCTION {{$awa_schema}}._build_job_body(p_job_id bigint, p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
+RETURNS {{$awa_schema}}._job_body
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT ROW(p_job_id, 0, 0,
+               coalesce((p_opts ->> 'max_attempts')::numeric::int, 25),
+               coalesce((p_opts ->> 'priority')::numeric::smallint, 2),
+               coalesce(p_opts ->> 'queue', 'default'),
+               p_kind, p_args,
+               CASE WHEN p_opts ? 'tags'
+                    THEN coalesce((jsonb_populate_record(NULL::{{$awa_schema}}._job_body, jsonb_build_object('tags', p_opts -> 'tags'))).tags,
+                                  ARRAY[]::text[])
+                    ELSE ARRAY[]::text[] END,
+               coalesce(p_opts -> 'metadata', '{}'::jsonb),
+               NULL, p_now, coalesce((p_opts ->> 'run_at')::timestamptz, p_now))::{{$awa_schema}}._job_body
+$$;
+
 -- new since v0.1.0: sql/functions/_bulk_job_ids.sql
 CREATE FUNCTION {{$awa_schema}}._bulk_job_ids(p_states {{$awa_schema}}.job_state[], p_queue text, p_kind text, p_tag text, p_limit int)
 RETURNS bigint[]
@@ -4372,6 +4391,11 @@ BEGIN
                         coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n])))
                  WITH ORDINALITY AS u (kind, args, opts, ord)
             ORDER BY u.ord);
+        -- All due now (a plain request has no run_at): no split, nothing deferred.
+        PERFORM {{$awa_schema}}._append_ready(v_jobs, v_now, true);
+        RETURN QUERY SELECT j.job_id, 'available'::{{$awa_schema}}.job_state, j.queue, j.priority, j.kind, j.run_at
+                     FROM unnest(v_jobs) AS j;
+        RETURN;
     ELSE
         FOR i IN 1 .. v_n LOOP
             v_job := {{$awa_schema}}._validate_job(
