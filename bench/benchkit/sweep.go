@@ -246,7 +246,7 @@ func Merge(reps ...*Report) (*Report, error) {
 			m.Config.MixedDelay, m.Config.MixedWork = c.MixedDelay, c.MixedWork
 		}
 		if first("enqueue") {
-			m.Config.EnqueueDuration, m.Config.EnqueueProds, m.Config.BulkBatch = c.EnqueueDuration, c.EnqueueProds, c.BulkBatch
+			m.Config.EnqueueDuration, m.Config.EnqueueProds, m.Config.BulkBatch, m.Config.BulkProds = c.EnqueueDuration, c.EnqueueProds, c.BulkBatch, c.BulkProds
 		}
 	}
 	m.Config.Workers, m.Config.Conns = m.Config.WorkerList[0], m.Config.ConnList[0]
