@@ -903,8 +903,11 @@ BEGIN
                     IF v_lane IS NOT NULL THEN
                         PERFORM pg_advisory_xact_lock({{$awa_schema}}._lock_key('lane_producer'), v_lane);
                         v_pick := v_k[g];
-                        PERFORM set_config(v_ck[g], '', false);
                     END IF;
+                    -- Forget the cached lanes either way: a shard added, or none to
+                    -- add because others added them since (this session's next
+                    -- call sees them rather than waiting on a known lane for 5 s).
+                    PERFORM set_config(v_ck[g], '', false);
                 END IF;
                 IF v_lane IS NULL THEN
                     v_pick := v_pref;
