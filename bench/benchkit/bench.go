@@ -64,6 +64,7 @@ type Config struct {
 	EnqueueDuration string    `json:"enqueue_duration"`
 	EnqueueProds    []int     `json:"enqueue_producers"`
 	BulkBatch       int       `json:"bulk_batch"`
+	BulkProds       []int     `json:"bulk_producers,omitempty"`
 	Repeat          int       `json:"repeat"`
 	Profile         bool      `json:"profile"`
 	AwaSQL          string    `json:"awa_sql,omitempty"`
@@ -85,7 +86,7 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 		Config: Config{Scenarios: o.Scenarios, Jobs: o.Jobs, Workers: o.Workers, Conns: o.Conns, Rates: o.Rates,
 			RateDuration: o.RateDuration.String(), RateWarmup: o.RateWarmup.String(), Producers: o.Producers,
 			EnqueueDuration: o.EnqueueDuration.String(), EnqueueProds: o.EnqueueProducers, BulkBatch: o.BulkBatch,
-			Repeat: o.Repeat, Profile: o.Profile, AwaSQL: o.AwaSQL, Parked: o.Parked, Long: o.Long},
+			BulkProds: o.BulkProducers, Repeat: o.Repeat, Profile: o.Profile, AwaSQL: o.AwaSQL, Parked: o.Parked, Long: o.Long},
 	}
 	for _, sc := range o.Scenarios {
 		if sc == "pinned" {
@@ -187,9 +188,16 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 					return enqueueRun(ctx, e, s, "single", p, 1, o.EnqueueDuration, r)
 				}})
 			}
-			jobs = append(jobs, job{"enqueue", fmt.Sprintf("bulk %d", o.BulkBatch), func(e *env, s System, r *Run) error {
-				return enqueueRun(ctx, e, s, "bulk", 1, o.BulkBatch, o.EnqueueDuration, r)
-			}})
+			for _, p := range o.BulkProducers {
+				// One producer keeps the variant's old name, so earlier results merge.
+				v := fmt.Sprintf("bulk %d", o.BulkBatch)
+				if p > 1 {
+					v += fmt.Sprintf(" x%d", p)
+				}
+				jobs = append(jobs, job{"enqueue", v, func(e *env, s System, r *Run) error {
+					return enqueueRun(ctx, e, s, "bulk", p, o.BulkBatch, o.EnqueueDuration, r)
+				}})
+			}
 		}
 	}
 	for _, j := range jobs {

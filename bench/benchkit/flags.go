@@ -36,6 +36,7 @@ type Options struct {
 	EnqueueDuration  time.Duration
 	EnqueueProducers []int // goroutines of the single-row enqueue runs
 	BulkBatch        int
+	BulkProducers    []int // goroutines of the bulk enqueue runs, each its own transactions
 	Repeat           int
 	Profile          bool
 	Keep             bool
@@ -82,6 +83,7 @@ type Options struct {
 type Flags struct {
 	fs                              *flag.FlagSet
 	scenario, rates, enqProds       *string
+	bulkProds                       *string
 	workers, conns                  *string
 	jobs, producers                 *int
 	mixedRate                       *float64
@@ -131,6 +133,8 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 		pinnedDur: fs.Duration("pinned-duration", 10*time.Minute, "pinned: measured window, all of it under the held snapshot"),
 		enqDur:    fs.Duration("enqueue-duration", 10*time.Second, "duration of each enqueue run"),
 		enqProds:  fs.String("enqueue-producers", "1,8", "producer goroutines of the single-row enqueue runs"),
+		bulkProds: fs.String("bulk-producers", "1", "producer goroutines of the bulk enqueue runs (comma-separated list: one run each), "+
+			"each inserting -bulk-batch jobs per transaction on its own connection"),
 		bulkBatch: fs.Int("bulk-batch", 10_000, "jobs per bulk enqueue transaction"),
 		repeat:    fs.Int("repeat", 1, "runs per system and scenario; the report quotes medians"),
 		profile:   fs.Bool("profile", false, "also track nested statements and PL/pgSQL functions (adds overhead to each system)"),
@@ -235,6 +239,9 @@ func (f *Flags) Options() (Options, error) {
 	}
 	if o.EnqueueProducers, err = positives(*f.enqProds, strconv.Atoi); err != nil {
 		return o, fmt.Errorf("-enqueue-producers: %w", err)
+	}
+	if o.BulkProducers, err = positives(*f.bulkProds, strconv.Atoi); err != nil {
+		return o, fmt.Errorf("-bulk-producers: %w", err)
 	}
 	if *f.pinnedRate <= 0 || *f.pinnedDur <= 0 {
 		return o, errors.New("-pinned-rate and -pinned-duration must be positive")

@@ -464,7 +464,7 @@ func WriteMarkdown(path string, rep *Report) error {
 		w("| held jobs | awa burn-down, rate and pinned runs: %s parked (`waiting_external`, callback timeout %s) and %d long attempts held open in queue `%s`, set up before the measured phase, accounted for after it; every tick (%s, or the maintenance interval when shorter) the process heartbeats, each long attempt writes progress every %d ticks and registers a callback every %d, and a fresh job of the queue is claimed and registers one; each callback is resumed and taken %d ticks later |\n",
 			commas(int64(c.Parked)), heldCallbackTimeout, c.Long, HeldQueue, heldTick, heldProgressEvery, heldCallbackEvery, heldWaitTicks)
 	}
-	w("| enqueue | %s per variant; single = one job per transaction (awa: `SELECT * FROM awa.insert_job(...)`, River: `Client.Insert`); bulk = %s jobs per transaction (awa: `InsertMany` → `awa.insert_jobs` arrays, River: `InsertManyFast`, COPY) |\n\n",
+	w("| enqueue | %s per variant; single = one job per transaction (awa: `SELECT * FROM awa.insert_job(...)`, River: `Client.Insert`); bulk = %s jobs per transaction (awa: `InsertMany` → `awa.insert_jobs` arrays, River: `InsertManyFast`, COPY); bulk xN = N such producers at once, each on its own connection |\n\n",
 		rep.Config.EnqueueDuration, commas(int64(rep.Config.BulkBatch)))
 
 	w("PostgreSQL settings (PostgreSQL 15 defaults except scripts/pg.sh's `max_connections = 200` and the\n")

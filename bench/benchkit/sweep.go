@@ -246,7 +246,7 @@ func Merge(reps ...*Report) (*Report, error) {
 			m.Config.MixedDelay, m.Config.MixedWork = c.MixedDelay, c.MixedWork
 		}
 		if first("enqueue") {
-			m.Config.EnqueueDuration, m.Config.EnqueueProds, m.Config.BulkBatch = c.EnqueueDuration, c.EnqueueProds, c.BulkBatch
+			m.Config.EnqueueDuration, m.Config.EnqueueProds, m.Config.BulkBatch, m.Config.BulkProds = c.EnqueueDuration, c.EnqueueProds, c.BulkBatch, c.BulkProds
 		}
 	}
 	m.Config.Workers, m.Config.Conns = m.Config.WorkerList[0], m.Config.ConnList[0]
@@ -292,6 +292,8 @@ const sweepHowTo = "## How to run the sweep\n\n" +
 	"make bench BENCH_FLAGS='-scenario rate -workers 100,500 -river-config both -repeat 3 -out bench/results/rate.json -md \"\"'\n" +
 	"make bench BENCH_FLAGS='-scenario mixed -mixed-rate 800 -workers 100,500 -river-config both -repeat 3 -out bench/results/mixed.json -md \"\"'\n" +
 	"make bench BENCH_FLAGS='-scenario enqueue -repeat 3 -out bench/results/enqueue.json -md \"\"'\n" +
+	"# bulk enqueue from several producers at once (each its own connection), both systems: variants \"bulk 10000 x2\" ...\n" +
+	"make bench BENCH_FLAGS='-scenario enqueue -bulk-producers 1,2,4 -repeat 3 -out bench/results/enqueue.json -md \"\"'\n" +
 	"# then, running nothing: one JSON and this report from all of them\n" +
 	".bin/awa-bench -merge bench/results/burndown.json,bench/results/rate.json,bench/results/mixed.json,bench/results/enqueue.json \\\n" +
 	"  -out bench/results/latest.json -md docs/benchmarks.md\n" +

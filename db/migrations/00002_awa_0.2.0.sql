@@ -903,6 +903,60 @@ COMMENT ON VIEW awa.terminal_jobs IS
 CREATE OR REPLACE VIEW awa.jobs AS SELECT * FROM awa._read_jobs();
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_append_one.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._append_one(p_job awa._job_body)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_cache text[] := string_to_array(current_setting(awa._lane_cache_key(p_job.queue, p_job.priority), true), '|');
+    v_ids   int[];
+    v_k     int;
+    v_pref  int;
+    v_pick  int;
+    v_slot  int;
+    v_pos   bigint;
+BEGIN
+    IF v_cache[2] IS DISTINCT FROM p_job.queue OR v_cache[1]::float8 <= extract(epoch FROM now())
+       OR v_cache[6] <> '' OR v_cache[7] <> '' THEN
+        RETURN false;
+    END IF;
+    v_ids := string_to_array(v_cache[3], ',')::int[];
+    v_k := cardinality(v_ids);
+    v_pref := nullif(current_setting('awa.enqueue_shard_' || v_ids[1], true), '')::int;
+    IF v_pref IS NULL OR v_pref >= v_k THEN
+        v_pref := pg_backend_pid() % v_k;
+    END IF;
+    FOR s IN 0 .. v_k - 1 LOOP
+        IF pg_try_advisory_xact_lock(awa._lock_key('lane_producer'), v_ids[(v_pref + s) % v_k + 1]) THEN
+            v_pick := (v_pref + s) % v_k;
+            EXIT;
+        END IF;
+    END LOOP;
+    IF v_pick IS NULL THEN
+        RETURN false;
+    ELSIF v_pick <> v_pref THEN
+        PERFORM set_config('awa.enqueue_shard_' || v_ids[1], v_pick::text, true);
+    END IF;
+
+    v_slot := awa._current_slot('queue');
+    v_pos := nextval((string_to_array(v_cache[4], ','))[v_pick + 1]::oid::regclass) * 1024;
+    INSERT INTO awa.ready_entries (
+        ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+        queue, kind, args, tags, metadata, errors, created_at, run_at)
+    VALUES (v_slot, v_ids[v_pick + 1], v_pos, p_job.job_id, p_job.run_lease, p_job.attempt, p_job.max_attempts,
+            p_job.priority, p_job.queue, p_job.kind, p_job.args, p_job.tags, p_job.metadata, p_job.errors,
+            p_job.created_at, p_job.run_at);
+    IF current_setting('transaction_isolation') <> 'read committed'
+       OR NOT awa._claimers_behind(v_slot, v_ids[v_pick + 1], v_pos) THEN
+        PERFORM pg_notify('awa:' || p_job.queue, '');
+    END IF;
+    RETURN true;
+END;
+$$;
+-- +goose StatementEnd
+
 -- signature changed since v0.1.0: sql/functions/_append_ready.sql
 -- +goose StatementBegin
 DROP FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz);
@@ -967,9 +1021,7 @@ BEGIN
 
     FOR g IN 1 .. cardinality(v_q) LOOP
         -- The session's lane cache (see the header), else awa._resolve_lanes.
-        -- One of 256 buckets of the queue's hash per priority, not one setting
-        -- per queue (awa._cursor_cache_key says why); the value names its queue.
-        v_ckey := 'awa.lanes_' || 'awa'::regnamespace::oid || '_' || v_p[g] || '_' || (hashtext(v_q[g]) & 255);
+        v_ckey := awa._lane_cache_key(v_q[g], v_p[g]);
         v_cache := string_to_array(current_setting(v_ckey, true), '|');
         IF v_cache[2] = v_q[g] AND v_cache[1]::float8 > extract(epoch FROM now()) THEN
             v_gids := string_to_array(v_cache[3], ',')::int[];
@@ -1055,8 +1107,11 @@ BEGIN
                     IF v_lane IS NOT NULL THEN
                         PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
                         v_pick := v_k[g];
-                        PERFORM set_config(v_ck[g], '', false);
                     END IF;
+                    -- Forget the cached lanes either way: a shard added, or none to
+                    -- add because others added them since (this session's next
+                    -- call sees them rather than waiting on a known lane for 5 s).
+                    PERFORM set_config(v_ck[g], '', false);
                 END IF;
                 IF v_lane IS NULL THEN
                     v_pick := v_pref;
@@ -1439,6 +1494,27 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- changed since v0.1.0: sql/functions/_build_job_body.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa._build_job_body(p_job_id bigint, p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
+RETURNS awa._job_body
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT ROW(p_job_id, 0, 0,
+               coalesce((p_opts ->> 'max_attempts')::numeric::int, 25),
+               coalesce((p_opts ->> 'priority')::numeric::smallint, 2),
+               coalesce(p_opts ->> 'queue', 'default'),
+               p_kind, p_args,
+               CASE WHEN p_opts ? 'tags'
+                    THEN coalesce((jsonb_populate_record(NULL::awa._job_body, jsonb_build_object('tags', p_opts -> 'tags'))).tags,
+                                  ARRAY[]::text[])
+                    ELSE ARRAY[]::text[] END,
+               coalesce(p_opts -> 'metadata', '{}'::jsonb),
+               NULL, p_now, coalesce((p_opts ->> 'run_at')::timestamptz, p_now))::awa._job_body
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_bulk_job_ids.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._bulk_job_ids(p_states awa.job_state[], p_queue text, p_kind text, p_tag text, p_limit int)
@@ -1748,6 +1824,19 @@ BEGIN
     INSERT INTO awa.archive_cohorts (cohort_start, cohort_end, relname, created_at)
     VALUES (p_start, p_start + interval '1 hour', v_rel, now());
     RETURN v_rel;
+END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/_current_slot.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa._current_slot(p_ring text)
+RETURNS int
+LANGUAGE plpgsql
+STABLE
+AS $$
+BEGIN
+    RETURN (SELECT r.slot FROM awa.ring_rotations r WHERE r.ring = p_ring ORDER BY r.generation DESC LIMIT 1);
 END;
 $$;
 -- +goose StatementEnd
@@ -2090,6 +2179,17 @@ BEGIN
             USING ERRCODE = '40001';
     END;
 END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_lane_cache_key.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._lane_cache_key(p_queue text, p_priority smallint)
+RETURNS text
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT 'awa.lanes_' || 'awa'::regnamespace::oid || '_' || p_priority || '_' || (hashtext(p_queue) & 255)
 $$;
 -- +goose StatementEnd
 
@@ -4611,14 +4711,17 @@ DECLARE
     v_now timestamptz := now();
     v_job awa._job_body;
 BEGIN
-    -- The common case (plainly valid, due now) skips the batch machinery;
+    -- The common case (plainly valid, due now) skips the batch machinery,
+    -- and, with its lanes cached and free, awa._append_ready's (awa._append_one);
     -- anything else takes awa.insert_jobs for its precise errors and rules.
     IF NOT awa._request_plain(p_kind, p_args, p_opts) THEN
         RETURN QUERY SELECT * FROM awa.insert_jobs(ARRAY[p_kind], ARRAY[p_args], ARRAY[p_opts]);
         RETURN;
     END IF;
     v_job := awa._build_job_body(nextval('awa.job_id_seq'), p_kind, p_args, p_opts, v_now);
-    PERFORM awa._append_ready(ARRAY[v_job], v_now, true);
+    IF NOT awa._append_one(v_job) THEN
+        PERFORM awa._append_ready(ARRAY[v_job], v_now, true);
+    END IF;
     RETURN NEXT ROW(v_job.job_id, 'available', v_job.queue, v_job.priority, v_job.kind, v_job.run_at)::awa.inserted_job;
 END;
 $$;
@@ -4669,6 +4772,11 @@ BEGIN
                         coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n])))
                  WITH ORDINALITY AS u (kind, args, opts, ord)
             ORDER BY u.ord);
+        -- All due now (a plain request has no run_at): no split, nothing deferred.
+        PERFORM awa._append_ready(v_jobs, v_now, true);
+        RETURN QUERY SELECT j.job_id, 'available'::awa.job_state, j.queue, j.priority, j.kind, j.run_at
+                     FROM unnest(v_jobs) AS j;
+        RETURN;
     ELSE
         FOR i IN 1 .. v_n LOOP
             v_job := awa._validate_job(

@@ -751,6 +751,58 @@ COMMENT ON VIEW {{$awa_schema}}.terminal_jobs IS
 -- changed since v0.1.0: sql/substrate/60_views.sql
 CREATE OR REPLACE VIEW {{$awa_schema}}.jobs AS SELECT * FROM {{$awa_schema}}._read_jobs();
 
+-- new since v0.1.0: sql/functions/_append_one.sql
+CREATE FUNCTION {{$awa_schema}}._append_one(p_job {{$awa_schema}}._job_body)
+RETURNS boolean
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_cache text[] := string_to_array(current_setting({{$awa_schema}}._lane_cache_key(p_job.queue, p_job.priority), true), '|');
+    v_ids   int[];
+    v_k     int;
+    v_pref  int;
+    v_pick  int;
+    v_slot  int;
+    v_pos   bigint;
+BEGIN
+    IF v_cache[2] IS DISTINCT FROM p_job.queue OR v_cache[1]::float8 <= extract(epoch FROM now())
+       OR v_cache[6] <> '' OR v_cache[7] <> '' THEN
+        RETURN false;
+    END IF;
+    v_ids := string_to_array(v_cache[3], ',')::int[];
+    v_k := cardinality(v_ids);
+    v_pref := nullif(current_setting('{{$awa_schema}}.enqueue_shard_' || v_ids[1], true), '')::int;
+    IF v_pref IS NULL OR v_pref >= v_k THEN
+        v_pref := pg_backend_pid() % v_k;
+    END IF;
+    FOR s IN 0 .. v_k - 1 LOOP
+        IF pg_try_advisory_xact_lock({{$awa_schema}}._lock_key('lane_producer'), v_ids[(v_pref + s) % v_k + 1]) THEN
+            v_pick := (v_pref + s) % v_k;
+            EXIT;
+        END IF;
+    END LOOP;
+    IF v_pick IS NULL THEN
+        RETURN false;
+    ELSIF v_pick <> v_pref THEN
+        PERFORM set_config('{{$awa_schema}}.enqueue_shard_' || v_ids[1], v_pick::text, true);
+    END IF;
+
+    v_slot := {{$awa_schema}}._current_slot('queue');
+    v_pos := nextval((string_to_array(v_cache[4], ','))[v_pick + 1]::oid::regclass) * 1024;
+    INSERT INTO {{$awa_schema}}.ready_entries (
+        ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+        queue, kind, args, tags, metadata, errors, created_at, run_at)
+    VALUES (v_slot, v_ids[v_pick + 1], v_pos, p_job.job_id, p_job.run_lease, p_job.attempt, p_job.max_attempts,
+            p_job.priority, p_job.queue, p_job.kind, p_job.args, p_job.tags, p_job.metadata, p_job.errors,
+            p_job.created_at, p_job.run_at);
+    IF current_setting('transaction_isolation') <> 'read committed'
+       OR NOT {{$awa_schema}}._claimers_behind(v_slot, v_ids[v_pick + 1], v_pos) THEN
+        PERFORM pg_notify('{{$awa_schema}}:' || p_job.queue, '');
+    END IF;
+    RETURN true;
+END;
+$$;
+
 -- signature changed since v0.1.0: sql/functions/_append_ready.sql
 DROP FUNCTION {{$awa_schema}}._append_ready(p_jobs {{$awa_schema}}._job_body[], p_now timestamptz);
 
@@ -812,9 +864,7 @@ BEGIN
 
     FOR g IN 1 .. cardinality(v_q) LOOP
         -- The session's lane cache (see the header), else awa._resolve_lanes.
-        -- One of 256 buckets of the queue's hash per priority, not one setting
-        -- per queue (awa._cursor_cache_key says why); the value names its queue.
-        v_ckey := '{{$awa_schema}}.lanes_' || '{{$awa_schema}}'::regnamespace::oid || '_' || v_p[g] || '_' || (hashtext(v_q[g]) & 255);
+        v_ckey := {{$awa_schema}}._lane_cache_key(v_q[g], v_p[g]);
         v_cache := string_to_array(current_setting(v_ckey, true), '|');
         IF v_cache[2] = v_q[g] AND v_cache[1]::float8 > extract(epoch FROM now()) THEN
             v_gids := string_to_array(v_cache[3], ',')::int[];
@@ -900,8 +950,11 @@ BEGIN
                     IF v_lane IS NOT NULL THEN
                         PERFORM pg_advisory_xact_lock({{$awa_schema}}._lock_key('lane_producer'), v_lane);
                         v_pick := v_k[g];
-                        PERFORM set_config(v_ck[g], '', false);
                     END IF;
+                    -- Forget the cached lanes either way: a shard added, or none to
+                    -- add because others added them since (this session's next
+                    -- call sees them rather than waiting on a known lane for 5 s).
+                    PERFORM set_config(v_ck[g], '', false);
                 END IF;
                 IF v_lane IS NULL THEN
                     v_pick := v_pref;
@@ -1269,6 +1322,25 @@ BEGIN
 END;
 $$;
 
+-- changed since v0.1.0: sql/functions/_build_job_body.sql
+CREATE OR REPLACE FUNCTION {{$awa_schema}}._build_job_body(p_job_id bigint, p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
+RETURNS {{$awa_schema}}._job_body
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT ROW(p_job_id, 0, 0,
+               coalesce((p_opts ->> 'max_attempts')::numeric::int, 25),
+               coalesce((p_opts ->> 'priority')::numeric::smallint, 2),
+               coalesce(p_opts ->> 'queue', 'default'),
+               p_kind, p_args,
+               CASE WHEN p_opts ? 'tags'
+                    THEN coalesce((jsonb_populate_record(NULL::{{$awa_schema}}._job_body, jsonb_build_object('tags', p_opts -> 'tags'))).tags,
+                                  ARRAY[]::text[])
+                    ELSE ARRAY[]::text[] END,
+               coalesce(p_opts -> 'metadata', '{}'::jsonb),
+               NULL, p_now, coalesce((p_opts ->> 'run_at')::timestamptz, p_now))::{{$awa_schema}}._job_body
+$$;
+
 -- new since v0.1.0: sql/functions/_bulk_job_ids.sql
 CREATE FUNCTION {{$awa_schema}}._bulk_job_ids(p_states {{$awa_schema}}.job_state[], p_queue text, p_kind text, p_tag text, p_limit int)
 RETURNS bigint[]
@@ -1557,6 +1629,17 @@ BEGIN
     INSERT INTO {{$awa_schema}}.archive_cohorts (cohort_start, cohort_end, relname, created_at)
     VALUES (p_start, p_start + interval '1 hour', v_rel, now());
     RETURN v_rel;
+END;
+$$;
+
+-- changed since v0.1.0: sql/functions/_current_slot.sql
+CREATE OR REPLACE FUNCTION {{$awa_schema}}._current_slot(p_ring text)
+RETURNS int
+LANGUAGE plpgsql
+STABLE
+AS $$
+BEGIN
+    RETURN (SELECT r.slot FROM {{$awa_schema}}.ring_rotations r WHERE r.ring = p_ring ORDER BY r.generation DESC LIMIT 1);
 END;
 $$;
 
@@ -1877,6 +1960,15 @@ BEGIN
             USING ERRCODE = '40001';
     END;
 END;
+$$;
+
+-- new since v0.1.0: sql/functions/_lane_cache_key.sql
+CREATE FUNCTION {{$awa_schema}}._lane_cache_key(p_queue text, p_priority smallint)
+RETURNS text
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT '{{$awa_schema}}.lanes_' || '{{$awa_schema}}'::regnamespace::oid || '_' || p_priority || '_' || (hashtext(p_queue) & 255)
 $$;
 
 -- new since v0.1.0: sql/functions/_list_jobs_sql.sql
@@ -4300,14 +4392,17 @@ DECLARE
     v_now timestamptz := now();
     v_job {{$awa_schema}}._job_body;
 BEGIN
-    -- The common case (plainly valid, due now) skips the batch machinery;
+    -- The common case (plainly valid, due now) skips the batch machinery,
+    -- and, with its lanes cached and free, awa._append_ready's (awa._append_one);
     -- anything else takes awa.insert_jobs for its precise errors and rules.
     IF NOT {{$awa_schema}}._request_plain(p_kind, p_args, p_opts) THEN
         RETURN QUERY SELECT * FROM {{$awa_schema}}.insert_jobs(ARRAY[p_kind], ARRAY[p_args], ARRAY[p_opts]);
         RETURN;
     END IF;
     v_job := {{$awa_schema}}._build_job_body(nextval('{{$awa_schema}}.job_id_seq'), p_kind, p_args, p_opts, v_now);
-    PERFORM {{$awa_schema}}._append_ready(ARRAY[v_job], v_now, true);
+    IF NOT {{$awa_schema}}._append_one(v_job) THEN
+        PERFORM {{$awa_schema}}._append_ready(ARRAY[v_job], v_now, true);
+    END IF;
     RETURN NEXT ROW(v_job.job_id, 'available', v_job.queue, v_job.priority, v_job.kind, v_job.run_at)::{{$awa_schema}}.inserted_job;
 END;
 $$;
@@ -4356,6 +4451,11 @@ BEGIN
                         coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n])))
                  WITH ORDINALITY AS u (kind, args, opts, ord)
             ORDER BY u.ord);
+        -- All due now (a plain request has no run_at): no split, nothing deferred.
+        PERFORM {{$awa_schema}}._append_ready(v_jobs, v_now, true);
+        RETURN QUERY SELECT j.job_id, 'available'::{{$awa_schema}}.job_state, j.queue, j.priority, j.kind, j.run_at
+                     FROM unnest(v_jobs) AS j;
+        RETURN;
     ELSE
         FOR i IN 1 .. v_n LOOP
             v_job := {{$awa_schema}}._validate_job(

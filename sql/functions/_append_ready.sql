@@ -25,7 +25,7 @@
 -- The rules and why: docs/storage.md, "The producer: lanes, notify rule and
 -- session settings".
 -- Called by awa.insert_job, awa.insert_jobs, awa.promote_due_jobs and
--- awa.retry_dlq_job.
+-- awa.retry_dlq_job; awa.insert_job tries awa._append_one first.
 CREATE FUNCTION awa._append_ready(p_jobs awa._job_body[], p_now timestamptz, p_produce boolean DEFAULT false)
 RETURNS void
 LANGUAGE plpgsql
@@ -83,9 +83,7 @@ BEGIN
 
     FOR g IN 1 .. cardinality(v_q) LOOP
         -- The session's lane cache (see the header), else awa._resolve_lanes.
-        -- One of 256 buckets of the queue's hash per priority, not one setting
-        -- per queue (awa._cursor_cache_key says why); the value names its queue.
-        v_ckey := 'awa.lanes_' || 'awa'::regnamespace::oid || '_' || v_p[g] || '_' || (hashtext(v_q[g]) & 255);
+        v_ckey := awa._lane_cache_key(v_q[g], v_p[g]);
         v_cache := string_to_array(current_setting(v_ckey, true), '|');
         IF v_cache[2] = v_q[g] AND v_cache[1]::float8 > extract(epoch FROM now()) THEN
             v_gids := string_to_array(v_cache[3], ',')::int[];
@@ -171,8 +169,11 @@ BEGIN
                     IF v_lane IS NOT NULL THEN
                         PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
                         v_pick := v_k[g];
-                        PERFORM set_config(v_ck[g], '', false);
                     END IF;
+                    -- Forget the cached lanes either way: a shard added, or none to
+                    -- add because others added them since (this session's next
+                    -- call sees them rather than waiting on a known lane for 5 s).
+                    PERFORM set_config(v_ck[g], '', false);
                 END IF;
                 IF v_lane IS NULL THEN
                     v_pick := v_pref;

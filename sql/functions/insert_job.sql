@@ -19,14 +19,17 @@ DECLARE
     v_now timestamptz := now();
     v_job awa._job_body;
 BEGIN
-    -- The common case (plainly valid, due now) skips the batch machinery;
+    -- The common case (plainly valid, due now) skips the batch machinery,
+    -- and, with its lanes cached and free, awa._append_ready's (awa._append_one);
     -- anything else takes awa.insert_jobs for its precise errors and rules.
     IF NOT awa._request_plain(p_kind, p_args, p_opts) THEN
         RETURN QUERY SELECT * FROM awa.insert_jobs(ARRAY[p_kind], ARRAY[p_args], ARRAY[p_opts]);
         RETURN;
     END IF;
     v_job := awa._build_job_body(nextval('awa.job_id_seq'), p_kind, p_args, p_opts, v_now);
-    PERFORM awa._append_ready(ARRAY[v_job], v_now, true);
+    IF NOT awa._append_one(v_job) THEN
+        PERFORM awa._append_ready(ARRAY[v_job], v_now, true);
+    END IF;
     RETURN NEXT ROW(v_job.job_id, 'available', v_job.queue, v_job.priority, v_job.kind, v_job.run_at)::awa.inserted_job;
 END;
 $$;

@@ -57,6 +57,11 @@ BEGIN
                         coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n])))
                  WITH ORDINALITY AS u (kind, args, opts, ord)
             ORDER BY u.ord);
+        -- All due now (a plain request has no run_at): no split, nothing deferred.
+        PERFORM awa._append_ready(v_jobs, v_now, true);
+        RETURN QUERY SELECT j.job_id, 'available'::awa.job_state, j.queue, j.priority, j.kind, j.run_at
+                     FROM unnest(v_jobs) AS j;
+        RETURN;
     ELSE
         FOR i IN 1 .. v_n LOOP
             v_job := awa._validate_job(
