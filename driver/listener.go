@@ -28,6 +28,9 @@ type listener struct {
 	// prefix): awa.cancel_job closed a running attempt, or
 	// awa.resume_external resumed its callback.
 	attempts *attemptSet
+	// promote gets a value (never blocking) on each notification of the
+	// promotion channel: the maintenance leader's promoter waits on it.
+	promote chan<- struct{}
 	// received counts notifications since the watch last looked.
 	received atomic.Int64
 }
@@ -95,6 +98,11 @@ func (l *listener) listen(ctx context.Context) error {
 		if name, ok := strings.CutPrefix(n.Channel, prefix); ok {
 			if name == "" && l.attempts != nil {
 				l.attempts.controlNotified(n.Payload, l.log)
+			} else if name == promoteChannel {
+				select {
+				case l.promote <- struct{}{}:
+				default:
+				}
 			} else if q, ok := l.queues[name]; ok {
 				q.notify()
 			}
