@@ -3137,6 +3137,9 @@ RETURNS boolean
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    IF current_setting('transaction_isolation') = 'serializable' THEN
+        RETURN false;
+    END IF;
     IF (SELECT d.job_id FROM awa.deferred_jobs d ORDER BY d.run_at, d.job_id LIMIT 1) = ANY (p_job_ids) THEN
         PERFORM pg_notify('awa:+promote', '');
         RETURN true;

@@ -2882,6 +2882,9 @@ RETURNS boolean
 LANGUAGE plpgsql
 AS $$
 BEGIN
+    IF current_setting('transaction_isolation') = 'serializable' THEN
+        RETURN false;
+    END IF;
     IF (SELECT d.job_id FROM {{$awa_schema}}.deferred_jobs d ORDER BY d.run_at, d.job_id LIMIT 1) = ANY (p_job_ids) THEN
         PERFORM pg_notify('{{$awa_schema}}:+promote', '');
         RETURN true;
