@@ -376,9 +376,11 @@ func (c *Client) Start(ctx context.Context) error {
 	c.bgWG.Add(1)
 	go func() { defer c.bgWG.Done(); c.heartbeatLoop(bgCtx) }()
 
+	// The listener hears the promotion channel for the elector's promoter.
+	promoteWake := make(chan struct{}, 1)
 	if !c.cfg.DisableListen && len(c.queues) > 0 {
 		l := &listener{pool: c.pool, direct: c.listenConfig, log: c.log, driver: c.driver, queues: c.queues,
-			attempts: &c.attempts, subscribed: c.pollSoon}
+			attempts: &c.attempts, subscribed: c.pollSoon, promote: promoteWake}
 		c.bgWG.Add(2)
 		go func() { defer c.bgWG.Done(); l.run(bgCtx) }()
 		go func() { defer c.bgWG.Done(); l.watch(bgCtx, c) }()
@@ -387,6 +389,7 @@ func (c *Client) Start(ctx context.Context) error {
 	if !c.cfg.DisableMaintenance {
 		c.elector = newElector(c.rt, c.driver, c.cfg, c.log, &c.events)
 		c.elector.health, c.elector.metrics, c.elector.depths = &c.health, c.metrics, &c.depths
+		c.elector.promoteWake = promoteWake
 		c.bgWG.Add(1)
 		go func() { defer c.bgWG.Done(); c.elector.run(bgCtx) }()
 		// Queue depths are read every QueueDepthInterval; a read missed

@@ -157,7 +157,12 @@ type MaintenanceConfig struct {
 	ElectInterval time.Duration
 	// ServiceTimeout bounds each maintenance call. Defaults to 10s.
 	ServiceTimeout time.Duration
-	// PromoteInterval: due scheduled/retryable jobs become available. Defaults to 1s.
+	// PromoteInterval caps the promoter's sleep. The promoter makes due
+	// scheduled, retried and snoozed jobs available when the next one falls
+	// due (awa.next_promotion), woken early by a job written due sooner
+	// (through the listener, awa:+promote), passes at least 10ms apart; it
+	// looks again at least this often, which bounds a job's wait when a
+	// wake-up is missed or the client has no listener. Defaults to 1s.
 	PromoteInterval time.Duration
 	// RescueInterval: stale-heartbeat rescue. Defaults to 5s.
 	RescueInterval time.Duration

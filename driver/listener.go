@@ -33,6 +33,9 @@ type listener struct {
 	// work committed before it sent notifications nobody heard, so the
 	// client polls at once (Client.pollSoon).
 	subscribed func()
+	// promote gets a value (never blocking) on each notification of the
+	// promotion channel: the maintenance leader's promoter waits on it.
+	promote chan<- struct{}
 	// received counts notifications since the watch last looked.
 	received atomic.Int64
 }
@@ -99,6 +102,11 @@ func (l *listener) listen(ctx context.Context) error {
 		if name, ok := strings.CutPrefix(n.Channel, prefix); ok {
 			if name == "" && l.attempts != nil {
 				l.attempts.controlNotified(n.Payload, l.log)
+			} else if name == promoteChannel {
+				select {
+				case l.promote <- struct{}{}:
+				default:
+				}
 			} else if q, ok := l.queues[name]; ok {
 				q.notify()
 			}

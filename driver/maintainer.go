@@ -37,6 +37,9 @@ type elector struct {
 	health  *healthState
 	metrics *metrics
 	depths  *depthSnapshot
+	// promoteWake gets a value when the listener hears that a deferred job
+	// due before every other one was written (nil: never).
+	promoteWake <-chan struct{}
 
 	mu       sync.Mutex
 	leading  bool
@@ -157,9 +160,15 @@ type service struct {
 	// not all fire at the same instant and add up their holds.
 	phase float64
 	tick  func(ctx context.Context) error
+	// loop, when set, replaces the ticker and tick: the service paces itself.
+	loop func(ctx context.Context, timeout time.Duration, log *slog.Logger)
 }
 
 func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logger) {
+	if s.loop != nil {
+		s.loop(ctx, timeout, log)
+		return
+	}
 	if s.phase > 0 {
 		select {
 		case <-ctx.Done():
@@ -188,7 +197,7 @@ func (s service) run(ctx context.Context, timeout time.Duration, log *slog.Logge
 // the services of m call, queue_depths too when withMetrics (keep it in step
 // with services).
 func maintenanceRoutines(m MaintenanceConfig, withMetrics bool) []string {
-	names := []string{"acquire_leader_lease", "release_leader_lease", "promote_due_jobs", "rescue_stale_claims",
+	names := []string{"acquire_leader_lease", "release_leader_lease", "promote_due_jobs", "next_promotion", "rescue_stale_claims",
 		"rescue_expired_deadlines", "rescue_expired_callbacks", "rotate_ring", "prune_ring", "cleanup_runtime_instances",
 		"cleanup_attempt_state", "cleanup_unique_keys", "retire_idle_key_lanes", "maintain_archive", "upsert_periodic_job", "periodic_jobs_due", "fire_periodic_job",
 		"reject_periodic_schedule"}
@@ -289,12 +298,8 @@ func (e *elector) services() []service {
 		}}
 	}
 	svcs := []service{
-		{name: "promote", interval: m.PromoteInterval, tick: func(ctx context.Context) error {
-			jobs, err := d.PromoteDueJobs(ctx, db, m.BatchSize)
-			report(EventJobsPromoted, "promote", "Promoted due jobs", len(jobs))
-			e.metrics.promotedJobs(ctx, jobs)
-			return err
-		}},
+		// Not on a ticker: it sleeps until the next job is due (promoter.go).
+		{name: "promote", loop: (&promoter{e: e, wake: e.promoteWake}).run},
 		{name: "rescue_stale", interval: m.RescueInterval, tick: func(ctx context.Context) error {
 			res, err := d.RescueStaleClaims(ctx, db, m.RescueStaleAfter, m.BatchSize)
 			report(EventJobsRescued, "rescue_stale", "Rescued jobs of stale processes", len(res))

@@ -62,6 +62,23 @@ func (d *Driver) PromoteDueJobs(ctx context.Context, db DBTX, max int) ([]Insert
 	return out, nil
 }
 
+// NextPromotion reports how long until the deferred backlog's next job is
+// due (awa.next_promotion), on the database's clock: zero when one is due
+// already; ok is false when the backlog is empty.
+func (d *Driver) NextPromotion(ctx context.Context, db DBTX) (wait time.Duration, ok bool, err error) {
+	row, err := d.q.NextPromotion(ctx, d.on(db))
+	if err != nil {
+		return 0, false, fmt.Errorf("next promotion: %w", mapError(err))
+	}
+	if !row.WaitFor.Valid {
+		return 0, false, nil
+	}
+	// The database's interval of microseconds (a job due days ahead has no
+	// months in it: a timestamp difference counts days and microseconds).
+	w := time.Duration(row.WaitFor.Microseconds)*time.Microsecond + time.Duration(row.WaitFor.Days)*24*time.Hour
+	return w, true, nil
+}
+
 // RescueStaleClaims closes up to max attempts whose process stopped
 // heartbeating for staleness and routes them through retry.
 func (d *Driver) RescueStaleClaims(ctx context.Context, db DBTX, staleness time.Duration, max int) ([]Result, error) {

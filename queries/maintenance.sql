@@ -3,6 +3,9 @@
 -- name: PromoteDueJobs :many
 SELECT * FROM awa.promote_due_jobs(sqlc.arg(max)::int, sqlc.narg(now)::timestamptz);
 
+-- name: NextPromotion :one
+SELECT * FROM awa.next_promotion();
+
 -- name: RescueStaleClaims :many
 SELECT * FROM awa.rescue_stale_claims(sqlc.arg(staleness)::interval, sqlc.arg(max)::int,
                                       sqlc.narg(now)::timestamptz);

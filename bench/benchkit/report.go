@@ -222,6 +222,9 @@ func PrintRun(w io.Writer, r *Run) {
 		line += fmt.Sprintf("  delayed %d due→start p50 %.1f p99 %.1f ms; planned failures %d, retries %d",
 			r.Delayed, r.DueLatency.P50Ms, r.DueLatency.P99Ms, r.PlannedFail, r.Retries)
 	}
+	if r.RetryDueLatency != nil {
+		line += fmt.Sprintf(" retry due→start p50 %.1f p99 %.1f ms", r.RetryDueLatency.P50Ms, r.RetryDueLatency.P99Ms)
+	}
 	if r.Latency != nil {
 		line += fmt.Sprintf("  ins %.0f/s  p50 %.1f p95 %.1f p99 %.1f max %.1f ms  depth≤%d", r.AchievedInsert,
 			r.Latency.P50Ms, r.Latency.P95Ms, r.Latency.P99Ms, r.Latency.MaxMs, r.DepthMax)

@@ -77,11 +77,13 @@ type Run struct {
 	// mixed: due→start latency of the delayed jobs (Latency is the immediate
 	// jobs' insert→start), the jobs inserted delayed and planned to fail, the
 	// first attempts that failed and the retries that started.
-	DueLatency  *Summary `json:"due_to_start_latency,omitempty"`
-	Delayed     int64    `json:"delayed_jobs,omitempty"`
-	PlannedFail int64    `json:"planned_failures,omitempty"`
-	FailedFirst int64    `json:"failed_first_attempts,omitempty"`
-	Retries     int64    `json:"retries_started,omitempty"`
+	DueLatency *Summary `json:"due_to_start_latency,omitempty"`
+	// RetryDueLatency: the retries' due→start, from their backoff's run_at.
+	RetryDueLatency *Summary `json:"retry_due_to_start_latency,omitempty"`
+	Delayed         int64    `json:"delayed_jobs,omitempty"`
+	PlannedFail     int64    `json:"planned_failures,omitempty"`
+	FailedFirst     int64    `json:"failed_first_attempts,omitempty"`
+	Retries         int64    `json:"retries_started,omitempty"`
 
 	WALBytes  int64   `json:"wal_bytes"`
 	WALPerJob float64 `json:"wal_bytes_per_job"`

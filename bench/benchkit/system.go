@@ -60,6 +60,9 @@ type Handler struct {
 	failedOnPurpose atomic.Int64
 	retriesStarted  atomic.Int64
 	dueLatency      Histogram
+	// retryDueLatency: due→start of the retries, from the run_at the
+	// system's backoff gave them.
+	retryDueLatency Histogram
 }
 
 // Attempt is what RunAttempt needs of a claimed job besides its args.
@@ -78,14 +81,18 @@ var errPlanned = errors.New("bench: planned failure of a first attempt")
 // RunAttempt is a system worker's job body when the job may be delayed or
 // planned to fail (the mixed scenario): a first attempt of an immediate job
 // records its insert→start latency as Run does, a first attempt of a delayed
-// job its due→start latency instead; a retry records none (its wait is the
-// system's backoff). After Work, a first attempt of a job marked Fail
+// job its due→start latency instead; a retry records its due→start latency
+// from the time its backoff made it due (not the backoff itself). After Work, a first attempt of a job marked Fail
 // returns an error; everything else finishes.
 func (h *Handler) RunAttempt(ctx context.Context, a JobArgs, at Attempt) error {
 	switch {
 	case at.Number > 1:
+		now := time.Now()
 		h.started.Add(1)
 		h.retriesStarted.Add(1)
+		if h.inWindow(at.CreatedAt) {
+			h.retryDueLatency.Record(now.Sub(at.Due))
+		}
 	case a.Delayed:
 		now := time.Now()
 		h.started.Add(1)

@@ -1188,7 +1188,7 @@ BEGIN
                    'complete_external', 'fail_external', 'retry_external', 'resume_external', 'substrate_version'],
              ARRAY[]::text[]),
             ('awa_admin',
-             ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs',
+             ARRAY['run_maintenance', 'acquire_leader_lease', 'release_leader_lease', 'promote_due_jobs', 'next_promotion',
                    'rescue_stale_claims', 'rescue_expired_deadlines', 'rescue_expired_callbacks', 'rotate_ring',
                    'prune_ring', 'complete_external', 'fail_external', 'retry_external', 'resume_external',
                    'cleanup_runtime_instances', 'cleanup_attempt_state', 'cleanup_unique_keys', 'retire_idle_key_lanes', 'configure_queue', 'cancel_job', 'erase_job', 'retry_job', 'bulk_cancel_jobs', 'bulk_retry_jobs', 'pause_queue', 'resume_queue', 'paused_queues', 'queue_limits', 'queue_drained', 'retry_dlq_job',
@@ -2082,6 +2082,9 @@ BEGIN
            j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at
     FROM unnest(v_new) AS j
     WHERE j.run_at > p_now;
+    IF FOUND THEN
+        PERFORM awa._wake_promoter(ARRAY(SELECT j.job_id FROM unnest(v_new) AS j WHERE j.run_at > p_now));
+    END IF;
 
     IF EXISTS (SELECT 1 FROM unnest(v_new) AS j WHERE j.run_at <= p_now) THEN
         PERFORM awa._append_ready(ARRAY(SELECT j FROM unnest(v_new) AS j WHERE j.run_at <= p_now), p_now);
@@ -2854,6 +2857,10 @@ BEGIN
            (CASE c.dest WHEN 'dlq' THEN 'failed' ELSE c.dest END)::awa.job_state
     FROM c
     ORDER BY c.ord;
+    -- A retry or snooze due before every job already waiting wakes the leader.
+    IF p_action IN ('retry', 'snooze') THEN
+        PERFORM awa._wake_promoter(ARRAY(SELECT c.job_id FROM unnest(p_closed) AS c));
+    END IF;
 END;
 $$;
 -- +goose StatementEnd
@@ -2901,6 +2908,7 @@ BEGIN
                 coalesce(p_run_at, awa._retry_backoff(p_w.attempt + 1, p_w.job_id, p_w.run_lease, p_now)),
                 p_w.run_lease, p_w.attempt + 1, p_w.max_attempts, p_w.priority, p_w.queue, p_w.kind, p_w.args,
                 p_w.tags, v_meta, v_errors, p_w.created_at);
+        PERFORM awa._wake_promoter(ARRAY[p_w.job_id]);
     ELSIF v_dest = 'dlq' THEN
         INSERT INTO awa.dlq_entries (
             job_id, run_lease, attempt, max_attempts, priority, queue, kind, args, tags, metadata,
@@ -3287,6 +3295,25 @@ BEGIN
                       HINT = 'known unique options: key, by_args, by_queue, by_period, states';
         END CASE;
     END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_wake_promoter.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._wake_promoter(p_job_ids bigint[])
+RETURNS boolean
+LANGUAGE plpgsql
+AS $$
+BEGIN
+    IF current_setting('transaction_isolation') = 'serializable' THEN
+        RETURN false;
+    END IF;
+    IF (SELECT d.job_id FROM awa.deferred_jobs d ORDER BY d.run_at, d.job_id LIMIT 1) = ANY (p_job_ids) THEN
+        PERFORM pg_notify('awa:+promote', '');
+        RETURN true;
+    END IF;
+    RETURN false;
 END;
 $$;
 -- +goose StatementEnd
@@ -4809,6 +4836,11 @@ BEGIN
            j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at
     FROM unnest(v_jobs) AS j
     WHERE j.run_at > v_now;
+    -- Scheduled jobs only (FOUND: the INSERT wrote a row): wake the leader
+    -- when one is due before every job already waiting.
+    IF FOUND THEN
+        PERFORM awa._wake_promoter(ARRAY(SELECT j.job_id FROM unnest(v_jobs) AS j WHERE j.run_at > v_now));
+    END IF;
 
     RETURN QUERY
     SELECT j.job_id,
@@ -5148,6 +5180,7 @@ BEGIN
         EXECUTE format('LISTEN %I', 'awa:' || v_queue);
     END LOOP;
     EXECUTE format('LISTEN %I', 'awa:');
+    EXECUTE format('LISTEN %I', 'awa:+promote');
 END;
 $$;
 -- +goose StatementEnd
@@ -5298,6 +5331,26 @@ BEGIN
                                 format('dropped awa.%s (%s bytes)', v_rel, v_bytes);
         END IF;
     END LOOP;
+END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/next_promotion.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa.next_promotion(p_now timestamptz DEFAULT NULL, OUT due_at timestamptz, OUT wait_for interval)
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET jit = off
+AS $$
+BEGIN
+    IF NOT isfinite(coalesce(p_now, now())) THEN
+        RAISE EXCEPTION 'awa: now must be a finite time, got %', p_now USING ERRCODE = 'AW010';
+    END IF;
+    SELECT d.run_at INTO due_at FROM awa.deferred_jobs d ORDER BY d.run_at LIMIT 1;
+    IF due_at IS NOT NULL THEN
+        wait_for := greatest(due_at - coalesce(p_now, now()), interval '0');
+    END IF;
 END;
 $$;
 -- +goose StatementEnd
@@ -6774,6 +6827,7 @@ BEGIN
         VALUES (v_job.job_id, CASE WHEN v_job.attempt > 0 THEN 'retryable' ELSE 'scheduled' END::awa.job_state,
                 v_job.run_at, v_job.run_lease, v_job.attempt, v_job.max_attempts, v_job.priority,
                 v_job.queue, v_job.kind, v_job.args, v_job.tags, v_job.metadata, v_job.errors, v_job.created_at);
+        PERFORM awa._wake_promoter(ARRAY[v_job.job_id]);
         v_state := CASE WHEN v_job.attempt > 0 THEN 'retryable' ELSE 'scheduled' END;
     ELSE
         PERFORM awa._append_ready(ARRAY[v_job], v_now);

@@ -163,6 +163,21 @@ func TestInsertIntoASlotRotatedAndPrunedAfterItsSnapshotLosesNothing(t *testing.
 // committed job ends completed exactly once, none is lost, and no attempt
 // (job, run_lease) is finalized twice.
 func TestRandomizedRunAtEachLevelAccountsForEveryJob(t *testing.T) {
+	randomizedRunAtEachLevel(t, false)
+}
+
+// The same with scheduled jobs: the producers' jobs are due 0 to 20 ms after
+// their insert (so each insert also asks awa._wake_promoter whether it moved
+// the backlog's first due time, at the producer's level), and two more
+// sessions promote in small batches and read awa.next_promotion as the
+// leader's promoter does, racing the first maintenance loop, the claimers'
+// retries and snoozes and the producers. Every job is promoted and completed
+// exactly once, none is lost.
+func TestRandomizedScheduledRunAtEachLevelPromotesEveryJobOnce(t *testing.T) {
+	randomizedRunAtEachLevel(t, true)
+}
+
+func randomizedRunAtEachLevel(t *testing.T, scheduled bool) {
 	for _, level := range isoLevels {
 		t.Run(levelName(level), func(t *testing.T) {
 			ctx, pool := newDB(t, 60*time.Second)
@@ -205,7 +220,7 @@ func TestRandomizedRunAtEachLevelAccountsForEveryJob(t *testing.T) {
 				go func() {
 					defer producersWG.Done()
 					for runCtx.Err() == nil && failCtx.Err() == nil {
-						ids, err := produceOnce(failCtx, conn, rng)
+						ids, err := produceOnce(failCtx, conn, rng, scheduled)
 						if sqlState(err) == "40001" {
 							mu.Lock()
 							retries++
@@ -316,6 +331,32 @@ func TestRandomizedRunAtEachLevelAccountsForEveryJob(t *testing.T) {
 				}
 			}()
 
+			// Scheduled: two promoters as the leader's (READ COMMITTED, small
+			// batches, the next due time read after each pass).
+			for pr := 0; scheduled && pr < 2; pr++ {
+				conn := connect(t, ctx, pool)
+				othersWG.Add(1)
+				go func() {
+					defer othersWG.Done()
+					for failCtx.Err() == nil {
+						select {
+						case <-done:
+							return
+						case <-time.After(2 * time.Millisecond):
+						}
+						var n int
+						err := conn.QueryRow(failCtx, `SELECT count(*) FROM awa.promote_due_jobs(20)`).Scan(&n)
+						if err == nil {
+							err = conn.QueryRow(failCtx, `SELECT count(*) FROM awa.next_promotion()`).Scan(&n)
+						}
+						if err != nil && !rolledBack(err) && failCtx.Err() == nil {
+							e.set("promoter: %v", err)
+							return
+						}
+					}
+				}()
+			}
+
 			producersWG.Wait()
 			mu.Lock()
 			want := len(inserted)
@@ -382,8 +423,9 @@ func rolledBack(err error) bool {
 }
 
 // produceOnce runs one producer transaction at the session's default level:
-// a read first (the snapshot), then one insert_job or an insert_jobs batch.
-func produceOnce(ctx context.Context, conn *pgx.Conn, rng *rand.Rand) (ids []int64, err error) {
+// a read first (the snapshot), then one insert_job or an insert_jobs batch;
+// scheduled, the jobs are due 0 to 20 ms later (run_at).
+func produceOnce(ctx context.Context, conn *pgx.Conn, rng *rand.Rand, scheduled bool) (ids []int64, err error) {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return nil, err
@@ -394,7 +436,16 @@ func produceOnce(ctx context.Context, conn *pgx.Conn, rng *rand.Rand) (ids []int
 	}
 	time.Sleep(time.Duration(rng.Intn(1500)) * time.Microsecond)
 	prio := 1 + rng.Intn(2)
-	if rng.Intn(2) == 0 {
+	if scheduled {
+		ids, err = collectIDs(tx.Query(ctx, `
+			SELECT j.id FROM awa.insert_jobs(array_fill('k'::text, ARRAY[$2::int]), NULL,
+				array_fill(jsonb_build_object('queue', 'z', 'priority', $1::int,
+				           'run_at', now() + make_interval(secs => $3::int / 1000.0)), ARRAY[$2::int])) AS j`,
+			prio, 1+rng.Intn(3), rng.Intn(21)))
+		if err != nil {
+			return nil, err
+		}
+	} else if rng.Intn(2) == 0 {
 		id, err := insertOne(ctx, tx, "z", prio)
 		if err != nil {
 			return nil, err

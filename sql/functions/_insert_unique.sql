@@ -70,6 +70,9 @@ BEGIN
            j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at
     FROM unnest(v_new) AS j
     WHERE j.run_at > p_now;
+    IF FOUND THEN
+        PERFORM awa._wake_promoter(ARRAY(SELECT j.job_id FROM unnest(v_new) AS j WHERE j.run_at > p_now));
+    END IF;
 
     IF EXISTS (SELECT 1 FROM unnest(v_new) AS j WHERE j.run_at <= p_now) THEN
         PERFORM awa._append_ready(ARRAY(SELECT j FROM unnest(v_new) AS j WHERE j.run_at <= p_now), p_now);

@@ -11,7 +11,8 @@
 --              metadata.callback_result; the progress checkpoint deleted
 -- messages[ord] is the error or reason of item ord (may be NULL for cancel).
 -- Terminal snapshots go to the ready slot of the job's ready row, so queue prune
--- reclaims them together. Returns one applied result per closed item.
+-- reclaims them together. Returns one applied result per closed item. A retry
+-- or snooze may NOTIFY the maintenance leader (awa._wake_promoter).
 -- Called by awa._finalize only.
 CREATE FUNCTION awa._route_closed(
     p_closed   awa._closed_claim[],
@@ -88,5 +89,9 @@ BEGIN
            (CASE c.dest WHEN 'dlq' THEN 'failed' ELSE c.dest END)::awa.job_state
     FROM c
     ORDER BY c.ord;
+    -- A retry or snooze due before every job already waiting wakes the leader.
+    IF p_action IN ('retry', 'snooze') THEN
+        PERFORM awa._wake_promoter(ARRAY(SELECT c.job_id FROM unnest(p_closed) AS c));
+    END IF;
 END;
 $$;

@@ -55,6 +55,7 @@ BEGIN
                 coalesce(p_run_at, awa._retry_backoff(p_w.attempt + 1, p_w.job_id, p_w.run_lease, p_now)),
                 p_w.run_lease, p_w.attempt + 1, p_w.max_attempts, p_w.priority, p_w.queue, p_w.kind, p_w.args,
                 p_w.tags, v_meta, v_errors, p_w.created_at);
+        PERFORM awa._wake_promoter(ARRAY[p_w.job_id]);
     ELSIF v_dest = 'dlq' THEN
         INSERT INTO awa.dlq_entries (
             job_id, run_lease, attempt, max_attempts, priority, queue, kind, args, tags, metadata,

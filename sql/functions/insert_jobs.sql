@@ -94,6 +94,11 @@ BEGIN
            j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at
     FROM unnest(v_jobs) AS j
     WHERE j.run_at > v_now;
+    -- Scheduled jobs only (FOUND: the INSERT wrote a row): wake the leader
+    -- when one is due before every job already waiting.
+    IF FOUND THEN
+        PERFORM awa._wake_promoter(ARRAY(SELECT j.job_id FROM unnest(v_jobs) AS j WHERE j.run_at > v_now));
+    END IF;
 
     RETURN QUERY
     SELECT j.job_id,

@@ -1,7 +1,9 @@
 -- awa.listen_queues(queues): makes the calling session LISTEN on each queue's
 -- channel ("awa:<queue>"), where inserts and promotions notify when claimable
 -- work appears, and on the control channel "awa:" (no queue name), where
--- awa.cancel_job announces a running attempt it closed ('<job_id>:<run_lease>').
+-- awa.cancel_job announces a running attempt it closed ('<job_id>:<run_lease>'),
+-- and on "awa:+promote", where a deferred job due before every other one wakes
+-- the maintenance leader (awa._wake_promoter).
 -- Takes effect when the calling transaction commits (at once
 -- in autocommit). Session state: use a dedicated connection, not one shared
 -- through a transaction-mode pooler (polling covers that case).
@@ -23,5 +25,6 @@ BEGIN
         EXECUTE format('LISTEN %I', 'awa:' || v_queue);
     END LOOP;
     EXECUTE format('LISTEN %I', 'awa:');
+    EXECUTE format('LISTEN %I', 'awa:+promote');
 END;
 $$;

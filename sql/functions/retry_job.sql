@@ -119,6 +119,7 @@ BEGIN
         VALUES (v_job.job_id, CASE WHEN v_job.attempt > 0 THEN 'retryable' ELSE 'scheduled' END::awa.job_state,
                 v_job.run_at, v_job.run_lease, v_job.attempt, v_job.max_attempts, v_job.priority,
                 v_job.queue, v_job.kind, v_job.args, v_job.tags, v_job.metadata, v_job.errors, v_job.created_at);
+        PERFORM awa._wake_promoter(ARRAY[v_job.job_id]);
         v_state := CASE WHEN v_job.attempt > 0 THEN 'retryable' ELSE 'scheduled' END;
     ELSE
         PERFORM awa._append_ready(ARRAY[v_job], v_now);

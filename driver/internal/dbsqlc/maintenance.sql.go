@@ -195,6 +195,22 @@ func (q *Queries) MaintenanceRoutinesDenied(ctx context.Context, db DBTX, names 
 	return items, nil
 }
 
+const nextPromotion = `-- name: NextPromotion :one
+SELECT due_at, wait_for FROM awa.next_promotion()
+`
+
+type NextPromotionRow struct {
+	DueAt   pgtype.Timestamptz
+	WaitFor pgtype.Interval
+}
+
+func (q *Queries) NextPromotion(ctx context.Context, db DBTX) (NextPromotionRow, error) {
+	row := db.QueryRow(ctx, nextPromotion)
+	var i NextPromotionRow
+	err := row.Scan(&i.DueAt, &i.WaitFor)
+	return i, err
+}
+
 const promoteDueJobs = `-- name: PromoteDueJobs :many
 
 SELECT id, state, queue, priority, kind, run_at FROM awa.promote_due_jobs($1::int, $2::timestamptz)

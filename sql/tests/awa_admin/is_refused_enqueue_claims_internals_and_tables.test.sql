@@ -12,7 +12,7 @@ select plan(24);
 select results_eq($$select * from awa_test.executable_by('awa_test_admin')$$,
                   $$values ('_read_jobs'::text), ('_read_terminal_jobs'), ('acquire_leader_lease'), ('archived_cohort_jobs'), ('bulk_cancel_jobs'), ('bulk_retry_jobs'), ('cancel_job'), ('cleanup_attempt_state'),
                            ('cleanup_runtime_instances'), ('cleanup_unique_keys'), ('complete_external'), ('configure_archive'), ('configure_queue'), ('delete_periodic_job'), ('erase_job'), ('fail_external'), ('fire_periodic_job'),
-                           ('get_job'), ('job'), ('job_progress'), ('list_dlq_jobs'), ('list_jobs'), ('list_periodic_jobs'), ('maintain_archive'), ('pause_periodic_job'), ('pause_queue'),
+                           ('get_job'), ('job'), ('job_progress'), ('list_dlq_jobs'), ('list_jobs'), ('list_periodic_jobs'), ('maintain_archive'), ('next_promotion'), ('pause_periodic_job'), ('pause_queue'),
                            ('paused_queues'), ('periodic_jobs_due'), ('promote_due_jobs'), ('prune_ring'), ('purge_dlq'), ('queue_counts'), ('queue_depths'), ('queue_drained'), ('queue_limits'), ('reject_periodic_schedule'),
                            ('release_leader_lease'), ('rescue_expired_callbacks'), ('rescue_expired_deadlines'), ('rescue_stale_claims'), ('resume_external'), ('resume_periodic_job'), ('resume_queue'), ('retire_idle_key_lanes'), ('retry_dlq_job'),
                            ('retry_external'), ('retry_job'), ('rotate_ring'), ('run_maintenance'), ('storage_status'), ('substrate_version'), ('upsert_periodic_job')$$,
