@@ -3814,6 +3814,8 @@ DECLARE
     v_rk   text;
     v_rv   jsonb;
     v_burst numeric;
+    v_prev_rate  float8;
+    v_prev_burst int;
 BEGIN
     IF NOT {{$awa_schema}}._queue_name_ok(p_queue) THEN
         RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
@@ -3833,6 +3835,8 @@ BEGIN
     IF NOT FOUND THEN
         v_opt := ROW(p_queue, NULL, now(), NULL, NULL, NULL, NULL, NULL, NULL, false)::{{$awa_schema}}.queue_options;
     END IF;
+    v_prev_rate := v_opt.rate_per_second;
+    v_prev_burst := v_opt.rate_burst;
 
     FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_opts) LOOP
         CASE v_key
@@ -3974,14 +3978,17 @@ BEGIN
                 concurrency_key = excluded.concurrency_key, concurrency_limit = excluded.concurrency_limit,
                 concurrency_limits = excluded.concurrency_limits, keyed = excluded.keyed;
     END IF;
-    -- A new or changed rate limit starts with a full bucket; none, no bucket.
+    -- A new or changed rate limit starts with a full bucket; the same limit
+    -- set again keeps its bucket (a deploy that declares its queues at every
+    -- start must not grant a burst each time); none, no bucket.
     IF v_rate_set THEN
         IF v_opt.rate_per_second IS NULL THEN
             DELETE FROM {{$awa_schema}}.queue_rate_buckets WHERE queue = p_queue;
         ELSE
             INSERT INTO {{$awa_schema}}.queue_rate_buckets AS b (queue, tokens, refreshed_at)
             VALUES (p_queue, v_opt.rate_burst, now())
-            ON CONFLICT (queue) DO UPDATE SET tokens = excluded.tokens, refreshed_at = excluded.refreshed_at;
+            ON CONFLICT (queue) DO UPDATE SET tokens = excluded.tokens, refreshed_at = excluded.refreshed_at
+            WHERE (v_prev_rate, v_prev_burst) IS DISTINCT FROM (v_opt.rate_per_second, v_opt.rate_burst);
         END IF;
     END IF;
 
