@@ -244,3 +244,28 @@ func TestHeavyJobsOfOneClaimBatchAllRunAndStopReturns(t *testing.T) {
 		t.Fatalf("jobs of weight 3 with MaxWorkers 3 ran %d at once, want 1", worst)
 	}
 }
+
+// TestClaimedJobWeightAgreesWithTheClaim: a non-Go producer may write
+// metadata.flow_weight itself, as any JSON. The claim counts a job's weight
+// against its key's limit with awa._job_weight; the Go runtime counts
+// ClaimedJob.Weight against MaxWorkers. Both must read every value alike, or
+// a job counts w slots of its key and another number of its process's.
+func TestClaimedJobWeightAgreesWithTheClaim(t *testing.T) {
+	ctx, pool := parallelDB(t, time.Minute)
+	for _, m := range []string{
+		`{}`, `{"flow_weight": 3}`, `{"flow_weight": 100000}`, `{"flow_weight": 100001}`, `{"flow_weight": 0}`,
+		`{"flow_weight": -3}`, `{"flow_weight": 2.5}`, `{"flow_weight": 1.5}`, `{"flow_weight": 0.7}`,
+		`{"flow_weight": 2.0}`, `{"flow_weight": 1e2}`, `{"flow_weight": 1e400}`, `{"flow_weight": "5"}`,
+		`{"flow_weight": "abc"}`, `{"flow_weight": null}`, `{"flow_weight": true}`, `{"flow_weight": [4]}`,
+		`{"flow_weight": {"w": 4}}`, `{"flow_weight": 99999.99999999999999999}`, `[1, 2]`, `"flow_weight"`, `7`,
+	} {
+		var inSQL int
+		var stored string // metadata as PostgreSQL hands it to the driver (jsonb normalizes numbers)
+		if err := pool.QueryRow(ctx, `SELECT awa._job_weight($1::jsonb), $1::jsonb::text`, m).Scan(&inSQL, &stored); err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		if got := (driver.ClaimedJob{Metadata: []byte(stored)}).Weight(); got != inSQL {
+			t.Errorf("metadata %s (stored %s): the claim counts weight %d, the Go runtime %d", m, stored, inSQL, got)
+		}
+	}
+}

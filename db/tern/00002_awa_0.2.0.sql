@@ -1788,6 +1788,7 @@ PARALLEL SAFE
 AS $$
     SELECT CASE WHEN jsonb_typeof(p_metadata -> 'flow_weight') = 'number'
                      AND (p_metadata ->> 'flow_weight')::numeric BETWEEN 1 AND 100000
+                     AND (p_metadata ->> 'flow_weight')::numeric = trunc((p_metadata ->> 'flow_weight')::numeric)
                 THEN (p_metadata ->> 'flow_weight')::numeric::int ELSE 1 END
 $$;
 
