@@ -3,6 +3,7 @@ package driver_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -267,5 +268,86 @@ func TestClaimedJobWeightAgreesWithTheClaim(t *testing.T) {
 		if got := (driver.ClaimedJob{Metadata: []byte(stored)}).Weight(); got != inSQL {
 			t.Errorf("metadata %s (stored %s): the claim counts weight %d, the Go runtime %d", m, stored, inSQL, got)
 		}
+	}
+}
+
+// TestRateLimitedClientsDoNotSpinOnAnEmptyBucket: three clients (MaxWorkers
+// 5, FetchPollInterval 200 ms) on a queue limited to 4 jobs/s (burst 1) with
+// a backlog that outlasts the run. A client whose claim comes back short
+// sleeps until the bucket's next token (awa.queue_readiness wait_for), so
+// per second the fleet makes about one claim per token and client plus its
+// polls, not a claim per free slot in a loop. Counted by the server
+// (pg_stat_user_functions: track_functions on the clients' sessions).
+func TestRateLimitedClientsDoNotSpinOnAnEmptyBucket(t *testing.T) {
+	ctx, pool := parallelDB(t, 2*time.Minute)
+	const queue, rate, clients, run = "flow_spin", 4, 3, 3 * time.Second
+	d := driver.New()
+	if err := d.ConfigureQueue(ctx, pool, queue, driver.QueueOptions{
+		RateLimit: &driver.RateLimit{PerSecond: rate, Burst: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	var params []driver.InsertManyParams
+	for k := 0; k < 100; k++ {
+		params = append(params, driver.InsertManyParams{Args: tenantArgs{}, Opts: &driver.InsertOpts{Queue: queue}})
+	}
+	producer, err := driver.NewClient(pool, &driver.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := producer.InsertMany(ctx, params); err != nil {
+		t.Fatal(err)
+	}
+	workers, runs := countingWorkers[tenantArgs]()
+	var started []*driver.Client
+	var pools []*pgxpool.Pool
+	for i := 0; i < clients; i++ {
+		cfg := pool.Config().Copy()
+		cfg.ConnConfig.RuntimeParams["track_functions"] = "all"
+		p, err := pgxpool.NewWithConfig(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pools = append(pools, p)
+		log, _ := testLogger(t, "spin")
+		wc := workConfig(queue, 5, workers, log, nil)
+		wc.FetchPollInterval = 200 * time.Millisecond
+		started = append(started, startClient(t, p, wc))
+	}
+	time.Sleep(run)
+	for _, c := range started {
+		if err := c.Stop(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range pools {
+		p.Close() // the backends flush their function statistics as they exit
+	}
+	var calls, readiness int64
+	waitFor(t, 10*time.Second, "the clients' function statistics", func() (bool, string) {
+		if _, err := pool.Exec(ctx, `SELECT pg_stat_clear_snapshot()`); err != nil {
+			t.Fatal(err)
+		}
+		if err := pool.QueryRow(ctx, `SELECT coalesce(sum(calls) FILTER (WHERE funcname = 'claim_ready_runtime'), 0),
+			coalesce(sum(calls) FILTER (WHERE funcname = 'queue_readiness'), 0)
+			FROM pg_stat_user_functions WHERE schemaname = 'awa'`).Scan(&calls, &readiness); err != nil {
+			t.Fatal(err)
+		}
+		return calls >= runs.Load(), fmt.Sprintf("%d claim calls, %d jobs run", calls, runs.Load())
+	})
+	secs := run.Seconds()
+	// Per second: a claim per client per token (all wake for it, one wins)
+	// and per poll, twice over for slack.
+	bound := int64(2 * clients * (rate + float64(time.Second/(200*time.Millisecond))) * secs)
+	t.Logf("%s: %d jobs run, %d claim calls (%.0f/s), %d readiness calls; bound %d", run, runs.Load(), calls,
+		float64(calls)/secs, readiness, bound)
+	if runs.Load() > int64(1+rate*secs+rate) {
+		t.Fatalf("%d jobs ran in %s at %d/s, burst 1", runs.Load(), run, rate)
+	}
+	if runs.Load() < int64(rate*secs/2) {
+		t.Fatalf("only %d jobs ran in %s at %d/s: the clients slept past their tokens", runs.Load(), run, rate)
+	}
+	if calls > bound {
+		t.Fatalf("%d claim calls in %s for %d jobs: the clients spin on the empty bucket (bound %d)", calls, run,
+			runs.Load(), bound)
 	}
 }

@@ -274,8 +274,12 @@ BEGIN
                       AND NOT awa._attempt_open(a.job_id, a.run_lease, a.claim_slot, a.receipt_id);
                     v_kk := v_kk || v_key;
                     v_klim := v_klim || coalesce((v_climits ->> v_key)::int, v_climit, 2147483647);
+                    -- Each open attempt counts its weight capped at the
+                    -- limit now in force (not the one it was claimed under:
+                    -- a raised limit must count a heavy job whole again).
                     v_kfree := v_kfree || (v_klim[cardinality(v_klim)]
-                                           - (SELECT coalesce(sum(a.weight), 0) FROM awa.key_attempts a
+                                           - (SELECT coalesce(sum(least(a.weight, v_klim[cardinality(v_klim)])), 0)
+                                              FROM awa.key_attempts a
                                               WHERE a.queue = p_queue AND a.key = v_key))::int;
                     v_ki := cardinality(v_kk);
                 END IF;
@@ -318,14 +322,15 @@ BEGIN
                     v_fit := 0;
                     FOR v_i IN 1 .. cardinality(v_got) LOOP
                         -- A weight over the key's limit counts as the limit:
-                        -- such a job runs alone rather than never.
-                        v_w := least(awa._job_weight(v_got[v_i].metadata), v_klim[v_ki]);
-                        IF v_w > v_kfree[v_ki] THEN
+                        -- such a job runs alone rather than never. Its row
+                        -- keeps the whole weight (see the room above).
+                        v_w := awa._job_weight(v_got[v_i].metadata);
+                        IF least(v_w, v_klim[v_ki]) > v_kfree[v_ki] THEN
                             v_pos := v_got[v_i].lane_seq - 1;
                             v_seen := 0;
                             EXIT;
                         END IF;
-                        v_kfree[v_ki] := v_kfree[v_ki] - v_w;
+                        v_kfree[v_ki] := v_kfree[v_ki] - least(v_w, v_klim[v_ki]);
                         v_akey := v_akey || v_key;
                         v_ajob := v_ajob || v_got[v_i].job_id;
                         v_aw := v_aw || v_w;
