@@ -4233,6 +4233,13 @@ BEGIN
                         END IF;
                         PERFORM awa._require_between('opts.concurrency.limits.' || e.key, e.value::numeric, 1, 100000, 'AW006')
                         FROM jsonb_each(v_rv) AS e;
+                        -- A job's key is cut at 200 characters (awa._job_key):
+                        -- an override for a longer one would never apply.
+                        IF EXISTS (SELECT 1 FROM jsonb_object_keys(v_rv) AS k WHERE length(k) > 200) THEN
+                            RAISE EXCEPTION 'awa: opts.concurrency.limits keys must be at most 200 characters (a job''s key is cut there), got %',
+                                left((SELECT k FROM jsonb_object_keys(v_rv) AS k WHERE length(k) > 200 LIMIT 1), 100) || '...'
+                                USING ERRCODE = 'AW006';
+                        END IF;
                         v_opt.concurrency_limits := v_rv;
                     ELSE
                         RAISE EXCEPTION 'awa: unknown queue option %', quote_literal('concurrency.' || v_rk)

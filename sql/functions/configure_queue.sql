@@ -18,8 +18,8 @@
 -- enqueue_shards does), concurrency (an object {"key": "args.<path>" or
 -- "metadata.<path>" (names of [A-Za-z0-9_-], up to 8 levels), "limit":
 -- integer 1..100000, "limits": {"<key value>": integer 1..100000, ...}
--- optional per-key overrides}, or null to remove: each job due now goes to a
--- lane of its key, and a claim starts a key's jobs only while the weights of
+-- optional per-key overrides, keys of at most 200 characters}, or null to
+-- remove: each job due now goes to a lane of its key, and a claim starts a key's jobs only while the weights of
 -- its open attempts stay within its limit; reaches producers within 5 s).
 -- docs/storage.md, "Flow control". Keys not given keep their value. A new
 -- enqueue_shards reaches a producing session within 5 seconds (sessions
@@ -28,7 +28,8 @@
 -- claimers still drain.
 -- Errors: AW002 bad queue name; AW004 unknown key; AW005 wrong type;
 -- AW006 deadline_seconds, enqueue_shards, aging_seconds, rate_limit
--- per_second or burst, max_depth, or a concurrency limit out of range (AW004
+-- per_second or burst, max_depth, or a concurrency limit out of range, a
+-- limits key over 200 characters (AW004
 -- an unknown rate_limit or concurrency key, AW005 a rate_limit or
 -- concurrency that is not an object or null, a concurrency key path that is
 -- not args.<path> or metadata.<path>, limits not an object of integers).
@@ -182,6 +183,13 @@ BEGIN
                         END IF;
                         PERFORM awa._require_between('opts.concurrency.limits.' || e.key, e.value::numeric, 1, 100000, 'AW006')
                         FROM jsonb_each(v_rv) AS e;
+                        -- A job's key is cut at 200 characters (awa._job_key):
+                        -- an override for a longer one would never apply.
+                        IF EXISTS (SELECT 1 FROM jsonb_object_keys(v_rv) AS k WHERE length(k) > 200) THEN
+                            RAISE EXCEPTION 'awa: opts.concurrency.limits keys must be at most 200 characters (a job''s key is cut there), got %',
+                                left((SELECT k FROM jsonb_object_keys(v_rv) AS k WHERE length(k) > 200 LIMIT 1), 100) || '...'
+                                USING ERRCODE = 'AW006';
+                        END IF;
                         v_opt.concurrency_limits := v_rv;
                     ELSE
                         RAISE EXCEPTION 'awa: unknown queue option %', quote_literal('concurrency.' || v_rk)
