@@ -351,3 +351,70 @@ func TestRateLimitedClientsDoNotSpinOnAnEmptyBucket(t *testing.T) {
 			runs.Load(), bound)
 	}
 }
+
+// TestKeyLimitedBacklogRunsAtItsLimit: one client (MaxWorkers 10, the default
+// FetchPollInterval of 1 s) and a backlog of 20 jobs of one key limited to 2,
+// each taking 100 ms: the key's slots free up every 100 ms, and the client
+// claims the next jobs soon after (its short-claim recheck, 1 ms doubling),
+// not at its next poll. 10 rounds of 100 ms take 1 s from the first start to
+// the last end; waiting for polls would take 10 s; the bound is 3.5 s. (It
+// measured 1.65 and 1.70 s here, loaded: the doubling recheck leaves gaps of up to about
+// a handler's length.)
+func TestKeyLimitedBacklogRunsAtItsLimit(t *testing.T) {
+	ctx, pool := parallelDB(t, 2*time.Minute)
+	const queue, jobs, limit, each = "flow_key_pace", 20, 2, 100 * time.Millisecond
+	if err := driver.New().ConfigureQueue(ctx, pool, queue, driver.QueueOptions{Concurrency: &driver.Concurrency{
+		Key: "args.tenant", Limit: limit}}); err != nil {
+		t.Fatal(err)
+	}
+	producer, err := driver.NewClient(pool, &driver.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var params []driver.InsertManyParams
+	for k := 0; k < jobs; k++ {
+		params = append(params, driver.InsertManyParams{Args: tenantArgs{Tenant: "a"}, Opts: &driver.InsertOpts{Queue: queue}})
+	}
+	if _, err := producer.InsertMany(ctx, params); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var first, last time.Time
+	running, worst, runs := 0, 0, 0
+	work := workersFor(func(ctx context.Context, j *driver.Job[tenantArgs]) error {
+		mu.Lock()
+		if first.IsZero() {
+			first = time.Now()
+		}
+		running++
+		worst = max(worst, running)
+		mu.Unlock()
+		time.Sleep(each)
+		mu.Lock()
+		running--
+		runs++
+		last = time.Now()
+		mu.Unlock()
+		return nil
+	})
+	log, _ := testLogger(t, "pace")
+	cfg := workConfig(queue, 10, work, log, nil)
+	cfg.FetchPollInterval = time.Second
+	startClient(t, pool, cfg)
+	waitFor(t, time.Minute, "every job worked", func() (bool, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		return runs == jobs, fmt.Sprintf("%d of %d", runs, jobs)
+	})
+	mu.Lock()
+	took := last.Sub(first)
+	mu.Unlock()
+	t.Logf("%d jobs of one key (limit %d, %s each) ran in %s; at most %d at once", jobs, limit, each, took, worst)
+	if worst > limit {
+		t.Fatalf("%d jobs of the key ran at once, limit %d", worst, limit)
+	}
+	if took > 3500*time.Millisecond {
+		t.Fatalf("%d jobs of one key, limit %d, %s each ran in %s (ideal %s): the client waits for its poll",
+			jobs, limit, each, took, time.Duration(jobs/limit)*each)
+	}
+}
