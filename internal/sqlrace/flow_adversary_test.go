@@ -388,3 +388,62 @@ func openWeightPerKey(ctx context.Context, q rowQuerier, queue string, weight ma
 	}
 	return out, rows.Err()
 }
+
+// TestANewKeyLaneCommittedAfterTheSnapshotRaises40001: a READ COMMITTED
+// producer creates key "z"'s lane and holds it; a REPEATABLE READ and then a
+// SERIALIZABLE producer whose snapshot predates that commit insert a job of
+// "z": each waits for the lane's creation lock, cannot see the lane, and gets
+// 40001 (retry the transaction, docs/errors.md), never a unique violation;
+// retried, it lands in the lane.
+func TestANewKeyLaneCommittedAfterTheSnapshotRaises40001(t *testing.T) {
+	ctx, pool := newDB(t, time.Minute)
+	const queue = "kz"
+	a, b := connect(t, ctx, pool), connect(t, ctx, pool)
+	if _, err := a.Exec(ctx, `SELECT * FROM awa.configure_queue($1, '{"concurrency": {"key": "args.t", "limit": 1}}')`,
+		queue); err != nil {
+		t.Fatal(err)
+	}
+	// The shard lanes exist: only the key lane is new.
+	if _, err := a.Exec(ctx, `SELECT * FROM awa.insert_job('k', '{}', '{"queue": "kz"}')`); err != nil {
+		t.Fatal(err)
+	}
+	for i, level := range []string{"repeatable read", "serializable"} {
+		key := fmt.Sprintf(`{"t": "z%d"}`, i)
+		txA := mustBegin(t, ctx, a)
+		if _, err := txA.Exec(ctx, `SELECT * FROM awa.insert_job('k', $1::jsonb, '{"queue": "kz"}')`, key); err != nil {
+			t.Fatal(err)
+		}
+		txB, err := b.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.TxIsoLevel(level)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := txB.Exec(ctx, `SELECT 1`); err != nil { // the snapshot
+			t.Fatal(err)
+		}
+		done := inBackground(func() (int, error) {
+			_, err := txB.Exec(ctx, `SELECT * FROM awa.insert_job('k', $1::jsonb, '{"queue": "kz"}')`, key)
+			return 0, err
+		})
+		time.Sleep(100 * time.Millisecond)
+		if err := txA.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		r := <-done
+		var pe *pgconn.PgError
+		if !errors.As(r.err, &pe) || pe.Code != "40001" {
+			t.Fatalf("%s: a key lane committed after the snapshot: %v, want 40001", level, r.err)
+		}
+		if err := txB.Rollback(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := b.QueryRow(ctx, `SELECT count(*) FROM awa.insert_job('k', $1::jsonb, '{"queue": "kz"}')`, key).
+			Scan(&n); err != nil || n != 1 {
+			t.Fatalf("%s: the retry: %v", level, err)
+		}
+		if err := b.QueryRow(ctx, `SELECT count(*) FROM awa.key_lanes k JOIN awa.ready_entries r USING (lane_id)
+			WHERE k.queue = $1 AND k.key = $2`, queue, fmt.Sprintf("z%d", i)).Scan(&n); err != nil || n != 2 {
+			t.Fatalf("%s: the key's lane holds %d jobs, want 2 (%v)", level, n, err)
+		}
+	}
+}
