@@ -447,3 +447,45 @@ func TestANewKeyLaneCommittedAfterTheSnapshotRaises40001(t *testing.T) {
 		}
 	}
 }
+
+// TestADrainedKeyLaneAtItsLimitIsNotVisited: 200 keys (limit 1), one job
+// each, all claimed and still running. A later claim finds nothing, and must
+// find it without visiting the keys: their lanes hold nothing above their
+// cursors (the consumed rows lie between floor and cursor until the cursor
+// ring turns). Visiting meant, per key and claim, the lane and key claim
+// locks and a read of the key's attempts (10,000 keys: 15 s a claim). The
+// empty claim, in a transaction of its own, holds no advisory lock.
+func TestADrainedKeyLaneAtItsLimitIsNotVisited(t *testing.T) {
+	ctx, pool := newDB(t, time.Minute)
+	const queue, keys = "kd", 200
+	a, b := connect(t, ctx, pool), connect(t, ctx, pool)
+	if _, err := a.Exec(ctx, `SELECT * FROM awa.configure_queue($1, '{"concurrency": {"key": "args.t", "limit": 1}}')`,
+		queue); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Exec(ctx, `SELECT * FROM awa.insert_jobs(array_fill('k'::text, ARRAY[$2::int]),
+		ARRAY(SELECT jsonb_build_object('t', 'u' || g) FROM generate_series(1, $2::int) AS g),
+		array_fill(jsonb_build_object('queue', $1::text), ARRAY[$2::int]))`, queue, keys); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := claim(ctx, a, queue, keys, nil)
+	if err != nil || len(cs) != keys {
+		t.Fatalf("claim: %v (%d of %d)", err, len(cs), keys)
+	}
+	tx := mustBegin(t, ctx, b)
+	got, err := claim(ctx, tx, queue, 10, nil)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("a claim with every key at its limit: %v, %d jobs", err, len(got))
+	}
+	var locks int
+	if err := tx.QueryRow(ctx, `SELECT count(*) FROM pg_locks WHERE pid = pg_backend_pid() AND locktype = 'advisory'`).
+		Scan(&locks); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if locks != 0 {
+		t.Fatalf("the empty claim took %d advisory locks: it visited drained key lanes", locks)
+	}
+}
