@@ -14,6 +14,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/big"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -385,19 +387,28 @@ type ClaimedJob struct {
 }
 
 // Weight is the job's weight (InsertOpts.Weight, kept in its metadata as
-// flow_weight): 1 when absent or not a positive integer.
+// flow_weight): a JSON number with an integer value in 1..100000 (2.0 is
+// 2); anything else, absent included, is 1. The claim reads it by the same
+// rule (awa._job_weight) for the key's limit: a producer in another language
+// may write any JSON there.
 func (j ClaimedJob) Weight() int {
 	var m struct {
-		W json.Number `json:"flow_weight"`
+		W json.RawMessage `json:"flow_weight"`
 	}
-	if len(j.Metadata) == 0 || json.Unmarshal(j.Metadata, &m) != nil {
+	if len(j.Metadata) == 0 || json.Unmarshal(j.Metadata, &m) != nil || len(m.W) == 0 {
 		return 1
 	}
-	w, err := m.W.Int64()
-	if err != nil || w < 1 {
+	// A number only (a quoted "5" is a string to the claim), read exactly:
+	// 99999.99999999999999999 is not 100000. PostgreSQL writes jsonb numbers
+	// without an exponent, so one here is refused rather than expanded.
+	if c := m.W[0]; c != '-' && (c < '0' || c > '9') || strings.ContainsAny(string(m.W), "eE") {
 		return 1
 	}
-	return int(min(w, 100000))
+	w, ok := new(big.Rat).SetString(string(m.W))
+	if !ok || !w.IsInt() || w.Num().Cmp(big.NewInt(1)) < 0 || w.Num().Cmp(big.NewInt(100000)) > 0 {
+		return 1
+	}
+	return int(w.Num().Int64())
 }
 
 // Claim claims up to max (1..1024) jobs of queue for the worker process

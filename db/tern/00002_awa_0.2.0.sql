@@ -1931,6 +1931,7 @@ PARALLEL SAFE
 AS $$
     SELECT CASE WHEN jsonb_typeof(p_metadata -> 'flow_weight') = 'number'
                      AND (p_metadata ->> 'flow_weight')::numeric BETWEEN 1 AND 100000
+                     AND (p_metadata ->> 'flow_weight')::numeric = trunc((p_metadata ->> 'flow_weight')::numeric)
                 THEN (p_metadata ->> 'flow_weight')::numeric::int ELSE 1 END
 $$;
 
@@ -3470,13 +3471,16 @@ BEGIN
     SELECT coalesce(array_agg(c.lane_id ORDER BY c.ord), '{}'), coalesce(array_agg(c.tip ORDER BY c.ord), '{}'),
            coalesce(array_agg(c.low ORDER BY c.ord), '{}'), coalesce(array_agg(c.priority ORDER BY c.ord), '{}')
     INTO v_ids, v_tips, v_lows, v_prios
+    -- The cache joined once (not looked up per lane: a keyed queue's
+    -- 10,000 lanes and cache entries made that lookup 2 s of a claim).
     FROM (SELECT l.lane_id, l.priority, {{$awa_schema}}._lane_tip(l.lane_seq) AS tip,
-                 greatest(l.claim_seq, v_ccur[array_position(v_cids, l.lane_id)]) AS low,
+                 greatest(l.claim_seq, l.cached) AS low,
                  row_number() OVER (ORDER BY l.priority, l.r >= floor(v_spin * l.n) DESC, l.r) AS ord
-          FROM (SELECT l.lane_id, l.lane_seq, l.priority, h.claim_seq,
+          FROM (SELECT l.lane_id, l.lane_seq, l.priority, h.claim_seq, x.cur AS cached,
                        count(*) OVER (PARTITION BY l.priority) AS n,
                        row_number() OVER (PARTITION BY l.priority ORDER BY l.shard, l.lane_id) - 1 AS r
                 FROM {{$awa_schema}}.queue_lanes l JOIN {{$awa_schema}}.queue_claim_heads h USING (lane_id)
+                LEFT JOIN unnest(v_cids, v_ccur) AS x (id, cur) ON x.id = l.lane_id
                 WHERE l.queue = ANY (v_qnames)) AS l) AS c
     WHERE c.tip > c.low;
 
@@ -3495,12 +3499,20 @@ BEGIN
         -- which the session cache remembers (its tip can pass its cursor
         -- without a job of its own: a rolled-back producer, or a busier lane
         -- drawing from the same pool sequence).
+        -- On a keyed queue the probe starts at the lane's cursor (a lower
+        -- bound: cursors only grow), not at the floor: a drained key lane
+        -- whose key is at its limit would otherwise show its consumed rows
+        -- between floor and cursor, be visited (lane and key locks, the
+        -- key's attempts read) by every claim until the cursor ring turned,
+        -- and never reach the session cache (10,000 such keys: 15 s a claim).
         IF v_aging IS NULL THEN
             v_has := ARRAY(
                 -- A correlated LIMIT probe, not EXISTS: a semi-join could read
                 -- the whole ready ring by sequential scan.
                 SELECT coalesce((SELECT true FROM {{$awa_schema}}.ready_entries r
-                                 WHERE r.lane_id = u.id AND r.lane_seq > u.low
+                                 WHERE r.lane_id = u.id
+                                   AND r.lane_seq > greatest(u.low, CASE WHEN v_keyed THEN
+                                           (SELECT c.claim_seq FROM {{$awa_schema}}.claim_cursors c WHERE c.lane_id = u.id) END)
                                  ORDER BY r.lane_seq LIMIT 1), false)
                 FROM unnest(v_ids, v_lows) WITH ORDINALITY AS u (id, low, ord)
                 ORDER BY u.ord);
@@ -3509,7 +3521,9 @@ BEGIN
             -- job (as far as the lower bound tells) became runnable.
             v_heads := ARRAY(
                 SELECT (SELECT r.run_at FROM {{$awa_schema}}.ready_entries r
-                        WHERE r.lane_id = u.id AND r.lane_seq > u.low
+                        WHERE r.lane_id = u.id
+                          AND r.lane_seq > greatest(u.low, CASE WHEN v_keyed THEN
+                                  (SELECT c.claim_seq FROM {{$awa_schema}}.claim_cursors c WHERE c.lane_id = u.id) END)
                         ORDER BY r.lane_seq LIMIT 1)
                 FROM unnest(v_ids, v_lows) WITH ORDINALITY AS u (id, low, ord)
                 ORDER BY u.ord);
@@ -3569,8 +3583,12 @@ BEGIN
                       AND NOT {{$awa_schema}}._attempt_open(a.job_id, a.run_lease, a.claim_slot, a.receipt_id);
                     v_kk := v_kk || v_key;
                     v_klim := v_klim || coalesce((v_climits ->> v_key)::int, v_climit, 2147483647);
+                    -- Each open attempt counts its weight capped at the
+                    -- limit now in force (not the one it was claimed under:
+                    -- a raised limit must count a heavy job whole again).
                     v_kfree := v_kfree || (v_klim[cardinality(v_klim)]
-                                           - (SELECT coalesce(sum(a.weight), 0) FROM {{$awa_schema}}.key_attempts a
+                                           - (SELECT coalesce(sum(least(a.weight, v_klim[cardinality(v_klim)])), 0)
+                                              FROM {{$awa_schema}}.key_attempts a
                                               WHERE a.queue = p_queue AND a.key = v_key))::int;
                     v_ki := cardinality(v_kk);
                 END IF;
@@ -3613,14 +3631,15 @@ BEGIN
                     v_fit := 0;
                     FOR v_i IN 1 .. cardinality(v_got) LOOP
                         -- A weight over the key's limit counts as the limit:
-                        -- such a job runs alone rather than never.
-                        v_w := least({{$awa_schema}}._job_weight(v_got[v_i].metadata), v_klim[v_ki]);
-                        IF v_w > v_kfree[v_ki] THEN
+                        -- such a job runs alone rather than never. Its row
+                        -- keeps the whole weight (see the room above).
+                        v_w := {{$awa_schema}}._job_weight(v_got[v_i].metadata);
+                        IF least(v_w, v_klim[v_ki]) > v_kfree[v_ki] THEN
                             v_pos := v_got[v_i].lane_seq - 1;
                             v_seen := 0;
                             EXIT;
                         END IF;
-                        v_kfree[v_ki] := v_kfree[v_ki] - v_w;
+                        v_kfree[v_ki] := v_kfree[v_ki] - least(v_w, v_klim[v_ki]);
                         v_akey := v_akey || v_key;
                         v_ajob := v_ajob || v_got[v_i].job_id;
                         v_aw := v_aw || v_w;
@@ -3989,6 +4008,8 @@ DECLARE
     v_rk   text;
     v_rv   jsonb;
     v_burst numeric;
+    v_prev_rate  float8;
+    v_prev_burst int;
 BEGIN
     IF NOT {{$awa_schema}}._queue_name_ok(p_queue) THEN
         RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
@@ -4008,6 +4029,8 @@ BEGIN
     IF NOT FOUND THEN
         v_opt := ROW(p_queue, NULL, now(), NULL, NULL, NULL, NULL, NULL, NULL, false)::{{$awa_schema}}.queue_options;
     END IF;
+    v_prev_rate := v_opt.rate_per_second;
+    v_prev_burst := v_opt.rate_burst;
 
     FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_opts) LOOP
         CASE v_key
@@ -4115,6 +4138,13 @@ BEGIN
                         END IF;
                         PERFORM {{$awa_schema}}._require_between('opts.concurrency.limits.' || e.key, e.value::numeric, 1, 100000, 'AW006')
                         FROM jsonb_each(v_rv) AS e;
+                        -- A job's key is cut at 200 characters (awa._job_key):
+                        -- an override for a longer one would never apply.
+                        IF EXISTS (SELECT 1 FROM jsonb_object_keys(v_rv) AS k WHERE length(k) > 200) THEN
+                            RAISE EXCEPTION 'awa: opts.concurrency.limits keys must be at most 200 characters (a job''s key is cut there), got %',
+                                left((SELECT k FROM jsonb_object_keys(v_rv) AS k WHERE length(k) > 200 LIMIT 1), 100) || '...'
+                                USING ERRCODE = 'AW006';
+                        END IF;
                         v_opt.concurrency_limits := v_rv;
                     ELSE
                         RAISE EXCEPTION 'awa: unknown queue option %', quote_literal('concurrency.' || v_rk)
@@ -4149,14 +4179,17 @@ BEGIN
                 concurrency_key = excluded.concurrency_key, concurrency_limit = excluded.concurrency_limit,
                 concurrency_limits = excluded.concurrency_limits, keyed = excluded.keyed;
     END IF;
-    -- A new or changed rate limit starts with a full bucket; none, no bucket.
+    -- A new or changed rate limit starts with a full bucket; the same limit
+    -- set again keeps its bucket (a deploy that declares its queues at every
+    -- start must not grant a burst each time); none, no bucket.
     IF v_rate_set THEN
         IF v_opt.rate_per_second IS NULL THEN
             DELETE FROM {{$awa_schema}}.queue_rate_buckets WHERE queue = p_queue;
         ELSE
             INSERT INTO {{$awa_schema}}.queue_rate_buckets AS b (queue, tokens, refreshed_at)
             VALUES (p_queue, v_opt.rate_burst, now())
-            ON CONFLICT (queue) DO UPDATE SET tokens = excluded.tokens, refreshed_at = excluded.refreshed_at;
+            ON CONFLICT (queue) DO UPDATE SET tokens = excluded.tokens, refreshed_at = excluded.refreshed_at
+            WHERE (v_prev_rate, v_prev_burst) IS DISTINCT FROM (v_opt.rate_per_second, v_opt.rate_burst);
         END IF;
     END IF;
 

@@ -177,13 +177,16 @@ BEGIN
     SELECT coalesce(array_agg(c.lane_id ORDER BY c.ord), '{}'), coalesce(array_agg(c.tip ORDER BY c.ord), '{}'),
            coalesce(array_agg(c.low ORDER BY c.ord), '{}'), coalesce(array_agg(c.priority ORDER BY c.ord), '{}')
     INTO v_ids, v_tips, v_lows, v_prios
+    -- The cache joined once (not looked up per lane: a keyed queue's
+    -- 10,000 lanes and cache entries made that lookup 2 s of a claim).
     FROM (SELECT l.lane_id, l.priority, awa._lane_tip(l.lane_seq) AS tip,
-                 greatest(l.claim_seq, v_ccur[array_position(v_cids, l.lane_id)]) AS low,
+                 greatest(l.claim_seq, l.cached) AS low,
                  row_number() OVER (ORDER BY l.priority, l.r >= floor(v_spin * l.n) DESC, l.r) AS ord
-          FROM (SELECT l.lane_id, l.lane_seq, l.priority, h.claim_seq,
+          FROM (SELECT l.lane_id, l.lane_seq, l.priority, h.claim_seq, x.cur AS cached,
                        count(*) OVER (PARTITION BY l.priority) AS n,
                        row_number() OVER (PARTITION BY l.priority ORDER BY l.shard, l.lane_id) - 1 AS r
                 FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
+                LEFT JOIN unnest(v_cids, v_ccur) AS x (id, cur) ON x.id = l.lane_id
                 WHERE l.queue = ANY (v_qnames)) AS l) AS c
     WHERE c.tip > c.low;
 
@@ -202,12 +205,20 @@ BEGIN
         -- which the session cache remembers (its tip can pass its cursor
         -- without a job of its own: a rolled-back producer, or a busier lane
         -- drawing from the same pool sequence).
+        -- On a keyed queue the probe starts at the lane's cursor (a lower
+        -- bound: cursors only grow), not at the floor: a drained key lane
+        -- whose key is at its limit would otherwise show its consumed rows
+        -- between floor and cursor, be visited (lane and key locks, the
+        -- key's attempts read) by every claim until the cursor ring turned,
+        -- and never reach the session cache (10,000 such keys: 15 s a claim).
         IF v_aging IS NULL THEN
             v_has := ARRAY(
                 -- A correlated LIMIT probe, not EXISTS: a semi-join could read
                 -- the whole ready ring by sequential scan.
                 SELECT coalesce((SELECT true FROM awa.ready_entries r
-                                 WHERE r.lane_id = u.id AND r.lane_seq > u.low
+                                 WHERE r.lane_id = u.id
+                                   AND r.lane_seq > greatest(u.low, CASE WHEN v_keyed THEN
+                                           (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = u.id) END)
                                  ORDER BY r.lane_seq LIMIT 1), false)
                 FROM unnest(v_ids, v_lows) WITH ORDINALITY AS u (id, low, ord)
                 ORDER BY u.ord);
@@ -216,7 +227,9 @@ BEGIN
             -- job (as far as the lower bound tells) became runnable.
             v_heads := ARRAY(
                 SELECT (SELECT r.run_at FROM awa.ready_entries r
-                        WHERE r.lane_id = u.id AND r.lane_seq > u.low
+                        WHERE r.lane_id = u.id
+                          AND r.lane_seq > greatest(u.low, CASE WHEN v_keyed THEN
+                                  (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = u.id) END)
                         ORDER BY r.lane_seq LIMIT 1)
                 FROM unnest(v_ids, v_lows) WITH ORDINALITY AS u (id, low, ord)
                 ORDER BY u.ord);
@@ -276,8 +289,12 @@ BEGIN
                       AND NOT awa._attempt_open(a.job_id, a.run_lease, a.claim_slot, a.receipt_id);
                     v_kk := v_kk || v_key;
                     v_klim := v_klim || coalesce((v_climits ->> v_key)::int, v_climit, 2147483647);
+                    -- Each open attempt counts its weight capped at the
+                    -- limit now in force (not the one it was claimed under:
+                    -- a raised limit must count a heavy job whole again).
                     v_kfree := v_kfree || (v_klim[cardinality(v_klim)]
-                                           - (SELECT coalesce(sum(a.weight), 0) FROM awa.key_attempts a
+                                           - (SELECT coalesce(sum(least(a.weight, v_klim[cardinality(v_klim)])), 0)
+                                              FROM awa.key_attempts a
                                               WHERE a.queue = p_queue AND a.key = v_key))::int;
                     v_ki := cardinality(v_kk);
                 END IF;
@@ -320,14 +337,15 @@ BEGIN
                     v_fit := 0;
                     FOR v_i IN 1 .. cardinality(v_got) LOOP
                         -- A weight over the key's limit counts as the limit:
-                        -- such a job runs alone rather than never.
-                        v_w := least(awa._job_weight(v_got[v_i].metadata), v_klim[v_ki]);
-                        IF v_w > v_kfree[v_ki] THEN
+                        -- such a job runs alone rather than never. Its row
+                        -- keeps the whole weight (see the room above).
+                        v_w := awa._job_weight(v_got[v_i].metadata);
+                        IF least(v_w, v_klim[v_ki]) > v_kfree[v_ki] THEN
                             v_pos := v_got[v_i].lane_seq - 1;
                             v_seen := 0;
                             EXIT;
                         END IF;
-                        v_kfree[v_ki] := v_kfree[v_ki] - v_w;
+                        v_kfree[v_ki] := v_kfree[v_ki] - least(v_w, v_klim[v_ki]);
                         v_akey := v_akey || v_key;
                         v_ajob := v_ajob || v_got[v_i].job_id;
                         v_aw := v_aw || v_w;

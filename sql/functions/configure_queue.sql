@@ -10,15 +10,16 @@
 -- awa.queue_options, not in the returned awa.queue_meta row), rate_limit (an
 -- object {"per_second": number in (0, 1000000], "burst": integer 1..1000000,
 -- default ceil(per_second)}, or null to remove: claims start at most burst +
--- per_second * T jobs in any T seconds; setting it fills the bucket),
+-- per_second * T jobs in any T seconds; a new or changed limit fills the
+-- bucket, the same limit set again keeps it),
 -- max_depth (integer 1..1000000000, or null to remove: an insert of available
 -- jobs that would take the queue's available depth above it fails with AW060;
 -- kept in awa.queue_options, reaches producing sessions within 5 seconds as
 -- enqueue_shards does), concurrency (an object {"key": "args.<path>" or
 -- "metadata.<path>" (names of [A-Za-z0-9_-], up to 8 levels), "limit":
 -- integer 1..100000, "limits": {"<key value>": integer 1..100000, ...}
--- optional per-key overrides}, or null to remove: each job due now goes to a
--- lane of its key, and a claim starts a key's jobs only while the weights of
+-- optional per-key overrides, keys of at most 200 characters}, or null to
+-- remove: each job due now goes to a lane of its key, and a claim starts a key's jobs only while the weights of
 -- its open attempts stay within its limit; reaches producers within 5 s).
 -- docs/storage.md, "Flow control". Keys not given keep their value. A new
 -- enqueue_shards reaches a producing session within 5 seconds (sessions
@@ -27,7 +28,8 @@
 -- claimers still drain.
 -- Errors: AW002 bad queue name; AW004 unknown key; AW005 wrong type;
 -- AW006 deadline_seconds, enqueue_shards, aging_seconds, rate_limit
--- per_second or burst, max_depth, or a concurrency limit out of range (AW004
+-- per_second or burst, max_depth, or a concurrency limit out of range, a
+-- limits key over 200 characters (AW004
 -- an unknown rate_limit or concurrency key, AW005 a rate_limit or
 -- concurrency that is not an object or null, a concurrency key path that is
 -- not args.<path> or metadata.<path>, limits not an object of integers).
@@ -51,6 +53,8 @@ DECLARE
     v_rk   text;
     v_rv   jsonb;
     v_burst numeric;
+    v_prev_rate  float8;
+    v_prev_burst int;
 BEGIN
     IF NOT awa._queue_name_ok(p_queue) THEN
         RAISE EXCEPTION 'awa: queue must be 1 to 50 characters of [A-Za-z0-9_.:-], got %',
@@ -70,6 +74,8 @@ BEGIN
     IF NOT FOUND THEN
         v_opt := ROW(p_queue, NULL, now(), NULL, NULL, NULL, NULL, NULL, NULL, false)::awa.queue_options;
     END IF;
+    v_prev_rate := v_opt.rate_per_second;
+    v_prev_burst := v_opt.rate_burst;
 
     FOR v_key, v_val IN SELECT key, value FROM jsonb_each(p_opts) LOOP
         CASE v_key
@@ -177,6 +183,13 @@ BEGIN
                         END IF;
                         PERFORM awa._require_between('opts.concurrency.limits.' || e.key, e.value::numeric, 1, 100000, 'AW006')
                         FROM jsonb_each(v_rv) AS e;
+                        -- A job's key is cut at 200 characters (awa._job_key):
+                        -- an override for a longer one would never apply.
+                        IF EXISTS (SELECT 1 FROM jsonb_object_keys(v_rv) AS k WHERE length(k) > 200) THEN
+                            RAISE EXCEPTION 'awa: opts.concurrency.limits keys must be at most 200 characters (a job''s key is cut there), got %',
+                                left((SELECT k FROM jsonb_object_keys(v_rv) AS k WHERE length(k) > 200 LIMIT 1), 100) || '...'
+                                USING ERRCODE = 'AW006';
+                        END IF;
                         v_opt.concurrency_limits := v_rv;
                     ELSE
                         RAISE EXCEPTION 'awa: unknown queue option %', quote_literal('concurrency.' || v_rk)
@@ -211,14 +224,17 @@ BEGIN
                 concurrency_key = excluded.concurrency_key, concurrency_limit = excluded.concurrency_limit,
                 concurrency_limits = excluded.concurrency_limits, keyed = excluded.keyed;
     END IF;
-    -- A new or changed rate limit starts with a full bucket; none, no bucket.
+    -- A new or changed rate limit starts with a full bucket; the same limit
+    -- set again keeps its bucket (a deploy that declares its queues at every
+    -- start must not grant a burst each time); none, no bucket.
     IF v_rate_set THEN
         IF v_opt.rate_per_second IS NULL THEN
             DELETE FROM awa.queue_rate_buckets WHERE queue = p_queue;
         ELSE
             INSERT INTO awa.queue_rate_buckets AS b (queue, tokens, refreshed_at)
             VALUES (p_queue, v_opt.rate_burst, now())
-            ON CONFLICT (queue) DO UPDATE SET tokens = excluded.tokens, refreshed_at = excluded.refreshed_at;
+            ON CONFLICT (queue) DO UPDATE SET tokens = excluded.tokens, refreshed_at = excluded.refreshed_at
+            WHERE (v_prev_rate, v_prev_burst) IS DISTINCT FROM (v_opt.rate_per_second, v_opt.rate_burst);
         END IF;
     END IF;
 

@@ -3,7 +3,7 @@
 -- override (limits) replaces the limit for its key; a weight over the limit
 -- counts as the limit, so the job still runs, alone.
 begin;
-select plan(5);
+select plan(6);
 
 select * from awa.configure_queue('wq', '{"concurrency": {"key": "metadata.org", "limit": 3, "limits": {"vip": 5}}}');
 select * from awa.insert_job('k', '{}', '{"queue":"wq", "metadata": {"org": "x"}, "weight": 2}');
@@ -18,8 +18,11 @@ select is((select count(*) from c1 where metadata ->> 'org' = 'vip'), 2::bigint,
 select is((select count(*) from c1 where metadata ->> 'org' = 'big'), 1::bigint, 'a weight over the limit runs alone');
 select is((select metadata -> 'flow_weight' from c1 where metadata ->> 'org' = 'x'), '2'::jsonb,
   'the weight is kept in metadata as flow_weight');
-select is((select sum(weight) from awa.key_attempts where queue = 'wq' and key = 'big'), 3::bigint,
-  'and counts as the limit');
+select is((select sum(weight) from awa.key_attempts where queue = 'wq' and key = 'big'), 9::bigint,
+  'its attempt keeps its whole weight (a raised limit counts it whole again)');
+select * from awa.insert_job('k', '{}', '{"queue":"wq", "metadata": {"org": "big"}}');
+select is((select count(*) from awa.claim_ready_runtime('wq', 10)), 0::bigint,
+  'and it counts as the limit: no other job of its key runs beside it');
 
 select * from finish();
 rollback;
