@@ -6335,6 +6335,8 @@ BEGIN
             tags, metadata, errors, created_at)
         VALUES (v_job.job_id, 'scheduled', v_job.run_at, v_job.run_lease, 0, v_job.max_attempts, v_job.priority,
                 v_job.queue, v_job.kind, v_job.args, v_job.tags, v_job.metadata, v_job.errors, v_job.created_at);
+        -- Due before every waiting job: wake the leader's promoter.
+        PERFORM {{$awa_schema}}._wake_promoter(ARRAY[v_job.job_id]);
         v_state := 'scheduled';
     ELSE
         PERFORM {{$awa_schema}}._append_ready(ARRAY[v_job], v_now);

@@ -17,7 +17,8 @@
 -- Returns whether it notified (the decision is what pgTAP can see: a NOTIFY
 -- is only delivered at commit, never on rollback). Locks: none.
 -- Called by the writers of deferred_jobs: awa.insert_jobs, awa._insert_unique,
--- awa._route_closed (retry, snooze), awa._route_parked (retry), awa.retry_job.
+-- awa._route_closed (retry, snooze), awa._route_parked (retry), awa.retry_job,
+-- awa.retry_dlq_job.
 CREATE FUNCTION awa._wake_promoter(p_job_ids bigint[])
 RETURNS boolean
 LANGUAGE plpgsql

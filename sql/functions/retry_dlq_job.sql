@@ -1,6 +1,7 @@
 -- awa.retry_dlq_job(job_id, run_at, now): takes a job out of the DLQ and runs
 -- it again from attempt 0: available now, or scheduled when run_at is in the
--- future. run_lease is kept (never reset), so finalizers of the attempts
+-- future (notifying awa:+promote when it is the backlog's first job,
+-- awa._wake_promoter). run_lease is kept (never reset), so finalizers of the attempts
 -- before the DLQ stay stale. Errors are kept.
 -- Errors: AW010 job_id NULL; AW020 not in the DLQ (and no such job); AW021 the
 -- job exists but is not in the DLQ, or another job holds its unique key in
@@ -60,6 +61,8 @@ BEGIN
             tags, metadata, errors, created_at)
         VALUES (v_job.job_id, 'scheduled', v_job.run_at, v_job.run_lease, 0, v_job.max_attempts, v_job.priority,
                 v_job.queue, v_job.kind, v_job.args, v_job.tags, v_job.metadata, v_job.errors, v_job.created_at);
+        -- Due before every waiting job: wake the leader's promoter.
+        PERFORM awa._wake_promoter(ARRAY[v_job.job_id]);
         v_state := 'scheduled';
     ELSE
         PERFORM awa._append_ready(ARRAY[v_job], v_now);
