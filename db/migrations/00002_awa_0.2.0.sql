@@ -891,6 +891,7 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     v_lock   int := awa._lock_key('lane_producer');
+    v_ix     int[];
     v_counts bigint[];
     -- key i's blocks are v_blocks[v_at[i] + 1 ..]
     v_blocks bigint[];
@@ -903,12 +904,17 @@ BEGIN
     SELECT p_queue, l.id, p_queue || '#' || l.id, p_now FROM unnest(p_lanes) AS l (id)
     ON CONFLICT DO NOTHING;
 
-    -- Each key's jobs, counted in one pass; then its blocks, in order.
+    -- Each job's key, as its index in keys (0: none, or another group),
+    -- read once; then each key's count.
+    v_ix := ARRAY(SELECT coalesce(u.i, 0)::int
+                  FROM unnest(p_jobs) WITH ORDINALITY AS j
+                  LEFT JOIN unnest(p_keys) WITH ORDINALITY AS u (key, i)
+                    ON j.queue = p_queue AND j.priority = p_priority
+                   AND u.key = awa._job_key(j.args, j.metadata, p_path)
+                  ORDER BY j.ordinality);
     SELECT array_agg(coalesce(c.n, 0) ORDER BY u.i) INTO v_counts
-    FROM unnest(p_keys) WITH ORDINALITY AS u (key, i)
-    LEFT JOIN (SELECT awa._job_key(j.args, j.metadata, p_path) AS key, count(*) AS n
-               FROM unnest(p_jobs) AS j WHERE j.queue = p_queue AND j.priority = p_priority
-               GROUP BY 1) AS c ON c.key = u.key;
+    FROM generate_series(1, cardinality(p_keys)) AS u (i)
+    LEFT JOIN (SELECT x.i, count(*) AS n FROM unnest(v_ix) AS x (i) WHERE x.i > 0 GROUP BY 1) AS c ON c.i = u.i;
     -- Blocks drawn set-wise (the pool sequence may be shared by several
     -- lanes: a key's blocks need not be adjacent), handed out ascending
     -- within a key so that its rows keep array order.
@@ -927,11 +933,10 @@ BEGIN
     SELECT p_slot, p_lanes[j.i], v_blocks[(v_at[j.i] + (j.k - 1) / 1024 + 1)::int] * 1024 + (j.k - 1) % 1024,
            j.job_id, j.run_lease, j.attempt, j.max_attempts, j.priority,
            j.queue, j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at, j.run_at
-    FROM (SELECT j.*, u.i::int AS i, row_number() OVER (PARTITION BY u.i ORDER BY j.ord) AS k
+    FROM (SELECT j.*, v_ix[j.ord] AS i, row_number() OVER (PARTITION BY v_ix[j.ord] ORDER BY j.ord) AS k
           FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
                                                    kind, args, tags, metadata, errors, created_at, run_at, ord)
-          JOIN unnest(p_keys) WITH ORDINALITY AS u (key, i) ON u.key = awa._job_key(j.args, j.metadata, p_path)
-          WHERE j.queue = p_queue AND j.priority = p_priority) AS j;
+          WHERE v_ix[j.ord] > 0) AS j;
     GET DIAGNOSTICS appended = ROW_COUNT;
 
     notify := false;
@@ -3779,9 +3784,19 @@ BEGIN
                         LOCK TABLE awa.claim_batches, awa.claim_closures IN ACCESS SHARE MODE;
                         v_ring_locked := true;
                     END IF;
+                    -- awa._attempt_open's test, written out: planned once
+                    -- with this statement, not a function call per row (ten
+                    -- times the cost, paid for each open attempt of each key
+                    -- at every visit).
                     DELETE FROM awa.key_attempts a
                     WHERE a.queue = p_queue AND a.key = v_key
-                      AND NOT awa._attempt_open(a.job_id, a.run_lease, a.claim_slot, a.receipt_id);
+                      AND NOT EXISTS (
+                          SELECT 1 FROM awa.claim_batches b
+                          WHERE b.batch_id = awa._receipt_batch_id(a.receipt_id) AND b.issued_slot = a.claim_slot
+                            AND b.job_ids[awa._receipt_item(a.receipt_id)] = a.job_id
+                            AND b.run_leases[awa._receipt_item(a.receipt_id)] = a.run_lease
+                            AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
+                                            WHERE c.claim_slot = b.claim_slot AND c.receipts @> a.receipt_id));
                     v_kk := v_kk || v_key;
                     v_klim := v_klim || coalesce((v_climits ->> v_key)::int, v_climit, 2147483647);
                     v_kfree := v_kfree || (v_klim[cardinality(v_klim)]
