@@ -12,6 +12,7 @@
 -- are listed in awa.active_key_lanes (under their locks: see
 -- awa.retire_idle_key_lanes) and their positions drawn (blocks of 1024 from
 -- each lane's pool sequence).
+-- Errors: none of its own. Isolation: the caller's (awa._append_ready).
 -- Called by awa._append_ready only.
 CREATE FUNCTION awa._append_key_lanes(
     p_jobs awa._job_body[], p_slot int, p_queue text, p_priority smallint, p_path text,
