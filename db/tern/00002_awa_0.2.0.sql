@@ -751,6 +751,78 @@ COMMENT ON VIEW {{$awa_schema}}.terminal_jobs IS
 -- changed since v0.1.0: sql/substrate/60_views.sql
 CREATE OR REPLACE VIEW {{$awa_schema}}.jobs AS SELECT * FROM {{$awa_schema}}._read_jobs();
 
+-- new since v0.1.0: sql/functions/_append_key_lanes.sql
+CREATE FUNCTION {{$awa_schema}}._append_key_lanes(
+    p_jobs {{$awa_schema}}._job_body[], p_slot int, p_queue text, p_priority smallint, p_path text,
+    p_keys text[], p_lanes int[], p_seqs regclass[], p_now timestamptz, p_test_notify boolean,
+    OUT appended bigint, OUT notify boolean)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_lock   int := {{$awa_schema}}._lock_key('lane_producer');
+    v_ix     int[];
+    v_counts bigint[];
+    -- key i's blocks are v_blocks[v_at[i] + 1 ..]
+    v_blocks bigint[];
+    v_at     bigint[];
+BEGIN
+    FOR i IN 1 .. cardinality(p_lanes) LOOP
+        PERFORM pg_advisory_xact_lock(v_lock, p_lanes[i]);
+    END LOOP;
+    INSERT INTO {{$awa_schema}}.active_key_lanes (queue, lane_id, lane_queue, activated_at)
+    SELECT p_queue, l.id, p_queue || '#' || l.id, p_now FROM unnest(p_lanes) AS l (id)
+    ON CONFLICT DO NOTHING;
+
+    -- Each job's key, as its index in keys (0: none, or another group),
+    -- read once; then each key's count.
+    v_ix := ARRAY(SELECT coalesce(u.i, 0)::int
+                  FROM unnest(p_jobs) WITH ORDINALITY AS j
+                  LEFT JOIN unnest(p_keys) WITH ORDINALITY AS u (key, i)
+                    ON j.queue = p_queue AND j.priority = p_priority
+                   AND u.key = {{$awa_schema}}._job_key(j.args, j.metadata, p_path)
+                  ORDER BY j.ordinality);
+    SELECT array_agg(coalesce(c.n, 0) ORDER BY u.i) INTO v_counts
+    FROM generate_series(1, cardinality(p_keys)) AS u (i)
+    LEFT JOIN (SELECT x.i, count(*) AS n FROM unnest(v_ix) AS x (i) WHERE x.i > 0 GROUP BY 1) AS c ON c.i = u.i;
+    -- Blocks drawn set-wise (the pool sequence may be shared by several
+    -- lanes: a key's blocks need not be adjacent), handed out ascending
+    -- within a key so that its rows keep array order.
+    SELECT array_agg(b.block ORDER BY b.i, b.block) INTO v_blocks
+    FROM (SELECT u.i, nextval(u.seq) AS block
+          FROM unnest(p_seqs, v_counts) WITH ORDINALITY AS u (seq, n, i),
+               generate_series(1, greatest((u.n + 1023) / 1024, 1))) AS b;
+    SELECT array_agg(x.at ORDER BY x.i) INTO v_at
+    FROM (SELECT u.i, sum(u.nb) OVER (ORDER BY u.i) - u.nb AS at
+          FROM (SELECT u.i, greatest((u.n + 1023) / 1024, 1) AS nb
+                FROM unnest(v_counts) WITH ORDINALITY AS u (n, i)) AS u) AS x;
+
+    INSERT INTO {{$awa_schema}}.ready_entries (
+        ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+        queue, kind, args, tags, metadata, errors, created_at, run_at)
+    SELECT p_slot, p_lanes[j.i], v_blocks[(v_at[j.i] + (j.k - 1) / 1024 + 1)::int] * 1024 + (j.k - 1) % 1024,
+           j.job_id, j.run_lease, j.attempt, j.max_attempts, j.priority,
+           j.queue, j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at, j.run_at
+    FROM (SELECT j.*, v_ix[j.ord] AS i, row_number() OVER (PARTITION BY v_ix[j.ord] ORDER BY j.ord) AS k
+          FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
+                                                   kind, args, tags, metadata, errors, created_at, run_at, ord)
+          WHERE v_ix[j.ord] > 0) AS j;
+    GET DIAGNOSTICS appended = ROW_COUNT;
+
+    notify := false;
+    IF p_test_notify THEN
+        IF current_setting('transaction_isolation') <> 'read committed' THEN
+            notify := true;
+        ELSE
+            FOR i IN 1 .. cardinality(p_lanes) LOOP
+                CONTINUE WHEN v_counts[i] = 0 OR {{$awa_schema}}._claimers_behind(p_slot, p_lanes[i], v_blocks[v_at[i] + 1] * 1024);
+                notify := true;
+                EXIT;
+            END LOOP;
+        END IF;
+    END IF;
+END;
+$$;
+
 -- new since v0.1.0: sql/functions/_append_one.sql
 CREATE FUNCTION {{$awa_schema}}._append_one(p_job {{$awa_schema}}._job_body)
 RETURNS boolean
@@ -835,6 +907,7 @@ DECLARE
     v_rest  bigint;
     v_seen  bigint;
     v_jkey  text;
+    v_kwake boolean;
     v_checked  text[] := '{}';
     v_sh    int[] := '{}';
     v_ck    text[] := '{}';
@@ -912,16 +985,21 @@ BEGIN
         v_rest := v_n[g];
         FOR i IN 1 .. cardinality(v_kg) + 1 LOOP
             IF i <= cardinality(v_kg) THEN
-                CONTINUE WHEN v_kg[i] <> g;
-                v_lane := v_klane[i];
-                v_seq := v_kseq[i];
-                v_jkey := v_kkey[i];
-                PERFORM pg_advisory_xact_lock({{$awa_schema}}._lock_key('lane_producer'), v_lane);
-                -- Listed for claims, under the lock (awa.retire_idle_key_lanes
-                -- unlists only a drained lane whose lock it holds).
-                INSERT INTO {{$awa_schema}}.active_key_lanes (queue, lane_id, lane_queue, activated_at)
-                VALUES (v_q[g], v_lane, v_q[g] || '#' || v_lane, p_now)
-                ON CONFLICT DO NOTHING;
+                -- All of the group's keys at once, at its first (one pass
+                -- over the batch, whatever the number of keys).
+                CONTINUE WHEN v_kg[i] <> g OR (i > 1 AND v_kg[i - 1] = g);
+                SELECT a.appended, a.notify INTO v_seen, v_kwake
+                FROM {{$awa_schema}}._append_key_lanes(
+                    p_jobs, v_slot, v_q[g], v_p[g], v_kpath[g],
+                    ARRAY(SELECT k FROM unnest(v_kg, v_kkey) WITH ORDINALITY AS u (kg, k, o) WHERE u.kg = g ORDER BY u.o),
+                    ARRAY(SELECT l FROM unnest(v_kg, v_klane) WITH ORDINALITY AS u (kg, l, o) WHERE u.kg = g ORDER BY u.o),
+                    ARRAY(SELECT s FROM unnest(v_kg, v_kseq) WITH ORDINALITY AS u (kg, s, o) WHERE u.kg = g ORDER BY u.o),
+                    p_now, NOT v_q[g] = ANY (v_wake)) AS a;
+                v_rest := v_rest - v_seen;
+                IF v_kwake THEN
+                    v_wake := v_wake || v_q[g];
+                END IF;
+                CONTINUE;
             ELSE
                 EXIT WHEN v_rest = 0;
                 v_jkey := NULL;
@@ -3578,9 +3656,19 @@ BEGIN
                         LOCK TABLE {{$awa_schema}}.claim_batches, {{$awa_schema}}.claim_closures IN ACCESS SHARE MODE;
                         v_ring_locked := true;
                     END IF;
+                    -- awa._attempt_open's test, written out: planned once
+                    -- with this statement, not a function call per row (ten
+                    -- times the cost, paid for each open attempt of each key
+                    -- at every visit).
                     DELETE FROM {{$awa_schema}}.key_attempts a
                     WHERE a.queue = p_queue AND a.key = v_key
-                      AND NOT {{$awa_schema}}._attempt_open(a.job_id, a.run_lease, a.claim_slot, a.receipt_id);
+                      AND NOT EXISTS (
+                          SELECT 1 FROM {{$awa_schema}}.claim_batches b
+                          WHERE b.batch_id = {{$awa_schema}}._receipt_batch_id(a.receipt_id) AND b.issued_slot = a.claim_slot
+                            AND b.job_ids[{{$awa_schema}}._receipt_item(a.receipt_id)] = a.job_id
+                            AND b.run_leases[{{$awa_schema}}._receipt_item(a.receipt_id)] = a.run_lease
+                            AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.claim_closures c
+                                            WHERE c.claim_slot = b.claim_slot AND c.receipts @> a.receipt_id));
                     v_kk := v_kk || v_key;
                     v_klim := v_klim || coalesce((v_climits ->> v_key)::int, v_climit, 2147483647);
                     -- Each open attempt counts its weight capped at the

@@ -284,9 +284,19 @@ BEGIN
                         LOCK TABLE awa.claim_batches, awa.claim_closures IN ACCESS SHARE MODE;
                         v_ring_locked := true;
                     END IF;
+                    -- awa._attempt_open's test, written out: planned once
+                    -- with this statement, not a function call per row (ten
+                    -- times the cost, paid for each open attempt of each key
+                    -- at every visit).
                     DELETE FROM awa.key_attempts a
                     WHERE a.queue = p_queue AND a.key = v_key
-                      AND NOT awa._attempt_open(a.job_id, a.run_lease, a.claim_slot, a.receipt_id);
+                      AND NOT EXISTS (
+                          SELECT 1 FROM awa.claim_batches b
+                          WHERE b.batch_id = awa._receipt_batch_id(a.receipt_id) AND b.issued_slot = a.claim_slot
+                            AND b.job_ids[awa._receipt_item(a.receipt_id)] = a.job_id
+                            AND b.run_leases[awa._receipt_item(a.receipt_id)] = a.run_lease
+                            AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
+                                            WHERE c.claim_slot = b.claim_slot AND c.receipts @> a.receipt_id));
                     v_kk := v_kk || v_key;
                     v_klim := v_klim || coalesce((v_climits ->> v_key)::int, v_climit, 2147483647);
                     -- Each open attempt counts its weight capped at the
