@@ -5718,13 +5718,15 @@ BEGIN
     FROM (SELECT r.rotated_at, r.rotated_at - lag(r.rotated_at) OVER (ORDER BY r.generation) AS gap
           FROM awa.ring_rotations r WHERE r.ring = p_ring) AS g;
 
-    -- Held slots first (docs/storage.md, "Held slots"): one whose last
-    -- available job is gone and whose proof passes is pruned as any slot.
+    -- Held slots first (docs/storage.md, "Held slots"): one with 1,000
+    -- available jobs or fewer left whose proof passes is pruned as any slot
+    -- (what remains is carried out first), so a few jobs nobody works never
+    -- pin a held slot.
     -- Checked in a subtransaction rolled back at once, as the proof below:
     -- the share locks on the cursor ring must not last.
     FOR v_slot IN SELECT h.slot FROM awa.ring_held_slots h WHERE h.ring = p_ring ORDER BY h.held_at, h.slot LOOP
         BEGIN
-            v_reason := CASE WHEN awa._slot_available(v_slot, 1) > 0 THEN 'available jobs remain'
+            v_reason := CASE WHEN awa._slot_available(v_slot, 1001) > 1000 THEN 'available jobs remain'
                              ELSE awa._slot_live_reason(p_ring, v_slot, true, false) END;
             RAISE EXCEPTION 'awa: prune proof done' USING ERRCODE = 'AW099';
         EXCEPTION WHEN SQLSTATE 'AW099' THEN

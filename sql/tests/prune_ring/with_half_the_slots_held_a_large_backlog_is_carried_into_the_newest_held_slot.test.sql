@@ -9,12 +9,14 @@ select count(*) from awa.insert_jobs(array_fill('prune.k'::text, array[10000]), 
                                      array_fill('{"queue": "hq"}'::jsonb, array[10000]));
 select * from awa.insert_job('prune.k', '{}', '{"queue": "hq"}');
 select awa_test.turn('queue', 7);
--- Slots 7 to 14 each get a waiting job of queue xq and are then recorded
--- held (as prune would record them: the fixture skips their 10,000 jobs).
+-- Slots 7 to 14 each get 1,001 waiting jobs of queue xq (more than a held
+-- slot keeps held for) and are then recorded held, as prune would record
+-- them (the fixture skips the other 9,000).
 do $$
 begin
   for i in 7 .. 14 loop
-    perform awa.insert_job('prune.k', '{}', '{"queue": "xq"}');
+    perform awa.insert_jobs(array_fill('prune.k'::text, array[1001]), null,
+                            array_fill('{"queue": "xq"}'::jsonb, array[1001]));
     perform awa.rotate_ring('queue', now());
     insert into awa.ring_held_slots (ring, slot, held_at) values ('queue', i, now() + i * interval '1 second');
   end loop;
