@@ -5,10 +5,7 @@
 begin;
 select plan(6);
 
-select count(*) from awa.insert_jobs(array_fill('prune.k'::text, array[10000]), null,
-                                     array_fill('{"queue": "hq"}'::jsonb, array[10000]));
-select * from awa.insert_job('prune.k', '{}', '{"queue": "hq"}');
-select * from awa.rotate_ring('queue', now());
+select awa_test.large_backlog('hq', 'prune.k');
 select * from awa.prune_ring('queue', 50, 0, 1000);
 
 -- 9,000 worked, 1,001 waiting: still held.

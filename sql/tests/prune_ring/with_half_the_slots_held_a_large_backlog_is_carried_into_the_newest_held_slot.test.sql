@@ -5,10 +5,8 @@
 begin;
 select plan(4);
 
-select count(*) from awa.insert_jobs(array_fill('prune.k'::text, array[10000]), null,
-                                     array_fill('{"queue": "hq"}'::jsonb, array[10000]));
-select * from awa.insert_job('prune.k', '{}', '{"queue": "hq"}');
-select awa_test.turn('queue', 7);
+select awa_test.large_backlog('hq', 'prune.k');
+select awa_test.turn('queue', 6);
 -- Slots 7 to 14 each get 1,001 waiting jobs of queue xq (more than a held
 -- slot keeps held for) and are then recorded held, as prune would record
 -- them (the fixture skips the other 9,000).

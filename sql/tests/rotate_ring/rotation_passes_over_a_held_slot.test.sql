@@ -4,10 +4,7 @@
 begin;
 select plan(3);
 
-select count(*) from awa.insert_jobs(array_fill('rotate.k'::text, array[10000]), null,
-                                     array_fill('{"queue": "hq"}'::jsonb, array[10000]));
-select * from awa.insert_job('rotate.k', '{}', '{"queue": "hq"}');
-select * from awa.rotate_ring('queue', now());
+select awa_test.large_backlog('hq', 'rotate.k');
 select * from awa.prune_ring('queue', 50, 0, 1000);
 
 select is(awa_test.turn('queue', 14, 'oq', true), 15, 'fourteen more rotations reach slot 15');
