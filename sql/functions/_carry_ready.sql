@@ -14,7 +14,8 @@
 -- Locks: none of its own. The caller holds ACCESS EXCLUSIVE on from_slot's
 -- children (so no claim, cancel or producer reads or writes it meanwhile) and
 -- has proved no open claim was drawn from it; it also holds the ring try-lock,
--- so to_slot stays the current slot. Called by awa.prune_ring only.
+-- so to_slot (the current slot, or a held one: docs/storage.md, "Held slots")
+-- stays what it is. Called by awa.prune_ring only.
 CREATE FUNCTION awa._carry_ready(p_from int, p_to int, p_limit int, OUT moved int, OUT remaining int)
 LANGUAGE plpgsql
 -- As in awa._slot_live_reason: walk each lane's index from its cursor. And

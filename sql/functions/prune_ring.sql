@@ -199,9 +199,10 @@ BEGIN
     v_history := p_ring = 'queue' AND coalesce(cardinality(v_open), 0) = 0 AND NOT v_available;
     -- A large backlog is held, not copied (docs/storage.md, "Held slots"):
     -- more than 10,000 available jobs, while at most half the slots would be
-    -- held and at least 3 would stay in the rotation. Nothing moves and no lock of the slot is taken: rotation passes over
-    -- it, claims keep reading it. Counted in a subtransaction rolled back at
-    -- once, as the proof.
+    -- held and at least 3 would stay in the rotation. Nothing moves and no
+    -- lock of the slot is taken: rotation passes over it, claims keep
+    -- reading it. Counted in a subtransaction rolled back at once, as the
+    -- proof.
     IF v_available AND NOT v_held AND (v_slots - v_free + 1) * 2 <= v_slots AND v_free - 1 >= 3 THEN
         BEGIN
             v_count := awa._slot_available(v_target, 10001);
