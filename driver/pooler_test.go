@@ -281,7 +281,13 @@ func TestStartRefusesATransactionPoolerInModesThatNeedSessionState(t *testing.T)
 // connection, so named prepared statements work and the probe must not
 // refuse the default exec mode.
 func TestStartAcceptsASessionPooler(t *testing.T) {
-	bouncer := pgtest.StartPgBouncer(t, "session", 4)
+	// In session mode each client connection holds a server connection for
+	// its life: the pool's connections (pgxpool's default MaxConns, 4 on this
+	// machine) plus the one the listener takes out of the pool for good. A
+	// server pool of 4 left one of them waiting for a server connection that
+	// never came free, and which one was left waiting was a race (the claim
+	// or the shared poll: the job then stayed available).
+	bouncer := pgtest.StartPgBouncer(t, "session", 8)
 	direct := pgtest.NewDBDSN(t)
 	pool := openPool(t, withParams(t, bouncer.DSN(direct), "default_query_exec_mode", "cache_statement"))
 	workers := driver.NewWorkers()
