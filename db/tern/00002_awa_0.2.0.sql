@@ -3434,9 +3434,12 @@ BEGIN
     -- Rate limit: the bucket refilled up to now (never before its last
     -- refill, so claim times follow the bucket's order); fewer than one token
     -- claims nothing and writes nothing (awa.queue_readiness says when one is due).
+    -- The bucket row held by another claimer (until its transaction ends:
+    -- an SQL client may claim inside a long one) is skipped, never waited
+    -- for: this call claims nothing, as when every lane is held.
     IF v_rate IS NOT NULL THEN
         SELECT b.tokens, b.refreshed_at INTO v_tokens, v_refreshed
-        FROM {{$awa_schema}}.queue_rate_buckets b WHERE b.queue = p_queue FOR UPDATE;
+        FROM {{$awa_schema}}.queue_rate_buckets b WHERE b.queue = p_queue FOR UPDATE SKIP LOCKED;
         IF FOUND THEN
             v_now := greatest(v_now, v_refreshed);
             v_tokens := least(v_burst::float8, v_tokens + v_rate * extract(epoch FROM v_now - v_refreshed)::float8);
@@ -3444,6 +3447,8 @@ BEGIN
             IF v_max < 1 THEN
                 RETURN;
             END IF;
+        ELSIF EXISTS (SELECT 1 FROM {{$awa_schema}}.queue_rate_buckets b WHERE b.queue = p_queue) THEN
+            RETURN;
         ELSE
             v_rate := NULL;
         END IF;

@@ -21,8 +21,9 @@
 -- queue, one UPDATE of its bucket row when it claimed something; on a
 -- keyed queue, per key visited a DELETE of its closed attempts' rows and one
 -- INSERT of the attempts it claimed.
--- Locks: on a rate-limited queue first its bucket row (FOR UPDATE, waited
--- for: claimers of the queue take turns); per lane with a row above its cursor, the claim lock (lane_claim,
+-- Locks: on a rate-limited queue first its bucket row (FOR UPDATE SKIP
+-- LOCKED: held by another claimer's transaction, this call claims nothing,
+-- never waits); per lane with a row above its cursor, the claim lock (lane_claim,
 -- lane_id), try only: a held lane is skipped, never waited for; on a key
 -- lane then the key's claim lock (key_claim, hashtext(queue#key)), try only
 -- (held: skipped), and once per call ACCESS SHARE on the claim ring's tables
@@ -140,9 +141,12 @@ BEGIN
     -- Rate limit: the bucket refilled up to now (never before its last
     -- refill, so claim times follow the bucket's order); fewer than one token
     -- claims nothing and writes nothing (awa.queue_readiness says when one is due).
+    -- The bucket row held by another claimer (until its transaction ends:
+    -- an SQL client may claim inside a long one) is skipped, never waited
+    -- for: this call claims nothing, as when every lane is held.
     IF v_rate IS NOT NULL THEN
         SELECT b.tokens, b.refreshed_at INTO v_tokens, v_refreshed
-        FROM awa.queue_rate_buckets b WHERE b.queue = p_queue FOR UPDATE;
+        FROM awa.queue_rate_buckets b WHERE b.queue = p_queue FOR UPDATE SKIP LOCKED;
         IF FOUND THEN
             v_now := greatest(v_now, v_refreshed);
             v_tokens := least(v_burst::float8, v_tokens + v_rate * extract(epoch FROM v_now - v_refreshed)::float8);
@@ -150,6 +154,8 @@ BEGIN
             IF v_max < 1 THEN
                 RETURN;
             END IF;
+        ELSIF EXISTS (SELECT 1 FROM awa.queue_rate_buckets b WHERE b.queue = p_queue) THEN
+            RETURN;
         ELSE
             v_rate := NULL;
         END IF;
