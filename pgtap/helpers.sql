@@ -824,3 +824,18 @@ BEGIN
   DELETE FROM awa.ready_entries WHERE queue = 'idle_q';
 END;
 $$;
+
+-- awa.key_attempts read one row per attempt (it keeps one per key and claim
+-- batch): each attempt's job, run_lease and receipt from its batch, its
+-- weight, and whether it is still open (awa._attempt_open).
+CREATE FUNCTION awa_test.key_attempts(p_queue text)
+RETURNS TABLE (key text, job_id bigint, run_lease bigint, claim_slot int, receipt_id bigint, weight int, open boolean)
+LANGUAGE sql AS $$
+  SELECT a.key, b.job_ids[i.item], b.run_leases[i.item], a.claim_slot, awa._receipt_id(a.batch_id, i.item),
+         coalesce(i.w, 1),
+         awa._attempt_open(b.job_ids[i.item], b.run_leases[i.item], a.claim_slot, awa._receipt_id(a.batch_id, i.item))
+  FROM awa.key_attempts a
+  CROSS JOIN LATERAL unnest(a.items, a.weights) AS i (item, w)
+  LEFT JOIN awa.claim_batches b ON b.batch_id = a.batch_id AND b.issued_slot = a.claim_slot
+  WHERE a.queue = p_queue
+$$;
