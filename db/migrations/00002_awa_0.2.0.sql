@@ -3728,6 +3728,16 @@ BEGIN
     -- an SQL client may claim inside a long one) is skipped, never waited
     -- for: this call claims nothing, as when every lane is held.
     IF v_rate IS NOT NULL THEN
+        -- First read without a lock: the committed bucket holds at least
+        -- what a claimer holding it will leave, so less than one token
+        -- there is none now, and the claim ends without locking the row
+        -- (a row lock is a WAL record and a transaction id).
+        SELECT b.tokens, b.refreshed_at INTO v_tokens, v_refreshed
+        FROM awa.queue_rate_buckets b WHERE b.queue = p_queue;
+        IF FOUND AND least(v_burst::float8, v_tokens + v_rate
+                           * greatest(0, extract(epoch FROM v_now - v_refreshed))::float8) < 1 THEN
+            RETURN;
+        END IF;
         SELECT b.tokens, b.refreshed_at INTO v_tokens, v_refreshed
         FROM awa.queue_rate_buckets b WHERE b.queue = p_queue FOR UPDATE SKIP LOCKED;
         IF FOUND THEN

@@ -25,7 +25,8 @@
 -- for the attempts it claimed.
 -- Locks: on a rate-limited queue first its bucket row (FOR UPDATE SKIP
 -- LOCKED: held by another claimer's transaction, this call claims nothing,
--- never waits); per lane with a row above its cursor, the claim lock (lane_claim,
+-- never waits; not taken when the bucket, read first without a lock, holds
+-- less than one token); per lane with a row above its cursor, the claim lock (lane_claim,
 -- lane_id), try only: a held lane is skipped, never waited for; on a key
 -- lane then the key's claim lock (key_claim, hashtext(queue#key)), try only
 -- (held: skipped), and once per call ACCESS SHARE on the claim ring's tables
@@ -149,6 +150,16 @@ BEGIN
     -- an SQL client may claim inside a long one) is skipped, never waited
     -- for: this call claims nothing, as when every lane is held.
     IF v_rate IS NOT NULL THEN
+        -- First read without a lock: the committed bucket holds at least
+        -- what a claimer holding it will leave, so less than one token
+        -- there is none now, and the claim ends without locking the row
+        -- (a row lock is a WAL record and a transaction id).
+        SELECT b.tokens, b.refreshed_at INTO v_tokens, v_refreshed
+        FROM awa.queue_rate_buckets b WHERE b.queue = p_queue;
+        IF FOUND AND least(v_burst::float8, v_tokens + v_rate
+                           * greatest(0, extract(epoch FROM v_now - v_refreshed))::float8) < 1 THEN
+            RETURN;
+        END IF;
         SELECT b.tokens, b.refreshed_at INTO v_tokens, v_refreshed
         FROM awa.queue_rate_buckets b WHERE b.queue = p_queue FOR UPDATE SKIP LOCKED;
         IF FOUND THEN

@@ -175,7 +175,8 @@ CREATE TABLE awa.key_attempts (
 -- The token bucket of each rate-limited queue (awa.queue_options
 -- rate_per_second, rate_burst): tokens as of refreshed_at. A claim of the
 -- queue locks its row (FOR UPDATE SKIP LOCKED: held by another claimer's
--- transaction, the claim takes nothing rather than wait), refills it for the time elapsed (up to
+-- transaction, the claim takes nothing rather than wait; not at all when
+-- a first read without a lock finds less than one token), refills it for the time elapsed (up to
 -- rate_burst), takes at most floor(tokens) jobs and writes back what it did
 -- not take: one UPDATE per claim call that claimed something, HOT (no
 -- indexed column changes). refreshed_at never goes back: a claim whose
