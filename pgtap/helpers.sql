@@ -839,3 +839,18 @@ LANGUAGE sql AS $$
   LEFT JOIN awa.claim_batches b ON b.batch_id = a.batch_id AND b.issued_slot = a.claim_slot
   WHERE a.queue = p_queue
 $$;
+
+-- Fixture cleanup for tests whose other session (awa_test.connect_other)
+-- committed a queue's options: removes its bucket, options and meta rows
+-- there (a lock timeout of 2 s: a row this session still locks fails the
+-- cleanup rather than hanging the test).
+CREATE FUNCTION awa_test.other_session_removes_queue(p_queue text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM dblink_exec('awa_other', format(
+    $q$set lock_timeout = '2s';
+       delete from awa.queue_rate_buckets where queue = %1$L;
+       delete from awa.queue_options where queue = %1$L;
+       delete from awa.queue_meta where queue = %1$L$q$, p_queue));
+END
+$$;

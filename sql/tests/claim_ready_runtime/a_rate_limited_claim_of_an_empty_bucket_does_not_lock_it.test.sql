@@ -21,10 +21,8 @@ select lives_ok(
   'another session locks the bucket row at once (NOWAIT): the claims did not lock it');
 select dblink_exec('awa_other', 'rollback');
 
-select dblink_exec('awa_other', $$set lock_timeout = '2s';
-                                 delete from awa.queue_rate_buckets where queue = 'rl_empty';
-                                 delete from awa.queue_options where queue = 'rl_empty';
-                                 delete from awa.queue_meta where queue = 'rl_empty'$$);
+select awa_test.other_session_removes_queue('rl_empty');
+
 select dblink_disconnect('awa_other');
 select * from finish();
 rollback;

@@ -30,10 +30,8 @@ reset statement_timeout;
 select dblink_exec('awa_other', 'rollback');
 select is((select tokens from awa.queue_rate_buckets where queue = 'rl_held'), 5::float8,
   'the bucket is as the holder left it');
-select dblink_exec('awa_other', $$set lock_timeout = '2s';
-                                 delete from awa.queue_rate_buckets where queue = 'rl_held';
-                                 delete from awa.queue_options where queue = 'rl_held';
-                                 delete from awa.queue_meta where queue = 'rl_held'$$);
+select awa_test.other_session_removes_queue('rl_held');
+
 select dblink_disconnect('awa_other');
 select * from finish();
 rollback;
