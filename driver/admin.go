@@ -533,7 +533,7 @@ type StorageSlot struct {
 	RowsCapped bool
 	Bytes      int64 // on disk: the slot's tables, their indexes and TOAST
 	// Status is current, empty, reclaimable, carried (prune moves what is
-	// live forward), locked (another session holds one of its tables: prune
+	// live forward), held (a held queue slot whose backlog waits), locked (another session holds one of its tables: prune
 	// reports skipped_blocked) or blocked (prune reports skipped_live); an
 	// archive cohort may be retained (its retention runs), and is blocked by
 	// a failed export (Cause export), the DEFAULT partition while it holds

@@ -250,7 +250,8 @@ func (e *elector) services() []service {
 		logOutcomes := func(ctx context.Context, outs []RingOutcome) (carried bool) {
 			for _, o := range outs {
 				lvl := slog.LevelDebug
-				if o.Outcome == "skipped_blocked" || o.Outcome == "skipped_busy" {
+				// held: once per slot left to a large unworked backlog.
+				if o.Outcome == "skipped_blocked" || o.Outcome == "skipped_busy" || o.Outcome == "held" {
 					lvl = slog.LevelInfo
 				}
 				log.Log(ctx, lvl, "awa: Ring maintenance", slog.String("ring", o.Ring), slog.String("action", o.Action),

@@ -25,8 +25,9 @@ const (
 
 // RingOutcome reports one rotate or prune attempt: Outcome is rotated,
 // skipped_idle, skipped_busy, skipped_locked, skipped_race (rotate) or pruned,
-// carried, already_empty, skipped_live, skipped_blocked, skipped_locked
-// (prune); Detail says why.
+// carried, held (a queue slot left to a backlog of more than 10,000 jobs, out
+// of the rotation until they are worked), already_empty, skipped_live,
+// skipped_blocked, skipped_locked (prune); Detail says why.
 type RingOutcome struct {
 	Ring       string
 	Action     string
@@ -121,8 +122,11 @@ func (d *Driver) RotateRing(ctx context.Context, db DBTX, ring Ring, minInterval
 // PruneRing tries once to truncate the ring's oldest sealed slot, waiting at
 // most lockTimeout for its locks and leaving the keepSealed most recently
 // sealed slots alone (capped at slot count - 2). Available jobs in a queue
-// slot are first moved to the current slot, at most carryLimit (1..100000)
-// per call; while some remain the outcome is carried and the slot is kept.
+// slot are first moved to the current slot (or the newest held one), at most
+// carryLimit (1..100000) per call; while some remain the outcome is carried
+// and the slot is kept. A slot with more than 10,000 of them is held instead
+// (outcome held): nothing moves, and rotation passes over it until they are
+// worked (docs/storage.md, "Held slots").
 func (d *Driver) PruneRing(ctx context.Context, db DBTX, ring Ring, lockTimeout time.Duration, keepSealed, carryLimit int) ([]RingOutcome, error) {
 	ms := lockTimeout.Milliseconds()
 	if ms < 1 {

@@ -854,3 +854,19 @@ BEGIN
        delete from awa.queue_meta where queue = %1$L$q$, p_queue));
 END
 $$;
+
+-- Fixture step: 10,001 available jobs of p_queue (kind p_kind), one more than
+-- prune carries rather than holds (docs/storage.md, "Held slots"), inserted
+-- into the current queue slot, which a rotation then seals. Returns that slot.
+CREATE FUNCTION awa_test.large_backlog(p_queue text, p_kind text DEFAULT 'prune.k') RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_slot int := awa._current_slot('queue');
+BEGIN
+  PERFORM awa.insert_jobs(array_fill(p_kind, array[10000]), NULL,
+                          array_fill(jsonb_build_object('queue', p_queue), array[10000]));
+  PERFORM awa.insert_job(p_kind, '{}', jsonb_build_object('queue', p_queue));
+  PERFORM awa.rotate_ring('queue', now());
+  RETURN v_slot;
+END
+$$;

@@ -36,6 +36,9 @@ type BacklogStats struct {
 	CarryJobs    int64   `json:"carry_jobs,omitempty"`
 	CarrySeconds float64 `json:"carry_seconds,omitempty"`
 	CarryWAL     int64   `json:"carry_wal_bytes,omitempty"`
+	// CarryHeld: prune held the backlog's slot (outcome held) instead of
+	// carrying it: nothing moved (docs/storage.md, "Held slots").
+	CarryHeld bool `json:"carry_held,omitempty"`
 }
 
 // claimQueryMarks pick the claim statement out of pg_stat_statements by its
@@ -143,8 +146,9 @@ func (bs *BacklogStats) claimFrom(stmts []Statement) {
 const carryCalls, carryLimit = 10, 10_000
 
 // carry seals the backlog's queue-ring slot (one rotation) and times
-// prune_ring's carries of its available jobs, as the leader does once per
-// ring wrap for every unworked job.
+// prune_ring's calls for it, as the leader makes them once per ring wrap: a
+// backlog of more than 10,000 jobs is held (one call, nothing moved), a
+// smaller one carried.
 func (bs *BacklogStats) carry(ctx context.Context, h *harness) error {
 	if _, err := h.monitor.Exec(ctx, `/*bench*/ SELECT * FROM awa.rotate_ring('queue', now(), interval '0')`); err != nil {
 		return fmt.Errorf("carry: rotate: %w", err)
@@ -159,6 +163,11 @@ func (bs *BacklogStats) carry(ctx context.Context, h *harness) error {
 		if err := h.monitor.QueryRow(ctx, `/*bench*/ SELECT outcome, detail FROM awa.prune_ring('queue', 1000, 0, $1)`,
 			carryLimit).Scan(&o.Outcome, &o.Detail); err != nil {
 			return fmt.Errorf("carry: prune: %w", err)
+		}
+		if o.Outcome == "held" {
+			bs.CarryCalls++
+			bs.CarryHeld = true
+			break
 		}
 		if o.Outcome != "carried" && o.Outcome != "pruned" {
 			break

@@ -248,7 +248,10 @@ func PrintRun(w io.Writer, r *Run) {
 		fmt.Fprintf(w, "       backlog: %s jobs in %.0f MB; claim %d calls, %.1f jobs/call, mean %.2f ms, stddev %.2f, max %.1f ms, "+
 			"buffers/call %.0f hit %.1f read\n", num(float64(b.Backlog)), float64(b.DBBytes)/1e6, b.ClaimCalls, b.ClaimRowsPer,
 			b.ClaimMeanMs, b.ClaimStdMs, b.ClaimMaxMs, b.ClaimHitPer, b.ClaimReadPer)
-		if b.CarryCalls > 0 {
+		if b.CarryHeld {
+			fmt.Fprintf(w, "       carry:  held, nothing moved: %d prune call, %.3f s, WAL %d B\n", b.CarryCalls,
+				b.CarrySeconds, b.CarryWAL)
+		} else if b.CarryCalls > 0 {
 			fmt.Fprintf(w, "       carry:  %d jobs in %d prune calls, %.2f s (%.0f µs/job), WAL %.0f B/job\n", b.CarryJobs,
 				b.CarryCalls, b.CarrySeconds, b.CarrySeconds*1e6/float64(max(b.CarryJobs, 1)),
 				float64(b.CarryWAL)/float64(max(b.CarryJobs, 1)))

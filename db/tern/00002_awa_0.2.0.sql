@@ -34,6 +34,14 @@ ALTER TABLE {{$awa_schema}}.ready_entries DROP CONSTRAINT ready_entries_pkey;
 CREATE INDEX ready_entries_lane ON {{$awa_schema}}.ready_entries (lane_id, lane_seq);
 
 -- added since v0.1.0: sql/substrate/10_control.sql
+CREATE TABLE {{$awa_schema}}.ring_held_slots (
+    ring    text        NOT NULL REFERENCES {{$awa_schema}}.ring_config (ring),
+    slot    int         NOT NULL CHECK (slot >= 0),
+    held_at timestamptz NOT NULL,
+    PRIMARY KEY (ring, slot)
+);
+
+-- added since v0.1.0: sql/substrate/10_control.sql
 CREATE TABLE {{$awa_schema}}.queue_pauses (
     queue     text        PRIMARY KEY,
     paused_at timestamptz NOT NULL
@@ -750,6 +758,78 @@ COMMENT ON VIEW {{$awa_schema}}.terminal_jobs IS
 -- changed since v0.1.0: sql/substrate/60_views.sql
 CREATE OR REPLACE VIEW {{$awa_schema}}.jobs AS SELECT * FROM {{$awa_schema}}._read_jobs();
 
+-- new since v0.1.0: sql/functions/_append_key_lanes.sql
+CREATE FUNCTION {{$awa_schema}}._append_key_lanes(
+    p_jobs {{$awa_schema}}._job_body[], p_slot int, p_queue text, p_priority smallint, p_path text,
+    p_keys text[], p_lanes int[], p_seqs regclass[], p_now timestamptz, p_test_notify boolean,
+    OUT appended bigint, OUT notify boolean)
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_lock   int := {{$awa_schema}}._lock_key('lane_producer');
+    v_ix     int[];
+    v_counts bigint[];
+    -- key i's blocks are v_blocks[v_at[i] + 1 ..]
+    v_blocks bigint[];
+    v_at     bigint[];
+BEGIN
+    FOR i IN 1 .. cardinality(p_lanes) LOOP
+        PERFORM pg_advisory_xact_lock(v_lock, p_lanes[i]);
+    END LOOP;
+    INSERT INTO {{$awa_schema}}.active_key_lanes (queue, lane_id, lane_queue, activated_at)
+    SELECT p_queue, l.id, p_queue || '#' || l.id, p_now FROM unnest(p_lanes) AS l (id)
+    ON CONFLICT DO NOTHING;
+
+    -- Each job's key, as its index in keys (0: none, or another group),
+    -- read once; then each key's count.
+    v_ix := ARRAY(SELECT coalesce(u.i, 0)::int
+                  FROM unnest(p_jobs) WITH ORDINALITY AS j
+                  LEFT JOIN unnest(p_keys) WITH ORDINALITY AS u (key, i)
+                    ON j.queue = p_queue AND j.priority = p_priority
+                   AND u.key = {{$awa_schema}}._job_key(j.args, j.metadata, p_path)
+                  ORDER BY j.ordinality);
+    SELECT array_agg(coalesce(c.n, 0) ORDER BY u.i) INTO v_counts
+    FROM generate_series(1, cardinality(p_keys)) AS u (i)
+    LEFT JOIN (SELECT x.i, count(*) AS n FROM unnest(v_ix) AS x (i) WHERE x.i > 0 GROUP BY 1) AS c ON c.i = u.i;
+    -- Blocks drawn set-wise (the pool sequence may be shared by several
+    -- lanes: a key's blocks need not be adjacent), handed out ascending
+    -- within a key so that its rows keep array order.
+    SELECT array_agg(b.block ORDER BY b.i, b.block) INTO v_blocks
+    FROM (SELECT u.i, nextval(u.seq) AS block
+          FROM unnest(p_seqs, v_counts) WITH ORDINALITY AS u (seq, n, i),
+               generate_series(1, greatest((u.n + 1023) / 1024, 1))) AS b;
+    SELECT array_agg(x.at ORDER BY x.i) INTO v_at
+    FROM (SELECT u.i, sum(u.nb) OVER (ORDER BY u.i) - u.nb AS at
+          FROM (SELECT u.i, greatest((u.n + 1023) / 1024, 1) AS nb
+                FROM unnest(v_counts) WITH ORDINALITY AS u (n, i)) AS u) AS x;
+
+    INSERT INTO {{$awa_schema}}.ready_entries (
+        ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+        queue, kind, args, tags, metadata, errors, created_at, run_at)
+    SELECT p_slot, p_lanes[j.i], v_blocks[(v_at[j.i] + (j.k - 1) / 1024 + 1)::int] * 1024 + (j.k - 1) % 1024,
+           j.job_id, j.run_lease, j.attempt, j.max_attempts, j.priority,
+           j.queue, j.kind, j.args, j.tags, j.metadata, j.errors, j.created_at, j.run_at
+    FROM (SELECT j.*, v_ix[j.ord] AS i, row_number() OVER (PARTITION BY v_ix[j.ord] ORDER BY j.ord) AS k
+          FROM unnest(p_jobs) WITH ORDINALITY AS j (job_id, run_lease, attempt, max_attempts, priority, queue,
+                                                   kind, args, tags, metadata, errors, created_at, run_at, ord)
+          WHERE v_ix[j.ord] > 0) AS j;
+    GET DIAGNOSTICS appended = ROW_COUNT;
+
+    notify := false;
+    IF p_test_notify THEN
+        IF current_setting('transaction_isolation') <> 'read committed' THEN
+            notify := true;
+        ELSE
+            FOR i IN 1 .. cardinality(p_lanes) LOOP
+                CONTINUE WHEN v_counts[i] = 0 OR {{$awa_schema}}._claimers_behind(p_slot, p_lanes[i], v_blocks[v_at[i] + 1] * 1024);
+                notify := true;
+                EXIT;
+            END LOOP;
+        END IF;
+    END IF;
+END;
+$$;
+
 -- new since v0.1.0: sql/functions/_append_one.sql
 CREATE FUNCTION {{$awa_schema}}._append_one(p_job {{$awa_schema}}._job_body)
 RETURNS boolean
@@ -834,6 +914,7 @@ DECLARE
     v_rest  bigint;
     v_seen  bigint;
     v_jkey  text;
+    v_kwake boolean;
     v_checked  text[] := '{}';
     v_sh    int[] := '{}';
     v_ck    text[] := '{}';
@@ -911,16 +992,21 @@ BEGIN
         v_rest := v_n[g];
         FOR i IN 1 .. cardinality(v_kg) + 1 LOOP
             IF i <= cardinality(v_kg) THEN
-                CONTINUE WHEN v_kg[i] <> g;
-                v_lane := v_klane[i];
-                v_seq := v_kseq[i];
-                v_jkey := v_kkey[i];
-                PERFORM pg_advisory_xact_lock({{$awa_schema}}._lock_key('lane_producer'), v_lane);
-                -- Listed for claims, under the lock (awa.retire_idle_key_lanes
-                -- unlists only a drained lane whose lock it holds).
-                INSERT INTO {{$awa_schema}}.active_key_lanes (queue, lane_id, lane_queue, activated_at)
-                VALUES (v_q[g], v_lane, v_q[g] || '#' || v_lane, p_now)
-                ON CONFLICT DO NOTHING;
+                -- All of the group's keys at once, at its first (one pass
+                -- over the batch, whatever the number of keys).
+                CONTINUE WHEN v_kg[i] <> g OR (i > 1 AND v_kg[i - 1] = g);
+                SELECT a.appended, a.notify INTO v_seen, v_kwake
+                FROM {{$awa_schema}}._append_key_lanes(
+                    p_jobs, v_slot, v_q[g], v_p[g], v_kpath[g],
+                    ARRAY(SELECT k FROM unnest(v_kg, v_kkey) WITH ORDINALITY AS u (kg, k, o) WHERE u.kg = g ORDER BY u.o),
+                    ARRAY(SELECT l FROM unnest(v_kg, v_klane) WITH ORDINALITY AS u (kg, l, o) WHERE u.kg = g ORDER BY u.o),
+                    ARRAY(SELECT s FROM unnest(v_kg, v_kseq) WITH ORDINALITY AS u (kg, s, o) WHERE u.kg = g ORDER BY u.o),
+                    p_now, NOT v_q[g] = ANY (v_wake)) AS a;
+                v_rest := v_rest - v_seen;
+                IF v_kwake THEN
+                    v_wake := v_wake || v_q[g];
+                END IF;
+                CONTINUE;
             ELSE
                 EXIT WHEN v_rest = 0;
                 v_jkey := NULL;
@@ -1321,6 +1407,36 @@ BEGIN
 END;
 $$;
 
+-- new since v0.1.0: sql/functions/_available_rows_sql.sql
+CREATE FUNCTION {{$awa_schema}}._available_rows_sql()
+RETURNS text
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT $q$
+        WITH RECURSIVE lanes AS (
+            (SELECT r.lane_id FROM {{$awa_schema}}.%1$I r ORDER BY r.lane_id LIMIT 1)
+            UNION ALL
+            SELECT n.lane_id
+            FROM lanes l
+            CROSS JOIN LATERAL (SELECT r.lane_id FROM {{$awa_schema}}.%1$I r
+                                WHERE r.lane_id > l.lane_id
+                                ORDER BY r.lane_id LIMIT 1) AS n
+        ), open AS (
+            SELECT a.lane_id, a.lane_seq
+            FROM lanes l
+            JOIN {{$awa_schema}}.claim_cursors h ON h.lane_id = l.lane_id
+            CROSS JOIN LATERAL (
+                SELECT r.lane_id, r.lane_seq FROM {{$awa_schema}}.%1$I r
+                WHERE r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
+                  AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.%2$I t
+                                  WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
+                ORDER BY r.lane_seq
+                LIMIT $1) AS a
+            LIMIT $1
+        )$q$
+$$;
+
 -- changed since v0.1.0: sql/functions/_build_job_body.sql
 CREATE OR REPLACE FUNCTION {{$awa_schema}}._build_job_body(p_job_id bigint, p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
 RETURNS {{$awa_schema}}._job_body
@@ -1396,6 +1512,42 @@ BEGIN
     ON CONFLICT DO NOTHING;
     GET DIAGNOSTICS v_n = ROW_COUNT;
     RETURN v_n;
+END;
+$$;
+
+-- changed since v0.1.0: sql/functions/_carry_ready.sql
+CREATE OR REPLACE FUNCTION {{$awa_schema}}._carry_ready(p_from int, p_to int, p_limit int, OUT moved int, OUT remaining int)
+LANGUAGE plpgsql
+-- As in awa._slot_live_reason: walk each lane's index from its cursor. And
+-- delete the picked rows by index probes: a hash or merge join would read the
+-- whole slot on every call.
+SET enable_sort = off
+SET enable_hashjoin = off
+SET enable_mergejoin = off
+SET jit = off
+AS $$
+DECLARE
+    -- The available rows of from_slot, lane by lane, lowest positions first.
+    v_open text := {{$awa_schema}}._available_rows_sql();
+BEGIN
+    EXECUTE format(v_open || $q$, gone AS (
+            DELETE FROM {{$awa_schema}}.%1$I r USING open p
+            WHERE r.lane_id = p.lane_id AND r.lane_seq = p.lane_seq
+            RETURNING r.*
+        )
+        INSERT INTO {{$awa_schema}}.ready_entries (
+            ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+            queue, kind, args, tags, metadata, errors, created_at, run_at)
+        SELECT $2, g.lane_id, g.lane_seq, g.job_id, g.run_lease, g.attempt, g.max_attempts, g.priority,
+               g.queue, g.kind, g.args, g.tags, g.metadata, g.errors, g.created_at, g.run_at
+        FROM gone g$q$, 'ready_entries_' || p_from, 'ready_tombstones_' || p_from)
+    USING p_limit, p_to;
+    GET DIAGNOSTICS moved = ROW_COUNT;
+
+    remaining := 0;
+    IF moved = p_limit THEN
+        remaining := {{$awa_schema}}._slot_available(p_from, p_limit);
+    END IF;
 END;
 $$;
 
@@ -2524,6 +2676,26 @@ AS $$
         86400))
 $$;
 
+-- new since v0.1.0: sql/functions/_ring_next_slot.sql
+CREATE FUNCTION {{$awa_schema}}._ring_next_slot(p_ring text, p_slot int, p_step int DEFAULT 1)
+RETURNS int
+LANGUAGE plpgsql
+STABLE
+AS $$
+DECLARE
+    v_slots int := {{$awa_schema}}._ring_slot_count(p_ring);
+    v_next  int;
+BEGIN
+    FOR i IN 1 .. v_slots - 1 LOOP
+        v_next := ((p_slot + p_step * i) % v_slots + v_slots) % v_slots;
+        IF NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.ring_held_slots h WHERE h.ring = p_ring AND h.slot = v_next) THEN
+            RETURN v_next;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END;
+$$;
+
 -- changed since v0.1.0: sql/functions/_route_closed.sql
 CREATE OR REPLACE FUNCTION {{$awa_schema}}._route_closed(
     p_closed   {{$awa_schema}}._closed_claim[],
@@ -2668,6 +2840,26 @@ BEGIN
         END IF;
     END IF;
     RETURN (CASE v_dest WHEN 'dlq' THEN 'failed' ELSE v_dest END)::{{$awa_schema}}.job_state;
+END;
+$$;
+
+-- new since v0.1.0: sql/functions/_slot_available.sql
+CREATE FUNCTION {{$awa_schema}}._slot_available(p_slot int, p_limit int)
+RETURNS int
+LANGUAGE plpgsql
+SET enable_sort = off
+SET enable_hashjoin = off
+SET enable_mergejoin = off
+SET jit = off
+AS $$
+DECLARE
+    v_n int;
+BEGIN
+    EXECUTE format({{$awa_schema}}._available_rows_sql() || ' SELECT count(*)::int FROM open',
+                   'ready_entries_' || p_slot, 'ready_tombstones_' || p_slot)
+    INTO v_n
+    USING p_limit;
+    RETURN v_n;
 END;
 $$;
 
@@ -3599,7 +3791,9 @@ BEGIN
                     v_ki := cardinality(v_kk);
                     -- The key's attempts, one row per claim batch: each
                     -- open one (its receipt in the batch and in no
-                    -- closure, as awa._attempt_open) counts its weight
+                    -- closure: awa._attempt_open's test, written out so it
+                    -- is planned once with the statement, not called per
+                    -- attempt) counts its weight
                     -- capped at the limit now in force (not the one it was
                     -- claimed under: a raised limit must count a heavy job
                     -- whole again); rows with none open are deleted after.
@@ -5235,6 +5429,12 @@ DECLARE
     v_archive boolean := false;
     v_arch    {{$awa_schema}}._archived := ROW('{}', '{}', 0);
     v_arch0   {{$awa_schema}}._archived;
+    v_slot    int;
+    v_free    int;
+    v_n       int := 0;
+    v_held    boolean := false;
+    v_into    int;
+    v_count   int;
 BEGIN
     PERFORM {{$awa_schema}}._require_read_committed('{{$awa_schema}}.prune_ring');
     v_slots := {{$awa_schema}}._ring_slot_count(p_ring);
@@ -5258,19 +5458,45 @@ BEGIN
     FROM (SELECT r.rotated_at, r.rotated_at - lag(r.rotated_at) OVER (ORDER BY r.generation) AS gap
           FROM {{$awa_schema}}.ring_rotations r WHERE r.ring = p_ring) AS g;
 
-    -- Sealed slots from oldest ((current + 1) mod n) to newest ((current - 1)
-    -- mod n); the keep_sealed newest are not candidates.
-    FOR i IN 1 .. v_slots - 1 - least(p_keep_sealed, v_slots - 2) LOOP
-        IF {{$awa_schema}}._slot_has_rows(p_ring, (v_current + i) % v_slots) THEN
-            v_target := (v_current + i) % v_slots;
+    -- Held slots first (docs/storage.md, "Held slots"): one with 1,000
+    -- available jobs or fewer left whose proof passes is pruned as any slot
+    -- (what remains is carried out first), so a few jobs nobody works never
+    -- pin a held slot.
+    -- Checked in a subtransaction rolled back at once, as the proof below:
+    -- the share locks on the cursor ring must not last.
+    FOR v_slot IN SELECT h.slot FROM {{$awa_schema}}.ring_held_slots h WHERE h.ring = p_ring ORDER BY h.held_at, h.slot LOOP
+        BEGIN
+            v_reason := CASE WHEN {{$awa_schema}}._slot_available(v_slot, 1001) > 1000 THEN 'available jobs remain'
+                             ELSE {{$awa_schema}}._slot_live_reason(p_ring, v_slot, true, false) END;
+            RAISE EXCEPTION 'awa: prune proof done' USING ERRCODE = 'AW099';
+        EXCEPTION WHEN SQLSTATE 'AW099' THEN
+            NULL;
+        END;
+        IF v_reason IS NULL THEN
+            v_target := v_slot;
+            v_held := true;
             EXIT;
+        END IF;
+    END LOOP;
+    v_reason := NULL;
+    -- Then the sealed slots in rotation, from the oldest (the one the next
+    -- rotation takes) to the newest; held slots are not in it, and the
+    -- keep_sealed newest are not candidates.
+    v_free := v_slots - (SELECT count(*)::int FROM {{$awa_schema}}.ring_held_slots h WHERE h.ring = p_ring);
+    FOR i IN 1 .. v_slots - 1 LOOP
+        EXIT WHEN v_target IS NOT NULL OR v_n >= v_free - 1 - least(p_keep_sealed, v_free - 2);
+        v_slot := (v_current + i) % v_slots;
+        CONTINUE WHEN EXISTS (SELECT 1 FROM {{$awa_schema}}.ring_held_slots h WHERE h.ring = p_ring AND h.slot = v_slot);
+        v_n := v_n + 1;
+        IF {{$awa_schema}}._slot_has_rows(p_ring, v_slot) THEN
+            v_target := v_slot;
         END IF;
     END LOOP;
     IF v_target IS NULL THEN
         RETURN QUERY SELECT p_ring, 'prune', 'already_empty', NULL::int, v_gen,
                             CASE WHEN p_keep_sealed = 0 THEN 'no sealed slot holds rows'
                                  ELSE format('no sealed slot older than the %s kept holds rows',
-                                             least(p_keep_sealed, v_slots - 2)) END;
+                                             least(p_keep_sealed, v_free - 2)) END;
         RETURN;
     END IF;
 
@@ -5283,8 +5509,8 @@ BEGIN
     -- and every claim and finalizer probing all of them). In the lease ring
     -- such a slot's proof would also read every dead lease in it (10,000
     -- parked jobs' leases: about 0.2 s a tick) only to report skipped_live.
-    v_urgent := v_target = (v_current + 1) % v_slots
-                OR (p_ring IN ('queue', 'claim', 'lease') AND v_target <> (v_current + v_slots - 1) % v_slots);
+    v_urgent := v_target = {{$awa_schema}}._ring_next_slot(p_ring, v_current)
+                OR (p_ring IN ('queue', 'claim', 'lease') AND v_target <> {{$awa_schema}}._ring_next_slot(p_ring, v_current, -1));
 
     -- One statement, one snapshot: the fingerprint describes what the proof saw.
     -- The proof runs in a subtransaction rolled back at once (AW099 never
@@ -5334,6 +5560,30 @@ BEGIN
     v_available := p_ring = 'queue' AND EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k)
                                                 WHERE u.k % 3 = 0 AND u.v <> -1);
     v_history := p_ring = 'queue' AND coalesce(cardinality(v_open), 0) = 0 AND NOT v_available;
+    -- A large backlog is held, not copied (docs/storage.md, "Held slots"):
+    -- more than 10,000 available jobs, while at most half the slots would be
+    -- held and at least 3 would stay in the rotation. Nothing moves and no
+    -- lock of the slot is taken: rotation passes over it, claims keep
+    -- reading it. Counted in a subtransaction rolled back at once, as the
+    -- proof.
+    IF v_available AND NOT v_held AND (v_slots - v_free + 1) * 2 <= v_slots AND v_free - 1 >= 3 THEN
+        BEGIN
+            v_count := {{$awa_schema}}._slot_available(v_target, 10001);
+            RAISE EXCEPTION 'awa: prune count done' USING ERRCODE = 'AW099';
+        EXCEPTION WHEN SQLSTATE 'AW099' THEN
+            NULL;
+        END;
+        IF v_count > 10000 THEN
+            INSERT INTO {{$awa_schema}}.ring_held_slots (ring, slot, held_at) VALUES (p_ring, v_target, now());
+            RETURN QUERY SELECT p_ring, 'prune', 'held', v_target, v_gen,
+                                format('slot %s holds more than 10000 available jobs: held out of the rotation', v_target);
+            RETURN;
+        END IF;
+    END IF;
+    -- Carried jobs go to the newest held slot, where they stay until they are
+    -- worked (never copied again), else to the current slot.
+    v_into := coalesce((SELECT h.slot FROM {{$awa_schema}}.ring_held_slots h WHERE h.ring = p_ring AND h.slot <> v_target
+                        ORDER BY h.held_at DESC, h.slot DESC LIMIT 1), v_current);
     -- The archive (docs/storage.md, "History archive"): the slot's terminal
     -- rows are copied before the locks (stable once the proof saw no open
     -- attempt drawn from the slot), and under them only what is new since. A
@@ -5424,11 +5674,11 @@ BEGIN
     -- some; running jobs only in batches the proof saw open.
     IF p_ring = 'queue' THEN
         IF v_available THEN
-            SELECT c.moved, c.remaining INTO v_moved, v_rest FROM {{$awa_schema}}._carry_ready(v_target, v_current, p_carry_limit) AS c;
+            SELECT c.moved, c.remaining INTO v_moved, v_rest FROM {{$awa_schema}}._carry_ready(v_target, v_into, p_carry_limit) AS c;
         END IF;
         IF v_rest > 0 THEN
             RETURN QUERY SELECT p_ring, 'prune', 'carried', v_target, v_gen,
-                                format('moved %s available jobs to slot %s, %s%s remain', v_moved, v_current,
+                                format('moved %s available jobs to slot %s, %s%s remain', v_moved, v_into,
                                        CASE WHEN v_rest = p_carry_limit THEN 'at least ' ELSE '' END, v_rest);
             RETURN;  -- nothing archived yet (v_available): the carry stays
         END IF;
@@ -5479,9 +5729,12 @@ BEGIN
     IF v_rel IS NOT NULL THEN
         EXECUTE 'TRUNCATE ' || v_rel;
     END IF;
+    IF v_held THEN
+        DELETE FROM {{$awa_schema}}.ring_held_slots h WHERE h.ring = p_ring AND h.slot = v_target;
+    END IF;
 
     RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target)
-        || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END
+        || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_into) ELSE '' END
         || CASE WHEN v_runs > 0 THEN format(' after carrying %s %s to slot %s', v_runs,
                                             CASE p_ring WHEN 'lease' THEN 'live leases' ELSE 'claim batches of running jobs' END,
                                             v_current)
@@ -6548,7 +6801,8 @@ BEGIN
 
     SELECT r.generation, r.slot, r.rotated_at INTO v_gen, v_slot, v_at
     FROM {{$awa_schema}}.ring_rotations r WHERE r.ring = p_ring ORDER BY r.generation DESC LIMIT 1;
-    v_next := (v_slot + 1) % v_slots;
+    -- The next slot that is not held (docs/storage.md, "Held slots").
+    v_next := {{$awa_schema}}._ring_next_slot(p_ring, v_slot);
 
     IF p_min_interval IS NOT NULL AND v_at > v_now - p_min_interval THEN
         RETURN QUERY SELECT p_ring, 'rotate', 'skipped_recent', v_slot, v_gen,
@@ -6558,6 +6812,10 @@ BEGIN
 
     IF NOT {{$awa_schema}}._slot_has_rows(p_ring, v_slot) THEN
         RETURN QUERY SELECT p_ring, 'rotate', 'skipped_idle', v_slot, v_gen, 'current slot is empty';
+        RETURN;
+    END IF;
+    IF v_next IS NULL THEN
+        RETURN QUERY SELECT p_ring, 'rotate', 'skipped_busy', NULL::int, v_gen, 'every other slot is held';
         RETURN;
     END IF;
     IF {{$awa_schema}}._slot_has_rows(p_ring, v_next) THEN
@@ -6862,7 +7120,9 @@ BEGIN
     slots AS (
         SELECT g.ring, s.slot, g.current_slot, g.slot_count,
                CASE WHEN s.slot = g.current_slot THEN 'current'
-                    WHEN s.slot = (g.current_slot + 1) % g.slot_count THEN 'next'
+                    WHEN EXISTS (SELECT 1 FROM {{$awa_schema}}.ring_held_slots k WHERE k.ring = g.ring AND k.slot = s.slot)
+                        THEN 'held'
+                    WHEN s.slot = {{$awa_schema}}._ring_next_slot(g.ring, g.current_slot) THEN 'next'
                     ELSE 'sealed' END AS role,
                led.generation, led.sealed_at
         FROM rings g
@@ -6925,6 +7185,7 @@ BEGIN
                 WHEN z.rows = 0 THEN 'empty'
                 WHEN (z.b).detail IS NOT NULL THEN 'blocked'
                 WHEN h.detail IS NOT NULL THEN 'locked'
+                WHEN (z.c).detail IS NOT NULL AND z.role = 'held' THEN 'held'
                 WHEN (z.c).detail IS NOT NULL THEN 'carried'
                 ELSE 'reclaimable' END,
            CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN 'lock' ELSE coalesce((z.b).cause, (z.c).cause) END,

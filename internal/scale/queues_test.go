@@ -233,12 +233,15 @@ func TestTenThousandQueuesCostRowsNotObjects(t *testing.T) {
 			t.Fatalf("awa.listen_queues(%d queues): %v", nQueues, err)
 		}
 		// One channel per queue, plus the install's control channel ("awa:",
-		// the cooperative cancel of running jobs).
-		if n := count(t, ctx, listener, "SELECT count(*) FROM pg_listening_channels() AS c WHERE c <> 'awa:'"); n != nQueues {
+		// the cooperative cancel of running jobs) and the promotion channel
+		// ("awa:+promote", the leader's promoter).
+		if n := count(t, ctx, listener, "SELECT count(*) FROM pg_listening_channels() AS c WHERE c NOT IN ('awa:', 'awa:+promote')"); n != nQueues {
 			t.Errorf("the session listens on %d queue channels after awa.listen_queues of %d queues", n, nQueues)
 		}
-		if n := count(t, ctx, listener, "SELECT count(*) FROM pg_listening_channels() AS c WHERE c = 'awa:'"); n != 1 {
-			t.Errorf("the session listens on the control channel awa: %d times after awa.listen_queues, want once", n)
+		for _, ch := range []string{"awa:", "awa:+promote"} {
+			if n := count(t, ctx, listener, "SELECT count(*) FROM pg_listening_channels() AS c WHERE c = '"+ch+"'"); n != 1 {
+				t.Errorf("the session listens on the channel %s %d times after awa.listen_queues, want once", ch, n)
+			}
 		}
 	})
 

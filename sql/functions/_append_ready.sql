@@ -17,7 +17,9 @@
 -- resolved with the others before any lane lock), whose producer lock is
 -- waited for (no shards: producers of one key take turns; the lane is then
 -- listed in awa.active_key_lanes, a write only when it was not); keys in key
--- order within a call. Jobs without a value take the shard lanes.
+-- order within a call, all of a (queue, priority)'s keys appended in one pass
+-- over the batch (awa._append_key_lanes). Jobs without a value take the
+-- shard lanes.
 -- With produce (the insert paths), a queue with a max_depth is checked
 -- before any lane lock (awa._check_depth: AW060 when the jobs would take its
 -- available depth above it); a queue without one costs nothing more (the
@@ -54,6 +56,7 @@ DECLARE
     v_rest  bigint;
     v_seen  bigint;
     v_jkey  text;
+    v_kwake boolean;
     v_checked  text[] := '{}';
     v_sh    int[] := '{}';
     v_ck    text[] := '{}';
@@ -131,16 +134,21 @@ BEGIN
         v_rest := v_n[g];
         FOR i IN 1 .. cardinality(v_kg) + 1 LOOP
             IF i <= cardinality(v_kg) THEN
-                CONTINUE WHEN v_kg[i] <> g;
-                v_lane := v_klane[i];
-                v_seq := v_kseq[i];
-                v_jkey := v_kkey[i];
-                PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
-                -- Listed for claims, under the lock (awa.retire_idle_key_lanes
-                -- unlists only a drained lane whose lock it holds).
-                INSERT INTO awa.active_key_lanes (queue, lane_id, lane_queue, activated_at)
-                VALUES (v_q[g], v_lane, v_q[g] || '#' || v_lane, p_now)
-                ON CONFLICT DO NOTHING;
+                -- All of the group's keys at once, at its first (one pass
+                -- over the batch, whatever the number of keys).
+                CONTINUE WHEN v_kg[i] <> g OR (i > 1 AND v_kg[i - 1] = g);
+                SELECT a.appended, a.notify INTO v_seen, v_kwake
+                FROM awa._append_key_lanes(
+                    p_jobs, v_slot, v_q[g], v_p[g], v_kpath[g],
+                    ARRAY(SELECT k FROM unnest(v_kg, v_kkey) WITH ORDINALITY AS u (kg, k, o) WHERE u.kg = g ORDER BY u.o),
+                    ARRAY(SELECT l FROM unnest(v_kg, v_klane) WITH ORDINALITY AS u (kg, l, o) WHERE u.kg = g ORDER BY u.o),
+                    ARRAY(SELECT s FROM unnest(v_kg, v_kseq) WITH ORDINALITY AS u (kg, s, o) WHERE u.kg = g ORDER BY u.o),
+                    p_now, NOT v_q[g] = ANY (v_wake)) AS a;
+                v_rest := v_rest - v_seen;
+                IF v_kwake THEN
+                    v_wake := v_wake || v_q[g];
+                END IF;
+                CONTINUE;
             ELSE
                 EXIT WHEN v_rest = 0;
                 v_jkey := NULL;

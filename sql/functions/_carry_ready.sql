@@ -9,12 +9,13 @@
 -- Writes: INSERT into to_slot, DELETE of the moved rows in from_slot (their
 -- dead tuples go with from_slot's TRUNCATE).
 -- Cost: it visits only the lanes that have rows in from_slot (a skip scan
--- of the slot's lane index), never every lane of the database: it runs
+-- of the slot's lane index, awa._available_rows_sql), never every lane of the database: it runs
 -- under the slot's exclusive locks, where every claim waits for it.
 -- Locks: none of its own. The caller holds ACCESS EXCLUSIVE on from_slot's
 -- children (so no claim, cancel or producer reads or writes it meanwhile) and
 -- has proved no open claim was drawn from it; it also holds the ring try-lock,
--- so to_slot stays the current slot. Called by awa.prune_ring only.
+-- so to_slot (the current slot, or a held one: docs/storage.md, "Held slots")
+-- stays what it is. Called by awa.prune_ring only.
 CREATE FUNCTION awa._carry_ready(p_from int, p_to int, p_limit int, OUT moved int, OUT remaining int)
 LANGUAGE plpgsql
 -- As in awa._slot_live_reason: walk each lane's index from its cursor. And
@@ -26,30 +27,8 @@ SET enable_mergejoin = off
 SET jit = off
 AS $$
 DECLARE
-    -- The available rows of from_slot, lane by lane, lowest positions first:
-    -- %1$I is the slot's ready_entries child, %2$I its ready_tombstones child.
-    v_open text := $q$
-        WITH RECURSIVE lanes AS (
-            (SELECT r.lane_id FROM awa.%1$I r ORDER BY r.lane_id LIMIT 1)
-            UNION ALL
-            SELECT n.lane_id
-            FROM lanes l
-            CROSS JOIN LATERAL (SELECT r.lane_id FROM awa.%1$I r
-                                WHERE r.lane_id > l.lane_id
-                                ORDER BY r.lane_id LIMIT 1) AS n
-        ), open AS (
-            SELECT a.lane_id, a.lane_seq
-            FROM lanes l
-            JOIN awa.claim_cursors h ON h.lane_id = l.lane_id
-            CROSS JOIN LATERAL (
-                SELECT r.lane_id, r.lane_seq FROM awa.%1$I r
-                WHERE r.lane_id = h.lane_id AND r.lane_seq > h.claim_seq
-                  AND NOT EXISTS (SELECT 1 FROM awa.%2$I t
-                                  WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
-                ORDER BY r.lane_seq
-                LIMIT $1) AS a
-            LIMIT $1
-        )$q$;
+    -- The available rows of from_slot, lane by lane, lowest positions first.
+    v_open text := awa._available_rows_sql();
 BEGIN
     EXECUTE format(v_open || $q$, gone AS (
             DELETE FROM awa.%1$I r USING open p
@@ -67,9 +46,7 @@ BEGIN
 
     remaining := 0;
     IF moved = p_limit THEN
-        EXECUTE format(v_open || ' SELECT count(*) FROM open', 'ready_entries_' || p_from, 'ready_tombstones_' || p_from)
-        INTO remaining
-        USING p_limit;
+        remaining := awa._slot_available(p_from, p_limit);
     END IF;
 END;
 $$;

@@ -310,7 +310,9 @@ BEGIN
                     v_ki := cardinality(v_kk);
                     -- The key's attempts, one row per claim batch: each
                     -- open one (its receipt in the batch and in no
-                    -- closure, as awa._attempt_open) counts its weight
+                    -- closure: awa._attempt_open's test, written out so it
+                    -- is planned once with the statement, not called per
+                    -- attempt) counts its weight
                     -- capped at the limit now in force (not the one it was
                     -- claimed under: a raised limit must count a heavy job
                     -- whole again); rows with none open are deleted after.

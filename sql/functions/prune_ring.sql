@@ -3,8 +3,13 @@
 -- capped at slot_count - 2) by TRUNCATE, only after proving nothing live
 -- remains in it (awa._slot_live_reason, with the fingerprint
 -- awa._slot_fingerprint taken in the same snapshot and compared again under
--- the locks). Available jobs are carried to the current slot (up to
--- carry_limit a call: outcome carried); in any slot but the newest sealed one,
+-- the locks). A slot with more than 10,000 available jobs is held out of
+-- the rotation (outcome held, awa.ring_held_slots: nothing moves) while at
+-- most half the slots are and 3 stay in it; a held slot is pruned (its last
+-- available jobs carried out) and given back once 1,000 or fewer remain in
+-- it and nothing runs from it. Other available jobs are carried to
+-- the newest held slot or else the current one (up to carry_limit a call:
+-- outcome carried); in any slot but the newest sealed one,
 -- open attempts are carried too, and live leases out of any lease slot. The
 -- cursor ring raises the floors its marks carry before the TRUNCATE. Steps and why: docs/storage.md, "Rotation and
 -- prune" and "Long attempts".
@@ -19,7 +24,7 @@
 -- Archive: with a retention on, the slot's terminal jobs are copied to
 -- awa.archived_chunks before the locks (awa._archive_slot) and what is new under
 -- them; a prune that ends without its TRUNCATE undoes the copy (AW098).
--- Outcomes: pruned; carried; already_empty; skipped_live (detail says what is
+-- Outcomes: pruned; carried; held; already_empty; skipped_live (detail says what is
 -- live); skipped_blocked (held through the whole budget; retried on a later
 -- tick, never forced); skipped_locked (another rotate or prune of the ring).
 -- Errors: AW010 unknown ring, lock_timeout_ms outside 1..60000, negative
@@ -61,6 +66,12 @@ DECLARE
     v_archive boolean := false;
     v_arch    awa._archived := ROW('{}', '{}', 0);
     v_arch0   awa._archived;
+    v_slot    int;
+    v_free    int;
+    v_n       int := 0;
+    v_held    boolean := false;
+    v_into    int;
+    v_count   int;
 BEGIN
     PERFORM awa._require_read_committed('awa.prune_ring');
     v_slots := awa._ring_slot_count(p_ring);
@@ -84,19 +95,45 @@ BEGIN
     FROM (SELECT r.rotated_at, r.rotated_at - lag(r.rotated_at) OVER (ORDER BY r.generation) AS gap
           FROM awa.ring_rotations r WHERE r.ring = p_ring) AS g;
 
-    -- Sealed slots from oldest ((current + 1) mod n) to newest ((current - 1)
-    -- mod n); the keep_sealed newest are not candidates.
-    FOR i IN 1 .. v_slots - 1 - least(p_keep_sealed, v_slots - 2) LOOP
-        IF awa._slot_has_rows(p_ring, (v_current + i) % v_slots) THEN
-            v_target := (v_current + i) % v_slots;
+    -- Held slots first (docs/storage.md, "Held slots"): one with 1,000
+    -- available jobs or fewer left whose proof passes is pruned as any slot
+    -- (what remains is carried out first), so a few jobs nobody works never
+    -- pin a held slot.
+    -- Checked in a subtransaction rolled back at once, as the proof below:
+    -- the share locks on the cursor ring must not last.
+    FOR v_slot IN SELECT h.slot FROM awa.ring_held_slots h WHERE h.ring = p_ring ORDER BY h.held_at, h.slot LOOP
+        BEGIN
+            v_reason := CASE WHEN awa._slot_available(v_slot, 1001) > 1000 THEN 'available jobs remain'
+                             ELSE awa._slot_live_reason(p_ring, v_slot, true, false) END;
+            RAISE EXCEPTION 'awa: prune proof done' USING ERRCODE = 'AW099';
+        EXCEPTION WHEN SQLSTATE 'AW099' THEN
+            NULL;
+        END;
+        IF v_reason IS NULL THEN
+            v_target := v_slot;
+            v_held := true;
             EXIT;
+        END IF;
+    END LOOP;
+    v_reason := NULL;
+    -- Then the sealed slots in rotation, from the oldest (the one the next
+    -- rotation takes) to the newest; held slots are not in it, and the
+    -- keep_sealed newest are not candidates.
+    v_free := v_slots - (SELECT count(*)::int FROM awa.ring_held_slots h WHERE h.ring = p_ring);
+    FOR i IN 1 .. v_slots - 1 LOOP
+        EXIT WHEN v_target IS NOT NULL OR v_n >= v_free - 1 - least(p_keep_sealed, v_free - 2);
+        v_slot := (v_current + i) % v_slots;
+        CONTINUE WHEN EXISTS (SELECT 1 FROM awa.ring_held_slots h WHERE h.ring = p_ring AND h.slot = v_slot);
+        v_n := v_n + 1;
+        IF awa._slot_has_rows(p_ring, v_slot) THEN
+            v_target := v_slot;
         END IF;
     END LOOP;
     IF v_target IS NULL THEN
         RETURN QUERY SELECT p_ring, 'prune', 'already_empty', NULL::int, v_gen,
                             CASE WHEN p_keep_sealed = 0 THEN 'no sealed slot holds rows'
                                  ELSE format('no sealed slot older than the %s kept holds rows',
-                                             least(p_keep_sealed, v_slots - 2)) END;
+                                             least(p_keep_sealed, v_free - 2)) END;
         RETURN;
     END IF;
 
@@ -109,8 +146,8 @@ BEGIN
     -- and every claim and finalizer probing all of them). In the lease ring
     -- such a slot's proof would also read every dead lease in it (10,000
     -- parked jobs' leases: about 0.2 s a tick) only to report skipped_live.
-    v_urgent := v_target = (v_current + 1) % v_slots
-                OR (p_ring IN ('queue', 'claim', 'lease') AND v_target <> (v_current + v_slots - 1) % v_slots);
+    v_urgent := v_target = awa._ring_next_slot(p_ring, v_current)
+                OR (p_ring IN ('queue', 'claim', 'lease') AND v_target <> awa._ring_next_slot(p_ring, v_current, -1));
 
     -- One statement, one snapshot: the fingerprint describes what the proof saw.
     -- The proof runs in a subtransaction rolled back at once (AW099 never
@@ -160,6 +197,30 @@ BEGIN
     v_available := p_ring = 'queue' AND EXISTS (SELECT 1 FROM unnest(v_print) WITH ORDINALITY AS u (v, k)
                                                 WHERE u.k % 3 = 0 AND u.v <> -1);
     v_history := p_ring = 'queue' AND coalesce(cardinality(v_open), 0) = 0 AND NOT v_available;
+    -- A large backlog is held, not copied (docs/storage.md, "Held slots"):
+    -- more than 10,000 available jobs, while at most half the slots would be
+    -- held and at least 3 would stay in the rotation. Nothing moves and no
+    -- lock of the slot is taken: rotation passes over it, claims keep
+    -- reading it. Counted in a subtransaction rolled back at once, as the
+    -- proof.
+    IF v_available AND NOT v_held AND (v_slots - v_free + 1) * 2 <= v_slots AND v_free - 1 >= 3 THEN
+        BEGIN
+            v_count := awa._slot_available(v_target, 10001);
+            RAISE EXCEPTION 'awa: prune count done' USING ERRCODE = 'AW099';
+        EXCEPTION WHEN SQLSTATE 'AW099' THEN
+            NULL;
+        END;
+        IF v_count > 10000 THEN
+            INSERT INTO awa.ring_held_slots (ring, slot, held_at) VALUES (p_ring, v_target, now());
+            RETURN QUERY SELECT p_ring, 'prune', 'held', v_target, v_gen,
+                                format('slot %s holds more than 10000 available jobs: held out of the rotation', v_target);
+            RETURN;
+        END IF;
+    END IF;
+    -- Carried jobs go to the newest held slot, where they stay until they are
+    -- worked (never copied again), else to the current slot.
+    v_into := coalesce((SELECT h.slot FROM awa.ring_held_slots h WHERE h.ring = p_ring AND h.slot <> v_target
+                        ORDER BY h.held_at DESC, h.slot DESC LIMIT 1), v_current);
     -- The archive (docs/storage.md, "History archive"): the slot's terminal
     -- rows are copied before the locks (stable once the proof saw no open
     -- attempt drawn from the slot), and under them only what is new since. A
@@ -250,11 +311,11 @@ BEGIN
     -- some; running jobs only in batches the proof saw open.
     IF p_ring = 'queue' THEN
         IF v_available THEN
-            SELECT c.moved, c.remaining INTO v_moved, v_rest FROM awa._carry_ready(v_target, v_current, p_carry_limit) AS c;
+            SELECT c.moved, c.remaining INTO v_moved, v_rest FROM awa._carry_ready(v_target, v_into, p_carry_limit) AS c;
         END IF;
         IF v_rest > 0 THEN
             RETURN QUERY SELECT p_ring, 'prune', 'carried', v_target, v_gen,
-                                format('moved %s available jobs to slot %s, %s%s remain', v_moved, v_current,
+                                format('moved %s available jobs to slot %s, %s%s remain', v_moved, v_into,
                                        CASE WHEN v_rest = p_carry_limit THEN 'at least ' ELSE '' END, v_rest);
             RETURN;  -- nothing archived yet (v_available): the carry stays
         END IF;
@@ -305,9 +366,12 @@ BEGIN
     IF v_rel IS NOT NULL THEN
         EXECUTE 'TRUNCATE ' || v_rel;
     END IF;
+    IF v_held THEN
+        DELETE FROM awa.ring_held_slots h WHERE h.ring = p_ring AND h.slot = v_target;
+    END IF;
 
     RETURN QUERY SELECT p_ring, 'prune', 'pruned', v_target, v_gen, format('truncated slot %s', v_target)
-        || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_current) ELSE '' END
+        || CASE WHEN v_moved > 0 THEN format(' after moving %s available jobs to slot %s', v_moved, v_into) ELSE '' END
         || CASE WHEN v_runs > 0 THEN format(' after carrying %s %s to slot %s', v_runs,
                                             CASE p_ring WHEN 'lease' THEN 'live leases' ELSE 'claim batches of running jobs' END,
                                             v_current)

@@ -1,6 +1,7 @@
 -- awa.rotate_ring(ring, now, min_interval): seals the ring's current slot and
 -- makes the next one current by appending a row to the rotation ledger (never
--- an UPDATE).
+-- an UPDATE). The next slot is the first one after it that prune has not held
+-- (awa.ring_held_slots: a slot left to a large unworked backlog).
 -- Outcomes: rotated; skipped_recent (the last rotation is younger than
 -- min_interval: the cadence lives in the database, so a new maintenance
 -- leader does not rotate early); skipped_idle (the current slot is empty:
@@ -41,7 +42,8 @@ BEGIN
 
     SELECT r.generation, r.slot, r.rotated_at INTO v_gen, v_slot, v_at
     FROM awa.ring_rotations r WHERE r.ring = p_ring ORDER BY r.generation DESC LIMIT 1;
-    v_next := (v_slot + 1) % v_slots;
+    -- The next slot that is not held (docs/storage.md, "Held slots").
+    v_next := awa._ring_next_slot(p_ring, v_slot);
 
     IF p_min_interval IS NOT NULL AND v_at > v_now - p_min_interval THEN
         RETURN QUERY SELECT p_ring, 'rotate', 'skipped_recent', v_slot, v_gen,
@@ -51,6 +53,10 @@ BEGIN
 
     IF NOT awa._slot_has_rows(p_ring, v_slot) THEN
         RETURN QUERY SELECT p_ring, 'rotate', 'skipped_idle', v_slot, v_gen, 'current slot is empty';
+        RETURN;
+    END IF;
+    IF v_next IS NULL THEN
+        RETURN QUERY SELECT p_ring, 'rotate', 'skipped_busy', NULL::int, v_gen, 'every other slot is held';
         RETURN;
     END IF;
     IF awa._slot_has_rows(p_ring, v_next) THEN

@@ -1,10 +1,12 @@
 -- awa.storage_status(count_limit): why space has not come back. One row per
 -- ring slot: role (current; next, the sealed slot the next rotation needs;
+-- held, a sealed slot prune left to a large backlog, out of the rotation;
 -- sealed), generation and seal time, rows (each table counted up to
 -- count_limit: rows_capped), on-disk size, and for a sealed slot holding rows
 -- what prune would do now: blocked (its own proof, awa._slot_blocker with
 -- prune's arguments, naming job, queue and cause), locked (another session
--- holds one of its tables), carried or reclaimable. Prune records no outcome:
+-- holds one of its tables), carried, held (a held slot whose available
+-- jobs remain) or reclaimable. Prune records no outcome:
 -- none is shown. Then the archive (ring 'archive'): its DEFAULT partition
 -- (slot -1, blocked while it holds rows) and each cohort, oldest first, with
 -- its retention end as sealed_at: retained, empty, reclaimable, locked, or
@@ -37,7 +39,9 @@ BEGIN
     slots AS (
         SELECT g.ring, s.slot, g.current_slot, g.slot_count,
                CASE WHEN s.slot = g.current_slot THEN 'current'
-                    WHEN s.slot = (g.current_slot + 1) % g.slot_count THEN 'next'
+                    WHEN EXISTS (SELECT 1 FROM awa.ring_held_slots k WHERE k.ring = g.ring AND k.slot = s.slot)
+                        THEN 'held'
+                    WHEN s.slot = awa._ring_next_slot(g.ring, g.current_slot) THEN 'next'
                     ELSE 'sealed' END AS role,
                led.generation, led.sealed_at
         FROM rings g
@@ -100,6 +104,7 @@ BEGIN
                 WHEN z.rows = 0 THEN 'empty'
                 WHEN (z.b).detail IS NOT NULL THEN 'blocked'
                 WHEN h.detail IS NOT NULL THEN 'locked'
+                WHEN (z.c).detail IS NOT NULL AND z.role = 'held' THEN 'held'
                 WHEN (z.c).detail IS NOT NULL THEN 'carried'
                 ELSE 'reclaimable' END,
            CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN 'lock' ELSE coalesce((z.b).cause, (z.c).cause) END,

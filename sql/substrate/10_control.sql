@@ -7,7 +7,8 @@ CREATE TABLE awa.ring_config (
 );
 
 -- Append-only rotation ledger, one row per rotation. The current cursor of a ring
--- is its max-generation row; slot = generation mod slot_count, genesis (0, 0).
+-- is its max-generation row; genesis (0, 0). Each rotation takes the next slot
+-- (mod slot_count) that is not held (awa.ring_held_slots).
 -- Rotation appends with a compare-and-swap on the primary key.
 CREATE TABLE awa.ring_rotations (
     ring       text        NOT NULL REFERENCES awa.ring_config (ring),
@@ -15,6 +16,19 @@ CREATE TABLE awa.ring_rotations (
     slot       int         NOT NULL CHECK (slot >= 0),
     rotated_at timestamptz NOT NULL,
     PRIMARY KEY (ring, generation)
+);
+
+-- Held queue slots: sealed slots that still hold a large unworked backlog.
+-- Rotation passes over them (awa._ring_next_slot) instead of waiting for
+-- prune to copy the backlog out on every wrap; prune truncates one once its
+-- available jobs are gone and its proof passes, and deletes its row then.
+-- Written by awa.prune_ring only, under the ring's try-lock; at most half of
+-- the ring's slots. docs/storage.md, "Held slots".
+CREATE TABLE awa.ring_held_slots (
+    ring    text        NOT NULL REFERENCES awa.ring_config (ring),
+    slot    int         NOT NULL CHECK (slot >= 0),
+    held_at timestamptz NOT NULL,
+    PRIMARY KEY (ring, slot)
 );
 
 -- Per-queue options. A queue without a row has the defaults.

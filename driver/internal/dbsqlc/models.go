@@ -827,6 +827,12 @@ type AwaRingConfig struct {
 	SlotCount int32
 }
 
+type AwaRingHeldSlot struct {
+	Ring   string
+	Slot   int32
+	HeldAt pgtype.Timestamptz
+}
+
 type AwaRingOutcome struct {
 	Ring       string
 	Action     string

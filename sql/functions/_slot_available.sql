@@ -1,0 +1,25 @@
+-- awa._slot_available(slot, limit): how many available jobs (ready rows above
+-- their lane's claim cursor that no tombstone spends) queue slot slot holds,
+-- counted up to limit. Read-only, no lock of its own (the statement takes
+-- ACCESS SHARE on what it reads: the slot's ready children and the cursor
+-- ring). Plans as awa._carry_ready's: each lane's index walked from its
+-- cursor. Called by awa.prune_ring (whether to hold a slot, whether a held
+-- one is drained) and awa._carry_ready.
+CREATE FUNCTION awa._slot_available(p_slot int, p_limit int)
+RETURNS int
+LANGUAGE plpgsql
+SET enable_sort = off
+SET enable_hashjoin = off
+SET enable_mergejoin = off
+SET jit = off
+AS $$
+DECLARE
+    v_n int;
+BEGIN
+    EXECUTE format(awa._available_rows_sql() || ' SELECT count(*)::int FROM open',
+                   'ready_entries_' || p_slot, 'ready_tombstones_' || p_slot)
+    INTO v_n
+    USING p_limit;
+    RETURN v_n;
+END;
+$$;
