@@ -825,6 +825,36 @@ BEGIN
 END;
 $$;
 
+-- awa.key_attempts read one row per attempt (it keeps one per key and claim
+-- batch): each attempt's job, run_lease and receipt from its batch, its
+-- weight, and whether it is still open (awa._attempt_open).
+CREATE FUNCTION awa_test.key_attempts(p_queue text)
+RETURNS TABLE (key text, job_id bigint, run_lease bigint, claim_slot int, receipt_id bigint, weight int, open boolean)
+LANGUAGE sql AS $$
+  SELECT a.key, b.job_ids[i.item], b.run_leases[i.item], a.claim_slot, awa._receipt_id(a.batch_id, i.item),
+         coalesce(i.w, 1),
+         awa._attempt_open(b.job_ids[i.item], b.run_leases[i.item], a.claim_slot, awa._receipt_id(a.batch_id, i.item))
+  FROM awa.key_attempts a
+  CROSS JOIN LATERAL unnest(a.items, a.weights) AS i (item, w)
+  LEFT JOIN awa.claim_batches b ON b.batch_id = a.batch_id AND b.issued_slot = a.claim_slot
+  WHERE a.queue = p_queue
+$$;
+
+-- Fixture cleanup for tests whose other session (awa_test.connect_other)
+-- committed a queue's options: removes its bucket, options and meta rows
+-- there (a lock timeout of 2 s: a row this session still locks fails the
+-- cleanup rather than hanging the test).
+CREATE FUNCTION awa_test.other_session_removes_queue(p_queue text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM dblink_exec('awa_other', format(
+    $q$set lock_timeout = '2s';
+       delete from awa.queue_rate_buckets where queue = %1$L;
+       delete from awa.queue_options where queue = %1$L;
+       delete from awa.queue_meta where queue = %1$L$q$, p_queue));
+END
+$$;
+
 -- Fixture step: 10,001 available jobs of p_queue (kind p_kind), one more than
 -- prune carries rather than holds (docs/storage.md, "Held slots"), inserted
 -- into the current queue slot, which a rotation then seals. Returns that slot.

@@ -299,9 +299,11 @@ func TestKeyLimitHoldsOnEveryPathThatOpensOrClosesAnAttempt(t *testing.T) {
 		if time.Now().After(drainDeadline) {
 			var attempts, open string
 			if err := setup.QueryRow(ctx, `SELECT coalesce(string_agg(format('%s job %s lease %s slot %s weight %s open %s',
-				a.key, a.job_id, a.run_lease, a.claim_slot, a.weight,
-				awa._attempt_open(a.job_id, a.run_lease, a.claim_slot, a.receipt_id)), '; '), '')
-				FROM awa.key_attempts a WHERE a.queue = $1`, queue).Scan(&attempts); err != nil {
+				a.key, b.job_ids[i.item], b.run_leases[i.item], a.claim_slot, coalesce(i.w, 1),
+				awa._attempt_open(b.job_ids[i.item], b.run_leases[i.item], a.claim_slot, awa._receipt_id(a.batch_id, i.item))), '; '), '')
+				FROM awa.key_attempts a CROSS JOIN LATERAL unnest(a.items, a.weights) AS i (item, w)
+				LEFT JOIN awa.claim_batches b ON b.batch_id = a.batch_id AND b.issued_slot = a.claim_slot
+				WHERE a.queue = $1`, queue).Scan(&attempts); err != nil {
 				t.Fatal(err)
 			}
 			if err := setup.QueryRow(ctx, `SELECT coalesce(string_agg(o.job_id::text, ','), '') FROM awa._open_receipts o

@@ -96,6 +96,74 @@ func TestRateLimitHoldsOverEverySecondWithSeveralClaimers(t *testing.T) {
 	t.Logf("%d jobs started in 3 s (limit %d/s, burst %d)", total, rate, burst)
 }
 
+// TestARateLimitedClaimNeverWaitsForAnotherClaimersBucket: one session
+// claims from a rate-limited queue inside a transaction it keeps open 2 s
+// (its bucket row stays locked until then); another claims meanwhile with a
+// statement_timeout of 200 ms. The second claim returns at once, empty and
+// without error, and awa.queue_readiness tells it to retry soon (ready, no
+// token wait); once the first commits, the second claims the rest of the
+// bucket, and the two never took more than its burst.
+func TestARateLimitedClaimNeverWaitsForAnotherClaimersBucket(t *testing.T) {
+	ctx, pool := newDB(t, time.Minute)
+	const queue, burst = "rlhold", 5
+	holder := connect(t, ctx, pool)
+	other := connect(t, ctx, pool)
+	if _, err := holder.Exec(ctx, `SELECT * FROM awa.configure_queue($1, jsonb_build_object('rate_limit',
+		jsonb_build_object('per_second', 0.001, 'burst', $2::int)))`, queue, burst); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := insertBatch(ctx, holder, queue, 2, 20); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	held, err := claim(ctx, tx, queue, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(held) != 2 {
+		t.Fatalf("the holder claimed %d jobs, want 2", len(held))
+	}
+	if _, err := other.Exec(ctx, `SET statement_timeout = '200ms'`); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	got, err := claim(ctx, other, queue, 8, nil)
+	if err != nil {
+		t.Fatalf("a claim while another claimer holds the bucket failed (it must not wait): %v", err)
+	}
+	if len(got) != 0 {
+		t.Fatalf("a claim while another claimer holds the bucket took %d jobs, want none", len(got))
+	}
+	if took := time.Since(start); took > 150*time.Millisecond {
+		t.Fatalf("the claim took %s while the bucket was held: it waited", took)
+	}
+	var pending, ready bool
+	var waitFor *time.Duration
+	if err := other.QueryRow(ctx, `SELECT pending, ready, wait_for FROM awa.queue_readiness($1)`, queue).
+		Scan(&pending, &ready, &waitFor); err != nil {
+		t.Fatal(err)
+	}
+	if !pending || !ready || waitFor != nil {
+		t.Fatalf("queue_readiness while the bucket is held: pending %v ready %v wait_for %v; want a retry soon (true, true, none)",
+			pending, ready, waitFor)
+	}
+	time.Sleep(2 * time.Second)
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err = claim(ctx, other, queue, 8, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != burst-len(held) {
+		t.Fatalf("after the holder committed the claim took %d jobs, want the %d tokens it left", len(got), burst-len(held))
+	}
+}
+
 // TestDepthLimitOvershootIsBoundedByInflightBatches runs six producers that
 // insert batches of 10 into a queue with max_depth 100, each holding its
 // transaction open a little before commit, while a claimer drains a few jobs

@@ -13,16 +13,20 @@
 -- (awa.configure_queue concurrency) has a lane per key and priority too,
 -- visited in the same rotation as shards while listed in
 -- awa.active_key_lanes; a key lane is claimed from only
--- while the weights of its key's open attempts (awa.key_attempts, closed
--- ones deleted first) leave room under the key's limit, taking jobs in lane
--- order while they fit (a job's weight: metadata flow_weight, default 1).
+-- while the weights of its key's open attempts (awa.key_attempts: one row
+-- per key and claim batch, deleted once all its attempts are closed) leave
+-- room under the key's limit, taking jobs in lane order while they fit (a
+-- job's weight: metadata flow_weight, default 1).
 -- Writes only appends: one claim_batches row per ready slot drawn from and
 -- one INSERT of claim marks (one per lane it advanced); on a rate-limited
 -- queue, one UPDATE of its bucket row when it claimed something; on a
--- keyed queue, per key visited a DELETE of its closed attempts' rows and one
--- INSERT of the attempts it claimed.
--- Locks: on a rate-limited queue first its bucket row (FOR UPDATE, waited
--- for: claimers of the queue take turns); per lane with a row above its cursor, the claim lock (lane_claim,
+-- keyed queue, per key visited a DELETE of its rows whose attempts are all
+-- closed (when there are some), and one INSERT of a row per key and batch
+-- for the attempts it claimed.
+-- Locks: on a rate-limited queue first its bucket row (FOR UPDATE SKIP
+-- LOCKED: held by another claimer's transaction, this call claims nothing,
+-- never waits; not taken when the bucket, read first without a lock, holds
+-- less than one token); per lane with a row above its cursor, the claim lock (lane_claim,
 -- lane_id), try only: a held lane is skipped, never waited for; on a key
 -- lane then the key's claim lock (key_claim, hashtext(queue#key)), try only
 -- (held: skipped), and once per call ACCESS SHARE on the claim ring's tables
@@ -113,6 +117,8 @@ DECLARE
     v_akey        text[] := '{}';
     v_ajob        bigint[] := '{}';
     v_aw          int[] := '{}';
+    v_used        bigint;
+    v_done        bigint[];
 BEGIN
     PERFORM awa._require_read_committed('awa.claim_ready_runtime');
     IF p_queue IS NULL THEN
@@ -140,9 +146,22 @@ BEGIN
     -- Rate limit: the bucket refilled up to now (never before its last
     -- refill, so claim times follow the bucket's order); fewer than one token
     -- claims nothing and writes nothing (awa.queue_readiness says when one is due).
+    -- The bucket row held by another claimer (until its transaction ends:
+    -- an SQL client may claim inside a long one) is skipped, never waited
+    -- for: this call claims nothing, as when every lane is held.
     IF v_rate IS NOT NULL THEN
+        -- First read without a lock: the committed bucket holds at least
+        -- what a claimer holding it will leave, so less than one token
+        -- there is none now, and the claim ends without locking the row
+        -- (a row lock is a WAL record and a transaction id).
         SELECT b.tokens, b.refreshed_at INTO v_tokens, v_refreshed
-        FROM awa.queue_rate_buckets b WHERE b.queue = p_queue FOR UPDATE;
+        FROM awa.queue_rate_buckets b WHERE b.queue = p_queue;
+        IF FOUND AND least(v_burst::float8, v_tokens + v_rate
+                           * greatest(0, extract(epoch FROM v_now - v_refreshed))::float8) < 1 THEN
+            RETURN;
+        END IF;
+        SELECT b.tokens, b.refreshed_at INTO v_tokens, v_refreshed
+        FROM awa.queue_rate_buckets b WHERE b.queue = p_queue FOR UPDATE SKIP LOCKED;
         IF FOUND THEN
             v_now := greatest(v_now, v_refreshed);
             v_tokens := least(v_burst::float8, v_tokens + v_rate * extract(epoch FROM v_now - v_refreshed)::float8);
@@ -150,6 +169,8 @@ BEGIN
             IF v_max < 1 THEN
                 RETURN;
             END IF;
+        ELSIF EXISTS (SELECT 1 FROM awa.queue_rate_buckets b WHERE b.queue = p_queue) THEN
+            RETURN;
         ELSE
             v_rate := NULL;
         END IF;
@@ -284,29 +305,35 @@ BEGIN
                         LOCK TABLE awa.claim_batches, awa.claim_closures IN ACCESS SHARE MODE;
                         v_ring_locked := true;
                     END IF;
-                    -- awa._attempt_open's test, written out: planned once
-                    -- with this statement, not a function call per row (ten
-                    -- times the cost, paid for each open attempt of each key
-                    -- at every visit).
-                    DELETE FROM awa.key_attempts a
-                    WHERE a.queue = p_queue AND a.key = v_key
-                      AND NOT EXISTS (
-                          SELECT 1 FROM awa.claim_batches b
-                          WHERE b.batch_id = awa._receipt_batch_id(a.receipt_id) AND b.issued_slot = a.claim_slot
-                            AND b.job_ids[awa._receipt_item(a.receipt_id)] = a.job_id
-                            AND b.run_leases[awa._receipt_item(a.receipt_id)] = a.run_lease
-                            AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
-                                            WHERE c.claim_slot = b.claim_slot AND c.receipts @> a.receipt_id));
                     v_kk := v_kk || v_key;
                     v_klim := v_klim || coalesce((v_climits ->> v_key)::int, v_climit, 2147483647);
-                    -- Each open attempt counts its weight capped at the
-                    -- limit now in force (not the one it was claimed under:
-                    -- a raised limit must count a heavy job whole again).
-                    v_kfree := v_kfree || (v_klim[cardinality(v_klim)]
-                                           - (SELECT coalesce(sum(least(a.weight, v_klim[cardinality(v_klim)])), 0)
-                                              FROM awa.key_attempts a
-                                              WHERE a.queue = p_queue AND a.key = v_key))::int;
                     v_ki := cardinality(v_kk);
+                    -- The key's attempts, one row per claim batch: each
+                    -- open one (its receipt in the batch and in no
+                    -- closure: awa._attempt_open's test, written out so it
+                    -- is planned once with the statement, not called per
+                    -- attempt) counts its weight
+                    -- capped at the limit now in force (not the one it was
+                    -- claimed under: a raised limit must count a heavy job
+                    -- whole again); rows with none open are deleted after.
+                    SELECT coalesce(sum(x.used), 0), coalesce(array_agg(x.batch_id) FILTER (WHERE x.open = 0), '{}')
+                    INTO v_used, v_done
+                    FROM (SELECT a.batch_id, count(*) FILTER (WHERE o.open) AS open,
+                                 coalesce(sum(least(coalesce(i.w, 1), v_klim[v_ki])) FILTER (WHERE o.open), 0) AS used
+                          FROM awa.key_attempts a
+                          CROSS JOIN LATERAL unnest(a.items, a.weights) AS i (item, w)
+                          LEFT JOIN awa.claim_batches b ON b.batch_id = a.batch_id AND b.issued_slot = a.claim_slot
+                          CROSS JOIN LATERAL (SELECT b.batch_id IS NOT NULL AND NOT EXISTS (
+                                                  SELECT 1 FROM awa.claim_closures c
+                                                  WHERE c.claim_slot = b.claim_slot
+                                                    AND c.receipts @> awa._receipt_id(a.batch_id, i.item))) AS o (open)
+                          WHERE a.queue = p_queue AND a.key = v_key
+                          GROUP BY a.batch_id) AS x;
+                    IF cardinality(v_done) > 0 THEN
+                        DELETE FROM awa.key_attempts a
+                        WHERE a.queue = p_queue AND a.key = v_key AND a.batch_id = ANY (v_done);
+                    END IF;
+                    v_kfree := v_kfree || (v_klim[v_ki] - v_used)::int;
                 END IF;
                 CONTINUE WHEN v_kfree[v_ki] < 1;
             END IF;
@@ -427,18 +454,19 @@ BEGIN
     JOIN unnest(v_batches) AS b ON b.ready_slot = r.ready_slot
     GROUP BY b.ready_slot, b.batch_id;
 
-    -- Key lanes' attempts, for the next claimer of their key.
+    -- Key lanes' attempts, for the next claimer of their key: one row per
+    -- key and batch, its items' numbers in the batch (weights NULL when all
+    -- weigh 1).
     IF cardinality(v_ajob) > 0 THEN
-        INSERT INTO awa.key_attempts AS a (queue, key, job_id, run_lease, claim_slot, receipt_id, weight)
-        SELECT p_queue, k.key, x.job_id, x.run_lease + 1, v_claim_slot, x.receipt_id, k.w
-        FROM (SELECT r.job_id, r.run_lease,
-                     awa._receipt_id(b.batch_id, row_number() OVER (PARTITION BY r.ready_slot ORDER BY r.ordinality)) AS receipt_id
+        INSERT INTO awa.key_attempts (queue, key, batch_id, claim_slot, items, weights)
+        SELECT p_queue, k.key, x.batch_id, v_claim_slot, array_agg(x.item ORDER BY x.item),
+               CASE WHEN bool_and(k.w = 1) THEN NULL ELSE array_agg(k.w ORDER BY x.item) END
+        FROM (SELECT r.job_id, b.batch_id,
+                     row_number() OVER (PARTITION BY r.ready_slot ORDER BY r.ordinality)::int AS item
               FROM unnest(v_rows) WITH ORDINALITY AS r
               JOIN unnest(v_batches) AS b ON b.ready_slot = r.ready_slot) AS x
         JOIN unnest(v_akey, v_ajob, v_aw) AS k (key, job_id, w) ON k.job_id = x.job_id
-        ON CONFLICT (queue, key, job_id) DO UPDATE
-            SET run_lease = excluded.run_lease, claim_slot = excluded.claim_slot, receipt_id = excluded.receipt_id,
-                weight = excluded.weight;
+        GROUP BY k.key, x.batch_id;
     END IF;
 
     RETURN QUERY

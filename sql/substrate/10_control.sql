@@ -163,28 +163,34 @@ CREATE TABLE awa.active_key_lanes (
 );
 CREATE INDEX active_key_lanes_activated_at ON awa.active_key_lanes (activated_at);
 
--- The attempts a claim gave to a concurrency key (one row per claimed job of
--- a key lane, with the job's weight), so the next claimer of the key can
--- tell which are still open (awa._attempt_open against the claim ring: a
--- completed, retried, cancelled, failed or rescued attempt is closed there,
--- whoever closed it). Written by awa.claim_ready_runtime only, under the
--- key's claim lock (key_claim): rows of closed attempts are deleted when the
--- key is next claimed, new rows inserted; a queue without a key never
--- touches it.
+-- The attempts a claim gave to a concurrency key: one row per key and
+-- claim batch (awa.claim_batches batch_id, issued in claim_slot) that drew
+-- jobs from the key's lanes, listing their items in the batch (items: the
+-- receipt's item number, 1-based, so job and run_lease are the batch's) and
+-- their weights (weights NULL: every one weighs 1), so the next claimer of
+-- the key can tell which are still open (the receipt in no closure of the
+-- claim ring, as awa._attempt_open: a completed, retried, cancelled, failed
+-- or rescued attempt is closed there, whoever closed it; a batch no longer
+-- in the ring holds none). Written by awa.claim_ready_runtime only, under
+-- the key's claim lock (key_claim): a row whose attempts are all closed is
+-- deleted when the key is next claimed, new rows inserted with the batch;
+-- a queue without a key never touches it. One row per batch, not per job:
+-- a claim of ten jobs of a key writes one row and deletes it once.
 CREATE TABLE awa.key_attempts (
     queue      text   NOT NULL,
     key        text   NOT NULL,
-    job_id     bigint NOT NULL,
-    run_lease  bigint NOT NULL,
+    batch_id   bigint NOT NULL,
     claim_slot int    NOT NULL,
-    receipt_id bigint NOT NULL,
-    weight     int    NOT NULL CHECK (weight >= 1),
-    PRIMARY KEY (queue, key, job_id)
+    items      int[]  NOT NULL CHECK (cardinality(items) >= 1),
+    weights    int[]  CHECK (cardinality(weights) = cardinality(items) AND 1 <= ALL (weights)),
+    PRIMARY KEY (queue, key, batch_id)
 );
 
 -- The token bucket of each rate-limited queue (awa.queue_options
 -- rate_per_second, rate_burst): tokens as of refreshed_at. A claim of the
--- queue locks its row (FOR UPDATE), refills it for the time elapsed (up to
+-- queue locks its row (FOR UPDATE SKIP LOCKED: held by another claimer's
+-- transaction, the claim takes nothing rather than wait; not at all when
+-- a first read without a lock finds less than one token), refills it for the time elapsed (up to
 -- rate_burst), takes at most floor(tokens) jobs and writes back what it did
 -- not take: one UPDATE per claim call that claimed something, HOT (no
 -- indexed column changes). refreshed_at never goes back: a claim whose

@@ -573,11 +573,10 @@ type AwaJobsNow struct {
 type AwaKeyAttempt struct {
 	Queue     string
 	Key       string
-	JobID     int64
-	RunLease  int64
+	BatchID   int64
 	ClaimSlot int32
-	ReceiptID int64
-	Weight    int32
+	Items     []int32
+	Weights   []int32
 }
 
 type AwaKeyLane struct {

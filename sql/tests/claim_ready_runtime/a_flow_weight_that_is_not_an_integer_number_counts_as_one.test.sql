@@ -16,10 +16,10 @@ select * from awa.insert_jobs(array_fill('k'::text, array[6]),
 
 create temp table c1 as select * from awa.claim_ready_runtime('wq', 10);
 select is((select count(*) from c1), 6::bigint, 'weights 1+1+1+1+1+2 fit the limit of 10: all six run');
-select results_eq($$select a.weight from awa.key_attempts a join c1 on c1.id = a.job_id order by a.job_id$$,
+select results_eq($$select a.weight from awa_test.key_attempts('wq') a join c1 on c1.id = a.job_id order by a.job_id$$,
   $$values (1), (1), (1), (1), (1), (2)$$,
   'a fraction, a string, a negative number and a near-integer count 1; 2.0 counts 2');
-select is((select sum(weight) from awa.key_attempts where queue = 'wq' and key = 'a'), 7::bigint, 'the key uses 7 of 10');
+select is((select sum(weight) from awa_test.key_attempts('wq') where key = 'a'), 7::bigint, 'the key uses 7 of 10');
 
 select * from awa.insert_job('k', '{"t": "a"}', '{"queue": "wq", "metadata": {"flow_weight": 3.4}}');
 select is((select count(*) from awa.claim_ready_runtime('wq', 10)), 1::bigint,
