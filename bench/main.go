@@ -26,6 +26,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -111,6 +112,8 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 			"(pg_stat_statements), CPU and connections (prints; no report)")
 		idleDur  = fs.Duration("idle-duration", 10*time.Second, "idle-queues: measured window per queue count")
 		idlePoll = fs.Duration("idle-poll", 0, "idle-queues: the client's FetchPollInterval (0: its default)")
+		cpuProf  = fs.String("cpuprofile", "", "write the bench process's Go CPU profile (both systems' clients and "+
+			"workers, runtime/pprof) to this file, for `go tool pprof`")
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -124,6 +127,17 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 	}
 	if fs.NArg() > 0 {
 		return usage("unexpected arguments %q", fs.Args())
+	}
+	if *cpuProf != "" {
+		f, err := os.Create(*cpuProf)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	if *merge != "" {
 		if *from != "" {
@@ -190,6 +204,7 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 	}
 	awa.Maintenance = opts.AwaMaintenance
 	awa.Archive = opts.AwaArchive
+	awa.FetchBatch = opts.AwaFetchBatch
 	if err := awa.SetOtel(opts.AwaOtel); err != nil {
 		return usage("%v", err)
 	}

@@ -28,10 +28,16 @@ type queueRunner struct {
 	polled atomic.Bool
 	// widening lets one weighted job at a time take its slots (widen).
 	widening sync.Mutex
+	// fetchBatch caps one claim: Config.FetchBatchSize, or MaxWorkers up to 1024.
+	fetchBatch int
 }
 
 func newQueueRunner(c *Client, name string, qc QueueConfig) *queueRunner {
-	q := &queueRunner{c: c, name: name, processSpan: "process " + name, permits: make(chan struct{}, qc.MaxWorkers), wake: make(chan struct{}, 1)}
+	q := &queueRunner{c: c, name: name, processSpan: "process " + name, permits: make(chan struct{}, qc.MaxWorkers), wake: make(chan struct{}, 1),
+		fetchBatch: c.cfg.FetchBatchSize}
+	if q.fetchBatch == 0 {
+		q.fetchBatch = min(qc.MaxWorkers, 1024)
+	}
 	for i := 0; i < qc.MaxWorkers; i++ {
 		q.permits <- struct{}{}
 	}
@@ -105,7 +111,7 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 			return
 		case <-q.permits:
 		}
-		n := 1 + q.takePermits(cfg.FetchBatchSize-1, backlog)
+		n := 1 + q.takePermits(q.fetchBatch-1, backlog)
 		if fetchCtx.Err() != nil {
 			q.releasePermits(n)
 			return

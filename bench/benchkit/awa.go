@@ -44,8 +44,11 @@ type AwaSystem struct {
 	// at all, as a build without it) or "sdk" (the SDK's meter and tracer
 	// providers, every span sampled and batched to an exporter that drops
 	// them).
-	Otel      string
-	telemetry telemetry
+	Otel string
+	// FetchBatch is the worker client's Config.FetchBatchSize (-awa-fetch-batch);
+	// 0 leaves the driver's default.
+	FetchBatch int
+	telemetry  telemetry
 }
 
 // telemetry is what the clients' Config gets for the Otel setting.
@@ -159,7 +162,7 @@ func (a AwaSystem) Install(ctx context.Context, dsn string) (version int64, err 
 func (a AwaSystem) Settings(w int) map[string]string {
 	return map[string]string{
 		"MaxWorkers":             fmt.Sprint(w),
-		"FetchBatchSize":         "100 (default)",
+		"FetchBatchSize":         a.fetchBatchSetting(w),
 		"FetchPollInterval":      "1s (default; LISTEN/NOTIFY wakes the fetcher)",
 		"fetch cooldown":         "2ms (built in)",
 		"CompleterBatchSize":     "500 (default)",
@@ -168,6 +171,13 @@ func (a AwaSystem) Settings(w int) map[string]string {
 		"Archive":                a.archiveSetting(),
 		"OpenTelemetry":          a.otelSetting(),
 	}
+}
+
+func (a AwaSystem) fetchBatchSetting(w int) string {
+	if a.FetchBatch > 0 {
+		return fmt.Sprint(a.FetchBatch)
+	}
+	return fmt.Sprintf("%d (default: MaxWorkers, at most 1024)", min(w, 1024))
 }
 
 func (a AwaSystem) archiveSetting() string {
@@ -240,6 +250,7 @@ func (a AwaSystem) Start(ctx context.Context, pool *pgxpool.Pool, w int, h *Hand
 	}
 	c, err := driver.NewClient(pool, &driver.Config{
 		Queues:             map[string]driver.QueueConfig{"default": {MaxWorkers: w}},
+		FetchBatchSize:     a.FetchBatch,
 		Workers:            workers,
 		Logger:             logger,
 		Maintenance:        maint,

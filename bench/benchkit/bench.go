@@ -151,6 +151,9 @@ func Execute(ctx context.Context, o Options, systems []System, con *Console) (*R
 	if o.AwaOtel != "" && o.AwaOtel != "noop" {
 		held += ", otel " + o.AwaOtel
 	}
+	if o.AwaFetchBatch > 0 {
+		held += fmt.Sprintf(", fetch batch %d", o.AwaFetchBatch)
+	}
 	for _, sc := range o.Scenarios {
 		switch sc {
 		case "burndown":

@@ -52,6 +52,9 @@ type Options struct {
 	// AwaOtel is the awa clients' OpenTelemetry setting: noop, off or sdk
 	// (-awa-otel; AwaSystem.SetOtel).
 	AwaOtel string
+	// AwaFetchBatch is the awa worker client's FetchBatchSize (-awa-fetch-batch;
+	// 0: the driver's default).
+	AwaFetchBatch int
 	// Parked and Long are the jobs an awa burn-down, rate or pinned run holds
 	// in HeldQueue through its measured phase (-parked, -long): parked
 	// (waiting_external) and long attempts held open.
@@ -96,6 +99,7 @@ type Flags struct {
 	timeout                         *time.Duration
 	awaSQL, awaMaint, awaArchive    *string
 	awaOtel                         *string
+	awaFetchBatch                   *int
 	parked, long, backlogSlots      *int
 	backlogs                        *string
 	backlogWork                     *int
@@ -145,6 +149,8 @@ func RegisterFlags(fs *flag.FlagSet) *Flags {
 			"every maintenance service (promotion, rescues, ring rotate+prune) runs at, keeping no sealed queue slot"),
 		awaArchive: fs.String("awa-archive", "default", "awa's history retention: default (completed 24 h, failed and "+
 			"cancelled 7 days: queue-ring prune copies terminal jobs to the archive) or off (nothing archived)"),
+		awaFetchBatch: fs.Int("awa-fetch-batch", 0, "awa's worker client FetchBatchSize: jobs claimed per call "+
+			"(0: the driver's default)"),
 		awaOtel: fs.String("awa-otel", "noop", "awa's OpenTelemetry: noop (the global providers, never set: what a service "+
 			"that sets none gets), off (no-op providers: no instrumentation at all) or sdk (SDK meter and tracer providers, "+
 			"every span sampled, exported to nowhere)"),
@@ -169,7 +175,7 @@ func (f *Flags) Options() (Options, error) {
 		PinnedRate: *f.pinnedRate, PinnedDuration: *f.pinnedDur,
 		EnqueueDuration: *f.enqDur, BulkBatch: *f.bulkBatch, Repeat: *f.repeat,
 		Profile: *f.profile, Keep: *f.keep, Timeout: *f.timeout, AwaSQL: *f.awaSQL,
-		AwaMaintenance: *f.awaMaint, AwaArchive: *f.awaArchive, AwaOtel: *f.awaOtel, Parked: *f.parked, Long: *f.long,
+		AwaMaintenance: *f.awaMaint, AwaArchive: *f.awaArchive, AwaOtel: *f.awaOtel, AwaFetchBatch: *f.awaFetchBatch, Parked: *f.parked, Long: *f.long,
 		BacklogSlots: *f.backlogSlots, BacklogWork: *f.backlogWork,
 	}
 	if o.BacklogSlots < 1 || o.BacklogSlots > 16 {
