@@ -11,11 +11,11 @@
 # Usage: bench/sql/claim_complete_profile.sh SERVER_DSN [OTHER_SQL_DIR]
 # (a server with shared_preload_libraries=pg_stat_statements; it drops and
 # creates the database awa_ccprof). JOBS (200000), CLIENTS (2), TX (1000),
-# TOP (25) from the environment.
+# TOP (25), BATCH (jobs per claim, 100) from the environment.
 set -euo pipefail
 SERVER=${1:?usage: claim_complete_profile.sh SERVER_DSN [OTHER_SQL_DIR]}
 OTHER=${2:-}
-JOBS=${JOBS:-200000}; CLIENTS=${CLIENTS:-2}; TX=${TX:-1000}; TOP=${TOP:-25}
+JOBS=${JOBS:-200000}; CLIENTS=${CLIENTS:-2}; TX=${TX:-1000}; TOP=${TOP:-25}; BATCH=${BATCH:-100}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DB=awa_ccprof
 DSN=$("$ROOT/scripts/dsn-db.sh" "$SERVER" "$DB")
@@ -33,12 +33,12 @@ done
 SCRIPT=$(mktemp)
 trap 'rm -f "$SCRIPT"' EXIT
 cat > "$SCRIPT" <<'SQL'
-SELECT quote_literal(coalesce(array_agg(id), '{}')::text) AS ids, quote_literal(coalesce(array_agg(run_lease), '{}')::text) AS ls, quote_literal(coalesce(array_agg(claim_slot), '{}')::text) AS cs, quote_literal(coalesce(array_agg(receipt_id), '{}')::text) AS rs FROM awa.claim_ready_runtime('default', 100) \gset
+SELECT quote_literal(coalesce(array_agg(id), '{}')::text) AS ids, quote_literal(coalesce(array_agg(run_lease), '{}')::text) AS ls, quote_literal(coalesce(array_agg(claim_slot), '{}')::text) AS cs, quote_literal(coalesce(array_agg(receipt_id), '{}')::text) AS rs FROM awa.claim_ready_runtime('default', :batch) \gset
 SELECT count(*) FROM awa.complete_jobs(:ids::bigint[], :ls::bigint[], :cs::int[], :rs::bigint[]);
 SQL
 q -d "$DSN" -c "SELECT pg_stat_statements_reset()" >/dev/null
 PGOPTIONS="-c pg_stat_statements.track=all -c pg_stat_statements.track_planning=on" \
-  pgbench -n -c "$CLIENTS" -j "$CLIENTS" -t "$TX" -f "$SCRIPT" "$DSN" 2>&1 | grep -E "^tps|failed|error|abort"
+  pgbench -n -D batch=$BATCH -c "$CLIENTS" -j "$CLIENTS" -t "$TX" -f "$SCRIPT" "$DSN" 2>&1 | grep -E "^tps|failed|error|abort"
 q -d "$DSN" -F ' | ' -c "SELECT calls, plans, round(total_plan_time::numeric) AS plan_ms, rows,
        round(total_exec_time::numeric) AS exec_ms, round(mean_exec_time::numeric, 3) AS mean_ms,
        left(regexp_replace(query, '\s+', ' ', 'g'), 110)
