@@ -34,6 +34,9 @@ LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 SET jit = off
+-- One generic plan per session: custom plans (each planned over every ready
+-- and cursor partition, 2 ms) were chosen at every call, for the same shape.
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_queue text;
@@ -90,8 +93,11 @@ BEGIN
     FOR v_c IN
         SELECT mv.queue, array_agg(mv.lane_id) AS lane_ids, array_agg(mv.tip) AS tips,
                bool_and(mv.free AND NOT EXISTS (
-                   SELECT 1 FROM awa.claim_cursors c JOIN awa.ready_entries r ON r.lane_id = c.lane_id
-                   WHERE c.lane_id = mv.lane_id AND r.lane_seq > c.claim_seq)) AS quiet
+                   SELECT 1 FROM awa.claim_cursors c
+                   CROSS JOIN LATERAL (SELECT r.lane_seq FROM awa.ready_entries r
+                                       WHERE r.lane_id = c.lane_id AND r.lane_seq > c.claim_seq
+                                       ORDER BY r.lane_seq LIMIT 1) AS r
+                   WHERE c.lane_id = mv.lane_id)) AS quiet
         FROM unnest(v_mq, v_ml, v_mt, v_mf) AS mv (queue, lane_id, tip, free)
         GROUP BY mv.queue
         ORDER BY mv.queue
