@@ -6182,6 +6182,7 @@ DECLARE
     v_ml    int[];
     v_mt    bigint[];
     v_mf    boolean[];
+    v_mc    bigint[];
     v_c     record;
     v_rc    boolean := current_setting('transaction_isolation') = 'read committed';
     v_r     record;
@@ -6222,15 +6223,19 @@ BEGIN
     -- row lies above its cursor (read now, after the lock test: rows of the
     -- producers that held the lane are visible); its tips are remembered.
     -- Any other queue gets awa.queue_readiness's answer.
+    -- The cursors first, in a statement of their own: the cursor ring's
+    -- prune (a TRUNCATE, every tick) invalidates the plans that read it, and
+    -- this one is cheap to plan again; the ready rows' probe below keeps its
+    -- plan. A claim between the two only makes the probe see a row it has
+    -- taken: not quiet, and queue_readiness answers.
+    v_mc := ARRAY(SELECT c.claim_seq FROM unnest(v_ml) WITH ORDINALITY AS u (lane_id, k)
+                  LEFT JOIN {{$awa_schema}}.claim_cursors c ON c.lane_id = u.lane_id ORDER BY u.k);
     FOR v_c IN
         SELECT mv.queue, array_agg(mv.lane_id) AS lane_ids, array_agg(mv.tip) AS tips,
-               bool_and(mv.free AND NOT EXISTS (
-                   SELECT 1 FROM {{$awa_schema}}.claim_cursors c
-                   CROSS JOIN LATERAL (SELECT r.lane_seq FROM {{$awa_schema}}.ready_entries r
-                                       WHERE r.lane_id = c.lane_id AND r.lane_seq > c.claim_seq
-                                       ORDER BY r.lane_seq LIMIT 1) AS r
-                   WHERE c.lane_id = mv.lane_id)) AS quiet
-        FROM unnest(v_mq, v_ml, v_mt, v_mf) AS mv (queue, lane_id, tip, free)
+               bool_and(mv.free AND (SELECT r.lane_seq FROM {{$awa_schema}}.ready_entries r
+                                     WHERE r.lane_id = mv.lane_id AND r.lane_seq > mv.cur
+                                     ORDER BY r.lane_seq LIMIT 1) IS NULL) AS quiet
+        FROM unnest(v_mq, v_ml, v_mt, v_mf, v_mc) AS mv (queue, lane_id, tip, free, cur)
         GROUP BY mv.queue
         ORDER BY mv.queue
     LOOP
