@@ -12,23 +12,17 @@ select count(*) from generate_series(1, 3) g,
   awa.insert_jobs(array_fill('k'::text, array[7000]), null, array_fill('{"queue": "qr_big"}'::jsonb, array[7000]));
 select count(*) from awa.claim_ready_runtime('qr_big', 1000);
 
--- Entries the ready ring's tables and indexes returned in this transaction.
-create function pg_temp.ready_reads() returns bigint language sql as $$
-  select sum(pg_stat_get_xact_tuples_returned(c.oid))::bigint
-  from pg_inherits i join pg_class c on c.oid = i.inhrelid or c.oid in (select x.indexrelid from pg_index x where x.indrelid = i.inhrelid)
-  where i.inhparent = 'awa.ready_entries'::regclass
-$$;
-
-create temp table r0 as select pg_temp.ready_reads() as n;
+-- awa_test.ready_reads: the ready entries this transaction has read so far.
+create temp table r0 as select awa_test.ready_reads() as n;
 select results_eq($$select queue, ready from awa.queues_ready(array['qr_big'])$$,
                   $$values ('qr_big'::text, true)$$, 'the queue with a backlog is ready');
-select cmp_ok(pg_temp.ready_reads() - (select n from r0), '<', 200::bigint,
+select cmp_ok(awa_test.ready_reads() - (select n from r0), '<', 200::bigint,
               'queues_ready read a handful of ready entries, not the 20,000 of the backlog');
 
-update r0 set n = pg_temp.ready_reads();
+update r0 set n = awa_test.ready_reads();
 select results_eq($$select pending, ready from awa.queue_pending('qr_big')$$,
                   $$values (true, true)$$, 'queue_pending: pending and ready');
-select cmp_ok(pg_temp.ready_reads() - (select n from r0), '<', 200::bigint,
+select cmp_ok(awa_test.ready_reads() - (select n from r0), '<', 200::bigint,
               'queue_pending read a handful of ready entries, not the 20,000 of the backlog');
 
 select * from finish();
