@@ -2698,6 +2698,31 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_rate_wait.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._rate_wait(p_queue text, p_now timestamptz)
+RETURNS interval
+LANGUAGE plpgsql
+STABLE
+AS $$
+DECLARE
+    v_tokens float8;
+    v_rate   float8;
+BEGIN
+    SELECT least(o.rate_burst::float8,
+                 b.tokens + o.rate_per_second * greatest(0, extract(epoch FROM p_now - b.refreshed_at))::float8),
+           o.rate_per_second
+    INTO v_tokens, v_rate
+    FROM awa.queue_options o JOIN awa.queue_rate_buckets b USING (queue)
+    WHERE o.queue = p_queue AND o.rate_per_second IS NOT NULL;
+    IF v_tokens < 1 THEN
+        RETURN make_interval(secs => (1 - v_tokens) / v_rate);
+    END IF;
+    RETURN NULL;
+END;
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_require_between.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._require_between(p_name text, p_value anycompatible, p_min anycompatible, p_max anycompatible,
@@ -6527,21 +6552,11 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 SET jit = off
 AS $$
-DECLARE
-    v_now    timestamptz := coalesce(p_now, now());
-    v_tokens float8;
-    v_rate   float8;
 BEGIN
     SELECT q.pending, q.ready INTO pending, ready FROM awa.queue_pending(p_queue) AS q;
-    SELECT least(o.rate_burst::float8,
-                 b.tokens + o.rate_per_second * greatest(0, extract(epoch FROM v_now - b.refreshed_at))::float8),
-           o.rate_per_second
-    INTO v_tokens, v_rate
-    FROM awa.queue_options o JOIN awa.queue_rate_buckets b USING (queue)
-    WHERE o.queue = p_queue AND o.rate_per_second IS NOT NULL;
-    IF v_tokens < 1 THEN
+    wait_for := awa._rate_wait(p_queue, coalesce(p_now, now()));
+    IF wait_for IS NOT NULL THEN
         ready := false;
-        wait_for := make_interval(secs => (1 - v_tokens) / v_rate);
     END IF;
 END;
 $$;
@@ -6572,6 +6587,7 @@ DECLARE
     v_mt    bigint[];
     v_mf    boolean[];
     v_mc    bigint[];
+    v_wait  interval;
     v_c     record;
     v_rc    boolean := current_setting('transaction_isolation') = 'read committed';
     v_r     record;
@@ -6616,20 +6632,31 @@ BEGIN
     -- prune (a TRUNCATE, every tick) invalidates the plans that read it, and
     -- this one is cheap to plan again; the ready rows' probe below keeps its
     -- plan. A claim between the two only makes the probe see a row it has
-    -- taken: not quiet, and queue_readiness answers.
+    -- taken: the queue reads ready, and a claim may find nothing (as after
+    -- any answer a claim races).
     v_mc := ARRAY(SELECT c.claim_seq FROM unnest(v_ml) WITH ORDINALITY AS u (lane_id, k)
                   LEFT JOIN awa.claim_cursors c ON c.lane_id = u.lane_id ORDER BY u.k);
+    -- A free lane with a row above its cursor is what queue_pending calls
+    -- ready: its queue is returned ready (pending) without asking it again,
+    -- only its rate bucket (awa._rate_wait). The probe runs for free lanes
+    -- only (a one-time filter).
     FOR v_c IN
         SELECT mv.queue, array_agg(mv.lane_id) AS lane_ids, array_agg(mv.tip) AS tips,
-               bool_and(mv.free AND (SELECT r.lane_seq FROM awa.ready_entries r
-                                     WHERE r.lane_id = mv.lane_id AND r.lane_seq > mv.cur
-                                     ORDER BY r.lane_seq LIMIT 1) IS NULL) AS quiet
+               bool_and(mv.free AND a.lane_seq IS NULL) AS quiet, bool_or(a.lane_seq IS NOT NULL) AS ready
         FROM unnest(v_mq, v_ml, v_mt, v_mf, v_mc) AS mv (queue, lane_id, tip, free, cur)
+        LEFT JOIN LATERAL (SELECT r.lane_seq FROM awa.ready_entries r
+                           WHERE mv.free AND r.lane_id = mv.lane_id AND r.lane_seq > mv.cur
+                           ORDER BY r.lane_seq LIMIT 1) AS a ON true
         GROUP BY mv.queue
         ORDER BY mv.queue
     LOOP
         -- Checked: its lanes leave the memo, and come back when quiet.
         v_drop := v_drop || v_c.lane_ids;
+        IF v_c.ready THEN
+            v_wait := awa._rate_wait(v_c.queue, v_now);
+            RETURN NEXT (v_c.queue, v_wait IS NULL, v_wait)::awa.ready_queue;
+            CONTINUE;
+        END IF;
         IF NOT v_c.quiet THEN
             SELECT r.pending, r.ready, r.wait_for INTO v_r FROM awa.queue_readiness(v_c.queue, v_now) AS r;
             IF v_r.pending THEN
