@@ -53,6 +53,17 @@ LANGUAGE sql AS $$
   WHERE schemaname = 'awa' AND relname = p_table
 $$;
 
+-- Entries the ready ring's partitions and their indexes returned so far in
+-- the current transaction (pg_stat_get_xact_tuples_returned): what a probe
+-- read, for tests that a call does not walk a backlog.
+CREATE FUNCTION awa_test.ready_reads() RETURNS bigint
+LANGUAGE sql AS $$
+  SELECT coalesce(sum(pg_stat_get_xact_tuples_returned(c.oid)), 0)::bigint
+  FROM pg_inherits i
+  JOIN pg_class c ON c.oid = i.inhrelid OR c.oid IN (SELECT x.indexrelid FROM pg_index x WHERE x.indrelid = i.inhrelid)
+  WHERE i.inhparent = 'awa.ready_entries'::regclass
+$$;
+
 -- Per-table difference of two awa_test.write_counts() or row_counts()
 -- snapshots, keeping only the tables that changed: {"relname": after - before}.
 CREATE FUNCTION awa_test.changed(p_before jsonb, p_after jsonb) RETURNS jsonb

@@ -23,6 +23,10 @@ CREATE FUNCTION awa._route_closed(
 )
 RETURNS SETOF awa.finalize_result
 LANGUAGE plpgsql
+-- One generic plan per session: a custom plan of the routing statement (its
+-- joins over every ready partition) took 3 ms to plan, the statement 1 ms to
+-- run, and the plan cache kept choosing custom plans.
+SET plan_cache_mode = force_generic_plan
 AS $$
 BEGIN
     RETURN QUERY
@@ -74,8 +78,11 @@ BEGIN
                c.priority, c.queue, c.kind, c.args, c.tags, c.metadata, c.errors, c.created_at, c.run_at, p_now
         FROM c WHERE c.dest IN ('failed', 'cancelled', 'completed')
     ),
+    -- By key (= ANY), not a join: the generic plan guesses the closed rows'
+    -- count and could hash them and scan all of attempt_state.
     cleared AS (
-        DELETE FROM awa.attempt_state s USING c WHERE c.dest = 'completed' AND s.job_id = c.job_id
+        DELETE FROM awa.attempt_state s
+        WHERE s.job_id = ANY (ARRAY(SELECT c.job_id FROM c WHERE c.dest = 'completed'))
     ),
     to_dlq AS (
         INSERT INTO awa.dlq_entries (

@@ -28,6 +28,9 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 -- The cursor read walks each marks index backwards, never sorts a lane's marks.
 SET enable_sort = off
+-- One generic plan per session: its statements' plans do not depend on the
+-- values (lane index probes), and planning them cost more than running them.
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_cache text[];
@@ -71,8 +74,13 @@ BEGIN
             pending := true;
             RETURN;
         END IF;
-        IF EXISTS (SELECT 1 FROM awa.ready_entries r
-                   WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur) THEN
+        -- The first row above the cursor, in lane index order (ORDER BY ...
+        -- LIMIT 1, not EXISTS: over the partitions EXISTS takes each one's
+        -- cheapest total path, a bitmap scan that collects the whole
+        -- backlog past the cursor before it returns one row).
+        IF (SELECT r.lane_seq FROM awa.ready_entries r
+            WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur
+            ORDER BY r.lane_seq LIMIT 1) IS NOT NULL THEN
             pending := true;
             ready := true;
             RETURN;

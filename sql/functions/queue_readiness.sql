@@ -15,21 +15,11 @@ SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 SET jit = off
 AS $$
-DECLARE
-    v_now    timestamptz := coalesce(p_now, now());
-    v_tokens float8;
-    v_rate   float8;
 BEGIN
     SELECT q.pending, q.ready INTO pending, ready FROM awa.queue_pending(p_queue) AS q;
-    SELECT least(o.rate_burst::float8,
-                 b.tokens + o.rate_per_second * greatest(0, extract(epoch FROM v_now - b.refreshed_at))::float8),
-           o.rate_per_second
-    INTO v_tokens, v_rate
-    FROM awa.queue_options o JOIN awa.queue_rate_buckets b USING (queue)
-    WHERE o.queue = p_queue AND o.rate_per_second IS NOT NULL;
-    IF v_tokens < 1 THEN
+    wait_for := awa._rate_wait(p_queue, coalesce(p_now, now()));
+    IF wait_for IS NOT NULL THEN
         ready := false;
-        wait_for := make_interval(secs => (1 - v_tokens) / v_rate);
     END IF;
 END;
 $$;

@@ -21,8 +21,11 @@
 -- awa.queue_readiness (pending, ready, wait_for). The tips are read before
 -- the tests, so a producer that reserves after them moves the tip; one that
 -- reserved before still holds its lane or has committed, and the tests see
--- it. Outside READ COMMITTED nothing is remembered and every queue with a
--- lane past its floor runs awa.queue_readiness.
+-- it. A queue with a free lane that has a row above its cursor is ready
+-- (queue_pending's rule) without running awa.queue_readiness: only its rate
+-- bucket is read (awa._rate_wait). Outside READ COMMITTED nothing is
+-- remembered and every queue with a lane past its floor runs
+-- awa.queue_readiness.
 -- Writes nothing but that session setting; holds no lock past the call
 -- (sequences and lanes are read, producer try-locks released at once).
 -- Errors: AW002 queues NULL, or an element NULL or a name no job can have
@@ -34,6 +37,9 @@ LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 SET jit = off
+-- One generic plan per session: custom plans (each planned over every ready
+-- and cursor partition, 2 ms) were chosen at every call, for the same shape.
+SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     v_queue text;
@@ -47,6 +53,8 @@ DECLARE
     v_ml    int[];
     v_mt    bigint[];
     v_mf    boolean[];
+    v_mc    bigint[];
+    v_wait  interval;
     v_c     record;
     v_rc    boolean := current_setting('transaction_isolation') = 'read committed';
     v_r     record;
@@ -87,17 +95,35 @@ BEGIN
     -- row lies above its cursor (read now, after the lock test: rows of the
     -- producers that held the lane are visible); its tips are remembered.
     -- Any other queue gets awa.queue_readiness's answer.
+    -- The cursors first, in a statement of their own: the cursor ring's
+    -- prune (a TRUNCATE, every tick) invalidates the plans that read it, and
+    -- this one is cheap to plan again; the ready rows' probe below keeps its
+    -- plan. A claim between the two only makes the probe see a row it has
+    -- taken: the queue reads ready, and a claim may find nothing (as after
+    -- any answer a claim races).
+    v_mc := ARRAY(SELECT c.claim_seq FROM unnest(v_ml) WITH ORDINALITY AS u (lane_id, k)
+                  LEFT JOIN awa.claim_cursors c ON c.lane_id = u.lane_id ORDER BY u.k);
+    -- A free lane with a row above its cursor is what queue_pending calls
+    -- ready: its queue is returned ready (pending) without asking it again,
+    -- only its rate bucket (awa._rate_wait). The probe runs for free lanes
+    -- only (a one-time filter).
     FOR v_c IN
         SELECT mv.queue, array_agg(mv.lane_id) AS lane_ids, array_agg(mv.tip) AS tips,
-               bool_and(mv.free AND NOT EXISTS (
-                   SELECT 1 FROM awa.claim_cursors c JOIN awa.ready_entries r ON r.lane_id = c.lane_id
-                   WHERE c.lane_id = mv.lane_id AND r.lane_seq > c.claim_seq)) AS quiet
-        FROM unnest(v_mq, v_ml, v_mt, v_mf) AS mv (queue, lane_id, tip, free)
+               bool_and(mv.free AND a.lane_seq IS NULL) AS quiet, bool_or(a.lane_seq IS NOT NULL) AS ready
+        FROM unnest(v_mq, v_ml, v_mt, v_mf, v_mc) AS mv (queue, lane_id, tip, free, cur)
+        LEFT JOIN LATERAL (SELECT r.lane_seq FROM awa.ready_entries r
+                           WHERE mv.free AND r.lane_id = mv.lane_id AND r.lane_seq > mv.cur
+                           ORDER BY r.lane_seq LIMIT 1) AS a ON true
         GROUP BY mv.queue
         ORDER BY mv.queue
     LOOP
         -- Checked: its lanes leave the memo, and come back when quiet.
         v_drop := v_drop || v_c.lane_ids;
+        IF v_c.ready THEN
+            v_wait := awa._rate_wait(v_c.queue, v_now);
+            RETURN NEXT (v_c.queue, v_wait IS NULL, v_wait)::awa.ready_queue;
+            CONTINUE;
+        END IF;
         IF NOT v_c.quiet THEN
             SELECT r.pending, r.ready, r.wait_for INTO v_r FROM awa.queue_readiness(v_c.queue, v_now) AS r;
             IF v_r.pending THEN

@@ -47,8 +47,11 @@ BEGIN
     LOOP
         CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane.lane_id);
         SELECT c.claim_seq INTO v_cur FROM awa.claim_cursors c WHERE c.lane_id = v_lane.lane_id;
-        CONTINUE WHEN EXISTS (SELECT 1 FROM awa.ready_entries r
-                              WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur);
+        -- The first row above the cursor in index order (not EXISTS: a bitmap
+        -- scan would collect a busy key's whole backlog first).
+        CONTINUE WHEN (SELECT r.lane_seq FROM awa.ready_entries r
+                       WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur
+                       ORDER BY r.lane_seq LIMIT 1) IS NOT NULL;
         DELETE FROM awa.active_key_lanes a WHERE a.queue = v_lane.queue AND a.lane_id = v_lane.lane_id;
         RETURN NEXT v_lane;
     END LOOP;
