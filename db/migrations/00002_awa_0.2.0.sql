@@ -5070,11 +5070,22 @@ BEGIN
     -- The common case (plainly valid, due now) skips the batch machinery,
     -- and, with its lanes cached and free, awa._append_ready's (awa._append_one);
     -- anything else takes awa.insert_jobs for its precise errors and rules.
-    IF NOT awa._request_plain(p_kind, p_args, p_opts) THEN
+    -- No options ('{}', what a client sends for none) call the same checks
+    -- with the options as a constant: PostgreSQL folds them, once per
+    -- session, to the kind and args checks and the defaults, while the
+    -- general forms are compiled again in every transaction (a one-job insert
+    -- is one transaction).
+    IF p_opts = '{}' THEN
+        IF awa._request_plain(p_kind, p_args, '{}') THEN
+            v_job := awa._build_job_body(nextval('awa.job_id_seq'), p_kind, p_args, '{}', v_now);
+        END IF;
+    ELSIF awa._request_plain(p_kind, p_args, p_opts) THEN
+        v_job := awa._build_job_body(nextval('awa.job_id_seq'), p_kind, p_args, p_opts, v_now);
+    END IF;
+    IF v_job.job_id IS NULL THEN
         RETURN QUERY SELECT * FROM awa.insert_jobs(ARRAY[p_kind], ARRAY[p_args], ARRAY[p_opts]);
         RETURN;
     END IF;
-    v_job := awa._build_job_body(nextval('awa.job_id_seq'), p_kind, p_args, p_opts, v_now);
     IF NOT awa._append_one(v_job) THEN
         PERFORM awa._append_ready(ARRAY[v_job], v_now, true);
     END IF;
