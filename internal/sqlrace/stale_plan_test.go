@@ -1,0 +1,155 @@
+package sqlrace
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// lanePlanTables are the lane tables a claim probes once per candidate lane.
+var lanePlanTables = map[string]bool{"queue_lanes": true, "queue_claim_heads": true, "key_lanes": true}
+
+// unprobedLaneScans walks an auto_explain JSON plan and returns each scan of
+// a lane table that is not an index probe with a condition: a sequential
+// scan, or an index scan that reads the whole index (a filter or a join
+// filter then tests every row against every candidate).
+func unprobedLaneScans(node map[string]any, out *[]string) {
+	if rel, _ := node["Relation Name"].(string); lanePlanTables[rel] {
+		_, cond := node["Index Cond"]
+		if node["Node Type"] == "Bitmap Heap Scan" {
+			for _, c := range children(node) {
+				if _, ok := c["Index Cond"]; ok {
+					cond = true
+				}
+			}
+		}
+		if !cond {
+			*out = append(*out, fmt.Sprintf("%s on %s (filter %v)", node["Node Type"], rel, node["Filter"]))
+		}
+	}
+	for _, c := range children(node) {
+		unprobedLaneScans(c, out)
+	}
+}
+
+func children(node map[string]any) []map[string]any {
+	var out []map[string]any
+	ps, _ := node["Plans"].([]any)
+	for _, p := range ps {
+		if m, ok := p.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TestClaimPlansCachedWhileTheLaneTablesWereSmallStillProbeByIndex: a
+// worker's session caches claim_ready_runtime's generic plans (the function
+// forces them) while a keyed queue has three keys and the lane tables'
+// statistics say so; producers then add 2,000 keys (a lane each). Nothing
+// re-plans the claim (inserts do not invalidate a plan), so the plans made
+// for three lanes run against 2,000: every statement's scan of queue_lanes,
+// queue_claim_heads and key_lanes must still be an index probe with a
+// condition. On 8c89927 they were sequential scans per candidate lane (and,
+// with sequential scans off, whole-index scans filtered by the 2,000-name
+// array): 10,000 keys took 9-19 s a claim against 0.2-0.4 s with the custom
+// plans of a0a1908.
+func TestClaimPlansCachedWhileTheLaneTablesWereSmallStillProbeByIndex(t *testing.T) {
+	ctx, pool := newDB(t, 2*time.Minute)
+	const queue = "stale_kq"
+	var mu sync.Mutex
+	var notices []string
+	cfg := pool.Config().ConnConfig.Copy()
+	cfg.OnNotice = func(_ *pgconn.PgConn, n *pgconn.Notice) {
+		mu.Lock()
+		notices = append(notices, n.Message)
+		mu.Unlock()
+	}
+	worker, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer worker.Close(context.Background())
+
+	if _, err := pool.Exec(ctx, `SELECT count(*) FROM awa.configure_queue($1, '{"concurrency": {"key": "args.tenant", "limit": 5}}')`, queue); err != nil {
+		t.Fatal(err)
+	}
+	insertKeys := func(prefix string, keys, perKey int) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, `
+			SELECT count(*) FROM awa.insert_jobs(array_fill('k'::text, ARRAY[$2::int * $3::int]),
+			  ARRAY(SELECT jsonb_build_object('tenant', $4::text || (i % $2::int)) FROM generate_series(1, $2::int * $3::int) i),
+			  array_fill(jsonb_build_object('queue', $1::text), ARRAY[$2::int * $3::int]))`, queue, keys, perKey, prefix); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insertKeys("small", 3, 10)
+	if _, err := pool.Exec(ctx, `ANALYZE awa.queue_lanes, awa.queue_claim_heads, awa.key_lanes, awa.active_key_lanes`); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 6; i++ {
+		if _, err := claim(ctx, worker, queue, 2, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insertKeys("grown", 2000, 1)
+
+	for _, s := range []string{`LOAD 'auto_explain'`, `SET auto_explain.log_min_duration = 0`,
+		`SET auto_explain.log_nested_statements = on`, `SET auto_explain.log_format = json`,
+		`SET auto_explain.log_level = notice`, `SET client_min_messages = notice`} {
+		if _, err := worker.Exec(ctx, s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	mu.Lock()
+	notices = nil
+	mu.Unlock()
+	cs, err := claim(ctx, worker, queue, 100, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 100 {
+		t.Fatalf("the claim took %d jobs, want 100", len(cs))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var bad []string
+	seen := map[string]bool{}
+	plans := 0
+	for _, n := range notices {
+		i := strings.Index(n, "{")
+		if !strings.HasPrefix(n, "duration:") || i < 0 {
+			continue
+		}
+		var doc struct {
+			Query string         `json:"Query Text"`
+			Plan  map[string]any `json:"Plan"`
+		}
+		if err := json.Unmarshal([]byte(n[i:]), &doc); err != nil {
+			t.Fatalf("auto_explain notice: %v\n%s", err, n)
+		}
+		plans++
+		var scans []string
+		unprobedLaneScans(doc.Plan, &scans)
+		for _, s := range scans {
+			line := fmt.Sprintf("%s in: %s", s, strings.Join(strings.Fields(doc.Query), " "))
+			if !seen[line] {
+				seen[line] = true
+				bad = append(bad, line)
+			}
+		}
+	}
+	if plans < 5 {
+		t.Fatalf("auto_explain logged %d plans: the claim's statements were not seen", plans)
+	}
+	if len(bad) > 0 {
+		t.Fatalf("with 2,000 key lanes the claim's cached plans scan lane tables without a probe:\n%s", strings.Join(bad, "\n"))
+	}
+}
