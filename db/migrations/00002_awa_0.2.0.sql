@@ -4145,7 +4145,13 @@ BEGIN
                                  coalesce(sum(least(coalesce(i.w, 1), v_klim[v_ki])) FILTER (WHERE o.open), 0) AS used
                           FROM awa.key_attempts a
                           CROSS JOIN LATERAL unnest(a.items, a.weights) AS i (item, w)
-                          LEFT JOIN awa.claim_batches b ON b.batch_id = a.batch_id AND b.issued_slot = a.claim_slot
+                          -- A primary-key probe per row (a LIMIT subquery is
+                          -- not flattened): as a join, the generic plan made
+                          -- while the claim ring was nearly empty read every
+                          -- batch of the ring for each row.
+                          LEFT JOIN LATERAL (SELECT b.batch_id, b.claim_slot FROM awa.claim_batches b
+                                             WHERE b.batch_id = a.batch_id AND b.issued_slot = a.claim_slot
+                                             LIMIT 1) AS b ON true
                           CROSS JOIN LATERAL (SELECT b.batch_id IS NOT NULL AND NOT EXISTS (
                                                   SELECT 1 FROM awa.claim_closures c
                                                   WHERE c.claim_slot = b.claim_slot

@@ -11,17 +11,16 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// lanePlanTables are the lane tables a claim probes once per candidate lane.
-var lanePlanTables = map[string]bool{"queue_lanes": true, "queue_claim_heads": true, "key_lanes": true}
-
-// unprobedLaneScans walks an auto_explain JSON plan and returns each scan of
-// a lane table that is not an index probe with a condition: a sequential
-// scan, or an index scan that reads the whole index (a filter or a join
-// filter then tests every row against every candidate).
-func unprobedLaneScans(node map[string]any, out *[]string) {
-	if rel, _ := node["Relation Name"].(string); lanePlanTables[rel] {
+// unprobedScans walks an auto_explain JSON plan and returns each scan of a
+// table that is not an index probe with a condition: a sequential scan, or
+// an index scan that reads the whole index (a filter or a join filter then
+// tests every row against every candidate).
+func unprobedScans(node map[string]any, out *[]string) {
+	nodeType, _ := node["Node Type"].(string)
+	if rel, _ := node["Relation Name"].(string); rel != "" && strings.HasSuffix(nodeType, "Scan") {
 		_, cond := node["Index Cond"]
 		if node["Node Type"] == "Bitmap Heap Scan" {
 			for _, c := range children(node) {
@@ -35,7 +34,7 @@ func unprobedLaneScans(node map[string]any, out *[]string) {
 		}
 	}
 	for _, c := range children(node) {
-		unprobedLaneScans(c, out)
+		unprobedScans(c, out)
 	}
 }
 
@@ -55,15 +54,68 @@ func children(node map[string]any) []map[string]any {
 // forces them) while a keyed queue has three keys and the lane tables'
 // statistics say so; producers then add 2,000 keys (a lane each). Nothing
 // re-plans the claim (inserts do not invalidate a plan), so the plans made
-// for three lanes run against 2,000: every statement's scan of queue_lanes,
-// queue_claim_heads and key_lanes must still be an index probe with a
-// condition. On 8c89927 they were sequential scans per candidate lane (and,
-// with sequential scans off, whole-index scans filtered by the 2,000-name
-// array): 10,000 keys took 9-19 s a claim against 0.2-0.4 s with the custom
+// for three lanes run against 2,000: every statement's scan of a table (the
+// lane tables queue_lanes, queue_claim_heads and key_lanes, probed once per
+// candidate lane, and all the others) must still be an index probe with a
+// condition. On 8c89927 the lane tables' scans were sequential scans per
+// candidate lane (and, with sequential scans off alone, whole-index scans
+// filtered by the 2,000-name array): 10,000 keys took 9-19 s a claim against 0.2-0.4 s with the custom
 // plans of a0a1908.
 func TestClaimPlansCachedWhileTheLaneTablesWereSmallStillProbeByIndex(t *testing.T) {
 	ctx, pool := newDB(t, 2*time.Minute)
 	const queue = "stale_kq"
+	if _, err := pool.Exec(ctx, `SELECT count(*) FROM awa.configure_queue($1, '{"concurrency": {"key": "args.tenant", "limit": 5}}')`, queue); err != nil {
+		t.Fatal(err)
+	}
+	insertKeys := func(prefix string, keys, perKey int) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, `
+			SELECT count(*) FROM awa.insert_jobs(array_fill('k'::text, ARRAY[$2::int * $3::int]),
+			  ARRAY(SELECT jsonb_build_object('tenant', $4::text || (i % $2::int)) FROM generate_series(1, $2::int * $3::int) i),
+			  array_fill(jsonb_build_object('queue', $1::text), ARRAY[$2::int * $3::int]))`, queue, keys, perKey, prefix); err != nil {
+			t.Fatal(err)
+		}
+	}
+	staleClaimPlans(t, ctx, pool, queue, func() { insertKeys("small", 3, 10) }, func() { insertKeys("grown", 2000, 1) })
+}
+
+// TestClaimPlansCachedOnASmallQueueStillProbeByIndexOnABigBacklog: the same
+// on a queue with priority aging, a rate limit and 8 shards per priority,
+// its plans cached while it held 40 jobs and then run against 200,000 (the
+// aging probe reads each lane's head; the lane read walks the lane index).
+func TestClaimPlansCachedOnASmallQueueStillProbeByIndexOnABigBacklog(t *testing.T) {
+	ctx, pool := newDB(t, 2*time.Minute)
+	const queue = "stale_aged"
+	if _, err := pool.Exec(ctx, `SELECT count(*) FROM awa.configure_queue($1,
+		'{"aging_seconds": 60, "rate_limit": {"per_second": 100000, "burst": 100000}}')`, queue); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `SELECT awa._add_lane($1, p::smallint, 8) FROM generate_series(1, 4) p
+	                             CROSS JOIN generate_series(1, 7) ORDER BY p`, queue); err != nil {
+		t.Fatal(err)
+	}
+	insert := func(n int) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, `
+			SELECT count(*) FROM awa.insert_jobs(array_fill('k'::text, ARRAY[$2::int]), NULL,
+			  ARRAY(SELECT jsonb_build_object('queue', $1::text, 'priority', 1 + i % 4) FROM generate_series(1, $2::int) i))`,
+			queue, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	staleClaimPlans(t, ctx, pool, queue, func() { insert(40) }, func() {
+		for i := 0; i < 20; i++ {
+			insert(10000)
+		}
+	})
+}
+
+// staleClaimPlans runs small, analyzes the lane tables, has a worker session
+// claim queue six times (caching its plans), runs grow, then claims 100 jobs
+// under auto_explain and fails on any scan of a table that is not an index
+// probe with a condition.
+func staleClaimPlans(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queue string, small, grow func()) {
+	t.Helper()
 	var mu sync.Mutex
 	var notices []string
 	cfg := pool.Config().ConnConfig.Copy()
@@ -78,20 +130,9 @@ func TestClaimPlansCachedWhileTheLaneTablesWereSmallStillProbeByIndex(t *testing
 	}
 	defer worker.Close(context.Background())
 
-	if _, err := pool.Exec(ctx, `SELECT count(*) FROM awa.configure_queue($1, '{"concurrency": {"key": "args.tenant", "limit": 5}}')`, queue); err != nil {
-		t.Fatal(err)
-	}
-	insertKeys := func(prefix string, keys, perKey int) {
-		t.Helper()
-		if _, err := pool.Exec(ctx, `
-			SELECT count(*) FROM awa.insert_jobs(array_fill('k'::text, ARRAY[$2::int * $3::int]),
-			  ARRAY(SELECT jsonb_build_object('tenant', $4::text || (i % $2::int)) FROM generate_series(1, $2::int * $3::int) i),
-			  array_fill(jsonb_build_object('queue', $1::text), ARRAY[$2::int * $3::int]))`, queue, keys, perKey, prefix); err != nil {
-			t.Fatal(err)
-		}
-	}
-	insertKeys("small", 3, 10)
-	if _, err := pool.Exec(ctx, `ANALYZE awa.queue_lanes, awa.queue_claim_heads, awa.key_lanes, awa.active_key_lanes`); err != nil {
+	small()
+	if _, err := pool.Exec(ctx, `ANALYZE awa.queue_lanes, awa.queue_claim_heads, awa.key_lanes, awa.active_key_lanes,
+	                             awa.ready_entries, awa.claim_batches, awa.claim_closures`); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 6; i++ {
@@ -99,8 +140,7 @@ func TestClaimPlansCachedWhileTheLaneTablesWereSmallStillProbeByIndex(t *testing
 			t.Fatal(err)
 		}
 	}
-	insertKeys("grown", 2000, 1)
-
+	grow()
 	for _, s := range []string{`LOAD 'auto_explain'`, `SET auto_explain.log_min_duration = 0`,
 		`SET auto_explain.log_nested_statements = on`, `SET auto_explain.log_format = json`,
 		`SET auto_explain.log_level = notice`, `SET client_min_messages = notice`} {
@@ -137,7 +177,7 @@ func TestClaimPlansCachedWhileTheLaneTablesWereSmallStillProbeByIndex(t *testing
 		}
 		plans++
 		var scans []string
-		unprobedLaneScans(doc.Plan, &scans)
+		unprobedScans(doc.Plan, &scans)
 		for _, s := range scans {
 			line := fmt.Sprintf("%s in: %s", s, strings.Join(strings.Fields(doc.Query), " "))
 			if !seen[line] {
@@ -150,6 +190,6 @@ func TestClaimPlansCachedWhileTheLaneTablesWereSmallStillProbeByIndex(t *testing
 		t.Fatalf("auto_explain logged %d plans: the claim's statements were not seen", plans)
 	}
 	if len(bad) > 0 {
-		t.Fatalf("with 2,000 key lanes the claim's cached plans scan lane tables without a probe:\n%s", strings.Join(bad, "\n"))
+		t.Fatalf("grown, the claim's cached plans scan tables without a probe:\n%s", strings.Join(bad, "\n"))
 	}
 }
