@@ -6560,6 +6560,11 @@ LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 SET jit = off
+-- No sequential scans: a plan the cache keeps from when the ready slot or the
+-- lane tables were small (a generic plan, chosen after five calls) probed
+-- each lane by sequential scans of every ready partition, run once per lane
+-- (TestPollPlansCachedWhileTheLaneTablesWereSmallStillProbeByIndex).
+SET enable_seqscan = off
 AS $$
 DECLARE
     v_queue text;

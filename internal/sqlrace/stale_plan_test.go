@@ -17,10 +17,12 @@ import (
 // unprobedScans walks an auto_explain JSON plan and returns each scan of a
 // table that is not an index probe with a condition: a sequential scan, or
 // an index scan that reads the whole index (a filter or a join filter then
-// tests every row against every candidate).
-func unprobedScans(node map[string]any, out *[]string) {
+// tests every row against every candidate). With loopedOnly, only scans run
+// more than once in the statement count.
+func unprobedScans(node map[string]any, loopedOnly bool, out *[]string) {
 	nodeType, _ := node["Node Type"].(string)
-	if rel, _ := node["Relation Name"].(string); rel != "" && strings.HasSuffix(nodeType, "Scan") {
+	loops, _ := node["Actual Loops"].(float64)
+	if rel, _ := node["Relation Name"].(string); rel != "" && strings.HasSuffix(nodeType, "Scan") && (!loopedOnly || loops > 1) {
 		_, cond := node["Index Cond"]
 		if node["Node Type"] == "Bitmap Heap Scan" {
 			for _, c := range children(node) {
@@ -30,11 +32,11 @@ func unprobedScans(node map[string]any, out *[]string) {
 			}
 		}
 		if !cond {
-			*out = append(*out, fmt.Sprintf("%s on %s (filter %v)", node["Node Type"], rel, node["Filter"]))
+			*out = append(*out, fmt.Sprintf("%s on %s (filter %v, %v loops)", node["Node Type"], rel, node["Filter"], loops))
 		}
 	}
 	for _, c := range children(node) {
-		unprobedScans(c, out)
+		unprobedScans(c, loopedOnly, out)
 	}
 }
 
@@ -110,11 +112,32 @@ func TestClaimPlansCachedOnASmallQueueStillProbeByIndexOnABigBacklog(t *testing.
 	})
 }
 
-// staleClaimPlans runs small, analyzes the lane tables, has a worker session
-// claim queue six times (caching its plans), runs grow, then claims 100 jobs
-// under auto_explain and fails on any scan of a table that is not an index
-// probe with a condition.
+// staleClaimPlans runs small, analyzes the lane and ring tables, has a
+// worker session claim queue six times (caching its plans), runs grow, then
+// claims 100 jobs under auto_explain and fails on any scan of a table that
+// is not an index probe with a condition.
 func staleClaimPlans(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queue string, small, grow func()) {
+	t.Helper()
+	stalePlans(t, ctx, pool, "the claim", false, small, grow, func(conn *pgx.Conn) error {
+		_, err := claim(ctx, conn, queue, 2, nil)
+		return err
+	}, func(conn *pgx.Conn) error {
+		cs, err := claim(ctx, conn, queue, 100, nil)
+		if err == nil && len(cs) != 100 {
+			err = fmt.Errorf("the claim took %d jobs, want 100", len(cs))
+		}
+		return err
+	})
+}
+
+// stalePlans runs small, analyzes the lane and ring tables, runs prime six
+// times in a worker session (caching its plans), runs grow in other
+// sessions, then runs measured in the worker under auto_explain (nested
+// statements, analyzed) and fails on each scan of a table that is not an
+// index probe with a condition: any such scan, or with loopedOnly those run
+// more than once in their statement (a probe per lane or per row).
+func stalePlans(t *testing.T, ctx context.Context, pool *pgxpool.Pool, what string, loopedOnly bool,
+	small, grow func(), prime, measured func(conn *pgx.Conn) error) {
 	t.Helper()
 	var mu sync.Mutex
 	var notices []string
@@ -136,13 +159,14 @@ func staleClaimPlans(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queu
 		t.Fatal(err)
 	}
 	for i := 0; i < 6; i++ {
-		if _, err := claim(ctx, worker, queue, 2, nil); err != nil {
+		if err := prime(worker); err != nil {
 			t.Fatal(err)
 		}
 	}
 	grow()
 	for _, s := range []string{`LOAD 'auto_explain'`, `SET auto_explain.log_min_duration = 0`,
 		`SET auto_explain.log_nested_statements = on`, `SET auto_explain.log_format = json`,
+		`SET auto_explain.log_analyze = on`, `SET auto_explain.log_timing = off`,
 		`SET auto_explain.log_level = notice`, `SET client_min_messages = notice`} {
 		if _, err := worker.Exec(ctx, s); err != nil {
 			t.Fatalf("%s: %v", s, err)
@@ -151,12 +175,8 @@ func staleClaimPlans(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queu
 	mu.Lock()
 	notices = nil
 	mu.Unlock()
-	cs, err := claim(ctx, worker, queue, 100, nil)
-	if err != nil {
+	if err := measured(worker); err != nil {
 		t.Fatal(err)
-	}
-	if len(cs) != 100 {
-		t.Fatalf("the claim took %d jobs, want 100", len(cs))
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -177,7 +197,7 @@ func staleClaimPlans(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queu
 		}
 		plans++
 		var scans []string
-		unprobedScans(doc.Plan, &scans)
+		unprobedScans(doc.Plan, loopedOnly, &scans)
 		for _, s := range scans {
 			line := fmt.Sprintf("%s in: %s", s, strings.Join(strings.Fields(doc.Query), " "))
 			if !seen[line] {
@@ -186,10 +206,43 @@ func staleClaimPlans(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queu
 			}
 		}
 	}
-	if plans < 5 {
-		t.Fatalf("auto_explain logged %d plans: the claim's statements were not seen", plans)
+	if plans < 2 {
+		t.Fatalf("auto_explain logged %d plans: the statements of %s were not seen", plans, what)
 	}
 	if len(bad) > 0 {
-		t.Fatalf("grown, the claim's cached plans scan tables without a probe:\n%s", strings.Join(bad, "\n"))
+		t.Fatalf("grown, the cached plans of %s scan tables without a probe:\n%s", what, strings.Join(bad, "\n"))
 	}
+}
+
+// TestPollPlansCachedWhileTheLaneTablesWereSmallStillProbeByIndex: the
+// shared poll (awa.queues_ready) and awa.queue_pending, their plans cached
+// in a worker's session while a keyed queue had three keys, then run after
+// producers added 2,000 keys: each per-lane probe (a scan run once per lane)
+// must be an index probe with a condition. A generic plan made while the
+// ready slot held 50 rows probed each lane by sequential scans of every
+// ready partition: with 10,000 key lanes, 7-9 s per poll (against 0.1-0.2 s).
+func TestPollPlansCachedWhileTheLaneTablesWereSmallStillProbeByIndex(t *testing.T) {
+	ctx, pool := newDB(t, 2*time.Minute)
+	const queue = "stale_poll"
+	if _, err := pool.Exec(ctx, `SELECT count(*) FROM awa.configure_queue($1, '{"concurrency": {"key": "args.tenant", "limit": 5}}')`, queue); err != nil {
+		t.Fatal(err)
+	}
+	insertKeys := func(prefix string, keys, perKey int) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, `
+			SELECT count(*) FROM awa.insert_jobs(array_fill('k'::text, ARRAY[$2::int * $3::int]),
+			  ARRAY(SELECT jsonb_build_object('tenant', $4::text || (i % $2::int)) FROM generate_series(1, $2::int * $3::int) i),
+			  array_fill(jsonb_build_object('queue', $1::text), ARRAY[$2::int * $3::int]))`, queue, keys, perKey, prefix); err != nil {
+			t.Fatal(err)
+		}
+	}
+	poll := func(conn *pgx.Conn) error {
+		if _, err := conn.Exec(ctx, `SELECT count(*) FROM awa.queues_ready(ARRAY[$1::text, 'stale_other'])`, queue); err != nil {
+			return err
+		}
+		_, err := conn.Exec(ctx, `SELECT count(*) FROM awa.queue_pending($1)`, queue)
+		return err
+	}
+	stalePlans(t, ctx, pool, "the poll", true, func() { insertKeys("small", 3, 10) }, func() { insertKeys("grown", 2000, 1) },
+		poll, poll)
 }
