@@ -14,7 +14,8 @@ import (
 // batches at once (each call up to 60 receipts drawn from the open attempts
 // of many batches, shuffled, some repeated, through a random verb: complete,
 // fail, retry, snooze or cancel), while a rescuer rescues every attempt
-// older than 40 ms, an operator cancels random jobs by id, and the
+// older than 40 ms (every fourth claim is kept from the finalizers for
+// 150 ms, so the rescuer races them), an operator cancels random jobs by id, and the
 // maintenance session rotates and prunes the claim, queue and cursor rings
 // (carrying open batches forward). awa._close_claims tests each batch once
 // per call (its closures merged into one multirange at the statement's
@@ -28,7 +29,9 @@ func TestOverlappingMultiBatchFinalizersCloseEachAttemptOnce(t *testing.T) {
 	stopAt := time.Now().Add(6 * time.Second)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
-	var open []claimed              // attempts claimed and not yet seen closed
+	var open []claimed // attempts claimed and not yet seen closed
+	var held []claimed // every fourth claim, kept from the finalizers until heldUntil
+	var heldUntil []time.Time
 	closes := map[[2]int64]string{} // (job, run_lease) -> who closed it
 	ends := map[int64]int{}         // job -> times it reached a final state
 	var jobs []int64
@@ -80,7 +83,19 @@ func TestOverlappingMultiBatchFinalizersCloseEachAttemptOnce(t *testing.T) {
 					return
 				}
 				mu.Lock()
-				open = append(open, cs...)
+				if i == 3 {
+					// Held 150 ms: the rescuer (40 ms) races the finalizers for these.
+					for range cs {
+						heldUntil = append(heldUntil, time.Now().Add(150*time.Millisecond))
+					}
+					held = append(held, cs...)
+				} else {
+					open = append(open, cs...)
+				}
+				for len(held) > 0 && time.Now().After(heldUntil[0]) {
+					open = append(open, held[0])
+					held, heldUntil = held[1:], heldUntil[1:]
+				}
 				mu.Unlock()
 			}
 			if _, err := conn.Exec(runCtx, `SELECT count(*) FROM awa.promote_due_jobs(1000, now() + interval '1 day')`); err != nil {
@@ -197,6 +212,7 @@ func TestOverlappingMultiBatchFinalizersCloseEachAttemptOnce(t *testing.T) {
 
 	// Drain: close what is still open, then claim and complete the rest.
 	conn := connect(t, ctx, pool)
+	open = append(open, held...)
 	if len(open) > 0 {
 		res, err := complete(ctx, conn, open)
 		if err != nil {

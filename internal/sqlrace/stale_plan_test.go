@@ -66,18 +66,7 @@ func children(node map[string]any) []map[string]any {
 func TestClaimPlansCachedWhileTheLaneTablesWereSmallStillProbeByIndex(t *testing.T) {
 	ctx, pool := newDB(t, 2*time.Minute)
 	const queue = "stale_kq"
-	if _, err := pool.Exec(ctx, `SELECT count(*) FROM awa.configure_queue($1, '{"concurrency": {"key": "args.tenant", "limit": 5}}')`, queue); err != nil {
-		t.Fatal(err)
-	}
-	insertKeys := func(prefix string, keys, perKey int) {
-		t.Helper()
-		if _, err := pool.Exec(ctx, `
-			SELECT count(*) FROM awa.insert_jobs(array_fill('k'::text, ARRAY[$2::int * $3::int]),
-			  ARRAY(SELECT jsonb_build_object('tenant', $4::text || (i % $2::int)) FROM generate_series(1, $2::int * $3::int) i),
-			  array_fill(jsonb_build_object('queue', $1::text), ARRAY[$2::int * $3::int]))`, queue, keys, perKey, prefix); err != nil {
-			t.Fatal(err)
-		}
-	}
+	insertKeys := keyedQueue(t, ctx, pool, queue)
 	staleClaimPlans(t, ctx, pool, queue, func() { insertKeys("small", 3, 10) }, func() { insertKeys("grown", 2000, 1) })
 }
 
@@ -224,18 +213,7 @@ func stalePlans(t *testing.T, ctx context.Context, pool *pgxpool.Pool, what stri
 func TestPollPlansCachedWhileTheLaneTablesWereSmallStillProbeByIndex(t *testing.T) {
 	ctx, pool := newDB(t, 2*time.Minute)
 	const queue = "stale_poll"
-	if _, err := pool.Exec(ctx, `SELECT count(*) FROM awa.configure_queue($1, '{"concurrency": {"key": "args.tenant", "limit": 5}}')`, queue); err != nil {
-		t.Fatal(err)
-	}
-	insertKeys := func(prefix string, keys, perKey int) {
-		t.Helper()
-		if _, err := pool.Exec(ctx, `
-			SELECT count(*) FROM awa.insert_jobs(array_fill('k'::text, ARRAY[$2::int * $3::int]),
-			  ARRAY(SELECT jsonb_build_object('tenant', $4::text || (i % $2::int)) FROM generate_series(1, $2::int * $3::int) i),
-			  array_fill(jsonb_build_object('queue', $1::text), ARRAY[$2::int * $3::int]))`, queue, keys, perKey, prefix); err != nil {
-			t.Fatal(err)
-		}
-	}
+	insertKeys := keyedQueue(t, ctx, pool, queue)
 	poll := func(conn *pgx.Conn) error {
 		if _, err := conn.Exec(ctx, `SELECT count(*) FROM awa.queues_ready(ARRAY[$1::text, 'stale_other'])`, queue); err != nil {
 			return err
@@ -245,4 +223,22 @@ func TestPollPlansCachedWhileTheLaneTablesWereSmallStillProbeByIndex(t *testing.
 	}
 	stalePlans(t, ctx, pool, "the poll", true, func() { insertKeys("small", 3, 10) }, func() { insertKeys("grown", 2000, 1) },
 		poll, poll)
+}
+
+// keyedQueue configures queue with a key per args.tenant (limit 5) and
+// returns an insert of keys*perKey jobs whose tenants are prefix0.. prefix<keys-1>.
+func keyedQueue(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queue string) func(prefix string, keys, perKey int) {
+	t.Helper()
+	if _, err := pool.Exec(ctx, `SELECT count(*) FROM awa.configure_queue($1, '{"concurrency": {"key": "args.tenant", "limit": 5}}')`, queue); err != nil {
+		t.Fatal(err)
+	}
+	return func(prefix string, keys, perKey int) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, `
+			SELECT count(*) FROM awa.insert_jobs(array_fill('k'::text, ARRAY[$2::int * $3::int]),
+			  ARRAY(SELECT jsonb_build_object('tenant', $4::text || (i % $2::int)) FROM generate_series(1, $2::int * $3::int) i),
+			  array_fill(jsonb_build_object('queue', $1::text), ARRAY[$2::int * $3::int]))`, queue, keys, perKey, prefix); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
