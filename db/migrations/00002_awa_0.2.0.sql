@@ -3898,8 +3898,15 @@ SET search_path = pg_catalog, pg_temp
 -- Every statement runs its generic plan, planned once per session: the
 -- plan cache's default kept re-planning the lane probes (custom plans, their
 -- estimated cost lower than the generic plan's), 0.6 ms of planning in a
--- 100-job claim of 1.8 ms (bench/sql/claim_complete_profile.sh).
+-- 100-job claim of 1.8 ms (bench/sql/claim_complete_profile.sh). A generic
+-- plan lives as long as the session (until its tables' statistics or
+-- partitions change): made while the lane tables held a few rows, it read
+-- them by sequential scan per lane probe, and a keyed queue that grew 10,000
+-- key lanes then took 10 s a claim, against 0.7 s with custom plans. So
+-- sequential scans are off too: a probe keeps its index whatever size the
+-- table had when it was planned.
 SET enable_sort = off
+SET enable_seqscan = off
 SET jit = off
 SET plan_cache_mode = force_generic_plan
 AS $$
@@ -4044,12 +4051,20 @@ BEGIN
     FROM (SELECT l.lane_id, l.priority, awa._lane_tip(l.lane_seq) AS tip,
                  greatest(l.claim_seq, l.cached) AS low,
                  row_number() OVER (ORDER BY l.priority, l.r >= floor(v_spin * l.n) DESC, l.r) AS ord
-          FROM (SELECT l.lane_id, l.lane_seq, l.priority, h.claim_seq, x.cur AS cached,
+          -- One index probe per lane name, and the head a primary-key probe
+          -- per lane: the generic plan of `l.queue = ANY (v_qnames)` joined
+          -- to the heads, made while the lane tables were small, read every
+          -- queue's lanes in lane id order and tested each against the whole
+          -- array (a keyed queue's 10,000 names: 10,000 squared comparisons).
+          FROM (SELECT l.lane_id, l.lane_seq, l.priority,
+                       (SELECT h.claim_seq FROM awa.queue_claim_heads h WHERE h.lane_id = l.lane_id) AS claim_seq,
+                       x.cur AS cached,
                        count(*) OVER (PARTITION BY l.priority) AS n,
                        row_number() OVER (PARTITION BY l.priority ORDER BY l.shard, l.lane_id) - 1 AS r
-                FROM awa.queue_lanes l JOIN awa.queue_claim_heads h USING (lane_id)
-                LEFT JOIN unnest(v_cids, v_ccur) AS x (id, cur) ON x.id = l.lane_id
-                WHERE l.queue = ANY (v_qnames)) AS l) AS c
+                FROM unnest(v_qnames) AS q (name)
+                CROSS JOIN LATERAL (SELECT l.lane_id, l.lane_seq, l.priority, l.shard FROM awa.queue_lanes l
+                                    WHERE l.queue = q.name OFFSET 0) AS l
+                LEFT JOIN unnest(v_cids, v_ccur) AS x (id, cur) ON x.id = l.lane_id) AS l) AS c
     WHERE c.tip > c.low;
 
     IF cardinality(v_ids) > 0 THEN
@@ -4117,10 +4132,13 @@ BEGIN
             v_free := ARRAY(SELECT v_free[o] FROM unnest(v_order) WITH ORDINALITY AS x (o, n) ORDER BY x.n);
             v_has := ARRAY(SELECT v_has[o] FROM unnest(v_order) WITH ORDINALITY AS x (o, n) ORDER BY x.n);
         END IF;
-        -- Each candidate's key (NULL: a shard lane).
+        -- Each candidate's key (NULL: a shard lane): a primary-key probe per
+        -- lane (as a join, the generic plan, which counts ten rows for any
+        -- unnest, rescanned every key lane for each candidate: 10,000 key
+        -- lanes, 8 s a claim).
         IF v_keyed THEN
-            v_lkeys := ARRAY(SELECT k.key FROM unnest(v_ids) WITH ORDINALITY AS u (id, ord)
-                             LEFT JOIN awa.key_lanes k ON k.lane_id = u.id ORDER BY u.ord);
+            v_lkeys := ARRAY(SELECT (SELECT k.key FROM awa.key_lanes k WHERE k.lane_id = u.id)
+                             FROM unnest(v_ids) WITH ORDINALITY AS u (id, ord) ORDER BY u.ord);
         END IF;
     END IF;
 
@@ -4163,7 +4181,13 @@ BEGIN
                                  coalesce(sum(least(coalesce(i.w, 1), v_klim[v_ki])) FILTER (WHERE o.open), 0) AS used
                           FROM awa.key_attempts a
                           CROSS JOIN LATERAL unnest(a.items, a.weights) AS i (item, w)
-                          LEFT JOIN awa.claim_batches b ON b.batch_id = a.batch_id AND b.issued_slot = a.claim_slot
+                          -- A primary-key probe per row (a LIMIT subquery is
+                          -- not flattened): as a join, the generic plan made
+                          -- while the claim ring was nearly empty read every
+                          -- batch of the ring for each row.
+                          LEFT JOIN LATERAL (SELECT b.batch_id, b.claim_slot FROM awa.claim_batches b
+                                             WHERE b.batch_id = a.batch_id AND b.issued_slot = a.claim_slot
+                                             LIMIT 1) AS b ON true
                           CROSS JOIN LATERAL (SELECT b.batch_id IS NOT NULL AND NOT EXISTS (
                                                   SELECT 1 FROM awa.claim_closures c
                                                   WHERE c.claim_slot = b.claim_slot
@@ -6495,6 +6519,9 @@ SET enable_sort = off
 -- One generic plan per session: its statements' plans do not depend on the
 -- values (lane index probes), and planning them cost more than running them.
 SET plan_cache_mode = force_generic_plan
+-- No sequential scans in a plan cached while the tables were small (as
+-- awa.queues_ready): its per-lane probes stay index walks as the lanes grow.
+SET enable_seqscan = off
 AS $$
 DECLARE
     v_cache text[];
@@ -6584,6 +6611,11 @@ SET jit = off
 -- One generic plan per session: custom plans (each planned over every ready
 -- and cursor partition, 2 ms) were chosen at every call, for the same shape.
 SET plan_cache_mode = force_generic_plan
+-- No sequential scans: a plan the cache keeps from when the ready slot or the
+-- lane tables were small (a generic plan) probed
+-- each lane by sequential scans of every ready partition, run once per lane
+-- (TestPollPlansCachedWhileTheLaneTablesWereSmallStillProbeByIndex).
+SET enable_seqscan = off
 AS $$
 DECLARE
     v_queue text;

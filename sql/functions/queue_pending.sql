@@ -31,6 +31,9 @@ SET enable_sort = off
 -- One generic plan per session: its statements' plans do not depend on the
 -- values (lane index probes), and planning them cost more than running them.
 SET plan_cache_mode = force_generic_plan
+-- No sequential scans in a plan cached while the tables were small (as
+-- awa.queues_ready): its per-lane probes stay index walks as the lanes grow.
+SET enable_seqscan = off
 AS $$
 DECLARE
     v_cache text[];

@@ -40,6 +40,11 @@ SET jit = off
 -- One generic plan per session: custom plans (each planned over every ready
 -- and cursor partition, 2 ms) were chosen at every call, for the same shape.
 SET plan_cache_mode = force_generic_plan
+-- No sequential scans: a plan the cache keeps from when the ready slot or the
+-- lane tables were small (a generic plan) probed
+-- each lane by sequential scans of every ready partition, run once per lane
+-- (TestPollPlansCachedWhileTheLaneTablesWereSmallStillProbeByIndex).
+SET enable_seqscan = off
 AS $$
 DECLARE
     v_queue text;
