@@ -1548,24 +1548,35 @@ func TestAClaimInATransactionThatAlsoEnqueuesDoesNotDeadlockWithAProducer(t *tes
 // TestACancelledClaimLeavesNoProducerLockHeld: a claim tests the producer
 // lock of each candidate lane with a session-level try-lock that it releases
 // in the same expression (awa._producer_free). A query cancel that lands
-// during a claim must not leave such a lock held past the call. idle's 32 lanes share busy's sequences, which move before
-// every claim, so every claim of idle takes and releases 32 producer locks;
-// the claims run under statement_timeouts of 1 to 60 ms.
+// during a claim must not leave such a lock held past the call. Each queue
+// has 64 shard lanes per priority (256 lanes, every pool sequence); idle's
+// share busy's sequences, which move before every claim, so every claim of
+// idle takes and releases 256 producer locks, long enough for the
+// statement_timeouts of 1 to 60 ms to land inside it (with 32 lanes, since
+// the claim runs generic plans, too few claims outlasted 1 ms).
 func TestACancelledClaimLeavesNoProducerLockHeld(t *testing.T) {
-	ctx, pool := newDB(t, 120*time.Second)
+	ctx, pool := newDB(t, 150*time.Second)
 	for _, q := range []string{"busy", "idle"} {
 		if q == "idle" {
 			shareLanesWith(t, ctx, pool, "busy")
 		}
 		emptyLaneAtEachPriority(t, ctx, pool, q)
+		if _, err := pool.Exec(ctx, `DO $$ BEGIN
+			FOR p IN 1 .. 4 LOOP FOR s IN 1 .. 64 LOOP
+				PERFORM awa._add_lane('`+q+`', p::smallint, 64);
+			END LOOP; END LOOP; END $$`); err != nil {
+			t.Fatalf("setup: shards of %s: %v", q, err)
+		}
 	}
 	requireShared(t, ctx, pool, "idle", "busy")
 	conn := connect(t, ctx, pool)
 	cancelled, advanced := 0, 0
 	timeouts := []string{"1ms", "2ms", "3ms", "5ms", "8ms", "12ms", "20ms", "60ms"}
 	// At least 3,000 claims, and on until the attack has both kinds (how
-	// many a timeout cancels depends on the machine's speed).
-	for i := 0; (i < 3000 || cancelled < 100 || advanced < 50) && i < 30000 && ctx.Err() == nil; i++ {
+	// many a timeout cancels depends on the machine's speed), for up to 30,000
+	// claims or 100 s.
+	until := time.Now().Add(100 * time.Second)
+	for i := 0; (i < 3000 || cancelled < 100 || advanced < 50) && i < 30000 && time.Now().Before(until) && ctx.Err() == nil; i++ {
 		if _, err := pool.Exec(ctx, `SELECT nextval(lane_seq) FROM awa.queue_lanes WHERE queue = 'busy'`); err != nil {
 			t.Fatal(err)
 		}
@@ -1584,6 +1595,7 @@ func TestACancelledClaimLeavesNoProducerLockHeld(t *testing.T) {
 	if cancelled < 100 || advanced < 50 {
 		t.Fatalf("setup: %d claims cancelled, %d completed; the attack needs both", cancelled, advanced)
 	}
+	t.Logf("%d claims cancelled, %d completed", cancelled, advanced)
 	if n := leakedProducerLocks(t, ctx, conn); n != 0 {
 		t.Errorf("after %d cancelled claims the session holds %d producer locks at session level", cancelled, n)
 	}
