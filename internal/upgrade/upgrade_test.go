@@ -85,12 +85,14 @@ func TestUpgradeFromTheLatestReleaseWhileItsWorkerRuns(t *testing.T) {
 	waitFor(t, 20*time.Second, "the release's worker runs jobs", func() bool {
 		return count(t, ctx, pool, `SELECT count(*) FROM awa.jobs WHERE state = 'running' AND queue = 'crash'`) > 0
 	})
+	upStart := time.Now()
 	applied := gooseUp(t, ctx, dsn)
+	upTook := time.Since(upStart)
 	var upgraded string
 	if err := pool.QueryRow(ctx, `SELECT awa.substrate_version()`).Scan(&upgraded); err != nil || upgraded != driver.SubstrateVersion {
 		t.Fatalf("substrate after goose up = %q, %v; want %s", upgraded, err, driver.SubstrateVersion)
 	}
-	t.Logf("goose up applied %v while the release's worker ran", applied)
+	t.Logf("goose up applied %v in %s while the release's worker ran", applied, upTook.Round(time.Millisecond))
 	// The old worker goes on under the new substrate, then stops gracefully
 	// (its running jobs finish and their results are flushed).
 	time.Sleep(time.Second)
@@ -137,6 +139,13 @@ func TestUpgradeFromTheLatestReleaseWhileItsWorkerRuns(t *testing.T) {
 	}
 	if n := count(t, ctx, pool, `SELECT count(*) FROM awa.dlq_entries`); n != 1 {
 		t.Errorf("DLQ entries: %d, want the one DLQ job", n)
+	}
+	// The migration locks schema awa as a whole before it alters anything
+	// (db/upgrade/00_lock_awa.sql): neither side is ever a deadlock's victim.
+	for _, w := range []*worker{old, neu} {
+		if bytes.Contains(w.log.Bytes(), []byte("40P01")) || bytes.Contains(w.log.Bytes(), []byte("deadlock")) {
+			t.Errorf("worker %d met a deadlock during the upgrade:\n%s", w.pid, w.log)
+		}
 	}
 	t.Logf("runs: %d by v%s's worker, %d by the head's; %s in all", byOld, version, byNew, time.Since(start).Round(time.Millisecond))
 }
@@ -368,4 +377,97 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// An application transaction that inserted a job and stays open holds one of
+// awa's tables: the upgrade waits for it (awa.upgrade_lock_wait, shortened
+// here to 1s), then fails with 55P03 and writes nothing; the transaction goes
+// on unharmed. A holder that ends while the upgrade waits lets it through.
+func TestUpgradeWaitsForAnOpenTransactionThenFailsWritingNothing(t *testing.T) {
+	_, last, err := db.LatestRelease()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn := pgtest.NewDBAtDSN(t, last)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	withWait := func(d string) string { return dsn + sep + "options=-c%20awa.upgrade_lock_wait%3D" + d }
+	version := func() (substrate string, goose int) {
+		t.Helper()
+		if err := pool.QueryRow(ctx, `SELECT awa.substrate_version(), (SELECT max(version_id) FROM `+db.VersionTable+`)`).
+			Scan(&substrate, &goose); err != nil {
+			t.Fatal(err)
+		}
+		return substrate, goose
+	}
+	relSubstrate, relGoose := version()
+
+	hold, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held int64
+	if err := hold.QueryRow(ctx, `SELECT id FROM awa.insert_job('held', '{}')`).Scan(&held); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	_, err = pgtest.MigrateTo(ctx, withWait("1s"), -1)
+	took := time.Since(began)
+	if err == nil || !strings.Contains(err.Error(), "55P03") || !strings.Contains(err.Error(), "could not lock the tables of schema awa") {
+		t.Fatalf("goose up while a transaction holds awa's tables: %v; want 55P03, could not lock the tables of schema awa", err)
+	}
+	if took < time.Second {
+		t.Errorf("the upgrade gave up after %s; want it to wait the 1s awa.upgrade_lock_wait gives", took)
+	}
+	if s, g := version(); s != relSubstrate || g != relGoose {
+		t.Errorf("after the failed upgrade: substrate %s, goose version %d; want the release's %s, %d", s, g, relSubstrate, relGoose)
+	}
+	if err := hold.Commit(ctx); err != nil {
+		t.Fatalf("the holding transaction after the failed upgrade: %v", err)
+	}
+	if n := count(t, ctx, pool, fmt.Sprintf(`SELECT count(*) FROM awa.jobs WHERE id = %d AND state = 'available'`, held)); n != 1 {
+		t.Errorf("the held transaction's job %d: %d available rows, want 1", held, n)
+	}
+
+	// A holder that ends 700 ms into the upgrade's wait.
+	hold, err = pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hold.Exec(ctx, `SELECT awa.insert_job('held', '{}')`); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		ended <- hold.Commit(ctx)
+	}()
+	began = time.Now()
+	if _, err := pgtest.MigrateTo(ctx, withWait("30s"), -1); err != nil {
+		t.Fatalf("goose up once the holder ends: %v", err)
+	}
+	waited := time.Since(began)
+	if err := <-ended; err != nil {
+		t.Fatalf("the holder's commit: %v", err)
+	}
+	if waited < 600*time.Millisecond {
+		t.Errorf("the upgrade finished after %s, before the holder ended (700 ms)", waited)
+	}
+	if s, _ := version(); s != driver.SubstrateVersion {
+		t.Errorf("substrate after the upgrade = %s, want %s", s, driver.SubstrateVersion)
+	}
+	if n := count(t, ctx, pool, `SELECT count(*) FROM awa.jobs WHERE kind = 'held'`); n != 2 {
+		t.Errorf("jobs of both holders: %d, want 2", n)
+	}
+	t.Logf("the upgrade failed after %s against the open transaction; against one that ended at 700 ms it finished after %s",
+		took.Round(time.Millisecond), waited.Round(time.Millisecond))
 }

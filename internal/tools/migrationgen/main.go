@@ -28,6 +28,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	_ "embed"
 	"encoding/hex"
 	"errors"
 	"flag"
@@ -241,6 +242,12 @@ func sqlVersion(srcs []source) (string, error) {
 	return "", fmt.Errorf("%s is missing", versionFile)
 }
 
+// lockSchema opens every unreleased migration (docs/releases.md, "Upgrading
+// under load").
+//
+//go:embed lock.sql
+var lockSchema string
+
 // step is a hand-written upgrade step, db/upgrade/*.sql.
 type step struct {
 	name, text string
@@ -302,6 +309,9 @@ func upgrade(rel *marker, srcs []source, steps []step) ([]byte, error) {
 	var refused []string
 	var w bytes.Buffer
 	changed := len(steps) > 0
+	// Every upgrade first locks the schema as a whole, so that running
+	// workers wait for it instead of deadlocking with its steps.
+	block(&w, "the schema locked as a whole before anything changes: internal/tools/migrationgen/lock.sql", lockSchema)
 
 	// Views that use a routine whose released signature is dropped block its
 	// DROP: drop them, and what depends on them, first (release order
