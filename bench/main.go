@@ -114,6 +114,8 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 		idlePoll = fs.Duration("idle-poll", 0, "idle-queues: the client's FetchPollInterval (0: its default)")
 		cpuProf  = fs.String("cpuprofile", "", "write the bench process's Go CPU profile (both systems' clients and "+
 			"workers, runtime/pprof) to this file, for `go tool pprof`")
+		memProf = fs.String("memprofile", "", "write the bench process's Go allocation profile (runtime/pprof \"allocs\": "+
+			"what was allocated over the whole run, by call site) to this file at the end, for `go tool pprof -sample_index=alloc_space`")
 	)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -138,6 +140,14 @@ func bench(ctx context.Context, args []string, stdout, stderr io.Writer, con *be
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if *memProf != "" {
+		defer func() {
+			if f, err := os.Create(*memProf); err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
 	}
 	if *merge != "" {
 		if *from != "" {

@@ -22,6 +22,10 @@ type runningAttempt struct {
 	cancel  context.CancelCauseFunc
 	// handle wakes the handler's WaitForCallback on a resume notification.
 	handle *attemptHandle
+	// closed (nil: none) runs after cancel when the attempt is closed from
+	// outside: the runtime's watchdog, which is registered on the context
+	// below the handler's and so does not see this cancel by itself.
+	closed func()
 }
 
 // attemptSet is the Client's running handlers by attempt, so that a cancel
@@ -33,15 +37,15 @@ type attemptSet struct {
 }
 
 // start derives the handler's context for attempt r, whose JobRow holds h;
-// done removes it.
-func (s *attemptSet) start(ctx context.Context, r Receipt, h *attemptHandle) (hctx context.Context, done func()) {
+// done removes it. closed (may be nil) runs after the cancel of a close.
+func (s *attemptSet) start(ctx context.Context, r Receipt, h *attemptHandle, closed func()) (hctx context.Context, done func()) {
 	hctx, cancel := context.WithCancelCause(ctx)
 	k := attemptKey{r.JobID, r.RunLease}
 	s.mu.Lock()
 	if s.m == nil {
 		s.m = make(map[attemptKey]runningAttempt)
 	}
-	s.m[k] = runningAttempt{receipt: r, cancel: cancel, handle: h}
+	s.m[k] = runningAttempt{receipt: r, cancel: cancel, handle: h, closed: closed}
 	s.mu.Unlock()
 	return hctx, func() {
 		s.mu.Lock()
@@ -58,6 +62,9 @@ func (s *attemptSet) close(jobID, runLease int64) bool {
 	s.mu.Unlock()
 	if ok {
 		a.cancel(ErrAttemptClosed)
+		if a.closed != nil {
+			a.closed()
+		}
 	}
 	return ok
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -20,7 +21,8 @@ func TestControlNotificationsCancelOrWake(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(&logs, nil))
 	var s attemptSet
 	h := &attemptHandle{cb: callbackState{token: "t", wake: make(chan struct{}, 1)}}
-	ctx, done := s.start(context.Background(), Receipt{JobID: 7, RunLease: 3}, h)
+	var closed atomic.Int32
+	ctx, done := s.start(context.Background(), Receipt{JobID: 7, RunLease: 3}, h, func() { closed.Add(1) })
 	defer done()
 
 	for _, p := range []string{"resume:7:x", "resume:", "7", "resume:8:3"} {
@@ -41,12 +43,17 @@ func TestControlNotificationsCancelOrWake(t *testing.T) {
 	case <-time.After(time.Second):
 		t.Fatal("resume:7:3 did not wake the waiter")
 	}
-	if ctx.Err() != nil {
-		t.Fatal("a resume cancelled the handler's context")
+	if ctx.Err() != nil || closed.Load() != 0 {
+		t.Fatalf("a resume cancelled the handler's context (%v) or ran the close hook (%d times)", ctx.Err(), closed.Load())
 	}
 	s.controlNotified("7:3", log)
 	if !errors.Is(context.Cause(ctx), ErrAttemptClosed) {
 		t.Fatalf("after 7:3 the context's cause is %v, want ErrAttemptClosed", context.Cause(ctx))
+	}
+	// The watchdog's hook runs after the cancel: the runtime registers its
+	// watchdog on the context below the handler's, which this cancel skips.
+	if n := closed.Load(); n != 1 {
+		t.Fatalf("the close hook ran %d times after 7:3, want 1", n)
 	}
 }
 

@@ -61,6 +61,9 @@ type completer struct {
 	drains  chan chan struct{}
 	// failed holds results whose fast retries all failed, oldest first.
 	failed []finishReq
+	// by is flush's split of a batch by action, its slices kept from one
+	// flush to the next (nothing holds them after flush returns).
+	by [actionPark + 1][]finishReq
 }
 
 // fastRetries is how many times a batch's finalizer call is tried before its
@@ -96,7 +99,7 @@ func (c *completer) drain() {
 }
 
 func (c *completer) run(ctx context.Context) {
-	var pending []finishReq
+	var pending []finishReq // kept from one flush to the next: flush copies what it keeps
 	var flushAt <-chan time.Time
 	retry := time.NewTicker(c.cfg.CompleterRetryInterval)
 	defer retry.Stop()
@@ -119,20 +122,20 @@ func (c *completer) run(ctx context.Context) {
 				}
 			}
 			c.flush(context.WithoutCancel(ctx), pending)
-			pending, flushAt = nil, nil
+			pending, flushAt = pending[:0], nil
 			c.lastAttempt(context.WithoutCancel(ctx))
 			close(done)
 		case r := <-c.in:
 			pending = append(pending, r)
 			if len(pending) >= c.cfg.CompleterBatchSize {
 				c.flush(ctx, pending)
-				pending, flushAt = nil, nil
+				pending, flushAt = pending[:0], nil
 			} else if flushAt == nil {
 				flushAt = time.After(c.cfg.CompleterFlushInterval)
 			}
 		case <-flushAt:
 			c.flush(ctx, pending)
-			pending, flushAt = nil, nil
+			pending, flushAt = pending[:0], nil
 		case <-retry.C:
 			if len(c.failed) > 0 {
 				c.retryFailed(ctx)
@@ -143,11 +146,13 @@ func (c *completer) run(ctx context.Context) {
 
 // flush finalizes reqs, one SQL call per action present.
 func (c *completer) flush(ctx context.Context, reqs []finishReq) {
-	var by [actionPark + 1][]finishReq
-	for _, r := range reqs {
-		by[r.action] = append(by[r.action], r)
+	for a := range c.by {
+		c.by[a] = c.by[a][:0]
 	}
-	for action, rs := range by {
+	for _, r := range reqs {
+		c.by[r.action] = append(c.by[r.action], r)
+	}
+	for action, rs := range c.by {
 		if len(rs) > 0 {
 			c.flushAction(ctx, finishAction(action), rs)
 		}

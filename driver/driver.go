@@ -11,6 +11,7 @@
 package driver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -395,7 +396,9 @@ func (j ClaimedJob) Weight() int {
 	var m struct {
 		W json.RawMessage `json:"flow_weight"`
 	}
-	if len(j.Metadata) == 0 || json.Unmarshal(j.Metadata, &m) != nil || len(m.W) == 0 {
+	// The metadata is jsonb's text, which writes a key as it is (no escapes
+	// for these letters): without the key there is nothing to decode.
+	if !bytes.Contains(j.Metadata, []byte(`"flow_weight"`)) || json.Unmarshal(j.Metadata, &m) != nil || len(m.W) == 0 {
 		return 1
 	}
 	// A number only (a quoted "5" is a string to the claim), read exactly:
@@ -422,30 +425,48 @@ func (d *Driver) Claim(ctx context.Context, db DBTX, queue string, max int, inst
 	if attemptDeadline != 0 {
 		arg.AttemptDeadline = interval(attemptDeadline)
 	}
-	rows, err := d.q.ClaimReadyRuntime(ctx, d.on(db), arg)
+	rows, err := d.q.ClaimReadyRuntimeRows(ctx, d.on(db), arg)
 	if err != nil {
 		return nil, fmt.Errorf("claim queue %q: %w", queue, mapError(err))
 	}
-	out := make([]ClaimedJob, len(rows))
-	for i, r := range rows {
-		out[i] = ClaimedJob{
-			Receipt:     Receipt{JobID: r.ID, RunLease: r.RunLease, ClaimSlot: r.ClaimSlot, ReceiptID: r.ReceiptID},
-			Kind:        r.Kind,
-			Queue:       r.Queue,
-			Priority:    r.Priority,
-			Args:        r.Args,
-			Attempt:     int(r.Attempt),
-			MaxAttempts: int(r.MaxAttempts),
-			Tags:        r.Tags,
-			Metadata:    r.Metadata,
-			Errors:      r.Errors,
-			CreatedAt:   r.CreatedAt.Time,
-			RunAt:       r.RunAt.Time,
-			ClaimedAt:   r.ClaimedAt.Time,
-			DeadlineAt:  r.DeadlineAt.Time,
-		}
+	out, err := scanClaimed(rows, max)
+	if err != nil {
+		return nil, fmt.Errorf("claim queue %q: %w", queue, mapError(err))
 	}
 	return out, nil
+}
+
+// scanClaimed reads the claim's rows (the columns of queries/work.sql's
+// ClaimReadyRuntime, in order) into jobs: one slice of capacity max, and one
+// string per distinct kind and queue in the batch rather than one per job.
+func scanClaimed(rows pgx.Rows, max int) ([]ClaimedJob, error) {
+	defer rows.Close()
+	out := make([]ClaimedJob, 0, max)
+	var names map[string]string
+	intern := func(b []byte) string {
+		if s, ok := names[string(b)]; ok {
+			return s
+		}
+		if names == nil {
+			names = make(map[string]string, 2)
+		}
+		s := string(b)
+		names[s] = s
+		return s
+	}
+	var created, runAt, claimed, deadline pgtype.Timestamptz
+	for rows.Next() {
+		out = append(out, ClaimedJob{})
+		j := &out[len(out)-1]
+		if err := rows.Scan(&j.JobID, &j.RunLease, &j.ClaimSlot, &j.ReceiptID, nil, nil, &j.Priority, &j.Args,
+			&j.Attempt, &j.MaxAttempts, &j.Tags, &j.Metadata, &j.Errors, &created, &runAt, &claimed, &deadline); err != nil {
+			return nil, err
+		}
+		raw := rows.RawValues()
+		j.Kind, j.Queue = intern(raw[4]), intern(raw[5])
+		j.CreatedAt, j.RunAt, j.ClaimedAt, j.DeadlineAt = created.Time, runAt.Time, claimed.Time, deadline.Time
+	}
+	return out, rows.Err()
 }
 
 // Pending is what awa.queue_pending reports about a queue.

@@ -30,11 +30,27 @@ type queueRunner struct {
 	widening sync.Mutex
 	// fetchBatch caps one claim: Config.FetchBatchSize, or MaxWorkers up to 1024.
 	fetchBatch int
+	// work carries claimed jobs to the worker goroutines (dispatch): its
+	// capacity is MaxWorkers, which the jobs claimed and not yet started
+	// never exceed (each holds a permit), so a send never blocks. The fetch
+	// loop is its only sender and closes it when it ends.
+	work chan claimedRun
+	// idle counts worker goroutines about to wait on work that no job sent
+	// yet has counted on.
+	idle atomic.Int32
+}
+
+// claimedRun is one claimed job on its way to a worker goroutine.
+type claimedRun struct {
+	j          ClaimedJob
+	claimStart time.Time
+	claimSpan  trace.SpanContext
+	weight     int
 }
 
 func newQueueRunner(c *Client, name string, qc QueueConfig) *queueRunner {
 	q := &queueRunner{c: c, name: name, processSpan: "process " + name, permits: make(chan struct{}, qc.MaxWorkers), wake: make(chan struct{}, 1),
-		fetchBatch: c.cfg.FetchBatchSize}
+		fetchBatch: c.cfg.FetchBatchSize, work: make(chan claimedRun, qc.MaxWorkers)}
 	if q.fetchBatch == 0 {
 		q.fetchBatch = min(qc.MaxWorkers, 1024)
 	}
@@ -77,6 +93,7 @@ const claimNow = time.Duration(-1)
 // client's shared poll: Client.pollLoop) or its own recheck (nextRecheck).
 // It has no poll of its own: an idle queue costs nothing here.
 func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
+	defer close(q.work) // after the last dispatch: the workers end
 	cfg := q.c.cfg
 	backlog := true // claim at once on start
 	errDelay := 100 * time.Millisecond
@@ -153,7 +170,8 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 			// this loop, which would wait on the slots of its batch's jobs it
 			// has not started yet, and would not see Stop.
 			q.c.jobWG.Add(1)
-			go q.execute(workCtx, j, claimStart, claimSpan, min(j.Weight(), cap(q.permits)))
+			q.dispatch(workCtx, claimedRun{j: j, claimStart: claimStart, claimSpan: claimSpan,
+				weight: min(j.Weight(), cap(q.permits))})
 		}
 		backlog = len(jobs) == n
 		if !backlog && len(q.wake) > 0 {
@@ -164,6 +182,32 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 			continue
 		}
 		recheck = q.nextRecheck(fetchCtx, backlog, len(jobs) > 0, recheck)
+	}
+}
+
+// dispatch runs a claimed job on a worker goroutine: one that is idle, or
+// else a new one. Worker goroutines outlive their job and take the next
+// (worker), so a busy queue does not start a goroutine per job and grow its
+// stack again on the handler's first deep call. Each job sent either takes
+// one idle worker's count or starts a worker, so it never waits behind a
+// busy one. The workers are about as many as the most jobs that ran at once
+// (at most MaxWorkers, plus abandoned handlers); they wait, parked and
+// without a timer, until the fetch loop ends (Stop) and the jobs it sent are
+// taken.
+func (q *queueRunner) dispatch(workCtx context.Context, r claimedRun) {
+	q.work <- r
+	if q.idle.Add(-1) >= 0 {
+		return
+	}
+	q.idle.Add(1)
+	go q.worker(workCtx)
+}
+
+// worker runs the jobs sent on work until the fetch loop closes it.
+func (q *queueRunner) worker(workCtx context.Context) {
+	for r := range q.work {
+		q.execute(workCtx, r.j, r.claimStart, r.claimSpan, r.weight)
+		q.idle.Add(1)
 	}
 }
 
@@ -320,43 +364,28 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart 
 	// The handler's context ends at its timeout or, when that comes first,
 	// at the attempt's deadline: past it the leader rescues the attempt, so
 	// the handler must stop too. JobRow.SetDeadline moves it.
-	start := time.Now()
+	w := &watch{q: q, workCtx: workCtx, j: &j, row: row, start: time.Now()}
 	// The handler's span, in the context the handler gets.
 	sctx, span := q.c.tracing.startProcess(workCtx, q.processSpan, j, claimSpan)
-	dctx, release := withMovableDeadline(sctx, lim.end(start))
+	dctx, release := withMovableDeadline(sctx, lim.end(w.start))
 	defer release()
 	row.attempt.bind(dctx, lim)
 
+	// The watchdog costs nothing until the handler's context ends: then one
+	// timer for JobTimeoutGrace. The handler's context ends when dctx does
+	// (its timeout or deadline, Stop's cancel), or when the attempt is
+	// closed from outside (attempts.close runs w.ended after the cancel).
+	stopWatch := dctx.AfterFunc(w.ended)
+
 	// Cooperative cancel: an operator's cancel (or a rescue) of this attempt
 	// cancels ctx with cause ErrAttemptClosed (cancel.go).
-	ctx, attemptDone := q.c.attempts.start(dctx, j.Receipt, row.attempt)
+	ctx, attemptDone := q.c.attempts.start(dctx, j.Receipt, row.attempt, w.ended)
 	defer attemptDone()
 
-	// The watchdog costs nothing until the handler's context ends: then one
-	// timer for JobTimeoutGrace.
-	var state atomic.Int32
-	grace := cfg.JobTimeoutGrace
-	stopWatch := context.AfterFunc(ctx, func() {
-		time.AfterFunc(grace, func() {
-			if !state.CompareAndSwap(attemptRunning, attemptAbandoned) {
-				return
-			}
-			why := q.overstay(workCtx, row.attempt.currentLimits(), start)
-			q.c.log.Error("awa: Handler did not return within its timeout; the attempt is retried and the handler abandoned "+
-				"(its slot stays taken until it returns)", slog.String("queue", q.name), slog.Int64("job_id", j.JobID),
-				slog.Int64("run_lease", j.RunLease), slog.String("kind", j.Kind), slog.String("reason", why))
-			abandoned := withJob(finishReq{action: actionRetry, r: j.Receipt,
-				msg: fmt.Sprintf("handler did not return within its timeout: %s; abandoned by the runtime", why)}, j, time.Since(start))
-			q.c.metrics.processed(workCtx, &abandoned)
-			q.c.completer.add(abandoned)
-			q.c.jobWG.Done()
-		})
-	})
-
-	res := withJob(runHandler(ctx, workCtx, unit, row, j, start), j, time.Since(start))
+	res := withJob(runHandler(ctx, workCtx, unit, row, j, w.start), j, time.Since(w.start))
 	stopWatch()
 	endProcess(span, &res)
-	if state.CompareAndSwap(attemptRunning, attemptReturned) {
+	if w.state.CompareAndSwap(attemptRunning, attemptReturned) {
 		q.c.metrics.processed(workCtx, &res)
 		q.c.completer.add(res)
 		q.c.jobWG.Done()
@@ -365,6 +394,43 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart 
 	q.c.log.Warn("awa: Abandoned handler returned; its result is dropped (the attempt was already retried)",
 		slog.String("queue", q.name), slog.Int64("job_id", j.JobID), slog.Int64("run_lease", j.RunLease),
 		slog.String("kind", j.Kind), slog.String("action", res.action.String()))
+}
+
+// watch is one running attempt's watchdog: a handler still running
+// JobTimeoutGrace after its context ended is abandoned.
+type watch struct {
+	q       *queueRunner
+	workCtx context.Context
+	j       *ClaimedJob
+	row     *JobRow
+	start   time.Time
+	state   atomic.Int32 // attemptRunning, then attemptReturned or attemptAbandoned
+	once    atomic.Bool  // ended armed the grace timer
+}
+
+// ended runs when the handler's context ends: after JobTimeoutGrace, a
+// handler that has not returned is abandoned and its attempt retried.
+func (w *watch) ended() {
+	if w.once.Swap(true) {
+		return
+	}
+	time.AfterFunc(w.q.c.cfg.JobTimeoutGrace, w.abandon)
+}
+
+func (w *watch) abandon() {
+	if !w.state.CompareAndSwap(attemptRunning, attemptAbandoned) {
+		return
+	}
+	q, j := w.q, w.j
+	why := q.overstay(w.workCtx, w.row.attempt.currentLimits(), w.start)
+	q.c.log.Error("awa: Handler did not return within its timeout; the attempt is retried and the handler abandoned "+
+		"(its slot stays taken until it returns)", slog.String("queue", q.name), slog.Int64("job_id", j.JobID),
+		slog.Int64("run_lease", j.RunLease), slog.String("kind", j.Kind), slog.String("reason", why))
+	abandoned := withJob(finishReq{action: actionRetry, r: j.Receipt,
+		msg: fmt.Sprintf("handler did not return within its timeout: %s; abandoned by the runtime", why)}, *j, time.Since(w.start))
+	q.c.metrics.processed(w.workCtx, &abandoned)
+	q.c.completer.add(abandoned)
+	q.c.jobWG.Done()
 }
 
 // ownDeadline gives attempt j a deadline of its own, the claim time plus its
