@@ -2,6 +2,8 @@ package sqlrace
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -144,5 +146,105 @@ func TestQueuePendingSeesOpenProducersButNotAnotherLanesPositions(t *testing.T) 
 	insertRolledBack(t, ctx, pool, "pa")
 	if queuePending(t, ctx, pool, "pa") {
 		t.Fatal("pa is pending after its producer rolled back")
+	}
+}
+
+// TestInsertTakesTheSessionsLastAppendAsEvidenceOnlyWhileItHolds: a one-job
+// insert (awa._append_one) skips its NOTIFY on the evidence of this session's
+// last append into the lane (the lane cache's tail) only while that job is
+// committed, the cursor ring has not turned and no claim mark at or above it
+// lies in the current cursor slot; otherwise the full rule
+// (awa._claimers_behind) decides. Each case below would miss a wake-up if
+// that condition were dropped.
+func TestInsertTakesTheSessionsLastAppendAsEvidenceOnlyWhileItHolds(t *testing.T) {
+	ctx, pool := newDB(t, 60*time.Second)
+	listener := connect(t, ctx, pool)
+	if _, err := listener.Exec(ctx, `SELECT awa.listen_queues(ARRAY['q'])`); err != nil {
+		t.Fatal(err)
+	}
+	producer := connect(t, ctx, pool)
+	notified := func(what string, want bool) {
+		t.Helper()
+		wctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		defer cancel()
+		_, err := listener.WaitForNotification(wctx)
+		if err != nil && wctx.Err() == nil {
+			t.Fatal(err)
+		}
+		if got := err == nil; got != want {
+			t.Fatalf("%s: notified %v, want %v", what, got, want)
+		}
+	}
+	insert := func() {
+		t.Helper()
+		if _, err := insertOne(ctx, producer, "q", 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	claimN := func(n, want int) {
+		t.Helper()
+		if got, err := claim(ctx, pool, "q", n, nil); err != nil || len(got) != want {
+			t.Fatalf("claim %d: %s, %v", n, describeClaims(got), err)
+		}
+	}
+	tail := func() []string {
+		t.Helper()
+		var entry string
+		if err := producer.QueryRow(ctx, `SELECT current_setting(awa._lane_cache_key('q', 2::smallint))`).Scan(&entry); err != nil {
+			t.Fatal(err)
+		}
+		f := strings.Split(entry, "|")
+		if len(f) != 12 {
+			t.Fatalf("lane cache entry %q: %d fields, want 12 (with the tail)", entry, len(f))
+		}
+		return f
+	}
+
+	insert()
+	notified("first job", true)
+	insert()
+	notified("behind the session's last job, no mark", false)
+	claimN(1, 1)
+	insert()
+	notified("behind the session's last job, a mark below it", false)
+	claimN(10, 2)
+	insert()
+	notified("the session's last job claimed (mark at it): the full rule, a drained lane", true)
+
+	// The cursor ring turns, then a claim takes the session's last job: its
+	// mark lies in the new cursor slot, which the tail does not name.
+	if _, err := pool.Exec(ctx, `SELECT count(*) FROM awa.rotate_ring('cursor', now(), interval '0 seconds')`); err != nil {
+		t.Fatal(err)
+	}
+	claimN(10, 1)
+	insert()
+	notified("a claim after the cursor ring turned", true)
+	claimN(10, 1)
+
+	// A tail whose transaction did not commit (as after a prepared
+	// transaction rolled back): its position holds no job.
+	before := tail()
+	var aborted string
+	tx := mustBegin(t, ctx, producer)
+	if err := tx.QueryRow(ctx, `SELECT pg_current_xact_id()::text`).Scan(&aborted); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// One past the last job's position: above the cursor (that job is claimed).
+	last, err := strconv.ParseInt(before[8], 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := append(append([]string{}, before[:8]...), strconv.FormatInt(last+1, 10), aborted, before[10], before[11])
+	if _, err := producer.Exec(ctx, `SELECT set_config(awa._lane_cache_key('q', 2::smallint), $1, false)`,
+		strings.Join(forged, "|")); err != nil {
+		t.Fatal(err)
+	}
+	insert()
+	notified("a tail of a transaction that rolled back", true)
+	if got := tail(); got[7] != before[7] || got[9] == aborted {
+		t.Fatalf("tail after the insert %v: want the lane %s and this transaction", got, before[7])
 	}
 }
