@@ -393,21 +393,25 @@ type ClaimedJob struct {
 // rule (awa._job_weight) for the key's limit: a producer in another language
 // may write any JSON there.
 func (j ClaimedJob) Weight() int {
-	var m struct {
-		W json.RawMessage `json:"flow_weight"`
-	}
 	// The metadata is jsonb's text, which writes a key as it is (no escapes
-	// for these letters): without the key there is nothing to decode.
-	if !bytes.Contains(j.Metadata, []byte(`"flow_weight"`)) || json.Unmarshal(j.Metadata, &m) != nil || len(m.W) == 0 {
+	// for these letters): without the key there is nothing to decode. The
+	// key is matched exactly, as SQL's -> does (a struct field would also
+	// take "FLOW_WEIGHT"); jsonb has no duplicate keys.
+	var m map[string]json.RawMessage
+	if !bytes.Contains(j.Metadata, []byte(`"flow_weight"`)) || json.Unmarshal(j.Metadata, &m) != nil {
+		return 1
+	}
+	v := m["flow_weight"]
+	if len(v) == 0 {
 		return 1
 	}
 	// A number only (a quoted "5" is a string to the claim), read exactly:
 	// 99999.99999999999999999 is not 100000. PostgreSQL writes jsonb numbers
 	// without an exponent, so one here is refused rather than expanded.
-	if c := m.W[0]; c != '-' && (c < '0' || c > '9') || strings.ContainsAny(string(m.W), "eE") {
+	if c := v[0]; c != '-' && (c < '0' || c > '9') || strings.ContainsAny(string(v), "eE") {
 		return 1
 	}
-	w, ok := new(big.Rat).SetString(string(m.W))
+	w, ok := new(big.Rat).SetString(string(v))
 	if !ok || !w.IsInt() || w.Num().Cmp(big.NewInt(1)) < 0 || w.Num().Cmp(big.NewInt(100000)) > 0 {
 		return 1
 	}
