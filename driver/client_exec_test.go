@@ -117,7 +117,7 @@ func insertExec(t *testing.T, ctx context.Context, c *driver.Client, queue strin
 }
 
 // TestStopWhileClaimedJobsWaitRunsEveryJobOnce: MaxWorkers 100 over a deep
-// backlog of slow jobs; each round starts a client and stops it (gracefully
+// backlog of slow jobs, some weighted; each round starts a client and stops it (gracefully
 // or with StopAndCancel, alternately) right after its first handler starts,
 // a moment when its first claim's jobs sit in the work channel. After every
 // stop no job is left running; in the end every job completed exactly once,
@@ -148,7 +148,15 @@ func TestStopWhileClaimedJobsWaitRunsEveryJobOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ids := insertExec(t, ctx, producer, queue, n, func(int) driver.InsertOpts { return driver.InsertOpts{MaxAttempts: 25} })
+	// One job in 5 weighs 2 or 3: it waits for its slots on its worker (and
+	// the fetch loop waits for it) when a stop comes.
+	ids := insertExec(t, ctx, producer, queue, n, func(i int) driver.InsertOpts {
+		o := driver.InsertOpts{MaxAttempts: 25}
+		if i%5 == 0 {
+			o.Weight = 2 + i%2
+		}
+		return o
+	})
 	log, _ := testLogger(t, "client")
 
 	for round := 0; round < 8; round++ {
@@ -620,5 +628,163 @@ func TestHeavyJobsDoNotPileUpClaims(t *testing.T) {
 	if worstWaiting > maxW || worstWorkers > maxW {
 		t.Fatalf("with MaxWorkers %d, up to %d jobs were claimed and not started, and %d worker goroutines ran",
 			maxW, worstWaiting, worstWorkers)
+	}
+}
+
+// TestRestartWhileAnAbandonedHandlerRuns: a handler ignoring its context is
+// abandoned at its timeout; the client stops (Stop does not wait for it) and
+// starts again while the handler still runs on the first run's worker. The
+// restarted client has its slot (the abandoned handler holds the old run's)
+// and runs the retried attempt and a new job; when the abandoned handler
+// finally returns, its result is dropped and the client's accounting is
+// untouched: a later Stop returns, no goroutine is left.
+func TestRestartWhileAnAbandonedHandlerRuns(t *testing.T) {
+	dsn := pgtest.NewDBDSN(t)
+	base := baselineGoroutines()
+	pool := openPool(t, dsn)
+	ctx := pgtest.Context(t, 2*time.Minute)
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	releaseHandler := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(releaseHandler)
+	var runs runCounts
+	ws := workersFor(func(ctx context.Context, j *driver.Job[execArgs]) error {
+		runs.add(j.ID)
+		if j.Args.N == 0 && j.Attempt == 1 {
+			<-release // ignores ctx
+		}
+		return nil
+	})
+	log, rec := testLogger(t, "client")
+	c, err := driver.NewClient(pool, workConfig("restartq", 1, ws, log, &driver.Config{
+		JobTimeout: 300 * time.Millisecond, JobTimeoutGrace: 300 * time.Millisecond,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.StopAndCancel(context.Background()) })
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stuck := insertExec(t, ctx, c, "restartq", 1, func(int) driver.InsertOpts { return driver.InsertOpts{MaxAttempts: 3} })[0]
+	waitFor(t, 20*time.Second, "the stuck handler to be abandoned", func() (bool, string) {
+		return abandonLogs(rec, "Handler did not return within its timeout", stuck) == 1, "not yet"
+	})
+	if err := stopWithin(t, 20*time.Second, "Stop with an abandoned handler", func() error { return c.Stop(ctx) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	params := []driver.InsertManyParams{{Args: execArgs{N: 1}, Opts: &driver.InsertOpts{Queue: "restartq"}}}
+	jobs, err := c.InsertMany(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := jobs[0].ID
+	waitJobState(t, pool, fresh, "completed", 20*time.Second)
+	final := waitJobState(t, pool, stuck, "completed", 30*time.Second) // after its retry backoff
+	releaseHandler()
+	waitFor(t, 10*time.Second, "the late result to be dropped", func() (bool, string) {
+		return abandonLogs(rec, "Abandoned handler returned", stuck) == 1, "not yet"
+	})
+	if err := stopWithin(t, 20*time.Second, "the second Stop", func() error { return c.Stop(ctx) }); err != nil {
+		t.Fatal(err)
+	}
+	if rows := jobRows(t, pool, stuck); len(rows) != 1 || rows[0].State != "completed" || rows[0].Attempt != 2 ||
+		rows[0].RunLease != final.RunLease || runs.get(stuck) != 2 || completions(t, pool, stuck) != 1 {
+		t.Fatalf("stuck job is %v after %d runs, want completed once by attempt 2", rows, runs.get(stuck))
+	}
+	if runs.get(fresh) != 1 || completions(t, pool, fresh) != 1 {
+		t.Fatalf("fresh job ran %d times, completed %d times; want 1 and 1", runs.get(fresh), completions(t, pool, fresh))
+	}
+	closeAndCheck(t, pool, base, "after the restart, the late return, Stop and pool.Close")
+}
+
+type poisonArgs struct {
+	Mode string `json:"mode"`
+}
+
+func (poisonArgs) Kind() string { return "poison_kind" }
+
+// poisonWorker's Timeout panics for mode "timeout", its NextRetry for mode
+// "next_retry" (whose handler fails); other jobs complete.
+type poisonWorker struct{ runs *runCounts }
+
+func (w poisonWorker) Timeout(j *driver.Job[poisonArgs]) time.Duration {
+	if j.Args.Mode == "timeout" {
+		panic("poisoned timeout")
+	}
+	return 0
+}
+
+func (w poisonWorker) NextRetry(j *driver.Job[poisonArgs]) time.Time {
+	if j.Args.Mode == "next_retry" {
+		panic("poisoned next retry")
+	}
+	return time.Time{}
+}
+
+func (w poisonWorker) Work(ctx context.Context, j *driver.Job[poisonArgs]) error {
+	w.runs.add(j.ID)
+	if j.Args.Mode == "next_retry" {
+		return fmt.Errorf("fails, then NextRetry panics")
+	}
+	return nil
+}
+
+// TestPanickingTimeoutOrNextRetryIsContained: a worker's Timeout and
+// NextRetry are its code, run by the runtime outside the handler; a panic in
+// either must be contained as a handler's is, not end the process (the job
+// would be claimed again by the next process, and end it too). A job whose
+// Timeout panics is retried (its handler not run) with the panic in its
+// error, until its attempts run out; one whose NextRetry panics is retried
+// with the default backoff; the process goes on working other jobs.
+func TestPanickingTimeoutOrNextRetryIsContained(t *testing.T) {
+	ctx, pool := parallelDB(t, time.Minute)
+	var runs runCounts
+	ws := driver.NewWorkers()
+	driver.AddWorker[poisonArgs](ws, poisonWorker{runs: &runs})
+	log, _ := testLogger(t, "client")
+	client := startClient(t, pool, workConfig("poisonq", 4, ws, log, nil))
+	ins := func(mode string) int64 {
+		j, err := client.Insert(ctx, poisonArgs{Mode: mode}, &driver.InsertOpts{Queue: "poisonq", MaxAttempts: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return j.ID
+	}
+	timeoutJob, retryJob := ins("timeout"), ins("next_retry")
+	okJob := ins("ok")
+	waitJobState(t, pool, okJob, "completed", 20*time.Second)
+	for _, tc := range []struct {
+		id        int64
+		runs      int32
+		errorText string
+	}{{timeoutJob, 0, "poisoned timeout"}, {retryJob, 1, "fails, then NextRetry panics"}} {
+		var last []jobSnap
+		waitFor(t, 20*time.Second, fmt.Sprintf("job %d to end", tc.id), func() (bool, string) {
+			last = jobRows(t, pool, tc.id)
+			return len(last) == 1 && last[0].State != "running" && last[0].State != "available", fmt.Sprint(last)
+		})
+		if last[0].State != "failed" || !errorsContain(last[0].Errors, tc.errorText) || runs.get(tc.id) != tc.runs {
+			t.Fatalf("job %d is %v after %d handler runs, want failed (attempts exhausted) with %q after %d runs",
+				tc.id, last[0], runs.get(tc.id), tc.errorText, tc.runs)
+		}
+	}
+
+	// Driver.Work, the runtime for runtimes of one's own, contains it too.
+	d := driver.New()
+	j, err := client.Insert(ctx, poisonArgs{Mode: "timeout"}, &driver.InsertOpts{Queue: "poisonq_own", MaxAttempts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := d.Claim(ctx, pool, "poisonq_own", 1, [16]byte{}, 0)
+	if err != nil || len(claimed) != 1 {
+		t.Fatalf("claim = %d jobs, %v", len(claimed), err)
+	}
+	res, err := d.Work(ctx, pool, ws, claimed[0], time.Minute)
+	if err != nil || res.Event != driver.EventJobRetried || !strings.Contains(res.Error, "poisoned timeout") || runs.get(j.ID) != 0 {
+		t.Fatalf("Work = %+v, %v after %d handler runs; want a retry with the panic, the handler not run", res, err, runs.get(j.ID))
 	}
 }

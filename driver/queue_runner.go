@@ -390,7 +390,12 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart 
 		return
 	}
 
-	timeout, byWorker := unit.jobTimeout(row, j.Args, cfg.JobTimeout)
+	timeout, byWorker, err := unit.jobTimeout(row, j.Args, cfg.JobTimeout)
+	if err != nil {
+		q.c.completer.add(withJob(finishReq{action: actionRetry, r: j.Receipt, msg: err.Error()}, j, 0))
+		q.c.jobWG.Done()
+		return
+	}
 	lim := attemptLimits{timeout: timeout, local: localDeadline(j, claimStart), db: j.DeadlineAt}
 	if byWorker && !q.ownDeadline(workCtx, j, claimStart, &lim) {
 		q.c.jobWG.Done()
