@@ -332,6 +332,17 @@ func TestIdleWorkersAreReusedAndBounded(t *testing.T) {
 	}
 }
 
+// releaseLatch returns a channel that stuck handlers wait on and the
+// function that closes it (once; also at the test's clean-up, which runs
+// before that of a client started earlier).
+func releaseLatch(t *testing.T) (<-chan struct{}, func()) {
+	ch := make(chan struct{})
+	var once sync.Once
+	release := func() { once.Do(func() { close(ch) }) }
+	t.Cleanup(release)
+	return ch, release
+}
+
 // cancelJob cancels job id as an operator would (awa.cancel_job) and returns
 // the outcome.
 func cancelJob(t *testing.T, ctx context.Context, pool *pgxpool.Pool, id int64) string {
@@ -359,7 +370,7 @@ func TestCancelledHandlerIgnoringItsContextIsAbandonedAfterGrace(t *testing.T) {
 	ctx, pool := parallelDB(t, 2*time.Minute)
 	const grace = 500 * time.Millisecond
 	started := make(chan int64, 2)
-	release := make(chan struct{})
+	release, releaseHandler := releaseLatch(t) // its clean-up runs after the client's: the stop abandons the handler
 	var firstReturned, secondEarly atomic.Bool
 	var runs runCounts
 	workers := workersFor(func(ctx context.Context, j *driver.Job[execArgs]) error {
@@ -377,9 +388,6 @@ func TestCancelledHandlerIgnoringItsContextIsAbandonedAfterGrace(t *testing.T) {
 	client := startClient(t, pool, workConfig("cancelwd", 1, workers, log, &driver.Config{
 		JobTimeout: time.Minute, JobTimeoutGrace: grace,
 	}))
-	var releaseOnce sync.Once
-	releaseHandler := func() { releaseOnce.Do(func() { close(release) }) }
-	t.Cleanup(releaseHandler)
 	job, err := client.Insert(ctx, execArgs{N: 0}, &driver.InsertOpts{Queue: "cancelwd", MaxAttempts: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -447,8 +455,8 @@ func TestTimeoutAndCancelTogetherAbandonOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, pool := parallelDB(t, 2*time.Minute)
 			const n, timeout, grace = 10, 600 * time.Millisecond, 1500 * time.Millisecond
-			release := make(chan struct{})
 			started := make(chan int64, n)
+			release, releaseHandlers := releaseLatch(t)
 			var runs runCounts
 			var returned atomic.Int64
 			workers := workersFor(func(ctx context.Context, j *driver.Job[execArgs]) error {
@@ -466,9 +474,6 @@ func TestTimeoutAndCancelTogetherAbandonOnce(t *testing.T) {
 			client := startClient(t, pool, workConfig("bothq", n, workers, log, &driver.Config{
 				JobTimeout: jobTimeout, JobTimeoutGrace: grace,
 			}))
-			var releaseOnce sync.Once
-			releaseHandlers := func() { releaseOnce.Do(func() { close(release) }) }
-			t.Cleanup(releaseHandlers)
 			ids := insertExec(t, ctx, client, "bothq", n, func(int) driver.InsertOpts { return driver.InsertOpts{MaxAttempts: 3} })
 			startAt := map[int64]time.Time{}
 			for i := 0; i < n; i++ {
@@ -643,10 +648,7 @@ func TestRestartWhileAnAbandonedHandlerRuns(t *testing.T) {
 	base := baselineGoroutines()
 	pool := openPool(t, dsn)
 	ctx := pgtest.Context(t, 2*time.Minute)
-	release := make(chan struct{})
-	var releaseOnce sync.Once
-	releaseHandler := func() { releaseOnce.Do(func() { close(release) }) }
-	t.Cleanup(releaseHandler)
+	release, releaseHandler := releaseLatch(t)
 	var runs runCounts
 	ws := workersFor(func(ctx context.Context, j *driver.Job[execArgs]) error {
 		runs.add(j.ID)
