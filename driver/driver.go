@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -441,11 +442,15 @@ func (d *Driver) Claim(ctx context.Context, db DBTX, queue string, max int, inst
 }
 
 // scanClaimed reads the claim's rows (the columns of queries/work.sql's
-// ClaimReadyRuntime, in order) into jobs: one slice of capacity max, and one
-// string per distinct kind and queue in the batch rather than one per job.
-func scanClaimed(rows pgx.Rows, max int) ([]ClaimedJob, error) {
+// ClaimReadyRuntime, in order) into jobs: one slice, grown 16 jobs at first
+// then four times over up to limit (the jobs asked for), and one string per
+// distinct kind and queue in the batch rather than one per job. The slice is
+// not sized to limit at once: a claim of a queue that trickles asks for
+// every free slot and finds one job or none (BenchmarkClaim: 288 KB per
+// empty claim of 1,024 sized at once).
+func scanClaimed(rows pgx.Rows, limit int) ([]ClaimedJob, error) {
 	defer rows.Close()
-	out := make([]ClaimedJob, 0, max)
+	var out []ClaimedJob
 	var names map[string]string
 	intern := func(b []byte) string {
 		if s, ok := names[string(b)]; ok {
@@ -460,6 +465,9 @@ func scanClaimed(rows pgx.Rows, max int) ([]ClaimedJob, error) {
 	}
 	var created, runAt, claimed, deadline pgtype.Timestamptz
 	for rows.Next() {
+		if len(out) == cap(out) {
+			out = slices.Grow(out, max(1, min(3*len(out), limit-len(out)), min(16, limit)))
+		}
 		out = append(out, ClaimedJob{})
 		j := &out[len(out)-1]
 		if err := rows.Scan(&j.JobID, &j.RunLease, &j.ClaimSlot, &j.ReceiptID, nil, nil, &j.Priority, &j.Args,
@@ -469,6 +477,9 @@ func scanClaimed(rows pgx.Rows, max int) ([]ClaimedJob, error) {
 		raw := rows.RawValues()
 		j.Kind, j.Queue = intern(raw[4]), intern(raw[5])
 		j.CreatedAt, j.RunAt, j.ClaimedAt, j.DeadlineAt = created.Time, runAt.Time, claimed.Time, deadline.Time
+	}
+	if out == nil {
+		out = []ClaimedJob{} // empty, not nil, as before (no allocation)
 	}
 	return out, rows.Err()
 }
