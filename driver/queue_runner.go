@@ -420,7 +420,7 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart 
 
 	// Cooperative cancel: an operator's cancel (or a rescue) of this attempt
 	// cancels ctx with cause ErrAttemptClosed (cancel.go).
-	ctx, attemptDone := q.c.attempts.start(dctx, j.Receipt, row.attempt, w.ended)
+	ctx, attemptDone := q.c.attempts.start(dctx, j.Receipt, row.attempt, w.closedOutside)
 	defer attemptDone()
 
 	res := withJob(runHandler(ctx, workCtx, unit, row, j, w.start), j, time.Since(w.start))
@@ -448,6 +448,15 @@ type watch struct {
 	start   time.Time
 	state   atomic.Int32 // attemptRunning, then attemptReturned or attemptAbandoned
 	once    atomic.Bool  // ended armed the grace timer
+	closed  atomic.Bool  // the attempt was closed from outside (the abandonment says so)
+}
+
+// closedOutside is ended for a close of the attempt from outside (an
+// operator's cancel, a rescue), which the abandonment then reports as the
+// limit overstayed rather than the handler's timeout.
+func (w *watch) closedOutside() {
+	w.closed.Store(true)
+	w.ended()
 }
 
 // ended runs when the handler's context ends: after JobTimeoutGrace, a
@@ -464,7 +473,7 @@ func (w *watch) abandon() {
 		return
 	}
 	q, j := w.q, w.j
-	why := q.overstay(w.workCtx, w.row.attempt.currentLimits(), w.start)
+	why := q.overstay(w.workCtx, w.row.attempt.currentLimits(), w.start, w.closed.Load())
 	q.c.log.Error("awa: Handler did not return within its timeout; the attempt is retried and the handler abandoned "+
 		"(its slot stays taken until it returns)", slog.String("queue", q.name), slog.Int64("job_id", j.JobID),
 		slog.Int64("run_lease", j.RunLease), slog.String("kind", j.Kind), slog.String("reason", why))
@@ -523,11 +532,13 @@ func withJob(r finishReq, j ClaimedJob, took time.Duration) finishReq {
 }
 
 // overstay says which limit an abandoned handler overstayed, and by how much grace.
-func (q *queueRunner) overstay(workCtx context.Context, lim attemptLimits, start time.Time) string {
+func (q *queueRunner) overstay(workCtx context.Context, lim attemptLimits, start time.Time, closed bool) string {
 	grace := q.c.cfg.JobTimeoutGrace
 	switch {
 	case workCtx.Err() != nil:
 		return fmt.Sprintf("still running %s after the client stopped and cancelled it", grace)
+	case closed:
+		return fmt.Sprintf("still running %s after its attempt was closed (cancelled by an operator or rescued)", grace)
 	case lim.pastDeadline(start):
 		return fmt.Sprintf("still running %s after its attempt deadline %s", grace, lim.db.Format(time.RFC3339))
 	default:
