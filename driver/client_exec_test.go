@@ -366,82 +366,93 @@ func abandonLogs(rec *logRecorder, msg string, id int64) int {
 // timeout), once; Stop no longer waits for it; its slot stays taken until it
 // returns (the only slot: a second job runs only after); the job ends
 // cancelled, the abandonment's retry and the late result change nothing.
+// The close reaches the client by notification, or else by its heartbeat.
 func TestCancelledHandlerIgnoringItsContextIsAbandonedAfterGrace(t *testing.T) {
-	ctx, pool := parallelDB(t, 2*time.Minute)
-	const grace = 500 * time.Millisecond
-	started := make(chan int64, 2)
-	release, releaseHandler := releaseLatch(t) // its clean-up runs after the client's: the stop abandons the handler
-	var firstReturned, secondEarly atomic.Bool
-	var runs runCounts
-	workers := workersFor(func(ctx context.Context, j *driver.Job[execArgs]) error {
-		runs.add(j.ID)
-		if j.Args.N == 1 {
-			secondEarly.Store(!firstReturned.Load())
-			return nil
-		}
-		started <- j.ID
-		<-release // ignores ctx
-		firstReturned.Store(true)
-		return nil
-	})
-	log, rec := testLogger(t, "client")
-	client := startClient(t, pool, workConfig("cancelwd", 1, workers, log, &driver.Config{
-		JobTimeout: time.Minute, JobTimeoutGrace: grace,
-	}))
-	job, err := client.Insert(ctx, execArgs{N: 0}, &driver.InsertOpts{Queue: "cancelwd", MaxAttempts: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-started:
-	case <-ctx.Done():
-		t.Fatal("the job never started")
-	}
-	if o := cancelJob(t, ctx, pool, job.ID); o != "applied" {
-		t.Fatalf("cancel_job: %s", o)
-	}
-	t0 := time.Now()
-	waitFor(t, 20*time.Second, "the cancelled handler to be abandoned", func() (bool, string) {
-		return abandonLogs(rec, "Handler did not return within its timeout", job.ID) > 0, "not yet"
-	})
-	if took := time.Since(t0); took < grace-50*time.Millisecond {
-		t.Fatalf("abandoned %s after the cancel, before JobTimeoutGrace (%s)", took, grace)
-	}
-	// The abandonment's retry reaches a closed attempt: stale, dropped.
-	waitFor(t, 10*time.Second, "the abandonment's retry to be found stale", func() (bool, string) {
-		return abandonLogs(rec, "Stale result dropped", job.ID) == 1, "not yet"
-	})
-	second, err := client.Insert(ctx, execArgs{N: 1}, &driver.InsertOpts{Queue: "cancelwd"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(time.Second) // time for a free slot to run the second job (it must not)
-	releaseHandler()
-	waitJobState(t, pool, second.ID, "completed", 20*time.Second)
-	waitFor(t, 10*time.Second, "the late result to be dropped", func() (bool, string) {
-		return abandonLogs(rec, "Abandoned handler returned", job.ID) == 1, "not yet"
-	})
-	if err := stopWithin(t, 20*time.Second, "Stop", func() error { return client.Stop(ctx) }); err != nil {
-		t.Fatal(err)
-	}
-	rows := jobRows(t, pool, job.ID)
-	if len(rows) != 1 || rows[0].State != "cancelled" || rows[0].Attempt != 1 {
-		t.Fatalf("cancelled job is %v, want cancelled at attempt 1", rows)
-	}
-	if secondEarly.Load() || runs.get(job.ID) != 1 || runs.get(second.ID) != 1 {
-		t.Fatalf("second job started before the abandoned handler returned: %v; runs %d and %d, want 1 and 1",
-			secondEarly.Load(), runs.get(job.ID), runs.get(second.ID))
-	}
-	abandoned := rec.find("Handler did not return within its timeout", func(e logEntry) bool { return e.Attrs["job_id"] == job.ID })
-	if len(abandoned) != 1 {
-		t.Fatalf("abandoned %d times, want 1", len(abandoned))
-	}
-	// The log says what the handler overstayed: the close, not its timeout.
-	if why := fmt.Sprint(abandoned[0].Attrs["reason"]); !strings.Contains(why, "after its attempt was closed") {
-		t.Fatalf("the abandonment gives the reason %q, want the attempt's close", why)
-	}
-	if n := abandonLogs(rec, "Stale result dropped", job.ID); n != 1 {
-		t.Fatalf("%d stale results of the job, want 1 (the abandonment's retry; the late result is dropped unsent)", n)
+	// With LISTEN the close arrives by notification; without, the heartbeat's
+	// awa.closed_attempts finds it: both run the watchdog's hook.
+	for _, tc := range []struct {
+		name      string
+		noListen  bool
+		heartbeat time.Duration
+	}{{"listen", false, 0}, {"no_listen", true, 300 * time.Millisecond}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, pool := parallelDB(t, 2*time.Minute)
+			const grace = 500 * time.Millisecond
+			started := make(chan int64, 2)
+			release, releaseHandler := releaseLatch(t) // its clean-up runs after the client's: the stop abandons the handler
+			var firstReturned, secondEarly atomic.Bool
+			var runs runCounts
+			workers := workersFor(func(ctx context.Context, j *driver.Job[execArgs]) error {
+				runs.add(j.ID)
+				if j.Args.N == 1 {
+					secondEarly.Store(!firstReturned.Load())
+					return nil
+				}
+				started <- j.ID
+				<-release // ignores ctx
+				firstReturned.Store(true)
+				return nil
+			})
+			log, rec := testLogger(t, "client")
+			client := startClient(t, pool, workConfig("cancelwd", 1, workers, log, &driver.Config{
+				JobTimeout: time.Minute, JobTimeoutGrace: grace, DisableListen: tc.noListen, HeartbeatInterval: tc.heartbeat,
+			}))
+			job, err := client.Insert(ctx, execArgs{N: 0}, &driver.InsertOpts{Queue: "cancelwd", MaxAttempts: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-started:
+			case <-ctx.Done():
+				t.Fatal("the job never started")
+			}
+			if o := cancelJob(t, ctx, pool, job.ID); o != "applied" {
+				t.Fatalf("cancel_job: %s", o)
+			}
+			t0 := time.Now()
+			waitFor(t, 20*time.Second, "the cancelled handler to be abandoned", func() (bool, string) {
+				return abandonLogs(rec, "Handler did not return within its timeout", job.ID) > 0, "not yet"
+			})
+			if took := time.Since(t0); took < grace-50*time.Millisecond {
+				t.Fatalf("abandoned %s after the cancel, before JobTimeoutGrace (%s)", took, grace)
+			}
+			// The abandonment's retry reaches a closed attempt: stale, dropped.
+			waitFor(t, 10*time.Second, "the abandonment's retry to be found stale", func() (bool, string) {
+				return abandonLogs(rec, "Stale result dropped", job.ID) == 1, "not yet"
+			})
+			second, err := client.Insert(ctx, execArgs{N: 1}, &driver.InsertOpts{Queue: "cancelwd"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(time.Second) // time for a free slot to run the second job (it must not)
+			releaseHandler()
+			waitJobState(t, pool, second.ID, "completed", 20*time.Second)
+			waitFor(t, 10*time.Second, "the late result to be dropped", func() (bool, string) {
+				return abandonLogs(rec, "Abandoned handler returned", job.ID) == 1, "not yet"
+			})
+			if err := stopWithin(t, 20*time.Second, "Stop", func() error { return client.Stop(ctx) }); err != nil {
+				t.Fatal(err)
+			}
+			rows := jobRows(t, pool, job.ID)
+			if len(rows) != 1 || rows[0].State != "cancelled" || rows[0].Attempt != 1 {
+				t.Fatalf("cancelled job is %v, want cancelled at attempt 1", rows)
+			}
+			if secondEarly.Load() || runs.get(job.ID) != 1 || runs.get(second.ID) != 1 {
+				t.Fatalf("second job started before the abandoned handler returned: %v; runs %d and %d, want 1 and 1",
+					secondEarly.Load(), runs.get(job.ID), runs.get(second.ID))
+			}
+			abandoned := rec.find("Handler did not return within its timeout", func(e logEntry) bool { return e.Attrs["job_id"] == job.ID })
+			if len(abandoned) != 1 {
+				t.Fatalf("abandoned %d times, want 1", len(abandoned))
+			}
+			// The log says what the handler overstayed: the close, not its timeout.
+			if why := fmt.Sprint(abandoned[0].Attrs["reason"]); !strings.Contains(why, "after its attempt was closed") {
+				t.Fatalf("the abandonment gives the reason %q, want the attempt's close", why)
+			}
+			if n := abandonLogs(rec, "Stale result dropped", job.ID); n != 1 {
+				t.Fatalf("%d stale results of the job, want 1 (the abandonment's retry; the late result is dropped unsent)", n)
+			}
+		})
 	}
 }
 
