@@ -806,3 +806,61 @@ func TestPanickingTimeoutOrNextRetryIsContained(t *testing.T) {
 		t.Fatalf("Work = %+v, %v after %d handler runs; want a retry with the panic, the handler not run", res, err, runs.get(j.ID))
 	}
 }
+
+// TestWeightedJobCancelledWhileWaitingForSlotsDoesNotRun: a job of weight 2
+// is claimed with the one free slot of two and waits for the other, which a
+// running job holds. An operator cancels it meanwhile: its handler is not
+// registered yet, so the notification finds nothing to cancel. When the
+// slots free up, its handler must not run (the job is cancelled: its work
+// would be done for nothing, or twice once retried elsewhere); the job stays
+// cancelled and the client goes on.
+func TestWeightedJobCancelledWhileWaitingForSlotsDoesNotRun(t *testing.T) {
+	ctx, pool := parallelDB(t, time.Minute)
+	release, releaseBlocker := releaseLatch(t)
+	started := make(chan int64, 4)
+	var runs runCounts
+	workers := workersFor(func(ctx context.Context, j *driver.Job[execArgs]) error {
+		runs.add(j.ID)
+		started <- j.ID
+		if j.Args.N == 0 {
+			<-release
+		}
+		return nil
+	})
+	log, rec := testLogger(t, "client")
+	client := startClient(t, pool, workConfig("waitslots", 2, workers, log, nil))
+	blocker, err := client.Insert(ctx, execArgs{N: 0}, &driver.InsertOpts{Queue: "waitslots"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := <-started; id != blocker.ID {
+		t.Fatalf("job %d started, want the blocker %d", id, blocker.ID)
+	}
+	heavy, err := client.Insert(ctx, execArgs{N: 1}, &driver.InsertOpts{Queue: "waitslots", Weight: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJobState(t, pool, heavy.ID, "running", 20*time.Second) // claimed, waiting for its second slot
+	if o := cancelJob(t, ctx, pool, heavy.ID); o != "applied" {
+		t.Fatalf("cancel_job: %s", o)
+	}
+	releaseBlocker()
+	waitJobState(t, pool, blocker.ID, "completed", 20*time.Second)
+	waitFor(t, 20*time.Second, "the cancelled heavy job to be dropped or run", func() (bool, string) {
+		return runs.get(heavy.ID) > 0 || len(rec.find("the handler does not run", func(e logEntry) bool {
+			return e.Attrs["job_id"] == heavy.ID
+		})) > 0, "neither yet"
+	})
+	if n := runs.get(heavy.ID); n != 0 {
+		t.Fatalf("the handler of job %d, cancelled while it waited for its slots, ran %d times", heavy.ID, n)
+	}
+	if rows := jobRows(t, pool, heavy.ID); len(rows) != 1 || rows[0].State != "cancelled" {
+		t.Fatalf("heavy job is %v, want cancelled", rows)
+	}
+	// The client goes on: a job inserted now runs.
+	next, err := client.Insert(ctx, execArgs{N: 2}, &driver.InsertOpts{Queue: "waitslots", Weight: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJobState(t, pool, next.ID, "completed", 20*time.Second)
+}

@@ -379,6 +379,10 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart 
 			default:
 			}
 		}
+		if q.closedWhileWaiting(workCtx, j) {
+			q.c.jobWG.Done()
+			return
+		}
 	}
 	cfg := q.c.cfg
 	row := jobRow(j, q.c.driver, q.c.rt)
@@ -482,6 +486,25 @@ func (w *watch) abandon() {
 	q.c.metrics.processed(w.workCtx, &abandoned)
 	q.c.completer.add(abandoned)
 	q.c.jobWG.Done()
+}
+
+// closedWhileWaiting reports whether weighted job j's attempt was closed (an
+// operator's cancel, a rescue) while it waited for its slots: its handler was
+// not registered then (attempts), so the close's notification found nothing
+// to cancel, and a handler run now would do a cancelled job's work. One
+// awa.closed_attempts call per weighted job; when it fails the handler runs,
+// and the heartbeat's check (closeStale) cancels it if it must.
+func (q *queueRunner) closedWhileWaiting(workCtx context.Context, j ClaimedJob) bool {
+	ctx, cancel := context.WithTimeout(workCtx, 30*time.Second)
+	closed, err := q.c.driver.ClosedAttempts(ctx, q.c.rt, []Receipt{j.Receipt})
+	cancel()
+	if err != nil || len(closed) == 0 {
+		return false
+	}
+	q.c.log.Warn("awa: Attempt closed while it waited for its slots; the handler does not run",
+		slog.String("queue", q.name), slog.Int64("job_id", j.JobID), slog.Int64("run_lease", j.RunLease),
+		slog.String("kind", j.Kind))
+	return true
 }
 
 // ownDeadline gives attempt j a deadline of its own, the claim time plus its
