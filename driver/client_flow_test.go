@@ -259,6 +259,10 @@ func TestClaimedJobWeightAgreesWithTheClaim(t *testing.T) {
 		`{"flow_weight": 2.0}`, `{"flow_weight": 1e2}`, `{"flow_weight": 1e400}`, `{"flow_weight": "5"}`,
 		`{"flow_weight": "abc"}`, `{"flow_weight": null}`, `{"flow_weight": true}`, `{"flow_weight": [4]}`,
 		`{"flow_weight": {"w": 4}}`, `{"flow_weight": 99999.99999999999999999}`, `[1, 2]`, `"flow_weight"`, `7`,
+		// Keys are exact in SQL: another case is another key, even where the
+		// exact spelling appears elsewhere (a value, a nested object).
+		`{"FLOW_WEIGHT": 5}`, `{"Flow_Weight": 5, "note": "flow_weight"}`, `{"FLOW_WEIGHT": 5, "a": {"flow_weight": 1}}`,
+		`{"Flow_weight": 4, "flow_weight": 3}`, `{"flow_weight": 3, "FLOW_WEIGHT": "x"}`, `{"flow\u005fweight": 6}`,
 	} {
 		var inSQL int
 		var stored string // metadata as PostgreSQL hands it to the driver (jsonb normalizes numbers)

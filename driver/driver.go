@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"time"
 
@@ -393,21 +394,25 @@ type ClaimedJob struct {
 // rule (awa._job_weight) for the key's limit: a producer in another language
 // may write any JSON there.
 func (j ClaimedJob) Weight() int {
-	var m struct {
-		W json.RawMessage `json:"flow_weight"`
-	}
 	// The metadata is jsonb's text, which writes a key as it is (no escapes
-	// for these letters): without the key there is nothing to decode.
-	if !bytes.Contains(j.Metadata, []byte(`"flow_weight"`)) || json.Unmarshal(j.Metadata, &m) != nil || len(m.W) == 0 {
+	// for these letters): without the key there is nothing to decode. The
+	// key is matched exactly, as SQL's -> does (a struct field would also
+	// take "FLOW_WEIGHT"); jsonb has no duplicate keys.
+	var m map[string]json.RawMessage
+	if !bytes.Contains(j.Metadata, []byte(`"flow_weight"`)) || json.Unmarshal(j.Metadata, &m) != nil {
+		return 1
+	}
+	v := m["flow_weight"]
+	if len(v) == 0 {
 		return 1
 	}
 	// A number only (a quoted "5" is a string to the claim), read exactly:
 	// 99999.99999999999999999 is not 100000. PostgreSQL writes jsonb numbers
 	// without an exponent, so one here is refused rather than expanded.
-	if c := m.W[0]; c != '-' && (c < '0' || c > '9') || strings.ContainsAny(string(m.W), "eE") {
+	if c := v[0]; c != '-' && (c < '0' || c > '9') || strings.ContainsAny(string(v), "eE") {
 		return 1
 	}
-	w, ok := new(big.Rat).SetString(string(m.W))
+	w, ok := new(big.Rat).SetString(string(v))
 	if !ok || !w.IsInt() || w.Num().Cmp(big.NewInt(1)) < 0 || w.Num().Cmp(big.NewInt(100000)) > 0 {
 		return 1
 	}
@@ -437,11 +442,15 @@ func (d *Driver) Claim(ctx context.Context, db DBTX, queue string, max int, inst
 }
 
 // scanClaimed reads the claim's rows (the columns of queries/work.sql's
-// ClaimReadyRuntime, in order) into jobs: one slice of capacity max, and one
-// string per distinct kind and queue in the batch rather than one per job.
-func scanClaimed(rows pgx.Rows, max int) ([]ClaimedJob, error) {
+// ClaimReadyRuntime, in order) into jobs: one slice, grown 16 jobs at first
+// then four times over up to limit (the jobs asked for), and one string per
+// distinct kind and queue in the batch rather than one per job. The slice is
+// not sized to limit at once: a claim of a queue that trickles asks for
+// every free slot and finds one job or none (BenchmarkClaim: 288 KB per
+// empty claim of 1,024 sized at once).
+func scanClaimed(rows pgx.Rows, limit int) ([]ClaimedJob, error) {
 	defer rows.Close()
-	out := make([]ClaimedJob, 0, max)
+	var out []ClaimedJob
 	var names map[string]string
 	intern := func(b []byte) string {
 		if s, ok := names[string(b)]; ok {
@@ -456,6 +465,9 @@ func scanClaimed(rows pgx.Rows, max int) ([]ClaimedJob, error) {
 	}
 	var created, runAt, claimed, deadline pgtype.Timestamptz
 	for rows.Next() {
+		if len(out) == cap(out) {
+			out = slices.Grow(out, max(1, min(3*len(out), limit-len(out)), min(16, limit)))
+		}
 		out = append(out, ClaimedJob{})
 		j := &out[len(out)-1]
 		if err := rows.Scan(&j.JobID, &j.RunLease, &j.ClaimSlot, &j.ReceiptID, nil, nil, &j.Priority, &j.Args,
@@ -465,6 +477,9 @@ func scanClaimed(rows pgx.Rows, max int) ([]ClaimedJob, error) {
 		raw := rows.RawValues()
 		j.Kind, j.Queue = intern(raw[4]), intern(raw[5])
 		j.CreatedAt, j.RunAt, j.ClaimedAt, j.DeadlineAt = created.Time, runAt.Time, claimed.Time, deadline.Time
+	}
+	if out == nil {
+		out = []ClaimedJob{} // empty, not nil, as before (no allocation)
 	}
 	return out, rows.Err()
 }

@@ -66,7 +66,8 @@ type Worker[T JobArgs] interface {
 // as JobRow.SetDeadline), so the job runs to its timeout without being
 // rescued; a job whose timeout the claim's deadline covers costs no call. A
 // queue's deadline_seconds still caps it: the handler's context then ends
-// there. docs/storage.md, "Every attempt ends".
+// there. A panic in Timeout is recovered as a handler's is: the attempt is
+// retried, its handler not run. docs/storage.md, "Every attempt ends".
 type WorkerTimeout[T JobArgs] interface {
 	Timeout(job *Job[T]) time.Duration
 }
@@ -76,7 +77,8 @@ type WorkerTimeout[T JobArgs] interface {
 // JobCancel or JobFail, nor once the job's attempts are exhausted: it then
 // fails). The zero time keeps the default backoff (attempt^4 + 1 seconds
 // plus up to 10% jitter, capped at a day); a time in the past retries at
-// once. It is asked after the handler returned, with the job as it ran.
+// once. It is asked after the handler returned, with the job as it ran. A
+// panic in NextRetry is recovered and keeps the default backoff.
 type WorkerNextRetry[T JobArgs] interface {
 	NextRetry(job *Job[T]) time.Time
 }

@@ -26,8 +26,8 @@ type queueRunner struct {
 	// polled: the pending wake came from the shared poll (the listener
 	// watch counts the claims it leads to).
 	polled atomic.Bool
-	// widening lets one weighted job at a time take its slots (widen).
-	widening sync.Mutex
+	// widenMu lets one weighted job at a time take its slots (widen).
+	widenMu sync.Mutex
 	// fetchBatch caps one claim: Config.FetchBatchSize, or MaxWorkers up to 1024.
 	fetchBatch int
 	// work carries claimed jobs to the worker goroutines (dispatch): its
@@ -38,6 +38,14 @@ type queueRunner struct {
 	// idle counts worker goroutines about to wait on work that no job sent
 	// yet has counted on.
 	idle atomic.Int32
+	// widening counts the jobs sent of weight > 1 that have not taken their
+	// slots yet (widen). Such a job gives its one slot back while it waits,
+	// so the fetch loop claims nothing until none waits (awaitWidened):
+	// else every slot freed meanwhile would claim one more job that waits
+	// too, its attempt deadline running, on a worker goroutine of its own.
+	widening atomic.Int32
+	// widened: widening fell to zero (capacity 1; awaitWidened rechecks).
+	widened chan struct{}
 }
 
 // claimedRun is one claimed job on its way to a worker goroutine.
@@ -50,7 +58,7 @@ type claimedRun struct {
 
 func newQueueRunner(c *Client, name string, qc QueueConfig) *queueRunner {
 	q := &queueRunner{c: c, name: name, processSpan: "process " + name, permits: make(chan struct{}, qc.MaxWorkers), wake: make(chan struct{}, 1),
-		fetchBatch: c.cfg.FetchBatchSize, work: make(chan claimedRun, qc.MaxWorkers)}
+		fetchBatch: c.cfg.FetchBatchSize, work: make(chan claimedRun, qc.MaxWorkers), widened: make(chan struct{}, 1)}
 	if q.fetchBatch == 0 {
 		q.fetchBatch = min(qc.MaxWorkers, 1024)
 	}
@@ -122,6 +130,9 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 			}
 		}
 
+		if !q.awaitWidened(fetchCtx) {
+			return
+		}
 		// One permit at least, then as many more as are free.
 		select {
 		case <-fetchCtx.Done():
@@ -170,8 +181,11 @@ func (q *queueRunner) run(fetchCtx, workCtx context.Context) {
 			// this loop, which would wait on the slots of its batch's jobs it
 			// has not started yet, and would not see Stop.
 			q.c.jobWG.Add(1)
-			q.dispatch(workCtx, claimedRun{j: j, claimStart: claimStart, claimSpan: claimSpan,
-				weight: min(j.Weight(), cap(q.permits))})
+			w := min(j.Weight(), cap(q.permits))
+			if w > 1 {
+				q.widening.Add(1)
+			}
+			q.dispatch(workCtx, claimedRun{j: j, claimStart: claimStart, claimSpan: claimSpan, weight: w})
 		}
 		backlog = len(jobs) == n
 		if !backlog && len(q.wake) > 0 {
@@ -203,12 +217,28 @@ func (q *queueRunner) dispatch(workCtx context.Context, r claimedRun) {
 	go q.worker(workCtx)
 }
 
-// worker runs the jobs sent on work until the fetch loop closes it.
+// worker runs the jobs sent on work until the fetch loop closes it. It
+// counts itself idle before it gives its job's slots back: a job claimed
+// with them then finds it idle rather than starting one more worker.
 func (q *queueRunner) worker(workCtx context.Context) {
 	for r := range q.work {
-		q.execute(workCtx, r.j, r.claimStart, r.claimSpan, r.weight)
+		held := q.execute(workCtx, r.j, r.claimStart, r.claimSpan, r.weight)
 		q.idle.Add(1)
+		q.releasePermits(held)
 	}
+}
+
+// awaitWidened waits until no job sent waits for its slots (widening); false
+// when ctx ends first.
+func (q *queueRunner) awaitWidened(ctx context.Context) bool {
+	for q.widening.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-q.widened:
+		}
+	}
+	return true
 }
 
 // nextRecheck decides, after a claim, how soon to claim again without a
@@ -289,8 +319,8 @@ func (q *queueRunner) takePermits(max int, backlog bool) int {
 // context cancelled.
 func (q *queueRunner) widen(ctx context.Context, weight int) int {
 	q.releasePermits(1)
-	q.widening.Lock()
-	defer q.widening.Unlock()
+	q.widenMu.Lock()
+	defer q.widenMu.Unlock()
 	for got := 0; got < weight; got++ {
 		select {
 		case <-q.permits:
@@ -322,6 +352,7 @@ const (
 // permit stays taken until the handler really returns (so a handler that
 // ignores its context costs a slot, never an unbounded number of
 // goroutines), and its late result is dropped without a finalizer call.
+// It returns how many slots the job held; the caller (worker) gives them back.
 // claimStart is when the claim call started (localDeadline); claimSpan is
 // its span's context (invalid when tracing is off), which the handler's span
 // links to.
@@ -338,12 +369,21 @@ func localDeadline(j ClaimedJob, claimStart time.Time) time.Time {
 }
 
 func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart time.Time, claimSpan trace.SpanContext,
-	weight int) {
-	held := 1
+	weight int) (held int) {
+	held = 1
 	if weight > 1 {
 		held = q.widen(workCtx, weight)
+		if q.widening.Add(-1) == 0 {
+			select {
+			case q.widened <- struct{}{}:
+			default:
+			}
+		}
+		if q.closedWhileWaiting(workCtx, j) {
+			q.c.jobWG.Done()
+			return
+		}
 	}
-	defer q.releasePermits(held)
 	cfg := q.c.cfg
 	row := jobRow(j, q.c.driver, q.c.rt)
 	row.attempt.pollEvery = cfg.CallbackPollInterval
@@ -354,7 +394,12 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart 
 		return
 	}
 
-	timeout, byWorker := unit.jobTimeout(row, j.Args, cfg.JobTimeout)
+	timeout, byWorker, err := unit.jobTimeout(row, j.Args, cfg.JobTimeout)
+	if err != nil {
+		q.c.completer.add(withJob(finishReq{action: actionRetry, r: j.Receipt, msg: err.Error()}, j, 0))
+		q.c.jobWG.Done()
+		return
+	}
 	lim := attemptLimits{timeout: timeout, local: localDeadline(j, claimStart), db: j.DeadlineAt}
 	if byWorker && !q.ownDeadline(workCtx, j, claimStart, &lim) {
 		q.c.jobWG.Done()
@@ -379,7 +424,7 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart 
 
 	// Cooperative cancel: an operator's cancel (or a rescue) of this attempt
 	// cancels ctx with cause ErrAttemptClosed (cancel.go).
-	ctx, attemptDone := q.c.attempts.start(dctx, j.Receipt, row.attempt, w.ended)
+	ctx, attemptDone := q.c.attempts.start(dctx, j.Receipt, row.attempt, w.closedOutside)
 	defer attemptDone()
 
 	res := withJob(runHandler(ctx, workCtx, unit, row, j, w.start), j, time.Since(w.start))
@@ -394,6 +439,7 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart 
 	q.c.log.Warn("awa: Abandoned handler returned; its result is dropped (the attempt was already retried)",
 		slog.String("queue", q.name), slog.Int64("job_id", j.JobID), slog.Int64("run_lease", j.RunLease),
 		slog.String("kind", j.Kind), slog.String("action", res.action.String()))
+	return held
 }
 
 // watch is one running attempt's watchdog: a handler still running
@@ -406,6 +452,15 @@ type watch struct {
 	start   time.Time
 	state   atomic.Int32 // attemptRunning, then attemptReturned or attemptAbandoned
 	once    atomic.Bool  // ended armed the grace timer
+	closed  atomic.Bool  // the attempt was closed from outside (the abandonment says so)
+}
+
+// closedOutside is ended for a close of the attempt from outside (an
+// operator's cancel, a rescue), which the abandonment then reports as the
+// limit overstayed rather than the handler's timeout.
+func (w *watch) closedOutside() {
+	w.closed.Store(true)
+	w.ended()
 }
 
 // ended runs when the handler's context ends: after JobTimeoutGrace, a
@@ -422,7 +477,7 @@ func (w *watch) abandon() {
 		return
 	}
 	q, j := w.q, w.j
-	why := q.overstay(w.workCtx, w.row.attempt.currentLimits(), w.start)
+	why := q.overstay(w.workCtx, w.row.attempt.currentLimits(), w.start, w.closed.Load())
 	q.c.log.Error("awa: Handler did not return within its timeout; the attempt is retried and the handler abandoned "+
 		"(its slot stays taken until it returns)", slog.String("queue", q.name), slog.Int64("job_id", j.JobID),
 		slog.Int64("run_lease", j.RunLease), slog.String("kind", j.Kind), slog.String("reason", why))
@@ -431,6 +486,25 @@ func (w *watch) abandon() {
 	q.c.metrics.processed(w.workCtx, &abandoned)
 	q.c.completer.add(abandoned)
 	q.c.jobWG.Done()
+}
+
+// closedWhileWaiting reports whether weighted job j's attempt was closed (an
+// operator's cancel, a rescue) while it waited for its slots: its handler was
+// not registered then (attempts), so the close's notification found nothing
+// to cancel, and a handler run now would do a cancelled job's work. One
+// awa.closed_attempts call per weighted job; when it fails the handler runs,
+// and the heartbeat's check (closeStale) cancels it if it must.
+func (q *queueRunner) closedWhileWaiting(workCtx context.Context, j ClaimedJob) bool {
+	ctx, cancel := context.WithTimeout(workCtx, 30*time.Second)
+	closed, err := q.c.driver.ClosedAttempts(ctx, q.c.rt, []Receipt{j.Receipt})
+	cancel()
+	if err != nil || len(closed) == 0 {
+		return false
+	}
+	q.c.log.Warn("awa: Attempt closed while it waited for its slots; the handler does not run",
+		slog.String("queue", q.name), slog.Int64("job_id", j.JobID), slog.Int64("run_lease", j.RunLease),
+		slog.String("kind", j.Kind))
+	return true
 }
 
 // ownDeadline gives attempt j a deadline of its own, the claim time plus its
@@ -481,11 +555,13 @@ func withJob(r finishReq, j ClaimedJob, took time.Duration) finishReq {
 }
 
 // overstay says which limit an abandoned handler overstayed, and by how much grace.
-func (q *queueRunner) overstay(workCtx context.Context, lim attemptLimits, start time.Time) string {
+func (q *queueRunner) overstay(workCtx context.Context, lim attemptLimits, start time.Time, closed bool) string {
 	grace := q.c.cfg.JobTimeoutGrace
 	switch {
 	case workCtx.Err() != nil:
 		return fmt.Sprintf("still running %s after the client stopped and cancelled it", grace)
+	case closed:
+		return fmt.Sprintf("still running %s after its attempt was closed (cancelled by an operator or rescued)", grace)
 	case lim.pastDeadline(start):
 		return fmt.Sprintf("still running %s after its attempt deadline %s", grace, lim.db.Format(time.RFC3339))
 	default:

@@ -3,6 +3,7 @@ package driver
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"time"
 )
 
@@ -37,13 +38,16 @@ func (d *Driver) Work(ctx context.Context, db DBTX, workers *Workers, j ClaimedJ
 	req := noWorker(j)
 	if unit, ok := workers.lookup(j.Kind); ok {
 		row := jobRow(j, d, db)
-		t, _ := unit.jobTimeout(row, j.Args, timeout)
-		lim := attemptLimits{timeout: t}
-		start := time.Now()
-		hctx, release := withMovableDeadline(ctx, lim.end(start))
-		row.attempt.bind(hctx, lim)
-		req = runHandler(hctx, ctx, unit, row, j, start)
-		release()
+		if t, _, err := unit.jobTimeout(row, j.Args, timeout); err != nil {
+			req = finishReq{action: actionRetry, r: j.Receipt, msg: err.Error()}
+		} else {
+			lim := attemptLimits{timeout: t}
+			start := time.Now()
+			hctx, release := withMovableDeadline(ctx, lim.end(start))
+			row.attempt.bind(hctx, lim)
+			req = runHandler(hctx, ctx, unit, row, j, start)
+			release()
+		}
 	}
 	req.msg = cleanText(req.msg)
 	results, err := (&completer{db: db, driver: d}).call(ctx, req.action, []finishReq{req})
@@ -99,12 +103,21 @@ func handBack(j ClaimedJob, delay time.Duration) finishReq {
 }
 
 // jobTimeout is the job's timeout: its worker's Timeout when it has one and
-// returns nonzero (worker true), otherwise def.
-func (u workUnit) jobTimeout(row *JobRow, args []byte, def time.Duration) (d time.Duration, worker bool) {
-	if u.timeout != nil {
-		if d, ok := u.timeout(row, args); ok && d != 0 {
-			return d, true
-		}
+// returns nonzero (worker true), otherwise def. Timeout is the worker's code
+// run outside the handler: a panic there is returned as err (the attempt is
+// retried without running the handler), never let through to end the
+// process, which would then end every process that claims the job.
+func (u workUnit) jobTimeout(row *JobRow, args []byte, def time.Duration) (d time.Duration, worker bool, err error) {
+	if u.timeout == nil {
+		return def, false, nil
 	}
-	return def, false
+	defer func() {
+		if p := recover(); p != nil {
+			d, worker, err = 0, false, fmt.Errorf("panic in the worker's Timeout: %v\n%s", p, debug.Stack())
+		}
+	}()
+	if d, ok := u.timeout(row, args); ok && d != 0 {
+		return d, true, nil
+	}
+	return def, false, nil
 }

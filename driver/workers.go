@@ -61,7 +61,14 @@ func AddWorker[T JobArgs](ws *Workers, w Worker[T]) {
 		unit.kindTimeout = probeTimeout(func() time.Duration { return wt.Timeout(&Job[T]{JobRow: &JobRow{Kind: kind}}) })
 	}
 	if nr, ok := w.(WorkerNextRetry[T]); ok {
-		unit.nextRetry = func(row *JobRow, args []byte) time.Time {
+		unit.nextRetry = func(row *JobRow, args []byte) (at time.Time) {
+			// The worker's code outside the handler: a panic keeps the
+			// default backoff rather than end the process.
+			defer func() {
+				if recover() != nil {
+					at = time.Time{}
+				}
+			}()
 			v, err := decode(args)
 			if err != nil {
 				return time.Time{}
