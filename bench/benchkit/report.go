@@ -251,6 +251,9 @@ func PrintRun(w io.Writer, r *Run) {
 		if b.CarryHeld {
 			fmt.Fprintf(w, "       carry:  held, nothing moved: %d prune call, %.3f s, WAL %d B\n", b.CarryCalls,
 				b.CarrySeconds, b.CarryWAL)
+		} else if b.CarryCalls > 0 && b.CarryJobs == 0 {
+			fmt.Fprintf(w, "       carry:  nothing to move: %d prune call, %.3f s, WAL %d B\n", b.CarryCalls,
+				b.CarrySeconds, b.CarryWAL)
 		} else if b.CarryCalls > 0 {
 			fmt.Fprintf(w, "       carry:  %d jobs in %d prune calls, %.2f s (%.0f µs/job), WAL %.0f B/job\n", b.CarryJobs,
 				b.CarryCalls, b.CarrySeconds, b.CarrySeconds*1e6/float64(max(b.CarryJobs, 1)),
