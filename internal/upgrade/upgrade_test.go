@@ -61,13 +61,7 @@ func TestUpgradeFromTheLatestReleaseWhileItsWorkerRuns(t *testing.T) {
 		newBin, newErr = build(root, filepath.Join(tmp, "worker-head"))
 	}()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	ctx, pool := openPool(t, dsn)
 	var installed string
 	if err := pool.QueryRow(ctx, `SELECT awa.substrate_version()`).Scan(&installed); err != nil || installed != version {
 		t.Fatalf("installed substrate = %q, %v; want the release %s", installed, err, version)
@@ -148,6 +142,20 @@ func TestUpgradeFromTheLatestReleaseWhileItsWorkerRuns(t *testing.T) {
 		}
 	}
 	t.Logf("runs: %d by v%s's worker, %d by the head's; %s in all", byOld, version, byNew, time.Since(start).Round(time.Millisecond))
+}
+
+// openPool connects to dsn for the test's checks, for at most 2 minutes;
+// both end with the test.
+func openPool(t *testing.T, dsn string) (context.Context, *pgxpool.Pool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return ctx, pool
 }
 
 // releaseCommit finds the commit that added the release marker: commit hashes
@@ -389,13 +397,7 @@ func TestUpgradeWaitsForAnOpenTransactionThenFailsWritingNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	dsn := pgtest.NewDBAtDSN(t, last)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	ctx, pool := openPool(t, dsn)
 	sep := "?"
 	if strings.Contains(dsn, "?") {
 		sep = "&"

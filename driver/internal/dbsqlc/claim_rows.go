@@ -8,10 +8,10 @@ import (
 
 // ClaimReadyRuntimeRows runs the ClaimReadyRuntime query (queries/work.sql)
 // and returns its rows unread, for driver.Claim's scan straight into the
-// driver's job type, sized once, with the repeated kind and queue strings
-// shared (the generated method allocates a row struct per job, grows its
-// slice by doubling, and copies each string). Hand-written; sqlc leaves it
-// alone.
+// driver's job type, with the repeated kind and queue strings shared (the
+// generated method, kept because sqlc writes one per query, allocates a row
+// struct per job and copies each string, and the driver copies each row
+// again). Hand-written; sqlc leaves it alone.
 func (q *Queries) ClaimReadyRuntimeRows(ctx context.Context, db DBTX, arg ClaimReadyRuntimeParams) (pgx.Rows, error) {
 	return db.Query(ctx, claimReadyRuntime,
 		arg.Queue,
