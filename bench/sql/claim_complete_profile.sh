@@ -5,9 +5,13 @@
 # enqueued in batches of 10,000, then CLIENTS pgbench clients each claiming
 # 100 jobs and completing them, TX times, with pg_stat_statements tracking
 # nested statements and their planning. Prints pgbench's tps (one claim and
-# one completion of 100 jobs per transaction) and the top statements:
-# calls, plans (a count near calls means a statement is planned at every
-# call), planning ms, rows, execution ms, mean ms.
+# one completion of BATCH jobs per transaction), the jobs completed, the
+# in-server time of the two calls per 1,000 of them (the top-level
+# statements' planning and execution: the claim's includes the script's
+# quoting of its four arrays, the same for any sql/) and the WAL per job
+# (from a CHECKPOINT just before the run), then the top statements: calls,
+# plans (a count near calls means a statement is planned at every call),
+# planning ms, rows, execution ms, mean ms.
 # Usage: bench/sql/claim_complete_profile.sh SERVER_DSN [OTHER_SQL_DIR]
 # (a server with shared_preload_libraries=pg_stat_statements; it drops and
 # creates the database awa_ccprof). JOBS (200000), CLIENTS (2), TX (1000),
@@ -36,9 +40,19 @@ cat > "$SCRIPT" <<'SQL'
 SELECT quote_literal(coalesce(array_agg(id), '{}')::text) AS ids, quote_literal(coalesce(array_agg(run_lease), '{}')::text) AS ls, quote_literal(coalesce(array_agg(claim_slot), '{}')::text) AS cs, quote_literal(coalesce(array_agg(receipt_id), '{}')::text) AS rs FROM awa.claim_ready_runtime('default', :batch) \gset
 SELECT count(*) FROM awa.complete_jobs(:ids::bigint[], :ls::bigint[], :cs::int[], :rs::bigint[]);
 SQL
-q -d "$DSN" -c "SELECT pg_stat_statements_reset()" >/dev/null
+q -d "$DSN" -c "SELECT pg_stat_statements_reset()" -c "CHECKPOINT" >/dev/null
+LSN=$(q -d "$DSN" -c "SELECT pg_current_wal_lsn()")
 PGOPTIONS="-c pg_stat_statements.track=all -c pg_stat_statements.track_planning=on" \
   pgbench -n -D batch=$BATCH -c "$CLIENTS" -j "$CLIENTS" -t "$TX" -f "$SCRIPT" "$DSN" 2>&1 | grep -E "^tps|failed|error|abort"
+WAL=$(q -d "$DSN" -c "SELECT pg_current_wal_lsn() - '$LSN'::pg_lsn")
+q -d "$DSN" -c "SELECT format('jobs %s; ms per 1,000 jobs: claim %s, complete %s; WAL %s B per job', j.n,
+       round((1000 * c.ms / nullif(j.n, 0))::numeric, 3), round((1000 * f.ms / nullif(j.n, 0))::numeric, 3),
+       round($WAL / nullif(j.n, 0)))
+FROM (SELECT coalesce(sum(cardinality(job_ids)), 0) AS n FROM awa.done_completions) AS j,
+     (SELECT sum(total_exec_time + total_plan_time) AS ms FROM pg_stat_statements
+      WHERE toplevel AND query LIKE '%awa.claim_ready_runtime(%') AS c,
+     (SELECT sum(total_exec_time + total_plan_time) AS ms FROM pg_stat_statements
+      WHERE toplevel AND query LIKE '%awa.complete_jobs(%') AS f"
 q -d "$DSN" -F ' | ' -c "SELECT calls, plans, round(total_plan_time::numeric) AS plan_ms, rows,
        round(total_exec_time::numeric) AS exec_ms, round(mean_exec_time::numeric, 3) AS mean_ms,
        left(regexp_replace(query, '\s+', ' ', 'g'), 110)
