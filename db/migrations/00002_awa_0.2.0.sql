@@ -4484,8 +4484,7 @@ BEGIN
     -- order (priority, then lane position), each with its batch's receipt.
     -- Nearly always the rows share one slot (they change slot at a queue-ring
     -- rotation): one batch, item = position in the claim, and no grouping,
-    -- window or sort (0.8 ms fewer per 1,000-job claim,
-    -- bench/sql/claim_complete_profile.sh). The rows are unnested in claim
+    -- window or sort (docs/benchmarks.md, "Session 14"). The rows are unnested in claim
     -- order (WITH ORDINALITY: the planner knows that order, no sort), and the
     -- batch's arrays aggregated from that subquery with no join at the
     -- aggregating level keep it (PostgreSQL manual, "Aggregate Expressions").
