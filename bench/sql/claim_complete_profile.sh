@@ -28,18 +28,9 @@ DB=awa_ccprof
 DSN=$("$ROOT/scripts/dsn-db.sh" "$SERVER" "$DB")
 q() { psql -X -qAt -v ON_ERROR_STOP=1 "$@"; }
 TCK=$(getconf CLK_TCK)
-# ticks of this database's pgbench backends (as bench/sql/insert_profile.sh)
-ticks() {
-  local total=0 pid f
-  for pid in $(q -d "$SERVER" -c "SELECT pid FROM pg_stat_activity WHERE datname = '$DB' AND application_name = 'pgbench'"); do
-    if f=$(cat "/proc/$pid/stat" 2>/dev/null); then
-      f=${f##*) }
-      set -- $f
-      total=$((total + ${12} + ${13}))
-    fi
-  done
-  echo $total
-}
+# ticks of this database's pgbench backends
+# shellcheck source=bench/sql/backend_ticks.sh
+. "$ROOT/bench/sql/backend_ticks.sh"
 q -d "$SERVER" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB" >/dev/null 2>&1
 if [ -n "$OTHER" ]; then
   AWA_SQL_DIR=$OTHER "$ROOT/scripts/apply-sql.sh" "$DSN" >/dev/null
@@ -61,7 +52,7 @@ q -d "$DSN" -c "SELECT pg_stat_statements_reset()" -c "CHECKPOINT" >/dev/null
 LSN=$(q -d "$DSN" -c "SELECT pg_current_wal_lsn()")
 # The sessions' CPU is sampled every 0.1 s and the highest reading kept (the
 # last before they end).
-( while sleep 0.1; do ticks >>"$LAST"; done ) &
+( while sleep 0.1; do backend_ticks "$SERVER" "$DB" >>"$LAST"; done ) &
 SAMPLER=$!
 PGOPTIONS="-c pg_stat_statements.track=all -c pg_stat_statements.track_planning=on" \
   pgbench -n -D batch=$BATCH -c "$CLIENTS" -j "$CLIENTS" -t "$TX" -f "$SCRIPT" "$DSN" 2>&1 | grep -E "^tps|failed|error|abort"
