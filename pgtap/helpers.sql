@@ -881,3 +881,17 @@ BEGIN
   RETURN v_slot;
 END
 $$;
+
+-- awa._close_claims as rows: its parallel arrays unnested, one row per
+-- applied item, in item order, as the tests of its behaviours read them.
+CREATE FUNCTION awa_test.close_claims(p_job_ids bigint[], p_run_leases bigint[], p_claim_slots int[],
+                                      p_receipt_ids bigint[], p_outcome text, p_now timestamptz)
+RETURNS SETOF awa._closed_claim
+LANGUAGE sql AS $$
+  SELECT u.ord, u.job_id, u.run_lease, u.claim_slot, u.receipt_id, u.ready_slot, u.lane_id, u.lane_seq, u.queue
+  FROM awa._close_claims(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids, p_outcome, p_now) AS c
+  CROSS JOIN LATERAL unnest(c.ords, c.job_ids, c.run_leases, c.claim_slots, c.receipt_ids, c.ready_slots, c.lane_ids,
+                            c.lane_seqs, c.queues) WITH ORDINALITY
+      AS u (ord, job_id, run_lease, claim_slot, receipt_id, ready_slot, lane_id, lane_seq, queue, n)
+  ORDER BY u.n
+$$;

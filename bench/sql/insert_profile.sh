@@ -38,17 +38,9 @@ trap 'rm -f "$SCRIPT"' EXIT
 echo "$QUERY;" >"$SCRIPT"
 
 # ticks of the backends of database $1 whose application is pgbench
-ticks() {
-  local total=0 pid f
-  for pid in $(q -d "$SERVER" -c "SELECT pid FROM pg_stat_activity WHERE datname = '$1' AND application_name = 'pgbench'"); do
-    if f=$(cat "/proc/$pid/stat" 2>/dev/null); then
-      f=${f##*) }
-      set -- $f
-      total=$((total + ${12} + ${13}))
-    fi
-  done
-  echo $total
-}
+# shellcheck source=bench/sql/backend_ticks.sh
+. "$ROOT/bench/sql/backend_ticks.sh"
+ticks() { backend_ticks "$SERVER" "$1"; }
 
 run() { # label db [last]
   local dsn out tps calls mean

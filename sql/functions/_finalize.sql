@@ -33,6 +33,15 @@ DECLARE
     v_now    timestamptz := coalesce(p_now, now());
     v_n      int := cardinality(p_job_ids);
     v_closed awa._closed_claim[];
+    v_ords     int[];
+    v_jobs     bigint[];
+    v_leases   bigint[];
+    v_cslots   int[];
+    v_receipts bigint[];
+    v_rslots   int[];
+    v_lane_ids int[];
+    v_seqs     bigint[];
+    v_queues   text[];
 BEGIN
     PERFORM awa._require_read_committed('awa.' || p_action || '_jobs');
     IF p_job_ids IS NULL OR p_run_leases IS NULL OR p_claim_slots IS NULL OR p_receipt_ids IS NULL THEN
@@ -59,37 +68,61 @@ BEGIN
         RETURN;
     END IF;
 
-    v_closed := ARRAY(SELECT c FROM awa._close_claims(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids,
-                                                      p_outcome, v_now) AS c);
+    SELECT c.* INTO v_ords, v_jobs, v_leases, v_cslots, v_receipts, v_rslots, v_lane_ids, v_seqs, v_queues
+    FROM awa._close_claims(p_job_ids, p_run_leases, p_claim_slots, p_receipt_ids, p_outcome, v_now) AS c;
 
     IF p_action = 'complete' THEN
-        INSERT INTO awa.done_completions (
-            ready_slot, batch_id, queue, completed_at, job_ids, run_leases, lane_ids, lane_seqs)
-        SELECT g.ready_slot, nextval('awa.completion_batch_id_seq'), g.queue, v_now,
-               g.job_ids, g.run_leases, g.lane_ids, g.lane_seqs
-        FROM (SELECT c.ready_slot, c.queue,
-                     array_agg(c.job_id ORDER BY c.ord) AS job_ids, array_agg(c.run_lease ORDER BY c.ord) AS run_leases,
-                     array_agg(c.lane_id ORDER BY c.ord) AS lane_ids, array_agg(c.lane_seq ORDER BY c.ord) AS lane_seqs
-              FROM unnest(v_closed) AS c
-              GROUP BY c.ready_slot, c.queue) AS g;
+        -- One row per ready slot and queue, its arrays in item order. Nearly
+        -- always one of each (a slot changes at a queue-ring rotation): the
+        -- arrays as awa._close_claims returned them, with no pass over the items.
+        IF cardinality(v_ords) = 0 THEN
+            NULL;
+        ELSIF v_rslots <@ ARRAY[v_rslots[1]] AND v_queues <@ ARRAY[v_queues[1]] THEN
+            INSERT INTO awa.done_completions (
+                ready_slot, batch_id, queue, completed_at, job_ids, run_leases, lane_ids, lane_seqs)
+            VALUES (v_rslots[1], nextval('awa.completion_batch_id_seq'), v_queues[1], v_now,
+                    v_jobs, v_leases, v_lane_ids, v_seqs);
+        ELSE
+            INSERT INTO awa.done_completions (
+                ready_slot, batch_id, queue, completed_at, job_ids, run_leases, lane_ids, lane_seqs)
+            SELECT g.ready_slot, nextval('awa.completion_batch_id_seq'), g.queue, v_now,
+                   g.job_ids, g.run_leases, g.lane_ids, g.lane_seqs
+            FROM (SELECT c.ready_slot, c.queue,
+                         array_agg(c.job_id ORDER BY c.ord) AS job_ids, array_agg(c.run_lease ORDER BY c.ord) AS run_leases,
+                         array_agg(c.lane_id ORDER BY c.ord) AS lane_ids, array_agg(c.lane_seq ORDER BY c.ord) AS lane_seqs
+                  FROM unnest(v_ords, v_rslots, v_queues, v_jobs, v_leases, v_lane_ids, v_seqs)
+                       AS c (ord, ready_slot, queue, job_id, run_lease, lane_id, lane_seq)
+                  GROUP BY c.ready_slot, c.queue) AS g;
+        END IF;
         -- Success clears the progress checkpoint (docs/storage.md, "Attempt
         -- leases"): one index probe per job, a write only for jobs that have one.
-        DELETE FROM awa.attempt_state s WHERE s.job_id = ANY (ARRAY(SELECT c.job_id FROM unnest(v_closed) AS c));
+        DELETE FROM awa.attempt_state s WHERE s.job_id = ANY (v_jobs);
 
         RETURN QUERY
-        SELECT c.job_id, c.run_lease, 'applied'::awa.finalize_outcome, 'completed'::awa.job_state
-        FROM unnest(v_closed) AS c;
-    ELSIF p_action = 'park' AND cardinality(v_closed) > 0 THEN
-        RETURN QUERY SELECT * FROM awa._park_closed(v_closed, v_now);
-    ELSIF cardinality(v_closed) > 0 THEN
-        RETURN QUERY SELECT * FROM awa._route_closed(v_closed, p_action, p_messages, p_run_ats, v_now);
+        SELECT unnest(v_jobs), unnest(v_leases), 'applied'::awa.finalize_outcome, 'completed'::awa.job_state;
+    ELSIF cardinality(v_ords) > 0 THEN
+        v_closed := ARRAY(
+            SELECT ROW(c.ord, c.job_id, c.run_lease, c.claim_slot, c.receipt_id, c.ready_slot, c.lane_id, c.lane_seq,
+                       c.queue)::awa._closed_claim
+            FROM unnest(v_ords, v_jobs, v_leases, v_cslots, v_receipts, v_rslots, v_lane_ids, v_seqs, v_queues)
+                 WITH ORDINALITY AS c (ord, job_id, run_lease, claim_slot, receipt_id, ready_slot, lane_id, lane_seq,
+                                       queue, n)
+            ORDER BY c.n);
+        IF p_action = 'park' THEN
+            RETURN QUERY SELECT * FROM awa._park_closed(v_closed, v_now);
+        ELSE
+            RETURN QUERY SELECT * FROM awa._route_closed(v_closed, p_action, p_messages, p_run_ats, v_now);
+        END IF;
     END IF;
 
-    RETURN QUERY
-    SELECT i.job_id, i.run_lease, 'stale'::awa.finalize_outcome, NULL::awa.job_state
-    FROM unnest(p_job_ids, p_run_leases) WITH ORDINALITY AS i (job_id, run_lease, ord)
-    LEFT JOIN unnest(v_closed) AS c ON c.ord = i.ord
-    WHERE c.ord IS NULL
-    ORDER BY i.ord;
+    -- The items not applied, in item order (none: nearly always).
+    IF cardinality(v_ords) < v_n THEN
+        RETURN QUERY
+        SELECT i.job_id, i.run_lease, 'stale'::awa.finalize_outcome, NULL::awa.job_state
+        FROM unnest(p_job_ids, p_run_leases) WITH ORDINALITY AS i (job_id, run_lease, ord)
+        LEFT JOIN unnest(v_ords) AS c (ord) ON c.ord = i.ord
+        WHERE c.ord IS NULL
+        ORDER BY i.ord;
+    END IF;
 END;
 $$;

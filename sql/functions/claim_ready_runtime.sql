@@ -131,6 +131,11 @@ DECLARE
     v_aw          int[] := '{}';
     v_used        bigint;
     v_done        bigint[];
+    v_slot        int;
+    v_slot_lo     int;
+    v_slot_hi     int;
+    v_one_slot    boolean := true;
+    v_batch_id    bigint;
 BEGIN
     PERFORM awa._require_read_committed('awa.claim_ready_runtime');
     IF p_queue IS NULL THEN
@@ -382,12 +387,21 @@ BEGIN
                 IF v_key IS NOT NULL THEN
                     v_want := least(v_want, v_kfree[v_ki]);
                 END IF;
-                v_got := ARRAY(
-                    SELECT r FROM awa.ready_entries r
-                    WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
-                    ORDER BY r.lane_seq
-                    LIMIT v_want);
+                -- With the rows, the range of their ready slots: nearly always
+                -- one, and then the batch is written and the rows returned
+                -- without grouping them by slot (below). The rows are
+                -- aggregated from the sorted LIMIT subquery with no join at
+                -- the aggregating level, so they keep its order (PostgreSQL
+                -- manual, "Aggregate Expressions").
+                SELECT coalesce(array_agg(x.r), '{}'), min((x.r).ready_slot), max((x.r).ready_slot)
+                INTO v_got, v_slot_lo, v_slot_hi
+                FROM (SELECT r FROM awa.ready_entries r
+                      WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
+                      ORDER BY r.lane_seq
+                      LIMIT v_want) AS x;
                 EXIT WHEN cardinality(v_got) = 0;
+                v_one_slot := v_one_slot AND v_slot_lo = v_slot_hi AND v_slot_lo = coalesce(v_slot, v_slot_lo);
+                v_slot := v_slot_lo;
                 v_seen := cardinality(v_got);
                 v_first := v_got[1].lane_seq;
                 v_pos := v_got[v_seen].lane_seq;
@@ -469,19 +483,37 @@ BEGIN
 
     -- One compact claim batch per ready slot drawn from; then the jobs in claim
     -- order (priority, then lane position), each with its batch's receipt.
-    v_batches := ARRAY(
-        SELECT ROW(s.ready_slot, nextval('awa.claim_batch_id_seq'))::awa._slot_batch
-        FROM (SELECT DISTINCT r.ready_slot FROM unnest(v_rows) AS r ORDER BY 1) AS s);
+    -- Nearly always the rows share one slot (they change slot at a queue-ring
+    -- rotation): one batch, item = position in the claim, and no grouping,
+    -- window or sort (docs/benchmarks.md, "Session 14"). The rows are unnested in claim
+    -- order (WITH ORDINALITY: the planner knows that order, no sort), and the
+    -- batch's arrays aggregated from that subquery with no join at the
+    -- aggregating level keep it (PostgreSQL manual, "Aggregate Expressions").
+    IF v_one_slot THEN
+        v_batch_id := nextval('awa.claim_batch_id_seq');
+        v_batches := ARRAY[ROW(v_slot, v_batch_id)::awa._slot_batch];
+        INSERT INTO awa.claim_batches (
+            claim_slot, batch_id, issued_slot, ready_slot, queue, claimed_at, instance_id, deadline_at,
+            job_ids, run_leases, lane_ids, lane_seqs)
+        SELECT v_claim_slot, v_batch_id, v_claim_slot, v_slot, p_queue, v_now, p_instance_id, v_deadline_at,
+               array_agg(r.job_id), array_agg(r.run_lease + 1), array_agg(r.lane_id), array_agg(r.lane_seq)
+        FROM (SELECT r.job_id, r.run_lease, r.lane_id, r.lane_seq
+              FROM unnest(v_rows) WITH ORDINALITY AS r ORDER BY r.ordinality) AS r;
+    ELSE
+        v_batches := ARRAY(
+            SELECT ROW(s.ready_slot, nextval('awa.claim_batch_id_seq'))::awa._slot_batch
+            FROM (SELECT DISTINCT r.ready_slot FROM unnest(v_rows) AS r ORDER BY 1) AS s);
 
-    INSERT INTO awa.claim_batches (
-        claim_slot, batch_id, issued_slot, ready_slot, queue, claimed_at, instance_id, deadline_at,
-        job_ids, run_leases, lane_ids, lane_seqs)
-    SELECT v_claim_slot, b.batch_id, v_claim_slot, b.ready_slot, p_queue, v_now, p_instance_id, v_deadline_at,
-           array_agg(r.job_id ORDER BY r.ordinality), array_agg(r.run_lease + 1 ORDER BY r.ordinality),
-           array_agg(r.lane_id ORDER BY r.ordinality), array_agg(r.lane_seq ORDER BY r.ordinality)
-    FROM unnest(v_rows) WITH ORDINALITY AS r
-    JOIN unnest(v_batches) AS b ON b.ready_slot = r.ready_slot
-    GROUP BY b.ready_slot, b.batch_id;
+        INSERT INTO awa.claim_batches (
+            claim_slot, batch_id, issued_slot, ready_slot, queue, claimed_at, instance_id, deadline_at,
+            job_ids, run_leases, lane_ids, lane_seqs)
+        SELECT v_claim_slot, b.batch_id, v_claim_slot, b.ready_slot, p_queue, v_now, p_instance_id, v_deadline_at,
+               array_agg(r.job_id ORDER BY r.ordinality), array_agg(r.run_lease + 1 ORDER BY r.ordinality),
+               array_agg(r.lane_id ORDER BY r.ordinality), array_agg(r.lane_seq ORDER BY r.ordinality)
+        FROM unnest(v_rows) WITH ORDINALITY AS r
+        JOIN unnest(v_batches) AS b ON b.ready_slot = r.ready_slot
+        GROUP BY b.ready_slot, b.batch_id;
+    END IF;
 
     -- Key lanes' attempts, for the next claimer of their key: one row per
     -- key and batch, its items' numbers in the batch (weights NULL when all
@@ -498,6 +530,15 @@ BEGIN
         GROUP BY k.key, x.batch_id;
     END IF;
 
+    IF v_one_slot THEN
+        RETURN QUERY
+        SELECT r.job_id, r.run_lease + 1, v_claim_slot, awa._receipt_id(v_batch_id, r.ordinality),
+               r.kind, r.queue, r.priority, r.args, r.attempt + 1, r.max_attempts,
+               r.tags, r.metadata, r.errors, r.created_at, r.run_at, v_now, v_deadline_at
+        FROM unnest(v_rows) WITH ORDINALITY AS r
+        ORDER BY r.ordinality;
+        RETURN;
+    END IF;
     RETURN QUERY
     SELECT r.job_id, r.run_lease + 1, v_claim_slot,
            awa._receipt_id(b.batch_id, row_number() OVER (PARTITION BY r.ready_slot ORDER BY r.ordinality)),

@@ -47,7 +47,7 @@ select case when g = 41 then (select x.id from c x where x.g = 41 and x.item = 2
 from c where g between 41 and 45 and item = 1 order by g;
 
 create temp table r as
-select * from awa._close_claims(array(select id from p order by ord), array(select run_lease from p order by ord),
+select * from awa_test.close_claims(array(select id from p order by ord), array(select run_lease from p order by ord),
                                 array(select claim_slot from p order by ord), array(select receipt_id from p order by ord),
                                 'complete', now());
 

@@ -20,24 +20,24 @@ select is((select awa._receipt_batch_id(n.receipt_id) - awa._receipt_batch_id(mi
           'the next claim''s batch is the next batch id, its item 1 the receipt right after item 1024 (fixture)');
 
 select is((select array_agg(r.job_id order by r.job_id)
-           from awa._close_claims(array(select id from ends), array(select run_lease from ends),
+           from awa_test.close_claims(array(select id from ends), array(select run_lease from ends),
                                   array(select claim_slot from ends), array(select receipt_id from ends),
                                   'complete', now()) as r),
           (select array_agg(id order by id) from ends),
           'items 1 and 1024 alone are applied');
 
 create temp table r2 as
-select * from awa._close_claims(array(select id from c), array(select run_lease from c),
+select * from awa_test.close_claims(array(select id from c), array(select run_lease from c),
                                 array(select claim_slot from c), array(select receipt_id from c), 'complete', now());
 select is((select count(*) || '/' || count(*) filter (where receipt_id in (select receipt_id from ends)) from r2), '1022/0',
           'presented again with the whole batch, the 1022 items between are applied and items 1 and 1024 not twice');
 select ok(awa._claim_batch_closed((select claim_slot from ends limit 1), (select awa._receipt_batch_id(receipt_id) from ends limit 1), 1024),
           'after the whole batch was presented every one of its 1024 receipts is closed');
-select is((select count(*) from awa._close_claims(array(select id from c), array(select run_lease from c),
+select is((select count(*) from awa_test.close_claims(array(select id from c), array(select run_lease from c),
                                                    array(select claim_slot from c), array(select receipt_id from c),
                                                    'complete', now())), 0::bigint,
           'a third presentation applies nothing');
-select is((select count(*) from awa._close_claims(array(select id from n), array(select run_lease from n),
+select is((select count(*) from awa_test.close_claims(array(select id from n), array(select run_lease from n),
                                                    array(select claim_slot from n), array(select receipt_id from n),
                                                    'complete', now())), 1::bigint,
           'the next batch''s item 1, right after the closed range, is still open and applied');

@@ -33,7 +33,7 @@ select is((select count(distinct claim_slot) from c where tag <> 'long'), 2::big
           'the two fresh batches were claimed in two claim slots (fixture)');
 
 create temp table r as
-select * from awa._close_claims(array(select id from c order by tag, receipt_id desc), array(select run_lease from c order by tag, receipt_id desc),
+select * from awa_test.close_claims(array(select id from c order by tag, receipt_id desc), array(select run_lease from c order by tag, receipt_id desc),
                                 array(select claim_slot from c order by tag, receipt_id desc), array(select receipt_id from c order by tag, receipt_id desc),
                                 'complete', now());
 select is((select count(*) from r), 5::bigint, 'five receipts are applied: four fresh and the carried batch''s last item');
