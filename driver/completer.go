@@ -213,16 +213,27 @@ func (c *completer) parkOneByOne(ctx context.Context, rs []finishReq) {
 // result (metrics) and sends a job outcome event for each applied one.
 func (c *completer) applied(action finishAction, rs []finishReq, results []Result) {
 	ctx := context.Background()
-	events, counting := c.events.listening(), c.metrics.counting(ctx)
+	events, counting := c.events.listeningJobs(), c.metrics.counting(ctx)
 	var byAttempt map[Receipt]*finishReq
-	if events || counting {
-		byAttempt = make(map[Receipt]*finishReq, len(rs))
-		for i := range rs {
-			byAttempt[Receipt{JobID: rs[i].r.JobID, RunLease: rs[i].r.RunLease}] = &rs[i]
+	for i, res := range results {
+		var r *finishReq
+		if events || counting {
+			// The finalizers return their results in the order of their
+			// input; a map, made on the first result out of place, finds
+			// the others.
+			if byAttempt == nil && i < len(rs) && rs[i].r.JobID == res.JobID && rs[i].r.RunLease == res.RunLease {
+				r = &rs[i]
+			} else {
+				if byAttempt == nil {
+					byAttempt = make(map[Receipt]*finishReq, len(rs))
+					for i := range rs {
+						byAttempt[Receipt{JobID: rs[i].r.JobID, RunLease: rs[i].r.RunLease}] = &rs[i]
+					}
+				}
+				r = byAttempt[Receipt{JobID: res.JobID, RunLease: res.RunLease}]
+			}
 		}
-	}
-	for _, res := range results {
-		r, ok := byAttempt[Receipt{JobID: res.JobID, RunLease: res.RunLease}]
+		ok := r != nil
 		if ok && counting {
 			c.metrics.finalizedOne(ctx, action, r, res)
 		}
