@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/awa-queue/awa/driver/internal/dbsqlc"
@@ -132,8 +131,10 @@ func (l attemptLimits) end(start time.Time) time.Time {
 type deadlineCtx struct {
 	parent context.Context
 	// timer ends it at its deadline: its worker goroutine's (the runtime),
-	// else its own, made when a deadline is first set.
-	timer *deadlineTimer
+	// else its own (ownTimer), made when a deadline is first set and
+	// stopped when the context ends.
+	timer    *deadlineTimer
+	ownTimer bool
 	// watch (nil: none) is the runtime's watchdog, told when the context
 	// ends other than by release.
 	watch *watch
@@ -240,15 +241,13 @@ func (c *deadlineCtx) move(d time.Time) {
 		return
 	}
 	c.deadline = d
-	switch {
-	case !d.IsZero():
-		if c.timer == nil {
-			c.timer = newDeadlineTimer()
-		}
-		c.timer.arm(c, time.Until(d))
-	case c.timer != nil:
-		c.timer.t.Stop()
+	if d.IsZero() {
+		return // a firing armed before finds no deadline and ends nothing
 	}
+	if c.timer == nil {
+		c.timer, c.ownTimer = newDeadlineTimer(), true
+	}
+	c.timer.arm(c, d)
 }
 
 // deadlinePassed is its timer's call: it ends the context if its deadline
@@ -260,8 +259,8 @@ func (c *deadlineCtx) deadlinePassed() {
 		c.mu.Unlock()
 		return
 	}
-	if left := time.Until(c.deadline); left > 0 {
-		c.timer.arm(c, left)
+	if time.Until(c.deadline) > 0 {
+		c.timer.arm(c, c.deadline)
 		c.mu.Unlock()
 		return
 	}
@@ -278,7 +277,7 @@ func (c *deadlineCtx) end(err error, by endReason) {
 		return
 	}
 	c.err, c.endedBy = err, by
-	if c.timer != nil && !c.deadline.IsZero() {
+	if c.ownTimer {
 		c.timer.t.Stop()
 	}
 	if c.done == nil {
@@ -369,13 +368,21 @@ func (c *deadlineCtx) AfterFunc(f func()) (stop func() bool) {
 }
 
 // deadlineTimer ends a context at its deadline. The runtime keeps one per
-// worker goroutine, for the attempt it runs (cur), and arms it again for
-// the next: a timer per attempt would cost allocations each. A firing that
-// comes too early for cur (it was armed for an earlier deadline, or for the
-// attempt before) arms it again for what is left.
+// worker goroutine, for the attempt it runs (cur), and hands it on to the
+// next: a timer per attempt would cost allocations each. It is armed lazily:
+// a firing already due by the new deadline is kept rather than the timer
+// reset, and it is not stopped when an attempt ends (the next one's deadline
+// is usually later), so most jobs cost it neither a reset nor a stop. A
+// firing that comes too early for cur (it was armed for an earlier
+// deadline, or for the attempt before) ends nothing: cur's deadlinePassed
+// arms it again for what is left.
 type deadlineTimer struct {
-	t   *time.Timer
-	cur atomic.Pointer[deadlineCtx]
+	t  *time.Timer
+	mu sync.Mutex
+	// cur is the context whose deadline the next firing checks; at is when
+	// that firing is due (zero: none armed).
+	cur *deadlineCtx
+	at  time.Time
 }
 
 func newDeadlineTimer() *deadlineTimer {
@@ -385,14 +392,23 @@ func newDeadlineTimer() *deadlineTimer {
 	return dt
 }
 
-// arm makes the timer end c after d.
-func (dt *deadlineTimer) arm(c *deadlineCtx, d time.Duration) {
-	dt.cur.Store(c)
-	dt.t.Reset(d)
+// arm makes the timer end c at d, or fire earlier.
+func (dt *deadlineTimer) arm(c *deadlineCtx, d time.Time) {
+	dt.mu.Lock()
+	dt.cur = c
+	if dt.at.IsZero() || d.Before(dt.at) {
+		dt.at = d
+		dt.t.Reset(time.Until(d))
+	}
+	dt.mu.Unlock()
 }
 
 func (dt *deadlineTimer) fire() {
-	if c := dt.cur.Load(); c != nil {
+	dt.mu.Lock()
+	c := dt.cur
+	dt.at = time.Time{}
+	dt.mu.Unlock()
+	if c != nil {
 		c.deadlinePassed()
 	}
 }

@@ -165,6 +165,34 @@ func TestWorkerDeadlineTimerServesEachAttemptInTurn(t *testing.T) {
 	}
 }
 
+// The next attempt's later deadline keeps the firing armed for the one
+// before (no reset): that firing, too early for it, ends nothing and arms
+// the timer again, and the context ends at its own deadline.
+func TestWorkerDeadlineTimerKeepsAnEarlierFiringForALaterDeadline(t *testing.T) {
+	dt := newDeadlineTimer()
+	defer dt.t.Stop()
+	first := runtimeCtx(dt, time.Now().Add(100*time.Millisecond))
+	first.release()
+	at := time.Now().Add(400 * time.Millisecond)
+	second := runtimeCtx(dt, at)
+	defer second.release()
+	dt.mu.Lock()
+	kept := dt.at.Before(at)
+	dt.mu.Unlock()
+	if !kept {
+		t.Fatal("the later deadline reset the timer rather than keep the earlier firing")
+	}
+	if ended(second, 250*time.Millisecond) {
+		t.Fatalf("the context ended (%v) at the earlier attempt's deadline", second.Err())
+	}
+	if !ended(second, 2*time.Second) {
+		t.Fatal("the context did not end at its deadline")
+	}
+	if time.Now().Before(at) || !errors.Is(second.Err(), context.DeadlineExceeded) {
+		t.Fatalf("ended at %v with %v; want at or after %v with context.DeadlineExceeded", time.Now(), second.Err(), at)
+	}
+}
+
 // Done asked for only after the context ended is closed too, and the
 // context's cause is its error (Cause finds no cause of its own).
 func TestMovableDeadlineDoneAfterTheEnd(t *testing.T) {
