@@ -122,12 +122,12 @@ func (l attemptLimits) end(start time.Time) time.Time {
 // implements the AfterFunc method the context package looks for, so a
 // context derived from it costs no goroutine.
 //
-// What it costs per attempt is what makes the runtime's per-job work cheap
-// (BenchmarkExecute): no channel until Done is called (most handlers never
-// call it); in the runtime, no registration on the parent (whose cancel the
-// attempt set passes on instead: a registration per job on the client's
-// shared context would contend on its lock) and the timer of its worker
-// goroutine, reused from one attempt to the next (deadlineTimer).
+// It is cheap per attempt (BenchmarkExecute): no channel until Done is
+// called (most handlers never call it); in the runtime, no registration on
+// the parent (the attempt set passes its cancel on instead: a registration
+// per job on the client's shared context would contend on its lock) and the
+// timer of its worker goroutine, reused from one attempt to the next
+// (deadlineTimer).
 type deadlineCtx struct {
 	parent context.Context
 	// timer ends it at its deadline: its worker goroutine's (the runtime),
