@@ -17,54 +17,62 @@ var ErrAttemptClosed = errors.New("awa: attempt closed while its handler ran (ca
 
 type attemptKey struct{ jobID, runLease int64 }
 
-type runningAttempt struct {
-	receipt Receipt
-	cancel  context.CancelCauseFunc
-	// handle wakes the handler's WaitForCallback on a resume notification.
-	handle *attemptHandle
-	// closed (nil: none) runs after cancel when the attempt is closed from
-	// outside: the runtime's watchdog, which is registered on the context
-	// below the handler's and so does not see this cancel by itself.
-	closed func()
-}
-
 // attemptSet is the Client's running handlers by attempt, so that a cancel
 // (notified, or found by the heartbeat's closed_attempts) reaches the
-// handler's context. Cost per job: one map insert and delete under a mutex.
+// handler's context, and a hard stop (cancelAll) ends every one. Cost per
+// job: one map insert and delete under a mutex.
 type attemptSet struct {
 	mu sync.Mutex
-	m  map[attemptKey]runningAttempt
+	m  map[attemptKey]*attemptRun
 }
 
-// start derives the handler's context for attempt r, whose JobRow holds h;
-// done removes it. closed (may be nil) runs after the cancel of a close.
-func (s *attemptSet) start(ctx context.Context, r Receipt, h *attemptHandle, closed func()) (hctx context.Context, done func()) {
-	hctx, cancel := context.WithCancelCause(ctx)
-	k := attemptKey{r.JobID, r.RunLease}
+// start registers attempt a, whose handler runs until workCtx ends (a hard
+// stop): when it has ended already, a's context ends at once, since
+// cancelAll, which ends the others, may have run before a was registered.
+// done removes it.
+func (s *attemptSet) start(a *attemptRun, workCtx context.Context) {
+	k := attemptKey{a.handle.receipt.JobID, a.handle.receipt.RunLease}
 	s.mu.Lock()
 	if s.m == nil {
-		s.m = make(map[attemptKey]runningAttempt)
+		s.m = make(map[attemptKey]*attemptRun)
 	}
-	s.m[k] = runningAttempt{receipt: r, cancel: cancel, handle: h, closed: closed}
+	s.m[k] = a
 	s.mu.Unlock()
-	return hctx, func() {
-		s.mu.Lock()
-		delete(s.m, k)
-		s.mu.Unlock()
-		cancel(nil)
+	if err := workCtx.Err(); err != nil {
+		a.ctx.end(err, endedByParent)
 	}
 }
 
-// close cancels the handler of attempt (jobID, runLease), if it runs here.
+func (s *attemptSet) done(a *attemptRun) {
+	s.mu.Lock()
+	delete(s.m, attemptKey{a.handle.receipt.JobID, a.handle.receipt.RunLease})
+	s.mu.Unlock()
+}
+
+// cancelAll ends the context of every running handler with workCtx's error:
+// the Client runs it once workCtx ends (StopAndCancel, or Stop's ctx).
+func (s *attemptSet) cancelAll(workCtx context.Context) {
+	s.mu.Lock()
+	running := make([]*attemptRun, 0, len(s.m))
+	for _, a := range s.m {
+		running = append(running, a)
+	}
+	s.mu.Unlock()
+	for _, a := range running {
+		a.ctx.end(workCtx.Err(), endedByParent)
+	}
+}
+
+// close cancels the handler of attempt (jobID, runLease), if it runs here:
+// its context ends with cause ErrAttemptClosed, and its watchdog, should the
+// handler overstay, reports the close.
 func (s *attemptSet) close(jobID, runLease int64) bool {
 	s.mu.Lock()
 	a, ok := s.m[attemptKey{jobID, runLease}]
 	s.mu.Unlock()
 	if ok {
-		a.cancel(ErrAttemptClosed)
-		if a.closed != nil {
-			a.closed()
-		}
+		a.watch.closed.Store(true)
+		a.ctx.closeOutside()
 	}
 	return ok
 }
@@ -74,7 +82,7 @@ func (s *attemptSet) receipts() []Receipt {
 	defer s.mu.Unlock()
 	rs := make([]Receipt, 0, len(s.m))
 	for _, a := range s.m {
-		rs = append(rs, a.receipt)
+		rs = append(rs, a.handle.receipt)
 	}
 	return rs
 }
@@ -85,7 +93,7 @@ func (s *attemptSet) resumed(jobID, runLease int64) {
 	s.mu.Lock()
 	a, ok := s.m[attemptKey{jobID, runLease}]
 	s.mu.Unlock()
-	if ok && a.handle != nil {
+	if ok {
 		a.handle.wakeWaiter()
 	}
 }

@@ -352,6 +352,9 @@ func (c *Client) Start(ctx context.Context) error {
 	c.health.heartbeatOK.Store(now)
 
 	workCtx, workCancel := context.WithCancel(context.WithoutCancel(ctx))
+	// A hard stop ends the running handlers' contexts through the attempt
+	// set: none is registered on workCtx itself (deadlineCtx).
+	context.AfterFunc(workCtx, func() { c.attempts.cancelAll(workCtx) })
 	fetchCtx, fetchCancel := context.WithCancel(workCtx)
 	bgCtx, bgCancel := context.WithCancel(context.WithoutCancel(ctx))
 	c.workCancel, c.fetchCancel, c.bgCancel = workCancel, fetchCancel, bgCancel

@@ -111,24 +111,96 @@ func (l attemptLimits) end(start time.Time) time.Time {
 	return end
 }
 
-// deadlineCtx is a handler's context: its parent's values and cancellation,
-// and a deadline that can move (JobRow.SetDeadline), which
-// context.WithDeadline's cannot. At the deadline it ends with
-// context.DeadlineExceeded. It implements the AfterFunc method the context
-// package looks for, so a context derived from it costs no goroutine. Cost
-// per job: one timer, as context.WithDeadline's.
+// deadlineCtx is a handler's context, one object per attempt: its parent's
+// values, and an end of its own. It ends at its deadline with
+// context.DeadlineExceeded (a deadline that can move: JobRow.SetDeadline,
+// which context.WithDeadline's cannot); when its attempt is closed from
+// outside (closeOutside: an operator's cancel, a rescue) with
+// context.Canceled and cause ErrAttemptClosed; when its parent ends (or, in
+// the runtime, the client stops hard: attemptSet.cancelAll) with the
+// parent's error and cause; and at release with context.Canceled. It
+// implements the AfterFunc method the context package looks for, so a
+// context derived from it costs no goroutine.
+//
+// It is cheap per attempt (BenchmarkExecute): no channel until Done is
+// called (most handlers never call it); in the runtime, no registration on
+// the parent (the attempt set passes its cancel on instead: a registration
+// per job on the client's shared context would contend on its lock) and the
+// timer of its worker goroutine, reused from one attempt to the next
+// (deadlineTimer).
 type deadlineCtx struct {
-	parent     context.Context
-	done       chan struct{}
+	parent context.Context
+	// timer ends it at its deadline: its worker goroutine's (the runtime),
+	// else its own (ownTimer), made when a deadline is first set and
+	// stopped when the context ends.
+	timer    *deadlineTimer
+	ownTimer bool
+	// watch (nil: none) is the runtime's watchdog, told when the context
+	// ends other than by release.
+	watch *watch
+	// stopParent unregisters the context from its parent (nil: it was not
+	// registered, as in the runtime).
 	stopParent func() bool
 
 	mu       sync.Mutex
-	deadline time.Time // zero: none
-	timer    *time.Timer
-	gen      uint64 // of the armed timer: a timer of an older deadline that fires changes nothing
+	deadline time.Time     // zero: none
+	done     chan struct{} // made by the first Done; closedChan when the context ended first
 	err      error
+	endedBy  endReason
 	afters   []*afterFunc
 }
+
+// endReason is what ended a deadlineCtx; its cause (context.Cause) follows.
+type endReason uint8
+
+const (
+	endedByDeadline endReason = iota + 1
+	endedByParent             // the parent's error and cause
+	endedByClose              // cause ErrAttemptClosed
+	endedByRelease
+)
+
+// closedChan is the Done channel of a context that ended before anyone asked for it.
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+// cancelCauseKey is the key under which context.Cause looks up the cause of
+// a context that ended (the context package's own, unexported), found once
+// by asking Cause about an ended context that records the key it is asked
+// for. A deadlineCtx answers it with closedCause when its attempt was
+// closed, so Cause of the handler's context, and of a context derived from
+// it, is ErrAttemptClosed without a context.WithCancelCause layer per
+// attempt. TestControlNotificationsCancelOrWake fails should a release of
+// Go look the cause up otherwise.
+var cancelCauseKey = func() any {
+	p := &keyProbe{Context: context.Background()}
+	_ = context.Cause(p)
+	return p.key
+}()
+
+// keyProbe is an ended context that records the last key it was asked for.
+type keyProbe struct {
+	context.Context
+	key any
+}
+
+func (p *keyProbe) Err() error { return context.Canceled }
+
+func (p *keyProbe) Value(key any) any {
+	p.key = key
+	return nil
+}
+
+// closedCause is a context cancelled with cause ErrAttemptClosed, shared by
+// every closed attempt's context (cancelCauseKey).
+var closedCause = func() context.Context {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(ErrAttemptClosed)
+	return ctx
+}()
 
 type afterFunc struct {
 	f       func()
@@ -137,15 +209,27 @@ type afterFunc struct {
 
 // withMovableDeadline returns a context of parent that ends at deadline
 // (zero: none) or when parent ends; release ends it (context.Canceled) and
-// frees its timer.
+// frees its timer. Driver.Work's handler context.
 func withMovableDeadline(parent context.Context, deadline time.Time) (*deadlineCtx, context.CancelFunc) {
-	c := &deadlineCtx{parent: parent, done: make(chan struct{})}
+	c := &deadlineCtx{parent: parent}
 	c.move(deadline)
-	c.stopParent = context.AfterFunc(parent, func() { c.finish(parent.Err()) })
-	return c, func() {
+	c.stopParent = context.AfterFunc(parent, func() { c.end(parent.Err(), endedByParent) })
+	return c, c.release
+}
+
+// release ends the context with context.Canceled (the handler returned) and
+// unregisters it from its parent.
+func (c *deadlineCtx) release() {
+	if c.stopParent != nil {
 		c.stopParent()
-		c.finish(context.Canceled)
 	}
+	c.end(context.Canceled, endedByRelease)
+}
+
+// closeOutside ends the context with cause ErrAttemptClosed: its attempt was
+// closed from outside while the handler ran.
+func (c *deadlineCtx) closeOutside() {
+	c.end(context.Canceled, endedByClose)
 }
 
 // move sets the deadline to d (zero: none); a context that already ended
@@ -157,45 +241,60 @@ func (c *deadlineCtx) move(d time.Time) {
 		return
 	}
 	c.deadline = d
-	c.gen++
-	if c.timer != nil {
-		c.timer.Stop()
-		c.timer = nil
-	}
 	if d.IsZero() {
-		return
+		return // a firing armed before finds no deadline and ends nothing
 	}
-	gen := c.gen
-	c.timer = time.AfterFunc(time.Until(d), func() {
-		c.mu.Lock()
-		current := c.gen == gen
-		c.mu.Unlock()
-		if current {
-			c.finish(context.DeadlineExceeded)
-		}
-	})
+	if c.timer == nil {
+		c.timer, c.ownTimer = newDeadlineTimer(), true
+	}
+	c.timer.arm(c, d)
 }
 
-// finish ends the context with err, once.
-func (c *deadlineCtx) finish(err error) {
+// deadlinePassed is its timer's call: it ends the context if its deadline
+// has come, or arms the timer again for what is left (the timer fired for an
+// earlier deadline, or for the attempt its worker ran before).
+func (c *deadlineCtx) deadlinePassed() {
+	c.mu.Lock()
+	if c.err != nil || c.deadline.IsZero() {
+		c.mu.Unlock()
+		return
+	}
+	if time.Until(c.deadline) > 0 {
+		c.timer.arm(c, c.deadline)
+		c.mu.Unlock()
+		return
+	}
+	c.mu.Unlock()
+	c.end(context.DeadlineExceeded, endedByDeadline)
+}
+
+// end ends the context with err, once; the watchdog hears of any end but
+// release.
+func (c *deadlineCtx) end(err error, by endReason) {
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
 		return
 	}
-	c.err = err
-	if c.timer != nil {
-		c.timer.Stop()
-		c.timer = nil
+	c.err, c.endedBy = err, by
+	if c.ownTimer {
+		c.timer.t.Stop()
+	}
+	if c.done == nil {
+		c.done = closedChan
+	} else {
+		close(c.done)
 	}
 	afters := c.afters
 	c.afters = nil
-	close(c.done)
 	c.mu.Unlock()
 	for _, a := range afters {
 		if !a.stopped {
 			go a.f()
 		}
+	}
+	if c.watch != nil && by != endedByRelease {
+		c.watch.ended()
 	}
 }
 
@@ -209,7 +308,14 @@ func (c *deadlineCtx) Deadline() (time.Time, bool) {
 	return d, !d.IsZero()
 }
 
-func (c *deadlineCtx) Done() <-chan struct{} { return c.done }
+func (c *deadlineCtx) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		c.done = make(chan struct{})
+	}
+	return c.done
+}
 
 func (c *deadlineCtx) Err() error {
 	c.mu.Lock()
@@ -217,7 +323,25 @@ func (c *deadlineCtx) Err() error {
 	return c.err
 }
 
-func (c *deadlineCtx) Value(key any) any { return c.parent.Value(key) }
+// Value is the parent's, except the context package's cause lookup
+// (cancelCauseKey): closedCause once the attempt was closed, the parent's
+// after the parent ended it, else none (Cause is then Err).
+func (c *deadlineCtx) Value(key any) any {
+	if key == cancelCauseKey {
+		c.mu.Lock()
+		by := c.endedBy
+		c.mu.Unlock()
+		switch by {
+		case endedByClose:
+			return closedCause.Value(key)
+		case endedByParent:
+			return c.parent.Value(key)
+		default:
+			return nil
+		}
+	}
+	return c.parent.Value(key)
+}
 
 // AfterFunc runs f in its own goroutine once the context ends; stop
 // unregisters f and reports whether it did so before f was started. The
@@ -240,5 +364,51 @@ func (c *deadlineCtx) AfterFunc(f func()) (stop func() bool) {
 		}
 		a.stopped = true
 		return true
+	}
+}
+
+// deadlineTimer ends a context at its deadline. The runtime keeps one per
+// worker goroutine, for the attempt it runs (cur), and hands it on to the
+// next: a timer per attempt would cost allocations each. It is armed lazily:
+// a firing already due by the new deadline is kept rather than the timer
+// reset, and it is not stopped when an attempt ends (the next one's deadline
+// is usually later), so most jobs cost it neither a reset nor a stop. A
+// firing that comes too early for cur (it was armed for an earlier
+// deadline, or for the attempt before) ends nothing: cur's deadlinePassed
+// arms it again for what is left.
+type deadlineTimer struct {
+	t  *time.Timer
+	mu sync.Mutex
+	// cur is the context whose deadline the next firing checks; at is when
+	// that firing is due (zero: none armed).
+	cur *deadlineCtx
+	at  time.Time
+}
+
+func newDeadlineTimer() *deadlineTimer {
+	dt := &deadlineTimer{}
+	dt.t = time.AfterFunc(time.Hour, dt.fire)
+	dt.t.Stop()
+	return dt
+}
+
+// arm makes the timer end c at d, or fire earlier.
+func (dt *deadlineTimer) arm(c *deadlineCtx, d time.Time) {
+	dt.mu.Lock()
+	dt.cur = c
+	if dt.at.IsZero() || d.Before(dt.at) {
+		dt.at = d
+		dt.t.Reset(time.Until(d))
+	}
+	dt.mu.Unlock()
+}
+
+func (dt *deadlineTimer) fire() {
+	dt.mu.Lock()
+	c := dt.cur
+	dt.at = time.Time{}
+	dt.mu.Unlock()
+	if c != nil {
+		c.deadlinePassed()
 	}
 }

@@ -124,3 +124,85 @@ func TestMovableDeadlineDerivedContextsCostNoGoroutine(t *testing.T) {
 		cancel()
 	}
 }
+
+// runtimeCtx is a handler's context as execute makes it: no registration on
+// its parent, the deadline timer dt shared with the worker's other attempts.
+func runtimeCtx(dt *deadlineTimer, deadline time.Time) *deadlineCtx {
+	c := &deadlineCtx{parent: context.Background(), timer: dt}
+	c.move(deadline)
+	return c
+}
+
+// A worker goroutine's timer, reused: an attempt released with its deadline
+// far away leaves the next attempt's deadline to the timer, which ends that
+// one at its own; a firing too early for the current attempt (armed for an
+// earlier deadline, or for the attempt before) ends nothing and arms the
+// timer again for what is left.
+func TestWorkerDeadlineTimerServesEachAttemptInTurn(t *testing.T) {
+	dt := newDeadlineTimer()
+	defer dt.t.Stop()
+	first := runtimeCtx(dt, time.Now().Add(time.Hour))
+	first.release()
+	if !errors.Is(first.Err(), context.Canceled) {
+		t.Fatalf("the released attempt's context reports %v, want context.Canceled", first.Err())
+	}
+
+	at := time.Now().Add(200 * time.Millisecond)
+	second := runtimeCtx(dt, at)
+	defer second.release()
+	dt.fire() // too early
+	if second.Err() != nil {
+		t.Fatalf("a firing before the deadline ended the context: %v", second.Err())
+	}
+	if !ended(second, 2*time.Second) {
+		t.Fatal("after an early firing the context did not end at its deadline")
+	}
+	if time.Now().Before(at) || !errors.Is(second.Err(), context.DeadlineExceeded) {
+		t.Fatalf("ended at %v with %v; want at or after %v with context.DeadlineExceeded", time.Now(), second.Err(), at)
+	}
+	if !errors.Is(first.Err(), context.Canceled) {
+		t.Fatalf("the earlier attempt's context now reports %v, want context.Canceled still", first.Err())
+	}
+}
+
+// The next attempt's later deadline keeps the firing armed for the one
+// before (no reset): that firing, too early for it, ends nothing and arms
+// the timer again, and the context ends at its own deadline.
+func TestWorkerDeadlineTimerKeepsAnEarlierFiringForALaterDeadline(t *testing.T) {
+	dt := newDeadlineTimer()
+	defer dt.t.Stop()
+	first := runtimeCtx(dt, time.Now().Add(100*time.Millisecond))
+	first.release()
+	at := time.Now().Add(400 * time.Millisecond)
+	second := runtimeCtx(dt, at)
+	defer second.release()
+	dt.mu.Lock()
+	kept := dt.at.Before(at)
+	dt.mu.Unlock()
+	if !kept {
+		t.Fatal("the later deadline reset the timer rather than keep the earlier firing")
+	}
+	if ended(second, 250*time.Millisecond) {
+		t.Fatalf("the context ended (%v) at the earlier attempt's deadline", second.Err())
+	}
+	if !ended(second, 2*time.Second) {
+		t.Fatal("the context did not end at its deadline")
+	}
+	if time.Now().Before(at) || !errors.Is(second.Err(), context.DeadlineExceeded) {
+		t.Fatalf("ended at %v with %v; want at or after %v with context.DeadlineExceeded", time.Now(), second.Err(), at)
+	}
+}
+
+// Done asked for only after the context ended is closed too, and the
+// context's cause is its error (Cause finds no cause of its own).
+func TestMovableDeadlineDoneAfterTheEnd(t *testing.T) {
+	ctx := runtimeCtx(newDeadlineTimer(), time.Now().Add(time.Millisecond))
+	time.Sleep(50 * time.Millisecond)
+	if !ended(ctx, 2*time.Second) || !errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		t.Fatalf("ended %v, cause %v; want context.DeadlineExceeded", ctx.Err(), context.Cause(ctx))
+	}
+	ctx.release()
+	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("release changed the error to %v", ctx.Err())
+	}
+}

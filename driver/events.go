@@ -156,7 +156,9 @@ func (c *Client) EventsDropped() int64 { return c.events.dropped.Load() }
 // eventBus fans events out to subscriptions. With no subscriber, emitting
 // costs one atomic load.
 type eventBus struct {
-	active  atomic.Int32 // subscriptions; read without the lock
+	active atomic.Int32 // subscriptions; read without the lock
+	// jobs: subscriptions that take a job outcome event (listeningJobs).
+	jobs    atomic.Int32
 	dropped atomic.Int64
 	mu      sync.RWMutex
 	subs    map[*subscription]struct{}
@@ -165,6 +167,7 @@ type eventBus struct {
 type subscription struct {
 	ch    chan *Event
 	kinds map[EventKind]bool // nil: every kind
+	jobs  bool               // it takes a job outcome event (eventBus.jobs)
 }
 
 func (b *eventBus) subscribe(cfg *SubscribeConfig) (<-chan *Event, func()) {
@@ -180,12 +183,19 @@ func (b *eventBus) subscribe(cfg *SubscribeConfig) (<-chan *Event, func()) {
 			}
 		}
 	}
+	s.jobs = s.kinds == nil
+	for _, k := range eventKinds {
+		s.jobs = s.jobs || s.kinds[k]
+	}
 	b.mu.Lock()
 	if b.subs == nil {
 		b.subs = map[*subscription]struct{}{}
 	}
 	b.subs[s] = struct{}{}
 	b.active.Add(1)
+	if s.jobs {
+		b.jobs.Add(1)
+	}
 	b.mu.Unlock()
 	var once sync.Once
 	return s.ch, func() {
@@ -193,11 +203,18 @@ func (b *eventBus) subscribe(cfg *SubscribeConfig) (<-chan *Event, func()) {
 			b.mu.Lock()
 			delete(b.subs, s)
 			b.active.Add(-1)
+			if s.jobs {
+				b.jobs.Add(-1)
+			}
 			close(s.ch)
 			b.mu.Unlock()
 		})
 	}
 }
+
+// listeningJobs reports whether a subscription takes job outcome events: the
+// completer builds none otherwise (one per job).
+func (b *eventBus) listeningJobs() bool { return b.jobs.Load() > 0 }
 
 // listening reports whether anyone subscribes: callers skip building events
 // otherwise.

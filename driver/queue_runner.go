@@ -220,9 +220,13 @@ func (q *queueRunner) dispatch(workCtx context.Context, r claimedRun) {
 // worker runs the jobs sent on work until the fetch loop closes it. It
 // counts itself idle before it gives its job's slots back: a job claimed
 // with them then finds it idle rather than starting one more worker.
+// Its deadline timer ends the handler's context of each job it runs at its
+// deadline (deadlineTimer).
 func (q *queueRunner) worker(workCtx context.Context) {
+	timer := newDeadlineTimer()
+	defer timer.t.Stop()
 	for r := range q.work {
-		held := q.execute(workCtx, r.j, r.claimStart, r.claimSpan, r.weight)
+		held := q.execute(workCtx, &r, timer)
 		q.idle.Add(1)
 		q.releasePermits(held)
 	}
@@ -353,26 +357,14 @@ const (
 // ignores its context costs a slot, never an unbounded number of
 // goroutines), and its late result is dropped without a finalizer call.
 // It returns how many slots the job held; the caller (worker) gives them back.
-// claimStart is when the claim call started (localDeadline); claimSpan is
-// its span's context (invalid when tracing is off), which the handler's span
-// links to.
-// localDeadline is the attempt's deadline on this process's clock (zero when
-// it has none). DeadlineAt is the database's clock: read against a local clock
-// that runs behind, the handler would outlive the rescue of its attempt. The
-// deadline is claimed_at (the claim transaction's start, after claimStart)
-// plus a fixed interval, so claimStart plus that interval comes no later.
-func localDeadline(j ClaimedJob, claimStart time.Time) time.Time {
-	if j.DeadlineAt.IsZero() {
-		return time.Time{}
-	}
-	return claimStart.Add(j.DeadlineAt.Sub(j.ClaimedAt))
-}
-
-func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart time.Time, claimSpan trace.SpanContext,
-	weight int) (held int) {
+// r.claimStart is when the claim call started (localDeadline); r.claimSpan
+// is its span's context (invalid when tracing is off), which the handler's
+// span links to. timer is the worker goroutine's (deadlineTimer).
+func (q *queueRunner) execute(workCtx context.Context, r *claimedRun, timer *deadlineTimer) (held int) {
+	j := &r.j
 	held = 1
-	if weight > 1 {
-		held = q.widen(workCtx, weight)
+	if r.weight > 1 {
+		held = q.widen(workCtx, r.weight)
 		if q.widening.Add(-1) == 0 {
 			select {
 			case q.widened <- struct{}{}:
@@ -384,15 +376,16 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart 
 			return
 		}
 	}
-	cfg := q.c.cfg
-	row := jobRow(j, q.c.driver, q.c.rt)
-	row.attempt.pollEvery = cfg.CallbackPollInterval
+	cfg := &q.c.cfg
 	unit, ok := cfg.Workers.byKind[j.Kind]
 	if !ok {
 		q.c.completer.add(withJob(handBack(j, cfg.UnknownKindDelay), j, 0))
 		q.c.jobWG.Done()
 		return
 	}
+	a := newAttemptRun(j, q.c.driver, q.c.rt)
+	row := &a.row
+	a.handle.pollEvery = cfg.CallbackPollInterval
 
 	timeout, byWorker, err := unit.jobTimeout(row, j.Args, cfg.JobTimeout)
 	if err != nil {
@@ -400,35 +393,32 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart 
 		q.c.jobWG.Done()
 		return
 	}
-	lim := attemptLimits{timeout: timeout, local: localDeadline(j, claimStart), db: j.DeadlineAt}
-	if byWorker && !q.ownDeadline(workCtx, j, claimStart, &lim) {
+	lim := attemptLimits{timeout: timeout, local: localDeadline(j, r.claimStart), db: j.DeadlineAt}
+	if byWorker && !q.ownDeadline(workCtx, j, r.claimStart, &lim) {
 		q.c.jobWG.Done()
 		return
 	}
 
-	// The handler's context ends at its timeout or, when that comes first,
-	// at the attempt's deadline: past it the leader rescues the attempt, so
-	// the handler must stop too. JobRow.SetDeadline moves it.
-	w := &watch{q: q, workCtx: workCtx, j: &j, row: row, start: time.Now()}
-	// The handler's span, in the context the handler gets.
-	sctx, span := q.c.tracing.startProcess(workCtx, q.processSpan, j, claimSpan)
-	dctx, release := withMovableDeadline(sctx, lim.end(w.start))
-	defer release()
-	row.attempt.bind(dctx, lim)
+	// The handler's context (deadlineCtx) ends at its timeout or, when that
+	// comes first, at the attempt's deadline: past it the leader rescues the
+	// attempt, so the handler must stop too. JobRow.SetDeadline moves it. It
+	// carries the handler's span.
+	w := &a.watch
+	w.q, w.workCtx, w.row, w.start = q, workCtx, row, time.Now()
+	sctx, span := q.c.tracing.startProcess(workCtx, q.processSpan, j, r.claimSpan)
+	ctx := &a.ctx
+	ctx.parent, ctx.timer, ctx.watch = sctx, timer, w
+	ctx.move(lim.end(w.start))
+	a.handle.bind(ctx, lim)
 
-	// The watchdog costs nothing until the handler's context ends: then one
-	// timer for JobTimeoutGrace. The handler's context ends when dctx does
-	// (its timeout or deadline, Stop's cancel), or when the attempt is
-	// closed from outside (attempts.close runs w.ended after the cancel).
-	stopWatch := dctx.AfterFunc(w.ended)
-
-	// Cooperative cancel: an operator's cancel (or a rescue) of this attempt
-	// cancels ctx with cause ErrAttemptClosed (cancel.go).
-	ctx, attemptDone := q.c.attempts.start(dctx, j.Receipt, row.attempt, w.closedOutside)
-	defer attemptDone()
-
+	// Registered, an operator's cancel (or a rescue) of this attempt ends
+	// ctx with cause ErrAttemptClosed, and a hard stop ends it (cancel.go).
+	// The watchdog costs nothing until ctx ends other than by release: then
+	// one timer for JobTimeoutGrace.
+	q.c.attempts.start(a, workCtx)
 	res := withJob(runHandler(ctx, workCtx, unit, row, j, w.start), j, time.Since(w.start))
-	stopWatch()
+	q.c.attempts.done(a)
+	ctx.release()
 	endProcess(span, &res)
 	if w.state.CompareAndSwap(attemptRunning, attemptReturned) {
 		q.c.metrics.processed(workCtx, &res)
@@ -442,12 +432,40 @@ func (q *queueRunner) execute(workCtx context.Context, j ClaimedJob, claimStart 
 	return held
 }
 
+// attemptRun is what the runtime allocates for one attempt, in one piece:
+// the handler's JobRow and its attempt handle, its context and its watchdog.
+type attemptRun struct {
+	row    JobRow
+	handle attemptHandle
+	ctx    deadlineCtx
+	watch  watch
+}
+
+func newAttemptRun(j *ClaimedJob, d *Driver, db DBTX) *attemptRun {
+	a := &attemptRun{}
+	fillJobRow(&a.row, j)
+	a.row.attempt = &a.handle
+	a.handle.driver, a.handle.db, a.handle.receipt = d, db, j.Receipt
+	return a
+}
+
+// localDeadline is the attempt's deadline on this process's clock (zero when
+// it has none). DeadlineAt is the database's clock: read against a local clock
+// that runs behind, the handler would outlive the rescue of its attempt. The
+// deadline is claimed_at (the claim transaction's start, after claimStart)
+// plus a fixed interval, so claimStart plus that interval comes no later.
+func localDeadline(j *ClaimedJob, claimStart time.Time) time.Time {
+	if j.DeadlineAt.IsZero() {
+		return time.Time{}
+	}
+	return claimStart.Add(j.DeadlineAt.Sub(j.ClaimedAt))
+}
+
 // watch is one running attempt's watchdog: a handler still running
 // JobTimeoutGrace after its context ended is abandoned.
 type watch struct {
 	q       *queueRunner
 	workCtx context.Context
-	j       *ClaimedJob
 	row     *JobRow
 	start   time.Time
 	state   atomic.Int32 // attemptRunning, then attemptReturned or attemptAbandoned
@@ -455,16 +473,9 @@ type watch struct {
 	closed  atomic.Bool  // the attempt was closed from outside (the abandonment says so)
 }
 
-// closedOutside is ended for a close of the attempt from outside (an
-// operator's cancel, a rescue), which the abandonment then reports as the
-// limit overstayed rather than the handler's timeout.
-func (w *watch) closedOutside() {
-	w.closed.Store(true)
-	w.ended()
-}
-
-// ended runs when the handler's context ends: after JobTimeoutGrace, a
-// handler that has not returned is abandoned and its attempt retried.
+// ended runs when the handler's context ends other than by release: after
+// JobTimeoutGrace, a handler that has not returned is abandoned and its
+// attempt retried.
 func (w *watch) ended() {
 	if w.once.Swap(true) {
 		return
@@ -476,13 +487,14 @@ func (w *watch) abandon() {
 	if !w.state.CompareAndSwap(attemptRunning, attemptAbandoned) {
 		return
 	}
-	q, j := w.q, w.j
-	why := q.overstay(w.workCtx, w.row.attempt.currentLimits(), w.start, w.closed.Load())
+	q, row := w.q, w.row
+	why := q.overstay(w.workCtx, row.attempt.currentLimits(), w.start, w.closed.Load())
 	q.c.log.Error("awa: Handler did not return within its timeout; the attempt is retried and the handler abandoned "+
-		"(its slot stays taken until it returns)", slog.String("queue", q.name), slog.Int64("job_id", j.JobID),
-		slog.Int64("run_lease", j.RunLease), slog.String("kind", j.Kind), slog.String("reason", why))
-	abandoned := withJob(finishReq{action: actionRetry, r: j.Receipt,
-		msg: fmt.Sprintf("handler did not return within its timeout: %s; abandoned by the runtime", why)}, *j, time.Since(w.start))
+		"(its slot stays taken until it returns)", slog.String("queue", q.name), slog.Int64("job_id", row.ID),
+		slog.Int64("run_lease", row.RunLease), slog.String("kind", row.Kind), slog.String("reason", why))
+	abandoned := finishReq{action: actionRetry, r: row.attempt.receipt,
+		msg:  fmt.Sprintf("handler did not return within its timeout: %s; abandoned by the runtime", why),
+		kind: row.Kind, queue: row.Queue, attempt: row.Attempt, took: time.Since(w.start)}
 	q.c.metrics.processed(w.workCtx, &abandoned)
 	q.c.completer.add(abandoned)
 	q.c.jobWG.Done()
@@ -494,7 +506,7 @@ func (w *watch) abandon() {
 // to cancel, and a handler run now would do a cancelled job's work. One
 // awa.closed_attempts call per weighted job; when it fails the handler runs,
 // and the heartbeat's check (closeStale) cancels it if it must.
-func (q *queueRunner) closedWhileWaiting(workCtx context.Context, j ClaimedJob) bool {
+func (q *queueRunner) closedWhileWaiting(workCtx context.Context, j *ClaimedJob) bool {
 	ctx, cancel := context.WithTimeout(workCtx, 30*time.Second)
 	closed, err := q.c.driver.ClosedAttempts(ctx, q.c.rt, []Receipt{j.Receipt})
 	cancel()
@@ -516,7 +528,7 @@ func (q *queueRunner) closedWhileWaiting(workCtx context.Context, j ClaimedJob) 
 // a queue's deadline_seconds shorter than the client's claims ask. It
 // returns false when the attempt is already closed: the handler must not run.
 // When the call fails otherwise the handler runs to its claim's deadline.
-func (q *queueRunner) ownDeadline(workCtx context.Context, j ClaimedJob, claimStart time.Time, lim *attemptLimits) bool {
+func (q *queueRunner) ownDeadline(workCtx context.Context, j *ClaimedJob, claimStart time.Time, lim *attemptLimits) bool {
 	if lim.timeout <= 0 || j.DeadlineAt.IsZero() {
 		return true
 	}
@@ -549,7 +561,7 @@ func (q *queueRunner) ownDeadline(workCtx context.Context, j ClaimedJob, claimSt
 }
 
 // withJob adds what the job outcome event reports to r.
-func withJob(r finishReq, j ClaimedJob, took time.Duration) finishReq {
+func withJob(r finishReq, j *ClaimedJob, took time.Duration) finishReq {
 	r.kind, r.queue, r.attempt, r.took = j.Kind, j.Queue, j.Attempt, took
 	return r
 }
@@ -571,7 +583,7 @@ func (q *queueRunner) overstay(workCtx context.Context, lim attemptLimits, start
 
 // runHandler runs the handler under ctx (started at start) and maps its
 // return to a finalizer request.
-func runHandler(ctx, workCtx context.Context, unit workUnit, row *JobRow, j ClaimedJob, start time.Time) finishReq {
+func runHandler(ctx, workCtx context.Context, unit workUnit, row *JobRow, j *ClaimedJob, start time.Time) finishReq {
 	err := func() (err error) {
 		defer func() {
 			if p := recover(); p != nil {

@@ -50,7 +50,7 @@ func TestTelemetryCostsNoAllocationPerJobWhenOff(t *testing.T) {
 				t.Fatalf("metadata %s written with tracing off", meta)
 			}
 			m.claimed(ctx, "q", jobs, time.Time{}, nil)
-			_, span = tr.startProcess(ctx, "process q", jobs[0], tr.claimSpan("q", time.Time{}, 1, nil))
+			_, span = tr.startProcess(ctx, "process q", &jobs[0], tr.claimSpan("q", time.Time{}, 1, nil))
 			endProcess(span, &req)
 			m.processed(ctx, &req)
 			if m.counting(ctx) {

@@ -195,7 +195,7 @@ func (t *tracing) claimSpan(queue string, began time.Time, jobs int, err error) 
 // span, or a traceparent a SQL producer stored), linked to its claim's span.
 // The returned context carries it to the handler. Nil span when tracing is
 // off.
-func (t *tracing) startProcess(ctx context.Context, name string, j ClaimedJob, claim trace.SpanContext) (context.Context, trace.Span) {
+func (t *tracing) startProcess(ctx context.Context, name string, j *ClaimedJob, claim trace.SpanContext) (context.Context, trace.Span) {
 	tr := t.tracer()
 	if tr == nil {
 		return ctx, nil

@@ -35,9 +35,9 @@ type WorkResult struct {
 // attempt a deadline of its own (a handler's JobRow.SetDeadline does, and
 // moves the handler's context to it).
 func (d *Driver) Work(ctx context.Context, db DBTX, workers *Workers, j ClaimedJob, timeout time.Duration) (WorkResult, error) {
-	req := noWorker(j)
+	req := noWorker(&j)
 	if unit, ok := workers.lookup(j.Kind); ok {
-		row := jobRow(j, d, db)
+		row := jobRow(&j, d, db)
 		if t, _, err := unit.jobTimeout(row, j.Args, timeout); err != nil {
 			req = finishReq{action: actionRetry, r: j.Receipt, msg: err.Error()}
 		} else {
@@ -45,7 +45,7 @@ func (d *Driver) Work(ctx context.Context, db DBTX, workers *Workers, j ClaimedJ
 			start := time.Now()
 			hctx, release := withMovableDeadline(ctx, lim.end(start))
 			row.attempt.bind(hctx, lim)
-			req = runHandler(hctx, ctx, unit, row, j, start)
+			req = runHandler(hctx, ctx, unit, row, &j, start)
 			release()
 		}
 	}
@@ -78,24 +78,28 @@ func (ws *Workers) lookup(kind string) (workUnit, bool) {
 
 // jobRow is what a worker sees of a claimed job besides its args; its
 // progress goes through d on db.
-func jobRow(j ClaimedJob, d *Driver, db DBTX) *JobRow {
-	return &JobRow{
-		ID: j.JobID, Kind: j.Kind, Queue: j.Queue, Priority: int(j.Priority), Attempt: j.Attempt,
-		MaxAttempts: j.MaxAttempts, Tags: j.Tags, Metadata: j.Metadata, Errors: j.Errors,
-		CreatedAt: j.CreatedAt, RunAt: j.RunAt, ClaimedAt: j.ClaimedAt, RunLease: j.RunLease,
-		attempt: &attemptHandle{driver: d, db: db, receipt: j.Receipt},
-	}
+func jobRow(j *ClaimedJob, d *Driver, db DBTX) *JobRow {
+	row := &JobRow{attempt: &attemptHandle{driver: d, db: db, receipt: j.Receipt}}
+	fillJobRow(row, j)
+	return row
+}
+
+// fillJobRow sets what row shows of j (all but its attempt handle).
+func fillJobRow(row *JobRow, j *ClaimedJob) {
+	row.ID, row.Kind, row.Queue, row.Priority, row.Attempt = j.JobID, j.Kind, j.Queue, int(j.Priority), j.Attempt
+	row.MaxAttempts, row.Tags, row.Metadata, row.Errors = j.MaxAttempts, j.Tags, j.Metadata, j.Errors
+	row.CreatedAt, row.RunAt, row.ClaimedAt, row.RunLease = j.CreatedAt, j.RunAt, j.ClaimedAt, j.RunLease
 }
 
 // noWorker fails a job whose kind has no registered worker.
-func noWorker(j ClaimedJob) finishReq {
+func noWorker(j *ClaimedJob) finishReq {
 	return finishReq{action: actionFail, r: j.Receipt, msg: fmt.Sprintf("no worker registered for kind %q", j.Kind)}
 }
 
 // handBack hands a job whose kind has no registered worker back untouched
 // for a process that knows the kind (Config.UnknownKindDelay): a snooze, its
 // attempt not counted; with a negative delay, noWorker.
-func handBack(j ClaimedJob, delay time.Duration) finishReq {
+func handBack(j *ClaimedJob, delay time.Duration) finishReq {
 	if delay < 0 {
 		return noWorker(j)
 	}

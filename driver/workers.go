@@ -34,20 +34,25 @@ func AddWorker[T JobArgs](ws *Workers, w Worker[T]) {
 	if _, dup := ws.byKind[kind]; dup {
 		panic(fmt.Sprintf("awa: worker for kind %q registered twice", kind))
 	}
+	decodeInto := func(args []byte, v *T) error {
+		if err := json.Unmarshal(args, v); err != nil {
+			return fmt.Errorf("decode args of kind %q: %w", kind, err)
+		}
+		return nil
+	}
 	decode := func(args []byte) (T, error) {
 		var v T
-		if err := json.Unmarshal(args, &v); err != nil {
-			return v, fmt.Errorf("decode args of kind %q: %w", kind, err)
-		}
-		return v, nil
+		err := decodeInto(args, &v)
+		return v, err
 	}
 	unit := workUnit{
 		run: func(ctx context.Context, row *JobRow, args []byte) error {
-			v, err := decode(args)
-			if err != nil {
+			// Decoded in place: a T of its own would be one more allocation per job.
+			job := &Job[T]{JobRow: row}
+			if err := decodeInto(args, &job.Args); err != nil {
 				return JobFail(err)
 			}
-			return w.Work(ctx, &Job[T]{JobRow: row, Args: v})
+			return w.Work(ctx, job)
 		},
 	}
 	if wt, ok := w.(WorkerTimeout[T]); ok {
