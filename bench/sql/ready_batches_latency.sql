@@ -1,5 +1,5 @@
 -- In-server times of the batch-shaped ready plane's prototype against today's
--- plane, on one database (docs/storage.md, "Batch-shaped ready rows: design").
+-- plane, on one database (docs/batchready.md).
 -- On a fresh database with the substrate installed (scripts/apply-sql.sh):
 --   psql -X -d "$DSN" -f bench/sql/ready_batches_latency.sql
 -- Plane a is awa.insert_jobs / awa.claim_ready_runtime (queue qa), plane b

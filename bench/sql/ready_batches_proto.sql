@@ -1,10 +1,9 @@
--- Prototype of the batch-shaped ready plane (docs/storage.md, "Batch-shaped
--- ready rows: design"), in the scratch schema awa_proto beside an installed
--- awa. An instrument, not the product: it measures the row shape, the claim
--- from a row's middle and the id lookups; it has no notify rule, no flow
--- control, no carry and no tests. Runs on a fresh database after
--- scripts/apply-sql.sh (it reuses awa's lanes, cursors, claim ring and
--- completion path, which it does not change):
+-- Prototype of the batch-shaped ready plane (docs/batchready.md), in the
+-- scratch schema awa_proto beside an installed awa. An instrument, not the
+-- product: it measures the row shape, the claim from a row's middle and the
+-- id lookups; it has no notify rule, no flow control, no carry and no tests.
+-- Runs on a fresh database after scripts/apply-sql.sh (it reuses awa's lanes,
+-- cursors, claim ring and completion path, which it does not change):
 --   psql -X -v ON_ERROR_STOP=1 -d "$DSN" -f bench/sql/ready_batches_proto.sql
 -- bench/sql/ready_batches_wal.sh and ready_batches_latency.sql measure it
 -- against awa.insert_jobs and awa.claim_ready_runtime on the same database.
@@ -177,7 +176,9 @@ $$;
 -- ready_batches (a batch row from its middle: the items past the cursor),
 -- merged by position, tombstones dropped. Writes what the product claim
 -- writes (cursor marks, one claim_batches row per ready slot), so
--- awa.complete_jobs finishes what it returns.
+-- awa.complete_jobs finishes what it returns: those statements repeat
+-- claim_ready_runtime's on purpose (the WAL compared must be the same, and
+-- sql/ has no function for that part that a scratch schema could call).
 CREATE FUNCTION awa_proto.claim_ready(p_queue text, p_max int DEFAULT 1, p_instance_id uuid DEFAULT NULL,
                                       p_now timestamptz DEFAULT NULL)
 RETURNS SETOF awa.claimed_job

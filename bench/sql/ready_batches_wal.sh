@@ -1,6 +1,6 @@
 #!/bin/bash
 # WAL per job of the batch-shaped ready plane's prototype against today's
-# plane, on one database (docs/storage.md, "Batch-shaped ready rows: design").
+# plane, on one database (docs/batchready.md).
 # On a fresh database with the substrate installed (scripts/apply-sql.sh),
 # history retention off, it loads bench/sql/ready_batches_proto.sql and runs,
 # into queue default, each phase from a CHECKPOINT:
