@@ -1,0 +1,434 @@
+package driver_test
+
+// The per-attempt execution path (queue_runner.go execute, deadline.go's
+// handler context, cancel.go's attempt set, completer.go), pinned from
+// outside with real clients on real databases: what a handler's context
+// does after the handler returns, when its attempt is rescued, when Stop
+// cancels thousands of attempts as they start, when many SetDeadline calls
+// race, and what the completer does with a flood of results while the
+// database stalls. A rewrite of that path for speed must keep every one.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/awa-queue/awa/driver"
+	"github.com/awa-queue/awa/internal/pgtest"
+)
+
+type hotArgs struct {
+	N int `json:"n"`
+}
+
+func (hotArgs) Kind() string { return "hot_kind" }
+
+// TestHandlerContextIsDoneOnceItsHandlerReturns: a handler that keeps its
+// context (and one derived from it) after returning finds it done, with an
+// error, by the time the next job of its queue starts (one worker: the next
+// job waits for the slot the first gives back), and every later handler gets
+// a context of its own, not a finished one made alive again.
+func TestHandlerContextIsDoneOnceItsHandlerReturns(t *testing.T) {
+	ctx, pool := parallelDB(t, time.Minute)
+	const n = 6
+	var mu sync.Mutex
+	var kept []context.Context // each handler's context and a context derived from it
+	var problems []string
+	workers := workersFor(func(hctx context.Context, j *driver.Job[hotArgs]) error {
+		mu.Lock()
+		defer mu.Unlock()
+		for i, old := range kept {
+			if old.Err() == nil {
+				problems = append(problems, fmt.Sprintf("job %d started while kept context %d (of an earlier handler) was not done", j.Args.N, i))
+			}
+			select {
+			case <-old.Done():
+			default:
+				problems = append(problems, fmt.Sprintf("job %d started while kept context %d's Done was open", j.Args.N, i))
+			}
+			if old.Done() == hctx.Done() {
+				problems = append(problems, fmt.Sprintf("job %d got kept context %d's Done channel", j.Args.N, i))
+			}
+		}
+		if hctx.Err() != nil {
+			problems = append(problems, fmt.Sprintf("job %d started with a done context: %v", j.Args.N, hctx.Err()))
+		}
+		derived, cancel := context.WithCancel(hctx)
+		_ = cancel // never called: only the handler's end may end it
+		kept = append(kept, hctx, derived)
+		return nil
+	})
+	log, _ := testLogger(t, "client")
+	client := startClient(t, pool, workConfig("keepctx", 1, workers, log, nil))
+	ids := insertHot(t, ctx, client, "keepctx", n)
+	for _, id := range ids {
+		waitJobState(t, pool, id, "completed", 20*time.Second)
+	}
+	waitFor(t, 5*time.Second, "every kept context to be done", func() (bool, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		for i, c := range kept {
+			if c.Err() == nil {
+				return false, fmt.Sprintf("kept context %d of %d not done", i, len(kept))
+			}
+		}
+		return len(kept) == 2*n, fmt.Sprintf("%d contexts kept", len(kept))
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(problems) > 0 {
+		t.Fatalf("%d problems:\n%s", len(problems), strings.Join(problems, "\n"))
+	}
+}
+
+// TestRescueCancelsTheRunningHandlerWithErrAttemptClosed: a rescue closes an
+// attempt whose handler still runs, with its context alive (the deadline
+// rescue run with a clock past the claim's deadline; the stale-claim rescue
+// run with a clock past the heartbeat's staleness). No notification is sent
+// for a rescue: the heartbeat's awa.closed_attempts finds it, and the
+// handler's context ends with cause ErrAttemptClosed within one heartbeat
+// interval (plus slack). The attempt's late result is stale: the job is
+// retryable with the rescue's error only.
+func TestRescueCancelsTheRunningHandlerWithErrAttemptClosed(t *testing.T) {
+	for _, tc := range []struct{ name, rescue string }{
+		{"deadline", `SELECT count(*) FROM awa.rescue_expired_deadlines(1000, now() + interval '3 hours')`},
+		{"stale", `SELECT count(*) FROM awa.rescue_stale_claims(interval '90 seconds', 1000, now() + interval '1 hour')`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, pool := parallelDB(t, 2*time.Minute)
+			started := make(chan struct{}, 1)
+			cause := make(chan error, 1)
+			workers := workersFor(func(hctx context.Context, j *driver.Job[hotArgs]) error {
+				started <- struct{}{}
+				select {
+				case <-hctx.Done():
+					cause <- context.Cause(hctx)
+					return hctx.Err()
+				case <-time.After(40 * time.Second):
+					cause <- errors.New("the handler's context was never cancelled")
+					return nil
+				}
+			})
+			log, rec := testLogger(t, "client")
+			const heartbeat = 300 * time.Millisecond
+			client := startClient(t, pool, workConfig("rescued", 2, workers, log, &driver.Config{HeartbeatInterval: heartbeat}))
+			ids := insertHot(t, ctx, client, "rescued", 1)
+			select {
+			case <-started:
+			case <-ctx.Done():
+				t.Fatal("the handler never started")
+			}
+			var rescued int
+			if err := pool.QueryRow(ctx, tc.rescue).Scan(&rescued); err != nil || rescued != 1 {
+				t.Fatalf("rescue: %v, %d attempts rescued; want 1", err, rescued)
+			}
+			at := time.Now()
+			bound := heartbeat + 3*time.Second
+			select {
+			case c := <-cause:
+				if !errors.Is(c, driver.ErrAttemptClosed) {
+					t.Fatalf("the handler's context ended with cause %v, want ErrAttemptClosed", c)
+				}
+				if took := time.Since(at); took > bound {
+					t.Fatalf("the handler's context ended %s after the rescue, want within %s", took, bound)
+				}
+			case <-time.After(bound + 5*time.Second):
+				t.Fatalf("the handler's context was not cancelled %s after the rescue", bound+5*time.Second)
+			}
+			// The rescue's clock is hours ahead, so the retry is due then:
+			// the job waits retryable, with the rescue's error alone.
+			got := waitJobState(t, pool, ids[0], "retryable", 10*time.Second)
+			if got.Attempt != 1 || len(got.Errors) != 1 || !strings.HasPrefix(got.Errors[0].Error, "rescued: ") {
+				t.Fatalf("job %v; want retryable after attempt 1 with the rescue's error only", got)
+			}
+			waitFor(t, 10*time.Second, "attempt 1's result to be dropped as stale", func() (bool, string) {
+				n := len(rec.find("Stale result dropped", func(e logEntry) bool { return e.Attrs["run_lease"] == int64(1) }))
+				return n == 1, fmt.Sprintf("%d stale results of attempt 1", n)
+			})
+		})
+	}
+}
+
+// TestStopAndCancelReachesEveryAttemptWhileThousandsStart: 2,000 workers
+// over 4,000 jobs whose handlers wait for their context; StopAndCancel comes
+// as soon as the first handler runs, as soon as 600 run (the first claim's
+// 1,024 still being handed to workers and starting), and as soon as 1,500
+// run (the second claim's). Every handler that started sees its context
+// cancelled (context.Canceled; none waits for its 40 s fallback, none is
+// abandoned), StopAndCancel returns with every one of them finished and its
+// attempt retryable, no job is left running, and no goroutine outlives the
+// pool.
+func TestStopAndCancelReachesEveryAttemptWhileThousandsStart(t *testing.T) {
+	dsn := pgtest.NewDBDSN(t)
+	base := baselineGoroutines()
+	pool := openPool(t, dsn)
+	ctx := pgtest.Context(t, 6*time.Minute)
+	const workersN, jobs = 2000, 4000
+
+	for round, stopAt := range []int64{1, 600, 1500} {
+		queue := fmt.Sprintf("thousands_%d", round)
+		var started, finished, cancelled, missed, other atomic.Int64
+		stopNow := make(chan struct{})
+		var stopOnce sync.Once
+		workers := workersFor(func(hctx context.Context, j *driver.Job[hotArgs]) error {
+			defer finished.Add(1)
+			if started.Add(1) == stopAt {
+				stopOnce.Do(func() { close(stopNow) })
+			}
+			select {
+			case <-hctx.Done():
+				if errors.Is(hctx.Err(), context.Canceled) {
+					cancelled.Add(1)
+				} else {
+					other.Add(1)
+				}
+				return hctx.Err()
+			case <-time.After(40 * time.Second):
+				missed.Add(1)
+				return nil
+			}
+		})
+		log, rec := testLogger(t, queue)
+		client, err := driver.NewClient(pool, workConfig(queue, workersN, workers, log, &driver.Config{
+			JobTimeout:      2 * time.Minute,
+			JobTimeoutGrace: time.Minute,
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		insertHot(t, ctx, client, queue, jobs)
+		if err := client.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-stopNow:
+		case <-ctx.Done():
+			t.Fatalf("round %d: only %d handlers started", round, started.Load())
+		}
+		err = stopWithin(t, 90*time.Second, "StopAndCancel", func() error {
+			sctx, cancel := context.WithTimeout(context.Background(), 75*time.Second)
+			defer cancel()
+			return client.StopAndCancel(sctx)
+		})
+		if err != nil {
+			t.Fatalf("round %d: StopAndCancel: %v", round, err)
+		}
+		s, f := started.Load(), finished.Load()
+		t.Logf("round %d (stop at the start of handler %d): %d handlers started", round, stopAt, s)
+		if f != s || cancelled.Load() != s || missed.Load() != 0 || other.Load() != 0 {
+			t.Fatalf("round %d, at StopAndCancel's return: %d started, %d finished, %d saw context.Canceled, %d another "+
+				"error, %d never saw the cancel; want every started handler cancelled and finished",
+				round, s, f, cancelled.Load(), other.Load(), missed.Load())
+		}
+		if n := len(rec.find("did not return within its timeout", nil)) + len(rec.find("Abandoned handler", nil)); n != 0 {
+			t.Fatalf("round %d: %d handlers were abandoned, want none", round, n)
+		}
+		var running, retryable int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FILTER (WHERE state = 'running'), count(*) FILTER (WHERE state = 'retryable')
+			FROM awa.jobs WHERE queue = $1`, queue).Scan(&running, &retryable); err != nil {
+			t.Fatal(err)
+		}
+		if running != 0 || retryable != int(s) {
+			t.Fatalf("round %d: after StopAndCancel %d jobs are running and %d retryable; want none running and the %d started ones retryable",
+				round, running, retryable, s)
+		}
+	}
+	closeAndCheck(t, pool, base, "after StopAndCancel of 2,000 workers and pool.Close")
+}
+
+// TestConcurrentSetDeadlineCallsEndAtTheLastOne: 16 handlers each move their
+// attempt's deadline 40 times from 4 goroutines at once (each call a time 20
+// to 40 s ahead), then once more, alone, to 4 s after they started: past
+// their 3 s timeout. Every call succeeds; the handler's context and a context
+// it derived before the calls report that last deadline and end at it (not
+// at the timeout, not before), with context.DeadlineExceeded; a context
+// derived with a shorter timeout of its own ended at that one.
+func TestConcurrentSetDeadlineCallsEndAtTheLastOne(t *testing.T) {
+	ctx, pool := parallelDB(t, 2*time.Minute)
+	const handlers = 16
+	var mu sync.Mutex
+	var problems []string
+	problem := func(format string, args ...any) {
+		mu.Lock()
+		problems = append(problems, fmt.Sprintf(format, args...))
+		mu.Unlock()
+	}
+	var done sync.WaitGroup
+	done.Add(handlers)
+	workers := workersFor(func(hctx context.Context, j *driver.Job[hotArgs]) error {
+		defer done.Done()
+		start := time.Now()
+		child, cancelChild := context.WithCancel(hctx)
+		defer cancelChild()
+		short, cancelShort := context.WithTimeout(hctx, 50*time.Millisecond)
+		defer cancelShort()
+		shortDeadline, _ := short.Deadline()
+
+		var calls sync.WaitGroup
+		for g := 0; g < 4; g++ {
+			calls.Add(1)
+			go func() {
+				defer calls.Done()
+				for i := 0; i < 10; i++ {
+					at := time.Now().Add(20*time.Second + time.Duration(rand.IntN(20000))*time.Millisecond)
+					if err := j.SetDeadline(hctx, at); err != nil {
+						problem("job %d: concurrent SetDeadline: %v", j.Args.N, err)
+						return
+					}
+				}
+			}()
+		}
+		calls.Wait()
+		last := start.Add(4 * time.Second)
+		if time.Until(last) < 200*time.Millisecond {
+			problem("job %d: the concurrent calls took %s, too long for the test's 4 s deadline", j.Args.N, time.Since(start))
+			return nil
+		}
+		if err := j.SetDeadline(hctx, last); err != nil {
+			problem("job %d: last SetDeadline: %v", j.Args.N, err)
+			return err
+		}
+		for name, c := range map[string]context.Context{"handler's": hctx, "derived": child} {
+			if d, ok := c.Deadline(); !ok || d.Sub(last).Abs() > time.Microsecond {
+				problem("job %d: the %s context's Deadline() = %v, %v after the last call; want %v", j.Args.N, name, d, ok, last)
+			}
+		}
+		if d, _ := short.Deadline(); !d.Equal(shortDeadline) || !errors.Is(short.Err(), context.DeadlineExceeded) {
+			problem("job %d: the context with a 50 ms timeout of its own: Deadline() %v (was %v), err %v; want its own, ended",
+				j.Args.N, d, shortDeadline, short.Err())
+		}
+		select {
+		case <-child.Done():
+		case <-time.After(time.Until(last) + 10*time.Second):
+			problem("job %d: the derived context did not end 10 s after the last deadline", j.Args.N)
+			return nil
+		}
+		endedAt := time.Now()
+		if endedAt.Before(last.Add(-time.Millisecond)) {
+			problem("job %d: the derived context ended %s before the last deadline (err %v)", j.Args.N, last.Sub(endedAt), child.Err())
+		}
+		if !errors.Is(hctx.Err(), context.DeadlineExceeded) || !errors.Is(child.Err(), context.DeadlineExceeded) {
+			problem("job %d: ended with %v (derived %v), want context.DeadlineExceeded", j.Args.N, hctx.Err(), child.Err())
+		}
+		return nil
+	})
+	log, _ := testLogger(t, "client")
+	client := startClient(t, pool, workConfig("deadlines_race", handlers, workers, log,
+		&driver.Config{JobTimeout: 3 * time.Second, JobTimeoutGrace: 30 * time.Second}))
+	insertHot(t, ctx, client, "deadlines_race", handlers)
+	waited := make(chan struct{})
+	go func() { done.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-ctx.Done():
+		t.Fatal("the handlers did not all return")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(problems) > 0 {
+		t.Fatalf("%d problems:\n%s", len(problems), strings.Join(problems, "\n"))
+	}
+}
+
+// TestCompleterFloodWhileTheDatabaseStallsCompletesEachJobOnce: 3,000 quick
+// jobs on 100 workers; once 500 handlers ran, a session holds the closure
+// table (ACCESS EXCLUSIVE on awa.claim_closures) for 3 s, so every finalizer
+// call waits while handlers keep finishing and their results pile up. Once
+// it lets go, every job is completed exactly once and each handler ran once:
+// no result lost, none finalized twice, no attempt rescued or retried.
+func TestCompleterFloodWhileTheDatabaseStallsCompletesEachJobOnce(t *testing.T) {
+	ctx, pool := parallelDB(t, 3*time.Minute)
+	const jobs = 3000
+	var runs runCounts
+	var ran atomic.Int64
+	workers := workersFor(func(hctx context.Context, j *driver.Job[hotArgs]) error {
+		runs.add(j.ID)
+		ran.Add(1)
+		return nil
+	})
+	log, _ := testLogger(t, "client")
+	client := startClient(t, pool, workConfig("flood", 100, workers, log, &driver.Config{CompleterBatchSize: 50}))
+	ids := insertHot(t, ctx, client, "flood", jobs)
+
+	waitFor(t, time.Minute, "500 handlers to run", func() (bool, string) {
+		return ran.Load() >= 500, fmt.Sprintf("%d ran", ran.Load())
+	})
+	// The stall and its watch use a pool of their own: the client's, its
+	// connections waiting on the lock, could not serve them.
+	side := openPool(t, pool.Config().ConnString())
+	tx, err := side.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `LOCK TABLE awa.claim_closures IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	ranAtStall := ran.Load()
+	stalledCalls := 0
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		var n int
+		if err := side.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%complete_jobs%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		stalledCalls = max(stalledCalls, n)
+	}
+	ranInStall := ran.Load() - ranAtStall
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if stalledCalls == 0 || ranInStall == 0 {
+		t.Fatalf("the stall did not hold the completer (%d complete_jobs calls seen waiting) or no handler ran during it (%d)",
+			stalledCalls, ranInStall)
+	}
+	t.Logf("%d handlers finished while the completer's calls waited", ranInStall)
+
+	waitFor(t, 2*time.Minute, "every job to complete", func() (bool, string) {
+		c := stateCounts(t, ctx, pool)
+		return c["completed"] == jobs, fmt.Sprint(c)
+	})
+	var rows, distinct int
+	if err := pool.QueryRow(ctx, `SELECT count(*), count(DISTINCT id) FROM awa.terminal_jobs WHERE state = 'completed'`).
+		Scan(&rows, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if rows != jobs || distinct != jobs {
+		t.Fatalf("%d completion rows of %d jobs, want %d of %d", rows, distinct, jobs, jobs)
+	}
+	for _, id := range ids {
+		if n := runs.get(id); n != 1 {
+			t.Fatalf("job %d's handler ran %d times, want once", id, n)
+		}
+	}
+	var attempts int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM awa.jobs WHERE attempt <> 1`).Scan(&attempts); err != nil {
+		t.Fatal(err)
+	}
+	if attempts != 0 {
+		t.Fatalf("%d jobs ran more than one attempt, want none", attempts)
+	}
+}
+
+// insertHot inserts n hotArgs jobs on queue (3 attempts each).
+func insertHot(t *testing.T, ctx context.Context, c *driver.Client, queue string, n int) []int64 {
+	t.Helper()
+	params := make([]driver.InsertManyParams, n)
+	for i := range params {
+		params[i] = driver.InsertManyParams{Args: hotArgs{N: i}, Opts: &driver.InsertOpts{Queue: queue, MaxAttempts: 3}}
+	}
+	jobs, err := c.InsertMany(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]int64, n)
+	for i, j := range jobs {
+		ids[i] = j.ID
+	}
+	return ids
+}
