@@ -432,3 +432,92 @@ func insertHot(t *testing.T, ctx context.Context, c *driver.Client, queue string
 	}
 	return ids
 }
+
+// timedArgs carries its job's timeout (WorkerTimeout from the args).
+type timedArgs struct {
+	N         int `json:"n"`
+	TimeoutMS int `json:"timeout_ms"`
+}
+
+func (timedArgs) Kind() string { return "timed_kind" }
+
+// timedWorker waits for its context and records, per job, the deadline its
+// context reported, when it ended and with what.
+type timedWorker struct {
+	mu  sync.Mutex
+	saw map[int]timedSaw
+}
+
+type timedSaw struct {
+	start, deadline, ended time.Time
+	err                    error
+}
+
+func (w *timedWorker) Timeout(j *driver.Job[timedArgs]) time.Duration {
+	return time.Duration(j.Args.TimeoutMS) * time.Millisecond
+}
+
+func (w *timedWorker) Work(ctx context.Context, j *driver.Job[timedArgs]) error {
+	s := timedSaw{start: time.Now()}
+	s.deadline, _ = ctx.Deadline()
+	select {
+	case <-ctx.Done():
+		s.ended, s.err = time.Now(), ctx.Err()
+	case <-time.After(30 * time.Second):
+	}
+	w.mu.Lock()
+	w.saw[j.Args.N] = s
+	w.mu.Unlock()
+	return nil
+}
+
+// TestAttemptsRunOneAfterAnotherEachEndAtTheirOwnTimeout: one worker runs 12
+// jobs in turn (each waits for its context), their timeouts alternating long
+// and short (400, 60, 250, 30 ms, ...): whatever the previous attempt on the
+// same worker armed, each handler's context reports its own deadline (its
+// start plus its timeout) and ends at it, with context.DeadlineExceeded:
+// never before it, and not long after.
+func TestAttemptsRunOneAfterAnotherEachEndAtTheirOwnTimeout(t *testing.T) {
+	ctx, pool := parallelDB(t, 2*time.Minute)
+	w := &timedWorker{saw: map[int]timedSaw{}}
+	workers := driver.NewWorkers()
+	driver.AddWorker[timedArgs](workers, w)
+	log, _ := testLogger(t, "client")
+	client := startClient(t, pool, workConfig("one_worker", 1, workers, log, &driver.Config{JobTimeoutGrace: 30 * time.Second}))
+	timeouts := []int{400, 60, 250, 30, 500, 40, 300, 20, 350, 80, 200, 50}
+	params := make([]driver.InsertManyParams, len(timeouts))
+	for i, ms := range timeouts {
+		params[i] = driver.InsertManyParams{Args: timedArgs{N: i, TimeoutMS: ms}, Opts: &driver.InsertOpts{Queue: "one_worker", MaxAttempts: 1}}
+	}
+	if _, err := client.InsertMany(ctx, params); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, time.Minute, "every handler to return", func() (bool, string) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return len(w.saw) == len(timeouts), fmt.Sprintf("%d of %d returned", len(w.saw), len(timeouts))
+	})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var problems []string
+	for i, ms := range timeouts {
+		s := w.saw[i]
+		want := time.Duration(ms) * time.Millisecond
+		if got := s.deadline.Sub(s.start); got > want || got < want-250*time.Millisecond {
+			problems = append(problems, fmt.Sprintf("job %d (timeout %s): its context's deadline was %s after its start", i, want, got))
+		}
+		switch {
+		case s.ended.IsZero():
+			problems = append(problems, fmt.Sprintf("job %d (timeout %s): its context never ended", i, want))
+		case s.ended.Before(s.deadline):
+			problems = append(problems, fmt.Sprintf("job %d (timeout %s): its context ended %s before its deadline", i, want, s.deadline.Sub(s.ended)))
+		case s.ended.Sub(s.deadline) > 2*time.Second:
+			problems = append(problems, fmt.Sprintf("job %d (timeout %s): its context ended %s after its deadline", i, want, s.ended.Sub(s.deadline)))
+		case !errors.Is(s.err, context.DeadlineExceeded):
+			problems = append(problems, fmt.Sprintf("job %d (timeout %s): its context ended with %v", i, want, s.err))
+		}
+	}
+	if len(problems) > 0 {
+		t.Fatalf("%d problems:\n%s", len(problems), strings.Join(problems, "\n"))
+	}
+}
