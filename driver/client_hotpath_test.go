@@ -521,3 +521,104 @@ func TestAttemptsRunOneAfterAnotherEachEndAtTheirOwnTimeout(t *testing.T) {
 		t.Fatalf("%d problems:\n%s", len(problems), strings.Join(problems, "\n"))
 	}
 }
+
+type ctxKey struct{}
+
+// TestOperatorCancelCauseReachesEveryDerivedContext: a handler derives
+// contexts of every kind from its own (WithCancel, WithTimeout, WithValue,
+// WithCancelCause, WithoutCancel, and an AfterFunc registration) and an
+// operator cancels its job. The handler's context ends with
+// context.Canceled and cause ErrAttemptClosed, and so does every derived
+// context, whether derived before the cancel or after it; the AfterFunc
+// runs; the context made WithoutCancel does not end; the Start context's
+// values still reach the handler through each of them.
+func TestOperatorCancelCauseReachesEveryDerivedContext(t *testing.T) {
+	ctx, pool := parallelDB(t, time.Minute)
+	started := make(chan struct{}, 1)
+	report := make(chan []string, 1)
+	workers := workersFor(func(hctx context.Context, j *driver.Job[hotArgs]) error {
+		var problems []string
+		derived := map[string]context.Context{}
+		c1, cancel1 := context.WithCancel(hctx)
+		defer cancel1()
+		c2, cancel2 := context.WithTimeout(hctx, time.Minute)
+		defer cancel2()
+		c3 := context.WithValue(hctx, ctxKey{}, "derived")
+		c4, cancel4 := context.WithCancelCause(hctx)
+		defer cancel4(nil)
+		derived["WithCancel"], derived["WithTimeout"], derived["WithValue"], derived["WithCancelCause"] = c1, c2, c3, c4
+		without := context.WithoutCancel(hctx)
+		after := make(chan struct{})
+		stop := context.AfterFunc(hctx, func() { close(after) })
+		defer stop()
+		started <- struct{}{}
+		select {
+		case <-hctx.Done():
+		case <-time.After(30 * time.Second):
+			report <- []string{"the handler's context was not cancelled"}
+			return nil
+		}
+		c5, cancel5 := context.WithCancel(hctx)
+		defer cancel5()
+		c6 := context.WithValue(hctx, ctxKey{}, "late")
+		derived["WithCancel after the cancel"], derived["WithValue after the cancel"] = c5, c6
+		derived["the handler's"] = hctx
+		for name, c := range derived {
+			select {
+			case <-c.Done():
+			case <-time.After(5 * time.Second):
+				problems = append(problems, name+": not done 5 s after the handler's context")
+				continue
+			}
+			if !errors.Is(c.Err(), context.Canceled) || !errors.Is(context.Cause(c), driver.ErrAttemptClosed) {
+				problems = append(problems, fmt.Sprintf("%s: err %v, cause %v; want context.Canceled, ErrAttemptClosed", name, c.Err(), context.Cause(c)))
+			}
+			if v, _ := c.Value(startKey{}).(string); v != "start" {
+				problems = append(problems, fmt.Sprintf("%s: the Start context's value is %q", name, v))
+			}
+		}
+		select {
+		case <-after:
+		case <-time.After(5 * time.Second):
+			problems = append(problems, "the AfterFunc did not run")
+		}
+		if without.Err() != nil || context.Cause(without) != nil {
+			problems = append(problems, fmt.Sprintf("the WithoutCancel context ended: %v (%v)", without.Err(), context.Cause(without)))
+		}
+		report <- problems
+		return hctx.Err()
+	})
+	log, _ := testLogger(t, "client")
+	client, err := driver.NewClient(pool, workConfig("causes", 1, workers, log, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Start(context.WithValue(ctx, startKey{}, "start")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = client.StopAndCancel(sctx)
+	})
+	ids := insertHot(t, ctx, client, "causes", 1)
+	select {
+	case <-started:
+	case <-ctx.Done():
+		t.Fatal("the handler never started")
+	}
+	if _, err := pool.Exec(ctx, `SELECT * FROM awa.cancel_job($1, 'stop it')`, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case problems := <-report:
+		if len(problems) > 0 {
+			t.Fatalf("%d problems:\n%s", len(problems), strings.Join(problems, "\n"))
+		}
+	case <-ctx.Done():
+		t.Fatal("the handler did not report")
+	}
+	waitJobState(t, pool, ids[0], "cancelled", 10*time.Second)
+}
+
+type startKey struct{}
