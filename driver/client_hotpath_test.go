@@ -622,3 +622,83 @@ func TestOperatorCancelCauseReachesEveryDerivedContext(t *testing.T) {
 }
 
 type startKey struct{}
+
+// TestWeightedJobWhoseDeadlinePassedWhileItWaitedStartsWithAnEndedContext:
+// on a queue whose attempts get 1 s (deadline_seconds), a job of weight 2
+// is claimed while a job that ignores its context holds one of the two
+// slots for 2.5 s: by the time the heavy job has its slots, its attempt's
+// deadline has passed (the leader's deadline rescue is off, so the attempt
+// is still open). Its handler runs once, with a context whose Deadline is in
+// the past and that is done at once (within 200 ms, with
+// context.DeadlineExceeded), and the attempt is retried as one that ran past
+// its deadline.
+func TestWeightedJobWhoseDeadlinePassedWhileItWaitedStartsWithAnEndedContext(t *testing.T) {
+	ctx, pool := parallelDB(t, time.Minute)
+	secs := 1
+	if err := driver.New().ConfigureQueue(ctx, pool, "pastq", driver.QueueOptions{DeadlineSeconds: &secs}); err != nil {
+		t.Fatal(err)
+	}
+	release, releaseBlocker := releaseLatch(t)
+	blockerStarted := make(chan struct{}, 1)
+	type saw struct {
+		doneAtOnce bool
+		err        error
+		deadline   time.Time
+		start      time.Time
+	}
+	heavySaw := make(chan saw, 2)
+	workers := workersFor(func(hctx context.Context, j *driver.Job[hotArgs]) error {
+		if j.Args.N == 0 {
+			blockerStarted <- struct{}{}
+			<-release // ignores its context
+			return nil
+		}
+		s := saw{start: time.Now()}
+		// Done within 200 ms: the context's timer for a past deadline fires
+		// at once, though on its own goroutine (context.WithDeadline would
+		// end it before returning it).
+		select {
+		case <-hctx.Done():
+			s.doneAtOnce = true
+		case <-time.After(200 * time.Millisecond):
+		}
+		s.deadline, _ = hctx.Deadline()
+		s.err = hctx.Err()
+		heavySaw <- s
+		return hctx.Err()
+	})
+	log, _ := testLogger(t, "client")
+	cfg := workConfig("pastq", 2, workers, log, &driver.Config{JobTimeoutGrace: 30 * time.Second})
+	cfg.Maintenance.DeadlineInterval = time.Hour
+	client := startClient(t, pool, cfg)
+	if _, err := client.Insert(ctx, hotArgs{N: 0}, &driver.InsertOpts{Queue: "pastq", MaxAttempts: 1}); err != nil {
+		t.Fatal(err)
+	}
+	<-blockerStarted
+	heavy, err := client.Insert(ctx, hotArgs{N: 1}, &driver.InsertOpts{Queue: "pastq", Weight: 2, MaxAttempts: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitJobState(t, pool, heavy.ID, "running", 20*time.Second) // claimed, waiting for its second slot
+	time.Sleep(2500 * time.Millisecond)
+	releaseBlocker()
+	var s saw
+	select {
+	case s = <-heavySaw:
+	case <-ctx.Done():
+		t.Fatal("the heavy job's handler never ran")
+	}
+	if !s.doneAtOnce || !errors.Is(s.err, context.DeadlineExceeded) || !s.deadline.Before(s.start) {
+		t.Fatalf("the heavy job's handler started with its context done %v (err %v), deadline %v, started %v; "+
+			"want done at once with context.DeadlineExceeded and a deadline in the past", s.doneAtOnce, s.err, s.deadline, s.start)
+	}
+	got := waitJobState(t, pool, heavy.ID, "retryable", 20*time.Second)
+	if got.Attempt != 1 || !errorsContain(got.Errors, "ran past its attempt deadline") {
+		t.Fatalf("heavy job %v; want retryable after attempt 1, as one that ran past its attempt deadline", got)
+	}
+	select {
+	case <-heavySaw:
+		t.Fatal("the heavy job's handler ran twice")
+	default:
+	}
+}
