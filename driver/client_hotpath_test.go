@@ -23,12 +23,6 @@ import (
 	"github.com/awa-queue/awa/internal/pgtest"
 )
 
-type hotArgs struct {
-	N int `json:"n"`
-}
-
-func (hotArgs) Kind() string { return "hot_kind" }
-
 // TestHandlerContextIsDoneOnceItsHandlerReturns: a handler that keeps its
 // context (and one derived from it) after returning finds it done, with an
 // error, by the time the next job of its queue starts (one worker: the next
@@ -40,7 +34,7 @@ func TestHandlerContextIsDoneOnceItsHandlerReturns(t *testing.T) {
 	var mu sync.Mutex
 	var kept []context.Context // each handler's context and a context derived from it
 	var problems []string
-	workers := workersFor(func(hctx context.Context, j *driver.Job[hotArgs]) error {
+	workers := workersFor(func(hctx context.Context, j *driver.Job[execArgs]) error {
 		mu.Lock()
 		defer mu.Unlock()
 		for i, old := range kept {
@@ -66,7 +60,7 @@ func TestHandlerContextIsDoneOnceItsHandlerReturns(t *testing.T) {
 	})
 	log, _ := testLogger(t, "client")
 	client := startClient(t, pool, workConfig("keepctx", 1, workers, log, nil))
-	ids := insertHot(t, ctx, client, "keepctx", n)
+	ids := insertExec(t, ctx, client, "keepctx", n, threeAttempts)
 	for _, id := range ids {
 		waitJobState(t, pool, id, "completed", 20*time.Second)
 	}
@@ -104,7 +98,7 @@ func TestRescueCancelsTheRunningHandlerWithErrAttemptClosed(t *testing.T) {
 			ctx, pool := parallelDB(t, 2*time.Minute)
 			started := make(chan struct{}, 1)
 			cause := make(chan error, 1)
-			workers := workersFor(func(hctx context.Context, j *driver.Job[hotArgs]) error {
+			workers := workersFor(func(hctx context.Context, j *driver.Job[execArgs]) error {
 				started <- struct{}{}
 				select {
 				case <-hctx.Done():
@@ -118,7 +112,7 @@ func TestRescueCancelsTheRunningHandlerWithErrAttemptClosed(t *testing.T) {
 			log, rec := testLogger(t, "client")
 			const heartbeat = 300 * time.Millisecond
 			client := startClient(t, pool, workConfig("rescued", 2, workers, log, &driver.Config{HeartbeatInterval: heartbeat}))
-			ids := insertHot(t, ctx, client, "rescued", 1)
+			ids := insertExec(t, ctx, client, "rescued", 1, threeAttempts)
 			select {
 			case <-started:
 			case <-ctx.Done():
@@ -176,7 +170,7 @@ func TestStopAndCancelReachesEveryAttemptWhileThousandsStart(t *testing.T) {
 		var started, finished, cancelled, missed, other atomic.Int64
 		stopNow := make(chan struct{})
 		var stopOnce sync.Once
-		workers := workersFor(func(hctx context.Context, j *driver.Job[hotArgs]) error {
+		workers := workersFor(func(hctx context.Context, j *driver.Job[execArgs]) error {
 			defer finished.Add(1)
 			if started.Add(1) == stopAt {
 				stopOnce.Do(func() { close(stopNow) })
@@ -202,7 +196,7 @@ func TestStopAndCancelReachesEveryAttemptWhileThousandsStart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		insertHot(t, ctx, client, queue, jobs)
+		insertExec(t, ctx, client, queue, jobs, threeAttempts)
 		if err := client.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +255,7 @@ func TestConcurrentSetDeadlineCallsEndAtTheLastOne(t *testing.T) {
 	}
 	var done sync.WaitGroup
 	done.Add(handlers)
-	workers := workersFor(func(hctx context.Context, j *driver.Job[hotArgs]) error {
+	workers := workersFor(func(hctx context.Context, j *driver.Job[execArgs]) error {
 		defer done.Done()
 		start := time.Now()
 		child, cancelChild := context.WithCancel(hctx)
@@ -321,7 +315,7 @@ func TestConcurrentSetDeadlineCallsEndAtTheLastOne(t *testing.T) {
 	log, _ := testLogger(t, "client")
 	client := startClient(t, pool, workConfig("deadlines_race", handlers, workers, log,
 		&driver.Config{JobTimeout: 3 * time.Second, JobTimeoutGrace: 30 * time.Second}))
-	insertHot(t, ctx, client, "deadlines_race", handlers)
+	insertExec(t, ctx, client, "deadlines_race", handlers, threeAttempts)
 	waited := make(chan struct{})
 	go func() { done.Wait(); close(waited) }()
 	select {
@@ -347,14 +341,14 @@ func TestCompleterFloodWhileTheDatabaseStallsCompletesEachJobOnce(t *testing.T) 
 	const jobs = 3000
 	var runs runCounts
 	var ran atomic.Int64
-	workers := workersFor(func(hctx context.Context, j *driver.Job[hotArgs]) error {
+	workers := workersFor(func(hctx context.Context, j *driver.Job[execArgs]) error {
 		runs.add(j.ID)
 		ran.Add(1)
 		return nil
 	})
 	log, _ := testLogger(t, "client")
 	client := startClient(t, pool, workConfig("flood", 100, workers, log, &driver.Config{CompleterBatchSize: 50}))
-	ids := insertHot(t, ctx, client, "flood", jobs)
+	ids := insertExec(t, ctx, client, "flood", jobs, threeAttempts)
 
 	waitFor(t, time.Minute, "500 handlers to run", func() (bool, string) {
 		return ran.Load() >= 500, fmt.Sprintf("%d ran", ran.Load())
@@ -415,23 +409,8 @@ func TestCompleterFloodWhileTheDatabaseStallsCompletesEachJobOnce(t *testing.T) 
 	}
 }
 
-// insertHot inserts n hotArgs jobs on queue (3 attempts each).
-func insertHot(t *testing.T, ctx context.Context, c *driver.Client, queue string, n int) []int64 {
-	t.Helper()
-	params := make([]driver.InsertManyParams, n)
-	for i := range params {
-		params[i] = driver.InsertManyParams{Args: hotArgs{N: i}, Opts: &driver.InsertOpts{Queue: queue, MaxAttempts: 3}}
-	}
-	jobs, err := c.InsertMany(ctx, params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := make([]int64, n)
-	for i, j := range jobs {
-		ids[i] = j.ID
-	}
-	return ids
-}
+// threeAttempts gives every job inserted with insertExec 3 attempts.
+func threeAttempts(int) driver.InsertOpts { return driver.InsertOpts{MaxAttempts: 3} }
 
 // timedArgs carries its job's timeout (WorkerTimeout from the args).
 type timedArgs struct {
@@ -536,7 +515,7 @@ func TestOperatorCancelCauseReachesEveryDerivedContext(t *testing.T) {
 	ctx, pool := parallelDB(t, time.Minute)
 	started := make(chan struct{}, 1)
 	report := make(chan []string, 1)
-	workers := workersFor(func(hctx context.Context, j *driver.Job[hotArgs]) error {
+	workers := workersFor(func(hctx context.Context, j *driver.Job[execArgs]) error {
 		var problems []string
 		derived := map[string]context.Context{}
 		c1, cancel1 := context.WithCancel(hctx)
@@ -601,7 +580,7 @@ func TestOperatorCancelCauseReachesEveryDerivedContext(t *testing.T) {
 		defer cancel()
 		_ = client.StopAndCancel(sctx)
 	})
-	ids := insertHot(t, ctx, client, "causes", 1)
+	ids := insertExec(t, ctx, client, "causes", 1, threeAttempts)
 	select {
 	case <-started:
 	case <-ctx.Done():
@@ -647,7 +626,7 @@ func TestWeightedJobWhoseDeadlinePassedWhileItWaitedStartsWithAnEndedContext(t *
 		start      time.Time
 	}
 	heavySaw := make(chan saw, 2)
-	workers := workersFor(func(hctx context.Context, j *driver.Job[hotArgs]) error {
+	workers := workersFor(func(hctx context.Context, j *driver.Job[execArgs]) error {
 		if j.Args.N == 0 {
 			blockerStarted <- struct{}{}
 			<-release // ignores its context
@@ -671,11 +650,11 @@ func TestWeightedJobWhoseDeadlinePassedWhileItWaitedStartsWithAnEndedContext(t *
 	cfg := workConfig("pastq", 2, workers, log, &driver.Config{JobTimeoutGrace: 30 * time.Second})
 	cfg.Maintenance.DeadlineInterval = time.Hour
 	client := startClient(t, pool, cfg)
-	if _, err := client.Insert(ctx, hotArgs{N: 0}, &driver.InsertOpts{Queue: "pastq", MaxAttempts: 1}); err != nil {
+	if _, err := client.Insert(ctx, execArgs{N: 0}, &driver.InsertOpts{Queue: "pastq", MaxAttempts: 1}); err != nil {
 		t.Fatal(err)
 	}
 	<-blockerStarted
-	heavy, err := client.Insert(ctx, hotArgs{N: 1}, &driver.InsertOpts{Queue: "pastq", Weight: 2, MaxAttempts: 3})
+	heavy, err := client.Insert(ctx, execArgs{N: 1}, &driver.InsertOpts{Queue: "pastq", Weight: 2, MaxAttempts: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
