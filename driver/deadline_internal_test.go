@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 )
@@ -204,5 +205,79 @@ func TestMovableDeadlineDoneAfterTheEnd(t *testing.T) {
 	ctx.release()
 	if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		t.Fatalf("release changed the error to %v", ctx.Err())
+	}
+}
+
+// A deadline already past when the handler's context is made (a claim whose
+// deadline went by while its job waited for a worker or for its slots): the
+// context is done at once with context.DeadlineExceeded, reports that
+// deadline, and so is a context derived from it.
+func TestMovableDeadlineAlreadyPastEndsAtOnce(t *testing.T) {
+	past := time.Now().Add(-time.Second)
+	ctx, release := withMovableDeadline(context.Background(), past)
+	defer release()
+	child, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if !ended(child, time.Second) || !errors.Is(ctx.Err(), context.DeadlineExceeded) || !errors.Is(child.Err(), context.DeadlineExceeded) {
+		t.Fatalf("a past deadline: err %v, derived %v; want both ended with context.DeadlineExceeded", ctx.Err(), child.Err())
+	}
+	if d, ok := ctx.Deadline(); !ok || !d.Equal(past) {
+		t.Fatalf("Deadline() = %v, %v; want %v, true", d, ok, past)
+	}
+}
+
+// A deadline far in the future (no timeout of its own, a claim deadline of
+// years, the largest time a time.Duration reaches and beyond) is reported as
+// is and does not end the context; moved near, the context ends there.
+func TestMovableDeadlineFarInTheFutureHoldsUntilMoved(t *testing.T) {
+	for _, far := range []time.Time{time.Now().Add(10 * 365 * 24 * time.Hour), time.Now().Add(1<<63 - 1),
+		time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)} {
+		ctx, release := withMovableDeadline(context.Background(), far)
+		if d, ok := ctx.Deadline(); !ok || !d.Equal(far) {
+			t.Fatalf("Deadline() = %v, %v; want %v, true", d, ok, far)
+		}
+		if ended(ctx, 50*time.Millisecond) {
+			t.Fatalf("a deadline at %v ended the context at once (%v)", far, ctx.Err())
+		}
+		ctx.move(time.Now().Add(20 * time.Millisecond))
+		if !ended(ctx, 2*time.Second) || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			t.Fatalf("moved near from %v, the context did not end with context.DeadlineExceeded (%v)", far, ctx.Err())
+		}
+		release()
+	}
+}
+
+// Many moves at once (a handler's goroutines each calling SetDeadline),
+// while contexts are derived from it and released: none ends the context
+// early, and the last move decides. Run it with -race.
+func TestMovableDeadlineConcurrentMovesLastOneDecides(t *testing.T) {
+	ctx, release := withMovableDeadline(context.Background(), time.Now().Add(time.Hour))
+	defer release()
+	var wg sync.WaitGroup
+	for g := 0; g < 32; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				ctx.move(time.Now().Add(time.Minute + time.Duration(i)*time.Millisecond))
+				child, cancel := context.WithCancel(ctx)
+				if _, ok := child.Deadline(); !ok || child.Err() != nil {
+					t.Errorf("a derived context has no deadline or ended: %v", child.Err())
+				}
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		t.Fatalf("the context ended during the moves: %v", ctx.Err())
+	}
+	last := time.Now().Add(100 * time.Millisecond)
+	ctx.move(last)
+	if d, _ := ctx.Deadline(); !d.Equal(last) {
+		t.Fatalf("Deadline() = %v after the last move, want %v", d, last)
+	}
+	if !ended(ctx, 5*time.Second) || time.Now().Before(last) || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("the context ended at %v with %v; want at or after %v with context.DeadlineExceeded", time.Now(), ctx.Err(), last)
 	}
 }
