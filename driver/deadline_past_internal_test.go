@@ -1,0 +1,25 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestMovableDeadlineAlreadyPastIsDoneWhenReturned: as context.WithDeadline,
+// a handler's context made with a deadline already past is done when it is
+// returned, not a moment later. FAILS ON MAIN (and on gox): the past
+// deadline arms a timer that fires on its own goroutine, so Err() is nil for
+// a while although Deadline() is in the past (the handler of a weighted job
+// whose deadline passed while it waited for its slots starts so).
+func TestMovableDeadlineAlreadyPastIsDoneWhenReturned(t *testing.T) {
+	for i := 0; i < 1000; i++ {
+		ctx, release := withMovableDeadline(context.Background(), time.Now().Add(-time.Second))
+		err := ctx.Err()
+		release()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("round %d: a context made with a past deadline reports Err() = %v, want context.DeadlineExceeded", i, err)
+		}
+	}
+}
