@@ -16,9 +16,10 @@ import (
 // to a time 1 s after the other's). After both calls return, its context's
 // Deadline must be the deadline the database recorded last
 // (awa.attempt_state.deadline_at), the one the leader's deadline rescue
-// enforces. FAILS ON MAIN (about 3% of the rounds): each call updates the
-// context after its database call returns, so two calls can reach the
-// context in the other order than they reached the database.
+// enforces. Before SetDeadline held a lock per attempt across its database
+// call it failed in about 3% of the rounds: each call updated the context
+// after its database call returned, so two calls could reach the context in
+// the other order than they reached the database.
 func TestConcurrentSetDeadlineCallsLeaveTheContextAtTheDatabasesDeadline(t *testing.T) {
 	ctx, pool := parallelDB(t, 2*time.Minute)
 	res := make(chan string, 1)

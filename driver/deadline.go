@@ -58,6 +58,12 @@ func (r *JobRow) SetDeadline(ctx context.Context, t time.Time) error {
 	if err != nil {
 		return err
 	}
+	// One call at a time per attempt, the database's write and the context's
+	// move together: two calls racing would otherwise move the context in
+	// an order other than the one the database recorded them in, and the
+	// handler would stop before, or outlive, the deadline the leader enforces.
+	a.setMu.Lock()
+	defer a.setMu.Unlock()
 	at, err := a.driver.SetAttemptDeadline(ctx, a.db, a.receipt, t)
 	if err != nil {
 		return err
@@ -236,18 +242,27 @@ func (c *deadlineCtx) closeOutside() {
 // stays ended.
 func (c *deadlineCtx) move(d time.Time) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.err != nil {
+		c.mu.Unlock()
 		return
 	}
 	c.deadline = d
-	if d.IsZero() {
-		return // a firing armed before finds no deadline and ends nothing
+	switch {
+	case d.IsZero():
+		// A firing armed before finds no deadline and ends nothing.
+	case time.Until(d) <= 0:
+		// Already past: ended before move returns, as context.WithDeadline
+		// does, not a moment later on the timer's goroutine.
+		c.mu.Unlock()
+		c.end(context.DeadlineExceeded, endedByDeadline)
+		return
+	default:
+		if c.timer == nil {
+			c.timer, c.ownTimer = newDeadlineTimer(), true
+		}
+		c.timer.arm(c, d)
 	}
-	if c.timer == nil {
-		c.timer, c.ownTimer = newDeadlineTimer(), true
-	}
-	c.timer.arm(c, d)
+	c.mu.Unlock()
 }
 
 // deadlinePassed is its timer's call: it ends the context if its deadline

@@ -9,9 +9,9 @@ import (
 
 // TestMovableDeadlineAlreadyPastIsDoneWhenReturned: as context.WithDeadline,
 // a handler's context made with a deadline already past is done when it is
-// returned, not a moment later. FAILS ON MAIN (and on gox): the past
-// deadline arms a timer that fires on its own goroutine, so Err() is nil for
-// a while although Deadline() is in the past (the handler of a weighted job
+// returned, not a moment later. It failed while move left such a context to
+// its timer, which fires on its own goroutine: Err() was nil for a while
+// although Deadline() was in the past (the handler of a weighted job
 // whose deadline passed while it waited for its slots starts so).
 func TestMovableDeadlineAlreadyPastIsDoneWhenReturned(t *testing.T) {
 	for i := 0; i < 1000; i++ {

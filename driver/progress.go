@@ -69,6 +69,7 @@ type attemptHandle struct {
 	receipt   Receipt
 	pollEvery time.Duration
 	mu        sync.Mutex
+	setMu     sync.Mutex // SetDeadline's, held across its database call
 	last      json.RawMessage
 	cb        callbackState
 	dl        *deadlineCtx
