@@ -52,7 +52,9 @@ func (d *Driver) SetAttemptDeadline(ctx context.Context, db DBTX, r Receipt, at 
 // *StaleAttemptError (errors.Is ErrStaleAttempt) when the attempt is no
 // longer open: the handler should stop, its result is stale. A job whose
 // timeout outlasts its claim's deadline needs no call: the runtime gives it
-// a deadline of its own before it runs (see WorkerTimeout).
+// a deadline of its own before it runs (see WorkerTimeout). Calls for one
+// attempt run one at a time, so its context keeps the deadline the database
+// recorded last.
 func (r *JobRow) SetDeadline(ctx context.Context, t time.Time) error {
 	a, err := r.handle("set the deadline of")
 	if err != nil {
