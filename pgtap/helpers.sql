@@ -895,3 +895,63 @@ LANGUAGE sql AS $$
       AS u (ord, job_id, run_lease, claim_slot, receipt_id, ready_slot, lane_id, lane_seq, queue, n)
   ORDER BY u.n
 $$;
+
+-- Fixture: writes one batch-shaped ready row (awa.ready_batches) straight,
+-- as the batch writer will (docs/batchready.md): the jobs of p_kinds (with
+-- p_args and p_opts, NULL for {} / none), which must share queue and
+-- priority and be due, go into the current queue slot as one row of the
+-- (queue, priority)'s first shard lane, under its producer lock, at one
+-- fresh block of the lane's pool sequence, with one block of awa.job_id_seq
+-- (the sequence is moved past the block when it still counts by one).
+-- Values every job shares are stored as scalars, the rest as item arrays.
+-- Returns the jobs' ids in input order:
+--   SELECT awa_test.batch_row(ARRAY['k', 'k'], ARRAY['{"n": 1}', '{"n": 2}']::jsonb[], NULL)
+CREATE FUNCTION awa_test.batch_row(p_kinds text[], p_args jsonb[] DEFAULT NULL, p_opts jsonb[] DEFAULT NULL)
+RETURNS bigint[]
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_n     int := cardinality(p_kinds);
+  v_now   timestamptz := now();
+  v_jobs  awa._job_body[];
+  v_lane  int;
+  v_seq   regclass;
+  v_first bigint;
+  v_block bigint;
+BEGIN
+  IF coalesce(v_n, 0) NOT BETWEEN 1 AND 1024 THEN
+    RAISE EXCEPTION 'batch_row: 1 to 1024 jobs, got %', v_n;
+  END IF;
+  v_jobs := ARRAY(SELECT awa._build_job_body(0, u.kind, coalesce(u.args, '{}'), u.opts, v_now)
+                  FROM unnest(p_kinds, coalesce(p_args, array_fill(NULL::jsonb, ARRAY[v_n])),
+                              coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n])))
+                       WITH ORDINALITY AS u (kind, args, opts, k)
+                  ORDER BY u.k);
+  IF (SELECT count(DISTINCT (j.queue, j.priority)) FROM unnest(v_jobs) AS j) <> 1
+     OR EXISTS (SELECT 1 FROM unnest(v_jobs) AS j WHERE j.run_at > v_now) THEN
+    RAISE EXCEPTION 'batch_row: the jobs must share queue and priority and be due';
+  END IF;
+  SELECT l.ids[1], l.seqs[1] INTO v_lane, v_seq FROM awa._resolve_lanes(v_jobs[1].queue, v_jobs[1].priority) AS l;
+  PERFORM pg_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane);
+  v_block := nextval(v_seq) * 1024;
+  v_first := nextval('awa.job_id_seq');
+  IF (SELECT s.increment_by FROM pg_sequences s WHERE s.schemaname = 'awa' AND s.sequencename = 'job_id_seq') < 1024 THEN
+    PERFORM setval('awa.job_id_seq', v_first + 1023);
+  END IF;
+  INSERT INTO awa.ready_batches (ready_slot, lane_id, first_seq, first_id, n, priority, queue, created_at,
+                                 kind, max_attempts, item_kinds, item_max_attempts, item_args, item_tags,
+                                 item_metadata, item_run_ats)
+  SELECT awa._current_slot('queue'), v_lane, v_block, v_first, v_n, min(j.priority), min(j.queue), v_now,
+         CASE WHEN count(DISTINCT j.kind) = 1 THEN min(j.kind) END,
+         CASE WHEN count(DISTINCT j.max_attempts) = 1 THEN min(j.max_attempts) END,
+         CASE WHEN count(DISTINCT j.kind) > 1 THEN array_agg(j.kind ORDER BY j.k) END,
+         CASE WHEN count(DISTINCT j.max_attempts) > 1 THEN array_agg(j.max_attempts ORDER BY j.k) END,
+         array_agg(j.args ORDER BY j.k),
+         CASE WHEN bool_or(j.tags <> '{}') THEN jsonb_agg(to_jsonb(j.tags) ORDER BY j.k) END,
+         CASE WHEN bool_or(j.metadata <> '{}') THEN array_agg(j.metadata ORDER BY j.k) END,
+         CASE WHEN bool_or(j.run_at <> j.created_at) THEN array_agg(j.run_at ORDER BY j.k) END
+  FROM unnest(v_jobs) WITH ORDINALITY
+       AS j (job_id, run_lease, attempt, max_attempts, priority, queue, kind, args, tags, metadata, errors,
+             created_at, run_at, k);
+  RETURN ARRAY(SELECT v_first + g FROM generate_series(0, v_n - 1) AS g);
+END
+$$;

@@ -471,6 +471,43 @@ CREATE TABLE awa.ready_queue (
 );
 -- +goose StatementEnd
 
+-- added since v0.1.0: sql/substrate/21_ready_batches.sql
+-- +goose StatementBegin
+CREATE TABLE awa.ready_batches (
+    ready_slot        int         NOT NULL,
+    lane_id           int         NOT NULL,
+    first_seq         bigint      NOT NULL,
+    first_id          bigint      NOT NULL,
+    n                 int         NOT NULL,
+    priority          smallint    NOT NULL,
+    queue             text        NOT NULL,
+    created_at        timestamptz NOT NULL,
+    kind              text,
+    max_attempts      int,
+    item_kinds        text[],
+    item_max_attempts int[],
+    item_args         jsonb[]     NOT NULL,
+    item_tags         jsonb,
+    item_metadata     jsonb[],
+    item_run_ats      timestamptz[],
+    -- One lane block: a position names its row (first_seq = lane_seq & ~1023).
+    CONSTRAINT ready_batches_block CHECK (n BETWEEN 1 AND 1024 AND first_seq & 1023 = 0),
+    -- Each item's kind and max_attempts: the scalar or the array, not both.
+    CONSTRAINT ready_batches_kind CHECK ((kind IS NULL) <> (item_kinds IS NULL)),
+    CONSTRAINT ready_batches_max_attempts CHECK ((max_attempts IS NULL) <> (item_max_attempts IS NULL))
+) PARTITION BY LIST (ready_slot);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/21_ready_batches.sql
+-- +goose StatementBegin
+CREATE INDEX ready_batches_lane ON awa.ready_batches (lane_id, first_seq);
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/21_ready_batches.sql
+-- +goose StatementBegin
+CREATE INDEX ready_batches_first_id ON awa.ready_batches (first_id);
+-- +goose StatementEnd
+
 -- added since v0.1.0: sql/substrate/40_lease_ring.sql
 -- +goose StatementBegin
 CREATE TABLE awa.attempt_state (
@@ -1707,6 +1744,31 @@ AS $$
                 LIMIT $1) AS a
             LIMIT $1
         )$q$
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_batch_items.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._batch_items(p_batch awa.ready_batches, p_after bigint DEFAULT -1, p_max int DEFAULT 1024)
+RETURNS SETOF awa.ready_entries
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT p_batch.ready_slot, p_batch.lane_id, p_batch.first_seq + o.lo + u.k - 2,
+           p_batch.first_id + o.lo + u.k - 2, 0::bigint, 0,
+           coalesce(u.max_attempts, p_batch.max_attempts), p_batch.priority, p_batch.queue,
+           coalesce(u.kind, p_batch.kind), u.args,
+           coalesce(ARRAY(SELECT jsonb_array_elements_text(u.tags)), '{}'),
+           coalesce(u.metadata, '{}'), NULL::jsonb, p_batch.created_at, coalesce(u.run_at, p_batch.created_at)
+    FROM (SELECT greatest(1, p_after - p_batch.first_seq + 2)::int AS lo, greatest(p_max, 0) AS m) AS o
+    CROSS JOIN LATERAL unnest(p_batch.item_args[o.lo:o.lo + o.m - 1], p_batch.item_kinds[o.lo:o.lo + o.m - 1],
+                              p_batch.item_max_attempts[o.lo:o.lo + o.m - 1],
+                              p_batch.item_metadata[o.lo:o.lo + o.m - 1], p_batch.item_run_ats[o.lo:o.lo + o.m - 1],
+                              ARRAY(SELECT t.v FROM jsonb_array_elements(p_batch.item_tags) WITH ORDINALITY AS t (v, i)
+                                    WHERE t.i BETWEEN o.lo AND o.lo + o.m - 1 ORDER BY t.i))
+         WITH ORDINALITY AS u (args, kind, max_attempts, metadata, run_at, tags, k)
+    WHERE o.lo <= p_batch.n AND u.k <= p_batch.n - o.lo + 1
 $$;
 -- +goose StatementEnd
 
@@ -3169,6 +3231,23 @@ BEGIN
     END LOOP;
     RETURN NULL;
 END;
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/functions/_ring_tables.sql
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION awa._ring_tables(p_ring text)
+RETURNS text[]
+LANGUAGE sql
+IMMUTABLE
+AS $$
+    SELECT CASE p_ring
+        WHEN 'queue' THEN ARRAY['ready_entries', 'ready_batches', 'ready_tombstones', 'done_entries', 'done_completions']
+        WHEN 'claim' THEN ARRAY['claim_batches', 'claim_closures']
+        WHEN 'lease' THEN ARRAY['leases']
+        WHEN 'cursor' THEN ARRAY['cursor_marks']
+        ELSE ARRAY[]::text[]
+    END
 $$;
 -- +goose StatementEnd
 
@@ -5583,18 +5662,21 @@ BEGIN
     -- A claim batch and a completion batch hold up to 1,024 jobs in four
     -- arrays (28 B a job), which PostgreSQL compresses on every insert: lz4
     -- takes 0.43 us a job where the default pglz takes 1.2 (docs/storage.md,
-    -- "Batch rows"), for 9.2 B of WAL a job against 7.5. Every child and the
-    -- parent (whose setting new children take), once: a server built
+    -- "Batch rows"), for 9.2 B of WAL a job against 7.5; a batch of ready
+    -- rows holds its jobs' bodies in its item_* arrays likewise. Every child
+    -- and the parent (whose setting new children take), once: a server built
     -- without lz4 (0A000) keeps pglz.
     FOR v_rel, v_col IN
         SELECT a.attrelid::regclass, a.attname
         FROM pg_attribute a
         WHERE a.attrelid IN (SELECT p.oid FROM pg_class p
-                             WHERE p.oid IN ('awa.claim_batches'::regclass, 'awa.done_completions'::regclass)
+                             WHERE p.oid IN ('awa.claim_batches'::regclass, 'awa.done_completions'::regclass,
+                                             'awa.ready_batches'::regclass)
                              UNION ALL
                              SELECT i.inhrelid FROM pg_inherits i
-                             WHERE i.inhparent IN ('awa.claim_batches'::regclass, 'awa.done_completions'::regclass))
-          AND a.attname IN ('job_ids', 'run_leases', 'lane_ids', 'lane_seqs')
+                             WHERE i.inhparent IN ('awa.claim_batches'::regclass, 'awa.done_completions'::regclass,
+                                                   'awa.ready_batches'::regclass))
+          AND (a.attname IN ('job_ids', 'run_leases', 'lane_ids', 'lane_seqs') OR a.attname LIKE 'item\_%')
           AND a.attcompression IS DISTINCT FROM 'l'
         ORDER BY 1, 2
     LOOP

@@ -8,7 +8,7 @@ LANGUAGE sql
 IMMUTABLE
 AS $$
     SELECT CASE p_ring
-        WHEN 'queue' THEN ARRAY['ready_entries', 'ready_tombstones', 'done_entries', 'done_completions']
+        WHEN 'queue' THEN ARRAY['ready_entries', 'ready_batches', 'ready_tombstones', 'done_entries', 'done_completions']
         WHEN 'claim' THEN ARRAY['claim_batches', 'claim_closures']
         WHEN 'lease' THEN ARRAY['leases']
         WHEN 'cursor' THEN ARRAY['cursor_marks']

@@ -7,7 +7,8 @@
 -- see awa._lane_position_seq): the only objects lanes use, so a new queue
 -- creates none; the archive's DEFAULT partitions, default retentions and
 -- their log (awa.archive_retention_log); lz4 compression for the id
--- arrays of the claim and completion batches, where the server has it;
+-- arrays of the claim and completion batches and the item arrays of the
+-- ready batches, where the server has it;
 -- then applies the privileges (awa._apply_privileges: roles,
 -- grants, nothing for PUBLIC). Idempotent: a second
 -- call with the same slot counts changes nothing. A ring's slot count is fixed
@@ -91,18 +92,21 @@ BEGIN
     -- A claim batch and a completion batch hold up to 1,024 jobs in four
     -- arrays (28 B a job), which PostgreSQL compresses on every insert: lz4
     -- takes 0.43 us a job where the default pglz takes 1.2 (docs/storage.md,
-    -- "Batch rows"), for 9.2 B of WAL a job against 7.5. Every child and the
-    -- parent (whose setting new children take), once: a server built
+    -- "Batch rows"), for 9.2 B of WAL a job against 7.5; a batch of ready
+    -- rows holds its jobs' bodies in its item_* arrays likewise. Every child
+    -- and the parent (whose setting new children take), once: a server built
     -- without lz4 (0A000) keeps pglz.
     FOR v_rel, v_col IN
         SELECT a.attrelid::regclass, a.attname
         FROM pg_attribute a
         WHERE a.attrelid IN (SELECT p.oid FROM pg_class p
-                             WHERE p.oid IN ('awa.claim_batches'::regclass, 'awa.done_completions'::regclass)
+                             WHERE p.oid IN ('awa.claim_batches'::regclass, 'awa.done_completions'::regclass,
+                                             'awa.ready_batches'::regclass)
                              UNION ALL
                              SELECT i.inhrelid FROM pg_inherits i
-                             WHERE i.inhparent IN ('awa.claim_batches'::regclass, 'awa.done_completions'::regclass))
-          AND a.attname IN ('job_ids', 'run_leases', 'lane_ids', 'lane_seqs')
+                             WHERE i.inhparent IN ('awa.claim_batches'::regclass, 'awa.done_completions'::regclass,
+                                                   'awa.ready_batches'::regclass))
+          AND (a.attname IN ('job_ids', 'run_leases', 'lane_ids', 'lane_seqs') OR a.attname LIKE 'item\_%')
           AND a.attcompression IS DISTINCT FROM 'l'
         ORDER BY 1, 2
     LOOP

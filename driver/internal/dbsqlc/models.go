@@ -789,6 +789,25 @@ type AwaQueueRateBucket struct {
 	RefreshedAt pgtype.Timestamptz
 }
 
+type AwaReadyBatch struct {
+	ReadySlot       int32
+	LaneID          int32
+	FirstSeq        int64
+	FirstID         int64
+	N               int32
+	Priority        int16
+	Queue           string
+	CreatedAt       pgtype.Timestamptz
+	Kind            pgtype.Text
+	MaxAttempts     pgtype.Int4
+	ItemKinds       []string
+	ItemMaxAttempts []int32
+	ItemArgs        []json.RawMessage
+	ItemTags        json.RawMessage
+	ItemMetadata    []json.RawMessage
+	ItemRunAts      []pgtype.Timestamptz
+}
+
 type AwaReadyEntry struct {
 	ReadySlot   int32
 	LaneID      int32

@@ -12,7 +12,7 @@ select results_eq(
     from pg_inherits i join pg_class p on p.oid = i.inhparent
     where p.relnamespace = 'awa'::regnamespace and p.relkind = 'p' and p.relname NOT IN ('archived_chunks', 'archived_tags') group by 1 order by 1$$,
   $$values ('awa.claim_batches'::text, 8), ('awa.claim_closures', 8), ('awa.cursor_marks', 2),
-           ('awa.done_completions', 16), ('awa.done_entries', 16), ('awa.leases', 8), ('awa.ready_entries', 16),
+           ('awa.done_completions', 16), ('awa.done_entries', 16), ('awa.leases', 8), ('awa.ready_batches', 16), ('awa.ready_entries', 16),
            ('awa.ready_tombstones', 16)$$,
   'every ring parent has one child per slot (16/8/8/2)');
 
