@@ -955,3 +955,79 @@ BEGIN
   RETURN ARRAY(SELECT v_first + g FROM generate_series(0, v_n - 1) AS g);
 END
 $$;
+
+-- Fixture: claims batch jobs (awa_test.batch_row) at p_at as a claim would,
+-- until the claim reads the batch plane (docs/batchready.md, step 3.2): the
+-- jobs p_ids, which must be their lane's next ones from its cursor, in order,
+-- and share a ready slot, get one claim batch in the current claim slot (run
+-- lease 1) and a cursor mark at their lane's highest position. Returns them
+-- as awa.claim_ready_runtime does.
+--   SELECT * FROM awa_test.claim_batch_jobs((SELECT ids FROM ids), now())
+CREATE FUNCTION awa_test.claim_batch_jobs(p_ids bigint[], p_at timestamptz)
+RETURNS SETOF awa.claimed_job
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_rows  awa.ready_entries[];
+  v_batch bigint := nextval('awa.claim_batch_id_seq');
+  v_slot  int := awa._current_slot('claim');
+BEGIN
+  v_rows := ARRAY(SELECT r FROM unnest(p_ids) WITH ORDINALITY AS u (id, k)
+                  CROSS JOIN LATERAL awa._ready_by_id(u.id) AS r ORDER BY u.k);
+  IF cardinality(v_rows) <> cardinality(p_ids)
+     OR (SELECT count(DISTINCT r.ready_slot) FROM unnest(v_rows) AS r) <> 1 THEN
+    RAISE EXCEPTION 'claim_batch_jobs: every job must have one ready row, all in one slot';
+  END IF;
+  INSERT INTO awa.claim_batches (claim_slot, batch_id, issued_slot, ready_slot, queue, claimed_at, instance_id,
+                                 deadline_at, job_ids, run_leases, lane_ids, lane_seqs)
+  SELECT v_slot, v_batch, v_slot, min(r.ready_slot), min(r.queue), p_at, NULL, NULL,
+         array_agg(r.job_id ORDER BY r.ordinality), array_agg(r.run_lease + 1 ORDER BY r.ordinality),
+         array_agg(r.lane_id ORDER BY r.ordinality), array_agg(r.lane_seq ORDER BY r.ordinality)
+  FROM unnest(v_rows) WITH ORDINALITY AS r;
+  INSERT INTO awa.cursor_marks (cursor_slot, lane_id, claim_seq)
+  SELECT awa._current_slot('cursor'), r.lane_id, max(r.lane_seq) FROM unnest(v_rows) AS r GROUP BY r.lane_id;
+  RETURN QUERY
+  SELECT r.job_id, r.run_lease + 1, v_slot, awa._receipt_id(v_batch, r.ordinality::int), r.kind, r.queue, r.priority, r.args,
+         r.attempt + 1, r.max_attempts, r.tags, r.metadata, r.errors, r.created_at, r.run_at, p_at,
+         NULL::timestamptz
+  FROM unnest(v_rows) WITH ORDINALITY AS r
+  ORDER BY r.ordinality;
+END
+$$;
+
+-- The blocks of the TOAST table of queue slot p_slot's ready_batches child
+-- this transaction has read so far (pg_stat_get_xact_blocks_fetched: hits and
+-- reads): the difference across a statement is how many times it fetched a
+-- batch row's out-of-line arrays, for the slice-once checks.
+CREATE FUNCTION awa_test.batch_toast_fetches(p_slot int) RETURNS bigint
+LANGUAGE sql AS $$
+  SELECT pg_stat_get_xact_blocks_fetched(c.reltoastrelid)
+  FROM pg_class c WHERE c.oid = format('awa.ready_batches_%s', p_slot)::regclass
+$$;
+
+-- Fixture for the slice-once checks: one batch row of 1,024 jobs of kind
+-- p_queue || '.k' in queue p_queue, whose args ({"n": k} and three md5s,
+-- which lz4 cannot shrink much) are stored out of line over several TOAST
+-- blocks. Returns the ids, and fills temp table slot (ready_slot) and the
+-- row fetch count of one plain read of its item_args into temp table fetched
+-- (what 'one', n), which the tests compare their reads' counts with.
+CREATE FUNCTION awa_test.toasted_batch_row(p_queue text) RETURNS bigint[]
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_ids    bigint[];
+  v_slot   int;
+  v_before bigint;
+BEGIN
+  v_ids := awa_test.batch_row(array_fill(p_queue || '.k', ARRAY[1024]),
+                              ARRAY(SELECT jsonb_build_object('n', g, 'a', md5(g::text), 'b', md5((g + 1)::text),
+                                                              'c', md5((g + 2)::text))
+                                    FROM generate_series(1, 1024) AS g),
+                              array_fill(jsonb_build_object('queue', p_queue), ARRAY[1024]));
+  SELECT r.ready_slot INTO v_slot FROM awa.ready_batches r WHERE r.queue = p_queue;
+  CREATE TEMP TABLE slot AS SELECT v_slot AS ready_slot;
+  CREATE TEMP TABLE fetched (what text, n bigint);
+  v_before := awa_test.batch_toast_fetches(v_slot);
+  PERFORM (SELECT r.item_args[1] FROM awa.ready_batches r WHERE r.queue = p_queue);
+  INSERT INTO fetched VALUES ('one', awa_test.batch_toast_fetches(v_slot) - v_before);
+  RETURN v_ids;
+END
+$$;

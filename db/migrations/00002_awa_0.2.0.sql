@@ -508,6 +508,31 @@ CREATE INDEX ready_batches_lane ON awa.ready_batches (lane_id, first_seq);
 CREATE INDEX ready_batches_first_id ON awa.ready_batches (first_id);
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/substrate/21_ready_batches.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._batch_items(p_batch awa.ready_batches, p_after bigint DEFAULT -1, p_max int DEFAULT 1024)
+RETURNS SETOF awa.ready_entries
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT p_batch.ready_slot, p_batch.lane_id, p_batch.first_seq + o.lo + u.k - 2,
+           p_batch.first_id + o.lo + u.k - 2, 0::bigint, 0,
+           coalesce(u.max_attempts, p_batch.max_attempts), p_batch.priority, p_batch.queue,
+           coalesce(u.kind, p_batch.kind), u.args,
+           coalesce(ARRAY(SELECT jsonb_array_elements_text(u.tags)), '{}'),
+           coalesce(u.metadata, '{}'), NULL::jsonb, p_batch.created_at, coalesce(u.run_at, p_batch.created_at)
+    FROM (SELECT greatest(1, p_after - p_batch.first_seq + 2)::int AS lo, greatest(p_max, 0) AS m) AS o
+    CROSS JOIN LATERAL unnest(p_batch.item_args[o.lo:o.lo + o.m - 1], p_batch.item_kinds[o.lo:o.lo + o.m - 1],
+                              p_batch.item_max_attempts[o.lo:o.lo + o.m - 1],
+                              p_batch.item_metadata[o.lo:o.lo + o.m - 1], p_batch.item_run_ats[o.lo:o.lo + o.m - 1],
+                              ARRAY(SELECT t.v FROM jsonb_array_elements(p_batch.item_tags) WITH ORDINALITY AS t (v, i)
+                                    WHERE t.i BETWEEN o.lo AND o.lo + o.m - 1 ORDER BY t.i))
+         WITH ORDINALITY AS u (args, kind, max_attempts, metadata, run_at, tags, k)
+    WHERE o.lo <= p_batch.n AND u.k <= p_batch.n - o.lo + 1
+$$;
+-- +goose StatementEnd
+
 -- added since v0.1.0: sql/substrate/40_lease_ring.sql
 -- +goose StatementBegin
 CREATE TABLE awa.attempt_state (
@@ -854,25 +879,6 @@ COMMENT ON VIEW awa._archived_jobs_now IS 'internal: every archived job, its chu
 
 -- changed since v0.1.0: sql/substrate/60_views.sql
 -- +goose StatementBegin
-CREATE OR REPLACE VIEW awa._terminal_jobs_now AS
-SELECT t.*, s.progress, s.updated_at AS progress_at
-FROM (
-SELECT * FROM awa._ring_terminal_jobs
-UNION ALL
-SELECT a.id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
-       a.run_at, a.created_at, a.finalized_at, a.tags, a.metadata, a.errors
-FROM awa._archived_jobs_now a
-) AS t
-LEFT JOIN awa.attempt_state s ON s.job_id = t.id;
--- +goose StatementEnd
-
--- added since v0.1.0: sql/substrate/60_views.sql
--- +goose StatementBegin
-COMMENT ON VIEW awa._terminal_jobs_now IS 'internal: the body of awa.terminal_jobs (read through awa._read_terminal_jobs)';
--- +goose StatementEnd
-
--- changed since v0.1.0: sql/substrate/60_views.sql
--- +goose StatementBegin
 CREATE OR REPLACE VIEW awa._live_jobs_now AS
 SELECT d.job_id AS id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, NULL::timestamptz AS claimed_at, NULL::timestamptz AS finalized_at,
@@ -925,7 +931,81 @@ FROM awa.external_waits w;
 
 -- added since v0.1.0: sql/substrate/60_views.sql
 -- +goose StatementBegin
-COMMENT ON VIEW awa._live_jobs_now IS 'internal: every job but the archived ones (awa._jobs_now, awa.job)';
+COMMENT ON VIEW awa._live_jobs_now IS 'internal: every job but the archived ones and the batch plane''s (awa._jobs_now, awa.job)';
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/substrate/60_views.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._batch_jobs(p_from bigint, p_to bigint, p_terminal_only boolean DEFAULT false)
+RETURNS SETOF awa._live_jobs_now
+LANGUAGE sql
+STABLE
+AS $$
+    -- The rows taken whole first, so their out-of-line arrays are fetched
+    -- once each (handed straight to awa._batch_items, the planner reads some
+    -- columns from the table and some from the row built of them: twice).
+    WITH x AS MATERIALIZED (
+        SELECT b FROM awa.ready_batches b WHERE b.first_id > p_from - 1024 AND b.first_id <= p_to
+    ),
+    r AS MATERIALIZED (
+        SELECT i.*
+        FROM x
+        CROSS JOIN LATERAL awa._batch_items(
+            x.b, (x.b).first_seq + greatest(p_from - (x.b).first_id, 0) - 1,
+            (least(p_to - (x.b).first_id, 1023) + 1 - greatest(p_from - (x.b).first_id, 0))::int) AS i
+    )
+    SELECT r.job_id, r.queue, r.priority, r.kind, 'available'::awa.job_state, r.args, r.attempt, r.max_attempts,
+           r.run_lease, r.run_at, r.created_at, NULL::timestamptz, NULL::timestamptz, r.tags, r.metadata, r.errors,
+           false
+    FROM r
+    JOIN awa.claim_cursors h ON h.lane_id = r.lane_id
+    WHERE NOT p_terminal_only
+      AND r.lane_seq > h.claim_seq
+      AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                      WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot)
+    UNION ALL
+    SELECT r.job_id, r.queue, r.priority, r.kind,
+           CASE WHEN EXISTS (SELECT 1 FROM awa.callbacks x
+                             WHERE x.job_id = r.job_id AND x.run_lease = i.run_lease AND x.resumed_at IS NULL)
+                THEN 'waiting_external'::text::awa.job_state ELSE 'running'::awa.job_state END,
+           r.args, r.attempt + 1, r.max_attempts,
+           i.run_lease, r.run_at, r.created_at, b.claimed_at, NULL, r.tags, r.metadata, r.errors, false
+    FROM awa.claim_batches b
+    CROSS JOIN LATERAL unnest(b.run_leases, b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (run_lease, lane_id, lane_seq, k)
+    JOIN r ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = b.ready_slot
+    WHERE NOT p_terminal_only
+      AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
+                      WHERE c.claim_slot = b.claim_slot AND c.receipts @> awa._receipt_id(b.batch_id, i.k))
+    UNION ALL
+    SELECT r.job_id, r.queue, r.priority, r.kind, 'completed'::awa.job_state, r.args, r.attempt + 1, r.max_attempts,
+           i.run_lease, r.run_at, r.created_at, NULL, cb.completed_at, r.tags, r.metadata, r.errors, false
+    FROM awa.done_completions cb
+    CROSS JOIN LATERAL unnest(cb.run_leases, cb.lane_ids, cb.lane_seqs) AS i (run_lease, lane_id, lane_seq)
+    JOIN r ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = cb.ready_slot
+$$;
+-- +goose StatementEnd
+
+-- changed since v0.1.0: sql/substrate/60_views.sql
+-- +goose StatementBegin
+CREATE OR REPLACE VIEW awa._terminal_jobs_now AS
+SELECT t.*, s.progress, s.updated_at AS progress_at
+FROM (
+SELECT * FROM awa._ring_terminal_jobs
+UNION ALL
+SELECT b.id, b.queue, b.priority, b.kind, b.state, b.args, b.attempt, b.max_attempts, b.run_lease,
+       b.run_at, b.created_at, b.finalized_at, b.tags, b.metadata, b.errors
+FROM awa._batch_jobs(0, 9223372036854775807, true) AS b
+UNION ALL
+SELECT a.id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
+       a.run_at, a.created_at, a.finalized_at, a.tags, a.metadata, a.errors
+FROM awa._archived_jobs_now a
+) AS t
+LEFT JOIN awa.attempt_state s ON s.job_id = t.id;
+-- +goose StatementEnd
+
+-- added since v0.1.0: sql/substrate/60_views.sql
+-- +goose StatementBegin
+COMMENT ON VIEW awa._terminal_jobs_now IS 'internal: the body of awa.terminal_jobs (read through awa._read_terminal_jobs)';
 -- +goose StatementEnd
 
 -- changed since v0.1.0: sql/substrate/60_views.sql
@@ -934,6 +1014,8 @@ CREATE OR REPLACE VIEW awa._jobs_now AS
 SELECT j.*, s.progress, s.updated_at AS progress_at
 FROM (
 SELECT * FROM awa._live_jobs_now
+UNION ALL
+SELECT * FROM awa._batch_jobs(0, 9223372036854775807)
 UNION ALL
 SELECT a.id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
        a.run_at, a.created_at, NULL, a.finalized_at, a.tags, a.metadata, a.errors, false
@@ -1747,31 +1829,6 @@ AS $$
 $$;
 -- +goose StatementEnd
 
--- new since v0.1.0: sql/functions/_batch_items.sql
--- +goose StatementBegin
-CREATE FUNCTION awa._batch_items(p_batch awa.ready_batches, p_after bigint DEFAULT -1, p_max int DEFAULT 1024)
-RETURNS SETOF awa.ready_entries
-LANGUAGE sql
-IMMUTABLE
-PARALLEL SAFE
-AS $$
-    SELECT p_batch.ready_slot, p_batch.lane_id, p_batch.first_seq + o.lo + u.k - 2,
-           p_batch.first_id + o.lo + u.k - 2, 0::bigint, 0,
-           coalesce(u.max_attempts, p_batch.max_attempts), p_batch.priority, p_batch.queue,
-           coalesce(u.kind, p_batch.kind), u.args,
-           coalesce(ARRAY(SELECT jsonb_array_elements_text(u.tags)), '{}'),
-           coalesce(u.metadata, '{}'), NULL::jsonb, p_batch.created_at, coalesce(u.run_at, p_batch.created_at)
-    FROM (SELECT greatest(1, p_after - p_batch.first_seq + 2)::int AS lo, greatest(p_max, 0) AS m) AS o
-    CROSS JOIN LATERAL unnest(p_batch.item_args[o.lo:o.lo + o.m - 1], p_batch.item_kinds[o.lo:o.lo + o.m - 1],
-                              p_batch.item_max_attempts[o.lo:o.lo + o.m - 1],
-                              p_batch.item_metadata[o.lo:o.lo + o.m - 1], p_batch.item_run_ats[o.lo:o.lo + o.m - 1],
-                              ARRAY(SELECT t.v FROM jsonb_array_elements(p_batch.item_tags) WITH ORDINALITY AS t (v, i)
-                                    WHERE t.i BETWEEN o.lo AND o.lo + o.m - 1 ORDER BY t.i))
-         WITH ORDINALITY AS u (args, kind, max_attempts, metadata, run_at, tags, k)
-    WHERE o.lo <= p_batch.n AND u.k <= p_batch.n - o.lo + 1
-$$;
--- +goose StatementEnd
-
 -- changed since v0.1.0: sql/functions/_build_job_body.sql
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION awa._build_job_body(p_job_id bigint, p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
@@ -2534,9 +2591,11 @@ AS $$
 BEGIN
     PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
     -- A statement of its own after the locks: it sees what a prune it waited for left.
-    -- The live planes by the id, and the archive's lookup by id.
+    -- The live planes by the id, and the batch plane's and the archive's lookups by id.
     RETURN (SELECT j.state
             FROM (SELECT l.state, l.run_lease FROM awa._live_jobs_now l WHERE l.id = p_job_id
+                  UNION ALL
+                  SELECT b.state, b.run_lease FROM awa._batch_jobs(p_job_id, p_job_id) AS b
                   UNION ALL
                   SELECT a.state, a.run_lease FROM awa._archived_job(p_job_id) AS a) AS j
             ORDER BY j.run_lease DESC LIMIT 1);
@@ -2896,9 +2955,15 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     v_c awa._closed_claim;
+    v_r awa.ready_entries[];
     v_w awa.external_waits;
     v_x awa.callbacks;
 BEGIN
+    -- Every parked job's body in one read of both planes, each batch row
+    -- expanded once (awa._ready_at), not a read per job.
+    v_r := ARRAY(SELECT r FROM awa._ready_at(ARRAY(SELECT c.ready_slot FROM unnest(p_closed) AS c),
+                                             ARRAY(SELECT c.lane_id FROM unnest(p_closed) AS c),
+                                             ARRAY(SELECT c.lane_seq FROM unnest(p_closed) AS c)) AS r);
     FOREACH v_c IN ARRAY p_closed LOOP
         DELETE FROM awa.callbacks x WHERE x.job_id = v_c.job_id AND x.run_lease = v_c.run_lease RETURNING * INTO v_x;
         IF NOT FOUND THEN
@@ -2908,7 +2973,7 @@ BEGIN
         SELECT r.job_id, v_x.callback_id, v_x.timeout_at, p_now, v_c.run_lease, r.attempt, r.max_attempts,
                r.priority, r.queue, r.kind, r.args, r.tags, r.metadata, r.errors, r.created_at, r.run_at
         INTO v_w
-        FROM awa.ready_entries r
+        FROM unnest(v_r) AS r
         WHERE r.lane_id = v_c.lane_id AND r.lane_seq = v_c.lane_seq AND r.ready_slot = v_c.ready_slot;
         IF v_x.resumed_at IS NULL THEN
             INSERT INTO awa.external_waits SELECT v_w.*;
@@ -2945,6 +3010,64 @@ BEGIN
     END IF;
     RETURN NULL;
 END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_ready_at.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._ready_at(p_slots int[], p_lanes int[], p_seqs bigint[])
+RETURNS SETOF awa.ready_entries
+LANGUAGE sql
+STABLE
+AS $$
+    WITH p AS MATERIALIZED (
+        SELECT DISTINCT u.ready_slot, u.lane_id, u.lane_seq
+        FROM unnest(p_slots, p_lanes, p_seqs) AS u (ready_slot, lane_id, lane_seq)
+    ),
+    -- Each batch row asked, expanded once between its lowest and highest
+    -- asked item; materialized, so no join order can expand it once per
+    -- asked position. A position names one row: the LIMIT 1 keeps the row's
+    -- lookup a probe of the lane index per row, whatever the plan.
+    items AS MATERIALIZED (
+        SELECT i.*
+        FROM (SELECT p.ready_slot, p.lane_id, p.lane_seq & ~1023::bigint AS first_seq,
+                     min(p.lane_seq) AS lo, max(p.lane_seq) AS hi
+              FROM p GROUP BY 1, 2, 3) AS g
+        CROSS JOIN LATERAL (SELECT b FROM awa.ready_batches b
+                            WHERE b.lane_id = g.lane_id AND b.first_seq = g.first_seq AND b.ready_slot = g.ready_slot
+                            LIMIT 1) AS x
+        CROSS JOIN LATERAL awa._batch_items(x.b, g.lo - 1, (g.hi - g.lo + 1)::int) AS i
+    )
+    SELECT r.*
+    FROM p
+    JOIN awa.ready_entries r
+      ON r.lane_id = p.lane_id AND r.lane_seq = p.lane_seq AND r.ready_slot = p.ready_slot
+    UNION ALL
+    SELECT i.*
+    FROM items i
+    WHERE EXISTS (SELECT 1 FROM p
+                  WHERE p.lane_id = i.lane_id AND p.lane_seq = i.lane_seq AND p.ready_slot = i.ready_slot)
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_ready_by_id.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._ready_by_id(p_id bigint)
+RETURNS SETOF awa.ready_entries
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT r.* FROM awa.ready_entries r WHERE r.job_id = p_id
+    UNION ALL
+    SELECT i.*
+    -- The row taken whole first (LIMIT 1: at most one row holds the id), so
+    -- its out-of-line arrays are fetched once: handed straight to
+    -- awa._batch_items, the planner reads some of its columns from the table
+    -- and some from the row built of them, fetching them twice.
+    FROM (SELECT b FROM awa.ready_batches b
+          WHERE b.first_id <= p_id AND b.first_id > p_id - 1024 AND p_id < b.first_id + b.n
+          LIMIT 1) AS x
+    CROSS JOIN LATERAL awa._batch_items(x.b, (x.b).first_seq + (p_id - (x.b).first_id) - 1, 1) AS i
 $$;
 -- +goose StatementEnd
 
@@ -3266,6 +3389,9 @@ LANGUAGE plpgsql
 -- joins over every ready partition) took 3 ms to plan, the statement 1 ms to
 -- run, and the plan cache kept choosing custom plans.
 SET plan_cache_mode = force_generic_plan
+-- That plan is made once, maybe while a plane is nearly empty: sequential
+-- scans off, so it keeps probing the ready rows' lane indexes as they grow.
+SET enable_seqscan = off
 AS $$
 BEGIN
     RETURN QUERY
@@ -3297,7 +3423,11 @@ BEGIN
                        awa._retry_backoff(r.attempt + 1, c.job_id, c.run_lease, p_now)
                END AS next_run_at
         FROM unnest(p_closed) AS c
-        JOIN awa.ready_entries r
+        -- Both planes by position, each batch row expanded once for all its
+        -- closed jobs (awa._ready_at).
+        JOIN awa._ready_at(ARRAY(SELECT x.ready_slot FROM unnest(p_closed) AS x),
+                           ARRAY(SELECT x.lane_id FROM unnest(p_closed) AS x),
+                           ARRAY(SELECT x.lane_seq FROM unnest(p_closed) AS x)) AS r
           ON r.lane_id = c.lane_id AND r.lane_seq = c.lane_seq AND r.ready_slot = c.ready_slot
         LEFT JOIN awa.queue_meta m ON m.queue = r.queue
     ),
@@ -4020,10 +4150,11 @@ BEGIN
     -- them in (docs/storage.md, "Locks"): this call reads the cursor after the
     -- ready rows.
     LOCK TABLE awa.cursor_marks IN ACCESS SHARE MODE;
-    -- The job's newest ready row: the highest run_lease, and of two with the
-    -- same run_lease the one not tombstoned (a job cancelled while available
-    -- and then retried by awa.retry_job has both: the retry keeps run_lease).
-    SELECT * INTO v_r FROM awa.ready_entries r WHERE r.job_id = p_job_id
+    -- The job's newest ready row, in either plane (awa._ready_by_id): the
+    -- highest run_lease, and of two with the same run_lease the one not
+    -- tombstoned (a job cancelled while available and then retried by
+    -- awa.retry_job has both: the retry keeps run_lease).
+    SELECT * INTO v_r FROM awa._ready_by_id(p_job_id) r
     ORDER BY r.run_lease DESC,
              EXISTS (SELECT 1 FROM awa.ready_tombstones t
                      WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot)
@@ -4646,6 +4777,9 @@ BEGIN
     WHERE s.job_id IN (
         SELECT g.job_id FROM awa.attempt_state g
         WHERE NOT EXISTS (SELECT 1 FROM awa.ready_entries r WHERE r.job_id = g.job_id)
+          -- The batch plane: awa._ready_by_id's probe, without the body.
+          AND NOT EXISTS (SELECT 1 FROM awa.ready_batches b
+                          WHERE b.first_id <= g.job_id AND b.first_id > g.job_id - 1024 AND g.job_id < b.first_id + b.n)
           AND NOT EXISTS (SELECT 1 FROM awa.done_entries e WHERE e.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM awa.deferred_jobs d WHERE d.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM awa.dlq_entries x WHERE x.job_id = g.job_id)
@@ -4716,6 +4850,10 @@ BEGIN
         SELECT ARRAY(
                    SELECT ROW(c.job_id, c.unique_key, c.displaced)::awa.unique_key_cleanup FROM c
                    WHERE NOT EXISTS (SELECT 1 FROM awa.ready_entries x WHERE x.job_id = c.job_id)
+                     -- The batch plane: awa._ready_by_id's probe, without the body.
+                     AND NOT EXISTS (SELECT 1 FROM awa.ready_batches x
+                                     WHERE x.first_id <= c.job_id AND x.first_id > c.job_id - 1024
+                                       AND c.job_id < x.first_id + x.n)
                      AND NOT EXISTS (SELECT 1 FROM awa.done_entries x WHERE x.job_id = c.job_id)
                      AND NOT EXISTS (SELECT 1 FROM awa.deferred_jobs x WHERE x.job_id = c.job_id)
                      AND NOT EXISTS (SELECT 1 FROM awa.dlq_entries x WHERE x.job_id = c.job_id)
@@ -5711,11 +5849,14 @@ BEGIN
     END IF;
     BEGIN
         PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
-        -- The live planes by the id, then the archive's lookup by id (its
-        -- view would expand every chunk: the id cannot reach the arrays).
+        -- The live planes by the id, the batch plane's lookup by id and the
+        -- archive's (their views would expand every row or chunk: the id
+        -- cannot reach the arrays).
         RETURN QUERY
         SELECT j.*, s.progress, s.updated_at
         FROM (SELECT * FROM awa._live_jobs_now l WHERE l.id = p_id
+              UNION ALL
+              SELECT * FROM awa._batch_jobs(p_id, p_id)
               UNION ALL
               SELECT a.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
                      a.run_at, a.created_at, NULL, a.finalized_at, a.tags, a.metadata, a.errors, false

@@ -436,6 +436,29 @@ CREATE INDEX ready_batches_lane ON {{$awa_schema}}.ready_batches (lane_id, first
 -- added since v0.1.0: sql/substrate/21_ready_batches.sql
 CREATE INDEX ready_batches_first_id ON {{$awa_schema}}.ready_batches (first_id);
 
+-- new since v0.1.0: sql/substrate/21_ready_batches.sql
+CREATE FUNCTION {{$awa_schema}}._batch_items(p_batch {{$awa_schema}}.ready_batches, p_after bigint DEFAULT -1, p_max int DEFAULT 1024)
+RETURNS SETOF {{$awa_schema}}.ready_entries
+LANGUAGE sql
+IMMUTABLE
+PARALLEL SAFE
+AS $$
+    SELECT p_batch.ready_slot, p_batch.lane_id, p_batch.first_seq + o.lo + u.k - 2,
+           p_batch.first_id + o.lo + u.k - 2, 0::bigint, 0,
+           coalesce(u.max_attempts, p_batch.max_attempts), p_batch.priority, p_batch.queue,
+           coalesce(u.kind, p_batch.kind), u.args,
+           coalesce(ARRAY(SELECT jsonb_array_elements_text(u.tags)), '{}'),
+           coalesce(u.metadata, '{}'), NULL::jsonb, p_batch.created_at, coalesce(u.run_at, p_batch.created_at)
+    FROM (SELECT greatest(1, p_after - p_batch.first_seq + 2)::int AS lo, greatest(p_max, 0) AS m) AS o
+    CROSS JOIN LATERAL unnest(p_batch.item_args[o.lo:o.lo + o.m - 1], p_batch.item_kinds[o.lo:o.lo + o.m - 1],
+                              p_batch.item_max_attempts[o.lo:o.lo + o.m - 1],
+                              p_batch.item_metadata[o.lo:o.lo + o.m - 1], p_batch.item_run_ats[o.lo:o.lo + o.m - 1],
+                              ARRAY(SELECT t.v FROM jsonb_array_elements(p_batch.item_tags) WITH ORDINALITY AS t (v, i)
+                                    WHERE t.i BETWEEN o.lo AND o.lo + o.m - 1 ORDER BY t.i))
+         WITH ORDINALITY AS u (args, kind, max_attempts, metadata, run_at, tags, k)
+    WHERE o.lo <= p_batch.n AND u.k <= p_batch.n - o.lo + 1
+$$;
+
 -- added since v0.1.0: sql/substrate/40_lease_ring.sql
 CREATE TABLE {{$awa_schema}}.attempt_state (
     job_id     bigint      PRIMARY KEY,
@@ -713,21 +736,6 @@ CROSS JOIN LATERAL {{$awa_schema}}._archive_jobs(c) AS a;
 COMMENT ON VIEW {{$awa_schema}}._archived_jobs_now IS 'internal: every archived job, its chunk expanded';
 
 -- changed since v0.1.0: sql/substrate/60_views.sql
-CREATE OR REPLACE VIEW {{$awa_schema}}._terminal_jobs_now AS
-SELECT t.*, s.progress, s.updated_at AS progress_at
-FROM (
-SELECT * FROM {{$awa_schema}}._ring_terminal_jobs
-UNION ALL
-SELECT a.id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
-       a.run_at, a.created_at, a.finalized_at, a.tags, a.metadata, a.errors
-FROM {{$awa_schema}}._archived_jobs_now a
-) AS t
-LEFT JOIN {{$awa_schema}}.attempt_state s ON s.job_id = t.id;
-
--- added since v0.1.0: sql/substrate/60_views.sql
-COMMENT ON VIEW {{$awa_schema}}._terminal_jobs_now IS 'internal: the body of {{$awa_schema}}.terminal_jobs (read through {{$awa_schema}}._read_terminal_jobs)';
-
--- changed since v0.1.0: sql/substrate/60_views.sql
 CREATE OR REPLACE VIEW {{$awa_schema}}._live_jobs_now AS
 SELECT d.job_id AS id, d.queue, d.priority, d.kind, d.state, d.args, d.attempt, d.max_attempts, d.run_lease,
        d.run_at, d.created_at, NULL::timestamptz AS claimed_at, NULL::timestamptz AS finalized_at,
@@ -778,13 +786,83 @@ SELECT w.job_id, w.queue, w.priority, w.kind, 'waiting_external'::text::{{$awa_s
 FROM {{$awa_schema}}.external_waits w;
 
 -- added since v0.1.0: sql/substrate/60_views.sql
-COMMENT ON VIEW {{$awa_schema}}._live_jobs_now IS 'internal: every job but the archived ones ({{$awa_schema}}._jobs_now, {{$awa_schema}}.job)';
+COMMENT ON VIEW {{$awa_schema}}._live_jobs_now IS 'internal: every job but the archived ones and the batch plane''s ({{$awa_schema}}._jobs_now, {{$awa_schema}}.job)';
+
+-- new since v0.1.0: sql/substrate/60_views.sql
+CREATE FUNCTION {{$awa_schema}}._batch_jobs(p_from bigint, p_to bigint, p_terminal_only boolean DEFAULT false)
+RETURNS SETOF {{$awa_schema}}._live_jobs_now
+LANGUAGE sql
+STABLE
+AS $$
+    -- The rows taken whole first, so their out-of-line arrays are fetched
+    -- once each (handed straight to awa._batch_items, the planner reads some
+    -- columns from the table and some from the row built of them: twice).
+    WITH x AS MATERIALIZED (
+        SELECT b FROM {{$awa_schema}}.ready_batches b WHERE b.first_id > p_from - 1024 AND b.first_id <= p_to
+    ),
+    r AS MATERIALIZED (
+        SELECT i.*
+        FROM x
+        CROSS JOIN LATERAL {{$awa_schema}}._batch_items(
+            x.b, (x.b).first_seq + greatest(p_from - (x.b).first_id, 0) - 1,
+            (least(p_to - (x.b).first_id, 1023) + 1 - greatest(p_from - (x.b).first_id, 0))::int) AS i
+    )
+    SELECT r.job_id, r.queue, r.priority, r.kind, 'available'::{{$awa_schema}}.job_state, r.args, r.attempt, r.max_attempts,
+           r.run_lease, r.run_at, r.created_at, NULL::timestamptz, NULL::timestamptz, r.tags, r.metadata, r.errors,
+           false
+    FROM r
+    JOIN {{$awa_schema}}.claim_cursors h ON h.lane_id = r.lane_id
+    WHERE NOT p_terminal_only
+      AND r.lane_seq > h.claim_seq
+      AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_tombstones t
+                      WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot)
+    UNION ALL
+    SELECT r.job_id, r.queue, r.priority, r.kind,
+           CASE WHEN EXISTS (SELECT 1 FROM {{$awa_schema}}.callbacks x
+                             WHERE x.job_id = r.job_id AND x.run_lease = i.run_lease AND x.resumed_at IS NULL)
+                THEN 'waiting_external'::text::{{$awa_schema}}.job_state ELSE 'running'::{{$awa_schema}}.job_state END,
+           r.args, r.attempt + 1, r.max_attempts,
+           i.run_lease, r.run_at, r.created_at, b.claimed_at, NULL, r.tags, r.metadata, r.errors, false
+    FROM {{$awa_schema}}.claim_batches b
+    CROSS JOIN LATERAL unnest(b.run_leases, b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (run_lease, lane_id, lane_seq, k)
+    JOIN r ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = b.ready_slot
+    WHERE NOT p_terminal_only
+      AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.claim_closures c
+                      WHERE c.claim_slot = b.claim_slot AND c.receipts @> {{$awa_schema}}._receipt_id(b.batch_id, i.k))
+    UNION ALL
+    SELECT r.job_id, r.queue, r.priority, r.kind, 'completed'::{{$awa_schema}}.job_state, r.args, r.attempt + 1, r.max_attempts,
+           i.run_lease, r.run_at, r.created_at, NULL, cb.completed_at, r.tags, r.metadata, r.errors, false
+    FROM {{$awa_schema}}.done_completions cb
+    CROSS JOIN LATERAL unnest(cb.run_leases, cb.lane_ids, cb.lane_seqs) AS i (run_lease, lane_id, lane_seq)
+    JOIN r ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = cb.ready_slot
+$$;
+
+-- changed since v0.1.0: sql/substrate/60_views.sql
+CREATE OR REPLACE VIEW {{$awa_schema}}._terminal_jobs_now AS
+SELECT t.*, s.progress, s.updated_at AS progress_at
+FROM (
+SELECT * FROM {{$awa_schema}}._ring_terminal_jobs
+UNION ALL
+SELECT b.id, b.queue, b.priority, b.kind, b.state, b.args, b.attempt, b.max_attempts, b.run_lease,
+       b.run_at, b.created_at, b.finalized_at, b.tags, b.metadata, b.errors
+FROM {{$awa_schema}}._batch_jobs(0, 9223372036854775807, true) AS b
+UNION ALL
+SELECT a.id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
+       a.run_at, a.created_at, a.finalized_at, a.tags, a.metadata, a.errors
+FROM {{$awa_schema}}._archived_jobs_now a
+) AS t
+LEFT JOIN {{$awa_schema}}.attempt_state s ON s.job_id = t.id;
+
+-- added since v0.1.0: sql/substrate/60_views.sql
+COMMENT ON VIEW {{$awa_schema}}._terminal_jobs_now IS 'internal: the body of {{$awa_schema}}.terminal_jobs (read through {{$awa_schema}}._read_terminal_jobs)';
 
 -- changed since v0.1.0: sql/substrate/60_views.sql
 CREATE OR REPLACE VIEW {{$awa_schema}}._jobs_now AS
 SELECT j.*, s.progress, s.updated_at AS progress_at
 FROM (
 SELECT * FROM {{$awa_schema}}._live_jobs_now
+UNION ALL
+SELECT * FROM {{$awa_schema}}._batch_jobs(0, 9223372036854775807)
 UNION ALL
 SELECT a.id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
        a.run_at, a.created_at, NULL, a.finalized_at, a.tags, a.metadata, a.errors, false
@@ -1561,29 +1639,6 @@ AS $$
         )$q$
 $$;
 
--- new since v0.1.0: sql/functions/_batch_items.sql
-CREATE FUNCTION {{$awa_schema}}._batch_items(p_batch {{$awa_schema}}.ready_batches, p_after bigint DEFAULT -1, p_max int DEFAULT 1024)
-RETURNS SETOF {{$awa_schema}}.ready_entries
-LANGUAGE sql
-IMMUTABLE
-PARALLEL SAFE
-AS $$
-    SELECT p_batch.ready_slot, p_batch.lane_id, p_batch.first_seq + o.lo + u.k - 2,
-           p_batch.first_id + o.lo + u.k - 2, 0::bigint, 0,
-           coalesce(u.max_attempts, p_batch.max_attempts), p_batch.priority, p_batch.queue,
-           coalesce(u.kind, p_batch.kind), u.args,
-           coalesce(ARRAY(SELECT jsonb_array_elements_text(u.tags)), '{}'),
-           coalesce(u.metadata, '{}'), NULL::jsonb, p_batch.created_at, coalesce(u.run_at, p_batch.created_at)
-    FROM (SELECT greatest(1, p_after - p_batch.first_seq + 2)::int AS lo, greatest(p_max, 0) AS m) AS o
-    CROSS JOIN LATERAL unnest(p_batch.item_args[o.lo:o.lo + o.m - 1], p_batch.item_kinds[o.lo:o.lo + o.m - 1],
-                              p_batch.item_max_attempts[o.lo:o.lo + o.m - 1],
-                              p_batch.item_metadata[o.lo:o.lo + o.m - 1], p_batch.item_run_ats[o.lo:o.lo + o.m - 1],
-                              ARRAY(SELECT t.v FROM jsonb_array_elements(p_batch.item_tags) WITH ORDINALITY AS t (v, i)
-                                    WHERE t.i BETWEEN o.lo AND o.lo + o.m - 1 ORDER BY t.i))
-         WITH ORDINALITY AS u (args, kind, max_attempts, metadata, run_at, tags, k)
-    WHERE o.lo <= p_batch.n AND u.k <= p_batch.n - o.lo + 1
-$$;
-
 -- changed since v0.1.0: sql/functions/_build_job_body.sql
 CREATE OR REPLACE FUNCTION {{$awa_schema}}._build_job_body(p_job_id bigint, p_kind text, p_args jsonb, p_opts jsonb, p_now timestamptz)
 RETURNS {{$awa_schema}}._job_body
@@ -2299,9 +2354,11 @@ AS $$
 BEGIN
     PERFORM {{$awa_schema}}._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
     -- A statement of its own after the locks: it sees what a prune it waited for left.
-    -- The live planes by the id, and the archive's lookup by id.
+    -- The live planes by the id, and the batch plane's and the archive's lookups by id.
     RETURN (SELECT j.state
             FROM (SELECT l.state, l.run_lease FROM {{$awa_schema}}._live_jobs_now l WHERE l.id = p_job_id
+                  UNION ALL
+                  SELECT b.state, b.run_lease FROM {{$awa_schema}}._batch_jobs(p_job_id, p_job_id) AS b
                   UNION ALL
                   SELECT a.state, a.run_lease FROM {{$awa_schema}}._archived_job(p_job_id) AS a) AS j
             ORDER BY j.run_lease DESC LIMIT 1);
@@ -2641,9 +2698,15 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     v_c {{$awa_schema}}._closed_claim;
+    v_r {{$awa_schema}}.ready_entries[];
     v_w {{$awa_schema}}.external_waits;
     v_x {{$awa_schema}}.callbacks;
 BEGIN
+    -- Every parked job's body in one read of both planes, each batch row
+    -- expanded once (awa._ready_at), not a read per job.
+    v_r := ARRAY(SELECT r FROM {{$awa_schema}}._ready_at(ARRAY(SELECT c.ready_slot FROM unnest(p_closed) AS c),
+                                             ARRAY(SELECT c.lane_id FROM unnest(p_closed) AS c),
+                                             ARRAY(SELECT c.lane_seq FROM unnest(p_closed) AS c)) AS r);
     FOREACH v_c IN ARRAY p_closed LOOP
         DELETE FROM {{$awa_schema}}.callbacks x WHERE x.job_id = v_c.job_id AND x.run_lease = v_c.run_lease RETURNING * INTO v_x;
         IF NOT FOUND THEN
@@ -2653,7 +2716,7 @@ BEGIN
         SELECT r.job_id, v_x.callback_id, v_x.timeout_at, p_now, v_c.run_lease, r.attempt, r.max_attempts,
                r.priority, r.queue, r.kind, r.args, r.tags, r.metadata, r.errors, r.created_at, r.run_at
         INTO v_w
-        FROM {{$awa_schema}}.ready_entries r
+        FROM unnest(v_r) AS r
         WHERE r.lane_id = v_c.lane_id AND r.lane_seq = v_c.lane_seq AND r.ready_slot = v_c.ready_slot;
         IF v_x.resumed_at IS NULL THEN
             INSERT INTO {{$awa_schema}}.external_waits SELECT v_w.*;
@@ -2688,6 +2751,60 @@ BEGIN
     END IF;
     RETURN NULL;
 END;
+$$;
+
+-- new since v0.1.0: sql/functions/_ready_at.sql
+CREATE FUNCTION {{$awa_schema}}._ready_at(p_slots int[], p_lanes int[], p_seqs bigint[])
+RETURNS SETOF {{$awa_schema}}.ready_entries
+LANGUAGE sql
+STABLE
+AS $$
+    WITH p AS MATERIALIZED (
+        SELECT DISTINCT u.ready_slot, u.lane_id, u.lane_seq
+        FROM unnest(p_slots, p_lanes, p_seqs) AS u (ready_slot, lane_id, lane_seq)
+    ),
+    -- Each batch row asked, expanded once between its lowest and highest
+    -- asked item; materialized, so no join order can expand it once per
+    -- asked position. A position names one row: the LIMIT 1 keeps the row's
+    -- lookup a probe of the lane index per row, whatever the plan.
+    items AS MATERIALIZED (
+        SELECT i.*
+        FROM (SELECT p.ready_slot, p.lane_id, p.lane_seq & ~1023::bigint AS first_seq,
+                     min(p.lane_seq) AS lo, max(p.lane_seq) AS hi
+              FROM p GROUP BY 1, 2, 3) AS g
+        CROSS JOIN LATERAL (SELECT b FROM {{$awa_schema}}.ready_batches b
+                            WHERE b.lane_id = g.lane_id AND b.first_seq = g.first_seq AND b.ready_slot = g.ready_slot
+                            LIMIT 1) AS x
+        CROSS JOIN LATERAL {{$awa_schema}}._batch_items(x.b, g.lo - 1, (g.hi - g.lo + 1)::int) AS i
+    )
+    SELECT r.*
+    FROM p
+    JOIN {{$awa_schema}}.ready_entries r
+      ON r.lane_id = p.lane_id AND r.lane_seq = p.lane_seq AND r.ready_slot = p.ready_slot
+    UNION ALL
+    SELECT i.*
+    FROM items i
+    WHERE EXISTS (SELECT 1 FROM p
+                  WHERE p.lane_id = i.lane_id AND p.lane_seq = i.lane_seq AND p.ready_slot = i.ready_slot)
+$$;
+
+-- new since v0.1.0: sql/functions/_ready_by_id.sql
+CREATE FUNCTION {{$awa_schema}}._ready_by_id(p_id bigint)
+RETURNS SETOF {{$awa_schema}}.ready_entries
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT r.* FROM {{$awa_schema}}.ready_entries r WHERE r.job_id = p_id
+    UNION ALL
+    SELECT i.*
+    -- The row taken whole first (LIMIT 1: at most one row holds the id), so
+    -- its out-of-line arrays are fetched once: handed straight to
+    -- awa._batch_items, the planner reads some of its columns from the table
+    -- and some from the row built of them, fetching them twice.
+    FROM (SELECT b FROM {{$awa_schema}}.ready_batches b
+          WHERE b.first_id <= p_id AND b.first_id > p_id - 1024 AND p_id < b.first_id + b.n
+          LIMIT 1) AS x
+    CROSS JOIN LATERAL {{$awa_schema}}._batch_items(x.b, (x.b).first_seq + (p_id - (x.b).first_id) - 1, 1) AS i
 $$;
 
 -- new since v0.1.0: sql/functions/_require_between.sql
@@ -2983,6 +3100,9 @@ LANGUAGE plpgsql
 -- joins over every ready partition) took 3 ms to plan, the statement 1 ms to
 -- run, and the plan cache kept choosing custom plans.
 SET plan_cache_mode = force_generic_plan
+-- That plan is made once, maybe while a plane is nearly empty: sequential
+-- scans off, so it keeps probing the ready rows' lane indexes as they grow.
+SET enable_seqscan = off
 AS $$
 BEGIN
     RETURN QUERY
@@ -3014,7 +3134,11 @@ BEGIN
                        {{$awa_schema}}._retry_backoff(r.attempt + 1, c.job_id, c.run_lease, p_now)
                END AS next_run_at
         FROM unnest(p_closed) AS c
-        JOIN {{$awa_schema}}.ready_entries r
+        -- Both planes by position, each batch row expanded once for all its
+        -- closed jobs (awa._ready_at).
+        JOIN {{$awa_schema}}._ready_at(ARRAY(SELECT x.ready_slot FROM unnest(p_closed) AS x),
+                           ARRAY(SELECT x.lane_id FROM unnest(p_closed) AS x),
+                           ARRAY(SELECT x.lane_seq FROM unnest(p_closed) AS x)) AS r
           ON r.lane_id = c.lane_id AND r.lane_seq = c.lane_seq AND r.ready_slot = c.ready_slot
         LEFT JOIN {{$awa_schema}}.queue_meta m ON m.queue = r.queue
     ),
@@ -3707,10 +3831,11 @@ BEGIN
     -- them in (docs/storage.md, "Locks"): this call reads the cursor after the
     -- ready rows.
     LOCK TABLE {{$awa_schema}}.cursor_marks IN ACCESS SHARE MODE;
-    -- The job's newest ready row: the highest run_lease, and of two with the
-    -- same run_lease the one not tombstoned (a job cancelled while available
-    -- and then retried by awa.retry_job has both: the retry keeps run_lease).
-    SELECT * INTO v_r FROM {{$awa_schema}}.ready_entries r WHERE r.job_id = p_job_id
+    -- The job's newest ready row, in either plane (awa._ready_by_id): the
+    -- highest run_lease, and of two with the same run_lease the one not
+    -- tombstoned (a job cancelled while available and then retried by
+    -- awa.retry_job has both: the retry keeps run_lease).
+    SELECT * INTO v_r FROM {{$awa_schema}}._ready_by_id(p_job_id) r
     ORDER BY r.run_lease DESC,
              EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_tombstones t
                      WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot)
@@ -4327,6 +4452,9 @@ BEGIN
     WHERE s.job_id IN (
         SELECT g.job_id FROM {{$awa_schema}}.attempt_state g
         WHERE NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_entries r WHERE r.job_id = g.job_id)
+          -- The batch plane: awa._ready_by_id's probe, without the body.
+          AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_batches b
+                          WHERE b.first_id <= g.job_id AND b.first_id > g.job_id - 1024 AND g.job_id < b.first_id + b.n)
           AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.done_entries e WHERE e.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.deferred_jobs d WHERE d.job_id = g.job_id)
           AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.dlq_entries x WHERE x.job_id = g.job_id)
@@ -4393,6 +4521,10 @@ BEGIN
         SELECT ARRAY(
                    SELECT ROW(c.job_id, c.unique_key, c.displaced)::{{$awa_schema}}.unique_key_cleanup FROM c
                    WHERE NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_entries x WHERE x.job_id = c.job_id)
+                     -- The batch plane: awa._ready_by_id's probe, without the body.
+                     AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_batches x
+                                     WHERE x.first_id <= c.job_id AND x.first_id > c.job_id - 1024
+                                       AND c.job_id < x.first_id + x.n)
                      AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.done_entries x WHERE x.job_id = c.job_id)
                      AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.deferred_jobs x WHERE x.job_id = c.job_id)
                      AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.dlq_entries x WHERE x.job_id = c.job_id)
@@ -5350,11 +5482,14 @@ BEGIN
     END IF;
     BEGIN
         PERFORM {{$awa_schema}}._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
-        -- The live planes by the id, then the archive's lookup by id (its
-        -- view would expand every chunk: the id cannot reach the arrays).
+        -- The live planes by the id, the batch plane's lookup by id and the
+        -- archive's (their views would expand every row or chunk: the id
+        -- cannot reach the arrays).
         RETURN QUERY
         SELECT j.*, s.progress, s.updated_at
         FROM (SELECT * FROM {{$awa_schema}}._live_jobs_now l WHERE l.id = p_id
+              UNION ALL
+              SELECT * FROM {{$awa_schema}}._batch_jobs(p_id, p_id)
               UNION ALL
               SELECT a.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
                      a.run_at, a.created_at, NULL, a.finalized_at, a.tags, a.metadata, a.errors, false

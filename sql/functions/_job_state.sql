@@ -12,9 +12,11 @@ AS $$
 BEGIN
     PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
     -- A statement of its own after the locks: it sees what a prune it waited for left.
-    -- The live planes by the id, and the archive's lookup by id.
+    -- The live planes by the id, and the batch plane's and the archive's lookups by id.
     RETURN (SELECT j.state
             FROM (SELECT l.state, l.run_lease FROM awa._live_jobs_now l WHERE l.id = p_job_id
+                  UNION ALL
+                  SELECT b.state, b.run_lease FROM awa._batch_jobs(p_job_id, p_job_id) AS b
                   UNION ALL
                   SELECT a.state, a.run_lease FROM awa._archived_job(p_job_id) AS a) AS j
             ORDER BY j.run_lease DESC LIMIT 1);

@@ -15,9 +15,15 @@ LANGUAGE plpgsql
 AS $$
 DECLARE
     v_c awa._closed_claim;
+    v_r awa.ready_entries[];
     v_w awa.external_waits;
     v_x awa.callbacks;
 BEGIN
+    -- Every parked job's body in one read of both planes, each batch row
+    -- expanded once (awa._ready_at), not a read per job.
+    v_r := ARRAY(SELECT r FROM awa._ready_at(ARRAY(SELECT c.ready_slot FROM unnest(p_closed) AS c),
+                                             ARRAY(SELECT c.lane_id FROM unnest(p_closed) AS c),
+                                             ARRAY(SELECT c.lane_seq FROM unnest(p_closed) AS c)) AS r);
     FOREACH v_c IN ARRAY p_closed LOOP
         DELETE FROM awa.callbacks x WHERE x.job_id = v_c.job_id AND x.run_lease = v_c.run_lease RETURNING * INTO v_x;
         IF NOT FOUND THEN
@@ -27,7 +33,7 @@ BEGIN
         SELECT r.job_id, v_x.callback_id, v_x.timeout_at, p_now, v_c.run_lease, r.attempt, r.max_attempts,
                r.priority, r.queue, r.kind, r.args, r.tags, r.metadata, r.errors, r.created_at, r.run_at
         INTO v_w
-        FROM awa.ready_entries r
+        FROM unnest(v_r) AS r
         WHERE r.lane_id = v_c.lane_id AND r.lane_seq = v_c.lane_seq AND r.ready_slot = v_c.ready_slot;
         IF v_x.resumed_at IS NULL THEN
             INSERT INTO awa.external_waits SELECT v_w.*;

@@ -10,8 +10,8 @@
 --              callback's payload (messages[ord] as JSON, may be NULL) in
 --              metadata.callback_result; the progress checkpoint deleted
 -- messages[ord] is the error or reason of item ord (may be NULL for cancel).
--- Terminal snapshots go to the ready slot of the job's ready row, so queue prune
--- reclaims them together. Returns one applied result per closed item. A retry
+-- Terminal snapshots go to the ready slot of the job's ready row (a per-row
+-- one or a batch item: awa._ready_at), so queue prune reclaims them together. Returns one applied result per closed item. A retry
 -- or snooze may NOTIFY the maintenance leader (awa._wake_promoter).
 -- Called by awa._finalize only.
 CREATE FUNCTION awa._route_closed(
@@ -27,6 +27,9 @@ LANGUAGE plpgsql
 -- joins over every ready partition) took 3 ms to plan, the statement 1 ms to
 -- run, and the plan cache kept choosing custom plans.
 SET plan_cache_mode = force_generic_plan
+-- That plan is made once, maybe while a plane is nearly empty: sequential
+-- scans off, so it keeps probing the ready rows' lane indexes as they grow.
+SET enable_seqscan = off
 AS $$
 BEGIN
     RETURN QUERY
@@ -58,7 +61,11 @@ BEGIN
                        awa._retry_backoff(r.attempt + 1, c.job_id, c.run_lease, p_now)
                END AS next_run_at
         FROM unnest(p_closed) AS c
-        JOIN awa.ready_entries r
+        -- Both planes by position, each batch row expanded once for all its
+        -- closed jobs (awa._ready_at).
+        JOIN awa._ready_at(ARRAY(SELECT x.ready_slot FROM unnest(p_closed) AS x),
+                           ARRAY(SELECT x.lane_id FROM unnest(p_closed) AS x),
+                           ARRAY(SELECT x.lane_seq FROM unnest(p_closed) AS x)) AS r
           ON r.lane_id = c.lane_id AND r.lane_seq = c.lane_seq AND r.ready_slot = c.ready_slot
         LEFT JOIN awa.queue_meta m ON m.queue = r.queue
     ),

@@ -79,10 +79,11 @@ BEGIN
     -- them in (docs/storage.md, "Locks"): this call reads the cursor after the
     -- ready rows.
     LOCK TABLE awa.cursor_marks IN ACCESS SHARE MODE;
-    -- The job's newest ready row: the highest run_lease, and of two with the
-    -- same run_lease the one not tombstoned (a job cancelled while available
-    -- and then retried by awa.retry_job has both: the retry keeps run_lease).
-    SELECT * INTO v_r FROM awa.ready_entries r WHERE r.job_id = p_job_id
+    -- The job's newest ready row, in either plane (awa._ready_by_id): the
+    -- highest run_lease, and of two with the same run_lease the one not
+    -- tombstoned (a job cancelled while available and then retried by
+    -- awa.retry_job has both: the retry keeps run_lease).
+    SELECT * INTO v_r FROM awa._ready_by_id(p_job_id) r
     ORDER BY r.run_lease DESC,
              EXISTS (SELECT 1 FROM awa.ready_tombstones t
                      WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot)

@@ -1,11 +1,12 @@
 -- awa.cleanup_unique_keys(limit): reads up to limit rows of awa.unique_keys
 -- and awa.unique_released in job id order, from where the last call stopped
 -- (awa.unique_cleanup_cursor; past the last row, from the first again), and
--- deletes and returns those whose job history no longer has: no ready row or terminal snapshot in any queue slot, no
--- backlog, DLQ, parked or archive row. Such a key is free already (the next
--- insert of it takes it over); without this, every key ever used, one per
--- period for by_period keys, would keep its row. A job that left history never
--- comes back, so a row found so is deleted after the read, by key and job:
+-- deletes and returns those whose job history no longer has: no ready row
+-- (of either plane) or terminal snapshot in any queue slot, no backlog, DLQ,
+-- parked or archive row. Such a key is free already (the next insert of it
+-- takes it over); without this, every key ever used, one per period for
+-- by_period keys, would keep its row. A job that left history never comes
+-- back, so a row found so is deleted after the read, by key and job:
 -- a row taken over meanwhile names another job and stays.
 -- Locks: the read surfaces' ring locks (awa._lock_ring_reads) in a
 -- subtransaction rolled back before the deletes, so its read is a statement
@@ -53,6 +54,10 @@ BEGIN
         SELECT ARRAY(
                    SELECT ROW(c.job_id, c.unique_key, c.displaced)::awa.unique_key_cleanup FROM c
                    WHERE NOT EXISTS (SELECT 1 FROM awa.ready_entries x WHERE x.job_id = c.job_id)
+                     -- The batch plane: awa._ready_by_id's probe, without the body.
+                     AND NOT EXISTS (SELECT 1 FROM awa.ready_batches x
+                                     WHERE x.first_id <= c.job_id AND x.first_id > c.job_id - 1024
+                                       AND c.job_id < x.first_id + x.n)
                      AND NOT EXISTS (SELECT 1 FROM awa.done_entries x WHERE x.job_id = c.job_id)
                      AND NOT EXISTS (SELECT 1 FROM awa.deferred_jobs x WHERE x.job_id = c.job_id)
                      AND NOT EXISTS (SELECT 1 FROM awa.dlq_entries x WHERE x.job_id = c.job_id)

@@ -1,8 +1,9 @@
 -- awa.job(id): the one job of awa.jobs with this id (no row when there is no
 -- such job, or it is no longer retained), by its id: a filter on the view
 -- awa.jobs is applied to the whole view; here the id reaches every live
--- branch, and the archive is probed by its chunks' id bounds
--- (awa._archived_job; docs/storage.md, "Read surfaces").
+-- branch, the batch plane by its rows' first_id (awa._batch_jobs) and the
+-- archive by its chunks' id bounds (awa._archived_job; docs/storage.md,
+-- "Read surfaces").
 -- Locks: ACCESS SHARE on what it reads (the rings' first, in prune's order:
 -- awa._lock_ring_reads), in a subtransaction rolled back
 -- before it returns (awa._end_ring_read): the caller keeps none.
@@ -28,11 +29,14 @@ BEGIN
     END IF;
     BEGIN
         PERFORM awa._lock_ring_reads(ARRAY['cursor', 'queue', 'claim']);
-        -- The live planes by the id, then the archive's lookup by id (its
-        -- view would expand every chunk: the id cannot reach the arrays).
+        -- The live planes by the id, the batch plane's lookup by id and the
+        -- archive's (their views would expand every row or chunk: the id
+        -- cannot reach the arrays).
         RETURN QUERY
         SELECT j.*, s.progress, s.updated_at
         FROM (SELECT * FROM awa._live_jobs_now l WHERE l.id = p_id
+              UNION ALL
+              SELECT * FROM awa._batch_jobs(p_id, p_id)
               UNION ALL
               SELECT a.job_id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
                      a.run_at, a.created_at, NULL, a.finalized_at, a.tags, a.metadata, a.errors, false

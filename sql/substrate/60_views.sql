@@ -71,7 +71,8 @@ COMMENT ON VIEW awa._live_leases IS 'internal: leases whose attempt is still ope
 -- surfaces"). The internal views are the one definition of each surface.
 
 -- Terminal history the queue ring still retains: compact completion batches
--- expanded against their ready rows, plus failed/cancelled snapshots. Part of
+-- expanded against their per-row ready rows (those of batch rows:
+-- awa._batch_jobs), plus failed/cancelled snapshots. Part of
 -- awa._terminal_jobs_now and of awa._live_jobs_now.
 CREATE VIEW awa._ring_terminal_jobs AS
 SELECT r.job_id AS id, r.queue, r.priority, r.kind, 'completed'::awa.job_state AS state, r.args,
@@ -101,26 +102,8 @@ CROSS JOIN LATERAL awa._archive_jobs(c) AS a;
 
 COMMENT ON VIEW awa._archived_jobs_now IS 'internal: every archived job, its chunk expanded';
 
--- Terminal history: the queue ring's and the archive's (docs/storage.md,
--- "History archive").
--- Progress (awa.attempt_state, docs/storage.md "Read surfaces"): one join
--- outside the UNION ALL (a whole read: one hash join; awa._jobs_now, which
--- does not read these two columns, has the planner remove it).
-CREATE VIEW awa._terminal_jobs_now AS
-SELECT t.*, s.progress, s.updated_at AS progress_at
-FROM (
-SELECT * FROM awa._ring_terminal_jobs
-UNION ALL
-SELECT a.id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
-       a.run_at, a.created_at, a.finalized_at, a.tags, a.metadata, a.errors
-FROM awa._archived_jobs_now a
-) AS t
-LEFT JOIN awa.attempt_state s ON s.job_id = t.id;
-
-COMMENT ON VIEW awa._terminal_jobs_now IS 'internal: the body of awa.terminal_jobs (read through awa._read_terminal_jobs)';
-
--- Every job the archive does not hold, one row per job: the backlog, the
--- rings, the DLQ and the parked plane. A DLQ job shows as failed with dlq =
+-- Every job the archive and the batch plane (awa._batch_jobs) do not hold,
+-- one row per job: the backlog, the rings, the DLQ and the parked plane. A DLQ job shows as failed with dlq =
 -- true. A filter on the id reaches every branch (awa.job, awa._job_state add
 -- the archive's lookup by id, awa._archived_job).
 CREATE VIEW awa._live_jobs_now AS
@@ -172,9 +155,97 @@ SELECT w.job_id, w.queue, w.priority, w.kind, 'waiting_external'::text::awa.job_
        w.max_attempts, w.run_lease, w.run_at, w.created_at, NULL, NULL, w.tags, w.metadata, w.errors, false
 FROM awa.external_waits w;
 
-COMMENT ON VIEW awa._live_jobs_now IS 'internal: every job but the archived ones (awa._jobs_now, awa.job)';
+COMMENT ON VIEW awa._live_jobs_now IS 'internal: every job but the archived ones and the batch plane''s (awa._jobs_now, awa.job)';
 
--- Every job in any state, one row per job: the live planes and the archive.
+-- awa._batch_jobs(from, to, terminal_only): the jobs of the batch plane
+-- (awa.ready_batches) with ids in [from, to], one row each, as
+-- awa._live_jobs_now shows them: available (above its lane's cursor, not
+-- tombstoned), running or waiting_external (an open claim of its position),
+-- completed (a completion batch of its position); terminal_only, the
+-- completed ones alone. Its other states live in the per-row planes (a
+-- cancelled or failed snapshot in done_entries, a retry in the backlog, the
+-- DLQ, a parked row), which awa._live_jobs_now reads. The branches below are
+-- awa._live_jobs_now's and awa._ring_terminal_jobs' over the batch items
+-- instead of ready_entries. A function, not a view branch, so a lookup by id
+-- reaches the first_id index: a filter on the view's id would apply after
+-- every row was expanded (awa.job, awa._job_state pass [id, id]; the whole
+-- reads, awa._jobs_now and awa._terminal_jobs_now, every id). Each row in
+-- range is expanded once (awa._batch_items, only its items in range), then
+-- joined by position (docs/batchready.md, "Every reader of ready rows").
+-- Read-only; takes the locks of what it reads (its callers lock the rings
+-- first: awa._lock_ring_reads).
+CREATE FUNCTION awa._batch_jobs(p_from bigint, p_to bigint, p_terminal_only boolean DEFAULT false)
+RETURNS SETOF awa._live_jobs_now
+LANGUAGE sql
+STABLE
+AS $$
+    -- The rows taken whole first, so their out-of-line arrays are fetched
+    -- once each (handed straight to awa._batch_items, the planner reads some
+    -- columns from the table and some from the row built of them: twice).
+    WITH x AS MATERIALIZED (
+        SELECT b FROM awa.ready_batches b WHERE b.first_id > p_from - 1024 AND b.first_id <= p_to
+    ),
+    r AS MATERIALIZED (
+        SELECT i.*
+        FROM x
+        CROSS JOIN LATERAL awa._batch_items(
+            x.b, (x.b).first_seq + greatest(p_from - (x.b).first_id, 0) - 1,
+            (least(p_to - (x.b).first_id, 1023) + 1 - greatest(p_from - (x.b).first_id, 0))::int) AS i
+    )
+    SELECT r.job_id, r.queue, r.priority, r.kind, 'available'::awa.job_state, r.args, r.attempt, r.max_attempts,
+           r.run_lease, r.run_at, r.created_at, NULL::timestamptz, NULL::timestamptz, r.tags, r.metadata, r.errors,
+           false
+    FROM r
+    JOIN awa.claim_cursors h ON h.lane_id = r.lane_id
+    WHERE NOT p_terminal_only
+      AND r.lane_seq > h.claim_seq
+      AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                      WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot)
+    UNION ALL
+    SELECT r.job_id, r.queue, r.priority, r.kind,
+           CASE WHEN EXISTS (SELECT 1 FROM awa.callbacks x
+                             WHERE x.job_id = r.job_id AND x.run_lease = i.run_lease AND x.resumed_at IS NULL)
+                THEN 'waiting_external'::text::awa.job_state ELSE 'running'::awa.job_state END,
+           r.args, r.attempt + 1, r.max_attempts,
+           i.run_lease, r.run_at, r.created_at, b.claimed_at, NULL, r.tags, r.metadata, r.errors, false
+    FROM awa.claim_batches b
+    CROSS JOIN LATERAL unnest(b.run_leases, b.lane_ids, b.lane_seqs) WITH ORDINALITY AS i (run_lease, lane_id, lane_seq, k)
+    JOIN r ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = b.ready_slot
+    WHERE NOT p_terminal_only
+      AND NOT EXISTS (SELECT 1 FROM awa.claim_closures c
+                      WHERE c.claim_slot = b.claim_slot AND c.receipts @> awa._receipt_id(b.batch_id, i.k))
+    UNION ALL
+    SELECT r.job_id, r.queue, r.priority, r.kind, 'completed'::awa.job_state, r.args, r.attempt + 1, r.max_attempts,
+           i.run_lease, r.run_at, r.created_at, NULL, cb.completed_at, r.tags, r.metadata, r.errors, false
+    FROM awa.done_completions cb
+    CROSS JOIN LATERAL unnest(cb.run_leases, cb.lane_ids, cb.lane_seqs) AS i (run_lease, lane_id, lane_seq)
+    JOIN r ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq AND r.ready_slot = cb.ready_slot
+$$;
+
+-- Terminal history: the queue ring's (both ready planes) and the archive's
+-- (docs/storage.md, "History archive").
+-- Progress (awa.attempt_state, docs/storage.md "Read surfaces"): one join
+-- outside the UNION ALL (a whole read: one hash join; awa._jobs_now, which
+-- does not read these two columns, has the planner remove it).
+CREATE VIEW awa._terminal_jobs_now AS
+SELECT t.*, s.progress, s.updated_at AS progress_at
+FROM (
+SELECT * FROM awa._ring_terminal_jobs
+UNION ALL
+SELECT b.id, b.queue, b.priority, b.kind, b.state, b.args, b.attempt, b.max_attempts, b.run_lease,
+       b.run_at, b.created_at, b.finalized_at, b.tags, b.metadata, b.errors
+FROM awa._batch_jobs(0, 9223372036854775807, true) AS b
+UNION ALL
+SELECT a.id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
+       a.run_at, a.created_at, a.finalized_at, a.tags, a.metadata, a.errors
+FROM awa._archived_jobs_now a
+) AS t
+LEFT JOIN awa.attempt_state s ON s.job_id = t.id;
+
+COMMENT ON VIEW awa._terminal_jobs_now IS 'internal: the body of awa.terminal_jobs (read through awa._read_terminal_jobs)';
+
+-- Every job in any state, one row per job: the live planes (the batch
+-- plane's jobs through awa._batch_jobs) and the archive.
 -- Terminal jobs appear while the queue ring or the archive retains them.
 -- Progress: every row joins awa.attempt_state once, outside the UNION ALL
 -- (one hash join for a whole-view read).
@@ -183,6 +254,8 @@ CREATE VIEW awa._jobs_now AS
 SELECT j.*, s.progress, s.updated_at AS progress_at
 FROM (
 SELECT * FROM awa._live_jobs_now
+UNION ALL
+SELECT * FROM awa._batch_jobs(0, 9223372036854775807)
 UNION ALL
 SELECT a.id, a.queue, a.priority, a.kind, a.state, a.args, a.attempt, a.max_attempts, a.run_lease,
        a.run_at, a.created_at, NULL, a.finalized_at, a.tags, a.metadata, a.errors, false

@@ -611,7 +611,7 @@ type AwaLease struct {
 	CreatedAt pgtype.Timestamptz
 }
 
-// internal: every job but the archived ones (awa._jobs_now, awa.job)
+// internal: every job but the archived ones and the batch plane's (awa._jobs_now, awa.job)
 type AwaLiveJobsNow struct {
 	ID          int64
 	Queue       string
