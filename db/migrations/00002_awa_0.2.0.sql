@@ -4163,6 +4163,10 @@ DECLARE
     v_cursor      bigint;
     v_last        bigint;
     v_got         awa.ready_entries[];
+    v_bgot        awa.ready_entries[];
+    v_bslot_lo    int;
+    v_bslot_hi    int;
+    v_bound       bigint;
     v_spent       bigint[];
     v_pos         bigint;
     v_first       bigint;
@@ -4335,27 +4339,48 @@ BEGIN
         -- between floor and cursor, be visited (lane and key locks, the
         -- key's attempts read) by every claim until the cursor ring turned,
         -- and never reach the session cache (10,000 such keys: 15 s a claim).
+        -- Both planes are probed (docs/batchready.md): the per-row plane's
+        -- first row above the bound, and the batch row holding the first
+        -- position above it (the row whose block starts within 1,024 below
+        -- it and ends above it, or a later one), each one step of its lane
+        -- index. ready_entries comes first in each statement: a statement
+        -- locks its tables in that order, and prune locks them so.
         IF v_aging IS NULL THEN
             v_has := ARRAY(
                 -- A correlated LIMIT probe, not EXISTS: a semi-join could read
                 -- the whole ready ring by sequential scan.
                 SELECT coalesce((SELECT true FROM awa.ready_entries r
-                                 WHERE r.lane_id = u.id
-                                   AND r.lane_seq > greatest(u.low, CASE WHEN v_keyed THEN
-                                           (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = u.id) END)
-                                 ORDER BY r.lane_seq LIMIT 1), false)
+                                 WHERE r.lane_id = u.id AND r.lane_seq > x.low
+                                 ORDER BY r.lane_seq LIMIT 1),
+                                (SELECT true FROM awa.ready_batches b
+                                 WHERE b.lane_id = u.id AND b.first_seq > x.low - 1024 AND b.first_seq + b.n - 1 > x.low
+                                 ORDER BY b.first_seq LIMIT 1), false)
                 FROM unnest(v_ids, v_lows) WITH ORDINALITY AS u (id, low, ord)
+                CROSS JOIN LATERAL (SELECT greatest(u.low, CASE WHEN v_keyed THEN
+                                        (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = u.id) END)
+                                    AS low) AS x
                 ORDER BY u.ord);
         ELSE
-            -- The same probe, reading the row's run_at: when the lane's oldest
-            -- job (as far as the lower bound tells) became runnable.
+            -- The same probes, reading the head's run_at: when the lane's
+            -- oldest job (as far as the lower bound tells) became runnable,
+            -- the lower position of the two planes' heads. A batch item's is
+            -- the row's created_at unless the row has item_run_ats (one
+            -- subscript per lane: one item of one row).
             v_heads := ARRAY(
-                SELECT (SELECT r.run_at FROM awa.ready_entries r
-                        WHERE r.lane_id = u.id
-                          AND r.lane_seq > greatest(u.low, CASE WHEN v_keyed THEN
-                                  (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = u.id) END)
-                        ORDER BY r.lane_seq LIMIT 1)
+                SELECT CASE WHEN b.pos < e.lane_seq OR e.lane_seq IS NULL THEN b.run_at ELSE e.run_at END
                 FROM unnest(v_ids, v_lows) WITH ORDINALITY AS u (id, low, ord)
+                CROSS JOIN LATERAL (SELECT greatest(u.low, CASE WHEN v_keyed THEN
+                                        (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = u.id) END)
+                                    AS low) AS x
+                LEFT JOIN LATERAL (SELECT r.lane_seq, r.run_at FROM awa.ready_entries r
+                                   WHERE r.lane_id = u.id AND r.lane_seq > x.low
+                                   ORDER BY r.lane_seq LIMIT 1) AS e ON true
+                LEFT JOIN LATERAL (SELECT greatest(b.first_seq, x.low + 1) AS pos,
+                                          coalesce(b.item_run_ats[greatest(b.first_seq, x.low + 1) - b.first_seq + 1],
+                                                   b.created_at) AS run_at
+                                   FROM awa.ready_batches b
+                                   WHERE b.lane_id = u.id AND b.first_seq > x.low - 1024 AND b.first_seq + b.n - 1 > x.low
+                                   ORDER BY b.first_seq LIMIT 1) AS b ON true
                 ORDER BY u.ord);
             v_has := ARRAY(SELECT h IS NOT NULL FROM unnest(v_heads) WITH ORDINALITY AS u (h, ord) ORDER BY u.ord);
         END IF;
@@ -4477,6 +4502,44 @@ BEGIN
                       WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
                       ORDER BY r.lane_seq
                       LIMIT v_want) AS x;
+                -- The batch plane's next items above the cursor: its rows in
+                -- lane order (each holds at least one such item), each
+                -- expanded once from the first item above the cursor
+                -- (awa._batch_items: every array sliced once), until v_want
+                -- items. The LIMIT pulls rows lazily through the nested
+                -- loop, so a claim of 100 out of rows of 1,024 expands one
+                -- row (two when it crosses into the next), not v_want rows;
+                -- the loop returns the rows' items in the lane index's order.
+                -- When the per-row plane gave v_want rows, a batch row that
+                -- starts above the last of them has nothing the claim takes:
+                -- it is not read (a lane holding both planes expands a row
+                -- only for items it claims).
+                v_bound := CASE WHEN cardinality(v_got) = v_want THEN v_got[v_want].lane_seq
+                                ELSE 9223372036854775807 END;
+                SELECT coalesce(array_agg(x.i), '{}'), min((x.i).ready_slot), max((x.i).ready_slot)
+                INTO v_bgot, v_bslot_lo, v_bslot_hi
+                FROM (SELECT i
+                      FROM (SELECT b FROM awa.ready_batches b
+                            WHERE b.lane_id = v_ids[v_k] AND b.first_seq > v_pos - 1024 AND b.first_seq < v_bound
+                              AND b.first_seq + b.n - 1 > v_pos
+                            ORDER BY b.first_seq
+                            LIMIT v_want) AS b
+                      CROSS JOIN LATERAL awa._batch_items(b.b, v_pos, v_want) AS i
+                      LIMIT v_want) AS x;
+                -- Each list is its plane's next items in position order, all
+                -- of them or v_want: the first v_want of the two merged are
+                -- the lane's next v_want (usually one list is empty).
+                IF cardinality(v_bgot) > 0 THEN
+                    IF cardinality(v_got) = 0 THEN
+                        v_got := v_bgot;
+                        v_slot_lo := v_bslot_lo;
+                        v_slot_hi := v_bslot_hi;
+                    ELSE
+                        v_got := ARRAY(SELECT g FROM unnest(v_got || v_bgot) AS g ORDER BY g.lane_seq LIMIT v_want);
+                        v_slot_lo := least(v_slot_lo, v_bslot_lo);
+                        v_slot_hi := greatest(v_slot_hi, v_bslot_hi);
+                    END IF;
+                END IF;
                 EXIT WHEN cardinality(v_got) = 0;
                 v_one_slot := v_one_slot AND v_slot_lo = v_slot_hi AND v_slot_lo = coalesce(v_slot, v_slot_lo);
                 v_slot := v_slot_lo;
@@ -6780,11 +6843,22 @@ BEGIN
             EXISTS (SELECT 1 FROM awa.queue_lanes l JOIN awa.claim_cursors h USING (lane_id)
                     WHERE (l.queue = p_queue
                            OR l.lane_id IN (SELECT a.lane_id FROM awa.active_key_lanes a WHERE a.queue = p_queue))
-                      AND EXISTS (SELECT 1 FROM awa.ready_entries r
-                                  WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq
-                                    AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
-                                                    WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq
-                                                      AND t.ready_slot = r.ready_slot))) AS available,
+                      AND (EXISTS (SELECT 1 FROM awa.ready_entries r
+                                   WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq
+                                     AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                                                     WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq
+                                                       AND t.ready_slot = r.ready_slot))
+                           -- A batch row with more items above the cursor
+                           -- than tombstones over them: arithmetic on its
+                           -- block, its arrays not read.
+                           OR EXISTS (SELECT 1 FROM awa.ready_batches b
+                                      WHERE b.lane_id = l.lane_id AND b.first_seq > h.claim_seq - 1024
+                                        AND b.first_seq + b.n - 1 > h.claim_seq
+                                        AND least(b.n, b.first_seq + b.n - 1 - h.claim_seq) > (
+                                            SELECT count(*) FROM awa.ready_tombstones t
+                                            WHERE t.lane_id = b.lane_id AND t.ready_slot = b.ready_slot
+                                              AND t.lane_seq BETWEEN greatest(b.first_seq, h.claim_seq + 1)
+                                                                 AND b.first_seq + b.n - 1)))) AS available,
             EXISTS (SELECT 1 FROM awa.claim_batches b
                     WHERE b.queue = p_queue
                       AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))) AS running,
@@ -6881,10 +6955,15 @@ BEGIN
         -- The first row above the cursor, in lane index order (ORDER BY ...
         -- LIMIT 1, not EXISTS: over the partitions EXISTS takes each one's
         -- cheapest total path, a bitmap scan that collects the whole
-        -- backlog past the cursor before it returns one row).
-        IF (SELECT r.lane_seq FROM awa.ready_entries r
-            WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur
-            ORDER BY r.lane_seq LIMIT 1) IS NOT NULL THEN
+        -- backlog past the cursor before it returns one row), in either
+        -- plane: a per-row ready row, or a batch row with an item above it
+        -- (its block starts less than 1,024 below and it ends above).
+        IF coalesce((SELECT r.lane_seq FROM awa.ready_entries r
+                     WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur
+                     ORDER BY r.lane_seq LIMIT 1),
+                    (SELECT b.first_seq FROM awa.ready_batches b
+                     WHERE b.lane_id = v_lane.lane_id AND b.first_seq > v_cur - 1024 AND b.first_seq + b.n - 1 > v_cur
+                     ORDER BY b.first_seq LIMIT 1)) IS NOT NULL THEN
             pending := true;
             ready := true;
             RETURN;
@@ -7000,9 +7079,16 @@ BEGIN
         SELECT mv.queue, array_agg(mv.lane_id) AS lane_ids, array_agg(mv.tip) AS tips,
                bool_and(mv.free AND a.lane_seq IS NULL) AS quiet, bool_or(a.lane_seq IS NOT NULL) AS ready
         FROM unnest(v_mq, v_ml, v_mt, v_mf, v_mc) AS mv (queue, lane_id, tip, free, cur)
-        LEFT JOIN LATERAL (SELECT r.lane_seq FROM awa.ready_entries r
-                           WHERE mv.free AND r.lane_id = mv.lane_id AND r.lane_seq > mv.cur
-                           ORDER BY r.lane_seq LIMIT 1) AS a ON true
+        -- Either plane: a per-row ready row, or a batch row with an item
+        -- above the cursor (its block starts less than 1,024 below it).
+        CROSS JOIN LATERAL (SELECT coalesce(
+                                (SELECT r.lane_seq FROM awa.ready_entries r
+                                 WHERE mv.free AND r.lane_id = mv.lane_id AND r.lane_seq > mv.cur
+                                 ORDER BY r.lane_seq LIMIT 1),
+                                (SELECT b.first_seq FROM awa.ready_batches b
+                                 WHERE mv.free AND b.lane_id = mv.lane_id AND b.first_seq > mv.cur - 1024
+                                   AND b.first_seq + b.n - 1 > mv.cur
+                                 ORDER BY b.first_seq LIMIT 1)) AS lane_seq) AS a
         GROUP BY mv.queue
         ORDER BY mv.queue
     LOOP
@@ -7412,10 +7498,15 @@ BEGIN
         CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane.lane_id);
         SELECT c.claim_seq INTO v_cur FROM awa.claim_cursors c WHERE c.lane_id = v_lane.lane_id;
         -- The first row above the cursor in index order (not EXISTS: a bitmap
-        -- scan would collect a busy key's whole backlog first).
-        CONTINUE WHEN (SELECT r.lane_seq FROM awa.ready_entries r
-                       WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur
-                       ORDER BY r.lane_seq LIMIT 1) IS NOT NULL;
+        -- scan would collect a busy key's whole backlog first), in either
+        -- plane: a per-row ready row, or a batch row with an item above it.
+        CONTINUE WHEN coalesce((SELECT r.lane_seq FROM awa.ready_entries r
+                                WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur
+                                ORDER BY r.lane_seq LIMIT 1),
+                               (SELECT b.first_seq FROM awa.ready_batches b
+                                WHERE b.lane_id = v_lane.lane_id AND b.first_seq > v_cur - 1024
+                                  AND b.first_seq + b.n - 1 > v_cur
+                                ORDER BY b.first_seq LIMIT 1)) IS NOT NULL;
         DELETE FROM awa.active_key_lanes a WHERE a.queue = v_lane.queue AND a.lane_id = v_lane.lane_id;
         RETURN NEXT v_lane;
     END LOOP;
