@@ -1967,6 +1967,21 @@ BEGIN
               WHERE l.queue = p_queue
                  OR l.lane_id IN (SELECT a.lane_id FROM awa.active_key_lanes a WHERE a.queue = p_queue)
               LIMIT v_cap) AS t;
+        -- Short of the cap: the batch rows' items above each cursor, by
+        -- arithmetic on each row's block (its arrays not read), at most
+        -- enough rows per lane to reach the cap (each holds at least one).
+        IF v_n < v_cap THEN
+            SELECT v_n + coalesce(sum(x.k), 0) INTO v_n
+            FROM awa.queue_lanes l
+            JOIN awa.claim_cursors c USING (lane_id)
+            CROSS JOIN LATERAL (SELECT least(b.n, b.first_seq + b.n - 1 - c.claim_seq) AS k
+                                FROM awa.ready_batches b
+                                WHERE b.lane_id = l.lane_id AND b.first_seq > c.claim_seq - 1024
+                                  AND b.first_seq + b.n - 1 > c.claim_seq
+                                ORDER BY b.first_seq LIMIT v_cap - v_n) AS x
+            WHERE l.queue = p_queue
+               OR l.lane_id IN (SELECT a.lane_id FROM awa.active_key_lanes a WHERE a.queue = p_queue);
+        END IF;
     END IF;
     IF v_cap <= 0 OR v_n >= v_cap THEN
         RAISE EXCEPTION 'awa: queue % is full: adding % jobs to % or more available would pass its max_depth %',
@@ -1996,12 +2011,15 @@ BEGIN
     EXCEPTION WHEN invalid_sql_statement_name THEN
         EXECUTE format(
             'PREPARE %s(int, bigint) AS SELECT '
-            || '(SELECT r.lane_seq FROM awa.%I r WHERE r.lane_id = $1 AND r.lane_seq < $2'
+            || 'greatest((SELECT r.lane_seq FROM awa.%I r WHERE r.lane_id = $1 AND r.lane_seq < $2'
             || ' ORDER BY r.lane_seq DESC LIMIT 1), '
+            || '(SELECT least(b.first_seq + b.n - 1, $2 - 1) FROM awa.%I b WHERE b.lane_id = $1 AND b.first_seq < $2'
+            || ' ORDER BY b.first_seq DESC LIMIT 1)), '
             || '(SELECT m.claim_seq FROM awa.%I m WHERE m.lane_id = $1 ORDER BY m.claim_seq DESC LIMIT 1), '
             || '(SELECT x.slot FROM awa.ring_rotations x WHERE x.ring = %L'
             || ' ORDER BY x.generation DESC LIMIT 1) = %s',
-            v_name, 'ready_entries_' || p_queue_slot, 'cursor_marks_' || v_cursor_slot, 'cursor', v_cursor_slot);
+            v_name, 'ready_entries_' || p_queue_slot, 'ready_batches_' || p_queue_slot,
+            'cursor_marks_' || v_cursor_slot, 'cursor', v_cursor_slot);
         EXECUTE v_run INTO v_prev, v_mark, v_current;
     END;
     IF v_prev IS NULL OR NOT v_current THEN
@@ -6654,6 +6672,13 @@ BEGIN
         SELECT (SELECT r.lane_id FROM awa.ready_entries r WHERE r.lane_id > p.lane_id ORDER BY r.lane_id LIMIT 1)
         FROM present p WHERE p.lane_id IS NOT NULL
     ),
+    -- The same over the batch plane's lane index.
+    present_batches AS (
+        (SELECT b.lane_id FROM awa.ready_batches b WHERE p_queue IS NULL ORDER BY b.lane_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT b.lane_id FROM awa.ready_batches b WHERE b.lane_id > p.lane_id ORDER BY b.lane_id LIMIT 1)
+        FROM present_batches p WHERE p.lane_id IS NOT NULL
+    ),
     lanes AS (
         SELECT l.lane_id, coalesce(k.queue, l.queue) AS queue
         FROM awa.queue_lanes l LEFT JOIN awa.key_lanes k USING (lane_id)
@@ -6668,9 +6693,15 @@ BEGIN
         SELECT c.lane_id,
                (SELECT count(*) FROM awa.ready_entries r
                 WHERE r.lane_id = c.lane_id AND r.lane_seq > h.claim_seq)
+               -- A batch row's items above the cursor: all n, or those
+               -- past it when the cursor stands inside its block.
+               + (SELECT coalesce(sum(least(b.n, b.first_seq + b.n - 1 - h.claim_seq)), 0) FROM awa.ready_batches b
+                  WHERE b.lane_id = c.lane_id AND b.first_seq > h.claim_seq - 1024
+                    AND b.first_seq + b.n - 1 > h.claim_seq)
                - (SELECT count(*) FROM awa.ready_tombstones t
                   WHERE t.lane_id = c.lane_id AND t.lane_seq > h.claim_seq) AS n
-        FROM (SELECT p.lane_id FROM present p WHERE p_queue IS NULL AND p.lane_id IS NOT NULL
+        FROM (SELECT p.lane_id FROM (SELECT lane_id FROM present UNION SELECT lane_id FROM present_batches) AS p
+              WHERE p_queue IS NULL AND p.lane_id IS NOT NULL
               UNION ALL
               SELECT ln.lane_id FROM lanes ln WHERE p_queue IS NOT NULL) AS c
         JOIN awa.claim_cursors h USING (lane_id)
@@ -6784,9 +6815,16 @@ BEGIN
         SELECT (SELECT r.lane_id FROM awa.ready_entries r WHERE r.lane_id > p.lane_id ORDER BY r.lane_id LIMIT 1)
         FROM present p WHERE p.lane_id IS NOT NULL
     ),
+    -- The same over the batch plane's lane index.
+    present_batches AS (
+        (SELECT b.lane_id FROM awa.ready_batches b ORDER BY b.lane_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT b.lane_id FROM awa.ready_batches b WHERE b.lane_id > p.lane_id ORDER BY b.lane_id LIMIT 1)
+        FROM present_batches p WHERE p.lane_id IS NOT NULL
+    ),
     counted AS (
-        SELECT p.lane_id, a.n, a.oldest
-        FROM present p
+        SELECT p.lane_id, least(a.n + ab.n, p_count_limit) AS n, least(a.oldest, ab.oldest) AS oldest
+        FROM (SELECT lane_id FROM present UNION SELECT lane_id FROM present_batches) AS p
         JOIN awa.claim_cursors h USING (lane_id)
         CROSS JOIN LATERAL (
             SELECT count(*) AS n, min(x.run_at) AS oldest
@@ -6795,6 +6833,24 @@ BEGIN
                     AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
                                     WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
                   ORDER BY r.lane_seq LIMIT p_count_limit) AS x) AS a
+        -- Batch rows: the items above the cursor (all n, or those past it
+        -- when it stands inside the block) less the tombstones among them;
+        -- the earliest run_at of a row with any left: its created_at, or the
+        -- least of its item_run_ats past the cursor (one slice a row).
+        CROSS JOIN LATERAL (
+            SELECT coalesce(sum(y.k), 0) AS n, min(y.oldest) FILTER (WHERE y.k > 0) AS oldest
+            FROM (SELECT least(b.n, b.first_seq + b.n - 1 - h.claim_seq)
+                         - (SELECT count(*) FROM awa.ready_tombstones t
+                            WHERE t.lane_id = b.lane_id AND t.ready_slot = b.ready_slot
+                              AND t.lane_seq BETWEEN greatest(b.first_seq, h.claim_seq + 1) AND b.first_seq + b.n - 1) AS k,
+                         CASE WHEN b.item_run_ats IS NULL THEN b.created_at
+                              ELSE (SELECT min(u.run_at)
+                                    FROM unnest(b.item_run_ats[greatest(1, h.claim_seq - b.first_seq + 2)::int:b.n]) AS u (run_at))
+                         END AS oldest
+                  FROM awa.ready_batches b
+                  WHERE b.lane_id = p.lane_id AND b.first_seq > h.claim_seq - 1024
+                    AND b.first_seq + b.n - 1 > h.claim_seq
+                  ORDER BY b.first_seq LIMIT p_count_limit) AS y) AS ab
         -- A key lane not listed in awa.active_key_lanes holds nothing
         -- unclaimed (awa.retire_idle_key_lanes): not probed.
         WHERE NOT EXISTS (SELECT 1 FROM awa.key_lanes k
