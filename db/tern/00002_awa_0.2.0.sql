@@ -4214,19 +4214,31 @@ BEGIN
                 -- When the per-row plane gave v_want rows, a batch row that
                 -- starts above the last of them has nothing the claim takes:
                 -- it is not read (a lane holding both planes expands a row
-                -- only for items it claims).
+                -- only for items it claims). And a lane block holds one
+                -- plane's jobs only (every writer draws fresh blocks, and a
+                -- batch row is its block's only row): when every block from
+                -- the cursor to the last of those rows holds one of them,
+                -- no batch item lies in between and the batch plane is not
+                -- probed at all (a per-row lane's claim within one insert's
+                -- block reads one plane, as before the batch plane).
+                v_bgot := '{}';
                 v_bound := CASE WHEN cardinality(v_got) = v_want THEN v_got[v_want].lane_seq
                                 ELSE 9223372036854775807 END;
-                SELECT coalesce(array_agg(x.i), '{}'), min((x.i).ready_slot), max((x.i).ready_slot)
-                INTO v_bgot, v_bslot_lo, v_bslot_hi
-                FROM (SELECT i
-                      FROM (SELECT b FROM {{$awa_schema}}.ready_batches b
-                            WHERE b.lane_id = v_ids[v_k] AND b.first_seq > v_pos - 1024 AND b.first_seq < v_bound
-                              AND b.first_seq + b.n - 1 > v_pos
-                            ORDER BY b.first_seq
-                            LIMIT v_want) AS b
-                      CROSS JOIN LATERAL {{$awa_schema}}._batch_items(b.b, v_pos, v_want) AS i
-                      LIMIT v_want) AS x;
+                IF v_bound = 9223372036854775807
+                   OR (v_pos + 1) / 1024 <> v_bound / 1024
+                      AND (SELECT count(DISTINCT g.lane_seq / 1024) FROM unnest(v_got) AS g)
+                          <> v_bound / 1024 - (v_pos + 1) / 1024 + 1 THEN
+                    SELECT coalesce(array_agg(x.i), '{}'), min((x.i).ready_slot), max((x.i).ready_slot)
+                    INTO v_bgot, v_bslot_lo, v_bslot_hi
+                    FROM (SELECT i
+                          FROM (SELECT b FROM {{$awa_schema}}.ready_batches b
+                                WHERE b.lane_id = v_ids[v_k] AND b.first_seq > v_pos - 1024 AND b.first_seq < v_bound
+                                  AND b.first_seq + b.n - 1 > v_pos
+                                ORDER BY b.first_seq
+                                LIMIT v_want) AS b
+                          CROSS JOIN LATERAL {{$awa_schema}}._batch_items(b.b, v_pos, v_want) AS i
+                          LIMIT v_want) AS x;
+                END IF;
                 -- Each list is its plane's next items in position order, all
                 -- of them or v_want: the first v_want of the two merged are
                 -- the lane's next v_want (usually one list is empty).
