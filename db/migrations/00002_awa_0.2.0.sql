@@ -2024,6 +2024,21 @@ BEGIN
               WHERE l.queue = p_queue
                  OR l.lane_id IN (SELECT a.lane_id FROM awa.active_key_lanes a WHERE a.queue = p_queue)
               LIMIT v_cap) AS t;
+        -- Short of the cap: the batch rows' items above each cursor, by
+        -- arithmetic on each row's block (its arrays not read), at most
+        -- enough rows per lane to reach the cap (each holds at least one).
+        IF v_n < v_cap THEN
+            SELECT v_n + coalesce(sum(x.k), 0) INTO v_n
+            FROM awa.queue_lanes l
+            JOIN awa.claim_cursors c USING (lane_id)
+            CROSS JOIN LATERAL (SELECT least(b.n, b.first_seq + b.n - 1 - c.claim_seq) AS k
+                                FROM awa.ready_batches b
+                                WHERE b.lane_id = l.lane_id AND b.first_seq > c.claim_seq - 1024
+                                  AND b.first_seq + b.n - 1 > c.claim_seq
+                                ORDER BY b.first_seq LIMIT v_cap - v_n) AS x
+            WHERE l.queue = p_queue
+               OR l.lane_id IN (SELECT a.lane_id FROM awa.active_key_lanes a WHERE a.queue = p_queue);
+        END IF;
     END IF;
     IF v_cap <= 0 OR v_n >= v_cap THEN
         RAISE EXCEPTION 'awa: queue % is full: adding % jobs to % or more available would pass its max_depth %',
@@ -2053,12 +2068,15 @@ BEGIN
     EXCEPTION WHEN invalid_sql_statement_name THEN
         EXECUTE format(
             'PREPARE %s(int, bigint) AS SELECT '
-            || '(SELECT r.lane_seq FROM awa.%I r WHERE r.lane_id = $1 AND r.lane_seq < $2'
+            || 'greatest((SELECT r.lane_seq FROM awa.%I r WHERE r.lane_id = $1 AND r.lane_seq < $2'
             || ' ORDER BY r.lane_seq DESC LIMIT 1), '
+            || '(SELECT least(b.first_seq + b.n - 1, $2 - 1) FROM awa.%I b WHERE b.lane_id = $1 AND b.first_seq < $2'
+            || ' ORDER BY b.first_seq DESC LIMIT 1)), '
             || '(SELECT m.claim_seq FROM awa.%I m WHERE m.lane_id = $1 ORDER BY m.claim_seq DESC LIMIT 1), '
             || '(SELECT x.slot FROM awa.ring_rotations x WHERE x.ring = %L'
             || ' ORDER BY x.generation DESC LIMIT 1) = %s',
-            v_name, 'ready_entries_' || p_queue_slot, 'cursor_marks_' || v_cursor_slot, 'cursor', v_cursor_slot);
+            v_name, 'ready_entries_' || p_queue_slot, 'ready_batches_' || p_queue_slot,
+            'cursor_marks_' || v_cursor_slot, 'cursor', v_cursor_slot);
         EXECUTE v_run INTO v_prev, v_mark, v_current;
     END;
     IF v_prev IS NULL OR NOT v_current THEN
@@ -4294,6 +4312,10 @@ DECLARE
     v_cursor      bigint;
     v_last        bigint;
     v_got         awa.ready_entries[];
+    v_bgot        awa.ready_entries[];
+    v_bslot_lo    int;
+    v_bslot_hi    int;
+    v_bound       bigint;
     v_spent       bigint[];
     v_pos         bigint;
     v_first       bigint;
@@ -4466,27 +4488,48 @@ BEGIN
         -- between floor and cursor, be visited (lane and key locks, the
         -- key's attempts read) by every claim until the cursor ring turned,
         -- and never reach the session cache (10,000 such keys: 15 s a claim).
+        -- Both planes are probed (docs/batchready.md): the per-row plane's
+        -- first row above the bound, and the batch row holding the first
+        -- position above it (the row whose block starts within 1,024 below
+        -- it and ends above it, or a later one), each one step of its lane
+        -- index. ready_entries comes first in each statement: a statement
+        -- locks its tables in that order, and prune locks them so.
         IF v_aging IS NULL THEN
             v_has := ARRAY(
                 -- A correlated LIMIT probe, not EXISTS: a semi-join could read
                 -- the whole ready ring by sequential scan.
                 SELECT coalesce((SELECT true FROM awa.ready_entries r
-                                 WHERE r.lane_id = u.id
-                                   AND r.lane_seq > greatest(u.low, CASE WHEN v_keyed THEN
-                                           (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = u.id) END)
-                                 ORDER BY r.lane_seq LIMIT 1), false)
+                                 WHERE r.lane_id = u.id AND r.lane_seq > x.low
+                                 ORDER BY r.lane_seq LIMIT 1),
+                                (SELECT true FROM awa.ready_batches b
+                                 WHERE b.lane_id = u.id AND b.first_seq > x.low - 1024 AND b.first_seq + b.n - 1 > x.low
+                                 ORDER BY b.first_seq LIMIT 1), false)
                 FROM unnest(v_ids, v_lows) WITH ORDINALITY AS u (id, low, ord)
+                CROSS JOIN LATERAL (SELECT greatest(u.low, CASE WHEN v_keyed THEN
+                                        (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = u.id) END)
+                                    AS low) AS x
                 ORDER BY u.ord);
         ELSE
-            -- The same probe, reading the row's run_at: when the lane's oldest
-            -- job (as far as the lower bound tells) became runnable.
+            -- The same probes, reading the head's run_at: when the lane's
+            -- oldest job (as far as the lower bound tells) became runnable,
+            -- the lower position of the two planes' heads. A batch item's is
+            -- the row's created_at unless the row has item_run_ats (one
+            -- subscript per lane: one item of one row).
             v_heads := ARRAY(
-                SELECT (SELECT r.run_at FROM awa.ready_entries r
-                        WHERE r.lane_id = u.id
-                          AND r.lane_seq > greatest(u.low, CASE WHEN v_keyed THEN
-                                  (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = u.id) END)
-                        ORDER BY r.lane_seq LIMIT 1)
+                SELECT CASE WHEN b.pos < e.lane_seq OR e.lane_seq IS NULL THEN b.run_at ELSE e.run_at END
                 FROM unnest(v_ids, v_lows) WITH ORDINALITY AS u (id, low, ord)
+                CROSS JOIN LATERAL (SELECT greatest(u.low, CASE WHEN v_keyed THEN
+                                        (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = u.id) END)
+                                    AS low) AS x
+                LEFT JOIN LATERAL (SELECT r.lane_seq, r.run_at FROM awa.ready_entries r
+                                   WHERE r.lane_id = u.id AND r.lane_seq > x.low
+                                   ORDER BY r.lane_seq LIMIT 1) AS e ON true
+                LEFT JOIN LATERAL (SELECT greatest(b.first_seq, x.low + 1) AS pos,
+                                          coalesce(b.item_run_ats[greatest(b.first_seq, x.low + 1) - b.first_seq + 1],
+                                                   b.created_at) AS run_at
+                                   FROM awa.ready_batches b
+                                   WHERE b.lane_id = u.id AND b.first_seq > x.low - 1024 AND b.first_seq + b.n - 1 > x.low
+                                   ORDER BY b.first_seq LIMIT 1) AS b ON true
                 ORDER BY u.ord);
             v_has := ARRAY(SELECT h IS NOT NULL FROM unnest(v_heads) WITH ORDINALITY AS u (h, ord) ORDER BY u.ord);
         END IF;
@@ -4608,6 +4651,56 @@ BEGIN
                       WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
                       ORDER BY r.lane_seq
                       LIMIT v_want) AS x;
+                -- The batch plane's next items above the cursor: its rows in
+                -- lane order (each holds at least one such item), each
+                -- expanded once from the first item above the cursor
+                -- (awa._batch_items: every array sliced once), until v_want
+                -- items. The LIMIT pulls rows lazily through the nested
+                -- loop, so a claim of 100 out of rows of 1,024 expands one
+                -- row (two when it crosses into the next), not v_want rows;
+                -- the loop returns the rows' items in the lane index's order.
+                -- When the per-row plane gave v_want rows, a batch row that
+                -- starts above the last of them has nothing the claim takes:
+                -- it is not read (a lane holding both planes expands a row
+                -- only for items it claims). And a lane block holds one
+                -- plane's jobs only (every writer draws fresh blocks, and a
+                -- batch row is its block's only row): when every block from
+                -- the cursor to the last of those rows holds one of them,
+                -- no batch item lies in between and the batch plane is not
+                -- probed at all (a per-row lane's claim within one insert's
+                -- block reads one plane, as before the batch plane).
+                v_bgot := '{}';
+                v_bound := CASE WHEN cardinality(v_got) = v_want THEN v_got[v_want].lane_seq
+                                ELSE 9223372036854775807 END;
+                IF v_bound = 9223372036854775807
+                   OR (v_pos + 1) / 1024 <> v_bound / 1024
+                      AND (SELECT count(DISTINCT g.lane_seq / 1024) FROM unnest(v_got) AS g)
+                          <> v_bound / 1024 - (v_pos + 1) / 1024 + 1 THEN
+                    SELECT coalesce(array_agg(x.i), '{}'), min((x.i).ready_slot), max((x.i).ready_slot)
+                    INTO v_bgot, v_bslot_lo, v_bslot_hi
+                    FROM (SELECT i
+                          FROM (SELECT b FROM awa.ready_batches b
+                                WHERE b.lane_id = v_ids[v_k] AND b.first_seq > v_pos - 1024 AND b.first_seq < v_bound
+                                  AND b.first_seq + b.n - 1 > v_pos
+                                ORDER BY b.first_seq
+                                LIMIT v_want) AS b
+                          CROSS JOIN LATERAL awa._batch_items(b.b, v_pos, v_want) AS i
+                          LIMIT v_want) AS x;
+                END IF;
+                -- Each list is its plane's next items in position order, all
+                -- of them or v_want: the first v_want of the two merged are
+                -- the lane's next v_want (usually one list is empty).
+                IF cardinality(v_bgot) > 0 THEN
+                    IF cardinality(v_got) = 0 THEN
+                        v_got := v_bgot;
+                        v_slot_lo := v_bslot_lo;
+                        v_slot_hi := v_bslot_hi;
+                    ELSE
+                        v_got := ARRAY(SELECT g FROM unnest(v_got || v_bgot) AS g ORDER BY g.lane_seq LIMIT v_want);
+                        v_slot_lo := least(v_slot_lo, v_bslot_lo);
+                        v_slot_hi := greatest(v_slot_hi, v_bslot_hi);
+                    END IF;
+                END IF;
                 EXIT WHEN cardinality(v_got) = 0;
                 v_one_slot := v_one_slot AND v_slot_lo = v_slot_hi AND v_slot_lo = coalesce(v_slot, v_slot_lo);
                 v_slot := v_slot_lo;
@@ -6732,6 +6825,13 @@ BEGIN
         SELECT (SELECT r.lane_id FROM awa.ready_entries r WHERE r.lane_id > p.lane_id ORDER BY r.lane_id LIMIT 1)
         FROM present p WHERE p.lane_id IS NOT NULL
     ),
+    -- The same over the batch plane's lane index.
+    present_batches AS (
+        (SELECT b.lane_id FROM awa.ready_batches b WHERE p_queue IS NULL ORDER BY b.lane_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT b.lane_id FROM awa.ready_batches b WHERE b.lane_id > p.lane_id ORDER BY b.lane_id LIMIT 1)
+        FROM present_batches p WHERE p.lane_id IS NOT NULL
+    ),
     lanes AS (
         SELECT l.lane_id, coalesce(k.queue, l.queue) AS queue
         FROM awa.queue_lanes l LEFT JOIN awa.key_lanes k USING (lane_id)
@@ -6746,9 +6846,15 @@ BEGIN
         SELECT c.lane_id,
                (SELECT count(*) FROM awa.ready_entries r
                 WHERE r.lane_id = c.lane_id AND r.lane_seq > h.claim_seq)
+               -- A batch row's items above the cursor: all n, or those
+               -- past it when the cursor stands inside its block.
+               + (SELECT coalesce(sum(least(b.n, b.first_seq + b.n - 1 - h.claim_seq)), 0) FROM awa.ready_batches b
+                  WHERE b.lane_id = c.lane_id AND b.first_seq > h.claim_seq - 1024
+                    AND b.first_seq + b.n - 1 > h.claim_seq)
                - (SELECT count(*) FROM awa.ready_tombstones t
                   WHERE t.lane_id = c.lane_id AND t.lane_seq > h.claim_seq) AS n
-        FROM (SELECT p.lane_id FROM present p WHERE p_queue IS NULL AND p.lane_id IS NOT NULL
+        FROM (SELECT p.lane_id FROM (SELECT lane_id FROM present UNION SELECT lane_id FROM present_batches) AS p
+              WHERE p_queue IS NULL AND p.lane_id IS NOT NULL
               UNION ALL
               SELECT ln.lane_id FROM lanes ln WHERE p_queue IS NOT NULL) AS c
         JOIN awa.claim_cursors h USING (lane_id)
@@ -6862,9 +6968,16 @@ BEGIN
         SELECT (SELECT r.lane_id FROM awa.ready_entries r WHERE r.lane_id > p.lane_id ORDER BY r.lane_id LIMIT 1)
         FROM present p WHERE p.lane_id IS NOT NULL
     ),
+    -- The same over the batch plane's lane index.
+    present_batches AS (
+        (SELECT b.lane_id FROM awa.ready_batches b ORDER BY b.lane_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT b.lane_id FROM awa.ready_batches b WHERE b.lane_id > p.lane_id ORDER BY b.lane_id LIMIT 1)
+        FROM present_batches p WHERE p.lane_id IS NOT NULL
+    ),
     counted AS (
-        SELECT p.lane_id, a.n, a.oldest
-        FROM present p
+        SELECT p.lane_id, least(a.n + ab.n, p_count_limit) AS n, least(a.oldest, ab.oldest) AS oldest
+        FROM (SELECT lane_id FROM present UNION SELECT lane_id FROM present_batches) AS p
         JOIN awa.claim_cursors h USING (lane_id)
         CROSS JOIN LATERAL (
             SELECT count(*) AS n, min(x.run_at) AS oldest
@@ -6873,6 +6986,24 @@ BEGIN
                     AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
                                     WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
                   ORDER BY r.lane_seq LIMIT p_count_limit) AS x) AS a
+        -- Batch rows: the items above the cursor (all n, or those past it
+        -- when it stands inside the block) less the tombstones among them;
+        -- the earliest run_at of a row with any left: its created_at, or the
+        -- least of its item_run_ats past the cursor (one slice a row).
+        CROSS JOIN LATERAL (
+            SELECT coalesce(sum(y.k), 0) AS n, min(y.oldest) FILTER (WHERE y.k > 0) AS oldest
+            FROM (SELECT least(b.n, b.first_seq + b.n - 1 - h.claim_seq)
+                         - (SELECT count(*) FROM awa.ready_tombstones t
+                            WHERE t.lane_id = b.lane_id AND t.ready_slot = b.ready_slot
+                              AND t.lane_seq BETWEEN greatest(b.first_seq, h.claim_seq + 1) AND b.first_seq + b.n - 1) AS k,
+                         CASE WHEN b.item_run_ats IS NULL THEN b.created_at
+                              ELSE (SELECT min(u.run_at)
+                                    FROM unnest(b.item_run_ats[greatest(1, h.claim_seq - b.first_seq + 2)::int:b.n]) AS u (run_at))
+                         END AS oldest
+                  FROM awa.ready_batches b
+                  WHERE b.lane_id = p.lane_id AND b.first_seq > h.claim_seq - 1024
+                    AND b.first_seq + b.n - 1 > h.claim_seq
+                  ORDER BY b.first_seq LIMIT p_count_limit) AS y) AS ab
         -- A key lane not listed in awa.active_key_lanes holds nothing
         -- unclaimed (awa.retire_idle_key_lanes): not probed.
         WHERE NOT EXISTS (SELECT 1 FROM awa.key_lanes k
@@ -6921,11 +7052,22 @@ BEGIN
             EXISTS (SELECT 1 FROM awa.queue_lanes l JOIN awa.claim_cursors h USING (lane_id)
                     WHERE (l.queue = p_queue
                            OR l.lane_id IN (SELECT a.lane_id FROM awa.active_key_lanes a WHERE a.queue = p_queue))
-                      AND EXISTS (SELECT 1 FROM awa.ready_entries r
-                                  WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq
-                                    AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
-                                                    WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq
-                                                      AND t.ready_slot = r.ready_slot))) AS available,
+                      AND (EXISTS (SELECT 1 FROM awa.ready_entries r
+                                   WHERE r.lane_id = l.lane_id AND r.lane_seq > h.claim_seq
+                                     AND NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                                                     WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq
+                                                       AND t.ready_slot = r.ready_slot))
+                           -- A batch row with more items above the cursor
+                           -- than tombstones over them: arithmetic on its
+                           -- block, its arrays not read.
+                           OR EXISTS (SELECT 1 FROM awa.ready_batches b
+                                      WHERE b.lane_id = l.lane_id AND b.first_seq > h.claim_seq - 1024
+                                        AND b.first_seq + b.n - 1 > h.claim_seq
+                                        AND least(b.n, b.first_seq + b.n - 1 - h.claim_seq) > (
+                                            SELECT count(*) FROM awa.ready_tombstones t
+                                            WHERE t.lane_id = b.lane_id AND t.ready_slot = b.ready_slot
+                                              AND t.lane_seq BETWEEN greatest(b.first_seq, h.claim_seq + 1)
+                                                                 AND b.first_seq + b.n - 1)))) AS available,
             EXISTS (SELECT 1 FROM awa.claim_batches b
                     WHERE b.queue = p_queue
                       AND NOT awa._claim_batch_closed(b.claim_slot, b.batch_id, cardinality(b.job_ids))) AS running,
@@ -7022,10 +7164,15 @@ BEGIN
         -- The first row above the cursor, in lane index order (ORDER BY ...
         -- LIMIT 1, not EXISTS: over the partitions EXISTS takes each one's
         -- cheapest total path, a bitmap scan that collects the whole
-        -- backlog past the cursor before it returns one row).
-        IF (SELECT r.lane_seq FROM awa.ready_entries r
-            WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur
-            ORDER BY r.lane_seq LIMIT 1) IS NOT NULL THEN
+        -- backlog past the cursor before it returns one row), in either
+        -- plane: a per-row ready row, or a batch row with an item above it
+        -- (its block starts less than 1,024 below and it ends above).
+        IF coalesce((SELECT r.lane_seq FROM awa.ready_entries r
+                     WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur
+                     ORDER BY r.lane_seq LIMIT 1),
+                    (SELECT b.first_seq FROM awa.ready_batches b
+                     WHERE b.lane_id = v_lane.lane_id AND b.first_seq > v_cur - 1024 AND b.first_seq + b.n - 1 > v_cur
+                     ORDER BY b.first_seq LIMIT 1)) IS NOT NULL THEN
             pending := true;
             ready := true;
             RETURN;
@@ -7141,9 +7288,16 @@ BEGIN
         SELECT mv.queue, array_agg(mv.lane_id) AS lane_ids, array_agg(mv.tip) AS tips,
                bool_and(mv.free AND a.lane_seq IS NULL) AS quiet, bool_or(a.lane_seq IS NOT NULL) AS ready
         FROM unnest(v_mq, v_ml, v_mt, v_mf, v_mc) AS mv (queue, lane_id, tip, free, cur)
-        LEFT JOIN LATERAL (SELECT r.lane_seq FROM awa.ready_entries r
-                           WHERE mv.free AND r.lane_id = mv.lane_id AND r.lane_seq > mv.cur
-                           ORDER BY r.lane_seq LIMIT 1) AS a ON true
+        -- Either plane: a per-row ready row, or a batch row with an item
+        -- above the cursor (its block starts less than 1,024 below it).
+        CROSS JOIN LATERAL (SELECT coalesce(
+                                (SELECT r.lane_seq FROM awa.ready_entries r
+                                 WHERE mv.free AND r.lane_id = mv.lane_id AND r.lane_seq > mv.cur
+                                 ORDER BY r.lane_seq LIMIT 1),
+                                (SELECT b.first_seq FROM awa.ready_batches b
+                                 WHERE mv.free AND b.lane_id = mv.lane_id AND b.first_seq > mv.cur - 1024
+                                   AND b.first_seq + b.n - 1 > mv.cur
+                                 ORDER BY b.first_seq LIMIT 1)) AS lane_seq) AS a
         GROUP BY mv.queue
         ORDER BY mv.queue
     LOOP
@@ -7553,10 +7707,15 @@ BEGIN
         CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane.lane_id);
         SELECT c.claim_seq INTO v_cur FROM awa.claim_cursors c WHERE c.lane_id = v_lane.lane_id;
         -- The first row above the cursor in index order (not EXISTS: a bitmap
-        -- scan would collect a busy key's whole backlog first).
-        CONTINUE WHEN (SELECT r.lane_seq FROM awa.ready_entries r
-                       WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur
-                       ORDER BY r.lane_seq LIMIT 1) IS NOT NULL;
+        -- scan would collect a busy key's whole backlog first), in either
+        -- plane: a per-row ready row, or a batch row with an item above it.
+        CONTINUE WHEN coalesce((SELECT r.lane_seq FROM awa.ready_entries r
+                                WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur
+                                ORDER BY r.lane_seq LIMIT 1),
+                               (SELECT b.first_seq FROM awa.ready_batches b
+                                WHERE b.lane_id = v_lane.lane_id AND b.first_seq > v_cur - 1024
+                                  AND b.first_seq + b.n - 1 > v_cur
+                                ORDER BY b.first_seq LIMIT 1)) IS NOT NULL;
         DELETE FROM awa.active_key_lanes a WHERE a.queue = v_lane.queue AND a.lane_id = v_lane.lane_id;
         RETURN NEXT v_lane;
     END LOOP;

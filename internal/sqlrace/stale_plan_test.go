@@ -98,7 +98,53 @@ func TestClaimPlansCachedOnASmallQueueStillProbeByIndexOnABigBacklog(t *testing.
 		for i := 0; i < 20; i++ {
 			insert(10000)
 		}
+		// The batch plane grows too (planned empty): rows behind the
+		// per-row jobs in each priority's lanes, and a priority-1 backlog of
+		// batch rows only in a lane of its own queue's shards.
+		for p := 1; p <= 4; p++ {
+			insertBatchRows(t, ctx, pool, queue, p, 50, 1000)
+		}
 	})
+}
+
+// TestClaimPlansCachedOnAnEmptyBatchPlaneStillProbeItByIndex: a claim's
+// plans cached while awa.ready_batches was empty (and analyzed so) then run
+// against 200 batch rows of 1,000 jobs a lane: the batch probes and the
+// batch read must be index probes of the lane index.
+func TestClaimPlansCachedOnAnEmptyBatchPlaneStillProbeItByIndex(t *testing.T) {
+	ctx, pool := newDB(t, 2*time.Minute)
+	const queue = "stale_batch"
+	if _, err := pool.Exec(ctx, `SELECT count(*) FROM awa.configure_queue($1, '{"aging_seconds": 60}')`, queue); err != nil {
+		t.Fatal(err)
+	}
+	insert := func(n int) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, `SELECT count(*) FROM awa.insert_jobs(array_fill('k'::text, ARRAY[$2::int]), NULL,
+			  array_fill(jsonb_build_object('queue', $1::text), ARRAY[$2::int]))`, queue, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	staleClaimPlans(t, ctx, pool, queue, func() { insert(40) }, func() {
+		insertBatchRows(t, ctx, pool, queue, 2, 200, 1000)
+	})
+}
+
+// insertBatchRows writes rows batch rows of perRow jobs each into the first
+// shard lane of (queue, priority), as awa_test.batch_row does in pgTAP: a
+// fresh block of the lane's positions and of job ids a row, the args {}.
+// (Nothing in the product writes the batch plane yet.)
+func insertBatchRows(t *testing.T, ctx context.Context, pool *pgxpool.Pool, queue string, priority, rows, perRow int) {
+	t.Helper()
+	if _, err := pool.Exec(ctx, `
+		INSERT INTO awa.ready_batches (ready_slot, lane_id, first_seq, first_id, n, priority, queue, created_at,
+		                               kind, max_attempts, item_args)
+		SELECT awa._current_slot('queue'), l.ids[1], nextval(l.seqs[1]) * 1024,
+		       setval('awa.job_id_seq', nextval('awa.job_id_seq') + 1023) - 1023, $4::int, $2::smallint, $1::text, now(),
+		       'k', 25, array_fill('{}'::jsonb, ARRAY[$4::int])
+		FROM awa._resolve_lanes($1::text, $2::smallint) AS l, generate_series(1, $3::int)`,
+		queue, priority, rows, perRow); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // staleClaimPlans runs small, analyzes the lane and ring tables, has a
@@ -144,7 +190,7 @@ func stalePlans(t *testing.T, ctx context.Context, pool *pgxpool.Pool, what stri
 
 	small()
 	if _, err := pool.Exec(ctx, `ANALYZE awa.queue_lanes, awa.queue_claim_heads, awa.key_lanes, awa.active_key_lanes,
-	                             awa.ready_entries, awa.claim_batches, awa.claim_closures`); err != nil {
+	                             awa.ready_entries, awa.ready_batches, awa.claim_batches, awa.claim_closures`); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 6; i++ {
@@ -221,8 +267,13 @@ func TestPollPlansCachedWhileTheLaneTablesWereSmallStillProbeByIndex(t *testing.
 		_, err := conn.Exec(ctx, `SELECT count(*) FROM awa.queue_pending($1)`, queue)
 		return err
 	}
-	stalePlans(t, ctx, pool, "the poll", true, func() { insertKeys("small", 3, 10) }, func() { insertKeys("grown", 2000, 1) },
-		poll, poll)
+	stalePlans(t, ctx, pool, "the poll", true, func() { insertKeys("small", 3, 10) }, func() {
+		insertKeys("grown", 2000, 1)
+		// And batch rows (the plans were made with the batch plane empty).
+		for p := 1; p <= 4; p++ {
+			insertBatchRows(t, ctx, pool, queue, p, 20, 100)
+		}
+	}, poll, poll)
 }
 
 // keyedQueue configures queue with a key per args.tenant (limit 5) and

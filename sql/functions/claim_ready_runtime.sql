@@ -1,7 +1,9 @@
 -- awa.claim_ready_runtime(queue, max, instance_id, now, attempt_deadline):
 -- claims up to max jobs of a queue, highest priority (1) first, FIFO by lane
 -- position within a lane; a priority's shard lanes in a rotation that starts
--- at a random shard. Each claimed job gets run_lease + 1 and a receipt
+-- at a random shard. A lane's jobs are its per-row ready rows
+-- (awa.ready_entries) and the items of its batch rows (awa.ready_batches),
+-- merged by position (docs/batchready.md, "Claiming from a row's middle"). Each claimed job gets run_lease + 1 and a receipt
 -- (claim_slot, receipt_id) that every finalizer must present; the batch's
 -- deadline_at is the claim time plus the smaller of the queue's deadline and
 -- attempt_deadline (NULL when neither is set). Cancelled jobs are skipped; a
@@ -85,6 +87,10 @@ DECLARE
     v_cursor      bigint;
     v_last        bigint;
     v_got         awa.ready_entries[];
+    v_bgot        awa.ready_entries[];
+    v_bslot_lo    int;
+    v_bslot_hi    int;
+    v_bound       bigint;
     v_spent       bigint[];
     v_pos         bigint;
     v_first       bigint;
@@ -257,27 +263,48 @@ BEGIN
         -- between floor and cursor, be visited (lane and key locks, the
         -- key's attempts read) by every claim until the cursor ring turned,
         -- and never reach the session cache (10,000 such keys: 15 s a claim).
+        -- Both planes are probed (docs/batchready.md): the per-row plane's
+        -- first row above the bound, and the batch row holding the first
+        -- position above it (the row whose block starts within 1,024 below
+        -- it and ends above it, or a later one), each one step of its lane
+        -- index. ready_entries comes first in each statement: a statement
+        -- locks its tables in that order, and prune locks them so.
         IF v_aging IS NULL THEN
             v_has := ARRAY(
                 -- A correlated LIMIT probe, not EXISTS: a semi-join could read
                 -- the whole ready ring by sequential scan.
                 SELECT coalesce((SELECT true FROM awa.ready_entries r
-                                 WHERE r.lane_id = u.id
-                                   AND r.lane_seq > greatest(u.low, CASE WHEN v_keyed THEN
-                                           (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = u.id) END)
-                                 ORDER BY r.lane_seq LIMIT 1), false)
+                                 WHERE r.lane_id = u.id AND r.lane_seq > x.low
+                                 ORDER BY r.lane_seq LIMIT 1),
+                                (SELECT true FROM awa.ready_batches b
+                                 WHERE b.lane_id = u.id AND b.first_seq > x.low - 1024 AND b.first_seq + b.n - 1 > x.low
+                                 ORDER BY b.first_seq LIMIT 1), false)
                 FROM unnest(v_ids, v_lows) WITH ORDINALITY AS u (id, low, ord)
+                CROSS JOIN LATERAL (SELECT greatest(u.low, CASE WHEN v_keyed THEN
+                                        (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = u.id) END)
+                                    AS low) AS x
                 ORDER BY u.ord);
         ELSE
-            -- The same probe, reading the row's run_at: when the lane's oldest
-            -- job (as far as the lower bound tells) became runnable.
+            -- The same probes, reading the head's run_at: when the lane's
+            -- oldest job (as far as the lower bound tells) became runnable,
+            -- the lower position of the two planes' heads. A batch item's is
+            -- the row's created_at unless the row has item_run_ats (one
+            -- subscript per lane: one item of one row).
             v_heads := ARRAY(
-                SELECT (SELECT r.run_at FROM awa.ready_entries r
-                        WHERE r.lane_id = u.id
-                          AND r.lane_seq > greatest(u.low, CASE WHEN v_keyed THEN
-                                  (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = u.id) END)
-                        ORDER BY r.lane_seq LIMIT 1)
+                SELECT CASE WHEN b.pos < e.lane_seq OR e.lane_seq IS NULL THEN b.run_at ELSE e.run_at END
                 FROM unnest(v_ids, v_lows) WITH ORDINALITY AS u (id, low, ord)
+                CROSS JOIN LATERAL (SELECT greatest(u.low, CASE WHEN v_keyed THEN
+                                        (SELECT c.claim_seq FROM awa.claim_cursors c WHERE c.lane_id = u.id) END)
+                                    AS low) AS x
+                LEFT JOIN LATERAL (SELECT r.lane_seq, r.run_at FROM awa.ready_entries r
+                                   WHERE r.lane_id = u.id AND r.lane_seq > x.low
+                                   ORDER BY r.lane_seq LIMIT 1) AS e ON true
+                LEFT JOIN LATERAL (SELECT greatest(b.first_seq, x.low + 1) AS pos,
+                                          coalesce(b.item_run_ats[greatest(b.first_seq, x.low + 1) - b.first_seq + 1],
+                                                   b.created_at) AS run_at
+                                   FROM awa.ready_batches b
+                                   WHERE b.lane_id = u.id AND b.first_seq > x.low - 1024 AND b.first_seq + b.n - 1 > x.low
+                                   ORDER BY b.first_seq LIMIT 1) AS b ON true
                 ORDER BY u.ord);
             v_has := ARRAY(SELECT h IS NOT NULL FROM unnest(v_heads) WITH ORDINALITY AS u (h, ord) ORDER BY u.ord);
         END IF;
@@ -399,6 +426,56 @@ BEGIN
                       WHERE r.lane_id = v_ids[v_k] AND r.lane_seq > v_pos
                       ORDER BY r.lane_seq
                       LIMIT v_want) AS x;
+                -- The batch plane's next items above the cursor: its rows in
+                -- lane order (each holds at least one such item), each
+                -- expanded once from the first item above the cursor
+                -- (awa._batch_items: every array sliced once), until v_want
+                -- items. The LIMIT pulls rows lazily through the nested
+                -- loop, so a claim of 100 out of rows of 1,024 expands one
+                -- row (two when it crosses into the next), not v_want rows;
+                -- the loop returns the rows' items in the lane index's order.
+                -- When the per-row plane gave v_want rows, a batch row that
+                -- starts above the last of them has nothing the claim takes:
+                -- it is not read (a lane holding both planes expands a row
+                -- only for items it claims). And a lane block holds one
+                -- plane's jobs only (every writer draws fresh blocks, and a
+                -- batch row is its block's only row): when every block from
+                -- the cursor to the last of those rows holds one of them,
+                -- no batch item lies in between and the batch plane is not
+                -- probed at all (a per-row lane's claim within one insert's
+                -- block reads one plane, as before the batch plane).
+                v_bgot := '{}';
+                v_bound := CASE WHEN cardinality(v_got) = v_want THEN v_got[v_want].lane_seq
+                                ELSE 9223372036854775807 END;
+                IF v_bound = 9223372036854775807
+                   OR (v_pos + 1) / 1024 <> v_bound / 1024
+                      AND (SELECT count(DISTINCT g.lane_seq / 1024) FROM unnest(v_got) AS g)
+                          <> v_bound / 1024 - (v_pos + 1) / 1024 + 1 THEN
+                    SELECT coalesce(array_agg(x.i), '{}'), min((x.i).ready_slot), max((x.i).ready_slot)
+                    INTO v_bgot, v_bslot_lo, v_bslot_hi
+                    FROM (SELECT i
+                          FROM (SELECT b FROM awa.ready_batches b
+                                WHERE b.lane_id = v_ids[v_k] AND b.first_seq > v_pos - 1024 AND b.first_seq < v_bound
+                                  AND b.first_seq + b.n - 1 > v_pos
+                                ORDER BY b.first_seq
+                                LIMIT v_want) AS b
+                          CROSS JOIN LATERAL awa._batch_items(b.b, v_pos, v_want) AS i
+                          LIMIT v_want) AS x;
+                END IF;
+                -- Each list is its plane's next items in position order, all
+                -- of them or v_want: the first v_want of the two merged are
+                -- the lane's next v_want (usually one list is empty).
+                IF cardinality(v_bgot) > 0 THEN
+                    IF cardinality(v_got) = 0 THEN
+                        v_got := v_bgot;
+                        v_slot_lo := v_bslot_lo;
+                        v_slot_hi := v_bslot_hi;
+                    ELSE
+                        v_got := ARRAY(SELECT g FROM unnest(v_got || v_bgot) AS g ORDER BY g.lane_seq LIMIT v_want);
+                        v_slot_lo := least(v_slot_lo, v_bslot_lo);
+                        v_slot_hi := greatest(v_slot_hi, v_bslot_hi);
+                    END IF;
+                END IF;
                 EXIT WHEN cardinality(v_got) = 0;
                 v_one_slot := v_one_slot AND v_slot_lo = v_slot_hi AND v_slot_lo = coalesce(v_slot, v_slot_lo);
                 v_slot := v_slot_lo;

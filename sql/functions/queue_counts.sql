@@ -1,9 +1,12 @@
 -- awa.queue_counts(queue): jobs per state for one queue (or every queue when
--- NULL). available counts the untombstoned ready rows above their lane's claim
--- cursor (awa.claim_cursors), walking the lane index from the cursor (an
--- index-only scan over the backlog: about 1 s per 10 million available jobs
--- here), for the queue's lanes or, for every queue, only the lanes that have
--- rows in the queue ring (a skip scan finds them: idle lanes cost nothing); running is receipts minus closures in the claim ring, less the open
+-- NULL). available counts the untombstoned ready jobs above their lane's claim
+-- cursor (awa.claim_cursors): the per-row ready rows walking the lane index
+-- from the cursor (an index-only scan over the backlog: about 1 s per 10
+-- million available jobs here), and each batch row's items above it by
+-- arithmetic on its block (awa.ready_batches: its arrays are not read), less
+-- the tombstones above the cursor; for the queue's lanes or, for every queue,
+-- only the lanes that have rows in the queue ring (a skip scan of each plane's
+-- lane index finds them: idle lanes cost nothing); running is receipts minus closures in the claim ring, less the open
 -- attempts waiting for a callback; waiting_external counts those and the
 -- parked jobs; completed sums compact batch sizes (and completed snapshots). completed/cancelled/failed count terminal history still
 -- retained by the queue ring. Jobs of producers that have not committed are
@@ -46,6 +49,13 @@ BEGIN
         SELECT (SELECT r.lane_id FROM awa.ready_entries r WHERE r.lane_id > p.lane_id ORDER BY r.lane_id LIMIT 1)
         FROM present p WHERE p.lane_id IS NOT NULL
     ),
+    -- The same over the batch plane's lane index.
+    present_batches AS (
+        (SELECT b.lane_id FROM awa.ready_batches b WHERE p_queue IS NULL ORDER BY b.lane_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT b.lane_id FROM awa.ready_batches b WHERE b.lane_id > p.lane_id ORDER BY b.lane_id LIMIT 1)
+        FROM present_batches p WHERE p.lane_id IS NOT NULL
+    ),
     lanes AS (
         SELECT l.lane_id, coalesce(k.queue, l.queue) AS queue
         FROM awa.queue_lanes l LEFT JOIN awa.key_lanes k USING (lane_id)
@@ -60,9 +70,15 @@ BEGIN
         SELECT c.lane_id,
                (SELECT count(*) FROM awa.ready_entries r
                 WHERE r.lane_id = c.lane_id AND r.lane_seq > h.claim_seq)
+               -- A batch row's items above the cursor: all n, or those
+               -- past it when the cursor stands inside its block.
+               + (SELECT coalesce(sum(least(b.n, b.first_seq + b.n - 1 - h.claim_seq)), 0) FROM awa.ready_batches b
+                  WHERE b.lane_id = c.lane_id AND b.first_seq > h.claim_seq - 1024
+                    AND b.first_seq + b.n - 1 > h.claim_seq)
                - (SELECT count(*) FROM awa.ready_tombstones t
                   WHERE t.lane_id = c.lane_id AND t.lane_seq > h.claim_seq) AS n
-        FROM (SELECT p.lane_id FROM present p WHERE p_queue IS NULL AND p.lane_id IS NOT NULL
+        FROM (SELECT p.lane_id FROM (SELECT lane_id FROM present UNION SELECT lane_id FROM present_batches) AS p
+              WHERE p_queue IS NULL AND p.lane_id IS NOT NULL
               UNION ALL
               SELECT ln.lane_id FROM lanes ln WHERE p_queue IS NOT NULL) AS c
         JOIN awa.claim_cursors h USING (lane_id)

@@ -13,7 +13,8 @@
 -- (lane_producer, lane_id) is held (awa._producer_free: nothing stays held).
 -- Otherwise every producer that reserved a position has ended, and the lane is
 -- ready (and pending) when a row lies above its cursor (awa.claim_cursors), both
--- read after the lock test. So positions of a rolled-back producer, or of another
+-- read after the lock test: a per-row ready row (awa.ready_entries) or a
+-- batch row's item (awa.ready_batches). So positions of a rolled-back producer, or of another
 -- lane sharing the pool sequence, do not count. Outside READ COMMITTED the
 -- snapshot may predate a commit, so a tip past the cursor counts as pending,
 -- and ready stays false.
@@ -80,10 +81,15 @@ BEGIN
         -- The first row above the cursor, in lane index order (ORDER BY ...
         -- LIMIT 1, not EXISTS: over the partitions EXISTS takes each one's
         -- cheapest total path, a bitmap scan that collects the whole
-        -- backlog past the cursor before it returns one row).
-        IF (SELECT r.lane_seq FROM awa.ready_entries r
-            WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur
-            ORDER BY r.lane_seq LIMIT 1) IS NOT NULL THEN
+        -- backlog past the cursor before it returns one row), in either
+        -- plane: a per-row ready row, or a batch row with an item above it
+        -- (its block starts less than 1,024 below and it ends above).
+        IF coalesce((SELECT r.lane_seq FROM awa.ready_entries r
+                     WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur
+                     ORDER BY r.lane_seq LIMIT 1),
+                    (SELECT b.first_seq FROM awa.ready_batches b
+                     WHERE b.lane_id = v_lane.lane_id AND b.first_seq > v_cur - 1024 AND b.first_seq + b.n - 1 > v_cur
+                     ORDER BY b.first_seq LIMIT 1)) IS NOT NULL THEN
             pending := true;
             ready := true;
             RETURN;

@@ -16,7 +16,8 @@
 -- rows (awa._append_ready) reserves a new block. The other lanes are tested
 -- together, as awa.queue_pending tests one: the producer lock first
 -- (awa._producer_free), then, in a statement of its own (it sees the rows of
--- the producers that held the lane), a row above the cursor. A queue whose
+-- the producers that held the lane), a row above the cursor (a per-row ready
+-- row or a batch row's item). A queue whose
 -- tested lanes are all quiet is remembered; only the others run
 -- awa.queue_readiness (pending, ready, wait_for). The tips are read before
 -- the tests, so a producer that reserves after them moves the tip; one that
@@ -116,9 +117,16 @@ BEGIN
         SELECT mv.queue, array_agg(mv.lane_id) AS lane_ids, array_agg(mv.tip) AS tips,
                bool_and(mv.free AND a.lane_seq IS NULL) AS quiet, bool_or(a.lane_seq IS NOT NULL) AS ready
         FROM unnest(v_mq, v_ml, v_mt, v_mf, v_mc) AS mv (queue, lane_id, tip, free, cur)
-        LEFT JOIN LATERAL (SELECT r.lane_seq FROM awa.ready_entries r
-                           WHERE mv.free AND r.lane_id = mv.lane_id AND r.lane_seq > mv.cur
-                           ORDER BY r.lane_seq LIMIT 1) AS a ON true
+        -- Either plane: a per-row ready row, or a batch row with an item
+        -- above the cursor (its block starts less than 1,024 below it).
+        CROSS JOIN LATERAL (SELECT coalesce(
+                                (SELECT r.lane_seq FROM awa.ready_entries r
+                                 WHERE mv.free AND r.lane_id = mv.lane_id AND r.lane_seq > mv.cur
+                                 ORDER BY r.lane_seq LIMIT 1),
+                                (SELECT b.first_seq FROM awa.ready_batches b
+                                 WHERE mv.free AND b.lane_id = mv.lane_id AND b.first_seq > mv.cur - 1024
+                                   AND b.first_seq + b.n - 1 > mv.cur
+                                 ORDER BY b.first_seq LIMIT 1)) AS lane_seq) AS a
         GROUP BY mv.queue
         ORDER BY mv.queue
     LOOP

@@ -1,6 +1,7 @@
 -- awa.retire_idle_key_lanes(limit, idle, now): takes out of
 -- awa.active_key_lanes, and returns, the key lanes listed there for at least
--- idle that are drained (no ready row above the lane's claim cursor), at
+-- idle that are drained (no ready row above the lane's claim cursor, in
+-- awa.ready_entries or a batch row's item in awa.ready_batches), at
 -- most limit read a call, oldest listing first. Claims (and the queue reads)
 -- visit only listed key lanes, so a queue keyed by a high-cardinality value
 -- pays per claim for the keys that had work lately, not for every key ever
@@ -48,10 +49,15 @@ BEGIN
         CONTINUE WHEN NOT pg_try_advisory_xact_lock(awa._lock_key('lane_producer'), v_lane.lane_id);
         SELECT c.claim_seq INTO v_cur FROM awa.claim_cursors c WHERE c.lane_id = v_lane.lane_id;
         -- The first row above the cursor in index order (not EXISTS: a bitmap
-        -- scan would collect a busy key's whole backlog first).
-        CONTINUE WHEN (SELECT r.lane_seq FROM awa.ready_entries r
-                       WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur
-                       ORDER BY r.lane_seq LIMIT 1) IS NOT NULL;
+        -- scan would collect a busy key's whole backlog first), in either
+        -- plane: a per-row ready row, or a batch row with an item above it.
+        CONTINUE WHEN coalesce((SELECT r.lane_seq FROM awa.ready_entries r
+                                WHERE r.lane_id = v_lane.lane_id AND r.lane_seq > v_cur
+                                ORDER BY r.lane_seq LIMIT 1),
+                               (SELECT b.first_seq FROM awa.ready_batches b
+                                WHERE b.lane_id = v_lane.lane_id AND b.first_seq > v_cur - 1024
+                                  AND b.first_seq + b.n - 1 > v_cur
+                                ORDER BY b.first_seq LIMIT 1)) IS NOT NULL;
         DELETE FROM awa.active_key_lanes a WHERE a.queue = v_lane.queue AND a.lane_id = v_lane.lane_id;
         RETURN NEXT v_lane;
     END LOOP;
