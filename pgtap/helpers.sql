@@ -763,16 +763,25 @@ END
 $$;
 
 -- The nodes of a plan (awa_test.listing_plan) that a listing must not have:
--- a sort, but of the archive's page (awa._archive_page returns at most a
--- page, unordered), or a sequential scan of anything but the queue ring's
--- completion batches (read whole, once, to hash the attempts they hold; or,
--- for an id, those of one slot). Each as "node type on relation".
+-- a sort, but of a page that cannot come in job order (the archive's,
+-- awa._archive_page, at most a page, unordered; the batch plane's walk,
+-- batch_page, at most a page) or, inside that walk, of one batch row's items
+-- (awa._batch_items, at most 1,024), or a sequential scan of anything but the
+-- queue ring's completion batches (read whole, once, to hash the attempts
+-- they hold; or, for an id, those of one slot). Each as "node type on
+-- relation".
 CREATE FUNCTION awa_test.unwanted_plan_nodes(p_plan jsonb) RETURNS SETOF text
 LANGUAGE sql AS $$
   SELECT concat(n ->> 'Node Type', ' on ' || (n ->> 'Relation Name'))
   FROM jsonb_path_query(p_plan, 'strict $.** ? (exists (@."Node Type"))') AS n
   WHERE (n ->> 'Node Type' IN ('Sort', 'Incremental Sort')
-         AND NOT (n #>> '{Plans,0,Node Type}' = 'Function Scan' AND n #>> '{Plans,0,Function Name}' = '_archive_page'))
+         AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(n -> 'Plans') AS c
+                         WHERE c ->> 'Parent Relationship' = 'Outer'
+                           AND ((c ->> 'Node Type' = 'Function Scan' AND c ->> 'Function Name' = '_archive_page')
+                                OR (c ->> 'Node Type' = 'Subquery Scan' AND c ->> 'Alias' = 'batch_page')))
+         AND NOT (coalesce((n ->> 'Actual Rows')::float8, 0) <= 1024
+                  AND n IN (SELECT jsonb_path_query(p_plan, 'strict $.** ? (@."Alias" == "batch_page").Plans.**
+                                                              ? (@."Node Type" == "Sort")'))))
      OR (n ->> 'Node Type' = 'Seq Scan' AND n ->> 'Relation Name' NOT LIKE 'done\_completions\_%')
 $$;
 

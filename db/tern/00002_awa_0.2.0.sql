@@ -2454,6 +2454,9 @@ DECLARE
                           THEN format(' AND %%1$s.state::text = ANY (%L::text[])', p_states::text[]) ELSE '' END;
     v_parts  text[] := '{}';
     v_ring   text[];
+    v_cols   text;
+    v_state  text;
+    v_where  text;
     v_terminal text[];
 BEGIN
     -- Backlog: scheduled and retryable jobs (no finalization time).
@@ -2502,19 +2505,21 @@ BEGIN
                     WHERE s IN ('available', 'running', 'waiting_external', 'completed')
                       AND (NOT v_timed OR s = 'completed'));
     IF cardinality(v_ring) > 0 THEN
-        v_parts := v_parts || format(
-            'SELECT r.job_id, r.queue, r.priority, r.kind, s.state, r.args,'
-            ' r.attempt + CASE WHEN h.above THEN 0 ELSE 1 END, r.max_attempts,'
-            ' r.run_lease + CASE WHEN h.above THEN 0 ELSE 1 END, r.run_at, r.created_at,'
+        -- A ready row's listing columns (format: the state names, then the
+        -- row's alias), over h.above (the row above its lane's cursor) and
+        -- s.state; then its state (NULL: not listed by this branch).
+        v_cols := '%4$s.job_id, %4$s.queue, %4$s.priority, %4$s.kind, s.state, %4$s.args,'
+            ' %4$s.attempt + CASE WHEN h.above THEN 0 ELSE 1 END, %4$s.max_attempts,'
+            ' %4$s.run_lease + CASE WHEN h.above THEN 0 ELSE 1 END, %4$s.run_at, %4$s.created_at,'
             ' CASE WHEN s.state::text IN (%1$L, %2$L) THEN (SELECT max(b.claimed_at) FROM {{$awa_schema}}.claim_batches b'
-            ' WHERE b.ready_slot = r.ready_slot AND b.job_ids @> ARRAY[r.job_id]) END,'
-            ' CASE WHEN s.state::text = %4$L THEN (SELECT max(cb.completed_at) FROM {{$awa_schema}}.done_completions cb'
-            ' WHERE cb.ready_slot = r.ready_slot AND cb.job_ids @> ARRAY[r.job_id]) END,'
-            ' r.tags, r.metadata, r.errors, false, NULL::timestamptz'
-            ' FROM {{$awa_schema}}.ready_entries r'
-            ' CROSS JOIN LATERAL (SELECT r.lane_seq > c.claim_seq AS above FROM {{$awa_schema}}.claim_cursors c'
-            ' WHERE c.lane_id = r.lane_id) AS h'
-            ' CROSS JOIN LATERAL (SELECT CASE'
+            ' WHERE b.ready_slot = %4$s.ready_slot AND b.job_ids @> ARRAY[%4$s.job_id]) END,'
+            ' CASE WHEN s.state::text = %3$L THEN (SELECT max(cb.completed_at) FROM {{$awa_schema}}.done_completions cb'
+            ' WHERE cb.ready_slot = %4$s.ready_slot AND cb.job_ids @> ARRAY[%4$s.job_id]) END,'
+            ' %4$s.tags, %4$s.metadata, %4$s.errors, false, NULL::timestamptz';
+        -- A newer ready row of a job is always a per-row one (ready_entries):
+        -- the batch plane holds first runs only (run_lease 0).
+        v_state := format(
+            'CASE'
             ' WHEN h.above THEN CASE WHEN EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_tombstones t WHERE t.lane_id = r.lane_id'
             ' AND t.lane_seq = r.lane_seq AND t.ready_slot = r.ready_slot OFFSET 0) THEN NULL'
             ' ELSE %3$L::{{$awa_schema}}.job_state END'
@@ -2535,8 +2540,7 @@ BEGIN
             ' AND c.receipts @> {{$awa_schema}}._receipt_id(b.batch_id, i.k)) OFFSET 0) THEN NULL'
             ' WHEN EXISTS (SELECT 1 FROM {{$awa_schema}}.callbacks x WHERE x.job_id = r.job_id'
             ' AND x.run_lease = r.run_lease + 1 AND x.resumed_at IS NULL OFFSET 0)'
-            ' THEN %2$L::text::{{$awa_schema}}.job_state ELSE %1$L::{{$awa_schema}}.job_state END AS state OFFSET 0) AS s'
-            ' WHERE s.state IS NOT NULL%6$s%7$s%8$s',
+            ' THEN %2$L::text::{{$awa_schema}}.job_state ELSE %1$L::{{$awa_schema}}.job_state END',
             'running', 'waiting_external', 'available', 'completed',
             CASE WHEN p_id IS NULL
                  THEN format('(r.job_id, r.run_lease + 1) IN (SELECT i.job_id, i.run_lease FROM {{$awa_schema}}.done_completions cb'
@@ -2549,14 +2553,69 @@ BEGIN
                  ELSE 'EXISTS (SELECT 1 FROM {{$awa_schema}}.done_completions cb WHERE cb.ready_slot = r.ready_slot'
                       ' AND cb.job_ids @> ARRAY[r.job_id] AND EXISTS (SELECT 1 FROM unnest(cb.job_ids, cb.run_leases)'
                       ' AS i (job_id, run_lease) WHERE i.job_id = r.job_id AND i.run_lease = r.run_lease + 1))'
-            END,
-            CASE WHEN NOT 'available' = ANY (v_ring) THEN ' AND NOT h.above'
-                 WHEN cardinality(v_ring) = 1 THEN ' AND h.above' ELSE '' END,
-            CASE WHEN cardinality(v_ring) < 4 THEN format(' AND s.state::text = ANY (%L::text[])', v_ring) ELSE '' END
-            || CASE WHEN p_to IS NOT NULL THEN format(' AND r.created_at < %L::timestamptz', p_to) ELSE '' END,
-            -- A range is in the completions' hash (a finished ring job is
-            -- a completed one).
-            {{$awa_schema}}._list_jobs_where('r', NULL, p_id, p_queue, p_kind, p_tag, NULL, NULL, p_after));
+            END);
+        -- The states asked for, then the filters (a range is in the
+        -- completions' hash: a finished ring job is a completed one).
+        v_where := CASE WHEN NOT 'available' = ANY (v_ring) THEN ' AND NOT h.above'
+                        WHEN cardinality(v_ring) = 1 THEN ' AND h.above' ELSE '' END
+                   || CASE WHEN cardinality(v_ring) < 4 THEN format(' AND s.state::text = ANY (%L::text[])', v_ring)
+                           ELSE '' END
+                   || CASE WHEN p_to IS NOT NULL THEN format(' AND r.created_at < %L::timestamptz', p_to) ELSE '' END
+                   || {{$awa_schema}}._list_jobs_where('r', NULL, p_id, p_queue, p_kind, p_tag, NULL, NULL, p_after);
+        v_parts := v_parts || format(
+            'SELECT %s FROM {{$awa_schema}}.ready_entries r'
+            ' CROSS JOIN LATERAL (SELECT r.lane_seq > c.claim_seq AS above FROM {{$awa_schema}}.claim_cursors c'
+            ' WHERE c.lane_id = r.lane_id) AS h'
+            ' CROSS JOIN LATERAL (SELECT %s AS state OFFSET 0) AS s'
+            ' WHERE s.state IS NOT NULL%s',
+            format(v_cols, 'running', 'waiting_external', 'completed', 'r'), v_state, v_where);
+        -- The batch plane (awa.ready_batches), classified item by item as
+        -- ready rows are. Rows hold disjoint blocks of ids, so a walk of rows
+        -- by first_id descending, each row's items newest first, is in job
+        -- order: each row reached (first_id below the cursor, its scalars not
+        -- excluding the filter) is expanded once (awa._batch_items) over the
+        -- items its id and lane-cursor bounds allow (an id: its item alone;
+        -- available only: those above its lane's cursor; claimed only: those
+        -- at or below), sorted newest first (at most 1,024), classified and
+        -- filtered until a page is found; the walk stops at a page of items,
+        -- which the branch sorts (at most limit rows). For an id, the row is
+        -- one whose first_id is within 1,024 below it (an id block is at most
+        -- 1,024 ids), by the id index.
+        v_parts := v_parts || format(
+            'SELECT %1$s FROM (SELECT x.* FROM {{$awa_schema}}.ready_batches rb'
+            ' CROSS JOIN LATERAL (SELECT c.claim_seq FROM {{$awa_schema}}.claim_cursors c WHERE c.lane_id = rb.lane_id) AS cur'
+            ' CROSS JOIN LATERAL (SELECT %2$s AS lo, %3$s AS hi) AS g'
+            ' CROSS JOIN LATERAL (SELECT r.*, h.above, s.state'
+            ' FROM (SELECT i.ready_slot, i.lane_id, i.lane_seq, i.job_id, i.run_lease, i.attempt, i.max_attempts,'
+            ' i.priority, i.queue, i.kind, i.args, i.tags, i.metadata, i.errors, i.created_at, i.run_at'
+            ' FROM {{$awa_schema}}._batch_items(rb, rb.first_seq + g.lo - 2, (g.hi - g.lo + 1)::int) AS i%4$s'
+            ' OFFSET 0) AS r'
+            ' CROSS JOIN LATERAL (SELECT r.lane_seq > cur.claim_seq AS above) AS h'
+            ' CROSS JOIN LATERAL (SELECT %5$s AS state OFFSET 0) AS s'
+            ' WHERE s.state IS NOT NULL%6$s%7$s) AS x'
+            ' WHERE g.lo <= g.hi%8$s%9$s) AS batch_page'
+            ' CROSS JOIN LATERAL (SELECT batch_page.above) AS h CROSS JOIN LATERAL (SELECT batch_page.state) AS s',
+            format(v_cols, 'running', 'waiting_external', 'completed', 'batch_page'),
+            -- The first and last items (k) the bounds allow.
+            concat_ws(', ', 'greatest(1', CASE WHEN cardinality(v_ring) = 1 AND 'available' = ANY (v_ring)
+                                               THEN 'cur.claim_seq - rb.first_seq + 2' END,
+                      CASE WHEN p_id IS NOT NULL THEN format('%s - rb.first_id + 1', p_id) END) || ')',
+            concat_ws(', ', 'least(rb.n', CASE WHEN NOT 'available' = ANY (v_ring)
+                                               THEN 'cur.claim_seq - rb.first_seq + 1' END,
+                      CASE WHEN p_id IS NOT NULL THEN format('%s - rb.first_id + 1', p_id) END,
+                      CASE WHEN p_after IS NOT NULL THEN format('%s - rb.first_id', p_after) END) || ')',
+            CASE WHEN p_id IS NULL THEN ' ORDER BY i.lane_seq DESC' ELSE '' END,
+            v_state, v_where,
+            CASE WHEN p_id IS NULL THEN format(' LIMIT %s', p_limit) ELSE '' END,
+            -- What a row's scalars decide for all its items.
+            concat(CASE WHEN p_id IS NOT NULL
+                        THEN format(' AND rb.first_id <= %1$s AND rb.first_id > %1$s - 1024', p_id) END,
+                   CASE WHEN p_after IS NOT NULL THEN format(' AND rb.first_id < %s', p_after) END,
+                   CASE WHEN p_queue IS NOT NULL THEN format(' AND rb.queue = %L', p_queue) END,
+                   CASE WHEN p_kind IS NOT NULL THEN format(' AND (rb.kind IS NULL OR rb.kind = %L)', p_kind) END,
+                   CASE WHEN p_tag IS NOT NULL THEN ' AND rb.item_tags IS NOT NULL' END,
+                   CASE WHEN p_to IS NOT NULL THEN format(' AND rb.created_at < %L::timestamptz', p_to) END),
+            CASE WHEN p_id IS NULL THEN format(' ORDER BY rb.first_id DESC LIMIT %s', p_limit) ELSE '' END);
     END IF;
     -- The archive: its top-k merge over chunks (awa._archive_page), or for an
     -- id its lookup by the chunks' id bounds (awa._archived_job).
@@ -5030,6 +5089,7 @@ DECLARE
     v_errors boolean := coalesce(p_erase_errors, false);
     v_state  {{$awa_schema}}.job_state;
     v_n      bigint;
+    v_items  bigint;
     v_ended  boolean;
     v_plane  text;
     v_table  text;
@@ -5096,6 +5156,22 @@ BEGIN
             USING v_meta, v_errors, p_job_id;
         END IF;
         GET DIAGNOSTICS v_n = ROW_COUNT;
+        IF v_plane = 'ready' THEN
+            -- The job's item of its batch row (its first run: no errors),
+            -- rewritten in place; the row's other jobs keep theirs. A NULL
+            -- item_metadata (every item's {}) becomes an array. The row is
+            -- found by the id index: its first_id is within 1,024 below the id.
+            UPDATE {{$awa_schema}}.ready_batches b
+            SET item_args[(p_job_id - b.first_id + 1)::int] = '{}',
+                item_metadata = array_cat(
+                    array_append(coalesce(b.item_metadata[:(p_job_id - b.first_id)::int],
+                                          array_fill('{}'::jsonb, ARRAY[(p_job_id - b.first_id)::int])), v_meta),
+                    coalesce(b.item_metadata[(p_job_id - b.first_id + 2)::int:],
+                             array_fill('{}'::jsonb, ARRAY[(b.first_id + b.n - 1 - p_job_id)::int])))
+            WHERE b.first_id <= p_job_id AND b.first_id > p_job_id - 1024 AND p_job_id < b.first_id + b.n;
+            GET DIAGNOSTICS v_items = ROW_COUNT;
+            v_n := v_n + v_items;
+        END IF;
         IF v_n > 0 THEN RETURN QUERY SELECT v_plane, v_n; END IF;
     END LOOP;
 END;

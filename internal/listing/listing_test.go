@@ -5,7 +5,8 @@
 // scheduled, retryable), the plan of the statement each call runs, as
 // auto_explain logs it from inside the function, has no sequential scan of
 // a relation over 10,000 rows and no sort but of the archive's page (at most
-// a page of rows, which awa._archive_page returns unordered); the walk of the
+// a page of rows, which awa._archive_page returns unordered) and of the batch
+// plane's page and rows (batch_page, awa._batch_items); the walk of the
 // archive's chunks inside that function (awa._archive_walk_sql, logged as a
 // nested statement) has neither, and reads a bounded number of chunk rows;
 // two pages of each listing are the first rows of awa.jobs with the same
@@ -231,13 +232,16 @@ func relationRows(ctx context.Context, t *testing.T, db *pgx.Conn) map[string]fl
 
 // planNode is a node of EXPLAIN (FORMAT JSON) output.
 type planNode struct {
-	NodeType      string     `json:"Node Type"`
-	Relation      string     `json:"Relation Name"`
-	Function      string     `json:"Function Name"`
-	ActualRows    float64    `json:"Actual Rows"`
-	ActualLoops   float64    `json:"Actual Loops"`
-	RemovedFilter float64    `json:"Rows Removed by Filter"`
-	Plans         []planNode `json:"Plans"`
+	NodeType string `json:"Node Type"`
+	Relation string `json:"Relation Name"`
+	Function string `json:"Function Name"`
+	Alias    string `json:"Alias"`
+	// ParentRelationship: how the node feeds its parent ("Outer", "InitPlan", ...).
+	ParentRelationship string     `json:"Parent Relationship"`
+	ActualRows         float64    `json:"Actual Rows"`
+	ActualLoops        float64    `json:"Actual Loops"`
+	RemovedFilter      float64    `json:"Rows Removed by Filter"`
+	Plans              []planNode `json:"Plans"`
 }
 
 func (n planNode) walk(visit func(planNode)) {
@@ -248,28 +252,65 @@ func (n planNode) walk(visit func(planNode)) {
 }
 
 // checkPlan fails the test for a sequential scan of a relation over
-// seqScanLimit rows or for any sort; with archivePage, but a sort of what
+// seqScanLimit rows or for any sort; with pageSorts, but the sorts of what
+// cannot come in job order, each bounded (which it also checks): the rows
 // awa._archive_page returns (at most a page: the function keeps the best
-// limit jobs of the archive, unordered), whose rows it also bounds.
-func checkPlan(t *testing.T, plan planNode, rowsOf map[string]float64, archivePage bool) {
+// limit jobs of the archive, unordered), the batch plane's page (batch_page,
+// the walk of awa.ready_batches: at most a page) and, inside that walk, one
+// batch row's items (awa._batch_items: at most 1,024).
+func checkPlan(t *testing.T, plan planNode, rowsOf map[string]float64, pageSorts bool) {
 	t.Helper()
-	plan.walk(func(n planNode) {
+	var check func(n planNode, inBatchPage bool)
+	check = func(n planNode, inBatchPage bool) {
 		switch n.NodeType {
 		case "Seq Scan":
 			if rowsOf[n.Relation] > seqScanLimit {
 				t.Errorf("Seq Scan on %s (%.0f rows)", n.Relation, rowsOf[n.Relation])
 			}
 		case "Sort", "Incremental Sort":
-			if archivePage && len(n.Plans) == 1 && n.Plans[0].NodeType == "Function Scan" &&
-				n.Plans[0].Function == "_archive_page" {
-				if n.Plans[0].ActualRows > pageSize {
-					t.Errorf("awa._archive_page returned %.0f rows, want at most a page (%d)", n.Plans[0].ActualRows, pageSize)
-				}
-				return
+			if pageSorts && !pageSort(t, n) && !(inBatchPage && rowSort(t, n)) {
+				t.Errorf("%s node: a listing must read its planes in job order, not sort them", n.NodeType)
 			}
-			t.Errorf("%s node: a listing must read its planes in job order, not sort them", n.NodeType)
 		}
-	})
+		inBatchPage = inBatchPage || (n.NodeType == "Subquery Scan" && n.Alias == "batch_page")
+		for _, c := range n.Plans {
+			check(c, inBatchPage)
+		}
+	}
+	check(plan, false)
+}
+
+// pageSort: whether sort node n sorts a page (at most pageSize rows) that
+// cannot come in job order: awa._archive_page's or the batch plane's
+// (batch_page).
+func pageSort(t *testing.T, n planNode) bool {
+	t.Helper()
+	for _, c := range n.Plans {
+		if c.ParentRelationship == "Outer" && (c.NodeType == "Function Scan" && c.Function == "_archive_page" ||
+			c.NodeType == "Subquery Scan" && c.Alias == "batch_page") {
+			if c.ActualRows > pageSize {
+				t.Errorf("%s %s returned %.0f rows, want at most a page (%d)", c.NodeType, c.Function+c.Alias,
+					c.ActualRows, pageSize)
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// rowSort: whether sort node n, inside the batch plane's walk, sorts at
+// most one batch row's items (1,024) per loop.
+func rowSort(t *testing.T, n planNode) bool {
+	t.Helper()
+	for _, c := range n.Plans {
+		if c.ParentRelationship == "Outer" {
+			if c.ActualRows > 1024 {
+				t.Errorf("a sort in the batch plane's walk of %.0f rows, want at most a row's 1,024", c.ActualRows)
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // archiveRowsRead: the rows the plan's scans of archive cohorts (chunks or

@@ -1,12 +1,14 @@
 -- awa.erase_job(job_id, erase_errors, now): removes one job's data on request
 -- (data-protection erasure) wherever it lives: args become '{}' and metadata
 -- '{"erased_at": <now>}' in every row that holds the job's body (ready rows of
--- the queue ring, terminal snapshots, the backlog, the parked plane, the DLQ,
--- the archive); its progress checkpoint is deleted and a callback result it
--- was handed is cleared; with erase_errors, its errors too. A job that has not
--- ended is cancelled first (awa.cancel_job: a running attempt's late result is
--- then stale), so nothing runs with the erased args; a DLQ job stays in the
--- DLQ, erased. Returns one row per plane that held the job (plane, rows).
+-- the queue ring and the job's item of its batch row, terminal snapshots,
+-- the backlog, the parked plane, the DLQ, the archive); its progress
+-- checkpoint is deleted and a callback result it was handed is cleared; with
+-- erase_errors, its errors too. A job that has not ended is cancelled first
+-- (awa.cancel_job: a running attempt's late result is then stale), so
+-- nothing runs with the erased args; a DLQ job stays in the DLQ, erased.
+-- Returns one row per plane that held the job (plane, rows; a batch row's
+-- item counts as a ready row).
 -- The hot path stays append-only: these are UPDATEs of the job's own rows, an
 -- operator's rare act; each leaves a dead version that the slot's TRUNCATE
 -- (rings) or VACUUM (plain tables, the archive) reclaims. docs/storage.md,
@@ -38,6 +40,7 @@ DECLARE
     v_errors boolean := coalesce(p_erase_errors, false);
     v_state  awa.job_state;
     v_n      bigint;
+    v_items  bigint;
     v_ended  boolean;
     v_plane  text;
     v_table  text;
@@ -104,6 +107,22 @@ BEGIN
             USING v_meta, v_errors, p_job_id;
         END IF;
         GET DIAGNOSTICS v_n = ROW_COUNT;
+        IF v_plane = 'ready' THEN
+            -- The job's item of its batch row (its first run: no errors),
+            -- rewritten in place; the row's other jobs keep theirs. A NULL
+            -- item_metadata (every item's {}) becomes an array. The row is
+            -- found by the id index: its first_id is within 1,024 below the id.
+            UPDATE awa.ready_batches b
+            SET item_args[(p_job_id - b.first_id + 1)::int] = '{}',
+                item_metadata = array_cat(
+                    array_append(coalesce(b.item_metadata[:(p_job_id - b.first_id)::int],
+                                          array_fill('{}'::jsonb, ARRAY[(p_job_id - b.first_id)::int])), v_meta),
+                    coalesce(b.item_metadata[(p_job_id - b.first_id + 2)::int:],
+                             array_fill('{}'::jsonb, ARRAY[(b.first_id + b.n - 1 - p_job_id)::int])))
+            WHERE b.first_id <= p_job_id AND b.first_id > p_job_id - 1024 AND p_job_id < b.first_id + b.n;
+            GET DIAGNOSTICS v_items = ROW_COUNT;
+            v_n := v_n + v_items;
+        END IF;
         IF v_n > 0 THEN RETURN QUERY SELECT v_plane, v_n; END IF;
     END LOOP;
 END;
