@@ -718,7 +718,7 @@ RETURNS bigint
 LANGUAGE sql
 IMMUTABLE
 AS $$
-    SELECT 65536::bigint
+    SELECT 1024000::bigint
 $$;
 -- +goose StatementEnd
 

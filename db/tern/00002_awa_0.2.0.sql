@@ -603,7 +603,7 @@ RETURNS bigint
 LANGUAGE sql
 IMMUTABLE
 AS $$
-    SELECT 65536::bigint
+    SELECT 1024000::bigint
 $$;
 
 -- new since v0.1.0: sql/substrate/55_archive.sql
