@@ -12,7 +12,12 @@
 -- prune that holds a ready table and waits for a done table a step altered,
 -- while the step waits for that ready table, is a deadlock, and either side
 -- can be the one PostgreSQL aborts. So every table and view of the schema is
--- locked first, all together: an attempt that waits more than 50 ms for any
+-- locked first, all together, and every sequence with them: a producer takes
+-- its sequence's lock (nextval) before its tables', so a step that alters a
+-- sequence (ALTER SEQUENCE waits for nextval's lock) would otherwise wait for
+-- a producer that waits for the migration. LOCK TABLE refuses sequences: an
+-- ALTER SEQUENCE ... OWNER TO its owner changes nothing and takes ACCESS
+-- EXCLUSIVE. An attempt that waits more than 50 ms for any
 -- one lock rolls back to its savepoint, which releases what it took (no
 -- worker waits long on a half-locked migration, and the migration never
 -- waits long enough for a deadlock check), and tries again after a short
@@ -26,6 +31,7 @@ DECLARE
     v_wait     interval := coalesce(nullif(current_setting('awa.upgrade_lock_wait', true), ''), '5 minutes')::interval;
     v_deadline timestamptz := clock_timestamp() + v_wait;
     v_rels     text;
+    v_seqs     text;
     v_tries    int := 0;
 BEGIN
     SELECT string_agg(c.oid::regclass::text, ', ' ORDER BY c.oid)
@@ -34,11 +40,20 @@ BEGIN
      WHERE c.relnamespace = 'awa'::regnamespace
        AND c.relkind IN ('r', 'p', 'v')
        AND NOT c.relispartition;
+    SELECT string_agg(format('ALTER SEQUENCE %s OWNER TO %I', c.oid::regclass, pg_get_userbyid(c.relowner)), '; '
+                      ORDER BY c.oid)
+      INTO v_seqs
+      FROM pg_class c
+     WHERE c.relnamespace = 'awa'::regnamespace
+       AND c.relkind = 'S';
     PERFORM set_config('lock_timeout', '50ms', true);
     LOOP
         v_tries := v_tries + 1;
         BEGIN
             EXECUTE 'LOCK TABLE ' || v_rels || ' IN ACCESS EXCLUSIVE MODE';
+            IF v_seqs IS NOT NULL THEN
+                EXECUTE v_seqs;
+            END IF;
             EXIT;
         EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
             IF clock_timestamp() > v_deadline THEN
@@ -87,6 +102,24 @@ ALTER TABLE awa.done_entries ADD CONSTRAINT done_entries_state_check CHECK (stat
 -- covers: sql/substrate/20_queue_ring.sql
 ALTER TABLE awa.ready_entries DROP CONSTRAINT ready_entries_pkey;
 CREATE INDEX ready_entries_lane ON awa.ready_entries (lane_id, lane_seq);
+-- +goose StatementEnd
+
+-- hand-written: db/upgrade/04_job_id_blocks.sql
+-- +goose StatementBegin
+-- Job ids in blocks of 1,024 (issue 14, docs/storage.md "Job ids"): each
+-- nextval of awa.job_id_seq is the first id of a fresh block. The ALTER
+-- rewrites the sequence, so a migration that fails leaves it as it was; its
+-- lock (which nextval's waits for) is taken with the tables' by the
+-- migration's first block. The next block then starts at the first id
+-- above every id drawn so far that is 1 mod 1,024, as a fresh install's
+-- blocks do (1, 1025, ...): a single insert uses a whole block
+-- (awa._next_job_id).
+-- covers: sql/substrate/00_schema.sql
+ALTER SEQUENCE awa.job_id_seq INCREMENT BY 1024;
+SELECT setval('awa.job_id_seq',
+              ((CASE WHEN s.is_called THEN s.last_value ELSE s.last_value - 1 END) + 1023) / 1024 * 1024 + 1,
+              false)
+FROM awa.job_id_seq s;
 -- +goose StatementEnd
 
 -- added since v0.1.0: sql/substrate/10_control.sql
@@ -747,7 +780,7 @@ RETURNS bigint
 LANGUAGE sql
 IMMUTABLE
 AS $$
-    SELECT 65536::bigint
+    SELECT 1024000::bigint
 $$;
 -- +goose StatementEnd
 
@@ -2587,6 +2620,36 @@ END;
 $$;
 -- +goose StatementEnd
 
+-- new since v0.1.0: sql/functions/_job_id_block_key.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._job_id_block_key()
+RETURNS text
+LANGUAGE sql
+STABLE
+AS $$
+    SELECT 'awa.job_ids_' || ('awa'::regnamespace::oid)::text
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_job_ids.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._job_ids(p_n int)
+RETURNS bigint[]
+LANGUAGE plpgsql
+AS $$
+DECLARE
+    v_firsts bigint[];
+BEGIN
+    IF p_n = 1 THEN
+        RETURN ARRAY[awa._next_job_id()];
+    END IF;
+    v_firsts := ARRAY(SELECT nextval('awa.job_id_seq') FROM generate_series(1, (p_n + 1023) / 1024) ORDER BY 1);
+    PERFORM set_config(awa._job_id_block_key(), '', true);
+    RETURN ARRAY(SELECT v_firsts[k / 1024 + 1] + k % 1024 FROM generate_series(0, p_n - 1) AS k ORDER BY k);
+END;
+$$;
+-- +goose StatementEnd
+
 -- new since v0.1.0: sql/functions/_job_key.sql
 -- +goose StatementBegin
 CREATE FUNCTION awa._job_key(p_args jsonb, p_metadata jsonb, p_path text)
@@ -3021,6 +3084,21 @@ BEGIN
         PERFORM pg_sleep(least(0.001, greatest(extract(epoch FROM v_until - clock_timestamp()), 0)));
     END LOOP;
 END;
+$$;
+-- +goose StatementEnd
+
+-- new since v0.1.0: sql/functions/_next_job_id.sql
+-- +goose StatementBegin
+CREATE FUNCTION awa._next_job_id()
+RETURNS bigint
+LANGUAGE sql
+VOLATILE
+AS $$
+    SELECT set_config(awa._job_id_block_key(),
+                      (CASE WHEN coalesce(nullif(current_setting(awa._job_id_block_key(), true), ''), '0')::bigint % 1024 = 0
+                            THEN nextval('awa.job_id_seq')
+                            ELSE current_setting(awa._job_id_block_key())::bigint + 1 END)::text,
+                      true)::bigint
 $$;
 -- +goose StatementEnd
 
@@ -5691,10 +5769,10 @@ BEGIN
     -- is one transaction).
     IF p_opts = '{}' THEN
         IF awa._request_plain(p_kind, p_args, '{}') THEN
-            v_job := awa._build_job_body(nextval('awa.job_id_seq'), p_kind, p_args, '{}', v_now);
+            v_job := awa._build_job_body(awa._next_job_id(), p_kind, p_args, '{}', v_now);
         END IF;
     ELSIF awa._request_plain(p_kind, p_args, p_opts) THEN
-        v_job := awa._build_job_body(nextval('awa.job_id_seq'), p_kind, p_args, p_opts, v_now);
+        v_job := awa._build_job_body(awa._next_job_id(), p_kind, p_args, p_opts, v_now);
     END IF;
     IF v_job.job_id IS NULL THEN
         RETURN QUERY SELECT * FROM awa.insert_jobs(ARRAY[p_kind], ARRAY[p_args], ARRAY[p_opts]);
@@ -5724,6 +5802,7 @@ DECLARE
     v_n    int := coalesce(cardinality(p_kinds), 0);
     v_jobs awa._job_body[] := '{}';
     v_job  awa._job_body;
+    v_ids  bigint[];
     v_uniq boolean := false;
 BEGIN
     IF v_n = 0 OR v_n > 10000 THEN
@@ -5747,8 +5826,9 @@ BEGIN
         WHERE NOT awa._request_plain(u.kind, u.args, u.opts)
     ) THEN
         -- awa._build_job_body is inlined: no call per row.
+        v_ids := awa._job_ids(v_n);
         v_jobs := ARRAY(
-            SELECT awa._build_job_body(nextval('awa.job_id_seq'), u.kind, u.args, u.opts, v_now)
+            SELECT awa._build_job_body(v_ids[u.ord], u.kind, u.args, u.opts, v_now)
             FROM unnest(p_kinds, coalesce(p_args, array_fill('{}'::jsonb, ARRAY[v_n])),
                         coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n])))
                  WITH ORDINALITY AS u (kind, args, opts, ord)
@@ -5759,13 +5839,14 @@ BEGIN
                      FROM unnest(v_jobs) AS j;
         RETURN;
     ELSE
+        v_ids := awa._job_ids(v_n);
         FOR i IN 1 .. v_n LOOP
             v_job := awa._validate_job(
                 p_kinds[i],
                 CASE WHEN p_args IS NULL THEN '{}'::jsonb ELSE p_args[i] END,
                 CASE WHEN p_opts IS NULL THEN NULL ELSE p_opts[i] END,
                 v_now);
-            v_job.job_id := nextval('awa.job_id_seq');
+            v_job.job_id := v_ids[i];
             v_jobs := v_jobs || v_job;
             v_uniq := v_uniq OR coalesce(p_opts[i] ? 'unique', false);
         END LOOP;
@@ -5869,6 +5950,7 @@ DECLARE
     v_n    int := coalesce(cardinality(p_kinds), 0);
     v_jobs awa._job_body[] := '{}';
     v_job  awa._job_body;
+    v_ids  bigint[];
 BEGIN
     IF v_n = 0 OR v_n > 10000 THEN
         RAISE EXCEPTION 'awa: kinds must hold 1 to 10000 jobs, got %', v_n USING ERRCODE = 'AW010';
@@ -5879,10 +5961,11 @@ BEGIN
     IF p_opts IS NOT NULL AND cardinality(p_opts) <> v_n THEN
         RAISE EXCEPTION 'awa: opts holds % elements for % kinds', cardinality(p_opts), v_n USING ERRCODE = 'AW010';
     END IF;
+    v_ids := awa._job_ids(v_n);
     FOR i IN 1 .. v_n LOOP
         v_job := awa._validate_job(p_kinds[i], coalesce(p_args[i], CASE WHEN p_args IS NULL THEN '{}'::jsonb END),
                                    p_opts[i], v_now);
-        v_job.job_id := nextval('awa.job_id_seq');
+        v_job.job_id := v_ids[i];
         v_jobs := v_jobs || v_job;
     END LOOP;
     RETURN QUERY SELECT * FROM awa._insert_unique(v_jobs, p_opts, v_now);

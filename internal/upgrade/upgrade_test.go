@@ -473,3 +473,91 @@ func TestUpgradeWaitsForAnOpenTransactionThenFailsWritingNothing(t *testing.T) {
 	t.Logf("the upgrade failed after %s against the open transaction; against one that ended at 700 ms it finished after %s",
 		took.Round(time.Millisecond), waited.Round(time.Millisecond))
 }
+
+// The 0.2.0 upgrade makes awa.job_id_seq count in blocks of 1,024 (ALTER
+// SEQUENCE, which waits for every transaction that took nextval's lock). A
+// producer between its nextval and its first table holds the sequence and
+// none of the tables: here one is held there (its nextval, then a pause)
+// while the upgrade starts, then inserts, which waits for the tables. The
+// upgrade locks the sequences with the tables, all or none per attempt, so
+// it waits for the producer to commit instead of deadlocking with it. After
+// the upgrade the next block starts above every id the release drew, at 1
+// mod 1,024 as a fresh install's blocks do.
+func TestUpgradeToIDBlocksWaitsForAProducerHoldingTheSequenceAndStartsAboveItsIDs(t *testing.T) {
+	_, last, err := db.LatestRelease()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dsn := pgtest.NewDBAtDSN(t, last)
+	ctx, pool := openPool(t, dsn)
+	var before int64
+	if err := pool.QueryRow(ctx, `SELECT max(id) FROM awa.insert_jobs(array_fill('old'::text, ARRAY[2500]))`).
+		Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+
+	producer, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = producer.Rollback(ctx) }()
+	var drawn int64
+	if err := producer.QueryRow(ctx, `SELECT nextval('awa.job_id_seq')`).Scan(&drawn); err != nil {
+		t.Fatal(err)
+	}
+	if drawn <= before {
+		t.Fatalf("the release's sequence gave %d after %d", drawn, before)
+	}
+	up := inBackground(func() error { _, err := pgtest.MigrateTo(ctx, dsn, -1); return err })
+	time.Sleep(300 * time.Millisecond) // the upgrade is trying its locks
+	var held int64
+	if err := producer.QueryRow(ctx, `SELECT id FROM awa.insert_job('held', '{}')`).Scan(&held); err != nil {
+		t.Fatalf("the producer's insert while the upgrade starts: %v", err)
+	}
+	if err := producer.Commit(ctx); err != nil {
+		t.Fatalf("the producer's commit: %v", err)
+	}
+	if err := <-up; err != nil {
+		t.Fatalf("goose up with a producer holding awa.job_id_seq: %v", err)
+	}
+
+	var increment, first, second, batch int64
+	if err := pool.QueryRow(ctx, `SELECT increment_by FROM pg_sequences WHERE schemaname = 'awa' AND sequencename = 'job_id_seq'`).
+		Scan(&increment); err != nil || increment != 1024 {
+		t.Fatalf("awa.job_id_seq increments by %d, %v; want 1024", increment, err)
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []*int64{&first, &second} {
+		if err := tx.QueryRow(ctx, `SELECT id FROM awa.insert_job('new', '{}')`).Scan(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.QueryRow(ctx, `SELECT min(id) FROM awa.insert_jobs(array_fill('new'::text, ARRAY[3]))`).Scan(&batch); err != nil {
+		t.Fatal(err)
+	}
+	top := max(before, drawn, held)
+	if first <= top || first%1024 != 1 || second != first+1 || batch != first+1024 {
+		t.Errorf("after the upgrade: a transaction's single inserts got %d and %d, the next batch began at %d; "+
+			"want a block starting above %d (the release's highest id) at 1 mod 1024, its next id, then the next block",
+			first, second, batch, top)
+	}
+	if n := count(t, ctx, pool, `SELECT count(*) FROM awa.jobs`); n != 2500+1+2+3 {
+		t.Errorf("jobs after the upgrade: %d, want %d", n, 2500+1+2+3)
+	}
+	if n := count(t, ctx, pool, `SELECT count(DISTINCT id) FROM awa.jobs`); n != 2500+1+2+3 {
+		t.Errorf("distinct job ids after the upgrade: %d, want one per job", n)
+	}
+}
+
+// inBackground runs f in a goroutine; its error arrives on the channel.
+func inBackground(f func() error) <-chan error {
+	ch := make(chan error, 1)
+	go func() { ch <- f() }()
+	return ch
+}

@@ -8,7 +8,9 @@
 -- raise the SQLSTATEs listed in docs/errors.md and write nothing; a job due
 -- now for a queue at its max_depth raises AW060 (awa._check_depth).
 -- Returns the job's id, state ('available' or 'scheduled'), queue, priority,
--- kind and run_at. Same locks as awa.insert_jobs.
+-- kind and run_at. The id comes from this transaction's block of ids
+-- (awa._next_job_id): one transaction's single inserts take consecutive ids.
+-- Same locks as awa.insert_jobs.
 CREATE FUNCTION awa.insert_job(p_kind text, p_args jsonb DEFAULT '{}', p_opts jsonb DEFAULT '{}')
 RETURNS SETOF awa.inserted_job
 LANGUAGE plpgsql
@@ -29,10 +31,10 @@ BEGIN
     -- is one transaction).
     IF p_opts = '{}' THEN
         IF awa._request_plain(p_kind, p_args, '{}') THEN
-            v_job := awa._build_job_body(nextval('awa.job_id_seq'), p_kind, p_args, '{}', v_now);
+            v_job := awa._build_job_body(awa._next_job_id(), p_kind, p_args, '{}', v_now);
         END IF;
     ELSIF awa._request_plain(p_kind, p_args, p_opts) THEN
-        v_job := awa._build_job_body(nextval('awa.job_id_seq'), p_kind, p_args, p_opts, v_now);
+        v_job := awa._build_job_body(awa._next_job_id(), p_kind, p_args, p_opts, v_now);
     END IF;
     IF v_job.job_id IS NULL THEN
         RETURN QUERY SELECT * FROM awa.insert_jobs(ARRAY[p_kind], ARRAY[p_args], ARRAY[p_opts]);

@@ -3,7 +3,9 @@
 -- may be NULL as a whole (every job gets '{}'). Jobs due now become available
 -- (ready rows, FIFO per (queue, priority) in array order); jobs with a future
 -- run_at are scheduled in the deferred backlog and promoted when due.
--- Returns one row per job, in input order. A job with opts.unique whose key
+-- Returns one row per job, in input order, their ids in that order: one
+-- block of 1,024 ids per 1,024 jobs, the transaction's single-insert block
+-- for a call of one (awa._job_ids). A job with opts.unique whose key
 -- another job holds in the key's states is not inserted: its row is that
 -- job's (awa.insert_unique_jobs says which rows are duplicates).
 -- Errors: AW010 for arrays of different lengths, an empty or NULL kinds array or
@@ -28,6 +30,7 @@ DECLARE
     v_n    int := coalesce(cardinality(p_kinds), 0);
     v_jobs awa._job_body[] := '{}';
     v_job  awa._job_body;
+    v_ids  bigint[];
     v_uniq boolean := false;
 BEGIN
     IF v_n = 0 OR v_n > 10000 THEN
@@ -51,8 +54,9 @@ BEGIN
         WHERE NOT awa._request_plain(u.kind, u.args, u.opts)
     ) THEN
         -- awa._build_job_body is inlined: no call per row.
+        v_ids := awa._job_ids(v_n);
         v_jobs := ARRAY(
-            SELECT awa._build_job_body(nextval('awa.job_id_seq'), u.kind, u.args, u.opts, v_now)
+            SELECT awa._build_job_body(v_ids[u.ord], u.kind, u.args, u.opts, v_now)
             FROM unnest(p_kinds, coalesce(p_args, array_fill('{}'::jsonb, ARRAY[v_n])),
                         coalesce(p_opts, array_fill(NULL::jsonb, ARRAY[v_n])))
                  WITH ORDINALITY AS u (kind, args, opts, ord)
@@ -63,13 +67,14 @@ BEGIN
                      FROM unnest(v_jobs) AS j;
         RETURN;
     ELSE
+        v_ids := awa._job_ids(v_n);
         FOR i IN 1 .. v_n LOOP
             v_job := awa._validate_job(
                 p_kinds[i],
                 CASE WHEN p_args IS NULL THEN '{}'::jsonb ELSE p_args[i] END,
                 CASE WHEN p_opts IS NULL THEN NULL ELSE p_opts[i] END,
                 v_now);
-            v_job.job_id := nextval('awa.job_id_seq');
+            v_job.job_id := v_ids[i];
             v_jobs := v_jobs || v_job;
             v_uniq := v_uniq OR coalesce(p_opts[i] ? 'unique', false);
         END LOOP;

@@ -1,7 +1,8 @@
 -- awa.insert_unique_jobs(kinds, args, opts): awa.insert_jobs, saying which
 -- jobs were duplicates. Same arguments, validation, errors (AW0xx as
 -- awa.insert_jobs; opts.unique as awa._validate_unique) and order; returns
--- one awa.insert_outcome per job, in input order: the new job (duplicate
+-- one awa.insert_outcome per job, in input order (ids as awa.insert_jobs
+-- gives them: awa._job_ids; a duplicate's id is left unused): the new job (duplicate
 -- false), or, for a job whose uniqueness key (opts.unique) a job holds in the
 -- key's states, that job (duplicate true; nothing inserted for it). Jobs
 -- without opts.unique are inserted as awa.insert_jobs inserts them.
@@ -29,6 +30,7 @@ DECLARE
     v_n    int := coalesce(cardinality(p_kinds), 0);
     v_jobs awa._job_body[] := '{}';
     v_job  awa._job_body;
+    v_ids  bigint[];
 BEGIN
     IF v_n = 0 OR v_n > 10000 THEN
         RAISE EXCEPTION 'awa: kinds must hold 1 to 10000 jobs, got %', v_n USING ERRCODE = 'AW010';
@@ -39,10 +41,11 @@ BEGIN
     IF p_opts IS NOT NULL AND cardinality(p_opts) <> v_n THEN
         RAISE EXCEPTION 'awa: opts holds % elements for % kinds', cardinality(p_opts), v_n USING ERRCODE = 'AW010';
     END IF;
+    v_ids := awa._job_ids(v_n);
     FOR i IN 1 .. v_n LOOP
         v_job := awa._validate_job(p_kinds[i], coalesce(p_args[i], CASE WHEN p_args IS NULL THEN '{}'::jsonb END),
                                    p_opts[i], v_now);
-        v_job.job_id := nextval('awa.job_id_seq');
+        v_job.job_id := v_ids[i];
         v_jobs := v_jobs || v_job;
     END LOOP;
     RETURN QUERY SELECT * FROM awa._insert_unique(v_jobs, p_opts, v_now);

@@ -107,14 +107,17 @@ CREATE TABLE awa.archived_tags (
 CREATE INDEX archived_tags_tag ON awa.archived_tags (tag, max_job_id, min_job_id);
 
 -- awa._archive_span(): the job id span of a chunk (max_job_id - min_job_id
--- stays below it; chunks are cut at multiples of it). The one place of the
--- constant; IMMUTABLE SQL, so the planner folds it.
+-- stays below it; chunks are cut at multiples of it). 1,024,000: a chunk's
+-- 1,000 jobs times an id block's 1,024, so the jobs of single-insert
+-- transactions, a block apart, still fill a chunk (docs/storage.md, "History
+-- archive"). The one place of the constant; IMMUTABLE SQL, so the planner
+-- folds it.
 CREATE FUNCTION awa._archive_span()
 RETURNS bigint
 LANGUAGE sql
 IMMUTABLE
 AS $$
-    SELECT 65536::bigint
+    SELECT 1024000::bigint
 $$;
 
 -- awa._archive_jobs(chunk): the jobs of one chunk, one row each, in job id

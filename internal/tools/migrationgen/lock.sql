@@ -5,7 +5,12 @@
 -- prune that holds a ready table and waits for a done table a step altered,
 -- while the step waits for that ready table, is a deadlock, and either side
 -- can be the one PostgreSQL aborts. So every table and view of the schema is
--- locked first, all together: an attempt that waits more than 50 ms for any
+-- locked first, all together, and every sequence with them: a producer takes
+-- its sequence's lock (nextval) before its tables', so a step that alters a
+-- sequence (ALTER SEQUENCE waits for nextval's lock) would otherwise wait for
+-- a producer that waits for the migration. LOCK TABLE refuses sequences: an
+-- ALTER SEQUENCE ... OWNER TO its owner changes nothing and takes ACCESS
+-- EXCLUSIVE. An attempt that waits more than 50 ms for any
 -- one lock rolls back to its savepoint, which releases what it took (no
 -- worker waits long on a half-locked migration, and the migration never
 -- waits long enough for a deadlock check), and tries again after a short
@@ -19,6 +24,7 @@ DECLARE
     v_wait     interval := coalesce(nullif(current_setting('awa.upgrade_lock_wait', true), ''), '5 minutes')::interval;
     v_deadline timestamptz := clock_timestamp() + v_wait;
     v_rels     text;
+    v_seqs     text;
     v_tries    int := 0;
 BEGIN
     SELECT string_agg(c.oid::regclass::text, ', ' ORDER BY c.oid)
@@ -27,11 +33,20 @@ BEGIN
      WHERE c.relnamespace = 'awa'::regnamespace
        AND c.relkind IN ('r', 'p', 'v')
        AND NOT c.relispartition;
+    SELECT string_agg(format('ALTER SEQUENCE %s OWNER TO %I', c.oid::regclass, pg_get_userbyid(c.relowner)), '; '
+                      ORDER BY c.oid)
+      INTO v_seqs
+      FROM pg_class c
+     WHERE c.relnamespace = 'awa'::regnamespace
+       AND c.relkind = 'S';
     PERFORM set_config('lock_timeout', '50ms', true);
     LOOP
         v_tries := v_tries + 1;
         BEGIN
             EXECUTE 'LOCK TABLE ' || v_rels || ' IN ACCESS EXCLUSIVE MODE';
+            IF v_seqs IS NOT NULL THEN
+                EXECUTE v_seqs;
+            END IF;
             EXIT;
         EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
             IF clock_timestamp() > v_deadline THEN

@@ -5,16 +5,19 @@
 begin;
 select plan(4);
 
-select setval('awa.job_id_seq', 30 * awa._archive_span() + 10);
-select awa.insert_job('span.k', '{}', '{"queue": "sp"}');
-select awa.insert_job('span.k', '{}', '{"queue": "sp"}');
-select setval('awa.job_id_seq', 31 * awa._archive_span() + 20);
+-- Two jobs from a block at a multiple of the span (plus 1: blocks start at
+-- 1 mod 1,024), then one from a block more than a span later (a call of two
+-- closes the transaction's single-insert block, so the insert draws it).
+select setval('awa.job_id_seq', 30 * awa._archive_span() + 1, false);
+select count(*) from awa.insert_jobs(array['span.k', 'span.k'], null,
+                                     array['{"queue": "sp"}', '{"queue": "sp"}']::jsonb[]);
+select setval('awa.job_id_seq', 31 * awa._archive_span() + 1025, false);
 select awa.insert_job('span.k', '{}', '{"queue": "sp"}');
 select is(awa_test.complete_and_archive('sp'), 3, 'three jobs complete and their slot is pruned (fixture)');
 
 select results_eq($$select min_job_id - 30 * awa._archive_span(), max_job_id - 30 * awa._archive_span(), n
                     from awa.archived_chunks where queue = 'sp' order by min_job_id$$,
-                  $$values (11::bigint, 12::bigint, 2), (awa._archive_span() + 21, awa._archive_span() + 21, 1)$$,
+                  $$values (1::bigint, 2::bigint, 2), (awa._archive_span() + 1025, awa._archive_span() + 1025, 1)$$,
                   'two chunks: the ids more than a span apart are split');
 select ok((select bool_and(max_job_id - min_job_id < awa._archive_span()) from awa.archived_chunks where queue = 'sp'),
           'each chunk spans less than the span');
