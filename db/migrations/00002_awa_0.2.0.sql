@@ -1496,8 +1496,14 @@ LANGUAGE plpgsql
 SET jit = off
 AS $$
 DECLARE
-    v_out awa._archived;
+    v_out     awa._archived;
+    v_batches boolean;
 BEGIN
+    -- The batch plane's branch only where the slot holds a batch row: its
+    -- planning costs more than the rest's, on every call. (A lock on
+    -- ready_batches before the others: only prune calls this, and ACCESS
+    -- SHARE conflicts with nothing but prune's own locks.)
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM awa.%I)', 'ready_batches_' || p_slot) INTO v_batches;
     EXECUTE format($q$
         WITH cb AS MATERIALIZED (
             SELECT c.* FROM awa.%1$I c WHERE c.batch_id NOT IN (SELECT unnest($1))
@@ -1505,26 +1511,18 @@ BEGIN
         de AS MATERIALIZED (
             SELECT d.* FROM awa.%2$I d WHERE d.job_id NOT IN (SELECT unnest($2))
         ),
-        ci AS MATERIALIZED (
+        ci AS (
             SELECT cb.completed_at, i.run_lease, i.lane_id, i.lane_seq
             FROM cb
             CROSS JOIN LATERAL unnest(cb.run_leases, cb.lane_ids, cb.lane_seqs) AS i (run_lease, lane_id, lane_seq)
         ),
-        src AS (
+%4$s        src AS (
             SELECT r.job_id, 'completed'::awa.job_state AS state, ci.run_lease, r.attempt + 1 AS attempt,
                    r.max_attempts, r.priority, r.queue, r.kind, r.args, r.tags, r.metadata, r.errors,
                    r.created_at, r.run_at, ci.completed_at AS finalized_at
             FROM ci
             JOIN awa.%3$I r ON r.lane_id = ci.lane_id AND r.lane_seq = ci.lane_seq
-            UNION ALL
-            SELECT e.job_id, 'completed'::awa.job_state, ci.run_lease, e.attempt + 1, e.max_attempts, e.priority,
-                   e.queue, e.kind, e.args, e.tags, e.metadata, e.errors, e.created_at, e.run_at, ci.completed_at
-            FROM (SELECT ci.lane_id, ci.lane_seq & ~1023::bigint AS first_seq, min(ci.lane_seq) AS lo,
-                         max(ci.lane_seq) AS hi
-                  FROM ci GROUP BY ci.lane_id, ci.lane_seq & ~1023::bigint) AS g
-            JOIN awa.%4$I b ON b.lane_id = g.lane_id AND b.first_seq = g.first_seq
-            CROSS JOIN LATERAL awa._batch_items(b::awa.ready_batches, g.lo - 1, (g.hi - g.lo + 1)::int) AS e
-            JOIN ci ON ci.lane_id = e.lane_id AND ci.lane_seq = e.lane_seq
+%5$s
             UNION ALL
             SELECT de.job_id, de.state, de.run_lease, de.attempt, de.max_attempts, de.priority, de.queue, de.kind,
                    de.args, de.tags, de.metadata, de.errors, de.created_at, de.run_at, de.finalized_at
@@ -1577,7 +1575,23 @@ BEGIN
         SELECT $1 || ARRAY(SELECT cb.batch_id FROM cb), $2 || ARRAY(SELECT de.job_id FROM de),
                (SELECT coalesce(sum(ins.n), 0) FROM ins)$q$,
         'done_completions_' || p_slot, 'done_entries_' || p_slot, 'ready_entries_' || p_slot,
-        'ready_batches_' || p_slot)
+        CASE WHEN v_batches THEN format($b$
+        -- The completed jobs of batch rows: each row expanded once over the
+        -- span of its completed positions.
+        bi AS MATERIALIZED (
+            SELECT e.*
+            FROM (SELECT ci.lane_id, ci.lane_seq & ~1023::bigint AS first_seq, min(ci.lane_seq) AS lo,
+                         max(ci.lane_seq) AS hi
+                  FROM ci GROUP BY ci.lane_id, ci.lane_seq & ~1023::bigint) AS g
+            JOIN awa.%I b ON b.lane_id = g.lane_id AND b.first_seq = g.first_seq
+            CROSS JOIN LATERAL awa._batch_items(b::awa.ready_batches, g.lo - 1, (g.hi - g.lo + 1)::int) AS e
+        ),$b$, 'ready_batches_' || p_slot) ELSE '' END,
+        CASE WHEN v_batches THEN $b$
+            UNION ALL
+            SELECT e.job_id, 'completed'::awa.job_state, ci.run_lease, e.attempt + 1, e.max_attempts, e.priority,
+                   e.queue, e.kind, e.args, e.tags, e.metadata, e.errors, e.created_at, e.run_at, ci.completed_at
+            FROM bi e
+            JOIN ci ON ci.lane_id = e.lane_id AND ci.lane_seq = e.lane_seq$b$ ELSE '' END)
     INTO v_out
     USING p_batch_ids, p_entry_ids, p_now;
     RETURN v_out;
@@ -3680,6 +3694,11 @@ DECLARE
     v_print int8[];
 BEGIN
     IF p_ring = 'queue' THEN
+        -- Each plane's tips by a skip scan of its lane index (a lane's last
+        -- batch row holds its highest position: rows hold disjoint lane
+        -- blocks), merged per lane; then each lane's first open position in
+        -- either plane (of a batch row: the first row that reaches past the
+        -- cursor, from its first position or the cursor's next).
         EXECUTE format($q$
             WITH RECURSIVE tips AS (
                 (SELECT r.lane_id, r.lane_seq FROM awa.%1$I r
@@ -3691,8 +3710,6 @@ BEGIN
                                     WHERE r.lane_id < t.lane_id
                                     ORDER BY r.lane_id DESC, r.lane_seq DESC LIMIT 1) AS n
             ), batch_tips AS (
-                -- A lane's last row holds its highest position (rows hold
-                -- disjoint lane blocks).
                 (SELECT r.lane_id, r.first_seq + r.n - 1 AS lane_seq FROM awa.%2$I r
                  ORDER BY r.lane_id DESC, r.first_seq DESC LIMIT 1)
                 UNION ALL
@@ -3712,8 +3729,6 @@ BEGIN
             LEFT JOIN LATERAL (SELECT r.lane_seq FROM awa.%1$I r
                                WHERE r.lane_id = t.lane_id AND r.lane_seq > coalesce(h.claim_seq, 0)
                                ORDER BY r.lane_seq LIMIT 1) AS o (first_open) ON true
-            -- A batch row's first position above the cursor: the first row
-            -- that reaches past it, from its first position or the cursor's next.
             LEFT JOIN LATERAL (SELECT greatest(r.first_seq, coalesce(h.claim_seq, 0) + 1) FROM awa.%2$I r
                                WHERE r.lane_id = t.lane_id AND r.first_seq > coalesce(h.claim_seq, 0) - 1024
                                  AND r.first_seq + r.n - 1 > coalesce(h.claim_seq, 0)

@@ -25,8 +25,14 @@ LANGUAGE plpgsql
 SET jit = off
 AS $$
 DECLARE
-    v_out awa._archived;
+    v_out     awa._archived;
+    v_batches boolean;
 BEGIN
+    -- The batch plane's branch only where the slot holds a batch row: its
+    -- planning costs more than the rest's, on every call. (A lock on
+    -- ready_batches before the others: only prune calls this, and ACCESS
+    -- SHARE conflicts with nothing but prune's own locks.)
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM awa.%I)', 'ready_batches_' || p_slot) INTO v_batches;
     EXECUTE format($q$
         WITH cb AS MATERIALIZED (
             SELECT c.* FROM awa.%1$I c WHERE c.batch_id NOT IN (SELECT unnest($1))
@@ -34,26 +40,18 @@ BEGIN
         de AS MATERIALIZED (
             SELECT d.* FROM awa.%2$I d WHERE d.job_id NOT IN (SELECT unnest($2))
         ),
-        ci AS MATERIALIZED (
+        ci AS (
             SELECT cb.completed_at, i.run_lease, i.lane_id, i.lane_seq
             FROM cb
             CROSS JOIN LATERAL unnest(cb.run_leases, cb.lane_ids, cb.lane_seqs) AS i (run_lease, lane_id, lane_seq)
         ),
-        src AS (
+%4$s        src AS (
             SELECT r.job_id, 'completed'::awa.job_state AS state, ci.run_lease, r.attempt + 1 AS attempt,
                    r.max_attempts, r.priority, r.queue, r.kind, r.args, r.tags, r.metadata, r.errors,
                    r.created_at, r.run_at, ci.completed_at AS finalized_at
             FROM ci
             JOIN awa.%3$I r ON r.lane_id = ci.lane_id AND r.lane_seq = ci.lane_seq
-            UNION ALL
-            SELECT e.job_id, 'completed'::awa.job_state, ci.run_lease, e.attempt + 1, e.max_attempts, e.priority,
-                   e.queue, e.kind, e.args, e.tags, e.metadata, e.errors, e.created_at, e.run_at, ci.completed_at
-            FROM (SELECT ci.lane_id, ci.lane_seq & ~1023::bigint AS first_seq, min(ci.lane_seq) AS lo,
-                         max(ci.lane_seq) AS hi
-                  FROM ci GROUP BY ci.lane_id, ci.lane_seq & ~1023::bigint) AS g
-            JOIN awa.%4$I b ON b.lane_id = g.lane_id AND b.first_seq = g.first_seq
-            CROSS JOIN LATERAL awa._batch_items(b::awa.ready_batches, g.lo - 1, (g.hi - g.lo + 1)::int) AS e
-            JOIN ci ON ci.lane_id = e.lane_id AND ci.lane_seq = e.lane_seq
+%5$s
             UNION ALL
             SELECT de.job_id, de.state, de.run_lease, de.attempt, de.max_attempts, de.priority, de.queue, de.kind,
                    de.args, de.tags, de.metadata, de.errors, de.created_at, de.run_at, de.finalized_at
@@ -106,7 +104,23 @@ BEGIN
         SELECT $1 || ARRAY(SELECT cb.batch_id FROM cb), $2 || ARRAY(SELECT de.job_id FROM de),
                (SELECT coalesce(sum(ins.n), 0) FROM ins)$q$,
         'done_completions_' || p_slot, 'done_entries_' || p_slot, 'ready_entries_' || p_slot,
-        'ready_batches_' || p_slot)
+        CASE WHEN v_batches THEN format($b$
+        -- The completed jobs of batch rows: each row expanded once over the
+        -- span of its completed positions.
+        bi AS MATERIALIZED (
+            SELECT e.*
+            FROM (SELECT ci.lane_id, ci.lane_seq & ~1023::bigint AS first_seq, min(ci.lane_seq) AS lo,
+                         max(ci.lane_seq) AS hi
+                  FROM ci GROUP BY ci.lane_id, ci.lane_seq & ~1023::bigint) AS g
+            JOIN awa.%I b ON b.lane_id = g.lane_id AND b.first_seq = g.first_seq
+            CROSS JOIN LATERAL awa._batch_items(b::awa.ready_batches, g.lo - 1, (g.hi - g.lo + 1)::int) AS e
+        ),$b$, 'ready_batches_' || p_slot) ELSE '' END,
+        CASE WHEN v_batches THEN $b$
+            UNION ALL
+            SELECT e.job_id, 'completed'::awa.job_state, ci.run_lease, e.attempt + 1, e.max_attempts, e.priority,
+                   e.queue, e.kind, e.args, e.tags, e.metadata, e.errors, e.created_at, e.run_at, ci.completed_at
+            FROM bi e
+            JOIN ci ON ci.lane_id = e.lane_id AND ci.lane_seq = e.lane_seq$b$ ELSE '' END)
     INTO v_out
     USING p_batch_ids, p_entry_ids, p_now;
     RETURN v_out;

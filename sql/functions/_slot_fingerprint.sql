@@ -31,6 +31,11 @@ DECLARE
     v_print int8[];
 BEGIN
     IF p_ring = 'queue' THEN
+        -- Each plane's tips by a skip scan of its lane index (a lane's last
+        -- batch row holds its highest position: rows hold disjoint lane
+        -- blocks), merged per lane; then each lane's first open position in
+        -- either plane (of a batch row: the first row that reaches past the
+        -- cursor, from its first position or the cursor's next).
         EXECUTE format($q$
             WITH RECURSIVE tips AS (
                 (SELECT r.lane_id, r.lane_seq FROM awa.%1$I r
@@ -42,8 +47,6 @@ BEGIN
                                     WHERE r.lane_id < t.lane_id
                                     ORDER BY r.lane_id DESC, r.lane_seq DESC LIMIT 1) AS n
             ), batch_tips AS (
-                -- A lane's last row holds its highest position (rows hold
-                -- disjoint lane blocks).
                 (SELECT r.lane_id, r.first_seq + r.n - 1 AS lane_seq FROM awa.%2$I r
                  ORDER BY r.lane_id DESC, r.first_seq DESC LIMIT 1)
                 UNION ALL
@@ -63,8 +66,6 @@ BEGIN
             LEFT JOIN LATERAL (SELECT r.lane_seq FROM awa.%1$I r
                                WHERE r.lane_id = t.lane_id AND r.lane_seq > coalesce(h.claim_seq, 0)
                                ORDER BY r.lane_seq LIMIT 1) AS o (first_open) ON true
-            -- A batch row's first position above the cursor: the first row
-            -- that reaches past it, from its first position or the cursor's next.
             LEFT JOIN LATERAL (SELECT greatest(r.first_seq, coalesce(h.claim_seq, 0) + 1) FROM awa.%2$I r
                                WHERE r.lane_id = t.lane_id AND r.first_seq > coalesce(h.claim_seq, 0) - 1024
                                  AND r.first_seq + r.n - 1 > coalesce(h.claim_seq, 0)
