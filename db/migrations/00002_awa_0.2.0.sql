@@ -1927,6 +1927,7 @@ DECLARE
     v_firsts  bigint[];
     v_los     bigint[];
     v_avail   int;
+    v_any     boolean;
 BEGIN
     EXECUTE format(v_open || $q$, gone AS (
             DELETE FROM awa.%1$I r USING open p
@@ -1942,10 +1943,12 @@ BEGIN
     USING p_limit, p_to;
     GET DIAGNOSTICS moved = ROW_COUNT;
 
-    IF moved < p_limit THEN
-        -- The batch rows to move: in lane order, each while fewer than
-        -- limit jobs have moved before it (a running sum over at most limit
-        -- rows: the one sort here).
+    -- The batch rows to move, if the slot holds any (a slot without them
+    -- does not pay this statement's planning under the locks): in lane
+    -- order, each while fewer than limit jobs have moved before it (a
+    -- running sum over at most limit rows: the one sort here).
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM awa.%I)', v_batches) INTO v_any;
+    IF moved < p_limit AND v_any THEN
         EXECUTE format(v_open || $q$
             SELECT array_agg(p.lane_id), array_agg(p.first_seq), array_agg(p.lo), sum(p.avail)::int
             FROM (SELECT o.*, sum(o.avail) OVER (ORDER BY o.lane_id, o.first_seq) - o.avail AS before
@@ -3556,10 +3559,16 @@ SET enable_mergejoin = off
 SET jit = off
 AS $$
 DECLARE
-    v_n int;
+    v_n     int;
+    v_batch boolean;
 BEGIN
+    -- The batch plane's CTE only where the slot holds a batch row: a slot
+    -- without them does not pay its planning.
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM awa.%I)', 'ready_batches_' || p_slot) INTO v_batch;
     EXECUTE format(awa._available_rows_sql()
-                   || ' SELECT least($1, (SELECT count(*) FROM open) + (SELECT coalesce(sum(avail), 0) FROM open_batches))::int',
+                   || CASE WHEN v_batch
+                           THEN ' SELECT least($1, (SELECT count(*) FROM open) + (SELECT coalesce(sum(avail), 0) FROM open_batches))::int'
+                           ELSE ' SELECT count(*)::int FROM open' END,
                    'ready_entries_' || p_slot, 'ready_tombstones_' || p_slot, 'ready_batches_' || p_slot)
     INTO v_n
     USING p_limit;

@@ -53,6 +53,7 @@ DECLARE
     v_firsts  bigint[];
     v_los     bigint[];
     v_avail   int;
+    v_any     boolean;
 BEGIN
     EXECUTE format(v_open || $q$, gone AS (
             DELETE FROM awa.%1$I r USING open p
@@ -68,10 +69,12 @@ BEGIN
     USING p_limit, p_to;
     GET DIAGNOSTICS moved = ROW_COUNT;
 
-    IF moved < p_limit THEN
-        -- The batch rows to move: in lane order, each while fewer than
-        -- limit jobs have moved before it (a running sum over at most limit
-        -- rows: the one sort here).
+    -- The batch rows to move, if the slot holds any (a slot without them
+    -- does not pay this statement's planning under the locks): in lane
+    -- order, each while fewer than limit jobs have moved before it (a
+    -- running sum over at most limit rows: the one sort here).
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM awa.%I)', v_batches) INTO v_any;
+    IF moved < p_limit AND v_any THEN
         EXECUTE format(v_open || $q$
             SELECT array_agg(p.lane_id), array_agg(p.first_seq), array_agg(p.lo), sum(p.avail)::int
             FROM (SELECT o.*, sum(o.avail) OVER (ORDER BY o.lane_id, o.first_seq) - o.avail AS before

@@ -16,10 +16,16 @@ SET enable_mergejoin = off
 SET jit = off
 AS $$
 DECLARE
-    v_n int;
+    v_n     int;
+    v_batch boolean;
 BEGIN
+    -- The batch plane's CTE only where the slot holds a batch row: a slot
+    -- without them does not pay its planning.
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM awa.%I)', 'ready_batches_' || p_slot) INTO v_batch;
     EXECUTE format(awa._available_rows_sql()
-                   || ' SELECT least($1, (SELECT count(*) FROM open) + (SELECT coalesce(sum(avail), 0) FROM open_batches))::int',
+                   || CASE WHEN v_batch
+                           THEN ' SELECT least($1, (SELECT count(*) FROM open) + (SELECT coalesce(sum(avail), 0) FROM open_batches))::int'
+                           ELSE ' SELECT count(*)::int FROM open' END,
                    'ready_entries_' || p_slot, 'ready_tombstones_' || p_slot, 'ready_batches_' || p_slot)
     INTO v_n
     USING p_limit;
