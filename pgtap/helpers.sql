@@ -1040,3 +1040,49 @@ BEGIN
   RETURN v_ids;
 END
 $$;
+
+-- Fixture: moves the claim cursor of lane p_lane_id to p_claim_seq with a
+-- claim mark in the current cursor slot, as a claim that took the lane up to
+-- there writes one (p_claim_seq must be above the lane's cursor).
+CREATE FUNCTION awa_test.mark_cursor(p_lane_id int, p_claim_seq bigint) RETURNS void
+LANGUAGE sql AS $$
+  INSERT INTO awa.cursor_marks (cursor_slot, lane_id, claim_seq)
+  VALUES (awa._current_slot('cursor'), p_lane_id, p_claim_seq)
+$$;
+
+-- Fixture: a claim of jobs p_ids of batch rows (awa_test.batch_row), written
+-- as awa.claim_ready_runtime writes one, for tests that need attempts drawn
+-- from the batch plane: one claim batch in the current claim slot, drawn
+-- from the rows' ready slot (all in one slot), run_lease 1, items in the
+-- order given, and the lane's cursor moved to the highest position claimed
+-- (awa_test.mark_cursor). Returns what a finalizer takes, with each job's
+-- lane and position.
+CREATE FUNCTION awa_test.claim_batch_jobs(p_ids bigint[])
+RETURNS TABLE (id bigint, run_lease bigint, claim_slot int, receipt_id bigint, lane_id int, lane_seq bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_batch bigint := nextval('awa.claim_batch_id_seq');
+  v_claim int := awa._current_slot('claim');
+BEGIN
+  CREATE TEMP TABLE IF NOT EXISTS awa_test_claimed (k bigint, id bigint, ready_slot int, queue text, lane_id int,
+                                                    lane_seq bigint) ON COMMIT DROP;
+  TRUNCATE awa_test_claimed;
+  INSERT INTO awa_test_claimed
+  SELECT u.k, u.id, b.ready_slot, b.queue, b.lane_id, b.first_seq + u.id - b.first_id
+  FROM unnest(p_ids) WITH ORDINALITY AS u (id, k)
+  JOIN LATERAL (SELECT r.* FROM awa.ready_batches r WHERE r.first_id <= u.id ORDER BY r.first_id DESC LIMIT 1) AS b
+    ON u.id < b.first_id + b.n;
+  IF (SELECT count(*) FROM awa_test_claimed) <> cardinality(p_ids)
+     OR (SELECT count(DISTINCT c.ready_slot) FROM awa_test_claimed c) <> 1 THEN
+    RAISE EXCEPTION 'claim_batch_jobs: every job must be in a batch row, all in one ready slot';
+  END IF;
+  INSERT INTO awa.claim_batches (claim_slot, batch_id, issued_slot, ready_slot, queue, claimed_at, instance_id,
+                                 deadline_at, job_ids, run_leases, lane_ids, lane_seqs)
+  SELECT v_claim, v_batch, v_claim, min(c.ready_slot), min(c.queue), now(), NULL, NULL, array_agg(c.id ORDER BY c.k),
+         array_agg(1::bigint ORDER BY c.k), array_agg(c.lane_id ORDER BY c.k), array_agg(c.lane_seq ORDER BY c.k)
+  FROM awa_test_claimed c;
+  PERFORM awa_test.mark_cursor(c.lane_id, max(c.lane_seq)) FROM awa_test_claimed c GROUP BY c.lane_id;
+  RETURN QUERY SELECT c.id, 1::bigint, v_claim, awa._receipt_id(v_batch, c.k), c.lane_id, c.lane_seq
+               FROM awa_test_claimed c ORDER BY c.k;
+END
+$$;

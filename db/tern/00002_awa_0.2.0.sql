@@ -1430,8 +1430,14 @@ LANGUAGE plpgsql
 SET jit = off
 AS $$
 DECLARE
-    v_out {{$awa_schema}}._archived;
+    v_out     {{$awa_schema}}._archived;
+    v_batches boolean;
 BEGIN
+    -- The batch plane's branch only where the slot holds a batch row: its
+    -- planning costs more than the rest's, on every call. (A lock on
+    -- ready_batches before the others: only prune calls this, and ACCESS
+    -- SHARE conflicts with nothing but prune's own locks.)
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM {{$awa_schema}}.%I)', 'ready_batches_' || p_slot) INTO v_batches;
     EXECUTE format($q$
         WITH cb AS MATERIALIZED (
             SELECT c.* FROM {{$awa_schema}}.%1$I c WHERE c.batch_id NOT IN (SELECT unnest($1))
@@ -1439,13 +1445,18 @@ BEGIN
         de AS MATERIALIZED (
             SELECT d.* FROM {{$awa_schema}}.%2$I d WHERE d.job_id NOT IN (SELECT unnest($2))
         ),
-        src AS (
-            SELECT r.job_id, 'completed'::{{$awa_schema}}.job_state AS state, i.run_lease, r.attempt + 1 AS attempt,
-                   r.max_attempts, r.priority, r.queue, r.kind, r.args, r.tags, r.metadata, r.errors,
-                   r.created_at, r.run_at, cb.completed_at AS finalized_at
+        ci AS (
+            SELECT cb.completed_at, i.run_lease, i.lane_id, i.lane_seq
             FROM cb
             CROSS JOIN LATERAL unnest(cb.run_leases, cb.lane_ids, cb.lane_seqs) AS i (run_lease, lane_id, lane_seq)
-            JOIN {{$awa_schema}}.%3$I r ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq
+        ),
+%4$s        src AS (
+            SELECT r.job_id, 'completed'::{{$awa_schema}}.job_state AS state, ci.run_lease, r.attempt + 1 AS attempt,
+                   r.max_attempts, r.priority, r.queue, r.kind, r.args, r.tags, r.metadata, r.errors,
+                   r.created_at, r.run_at, ci.completed_at AS finalized_at
+            FROM ci
+            JOIN {{$awa_schema}}.%3$I r ON r.lane_id = ci.lane_id AND r.lane_seq = ci.lane_seq
+%5$s
             UNION ALL
             SELECT de.job_id, de.state, de.run_lease, de.attempt, de.max_attempts, de.priority, de.queue, de.kind,
                    de.args, de.tags, de.metadata, de.errors, de.created_at, de.run_at, de.finalized_at
@@ -1497,7 +1508,24 @@ BEGIN
         )
         SELECT $1 || ARRAY(SELECT cb.batch_id FROM cb), $2 || ARRAY(SELECT de.job_id FROM de),
                (SELECT coalesce(sum(ins.n), 0) FROM ins)$q$,
-        'done_completions_' || p_slot, 'done_entries_' || p_slot, 'ready_entries_' || p_slot)
+        'done_completions_' || p_slot, 'done_entries_' || p_slot, 'ready_entries_' || p_slot,
+        CASE WHEN v_batches THEN format($b$
+        -- The completed jobs of batch rows: each row expanded once over the
+        -- span of its completed positions.
+        bi AS MATERIALIZED (
+            SELECT e.*
+            FROM (SELECT ci.lane_id, ci.lane_seq & ~1023::bigint AS first_seq, min(ci.lane_seq) AS lo,
+                         max(ci.lane_seq) AS hi
+                  FROM ci GROUP BY ci.lane_id, ci.lane_seq & ~1023::bigint) AS g
+            JOIN {{$awa_schema}}.%I b ON b.lane_id = g.lane_id AND b.first_seq = g.first_seq
+            CROSS JOIN LATERAL {{$awa_schema}}._batch_items(b::{{$awa_schema}}.ready_batches, g.lo - 1, (g.hi - g.lo + 1)::int) AS e
+        ),$b$, 'ready_batches_' || p_slot) ELSE '' END,
+        CASE WHEN v_batches THEN $b$
+            UNION ALL
+            SELECT e.job_id, 'completed'::{{$awa_schema}}.job_state, ci.run_lease, e.attempt + 1, e.max_attempts, e.priority,
+                   e.queue, e.kind, e.args, e.tags, e.metadata, e.errors, e.created_at, e.run_at, ci.completed_at
+            FROM bi e
+            JOIN ci ON ci.lane_id = e.lane_id AND ci.lane_seq = e.lane_seq$b$ ELSE '' END)
     INTO v_out
     USING p_batch_ids, p_entry_ids, p_now;
     RETURN v_out;
@@ -1648,13 +1676,15 @@ IMMUTABLE
 AS $$
     SELECT $q$
         WITH RECURSIVE lanes AS (
-            (SELECT r.lane_id FROM {{$awa_schema}}.%1$I r ORDER BY r.lane_id LIMIT 1)
+            -- The next lane of either plane: one skip scan of each child's
+            -- lane index (a NULL row ends it).
+            SELECT least((SELECT r.lane_id FROM {{$awa_schema}}.%1$I r ORDER BY r.lane_id LIMIT 1),
+                         (SELECT r.lane_id FROM {{$awa_schema}}.%3$I r ORDER BY r.lane_id LIMIT 1)) AS lane_id
             UNION ALL
-            SELECT n.lane_id
+            SELECT least((SELECT r.lane_id FROM {{$awa_schema}}.%1$I r WHERE r.lane_id > l.lane_id ORDER BY r.lane_id LIMIT 1),
+                         (SELECT r.lane_id FROM {{$awa_schema}}.%3$I r WHERE r.lane_id > l.lane_id ORDER BY r.lane_id LIMIT 1))
             FROM lanes l
-            CROSS JOIN LATERAL (SELECT r.lane_id FROM {{$awa_schema}}.%1$I r
-                                WHERE r.lane_id > l.lane_id
-                                ORDER BY r.lane_id LIMIT 1) AS n
+            WHERE l.lane_id IS NOT NULL
         ), open AS (
             SELECT a.lane_id, a.lane_seq
             FROM lanes l
@@ -1665,6 +1695,23 @@ AS $$
                   AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.%2$I t
                                   WHERE t.lane_id = r.lane_id AND t.lane_seq = r.lane_seq)
                 ORDER BY r.lane_seq
+                LIMIT $1) AS a
+            LIMIT $1
+        ), open_batches AS (
+            SELECT a.lane_id, a.first_seq, a.lo, a.last, a.avail
+            FROM lanes l
+            JOIN {{$awa_schema}}.claim_cursors h ON h.lane_id = l.lane_id
+            CROSS JOIN LATERAL (
+                SELECT r.lane_id, r.first_seq, s.lo, s.last, s.last - s.lo + 1 - d.spent AS avail
+                FROM {{$awa_schema}}.%3$I r
+                CROSS JOIN LATERAL (SELECT greatest(r.first_seq, h.claim_seq + 1) AS lo,
+                                           r.first_seq + r.n - 1 AS last) AS s
+                CROSS JOIN LATERAL (SELECT count(*) AS spent FROM {{$awa_schema}}.%2$I t
+                                    WHERE t.lane_id = r.lane_id AND t.lane_seq BETWEEN s.lo AND s.last) AS d
+                WHERE r.lane_id = h.lane_id AND r.first_seq > h.claim_seq - 1024
+                  AND r.first_seq + r.n - 1 > h.claim_seq
+                  AND s.last - s.lo + 1 > d.spent
+                ORDER BY r.first_seq
                 LIMIT $1) AS a
             LIMIT $1
         )$q$
@@ -1761,7 +1808,15 @@ SET jit = off
 AS $$
 DECLARE
     -- The available rows of from_slot, lane by lane, lowest positions first.
-    v_open text := {{$awa_schema}}._available_rows_sql();
+    v_open    text := {{$awa_schema}}._available_rows_sql();
+    v_entries text := 'ready_entries_' || p_from;
+    v_tombs   text := 'ready_tombstones_' || p_from;
+    v_batches text := 'ready_batches_' || p_from;
+    v_lanes   int[];
+    v_firsts  bigint[];
+    v_los     bigint[];
+    v_avail   int;
+    v_any     boolean;
 BEGIN
     EXECUTE format(v_open || $q$, gone AS (
             DELETE FROM {{$awa_schema}}.%1$I r USING open p
@@ -1773,12 +1828,80 @@ BEGIN
             queue, kind, args, tags, metadata, errors, created_at, run_at)
         SELECT $2, g.lane_id, g.lane_seq, g.job_id, g.run_lease, g.attempt, g.max_attempts, g.priority,
                g.queue, g.kind, g.args, g.tags, g.metadata, g.errors, g.created_at, g.run_at
-        FROM gone g$q$, 'ready_entries_' || p_from, 'ready_tombstones_' || p_from)
+        FROM gone g$q$, v_entries, v_tombs, v_batches)
     USING p_limit, p_to;
     GET DIAGNOSTICS moved = ROW_COUNT;
 
+    -- The batch rows to move, if the slot holds any (a slot without them
+    -- does not pay this statement's planning under the locks): in lane
+    -- order, each while fewer than limit jobs have moved before it (a
+    -- running sum over at most limit rows: the one sort here).
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM {{$awa_schema}}.%I)', v_batches) INTO v_any;
+    IF moved < p_limit AND v_any THEN
+        EXECUTE format(v_open || $q$
+            SELECT array_agg(p.lane_id), array_agg(p.first_seq), array_agg(p.lo), sum(p.avail)::int
+            FROM (SELECT o.*, sum(o.avail) OVER (ORDER BY o.lane_id, o.first_seq) - o.avail AS before
+                  FROM open_batches o) AS p
+            WHERE p.before < $2$q$, v_entries, v_tombs, v_batches)
+        INTO v_lanes, v_firsts, v_los, v_avail
+        USING p_limit - moved, p_limit - moved;
+    END IF;
+
+    IF v_avail > 0 THEN
+        -- Statements of their own, each reading the picked rows as they are
+        -- (the caller's locks keep from_slot and the cursors still), and
+        -- writing ready_entries before ready_batches before ready_tombstones.
+        -- A cut row's available jobs, as ready rows of to_slot: each row
+        -- expanded once from its first position above the cursor, its
+        -- tombstoned positions left out (their tombstones stay behind).
+        EXECUTE format($q$
+            INSERT INTO {{$awa_schema}}.ready_entries (
+                ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+                queue, kind, args, tags, metadata, errors, created_at, run_at)
+            SELECT $4, e.lane_id, e.lane_seq, e.job_id, e.run_lease, e.attempt, e.max_attempts, e.priority,
+                   e.queue, e.kind, e.args, e.tags, e.metadata, e.errors, e.created_at, e.run_at
+            FROM unnest($1, $2, $3) AS p (lane_id, first_seq, lo)
+            JOIN {{$awa_schema}}.%1$I r ON r.lane_id = p.lane_id AND r.first_seq = p.first_seq
+            CROSS JOIN LATERAL {{$awa_schema}}._batch_items(r::{{$awa_schema}}.ready_batches, p.lo - 1) AS e
+            WHERE p.lo > p.first_seq
+              AND NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.%2$I t WHERE t.lane_id = e.lane_id AND t.lane_seq = e.lane_seq)$q$,
+            v_batches, v_tombs)
+        USING v_lanes, v_firsts, v_los, p_to;
+        -- Whole rows, then their tombstones.
+        EXECUTE format($q$
+            INSERT INTO {{$awa_schema}}.ready_batches (
+                ready_slot, lane_id, first_seq, first_id, n, priority, queue, created_at, kind, max_attempts,
+                item_kinds, item_max_attempts, item_args, item_tags, item_metadata, item_run_ats)
+            SELECT $4, r.lane_id, r.first_seq, r.first_id, r.n, r.priority, r.queue, r.created_at, r.kind,
+                   r.max_attempts, r.item_kinds, r.item_max_attempts, r.item_args, r.item_tags, r.item_metadata,
+                   r.item_run_ats
+            FROM unnest($1, $2, $3) AS p (lane_id, first_seq, lo)
+            JOIN {{$awa_schema}}.%1$I r ON r.lane_id = p.lane_id AND r.first_seq = p.first_seq
+            WHERE p.lo = p.first_seq$q$, v_batches)
+        USING v_lanes, v_firsts, v_los, p_to;
+        EXECUTE format($q$
+            INSERT INTO {{$awa_schema}}.ready_tombstones (ready_slot, lane_id, lane_seq, job_id, created_at)
+            SELECT $4, t.lane_id, t.lane_seq, t.job_id, t.created_at
+            FROM unnest($1, $2, $3) AS p (lane_id, first_seq, lo)
+            JOIN {{$awa_schema}}.%1$I r ON r.lane_id = p.lane_id AND r.first_seq = p.first_seq
+            JOIN {{$awa_schema}}.%2$I t ON t.lane_id = r.lane_id AND t.lane_seq BETWEEN r.first_seq AND r.first_seq + r.n - 1
+            WHERE p.lo = p.first_seq$q$, v_batches, v_tombs)
+        USING v_lanes, v_firsts, v_los, p_to;
+        -- Then from_slot: whole rows deleted, cut rows cut.
+        EXECUTE format($q$
+            DELETE FROM {{$awa_schema}}.%1$I r USING unnest($1, $2, $3) AS p (lane_id, first_seq, lo)
+            WHERE r.lane_id = p.lane_id AND r.first_seq = p.first_seq AND p.lo = p.first_seq$q$, v_batches)
+        USING v_lanes, v_firsts, v_los;
+        EXECUTE format($q$
+            UPDATE {{$awa_schema}}.%1$I r SET n = (p.lo - p.first_seq)::int
+            FROM unnest($1, $2, $3) AS p (lane_id, first_seq, lo)
+            WHERE r.lane_id = p.lane_id AND r.first_seq = p.first_seq AND p.lo > p.first_seq$q$, v_batches)
+        USING v_lanes, v_firsts, v_los;
+        moved := moved + v_avail;
+    END IF;
+
     remaining := 0;
-    IF moved = p_limit THEN
+    IF moved >= p_limit THEN
         remaining := {{$awa_schema}}._slot_available(p_from, p_limit);
     END IF;
 END;
@@ -1818,6 +1941,22 @@ BEGIN
     FROM {{$awa_schema}}._open_receipts o
     JOIN {{$awa_schema}}.ready_entries r ON r.ready_slot = p_from AND r.lane_id = o.lane_id AND r.lane_seq = o.lane_seq
     WHERE o.batch_id = ANY (v_ids) AND o.ready_slot = p_from;
+    -- The jobs held in batch rows: grouped by row (a position names its row:
+    -- first_seq = lane_seq & ~1023), each row expanded once over the span of
+    -- its positions asked, and only those kept.
+    INSERT INTO {{$awa_schema}}.ready_entries (
+        ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+        queue, kind, args, tags, metadata, errors, created_at, run_at)
+    SELECT p_to, e.lane_id, e.lane_seq, e.job_id, e.run_lease, e.attempt, e.max_attempts, e.priority,
+           e.queue, e.kind, e.args, e.tags, e.metadata, e.errors, e.created_at, e.run_at
+    FROM (SELECT o.lane_id, o.lane_seq & ~1023::bigint AS first_seq, array_agg(o.lane_seq) AS seqs,
+                 min(o.lane_seq) AS lo, max(o.lane_seq) AS hi
+          FROM {{$awa_schema}}._open_receipts o
+          WHERE o.batch_id = ANY (v_ids) AND o.ready_slot = p_from
+          GROUP BY o.lane_id, o.lane_seq & ~1023::bigint) AS g
+    JOIN {{$awa_schema}}.ready_batches r ON r.ready_slot = p_from AND r.lane_id = g.lane_id AND r.first_seq = g.first_seq
+    CROSS JOIN LATERAL {{$awa_schema}}._batch_items(r, g.lo - 1, (g.hi - g.lo + 1)::int) AS e
+    WHERE e.lane_seq = ANY (g.seqs);
 
     UPDATE {{$awa_schema}}.claim_batches b SET ready_slot = p_to
     WHERE b.batch_id = ANY (v_ids) AND b.ready_slot = p_from;
@@ -3404,10 +3543,17 @@ SET enable_mergejoin = off
 SET jit = off
 AS $$
 DECLARE
-    v_n int;
+    v_n     int;
+    v_batch boolean;
 BEGIN
-    EXECUTE format({{$awa_schema}}._available_rows_sql() || ' SELECT count(*)::int FROM open',
-                   'ready_entries_' || p_slot, 'ready_tombstones_' || p_slot)
+    -- The batch plane's CTE only where the slot holds a batch row: a slot
+    -- without them does not pay its planning.
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM {{$awa_schema}}.%I)', 'ready_batches_' || p_slot) INTO v_batch;
+    EXECUTE format({{$awa_schema}}._available_rows_sql()
+                   || CASE WHEN v_batch
+                           THEN ' SELECT least($1, (SELECT count(*) FROM open) + (SELECT coalesce(sum(avail), 0) FROM open_batches))::int'
+                           ELSE ' SELECT count(*)::int FROM open' END,
+                   'ready_entries_' || p_slot, 'ready_tombstones_' || p_slot, 'ready_batches_' || p_slot)
     INTO v_n
     USING p_limit;
     RETURN v_n;
@@ -3444,6 +3590,39 @@ BEGIN
             ORDER BY r.lane_seq
             LIMIT 1) AS r
         LIMIT 1;
+        IF v_out.detail IS NOT NULL THEN
+            RETURN v_out;
+        END IF;
+        -- Then the batch plane, if the slot holds a batch row (one index
+        -- probe; else the walk of every lane's cursor is not repeated): a
+        -- lane's first row that reaches past its cursor with a position
+        -- there no tombstone spends (the row's positions less the tombstones
+        -- among them, arithmetic), and that position's job (id first_id +
+        -- position - first_seq: no item array is read).
+        IF EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_batches r WHERE r.ready_slot = p_slot) THEN
+            SELECT 'available', b.first_id + f.lane_seq - b.first_seq, b.queue,
+                   format('ready slot %s holds an available job (job %s, lane %s position %s, in a batch row of %s jobs)',
+                          p_slot, b.first_id + f.lane_seq - b.first_seq, b.lane_id, f.lane_seq, b.n)
+            INTO v_out
+            FROM {{$awa_schema}}.claim_cursors h
+            CROSS JOIN LATERAL (
+                SELECT r.first_id, r.first_seq, r.n, r.queue, r.lane_id, s.lo, s.last FROM {{$awa_schema}}.ready_batches r
+                CROSS JOIN LATERAL (SELECT greatest(r.first_seq, h.claim_seq + 1) AS lo,
+                                           r.first_seq + r.n - 1 AS last) AS s
+                WHERE r.ready_slot = p_slot AND r.lane_id = h.lane_id AND r.first_seq > h.claim_seq - 1024
+                  AND r.first_seq + r.n - 1 > h.claim_seq
+                  AND s.last - s.lo + 1 > (SELECT count(*) FROM {{$awa_schema}}.ready_tombstones t
+                                           WHERE t.ready_slot = p_slot AND t.lane_id = r.lane_id
+                                             AND t.lane_seq BETWEEN s.lo AND s.last)
+                ORDER BY r.first_seq
+                LIMIT 1) AS b
+            -- The row's first position no tombstone spends: one probe a position.
+            CROSS JOIN LATERAL (
+                SELECT min(g.lane_seq) AS lane_seq FROM generate_series(b.lo, b.last) AS g (lane_seq)
+                WHERE NOT EXISTS (SELECT 1 FROM {{$awa_schema}}.ready_tombstones t
+                                  WHERE t.ready_slot = p_slot AND t.lane_id = b.lane_id AND t.lane_seq = g.lane_seq)) AS f
+            LIMIT 1;
+        END IF;
         IF v_out.detail IS NOT NULL THEN
             RETURN v_out;
         END IF;
@@ -3489,6 +3668,73 @@ BEGIN
         RETURN CASE WHEN v_out.detail IS NULL THEN NULL ELSE v_out END;
     END IF;
     RAISE EXCEPTION 'awa: unknown ring %', quote_literal(p_ring) USING ERRCODE = 'AW010';
+END;
+$$;
+
+-- changed since v0.1.0: sql/functions/_slot_fingerprint.sql
+CREATE OR REPLACE FUNCTION {{$awa_schema}}._slot_fingerprint(p_ring text, p_slot int)
+RETURNS int8[]
+LANGUAGE plpgsql
+STABLE
+SET enable_sort = off
+SET jit = off
+AS $$
+DECLARE
+    v_print int8[];
+BEGIN
+    IF p_ring = 'queue' THEN
+        -- Each plane's tips by a skip scan of its lane index (a lane's last
+        -- batch row holds its highest position: rows hold disjoint lane
+        -- blocks), merged per lane; then each lane's first open position in
+        -- either plane (of a batch row: the first row that reaches past the
+        -- cursor, from its first position or the cursor's next).
+        EXECUTE format($q$
+            WITH RECURSIVE tips AS (
+                (SELECT r.lane_id, r.lane_seq FROM {{$awa_schema}}.%1$I r
+                 ORDER BY r.lane_id DESC, r.lane_seq DESC LIMIT 1)
+                UNION ALL
+                SELECT n.lane_id, n.lane_seq
+                FROM tips t
+                CROSS JOIN LATERAL (SELECT r.lane_id, r.lane_seq FROM {{$awa_schema}}.%1$I r
+                                    WHERE r.lane_id < t.lane_id
+                                    ORDER BY r.lane_id DESC, r.lane_seq DESC LIMIT 1) AS n
+            ), batch_tips AS (
+                (SELECT r.lane_id, r.first_seq + r.n - 1 AS lane_seq FROM {{$awa_schema}}.%2$I r
+                 ORDER BY r.lane_id DESC, r.first_seq DESC LIMIT 1)
+                UNION ALL
+                SELECT n.lane_id, n.lane_seq
+                FROM batch_tips t
+                CROSS JOIN LATERAL (SELECT r.lane_id, r.first_seq + r.n - 1 AS lane_seq FROM {{$awa_schema}}.%2$I r
+                                    WHERE r.lane_id < t.lane_id
+                                    ORDER BY r.lane_id DESC, r.first_seq DESC LIMIT 1) AS n
+            ), lanes AS (
+                SELECT a.lane_id, max(a.lane_seq) AS lane_seq
+                FROM (SELECT * FROM tips UNION ALL SELECT * FROM batch_tips) AS a
+                GROUP BY a.lane_id
+            )
+            SELECT coalesce(array_agg(v ORDER BY t.lane_id, u.k), '{}')
+            FROM lanes t
+            LEFT JOIN {{$awa_schema}}.claim_cursors h ON h.lane_id = t.lane_id
+            LEFT JOIN LATERAL (SELECT r.lane_seq FROM {{$awa_schema}}.%1$I r
+                               WHERE r.lane_id = t.lane_id AND r.lane_seq > coalesce(h.claim_seq, 0)
+                               ORDER BY r.lane_seq LIMIT 1) AS o (first_open) ON true
+            LEFT JOIN LATERAL (SELECT greatest(r.first_seq, coalesce(h.claim_seq, 0) + 1) FROM {{$awa_schema}}.%2$I r
+                               WHERE r.lane_id = t.lane_id AND r.first_seq > coalesce(h.claim_seq, 0) - 1024
+                                 AND r.first_seq + r.n - 1 > coalesce(h.claim_seq, 0)
+                               ORDER BY r.first_seq LIMIT 1) AS b (first_open) ON true
+            CROSS JOIN LATERAL unnest(ARRAY[t.lane_id::int8, t.lane_seq,
+                                            coalesce(least(o.first_open, b.first_open), -1)])
+                WITH ORDINALITY AS u (v, k)$q$,
+            'ready_entries_' || p_slot, 'ready_batches_' || p_slot)
+        INTO v_print;
+    ELSIF p_ring = 'claim' THEN
+        EXECUTE format('SELECT ARRAY[count(*)] FROM {{$awa_schema}}.%I', 'claim_batches_' || p_slot) INTO v_print;
+    ELSIF p_ring = 'lease' THEN
+        EXECUTE format('SELECT ARRAY[count(*)] FROM {{$awa_schema}}.%I', 'leases_' || p_slot) INTO v_print;
+    ELSE
+        RAISE EXCEPTION 'awa: unknown ring %', quote_literal(p_ring) USING ERRCODE = 'AW010';
+    END IF;
+    RETURN v_print;
 END;
 $$;
 
@@ -8014,6 +8260,16 @@ BEGIN
                          {{$awa_schema}}._count_upto(p.parent || '_' || s.slot, p_count_limit + 1) AS n
                   FROM unnest({{$awa_schema}}._ring_tables(s.ring)) AS p (parent)) AS t) AS z
     ),
+    -- A queue slot's batch rows and the jobs they hold (the sum of their n,
+    -- a scalar: no item array is read), each counted over at most
+    -- count_limit + 1 rows, as the table counts above.
+    batched AS (
+        SELECT z.ring, z.slot, w.rows, w.jobs
+        FROM sized z
+        CROSS JOIN LATERAL (SELECT {{$awa_schema}}._count_upto('ready_batches_' || z.slot, p_count_limit + 1) AS rows,
+                                   {{$awa_schema}}._count_upto('ready_batches_' || z.slot, p_count_limit + 1, 'n') AS jobs) AS w
+        WHERE z.ring = 'queue' AND z.rows > 0
+    ),
     -- Another session holding a lock on a sealed slot's table: prune cannot
     -- take its ACCESS EXCLUSIVE while it does (skipped_blocked, retried).
     held AS (
@@ -8059,9 +8315,17 @@ BEGIN
            CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN 'lock' ELSE coalesce((z.b).cause, (z.c).cause) END,
            CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN NULL ELSE coalesce((z.b).job_id, (z.c).job_id) END,
            CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN NULL ELSE coalesce((z.b).queue, (z.c).queue) END,
-           coalesce((z.b).detail, h.detail, (z.c).detail)
+           -- What a row is, where the slot holds batch rows.
+           nullif(concat_ws('; ', coalesce((z.b).detail, h.detail, (z.c).detail),
+                     CASE WHEN w.rows > 0
+                          THEN format('%s%s of its rows are batch rows ({{$awa_schema}}.ready_batches) holding %s%s jobs: a batch row is one row of up to 1024 jobs',
+                                      CASE WHEN w.rows > p_count_limit THEN 'more than ' ELSE '' END,
+                                      least(w.rows, p_count_limit),
+                                      CASE WHEN w.rows > p_count_limit THEN 'at least ' ELSE '' END, w.jobs)
+                     END), '')
     FROM carried z
     LEFT JOIN held h ON h.ring = z.ring AND h.slot = z.slot
+    LEFT JOIN batched w ON w.ring = z.ring AND w.slot = z.slot
     ORDER BY array_position(ARRAY['queue', 'claim', 'lease', 'cursor'], z.ring), z.slot;
     -- The archive: its DEFAULT partition (slot -1), then one row per cohort,
     -- oldest first (slot 0 is the oldest retained cohort); sealed_at is when

@@ -1,7 +1,9 @@
 -- awa._archive_slot(slot, batch_ids, entry_ids, now): copies the terminal jobs
 -- of queue slot `slot` into the archive, except the completion batches and
 -- snapshots named (already copied by this prune), in one INSERT ... SELECT:
--- completions hydrated from the slot's ready rows, failed and cancelled
+-- completions hydrated from the slot's ready rows and batch rows (the
+-- completed jobs grouped by batch row, each row expanded once,
+-- awa._batch_items, over the span of its completed positions), failed and cancelled
 -- snapshots as they are. Each job gets an expiry finalized_at + its retention
 -- (awa.archive_retention: the queue's row, else '*'); a retention of 0, or one
 -- that ends within a minute of now, is not archived. The jobs are grouped by
@@ -12,7 +14,8 @@
 -- row per chunk and tag. Returns what it has copied in all (the lists given
 -- plus this call's) and how many jobs this call archived. One statement: what
 -- it lists is what it copied (docs/storage.md, "History archive").
--- Locks: ACCESS SHARE on the slot's done and ready children, ROW EXCLUSIVE on
+-- Locks: ACCESS SHARE on the slot's done and ready children (done_completions,
+-- done_entries, ready_entries, ready_batches), ROW EXCLUSIVE on
 -- the archive partitions written (awa.archived_chunks' before
 -- awa.archived_tags'). Called by awa.prune_ring (before its locks, then
 -- under them for what is new).
@@ -22,8 +25,14 @@ LANGUAGE plpgsql
 SET jit = off
 AS $$
 DECLARE
-    v_out awa._archived;
+    v_out     awa._archived;
+    v_batches boolean;
 BEGIN
+    -- The batch plane's branch only where the slot holds a batch row: its
+    -- planning costs more than the rest's, on every call. (A lock on
+    -- ready_batches before the others: only prune calls this, and ACCESS
+    -- SHARE conflicts with nothing but prune's own locks.)
+    EXECUTE format('SELECT EXISTS (SELECT 1 FROM awa.%I)', 'ready_batches_' || p_slot) INTO v_batches;
     EXECUTE format($q$
         WITH cb AS MATERIALIZED (
             SELECT c.* FROM awa.%1$I c WHERE c.batch_id NOT IN (SELECT unnest($1))
@@ -31,13 +40,18 @@ BEGIN
         de AS MATERIALIZED (
             SELECT d.* FROM awa.%2$I d WHERE d.job_id NOT IN (SELECT unnest($2))
         ),
-        src AS (
-            SELECT r.job_id, 'completed'::awa.job_state AS state, i.run_lease, r.attempt + 1 AS attempt,
-                   r.max_attempts, r.priority, r.queue, r.kind, r.args, r.tags, r.metadata, r.errors,
-                   r.created_at, r.run_at, cb.completed_at AS finalized_at
+        ci AS (
+            SELECT cb.completed_at, i.run_lease, i.lane_id, i.lane_seq
             FROM cb
             CROSS JOIN LATERAL unnest(cb.run_leases, cb.lane_ids, cb.lane_seqs) AS i (run_lease, lane_id, lane_seq)
-            JOIN awa.%3$I r ON r.lane_id = i.lane_id AND r.lane_seq = i.lane_seq
+        ),
+%4$s        src AS (
+            SELECT r.job_id, 'completed'::awa.job_state AS state, ci.run_lease, r.attempt + 1 AS attempt,
+                   r.max_attempts, r.priority, r.queue, r.kind, r.args, r.tags, r.metadata, r.errors,
+                   r.created_at, r.run_at, ci.completed_at AS finalized_at
+            FROM ci
+            JOIN awa.%3$I r ON r.lane_id = ci.lane_id AND r.lane_seq = ci.lane_seq
+%5$s
             UNION ALL
             SELECT de.job_id, de.state, de.run_lease, de.attempt, de.max_attempts, de.priority, de.queue, de.kind,
                    de.args, de.tags, de.metadata, de.errors, de.created_at, de.run_at, de.finalized_at
@@ -89,7 +103,24 @@ BEGIN
         )
         SELECT $1 || ARRAY(SELECT cb.batch_id FROM cb), $2 || ARRAY(SELECT de.job_id FROM de),
                (SELECT coalesce(sum(ins.n), 0) FROM ins)$q$,
-        'done_completions_' || p_slot, 'done_entries_' || p_slot, 'ready_entries_' || p_slot)
+        'done_completions_' || p_slot, 'done_entries_' || p_slot, 'ready_entries_' || p_slot,
+        CASE WHEN v_batches THEN format($b$
+        -- The completed jobs of batch rows: each row expanded once over the
+        -- span of its completed positions.
+        bi AS MATERIALIZED (
+            SELECT e.*
+            FROM (SELECT ci.lane_id, ci.lane_seq & ~1023::bigint AS first_seq, min(ci.lane_seq) AS lo,
+                         max(ci.lane_seq) AS hi
+                  FROM ci GROUP BY ci.lane_id, ci.lane_seq & ~1023::bigint) AS g
+            JOIN awa.%I b ON b.lane_id = g.lane_id AND b.first_seq = g.first_seq
+            CROSS JOIN LATERAL awa._batch_items(b::awa.ready_batches, g.lo - 1, (g.hi - g.lo + 1)::int) AS e
+        ),$b$, 'ready_batches_' || p_slot) ELSE '' END,
+        CASE WHEN v_batches THEN $b$
+            UNION ALL
+            SELECT e.job_id, 'completed'::awa.job_state, ci.run_lease, e.attempt + 1, e.max_attempts, e.priority,
+                   e.queue, e.kind, e.args, e.tags, e.metadata, e.errors, e.created_at, e.run_at, ci.completed_at
+            FROM bi e
+            JOIN ci ON ci.lane_id = e.lane_id AND ci.lane_seq = e.lane_seq$b$ ELSE '' END)
     INTO v_out
     USING p_batch_ids, p_entry_ids, p_now;
     RETURN v_out;

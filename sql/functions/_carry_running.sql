@@ -4,7 +4,9 @@
 -- claim batches in candidates (the caller's proof: the batches drawn from the
 -- slot that were open when it took the slot's fingerprint; a batch drawn
 -- later changes the fingerprint): a copy of each one's ready row in
--- slot to_slot (every column kept but ready_slot), and the batch repointed
+-- slot to_slot (every column kept but ready_slot; a job of a batch row,
+-- awa.ready_batches, is copied as a ready row, each row read once for all
+-- of its jobs asked: awa._batch_items), and the batch repointed
 -- (ready_slot = to_slot: the one UPDATE of a claim batch, once per batch per
 -- queue-ring wrap, only for attempts that outlive one). Finalizers then find
 -- the row in to_slot. Returns how many batches moved, or NULL when a closer
@@ -45,6 +47,22 @@ BEGIN
     FROM awa._open_receipts o
     JOIN awa.ready_entries r ON r.ready_slot = p_from AND r.lane_id = o.lane_id AND r.lane_seq = o.lane_seq
     WHERE o.batch_id = ANY (v_ids) AND o.ready_slot = p_from;
+    -- The jobs held in batch rows: grouped by row (a position names its row:
+    -- first_seq = lane_seq & ~1023), each row expanded once over the span of
+    -- its positions asked, and only those kept.
+    INSERT INTO awa.ready_entries (
+        ready_slot, lane_id, lane_seq, job_id, run_lease, attempt, max_attempts, priority,
+        queue, kind, args, tags, metadata, errors, created_at, run_at)
+    SELECT p_to, e.lane_id, e.lane_seq, e.job_id, e.run_lease, e.attempt, e.max_attempts, e.priority,
+           e.queue, e.kind, e.args, e.tags, e.metadata, e.errors, e.created_at, e.run_at
+    FROM (SELECT o.lane_id, o.lane_seq & ~1023::bigint AS first_seq, array_agg(o.lane_seq) AS seqs,
+                 min(o.lane_seq) AS lo, max(o.lane_seq) AS hi
+          FROM awa._open_receipts o
+          WHERE o.batch_id = ANY (v_ids) AND o.ready_slot = p_from
+          GROUP BY o.lane_id, o.lane_seq & ~1023::bigint) AS g
+    JOIN awa.ready_batches r ON r.ready_slot = p_from AND r.lane_id = g.lane_id AND r.first_seq = g.first_seq
+    CROSS JOIN LATERAL awa._batch_items(r, g.lo - 1, (g.hi - g.lo + 1)::int) AS e
+    WHERE e.lane_seq = ANY (g.seqs);
 
     UPDATE awa.claim_batches b SET ready_slot = p_to
     WHERE b.batch_id = ANY (v_ids) AND b.ready_slot = p_from;

@@ -2,9 +2,9 @@
 -- being truncated, or NULL when nothing live remains in it: the proof prune
 -- takes (through awa._slot_live_reason, which returns its detail), with the
 -- cause, one job it names and that job's queue, for awa.storage_status.
---   queue: available (a ready row above its lane's claim cursor that no
---          tombstone spends; not counted when carry is true: prune moves
---          those with awa._carry_ready), running (an attempt drawn from this
+--   queue: available (a ready row, or an item of a batch row, above its
+--          lane's claim cursor that no tombstone spends; not counted when
+--          carry is true: prune moves those with awa._carry_ready), running (an attempt drawn from this
 --          ready slot whose receipt has no closure; not counted when
 --          carry_open is true: awa._carry_running moves it)
 --   claim: open_claim (a receipt in this claim slot without closure
@@ -43,6 +43,39 @@ BEGIN
             ORDER BY r.lane_seq
             LIMIT 1) AS r
         LIMIT 1;
+        IF v_out.detail IS NOT NULL THEN
+            RETURN v_out;
+        END IF;
+        -- Then the batch plane, if the slot holds a batch row (one index
+        -- probe; else the walk of every lane's cursor is not repeated): a
+        -- lane's first row that reaches past its cursor with a position
+        -- there no tombstone spends (the row's positions less the tombstones
+        -- among them, arithmetic), and that position's job (id first_id +
+        -- position - first_seq: no item array is read).
+        IF EXISTS (SELECT 1 FROM awa.ready_batches r WHERE r.ready_slot = p_slot) THEN
+            SELECT 'available', b.first_id + f.lane_seq - b.first_seq, b.queue,
+                   format('ready slot %s holds an available job (job %s, lane %s position %s, in a batch row of %s jobs)',
+                          p_slot, b.first_id + f.lane_seq - b.first_seq, b.lane_id, f.lane_seq, b.n)
+            INTO v_out
+            FROM awa.claim_cursors h
+            CROSS JOIN LATERAL (
+                SELECT r.first_id, r.first_seq, r.n, r.queue, r.lane_id, s.lo, s.last FROM awa.ready_batches r
+                CROSS JOIN LATERAL (SELECT greatest(r.first_seq, h.claim_seq + 1) AS lo,
+                                           r.first_seq + r.n - 1 AS last) AS s
+                WHERE r.ready_slot = p_slot AND r.lane_id = h.lane_id AND r.first_seq > h.claim_seq - 1024
+                  AND r.first_seq + r.n - 1 > h.claim_seq
+                  AND s.last - s.lo + 1 > (SELECT count(*) FROM awa.ready_tombstones t
+                                           WHERE t.ready_slot = p_slot AND t.lane_id = r.lane_id
+                                             AND t.lane_seq BETWEEN s.lo AND s.last)
+                ORDER BY r.first_seq
+                LIMIT 1) AS b
+            -- The row's first position no tombstone spends: one probe a position.
+            CROSS JOIN LATERAL (
+                SELECT min(g.lane_seq) AS lane_seq FROM generate_series(b.lo, b.last) AS g (lane_seq)
+                WHERE NOT EXISTS (SELECT 1 FROM awa.ready_tombstones t
+                                  WHERE t.ready_slot = p_slot AND t.lane_id = b.lane_id AND t.lane_seq = g.lane_seq)) AS f
+            LIMIT 1;
+        END IF;
         IF v_out.detail IS NOT NULL THEN
             RETURN v_out;
         END IF;

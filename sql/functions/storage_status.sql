@@ -1,8 +1,11 @@
 -- awa.storage_status(count_limit): why space has not come back. One row per
 -- ring slot: role (current; next, the sealed slot the next rotation needs;
 -- held, a sealed slot prune left to a large backlog, out of the rotation;
--- sealed), generation and seal time, rows (each table counted up to
--- count_limit: rows_capped), on-disk size, and for a sealed slot holding rows
+-- sealed), generation and seal time, rows (table rows, each table counted
+-- up to count_limit: rows_capped; a batch row of awa.ready_batches is one
+-- row holding up to 1,024 jobs, so a queue slot holding batch rows says in
+-- its detail how many rows are batch rows and how many jobs they hold),
+-- on-disk size, and for a sealed slot holding rows
 -- what prune would do now: blocked (its own proof, awa._slot_blocker with
 -- prune's arguments, naming job, queue and cause), locked (another session
 -- holds one of its tables), carried, held (a held slot whose available
@@ -65,6 +68,16 @@ BEGIN
                          awa._count_upto(p.parent || '_' || s.slot, p_count_limit + 1) AS n
                   FROM unnest(awa._ring_tables(s.ring)) AS p (parent)) AS t) AS z
     ),
+    -- A queue slot's batch rows and the jobs they hold (the sum of their n,
+    -- a scalar: no item array is read), each counted over at most
+    -- count_limit + 1 rows, as the table counts above.
+    batched AS (
+        SELECT z.ring, z.slot, w.rows, w.jobs
+        FROM sized z
+        CROSS JOIN LATERAL (SELECT awa._count_upto('ready_batches_' || z.slot, p_count_limit + 1) AS rows,
+                                   awa._count_upto('ready_batches_' || z.slot, p_count_limit + 1, 'n') AS jobs) AS w
+        WHERE z.ring = 'queue' AND z.rows > 0
+    ),
     -- Another session holding a lock on a sealed slot's table: prune cannot
     -- take its ACCESS EXCLUSIVE while it does (skipped_blocked, retried).
     held AS (
@@ -110,9 +123,17 @@ BEGIN
            CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN 'lock' ELSE coalesce((z.b).cause, (z.c).cause) END,
            CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN NULL ELSE coalesce((z.b).job_id, (z.c).job_id) END,
            CASE WHEN (z.b).detail IS NULL AND h.detail IS NOT NULL THEN NULL ELSE coalesce((z.b).queue, (z.c).queue) END,
-           coalesce((z.b).detail, h.detail, (z.c).detail)
+           -- What a row is, where the slot holds batch rows.
+           nullif(concat_ws('; ', coalesce((z.b).detail, h.detail, (z.c).detail),
+                     CASE WHEN w.rows > 0
+                          THEN format('%s%s of its rows are batch rows (awa.ready_batches) holding %s%s jobs: a batch row is one row of up to 1024 jobs',
+                                      CASE WHEN w.rows > p_count_limit THEN 'more than ' ELSE '' END,
+                                      least(w.rows, p_count_limit),
+                                      CASE WHEN w.rows > p_count_limit THEN 'at least ' ELSE '' END, w.jobs)
+                     END), '')
     FROM carried z
     LEFT JOIN held h ON h.ring = z.ring AND h.slot = z.slot
+    LEFT JOIN batched w ON w.ring = z.ring AND w.slot = z.slot
     ORDER BY array_position(ARRAY['queue', 'claim', 'lease', 'cursor'], z.ring), z.slot;
     -- The archive: its DEFAULT partition (slot -1), then one row per cohort,
     -- oldest first (slot 0 is the oldest retained cohort); sealed_at is when
