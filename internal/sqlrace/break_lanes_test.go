@@ -1463,15 +1463,20 @@ func TestClaimBehindEmptyLanesSharingBusySequencesCostsAboutWhatItCostsWithoutSh
 	// positions"). What must not come back is the per-lane work on top of
 	// that probe (a cursor read, a second probe, a mark, a lock held to the
 	// end of the transaction): 117 buffers per lane here before. Bound: 3
-	// buffers per queue slot per empty lane.
+	// buffers per queue slot per empty lane and ready plane. Since the claim
+	// reads the batch-shaped plane too (docs/batchready.md, step 3.2), an
+	// empty lane gets one probe per slot of each plane's lane index: about 82
+	// buffers a lane here, against 48 with the per-row plane alone. That is the
+	// design's cost, said on issue 14; the batch writer (step 4) is to bring
+	// it back to one plane's probe for lanes that never held a batch row.
 	var slots int64
 	if err := pool.QueryRow(ctx, `SELECT slot_count FROM awa.ring_config WHERE ring = 'queue'`).Scan(&slots); err != nil {
 		t.Fatal(err)
 	}
-	const emptyLanes = 24
-	if perLane := (sharedBufs - aloneBufs) / emptyLanes; perLane > 3*slots {
-		t.Errorf("a claim behind %d empty lanes that share busy sequences touches %d buffers, %d more per lane than the %d of the same claim without sharing; want at most %d (3 per queue slot)",
-			emptyLanes, sharedBufs, perLane, aloneBufs, 3*slots)
+	const emptyLanes, planes = 24, 2
+	if perLane := (sharedBufs - aloneBufs) / emptyLanes; perLane > 3*slots*planes {
+		t.Errorf("a claim behind %d empty lanes that share busy sequences touches %d buffers, %d more per lane than the %d of the same claim without sharing; want at most %d (3 per queue slot and ready plane)",
+			emptyLanes, sharedBufs, perLane, aloneBufs, 3*slots*planes)
 	}
 }
 
